@@ -1,0 +1,21 @@
+# Build options. Every backend of DESIGN.md §3 has an option EMBER_BACKEND_<NAME>; only the
+# implemented ones may be turned on.
+option(EMBER_BUILD_TESTS "Build the test suite" ON)
+option(EMBER_BUILD_TOOLS "Build the ember command" ON)
+option(EMBER_BUILD_EXAMPLES "Build the examples" ON)
+option(EMBER_WERROR "Treat warnings in ember's code as errors" ON)
+option(EMBER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+
+set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY)
+
+foreach(backend IN LISTS EMBER_ALL_BACKENDS)
+  if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)
+    option(EMBER_BACKEND_${backend} "Compile the ${backend} backend" ON)
+  else()
+    option(EMBER_BACKEND_${backend} "Compile the ${backend} backend (not implemented yet)" OFF)
+    if(EMBER_BACKEND_${backend})
+      message(FATAL_ERROR "EMBER_BACKEND_${backend}: this backend is not implemented yet")
+    endif()
+  endif()
+endforeach()

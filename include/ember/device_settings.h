@@ -1,0 +1,42 @@
+// Per-device defaults: the dtypes tensors take when creation names none.
+#pragma once
+
+#include <optional>
+#include <ostream>
+
+#include "ember/dtype.h"
+
+namespace ember {
+
+/// The default dtypes of a device.
+struct DeviceSettings {
+  FloatDType float_dtype = FloatDType::F32;
+  IntDType int_dtype = IntDType::I64;
+  BoolDType bool_dtype = BoolDType::Bool;
+  friend bool operator==(const DeviceSettings&, const DeviceSettings&) = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const DeviceSettings& s);
+
+/// What Device::configure changes; fields left empty keep the backend default.
+/// Builds from a FloatDType, an IntDType, a {FloatDType, IntDType} pair or the setters.
+struct DeviceConfig {
+  std::optional<FloatDType> float_dtype;
+  std::optional<IntDType> int_dtype;
+
+  DeviceConfig() = default;
+  DeviceConfig(FloatDType f) : float_dtype(f) {}  // NOLINT: implicit on purpose
+  DeviceConfig(IntDType i) : int_dtype(i) {}      // NOLINT
+  DeviceConfig(FloatDType f, IntDType i) : float_dtype(f), int_dtype(i) {}
+
+  DeviceConfig& with_float_dtype(FloatDType f) {
+    float_dtype = f;
+    return *this;
+  }
+  DeviceConfig& with_int_dtype(IntDType i) {
+    int_dtype = i;
+    return *this;
+  }
+};
+
+}  // namespace ember

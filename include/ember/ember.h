@@ -1,0 +1,12 @@
+// Umbrella header: the whole public API of ember.
+#pragma once
+
+#include "ember/device.h"          // IWYU pragma: export
+#include "ember/devices.h"         // IWYU pragma: export
+#include "ember/distribution.h"    // IWYU pragma: export
+#include "ember/dtype.h"           // IWYU pragma: export
+#include "ember/error.h"           // IWYU pragma: export
+#include "ember/shape.h"           // IWYU pragma: export
+#include "ember/tensor.h"          // IWYU pragma: export
+#include "ember/tensor_data.h"     // IWYU pragma: export
+#include "ember/tensor_options.h"  // IWYU pragma: export

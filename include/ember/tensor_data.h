@@ -1,0 +1,151 @@
+// TensorData: a tensor's values on the host — owning bytes, a shape and a dtype. It is what
+// crosses between the user and a device (from_data, into_data) and between devices.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <ostream>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ember/dtype.h"
+#include "ember/error.h"
+#include "ember/shape.h"
+
+namespace ember {
+
+/// Tolerances for TensorData::approx_equal: |a - b| <= atol + rtol * |b|.
+struct Tolerance {
+  double rtol = 1e-5;
+  double atol = 1e-8;
+  /// Tolerances suited to a dtype's precision (f16/bf16 are loose, integers exact).
+  static Tolerance for_dtype(DType d);
+};
+
+class TensorData {
+ public:
+  /// An empty f32 tensor of shape [0].
+  TensorData();
+  /// Takes raw bytes in row-major order; InvalidArgument when the byte count does not match.
+  TensorData(std::vector<std::byte> bytes, Shape shape, DType dtype);
+  /// Values in row-major order; dtype taken from T. InvalidArgument when the count and shape
+  /// disagree.
+  template <typename T>
+  TensorData(const std::vector<T>& values, Shape shape)
+      : TensorData(values, std::move(shape), dtype_of<T>(), 0) {}
+  /// Values converted to dtype.
+  template <typename T>
+  TensorData(const std::vector<T>& values, Shape shape, DType dtype);
+  /// A tensor of shape and dtype filled with zeros.
+  static TensorData zeros(Shape shape, DType dtype);
+
+  const Shape& shape() const { return shape_; }
+  DType dtype() const { return dtype_; }
+  int64_t num_elements() const { return shape_.num_elements(); }
+  std::span<const std::byte> bytes() const { return bytes_; }
+  std::span<std::byte> bytes_mut() { return bytes_; }
+  std::vector<std::byte> into_bytes() && { return std::move(bytes_); }
+
+  /// The values viewed as T; InvalidArgument unless T is exactly this dtype's element type.
+  template <typename T>
+  std::span<const T> as() const;
+  template <typename T>
+  std::span<T> as_mut();
+  /// The values converted to T (any arithmetic type, Half or BFloat16).
+  template <typename T>
+  std::vector<T> to_vector() const;
+  /// A copy converted to dtype (float→int truncates toward zero, →bool is "!= 0").
+  TensorData convert(DType dtype) const;
+  /// Same shape (InvalidArgument otherwise) and values within tol elementwise; NaN equals NaN.
+  /// On mismatch, *why (if given) names the first differing index and both values.
+  bool approx_equal(const TensorData& other, Tolerance tol, std::string* why = nullptr) const;
+  /// Exact: same shape, dtype and bytes.
+  friend bool operator==(const TensorData& a, const TensorData& b);
+
+ private:
+  template <typename T>
+  TensorData(const std::vector<T>& values, Shape shape, DType dtype, int /*raw tag*/);
+  void check_element_type(DType requested, const char* op) const;
+  std::vector<double> to_doubles() const;
+  static TensorData from_doubles(const std::vector<double>& values, Shape shape, DType dtype);
+
+  std::vector<std::byte> bytes_;
+  Shape shape_;
+  DType dtype_ = DType::F32;
+};
+
+/// Prints shape, dtype and values (abbreviated like NumPy past 1000 elements).
+std::ostream& operator<<(std::ostream& os, const TensorData& d);
+
+namespace detail {
+/// Converts one element between any two ember element types (via double, or exactly for
+/// 64-bit integers).
+template <typename To, typename From>
+To convert_element(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+    return convert_element<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From{};
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
+    // Saturate instead of the undefined behaviour of an out-of-range cast; NaN becomes 0.
+    if (v != v) return To{0};
+    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    return static_cast<To>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+}  // namespace detail
+
+template <typename T>
+TensorData::TensorData(const std::vector<T>& values, Shape shape, DType dtype)
+    : TensorData(values, std::move(shape)) {
+  if (dtype != dtype_) *this = convert(dtype);
+}
+
+template <typename T>
+TensorData::TensorData(const std::vector<T>& values, Shape shape, DType dtype, int)
+    : TensorData(
+          [&] {
+            // Element by element: std::vector<bool> has no contiguous storage.
+            std::vector<std::byte> b(values.size() * sizeof(T));
+            for (std::size_t i = 0; i < values.size(); ++i) {
+              const T v = values[i];
+              std::memcpy(b.data() + i * sizeof(T), &v, sizeof(T));
+            }
+            return b;
+          }(),
+          std::move(shape), dtype) {}
+
+template <typename T>
+std::span<const T> TensorData::as() const {
+  check_element_type(dtype_of<T>(), "TensorData::as");
+  return {reinterpret_cast<const T*>(bytes_.data()), bytes_.size() / sizeof(T)};
+}
+
+template <typename T>
+std::span<T> TensorData::as_mut() {
+  check_element_type(dtype_of<T>(), "TensorData::as_mut");
+  return {reinterpret_cast<T*>(bytes_.data()), bytes_.size() / sizeof(T)};
+}
+
+template <typename T>
+std::vector<T> TensorData::to_vector() const {
+  return visit_dtype(dtype_, [&]<typename S>() {
+    auto src = as<S>();
+    std::vector<T> out;
+    out.reserve(src.size());
+    for (S v : src) out.push_back(detail::convert_element<T>(v));
+    return out;
+  });
+}
+
+}  // namespace ember

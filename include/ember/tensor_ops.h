@@ -1,0 +1,215 @@
+// The untyped op functions behind Tensor<D, K>. Each checks its arguments (InvalidArgument
+// naming the op and values), promotes dtypes, builds ir ops and runs them on the tensor's
+// device. Tensor<D, K> adds only compile-time rank and kind. Dims may be negative (counted from
+// the end) wherever a dim is taken.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "ember/distribution.h"
+#include "ember/scalar.h"
+#include "ember/slice.h"
+#include "ember/tensor_data.h"
+#include "ember/tensor_handle.h"
+#include "ember/tensor_options.h"
+
+namespace ember::ops {
+
+using Dims = std::vector<int64_t>;
+using Handles = std::vector<TensorHandle>;
+
+// ---- creation ---------------------------------------------------------------------------------
+// The dtype is options.dtype (which must belong to kind) or the device's default for kind;
+// creating a tensor locks the device's settings.
+TensorHandle full(const Shape& shape, Scalar value, const TensorCreationOptions& options,
+                  TensorKind kind);
+TensorHandle zeros(const Shape& shape, const TensorCreationOptions& options, TensorKind kind);
+TensorHandle ones(const Shape& shape, const TensorCreationOptions& options, TensorKind kind);
+/// Uninitialized in principle; zeros in practice (defined values are cheaper than a bug).
+TensorHandle empty(const Shape& shape, const TensorCreationOptions& options, TensorKind kind);
+/// data converted to options.dtype when given, else kept if it belongs to kind, else converted
+/// to the default dtype of kind.
+TensorHandle from_data(const TensorData& data, const TensorCreationOptions& options,
+                       TensorKind kind);
+TensorHandle random(const Shape& shape, const Distribution& distribution,
+                    const TensorCreationOptions& options, TensorKind kind);
+/// [start, end) by step (non-zero), an Int tensor of rank 1.
+TensorHandle arange(int64_t start, int64_t end, int64_t step, const TensorCreationOptions& options);
+/// n x n identity.
+TensorHandle eye(int64_t n, const TensorCreationOptions& options, TensorKind kind);
+/// A tensor shaped and typed like x, on x's device, filled with value.
+TensorHandle full_like(const TensorHandle& x, Scalar value);
+
+// ---- elementwise ------------------------------------------------------------------------------
+TensorHandle neg(const TensorHandle& x);
+TensorHandle abs(const TensorHandle& x);
+TensorHandle sign(const TensorHandle& x);
+TensorHandle exp(const TensorHandle& x);
+TensorHandle log(const TensorHandle& x);
+TensorHandle log1p(const TensorHandle& x);
+TensorHandle sqrt(const TensorHandle& x);
+TensorHandle sin(const TensorHandle& x);
+TensorHandle cos(const TensorHandle& x);
+TensorHandle tan(const TensorHandle& x);
+TensorHandle tanh(const TensorHandle& x);
+TensorHandle erf(const TensorHandle& x);
+TensorHandle recip(const TensorHandle& x);
+TensorHandle floor(const TensorHandle& x);
+TensorHandle ceil(const TensorHandle& x);
+/// Half to even.
+TensorHandle round(const TensorHandle& x);
+TensorHandle is_nan(const TensorHandle& x);
+TensorHandle is_inf(const TensorHandle& x);
+TensorHandle bool_not(const TensorHandle& x);
+
+// Two tensors: broadcast, dtypes promoted (promote_types) within a kind; kinds must match.
+TensorHandle add(const TensorHandle& a, const TensorHandle& b);
+TensorHandle sub(const TensorHandle& a, const TensorHandle& b);
+TensorHandle mul(const TensorHandle& a, const TensorHandle& b);
+TensorHandle div(const TensorHandle& a, const TensorHandle& b);
+/// Takes the divisor's sign, like Python's % and torch.remainder.
+TensorHandle remainder(const TensorHandle& a, const TensorHandle& b);
+TensorHandle powf(const TensorHandle& a, const TensorHandle& b);
+TensorHandle maximum(const TensorHandle& a, const TensorHandle& b);
+TensorHandle minimum(const TensorHandle& a, const TensorHandle& b);
+TensorHandle bool_and(const TensorHandle& a, const TensorHandle& b);
+TensorHandle bool_or(const TensorHandle& a, const TensorHandle& b);
+TensorHandle bool_xor(const TensorHandle& a, const TensorHandle& b);
+
+// Tensor and scalar: the scalar is converted to x's dtype.
+TensorHandle add_scalar(const TensorHandle& x, Scalar s);
+TensorHandle sub_scalar(const TensorHandle& x, Scalar s);
+/// s - x
+TensorHandle rsub_scalar(const TensorHandle& x, Scalar s);
+TensorHandle mul_scalar(const TensorHandle& x, Scalar s);
+TensorHandle div_scalar(const TensorHandle& x, Scalar s);
+/// s / x
+TensorHandle rdiv_scalar(const TensorHandle& x, Scalar s);
+TensorHandle remainder_scalar(const TensorHandle& x, Scalar s);
+TensorHandle powf_scalar(const TensorHandle& x, double exponent);
+TensorHandle powi_scalar(const TensorHandle& x, int64_t exponent);
+TensorHandle clamp(const TensorHandle& x, Scalar min, Scalar max);
+TensorHandle clamp_min(const TensorHandle& x, Scalar min);
+TensorHandle clamp_max(const TensorHandle& x, Scalar max);
+
+// Comparisons → Bool tensors.
+TensorHandle equal(const TensorHandle& a, const TensorHandle& b);
+TensorHandle not_equal(const TensorHandle& a, const TensorHandle& b);
+TensorHandle greater(const TensorHandle& a, const TensorHandle& b);
+TensorHandle greater_equal(const TensorHandle& a, const TensorHandle& b);
+TensorHandle lower(const TensorHandle& a, const TensorHandle& b);
+TensorHandle lower_equal(const TensorHandle& a, const TensorHandle& b);
+TensorHandle equal_elem(const TensorHandle& x, Scalar s);
+TensorHandle not_equal_elem(const TensorHandle& x, Scalar s);
+TensorHandle greater_elem(const TensorHandle& x, Scalar s);
+TensorHandle greater_equal_elem(const TensorHandle& x, Scalar s);
+TensorHandle lower_elem(const TensorHandle& x, Scalar s);
+TensorHandle lower_equal_elem(const TensorHandle& x, Scalar s);
+
+/// mask ? value : x (mask broadcast to x).
+TensorHandle mask_where(const TensorHandle& x, const TensorHandle& mask, const TensorHandle& value);
+/// mask ? value : x.
+TensorHandle mask_fill(const TensorHandle& x, const TensorHandle& mask, Scalar value);
+/// cond ? a : b, all three broadcast.
+TensorHandle where(const TensorHandle& cond, const TensorHandle& a, const TensorHandle& b);
+/// Converts to dtype (any kind; the result's kind follows dtype).
+TensorHandle cast(const TensorHandle& x, DType dtype);
+
+// ---- reductions: whole tensor → shape [1]; _dim keeps the dim with size 1 ------------------
+TensorHandle sum(const TensorHandle& x);
+TensorHandle sum_dim(const TensorHandle& x, int64_t dim);
+TensorHandle mean(const TensorHandle& x);
+TensorHandle mean_dim(const TensorHandle& x, int64_t dim);
+TensorHandle prod(const TensorHandle& x);
+TensorHandle prod_dim(const TensorHandle& x, int64_t dim);
+TensorHandle max(const TensorHandle& x);
+TensorHandle max_dim(const TensorHandle& x, int64_t dim);
+TensorHandle min(const TensorHandle& x);
+TensorHandle min_dim(const TensorHandle& x, int64_t dim);
+/// Index of the first maximum along dim (an Int tensor of the device's int dtype).
+TensorHandle argmax(const TensorHandle& x, int64_t dim);
+TensorHandle argmin(const TensorHandle& x, int64_t dim);
+/// Variance along dim dividing by n - correction (1: unbiased, as Burn's var).
+TensorHandle var(const TensorHandle& x, int64_t dim, int64_t correction = 1);
+TensorHandle any(const TensorHandle& x);
+TensorHandle any_dim(const TensorHandle& x, int64_t dim);
+TensorHandle all(const TensorHandle& x);
+TensorHandle all_dim(const TensorHandle& x, int64_t dim);
+
+/// Batched matmul with broadcast batch dims; ranks must be equal and >= 2.
+TensorHandle matmul(const TensorHandle& a, const TensorHandle& b);
+
+// ---- layout -----------------------------------------------------------------------------------
+/// One dim may be -1 (inferred); 0 is a real zero-size dim.
+TensorHandle reshape(const TensorHandle& x, const Dims& dims);
+TensorHandle permute(const TensorHandle& x, const Dims& axes);
+/// Swaps the last two dims.
+TensorHandle transpose(const TensorHandle& x);
+TensorHandle swap_dims(const TensorHandle& x, int64_t a, int64_t b);
+TensorHandle flip(const TensorHandle& x, const Dims& axes);
+/// Broadcasts to dims (rank >= x's; leading dims are added; -1 keeps x's size).
+TensorHandle expand(const TensorHandle& x, const Dims& dims);
+/// One Slice per leading dim (fewer than rank: the rest are whole).
+TensorHandle slice(const TensorHandle& x, const std::vector<Slice>& slices);
+/// x with the slice replaced by values (values' shape must equal the slice's).
+TensorHandle slice_assign(const TensorHandle& x, const std::vector<Slice>& slices,
+                          const TensorHandle& values);
+TensorHandle narrow(const TensorHandle& x, int64_t dim, int64_t start, int64_t length);
+/// Removes dim, which must have size 1.
+TensorHandle squeeze(const TensorHandle& x, int64_t dim);
+/// Removes every size-1 dim.
+TensorHandle squeeze_all(const TensorHandle& x);
+/// Inserts a size-1 dim at dim (a position in the output, -1 = last).
+TensorHandle unsqueeze_dim(const TensorHandle& x, int64_t dim);
+/// Adds leading size-1 dims up to rank.
+TensorHandle unsqueeze(const TensorHandle& x, std::size_t rank);
+/// Repeats the whole tensor times along dim (x.shape[dim] * times).
+TensorHandle repeat_dim(const TensorHandle& x, int64_t dim, int64_t times);
+TensorHandle cat(const Handles& xs, int64_t dim);
+/// Stacks along a new dim.
+TensorHandle stack(const Handles& xs, int64_t dim);
+/// Pieces of split_size along dim (the last may be smaller).
+Handles split(const TensorHandle& x, int64_t split_size, int64_t dim);
+/// At most chunks pieces of equal size (the last may be smaller), as torch.chunk.
+Handles chunk(const TensorHandle& x, int64_t chunks, int64_t dim);
+
+// ---- indexing ---------------------------------------------------------------------------------
+/// Entries of x at indices (rank-1 Int tensor) along dim. Out-of-range indices: InvalidArgument.
+TensorHandle select(const TensorHandle& x, int64_t dim, const TensorHandle& indices);
+/// x with values added at indices along dim.
+TensorHandle select_assign(const TensorHandle& x, int64_t dim, const TensorHandle& indices,
+                           const TensorHandle& values);
+TensorHandle gather(const TensorHandle& x, int64_t dim, const TensorHandle& indices);
+/// x with values added at indices along dim (scatter_add).
+TensorHandle scatter(const TensorHandle& x, int64_t dim, const TensorHandle& indices,
+                     const TensorHandle& values);
+
+// ---- sort, cumulative, misc -------------------------------------------------------------------
+/// Stable sort along dim.
+TensorHandle sort(const TensorHandle& x, int64_t dim, bool descending = false);
+std::pair<TensorHandle, TensorHandle> sort_with_indices(const TensorHandle& x, int64_t dim,
+                                                        bool descending = false);
+TensorHandle argsort(const TensorHandle& x, int64_t dim, bool descending = false);
+/// The k largest along dim, largest first.
+TensorHandle topk(const TensorHandle& x, int64_t k, int64_t dim);
+std::pair<TensorHandle, TensorHandle> topk_with_indices(const TensorHandle& x, int64_t k,
+                                                        int64_t dim);
+TensorHandle cumsum(const TensorHandle& x, int64_t dim);
+TensorHandle cumprod(const TensorHandle& x, int64_t dim);
+TensorHandle cummax(const TensorHandle& x, int64_t dim);
+TensorHandle cummin(const TensorHandle& x, int64_t dim);
+/// Int x of values in [0, num_classes) → x's shape + [num_classes], of kind.
+TensorHandle one_hot(const TensorHandle& x, int64_t num_classes, TensorKind kind);
+
+// ---- devices and data -------------------------------------------------------------------------
+/// The same values on device (with device's autodiff flag).
+TensorHandle to_device(const TensorHandle& x, const Device& device);
+/// The same tensor with autodiff on / off.
+TensorHandle with_autodiff(const TensorHandle& x, bool autodiff);
+/// Reads the values back to the host (waits for the device).
+TensorData into_data(const TensorHandle& x);
+
+}  // namespace ember::ops

@@ -1,0 +1,75 @@
+// The interface every backend implements: kernels and device mechanics, no policy. Argument
+// checking, dtype promotion and shape rules happen above (Tensor API and ir::infer), so a
+// backend may assume its inputs satisfy the op's rule. Optional capabilities default to
+// "not supported".
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ember/device_settings.h"
+#include "ember/memory.h"
+#include "ember/tensor_data.h"
+#include "ir/ops.h"
+
+namespace ember::backend {
+
+/// A backend's storage for one tensor. Each backend derives its own.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+};
+using BufferPtr = std::shared_ptr<Buffer>;
+
+/// One input of an op: its storage and metadata.
+struct Operand {
+  BufferPtr buffer;
+  ir::TensorMeta meta;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  /// "ndarray", "flex", ...
+  virtual std::string name() const = 0;
+  /// A human-readable description of the hardware ("reference CPU (plain loops)").
+  virtual std::string description() const = 0;
+  virtual bool supports_dtype(DType dtype) const = 0;
+  /// Whether execute accepts op (ggml's supports_op). Default: every op.
+  virtual bool supports_op(const ir::Op& op) const;
+  /// The settings a fresh device of this backend starts with.
+  virtual DeviceSettings default_settings() const { return {}; }
+
+  /// Runs op. inputs satisfy ir::infer(op); outputs is what it returned. Returns one buffer per
+  /// output. Throws InvalidArgument for data-dependent errors (an index out of range, an
+  /// integer division by zero) and ExecutionError when the device fails.
+  virtual std::vector<BufferPtr> execute(const ir::Op& op, std::span<const Operand> inputs,
+                                         std::span<const ir::TensorMeta> outputs) = 0;
+  /// Copies host data into a new buffer.
+  virtual BufferPtr write(const TensorData& data) = 0;
+  /// Copies a buffer back to the host (waits for the work producing it).
+  virtual TensorData read(const Operand& operand) = 0;
+
+  /// Waits for all submitted work. Default: nothing is ever pending.
+  virtual void sync() {}
+  /// Submits buffered work without waiting. Default: nothing is buffered.
+  virtual void flush() {}
+  /// Whether the backend timestamps work on a device clock (else profile uses wall clock).
+  virtual bool has_device_clock() const { return false; }
+
+  /// Memory statistics; nullopt on a backend without pools.
+  virtual std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const {
+    return std::nullopt;
+  }
+  virtual std::optional<MemoryPoolUsage> memory_pool_usage() const { return std::nullopt; }
+  virtual void memory_cleanup() {}
+  virtual void set_persistent_allocations(bool /*on*/) {}
+  /// Prepares host data for upload (pinned memory, ...). Default: nothing to do.
+  virtual void staging(std::span<TensorData*> /*data*/) {}
+};
+
+}  // namespace ember::backend

@@ -1,0 +1,60 @@
+// DeviceContext: the state of one physical device, shared by every Device value and tensor
+// naming it — the backend runtime, the settings and their lock, the RNG, and a counter of work
+// submitted (which tells a profile window whether anything ran in it).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "backends/backend.h"
+#include "ember/device_settings.h"
+#include "ember/dispatch_device.h"
+
+namespace ember::detail {
+
+class DeviceContext {
+ public:
+  /// The context of physical device d, created on first use (thread-safe). ConfigError when
+  /// its backend is not compiled in.
+  static std::shared_ptr<DeviceContext> of(const DispatchDevice& d);
+
+  DeviceContext(DispatchDevice device, std::unique_ptr<backend::Backend> backend);
+
+  const DispatchDevice& device() const { return device_; }
+  backend::Backend& backend() { return *backend_; }
+
+  /// A snapshot of the settings; does not lock them.
+  DeviceSettings settings() const;
+  /// Locks the settings (first tensor creation) and returns them.
+  DeviceSettings lock_settings();
+  /// Sets the defaults; DeviceError UnsupportedDType / AlreadyInitialized.
+  void configure(const DeviceConfig& config);
+
+  /// Restarts the random stream from seed.
+  void seed(uint64_t seed);
+  /// The key of the next random op (see ir/random.h).
+  uint64_t next_random_key();
+
+  /// Runs op on the backend and counts it as work.
+  std::vector<backend::BufferPtr> execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                                          std::span<const ir::TensorMeta> outputs);
+  /// Uploads host data and counts it as work.
+  backend::BufferPtr write(const TensorData& data);
+  /// How many ops and uploads ran on this device so far.
+  uint64_t work_count() const { return work_count_.load(std::memory_order_relaxed); }
+
+ private:
+  DispatchDevice device_;
+  std::unique_ptr<backend::Backend> backend_;
+  mutable std::mutex mutex_;  // guards settings_, locked_, rng_state_
+  DeviceSettings settings_;
+  bool locked_ = false;
+  uint64_t rng_state_;
+  std::atomic<uint64_t> work_count_{0};
+};
+
+}  // namespace ember::detail

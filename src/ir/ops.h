@@ -1,0 +1,220 @@
+// The op IR: every tensor operation described as data. The Tensor API builds these structs,
+// ir::infer checks them and computes output metadata (the shape and dtype rules, written once
+// here), and every backend consumes the same structs. Composite ops (transpose, stack, topk,
+// one_hot, ...) are lowered to these by the Tensor API and have no struct of their own.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ember/distribution.h"
+#include "ember/dtype.h"
+#include "ember/scalar.h"
+#include "ember/shape.h"
+
+namespace ember::ir {
+
+/// Shape and dtype of one tensor operand or result.
+struct TensorMeta {
+  Shape shape;
+  DType dtype;
+  friend bool operator==(const TensorMeta&, const TensorMeta&) = default;
+};
+
+/// A scalar operand (the public ember::Scalar).
+using Scalar = ember::Scalar;
+
+// ---- elementwise ----------------------------------------------------------------------------
+
+enum class UnaryOp : uint8_t {
+  Neg, Abs, Sign,                       // float, signed int (Abs and Sign also unsigned)
+  Exp, Log, Log1p, Sqrt, Sin, Cos, Tan,  // float only
+  Tanh, Erf, Recip, Floor, Ceil, Round,  // float only (Round: half to even)
+  Not,                                   // bool only
+  IsNan, IsInf,                          // float → bool
+};
+/// inputs: (x). Output: x's shape; dtype x's, or Bool for IsNan/IsInf.
+struct Unary {
+  UnaryOp op;
+};
+
+enum class BinaryOp : uint8_t {
+  Add, Sub, Mul, Div,  // numeric; integer Div truncates toward zero, by zero is an error
+  Rem,                 // numeric; result takes the divisor's sign (Python/PyTorch remainder)
+  Pow,                 // numeric; an integer base needs a non-negative integer exponent
+  Maximum, Minimum,    // numeric; NaN propagates
+  And, Or, Xor,        // bool only
+};
+/// inputs: (lhs, rhs) of one dtype, broadcast (NumPy rules).
+struct Binary {
+  BinaryOp op;
+};
+/// inputs: (x). x op value, or value op x when scalar_lhs. value is converted to x's dtype.
+struct BinaryScalar {
+  BinaryOp op;
+  Scalar value;
+  bool scalar_lhs = false;
+};
+
+enum class CompareOp : uint8_t { Equal, NotEqual, Greater, GreaterEqual, Lower, LowerEqual };
+/// inputs: (lhs, rhs) of one dtype, broadcast. Output Bool.
+struct Compare {
+  CompareOp op;
+};
+/// inputs: (x). x op value. Output Bool.
+struct CompareScalar {
+  CompareOp op;
+  Scalar value;
+};
+
+/// inputs: (cond: Bool, a, b) broadcast together; a and b of one dtype. cond ? a : b.
+struct Where {};
+/// inputs: (x, mask: Bool) broadcast to x's shape. mask ? value : x.
+struct MaskFill {
+  Scalar value;
+};
+/// inputs: (x). Converts to dtype (float→int truncates toward zero and saturates).
+struct Cast {
+  DType dtype;
+};
+
+// ---- reductions ---------------------------------------------------------------------------
+
+enum class ReduceOp : uint8_t {
+  Sum, Mean, Prod,  // numeric; integer Mean truncates
+  Max, Min,         // numeric and bool
+  ArgMax, ArgMin,   // numeric; first index of the extreme; output index_dtype
+  Var,              // float; divides by (n - correction)
+  Any, All,         // any dtype (nonzero is true); output Bool
+};
+/// inputs: (x). With a dim, that dim becomes 1 (kept); without, the output has shape [1].
+struct Reduce {
+  ReduceOp op;
+  std::optional<int64_t> dim;  ///< Non-negative, < rank.
+  int64_t correction = 0;      ///< Var only.
+  DType index_dtype = DType::I64;
+};
+
+/// inputs: (lhs [..., m, k], rhs [..., k, n]) of one numeric dtype, rank >= 2 each and equal;
+/// batch dims broadcast. Output [..., m, n].
+struct Matmul {};
+
+// ---- layout -------------------------------------------------------------------------------
+
+/// inputs: (x). Same element count; every dim explicit (the Tensor API resolves -1).
+struct Reshape {
+  Shape shape;
+};
+/// inputs: (x). axes is a permutation of 0..rank-1; output dim i = input dim axes[i].
+struct Permute {
+  std::vector<int64_t> axes;
+};
+/// inputs: (x). Reverses each listed axis (distinct, < rank).
+struct Flip {
+  std::vector<int64_t> axes;
+};
+/// inputs: (x). Broadcasts to shape (same rank; a dim of 1 stretches, others must match).
+struct Expand {
+  Shape shape;
+};
+/// A normalized range of one dim: 0 <= start <= end <= size, step >= 1.
+struct SliceRange {
+  int64_t start;
+  int64_t end;
+  int64_t step = 1;
+  friend bool operator==(const SliceRange&, const SliceRange&) = default;
+};
+/// inputs: (x). One range per dim (ranges.size() == rank). Output dim = ceil((end-start)/step).
+struct Slice {
+  std::vector<SliceRange> ranges;
+};
+/// inputs: (x, values). values' shape is the slice's; output: x with the slice replaced.
+struct SliceAssign {
+  std::vector<SliceRange> ranges;
+};
+/// inputs: N >= 1 tensors of one dtype and rank, equal except along dim.
+struct Cat {
+  int64_t dim;
+};
+
+// ---- indexing -----------------------------------------------------------------------------
+
+/// How an indexed write combines with what is there.
+enum class IndexUpdate : uint8_t { Add, Assign };
+/// inputs: (x, indices: int rank 1). Output: x with dim's size = indices' length.
+struct Select {
+  int64_t dim;
+};
+/// inputs: (x, indices: int rank 1, values: x's shape with dim = indices' length).
+struct SelectAssign {
+  int64_t dim;
+  IndexUpdate update = IndexUpdate::Add;
+};
+/// inputs: (x, indices: int, rank of x, dims <= x's except along dim). Output: indices' shape.
+struct Gather {
+  int64_t dim;
+};
+/// inputs: (x, indices: int, values: indices' shape). Output: x's shape.
+struct Scatter {
+  int64_t dim;
+  IndexUpdate update = IndexUpdate::Add;
+};
+
+// ---- sort, cumulative ---------------------------------------------------------------------
+
+/// inputs: (x). Outputs: (values, indices of index_dtype), sorted along dim, stable.
+struct Sort {
+  int64_t dim;
+  bool descending = false;
+  DType index_dtype = DType::I64;
+};
+enum class CumulativeOp : uint8_t { Sum, Prod, Max, Min };
+/// inputs: (x) numeric. Running op along dim.
+struct Cumulative {
+  CumulativeOp op;
+  int64_t dim;
+};
+
+// ---- creation (no inputs) -----------------------------------------------------------------
+
+/// A tensor of shape filled with value.
+struct Full {
+  Shape shape;
+  DType dtype;
+  Scalar value;
+};
+/// start, start+step, ... < end (step > 0), or > end (step < 0). Output rank 1 of dtype (int).
+struct Arange {
+  int64_t start;
+  int64_t end;
+  int64_t step;
+  DType dtype;
+};
+/// Random values. Element i is a pure function of (key, i) (see ir/random.h), so every backend
+/// produces the same tensor for the same key.
+struct Random {
+  Shape shape;
+  DType dtype;
+  Distribution distribution;
+  uint64_t key;
+};
+
+using Op = std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill,
+                        Cast, Reduce, Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign,
+                        Cat, Select, SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange,
+                        Random>;
+
+/// The op's user-facing name, used in error messages: "add", "exp", "sum_dim", "matmul", ...
+std::string name(const Op& op);
+/// Checks the inputs against the op's rule and returns the outputs' metadata. Throws
+/// InvalidArgument "[name] ..." naming the offending shapes, dtypes or arguments.
+std::vector<TensorMeta> infer(const Op& op, std::span<const TensorMeta> inputs);
+
+/// NumPy broadcasting of two shapes; InvalidArgument "[op] ..." when incompatible.
+Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& op);
+
+}  // namespace ember::ir
