@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "ember/device_settings.h"
 #include "ember/dispatch_device.h"
 #include "ember/dtype.h"
 #include "ember/memory.h"
-#include "ember/device_settings.h"
 #include "ember/profile.h"
 
 namespace ember {
@@ -44,6 +44,14 @@ class Device {
   static Device default_device();
   /// Parses a device name ("cpu", "cuda:1", "wgpu:discrete:0", "remote://host:port/0", ...);
   /// InvalidArgument for a malformed name, ConfigError when its backend is not compiled in.
+  /// Grammar (i is a decimal index, default 0; name() writes the long form: "cuda:0",
+  /// "wgpu:discrete:0", "remote://h:1/0"):
+  ///   cpu | flex | ndarray | capture | libtorch | libtorch_mps | libtorch_vulkan
+  ///   cuda[:i] | rocm[:i] | libtorch_cuda[:i]
+  ///   API | API:KIND:i | API:KIND | API:i | API:cpu   with API = wgpu | vulkan | metal | webgpu
+  ///       and KIND = discrete | integrated | virtual; API alone is the default adapter and
+  ///       API:i means API:discrete:i
+  ///   remote://HOST:PORT/i | remote://HOST:PORT   (PORT in 1..65535)
   static Device from_name(std::string_view name);
 
   // Factories. Each throws ConfigError naming EMBER_BACKEND_<NAME> when its backend is not
@@ -115,10 +123,10 @@ class Device {
   /// Prepares host data for transfer to this device (e.g. pinned memory); may do nothing.
   void staging(std::span<TensorData*> data) const;
   template <typename R>
-    requires(!std::is_convertible_v<R, std::span<TensorData*>>)
-  void staging(R&& range) const {
+  requires(!std::is_convertible_v<R, std::span<TensorData*>>) void staging(R&& range) const {
     std::vector<TensorData*> ptrs;
-    for (auto& d : range) ptrs.push_back(&d);
+    for (auto& d : range)
+      ptrs.push_back(&d);
     staging(std::span<TensorData*>(ptrs));
   }
 
@@ -135,8 +143,10 @@ class Device {
   friend bool operator==(const Device& a, const Device& b) { return a.dispatch_ == b.dispatch_; }
 
  private:
+  /// Where a profile window opened: the wall clock and the device's work counter then.
   struct ProfileWindow {
-    uint64_t id;
+    std::chrono::steady_clock::time_point start;
+    uint64_t work_count;
   };
   ProfileWindow profile_begin() const;
   ProfileDuration profile_end(ProfileWindow window, ProfileOptions options) const;

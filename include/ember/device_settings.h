@@ -16,6 +16,7 @@ struct DeviceSettings {
   friend bool operator==(const DeviceSettings&, const DeviceSettings&) = default;
 };
 
+/// Prints "DeviceSettings { float_dtype: f32, int_dtype: i64, bool_dtype: bool }".
 std::ostream& operator<<(std::ostream& os, const DeviceSettings& s);
 
 /// What Device::configure changes; fields left empty keep the backend default.

@@ -34,7 +34,18 @@ class RemoteHost {
 class DeviceType {
  public:
   enum class Kind : uint8_t {
-    Cpu, Cuda, Rocm, Wgpu, Vulkan, Metal, WebGpu, Flex, NdArray, LibTorch, Capture, Remote
+    Cpu,
+    Cuda,
+    Rocm,
+    Wgpu,
+    Vulkan,
+    Metal,
+    WebGpu,
+    Flex,
+    NdArray,
+    LibTorch,
+    Capture,
+    Remote
   };
   static const DeviceType Cpu, Cuda, Rocm, Wgpu, Vulkan, Metal, WebGpu, Flex, NdArray, LibTorch,
       Capture;
@@ -65,6 +76,12 @@ class DeviceFilter {
   DeviceFilter() = default;
   std::vector<DeviceType> types_;
 };
+
+/// DeviceType::Cuda | DeviceType::NdArray (the friend above needs a DeviceFilter operand to be
+/// found, so two DeviceTypes need this overload).
+inline DeviceFilter operator|(const DeviceType& a, const DeviceType& b) {
+  return DeviceFilter(a) | DeviceFilter(b);
+}
 
 /// An ordered collection of devices.
 class Devices {

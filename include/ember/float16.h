@@ -7,7 +7,8 @@
 
 namespace ember {
 
-/// IEEE 754 binary16.
+/// IEEE 754 binary16. From float: round to nearest even, subnormals kept, overflow to ±inf,
+/// NaN stays NaN (payload kept where it fits, so every Half survives Half → float → Half).
 struct Half {
   uint16_t bits = 0;
 
@@ -21,7 +22,8 @@ struct Half {
   }
 };
 
-/// bfloat16: the upper half of an IEEE binary32.
+/// bfloat16: the upper half of an IEEE binary32. From float: round to nearest even, overflow to
+/// ±inf, NaN stays NaN.
 struct BFloat16 {
   uint16_t bits = 0;
 
@@ -35,7 +37,17 @@ struct BFloat16 {
   }
 };
 
+/// Prints the shortest decimal that converts back to the same value ("0.1" for Half(0.1f)).
 std::ostream& operator<<(std::ostream& os, Half h);
 std::ostream& operator<<(std::ostream& os, BFloat16 h);
+
+namespace detail {
+/// v rounded to float "to odd": truncated toward zero, with the last bit set when bits were
+/// lost. Rounding that float to Half or BFloat16 (which keep far fewer bits) then gives the
+/// correctly rounded result of v; a plain float cast would round twice and can miss a tie.
+float round_to_odd_float(double v);
+float round_to_odd_float(int64_t v);
+float round_to_odd_float(uint64_t v);
+}  // namespace detail
 
 }  // namespace ember

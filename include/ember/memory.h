@@ -22,7 +22,11 @@ struct MemoryPoolUsage {
   uint64_t bytes_reserved = 0;
 };
 
+/// One line, sizes in binary units:
+/// "SlicedPoolReport { page_size: 2.0 MiB, pages: 3, pages_peak: 4, largest_alloc: 512.0 KiB }".
 std::ostream& operator<<(std::ostream& os, const SlicedPoolReport& r);
+/// One line, sizes in binary units: "MemoryPoolUsage { number_allocs: 3, bytes_in_use: 1.5 KiB,
+/// bytes_padding: 24 B, bytes_reserved: 2.0 MiB }".
 std::ostream& operator<<(std::ostream& os, const MemoryPoolUsage& u);
 
 }  // namespace ember

@@ -17,9 +17,10 @@ class Shape {
   const std::vector<int64_t>& dims() const { return dims_; }
   std::size_t rank() const { return dims_.size(); }
   int64_t operator[](std::size_t i) const { return dims_[i]; }
-  /// Product of the dims (1 for rank 0).
+  /// Product of the dims (1 for rank 0); InvalidArgument when it overflows int64.
   int64_t num_elements() const;
-  /// Row-major (C-order) strides in elements.
+  /// Row-major (C-order) strides in elements. A zero dim counts as 1, as in PyTorch, so the
+  /// strides of an empty tensor stay those of its non-empty dims.
   std::vector<int64_t> contiguous_strides() const;
 
   friend bool operator==(const Shape&, const Shape&) = default;
@@ -28,7 +29,7 @@ class Shape {
   std::vector<int64_t> dims_;
 };
 
-/// Prints "[2, 3]".
+/// Prints "[2, 3]"; rank 0 prints "[]".
 std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 }  // namespace ember

@@ -18,7 +18,8 @@ struct Slice {
   /// The whole dimension.
   Slice() = default;
   /// The single index i, keeping the dimension (size 1).
-  Slice(int64_t i) : start(i), end(i == -1 ? std::nullopt : std::optional<int64_t>(i + 1)) {}  // NOLINT
+  Slice(int64_t i)
+      : start(i), end(i == -1 ? std::nullopt : std::optional<int64_t>(i + 1)) {}  // NOLINT
   Slice(std::optional<int64_t> s, std::optional<int64_t> e, int64_t st = 1)
       : start(s), end(e), step(st) {}
   static Slice all() { return {}; }
@@ -26,6 +27,7 @@ struct Slice {
   static Slice to(int64_t e) { return {std::nullopt, e}; }
 };
 
+/// Prints Python's spelling: "1:4:2", "2:", ":" (the whole dimension), "::-1".
 std::ostream& operator<<(std::ostream& os, const Slice& s);
 
 }  // namespace ember

@@ -77,34 +77,29 @@ class Tensor {
     return wrap(ops::random(detail::to_shape(dims), d, o, kind_v<K>));
   }
   /// A rank-1 Float tensor of values.
-  static Tensor from_floats(std::vector<double> values, const TensorCreationOptions& o)
-    requires(D == 1 && std::same_as<K, Float>)
-  {
+  static Tensor from_floats(std::vector<double> values,
+                            const TensorCreationOptions& o) requires(D == 1 &&
+                                                                     std::same_as<K, Float>) {
     const auto n = static_cast<int64_t>(values.size());
     return from_data(TensorData(values, Shape{n}), o);
   }
-  static Tensor from_ints(std::vector<int64_t> values, const TensorCreationOptions& o)
-    requires(D == 1 && std::same_as<K, Int>)
-  {
+  static Tensor from_ints(std::vector<int64_t> values,
+                          const TensorCreationOptions& o) requires(D == 1 && std::same_as<K, Int>) {
     const auto n = static_cast<int64_t>(values.size());
     return from_data(TensorData(values, Shape{n}), o);
   }
-  static Tensor from_bool(std::vector<bool> values, const TensorCreationOptions& o)
-    requires(D == 1 && std::same_as<K, Bool>)
-  {
+  static Tensor from_bool(std::vector<bool> values,
+                          const TensorCreationOptions& o) requires(D == 1 &&
+                                                                   std::same_as<K, Bool>) {
     const auto n = static_cast<int64_t>(values.size());
     return from_data(TensorData(values, Shape{n}), o);
   }
   /// start, start + step, ... below end.
   static Tensor arange(int64_t start, int64_t end, const TensorCreationOptions& o,
-                       int64_t step = 1)
-    requires(D == 1 && std::same_as<K, Int>)
-  {
+                       int64_t step = 1) requires(D == 1 && std::same_as<K, Int>) {
     return wrap(ops::arange(start, end, step, o));
   }
-  static Tensor eye(int64_t n, const TensorCreationOptions& o)
-    requires(D == 2)
-  {
+  static Tensor eye(int64_t n, const TensorCreationOptions& o) requires(D == 2) {
     return wrap(ops::eye(n, o, kind_v<K>));
   }
   Tensor zeros_like() const { return wrap(ops::full_like(h_, Scalar(0))); }
@@ -116,7 +111,8 @@ class Tensor {
   const Shape& shape() const { return h_.shape(); }
   Dims dims() const {
     Dims d{};
-    for (std::size_t i = 0; i < D; ++i) d[i] = h_.shape()[i];
+    for (std::size_t i = 0; i < D; ++i)
+      d[i] = h_.shape()[i];
     return d;
   }
   DType dtype() const { return h_.dtype(); }
@@ -171,7 +167,7 @@ class Tensor {
     return wrap(ops::minimum(h_, o.h_));
   }
   /// Batched matmul; batch dims broadcast.
-  Tensor matmul(const Tensor& o) const requires(Numeric<K> && D >= 2) {
+  Tensor matmul(const Tensor& o) const requires(Numeric<K>&& D >= 2) {
     return wrap(ops::matmul(h_, o.h_));
   }
 
@@ -353,9 +349,8 @@ class Tensor {
   Tensor sort_descending(int64_t dim) const requires Numeric<K> {
     return wrap(ops::sort(h_, dim, true));
   }
-  std::pair<Tensor, Tensor<D, Int>> sort_with_indices(int64_t dim, bool descending = false) const
-    requires Numeric<K>
-  {
+  std::pair<Tensor, Tensor<D, Int>> sort_with_indices(
+      int64_t dim, bool descending = false) const requires Numeric<K> {
     auto [v, i] = ops::sort_with_indices(h_, dim, descending);
     return {wrap(std::move(v)), Tensor<D, Int>(std::move(i))};
   }
@@ -365,9 +360,8 @@ class Tensor {
   Tensor topk(int64_t k, int64_t dim) const requires Numeric<K> {
     return wrap(ops::topk(h_, k, dim));
   }
-  std::pair<Tensor, Tensor<D, Int>> topk_with_indices(int64_t k, int64_t dim) const
-    requires Numeric<K>
-  {
+  std::pair<Tensor, Tensor<D, Int>> topk_with_indices(int64_t k,
+                                                      int64_t dim) const requires Numeric<K> {
     auto [v, i] = ops::topk_with_indices(h_, k, dim);
     return {wrap(std::move(v)), Tensor<D, Int>(std::move(i))};
   }
@@ -387,13 +381,15 @@ class Tensor {
   static ops::Handles handles(const std::vector<Tensor>& xs) {
     ops::Handles hs;
     hs.reserve(xs.size());
-    for (const auto& x : xs) hs.push_back(x.h_);
+    for (const auto& x : xs)
+      hs.push_back(x.h_);
     return hs;
   }
   static std::vector<Tensor> wrap_all(ops::Handles hs) {
     std::vector<Tensor> out;
     out.reserve(hs.size());
-    for (auto& h : hs) out.push_back(wrap(std::move(h)));
+    for (auto& h : hs)
+      out.push_back(wrap(std::move(h)));
     return out;
   }
   TensorHandle cast_to(TensorKind kind) const;
@@ -427,27 +423,49 @@ TensorHandle Tensor<D, K>::cast_to(TensorKind kind) const {
 
 // ---- operators ----------------------------------------------------------------------------------
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator+(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.add(b); }
+Tensor<D, K> operator+(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.add(b);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator-(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.sub(b); }
+Tensor<D, K> operator-(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.sub(b);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator*(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.mul(b); }
+Tensor<D, K> operator*(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.mul(b);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator/(const Tensor<D, K>& a, const Tensor<D, K>& b) { return a.div(b); }
+Tensor<D, K> operator/(const Tensor<D, K>& a, const Tensor<D, K>& b) {
+  return a.div(b);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator-(const Tensor<D, K>& a) { return a.neg(); }
+Tensor<D, K> operator-(const Tensor<D, K>& a) {
+  return a.neg();
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator+(const Tensor<D, K>& a, Scalar s) { return a.add_scalar(s); }
+Tensor<D, K> operator+(const Tensor<D, K>& a, Scalar s) {
+  return a.add_scalar(s);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator-(const Tensor<D, K>& a, Scalar s) { return a.sub_scalar(s); }
+Tensor<D, K> operator-(const Tensor<D, K>& a, Scalar s) {
+  return a.sub_scalar(s);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator*(const Tensor<D, K>& a, Scalar s) { return a.mul_scalar(s); }
+Tensor<D, K> operator*(const Tensor<D, K>& a, Scalar s) {
+  return a.mul_scalar(s);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator/(const Tensor<D, K>& a, Scalar s) { return a.div_scalar(s); }
+Tensor<D, K> operator/(const Tensor<D, K>& a, Scalar s) {
+  return a.div_scalar(s);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator+(Scalar s, const Tensor<D, K>& a) { return a.add_scalar(s); }
+Tensor<D, K> operator+(Scalar s, const Tensor<D, K>& a) {
+  return a.add_scalar(s);
+}
 template <std::size_t D, Numeric K>
-Tensor<D, K> operator*(Scalar s, const Tensor<D, K>& a) { return a.mul_scalar(s); }
+Tensor<D, K> operator*(Scalar s, const Tensor<D, K>& a) {
+  return a.mul_scalar(s);
+}
 template <std::size_t D, Numeric K>
 Tensor<D, K> operator-(Scalar s, const Tensor<D, K>& a) {
   return Tensor<D, K>(ops::rsub_scalar(a.handle(), s));

@@ -21,7 +21,8 @@ namespace ember {
 struct Tolerance {
   double rtol = 1e-5;
   double atol = 1e-8;
-  /// Tolerances suited to a dtype's precision (f16/bf16 are loose, integers exact).
+  /// Tolerances suited to a dtype's precision (rtol / atol): f64 1e-10 / 1e-12, f32 1e-5 / 1e-6,
+  /// f16 1e-2 / 1e-3, bf16 2e-2 / 1e-2; integers and bool exact (0 / 0).
   static Tolerance for_dtype(DType d);
 };
 
@@ -29,7 +30,8 @@ class TensorData {
  public:
   /// An empty f32 tensor of shape [0].
   TensorData();
-  /// Takes raw bytes in row-major order; InvalidArgument when the byte count does not match.
+  /// Takes raw bytes in row-major order. InvalidArgument when a dim is negative, when the byte
+  /// count does not match shape and dtype, or when a Bool byte is neither 0 nor 1.
   TensorData(std::vector<std::byte> bytes, Shape shape, DType dtype);
   /// Values in row-major order; dtype taken from T. InvalidArgument when the count and shape
   /// disagree.
@@ -46,6 +48,7 @@ class TensorData {
   DType dtype() const { return dtype_; }
   int64_t num_elements() const { return shape_.num_elements(); }
   std::span<const std::byte> bytes() const { return bytes_; }
+  /// Writable bytes; a Bool element must stay 0 or 1.
   std::span<std::byte> bytes_mut() { return bytes_; }
   std::vector<std::byte> into_bytes() && { return std::move(bytes_); }
 
@@ -57,10 +60,14 @@ class TensorData {
   /// The values converted to T (any arithmetic type, Half or BFloat16).
   template <typename T>
   std::vector<T> to_vector() const;
-  /// A copy converted to dtype (float→int truncates toward zero, →bool is "!= 0").
+  /// A copy converted to dtype element by element, as detail::convert_element does (float→int
+  /// truncates toward zero and saturates, NaN → 0; int→int wraps; →bool is "!= 0").
   TensorData convert(DType dtype) const;
-  /// Same shape (InvalidArgument otherwise) and values within tol elementwise; NaN equals NaN.
-  /// On mismatch, *why (if given) names the first differing index and both values.
+  /// Same shape and values within tol elementwise (|a - b| <= atol + rtol * |b|, b from other),
+  /// compared in double, so the dtypes may differ; NaN equals NaN, an infinity only the same
+  /// infinity. Integers beyond 2^53 compare as their nearest doubles: use == for exactness.
+  /// On mismatch, *why (if given) names the differing shapes, or the first differing index and
+  /// both values.
   bool approx_equal(const TensorData& other, Tolerance tol, std::string* why = nullptr) const;
   /// Exact: same shape, dtype and bytes.
   friend bool operator==(const TensorData& a, const TensorData& b);
@@ -69,20 +76,20 @@ class TensorData {
   template <typename T>
   TensorData(const std::vector<T>& values, Shape shape, DType dtype, int /*raw tag*/);
   void check_element_type(DType requested, const char* op) const;
-  std::vector<double> to_doubles() const;
-  static TensorData from_doubles(const std::vector<double>& values, Shape shape, DType dtype);
 
   std::vector<std::byte> bytes_;
   Shape shape_;
   DType dtype_ = DType::F32;
 };
 
-/// Prints shape, dtype and values (abbreviated like NumPy past 1000 elements).
+/// Prints "TensorData { shape: [2, 3], dtype: f32, values: [[1, 2, 3], [4, 5, 6]] }"; past 1000
+/// elements each dim longer than 6 shows its first and last 3 entries around "...", as NumPy.
 std::ostream& operator<<(std::ostream& os, const TensorData& d);
 
 namespace detail {
-/// Converts one element between any two ember element types (via double, or exactly for
-/// 64-bit integers).
+/// Converts one element between any two ember element types, correctly rounded: int→int wraps
+/// (two's complement), float→int truncates toward zero and saturates (NaN → 0), →bool is
+/// "!= 0", and conversions to Half / BFloat16 round once (see round_to_odd_float).
 template <typename To, typename From>
 To convert_element(From v) {
   if constexpr (std::is_same_v<To, From>) {
@@ -92,12 +99,21 @@ To convert_element(From v) {
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From{};
   } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
-    return To(static_cast<float>(v));
+    if constexpr (std::is_same_v<From, float>) {
+      return To(v);
+    } else if constexpr (std::is_same_v<From, double>) {
+      return To(round_to_odd_float(v));
+    } else {
+      using Wide = std::conditional_t<std::is_signed_v<From>, int64_t, uint64_t>;
+      return To(round_to_odd_float(static_cast<Wide>(v)));
+    }
   } else if constexpr (std::is_floating_point_v<From> && std::is_integral_v<To>) {
     // Saturate instead of the undefined behaviour of an out-of-range cast; NaN becomes 0.
     if (v != v) return To{0};
-    if (v <= static_cast<From>(std::numeric_limits<To>::lowest())) return std::numeric_limits<To>::lowest();
-    if (v >= static_cast<From>(std::numeric_limits<To>::max())) return std::numeric_limits<To>::max();
+    if (v <= static_cast<From>(std::numeric_limits<To>::lowest()))
+      return std::numeric_limits<To>::lowest();
+    if (v >= static_cast<From>(std::numeric_limits<To>::max()))
+      return std::numeric_limits<To>::max();
     return static_cast<To>(v);
   } else {
     return static_cast<To>(v);
@@ -143,7 +159,9 @@ std::vector<T> TensorData::to_vector() const {
     auto src = as<S>();
     std::vector<T> out;
     out.reserve(src.size());
-    for (S v : src) out.push_back(detail::convert_element<T>(v));
+    for (S v : src) {
+      out.push_back(detail::convert_element<T>(v));
+    }
     return out;
   });
 }

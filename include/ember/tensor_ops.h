@@ -2,6 +2,18 @@
 // naming the op and values), promotes dtypes, builds ir ops and runs them on the tensor's
 // device. Tensor<D, K> adds only compile-time rank and kind. Dims may be negative (counted from
 // the end) wherever a dim is taken.
+//
+// Rules shared by every op:
+// - Kinds: an op that needs a kind throws for another ("[exp] expects a Float tensor, got i64");
+//   the kinds each op takes are those of its Tensor<D, K> method. Two tensors of one kind and
+//   different dtypes are cast to promote_types of the two first (f16 + f32 → f32, i32 + i64 →
+//   i64); tensors of different kinds are an InvalidArgument, never converted silently.
+// - Scalars are converted to the tensor's dtype and must be exactly representable in it: with an
+//   Int tensor a float scalar must be integral (x + 2.0 is fine, x + 2.5 throws "[add_scalar]
+//   float scalar 2.5 with an Int tensor (i64)") and within the dtype's range (300 with i8
+//   throws); a Bool tensor takes only 0, 1, true or false. A float dtype takes any scalar.
+// - Tensors have rank >= 1: creation and reshape refuse rank 0.
+// - A result takes the Device value of the op's first tensor input, autodiff flag included.
 #pragma once
 
 #include <cstdint>
@@ -36,9 +48,9 @@ TensorHandle from_data(const TensorData& data, const TensorCreationOptions& opti
                        TensorKind kind);
 TensorHandle random(const Shape& shape, const Distribution& distribution,
                     const TensorCreationOptions& options, TensorKind kind);
-/// [start, end) by step (non-zero), an Int tensor of rank 1.
+/// [start, end) by step (non-zero), an Int tensor of rank 1; every value must fit the dtype.
 TensorHandle arange(int64_t start, int64_t end, int64_t step, const TensorCreationOptions& options);
-/// n x n identity.
+/// n x n identity (n >= 0).
 TensorHandle eye(int64_t n, const TensorCreationOptions& options, TensorKind kind);
 /// A tensor shaped and typed like x, on x's device, filled with value.
 TensorHandle full_like(const TensorHandle& x, Scalar value);
@@ -72,6 +84,7 @@ TensorHandle mul(const TensorHandle& a, const TensorHandle& b);
 TensorHandle div(const TensorHandle& a, const TensorHandle& b);
 /// Takes the divisor's sign, like Python's % and torch.remainder.
 TensorHandle remainder(const TensorHandle& a, const TensorHandle& b);
+/// Float tensors only (as Tensor::powf); powi_scalar also takes Int tensors.
 TensorHandle powf(const TensorHandle& a, const TensorHandle& b);
 TensorHandle maximum(const TensorHandle& a, const TensorHandle& b);
 TensorHandle minimum(const TensorHandle& a, const TensorHandle& b);
@@ -90,7 +103,9 @@ TensorHandle div_scalar(const TensorHandle& x, Scalar s);
 TensorHandle rdiv_scalar(const TensorHandle& x, Scalar s);
 TensorHandle remainder_scalar(const TensorHandle& x, Scalar s);
 TensorHandle powf_scalar(const TensorHandle& x, double exponent);
+/// A negative exponent with an Int tensor is an InvalidArgument.
 TensorHandle powi_scalar(const TensorHandle& x, int64_t exponent);
+/// min > max is an InvalidArgument.
 TensorHandle clamp(const TensorHandle& x, Scalar min, Scalar max);
 TensorHandle clamp_min(const TensorHandle& x, Scalar min);
 TensorHandle clamp_max(const TensorHandle& x, Scalar max);
@@ -109,13 +124,14 @@ TensorHandle greater_equal_elem(const TensorHandle& x, Scalar s);
 TensorHandle lower_elem(const TensorHandle& x, Scalar s);
 TensorHandle lower_equal_elem(const TensorHandle& x, Scalar s);
 
-/// mask ? value : x (mask broadcast to x).
+/// mask ? value : x. mask and value broadcast to x's shape; the result keeps x's shape and dtype
+/// (value is cast to it).
 TensorHandle mask_where(const TensorHandle& x, const TensorHandle& mask, const TensorHandle& value);
 /// mask ? value : x.
 TensorHandle mask_fill(const TensorHandle& x, const TensorHandle& mask, Scalar value);
 /// cond ? a : b, all three broadcast.
 TensorHandle where(const TensorHandle& cond, const TensorHandle& a, const TensorHandle& b);
-/// Converts to dtype (any kind; the result's kind follows dtype).
+/// Converts to dtype (any kind; the result's kind follows dtype). x itself when already dtype.
 TensorHandle cast(const TensorHandle& x, DType dtype);
 
 // ---- reductions: whole tensor → shape [1]; _dim keeps the dim with size 1 ------------------
@@ -152,15 +168,17 @@ TensorHandle swap_dims(const TensorHandle& x, int64_t a, int64_t b);
 TensorHandle flip(const TensorHandle& x, const Dims& axes);
 /// Broadcasts to dims (rank >= x's; leading dims are added; -1 keeps x's size).
 TensorHandle expand(const TensorHandle& x, const Dims& dims);
-/// One Slice per leading dim (fewer than rank: the rest are whole).
+/// One Slice per leading dim (fewer than rank: the rest are whole). Python semantics, negative
+/// steps included (lowered to a positive-step slice and a flip).
 TensorHandle slice(const TensorHandle& x, const std::vector<Slice>& slices);
-/// x with the slice replaced by values (values' shape must equal the slice's).
+/// x with the slice replaced by values (values' shape must equal the slice's; values are cast to
+/// x's dtype).
 TensorHandle slice_assign(const TensorHandle& x, const std::vector<Slice>& slices,
                           const TensorHandle& values);
 TensorHandle narrow(const TensorHandle& x, int64_t dim, int64_t start, int64_t length);
 /// Removes dim, which must have size 1.
 TensorHandle squeeze(const TensorHandle& x, int64_t dim);
-/// Removes every size-1 dim.
+/// Removes every size-1 dim; a tensor of only size-1 dims becomes shape [1] (rank >= 1).
 TensorHandle squeeze_all(const TensorHandle& x);
 /// Inserts a size-1 dim at dim (a position in the output, -1 = last).
 TensorHandle unsqueeze_dim(const TensorHandle& x, int64_t dim);
@@ -173,10 +191,15 @@ TensorHandle cat(const Handles& xs, int64_t dim);
 TensorHandle stack(const Handles& xs, int64_t dim);
 /// Pieces of split_size along dim (the last may be smaller).
 Handles split(const TensorHandle& x, int64_t split_size, int64_t dim);
-/// At most chunks pieces of equal size (the last may be smaller), as torch.chunk.
+/// At most chunks pieces of equal size (the last may be smaller), as torch.chunk; an empty dim
+/// gives one empty piece.
 Handles chunk(const TensorHandle& x, int64_t chunks, int64_t dim);
 
 // ---- indexing ---------------------------------------------------------------------------------
+// Index values are used as they are: a negative index is NOT counted from the end. It is out of
+// range, like one >= the dim's size, and the backend throws InvalidArgument for it. Written
+// values are cast to x's dtype (same kind required).
+
 /// Entries of x at indices (rank-1 Int tensor) along dim. Out-of-range indices: InvalidArgument.
 TensorHandle select(const TensorHandle& x, int64_t dim, const TensorHandle& indices);
 /// x with values added at indices along dim.
@@ -193,7 +216,7 @@ TensorHandle sort(const TensorHandle& x, int64_t dim, bool descending = false);
 std::pair<TensorHandle, TensorHandle> sort_with_indices(const TensorHandle& x, int64_t dim,
                                                         bool descending = false);
 TensorHandle argsort(const TensorHandle& x, int64_t dim, bool descending = false);
-/// The k largest along dim, largest first.
+/// The k largest along dim (0 <= k <= size), largest first; ties in index order.
 TensorHandle topk(const TensorHandle& x, int64_t k, int64_t dim);
 std::pair<TensorHandle, TensorHandle> topk_with_indices(const TensorHandle& x, int64_t k,
                                                         int64_t dim);
@@ -201,11 +224,12 @@ TensorHandle cumsum(const TensorHandle& x, int64_t dim);
 TensorHandle cumprod(const TensorHandle& x, int64_t dim);
 TensorHandle cummax(const TensorHandle& x, int64_t dim);
 TensorHandle cummin(const TensorHandle& x, int64_t dim);
-/// Int x of values in [0, num_classes) → x's shape + [num_classes], of kind.
+/// Int x of values in [0, num_classes) → x's shape + [num_classes], of kind. Reads x's values to
+/// check them: one outside the range is an InvalidArgument.
 TensorHandle one_hot(const TensorHandle& x, int64_t num_classes, TensorKind kind);
 
 // ---- devices and data -------------------------------------------------------------------------
-/// The same values on device (with device's autodiff flag).
+/// The same values and dtype on device (with device's autodiff flag), copied through the host.
 TensorHandle to_device(const TensorHandle& x, const Device& device);
 /// The same tensor with autodiff on / off.
 TensorHandle with_autodiff(const TensorHandle& x, bool autodiff);

@@ -31,11 +31,25 @@ using Scalar = ember::Scalar;
 // ---- elementwise ----------------------------------------------------------------------------
 
 enum class UnaryOp : uint8_t {
-  Neg, Abs, Sign,                       // float, signed int (Abs and Sign also unsigned)
-  Exp, Log, Log1p, Sqrt, Sin, Cos, Tan,  // float only
-  Tanh, Erf, Recip, Floor, Ceil, Round,  // float only (Round: half to even)
-  Not,                                   // bool only
-  IsNan, IsInf,                          // float → bool
+  Neg,
+  Abs,
+  Sign,  // float, signed int (Abs and Sign also unsigned)
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Sin,
+  Cos,
+  Tan,  // float only
+  Tanh,
+  Erf,
+  Recip,
+  Floor,
+  Ceil,
+  Round,  // float only (Round: half to even)
+  Not,    // bool only
+  IsNan,
+  IsInf,  // float → bool
 };
 /// inputs: (x). Output: x's shape; dtype x's, or Bool for IsNan/IsInf.
 struct Unary {
@@ -43,11 +57,17 @@ struct Unary {
 };
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div,  // numeric; integer Div truncates toward zero, by zero is an error
-  Rem,                 // numeric; result takes the divisor's sign (Python/PyTorch remainder)
-  Pow,                 // numeric; an integer base needs a non-negative integer exponent
-  Maximum, Minimum,    // numeric; NaN propagates
-  And, Or, Xor,        // bool only
+  Add,
+  Sub,
+  Mul,
+  Div,  // numeric; integer Div truncates toward zero, by zero is an error
+  Rem,  // numeric; result takes the divisor's sign (Python/PyTorch remainder)
+  Pow,  // numeric; an integer base needs a non-negative integer exponent
+  Maximum,
+  Minimum,  // numeric; NaN propagates
+  And,
+  Or,
+  Xor,  // bool only
 };
 /// inputs: (lhs, rhs) of one dtype, broadcast (NumPy rules).
 struct Binary {
@@ -85,11 +105,16 @@ struct Cast {
 // ---- reductions ---------------------------------------------------------------------------
 
 enum class ReduceOp : uint8_t {
-  Sum, Mean, Prod,  // numeric; integer Mean truncates
-  Max, Min,         // numeric and bool
-  ArgMax, ArgMin,   // numeric; first index of the extreme; output index_dtype
-  Var,              // float; divides by (n - correction)
-  Any, All,         // any dtype (nonzero is true); output Bool
+  Sum,
+  Mean,
+  Prod,  // numeric; integer Mean truncates
+  Max,
+  Min,  // numeric and bool
+  ArgMax,
+  ArgMin,  // numeric; first index of the extreme; output index_dtype
+  Var,     // float; divides by (n - correction)
+  Any,
+  All,  // any dtype (nonzero is true); output Bool
 };
 /// inputs: (x). With a dim, that dim becomes 1 (kept); without, the output has shape [1].
 struct Reduce {
@@ -203,10 +228,10 @@ struct Random {
   uint64_t key;
 };
 
-using Op = std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill,
-                        Cast, Reduce, Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign,
-                        Cat, Select, SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange,
-                        Random>;
+using Op =
+    std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill, Cast, Reduce,
+                 Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign, Cat, Select,
+                 SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange, Random>;
 
 /// The op's user-facing name, used in error messages: "add", "exp", "sum_dim", "matmul", ...
 std::string name(const Op& op);

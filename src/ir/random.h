@@ -20,7 +20,9 @@ constexpr uint64_t mix64(uint64_t x) {
 }
 
 /// 64 random bits for element index of the stream key.
-constexpr uint64_t random_bits(uint64_t key, uint64_t index) { return mix64(key ^ mix64(index)); }
+constexpr uint64_t random_bits(uint64_t key, uint64_t index) {
+  return mix64(key ^ mix64(index));
+}
 
 /// Uniform on [0, 1) with 53 random bits.
 inline double uniform01(uint64_t key, uint64_t index) {

@@ -22,7 +22,7 @@ struct TensorImpl {
 };
 
 /// Wraps a buffer the device produced.
-TensorHandle make_handle(Device device, std::shared_ptr<DeviceContext> context,
-                         ir::TensorMeta meta, backend::BufferPtr buffer);
+TensorHandle make_handle(Device device, std::shared_ptr<DeviceContext> context, ir::TensorMeta meta,
+                         backend::BufferPtr buffer);
 
 }  // namespace ember::detail

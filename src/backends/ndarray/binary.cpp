@@ -1,0 +1,138 @@
+// Binary arithmetic: tensor op tensor (broadcast) and tensor op scalar.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "backends/ndarray/arithmetic.h"
+#include "backends/ndarray/element.h"
+#include "backends/ndarray/kernels.h"
+#include "backends/ndarray/strided_index.h"
+
+namespace ember::ndarray {
+namespace {
+
+using ir::BinaryOp;
+
+/// Maximum or minimum where a NaN on either side wins.
+template <typename F>
+F nan_propagating_extreme(F a, F b, bool maximum) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  return maximum ? std::max(a, b) : std::min(a, b);
+}
+
+template <typename F>
+F float_binary(const ir::Op& op, BinaryOp kind, F a, F b, DType dtype) {
+  switch (kind) {
+    case BinaryOp::Add:
+      return a + b;
+    case BinaryOp::Sub:
+      return a - b;
+    case BinaryOp::Mul:
+      return a * b;
+    case BinaryOp::Div:
+      return a / b;
+    case BinaryOp::Rem:
+      return float_rem(a, b);
+    case BinaryOp::Pow:
+      return std::pow(a, b);
+    case BinaryOp::Maximum:
+      return nan_propagating_extreme(a, b, true);
+    case BinaryOp::Minimum:
+      return nan_propagating_extreme(a, b, false);
+    default:
+      throw_unsupported(op, dtype);
+  }
+}
+
+template <typename I>
+I int_binary(const ir::Op& op, BinaryOp kind, I a, I b) {
+  switch (kind) {
+    case BinaryOp::Add:
+      return wrapping_add(a, b);
+    case BinaryOp::Sub:
+      return wrapping_sub(a, b);
+    case BinaryOp::Mul:
+      return wrapping_mul(a, b);
+    case BinaryOp::Div:
+      return integer_div(a, b, op);
+    case BinaryOp::Rem:
+      return integer_rem(a, b, op);
+    case BinaryOp::Pow:
+      if (std::cmp_less(b, 0)) {
+        throw InvalidArgument("[" + ir::name(op) + "] an integer base needs a non-negative " +
+                              "exponent, got " + std::to_string(b));
+      }
+      return wrapping_pow(a, b);
+    case BinaryOp::Maximum:
+      return std::max(a, b);
+    case BinaryOp::Minimum:
+      return std::min(a, b);
+    default:
+      throw_unsupported(op, dtype_of<I>());
+  }
+}
+
+bool bool_binary(const ir::Op& op, BinaryOp kind, bool a, bool b) {
+  switch (kind) {
+    case BinaryOp::And:
+      return a && b;
+    case BinaryOp::Or:
+      return a || b;
+    case BinaryOp::Xor:
+      return a != b;
+    default:
+      throw_unsupported(op, DType::Bool);
+  }
+}
+
+/// a op b for one element of T; op is the whole op, for error messages.
+template <typename T>
+T binary_element(const ir::Op& op, BinaryOp kind, T a, T b) {
+  if constexpr (is_float_v<T>) {
+    return store<T>(float_binary(op, kind, load(a), load(b), dtype_of<T>()));
+  } else if constexpr (is_bool_v<T>) {
+    return bool_binary(op, kind, a, b);
+  } else {
+    return int_binary(op, kind, a, b);
+  }
+}
+
+}  // namespace
+
+TensorData run(const ir::Binary& op, Inputs in, Outputs out) {
+  const TensorData& lhs = *in[0];
+  const TensorData& rhs = *in[1];
+  const ir::Op whole{op};
+  const std::vector<int64_t> lhs_at = broadcast_offsets(lhs.shape(), out[0].shape);
+  const std::vector<int64_t> rhs_at = broadcast_offsets(rhs.shape(), out[0].shape);
+  TensorData result = zeros_like(out[0]);
+  visit_dtype(lhs.dtype(), [&]<typename T>() {
+    const auto a = lhs.as<T>();
+    const auto b = rhs.as<T>();
+    auto dst = result.as_mut<T>();
+    for (std::size_t i = 0; i < dst.size(); ++i) {
+      dst[i] = binary_element(whole, op.op, a[lhs_at[i]], b[rhs_at[i]]);
+    }
+  });
+  return result;
+}
+
+TensorData run(const ir::BinaryScalar& op, Inputs in, Outputs out) {
+  const TensorData& x = *in[0];
+  const ir::Op whole{op};
+  TensorData result = zeros_like(out[0]);
+  visit_dtype(x.dtype(), [&]<typename T>() {
+    const T value = scalar_as<T>(op.value);
+    const auto src = x.as<T>();
+    auto dst = result.as_mut<T>();
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      dst[i] = op.scalar_lhs ? binary_element(whole, op.op, value, src[i])
+                             : binary_element(whole, op.op, src[i], value);
+    }
+  });
+  return result;
+}
+
+}  // namespace ember::ndarray

@@ -1,0 +1,48 @@
+// Ops that create a tensor from their arguments alone: full, arange, random.
+#include <cmath>
+
+#include "backends/ndarray/arithmetic.h"
+#include "backends/ndarray/element.h"
+#include "backends/ndarray/kernels.h"
+#include "ir/random.h"
+
+namespace ember::ndarray {
+namespace {
+
+/// result[i] = value(i) converted to result's dtype, for every element.
+template <typename F>
+TensorData generate(const ir::TensorMeta& meta, F value) {
+  TensorData result = zeros_like(meta);
+  visit_dtype(meta.dtype, [&]<typename T>() {
+    auto dst = result.as_mut<T>();
+    for (std::size_t i = 0; i < dst.size(); ++i)
+      dst[i] = value.template operator()<T>(i);
+  });
+  return result;
+}
+
+}  // namespace
+
+TensorData run(const ir::Full& op, Inputs /*in*/, Outputs out) {
+  return generate(out[0], [&]<typename T>(std::size_t) { return scalar_as<T>(op.value); });
+}
+
+TensorData run(const ir::Arange& op, Inputs /*in*/, Outputs out) {
+  // start + i * step lies between start and end, but i * step alone may not fit in int64
+  // (start = INT64_MIN, step = 2^62); modular arithmetic still gives the exact sum.
+  return generate(out[0], [&]<typename T>(std::size_t i) {
+    const int64_t value = wrapping_add(op.start, wrapping_mul(static_cast<int64_t>(i), op.step));
+    return detail::convert_element<T>(value);
+  });
+}
+
+TensorData run(const ir::Random& op, Inputs /*in*/, Outputs out) {
+  return generate(out[0], [&]<typename T>(std::size_t i) {
+    const double value = ir::random_value(op.distribution, op.key, i);
+    // An integer (or bool) dtype takes the floor: uniform on [0, 10) gives 0..9 equally often,
+    // and Bernoulli's 0/1 stay as they are.
+    return detail::convert_element<T>(is_float_v<T> ? value : std::floor(value));
+  });
+}
+
+}  // namespace ember::ndarray

@@ -1,0 +1,26 @@
+// NdArrayBackend: the reference backend. Every op of src/ir/ops.h for every dtype its rule
+// allows, as plain loops over contiguous host data; the oracle the test suite compares against.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace ember::ndarray {
+
+class NdArrayBackend final : public backend::Backend {
+ public:
+  std::string name() const override { return "ndarray"; }
+  std::string description() const override { return "reference CPU backend (plain loops)"; }
+  bool supports_dtype(DType /*dtype*/) const override { return true; }
+
+  std::vector<backend::BufferPtr> execute(const ir::Op& op,
+                                          std::span<const backend::Operand> inputs,
+                                          std::span<const ir::TensorMeta> outputs) override;
+  backend::BufferPtr write(const TensorData& data) override;
+  TensorData read(const backend::Operand& operand) override;
+};
+
+}  // namespace ember::ndarray

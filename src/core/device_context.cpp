@@ -1,0 +1,115 @@
+// DeviceContext: the process-wide table of physical devices, their settings and their RNG.
+#include "core/device_context.h"
+
+#include <random>
+#include <string>
+#include <utility>
+
+#include "backends/registry.h"
+#include "ember/error.h"
+#include "ir/random.h"
+
+namespace ember::detail {
+
+namespace {
+
+/// Every context created so far. Note: deliberately never destroyed, so code running in static
+/// destructors (a global model freeing its tensors, a last sync) can still look devices up.
+struct ContextTable {
+  std::mutex mutex;
+  std::vector<std::shared_ptr<DeviceContext>> contexts;
+};
+
+ContextTable& context_table() {
+  static auto* table = new ContextTable();
+  return *table;
+}
+
+uint64_t entropy_seed() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+std::string configure_prefix(const DispatchDevice& device) {
+  return "[configure] device " + device_name(device);
+}
+
+void check_supported(const backend::Backend& backend, const DispatchDevice& device, DType dtype) {
+  if (!backend.supports_dtype(dtype)) {
+    throw DeviceError(
+        DeviceErrorKind::UnsupportedDType,
+        configure_prefix(device) + " does not support dtype " + std::string(dtype_name(dtype)));
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<DeviceContext> DeviceContext::of(const DispatchDevice& d) {
+  ContextTable& table = context_table();
+  std::lock_guard lock(table.mutex);
+  for (const auto& context : table.contexts) {
+    if (context->device() == d) return context;
+  }
+  auto context = std::make_shared<DeviceContext>(d, backend::create(d));
+  table.contexts.push_back(context);
+  return context;
+}
+
+DeviceContext::DeviceContext(DispatchDevice device, std::unique_ptr<backend::Backend> backend)
+    : device_(std::move(device)), backend_(std::move(backend)), rng_state_(entropy_seed()) {
+  if (!backend_) throw InvalidArgument("[DeviceContext] " + device_name(device_) + ": no backend");
+  settings_ = backend_->default_settings();
+}
+
+DeviceSettings DeviceContext::settings() const {
+  std::lock_guard lock(mutex_);
+  return settings_;
+}
+
+DeviceSettings DeviceContext::lock_settings() {
+  std::lock_guard lock(mutex_);
+  locked_ = true;
+  return settings_;
+}
+
+void DeviceContext::configure(const DeviceConfig& config) {
+  if (config.float_dtype) check_supported(*backend_, device_, to_dtype(*config.float_dtype));
+  if (config.int_dtype) check_supported(*backend_, device_, to_dtype(*config.int_dtype));
+  std::lock_guard lock(mutex_);
+  if (locked_) {
+    throw DeviceError(DeviceErrorKind::AlreadyInitialized,
+                      configure_prefix(device_) +
+                          ": settings are already initialized (by configure or by a tensor "
+                          "created on the device)");
+  }
+  if (config.float_dtype) settings_.float_dtype = *config.float_dtype;
+  if (config.int_dtype) settings_.int_dtype = *config.int_dtype;
+  locked_ = true;
+}
+
+void DeviceContext::seed(uint64_t seed) {
+  std::lock_guard lock(mutex_);
+  // Mixing spreads nearby seeds (0, 1, 2, ...) to unrelated points of the counter space.
+  rng_state_ = ir::mix64(seed);
+}
+
+uint64_t DeviceContext::next_random_key() {
+  std::lock_guard lock(mutex_);
+  return ir::mix64(rng_state_++);
+}
+
+std::vector<backend::BufferPtr> DeviceContext::execute(const ir::Op& op,
+                                                       std::span<const backend::Operand> inputs,
+                                                       std::span<const ir::TensorMeta> outputs) {
+  auto buffers = backend_->execute(op, inputs, outputs);
+  work_count_.fetch_add(1, std::memory_order_relaxed);
+  return buffers;
+}
+
+backend::BufferPtr DeviceContext::write(const TensorData& data) {
+  auto buffer = backend_->write(data);
+  work_count_.fetch_add(1, std::memory_order_relaxed);
+  return buffer;
+}
+
+}  // namespace ember::detail

@@ -1,0 +1,12 @@
+// ir::infer: dispatches each op to its rule (src/ir/*_rules.cpp).
+#include "ir/op_rules.h"
+
+namespace ember::ir {
+
+std::vector<TensorMeta> infer(const Op& op, std::span<const TensorMeta> inputs) {
+  rules::check_input_shapes(op, inputs);
+  return std::visit([&](const auto& specific) { return rules::infer_rule(specific, op, inputs); },
+                    op);
+}
+
+}  // namespace ember::ir

@@ -1,0 +1,85 @@
+// ir::name: the user-facing name of each op, as error messages print it.
+#include <array>
+#include <string_view>
+
+#include "ir/ops.h"
+
+namespace ember::ir {
+namespace {
+
+// Each table is indexed by its enum's value.
+constexpr std::array<std::string_view, 19> kUnaryNames = {
+    "neg",  "abs", "sign",  "exp",   "log",  "log1p", "sqrt",     "sin",    "cos",   "tan",
+    "tanh", "erf", "recip", "floor", "ceil", "round", "bool_not", "is_nan", "is_inf"};
+constexpr std::array<std::string_view, 11> kBinaryNames = {
+    "add",     "sub",     "mul",      "div",     "remainder", "powf",
+    "maximum", "minimum", "bool_and", "bool_or", "bool_xor"};
+constexpr std::array<std::string_view, 6> kCompareNames = {
+    "equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal"};
+constexpr std::array<std::string_view, 10> kReduceNames = {
+    "sum", "mean", "prod", "max", "min", "argmax", "argmin", "var", "any", "all"};
+constexpr std::array<std::string_view, 4> kCumulativeNames = {"cumsum", "cumprod", "cummax",
+                                                              "cummin"};
+
+static_assert(kUnaryNames.size() == static_cast<std::size_t>(UnaryOp::IsInf) + 1);
+static_assert(kBinaryNames.size() == static_cast<std::size_t>(BinaryOp::Xor) + 1);
+static_assert(kCompareNames.size() == static_cast<std::size_t>(CompareOp::LowerEqual) + 1);
+static_assert(kReduceNames.size() == static_cast<std::size_t>(ReduceOp::All) + 1);
+static_assert(kCumulativeNames.size() == static_cast<std::size_t>(CumulativeOp::Min) + 1);
+
+/// The name of enumerator e; an op decoded from untrusted bytes may hold a value past the table.
+template <typename Enum, std::size_t N>
+std::string lookup(const std::array<std::string_view, N>& table, Enum e) {
+  const auto index = static_cast<std::size_t>(e);
+  return std::string(index < N ? table[index] : "invalid_op");
+}
+
+/// Reductions over one dim are named "<op>_dim", except those whose public name has no
+/// whole-tensor twin (argmax, argmin, var always take a dim).
+bool has_dim_suffix(const Reduce& reduce) {
+  return reduce.dim && reduce.op != ReduceOp::ArgMax && reduce.op != ReduceOp::ArgMin &&
+         reduce.op != ReduceOp::Var;
+}
+
+struct Namer {
+  std::string operator()(const Unary& o) const { return lookup(kUnaryNames, o.op); }
+  std::string operator()(const Binary& o) const { return lookup(kBinaryNames, o.op); }
+  std::string operator()(const BinaryScalar& o) const {
+    return lookup(kBinaryNames, o.op) + "_scalar";
+  }
+  std::string operator()(const Compare& o) const { return lookup(kCompareNames, o.op); }
+  std::string operator()(const CompareScalar& o) const {
+    return lookup(kCompareNames, o.op) + "_elem";
+  }
+  std::string operator()(const Where&) const { return "where"; }
+  std::string operator()(const MaskFill&) const { return "mask_fill"; }
+  std::string operator()(const Cast&) const { return "cast"; }
+  std::string operator()(const Reduce& o) const {
+    return lookup(kReduceNames, o.op) + (has_dim_suffix(o) ? "_dim" : "");
+  }
+  std::string operator()(const Matmul&) const { return "matmul"; }
+  std::string operator()(const Reshape&) const { return "reshape"; }
+  std::string operator()(const Permute&) const { return "permute"; }
+  std::string operator()(const Flip&) const { return "flip"; }
+  std::string operator()(const Expand&) const { return "expand"; }
+  std::string operator()(const Slice&) const { return "slice"; }
+  std::string operator()(const SliceAssign&) const { return "slice_assign"; }
+  std::string operator()(const Cat&) const { return "cat"; }
+  std::string operator()(const Select&) const { return "select"; }
+  std::string operator()(const SelectAssign&) const { return "select_assign"; }
+  std::string operator()(const Gather&) const { return "gather"; }
+  std::string operator()(const Scatter&) const { return "scatter"; }
+  std::string operator()(const Sort&) const { return "sort"; }
+  std::string operator()(const Cumulative& o) const { return lookup(kCumulativeNames, o.op); }
+  std::string operator()(const Full&) const { return "full"; }
+  std::string operator()(const Arange&) const { return "arange"; }
+  std::string operator()(const Random&) const { return "random"; }
+};
+
+}  // namespace
+
+std::string name(const Op& op) {
+  return std::visit(Namer{}, op);
+}
+
+}  // namespace ember::ir

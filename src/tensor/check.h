@@ -1,0 +1,66 @@
+// Argument checks shared by the Tensor API: every user-level mistake (a dim out of range, a
+// tensor of the wrong kind, a scalar the dtype cannot hold) becomes an InvalidArgument whose
+// message starts with the op's name in brackets and names the offending value.
+#pragma once
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <string_view>
+
+#include "ember/device_settings.h"
+#include "ember/error.h"
+#include "ember/scalar.h"
+#include "ember/tensor_handle.h"
+#include "ember/tensor_ops.h"
+
+namespace ember::detail {
+struct TensorImpl;
+}
+
+namespace ember::tensor {
+
+/// Throws InvalidArgument "[op] " followed by parts, each written with operator<<.
+template <typename... Parts>
+[[noreturn]] void fail(std::string_view op, const Parts&... parts) {
+  std::ostringstream message;
+  message << '[' << op << "] ";
+  (message << ... << parts);
+  throw InvalidArgument(message.str());
+}
+
+/// The implementation behind x; InvalidArgument when x is undefined (default-constructed).
+const detail::TensorImpl& impl_of(const TensorHandle& x, std::string_view op);
+/// x's shape / dtype; InvalidArgument when x is undefined.
+const Shape& shape_of(const TensorHandle& x, std::string_view op);
+DType tensor_dtype(const TensorHandle& x, std::string_view op);
+
+/// dim in [-rank, rank) mapped to [0, rank).
+int64_t normalize_dim(int64_t dim, std::size_t rank, std::string_view op);
+/// A position for a new dim, in [-(rank + 1), rank], mapped to [0, rank] (-1 = after the last).
+int64_t normalize_insert_dim(int64_t dim, std::size_t rank, std::string_view op);
+
+/// The tensor kinds an op accepts.
+enum class KindRule : uint8_t { Float, Int, Bool, Numeric, Any };
+/// Checks that x is defined and of a kind rule accepts ("[exp] expects a Float tensor, got i64").
+void require(const TensorHandle& x, KindRule rule, std::string_view op);
+void require_same_kind(const TensorHandle& a, const TensorHandle& b, std::string_view op);
+
+/// Checks that dtype holds s exactly: an integral float scalar within range, or an int scalar
+/// within range, for an int dtype; 0, 1, true or false for bool; anything for a float dtype.
+/// The kind with its article, for messages: "a Float", "an Int", "a Bool".
+std::string kind_phrase(TensorKind kind);
+void check_scalar(const Scalar& s, DType dtype, std::string_view op);
+
+/// The element count of dims; InvalidArgument for a negative dim, rank 0 (ember tensors have
+/// rank >= 1) or a count that overflows int64.
+int64_t checked_num_elements(const ops::Dims& dims, std::string_view op);
+/// a * b; InvalidArgument when it overflows int64.
+int64_t checked_mul(int64_t a, int64_t b, std::string_view op);
+
+/// The dtype settings give tensors of kind.
+DType default_dtype(const DeviceSettings& settings, TensorKind kind);
+/// The dtype of index outputs (argmax, sort): the int dtype of x's device.
+DType index_dtype(const TensorHandle& x);
+
+}  // namespace ember::tensor

@@ -1,0 +1,159 @@
+// Creation ops. Every one locks its device's settings first: the spec makes the first tensor
+// fix the defaults, even when the tensor names its dtype explicitly.
+#include <cmath>
+#include <limits>
+
+#include "ember/tensor_ops.h"
+#include "tensor/check.h"
+#include "tensor/dispatch.h"
+#include "tensor/tensor_impl.h"
+
+namespace ember::ops {
+namespace {
+
+using tensor::fail;
+
+struct Target {
+  std::shared_ptr<detail::DeviceContext> context;
+  DeviceSettings settings;
+};
+
+/// The device's context, its settings now locked.
+Target lock_target(const TensorCreationOptions& options) {
+  auto context = detail::DeviceContext::of(options.device.as_dispatch());
+  const DeviceSettings settings = context->lock_settings();
+  return {std::move(context), settings};
+}
+
+/// options.dtype, which must be of kind, or the device's default for kind.
+DType resolve_dtype(const TensorCreationOptions& options, TensorKind kind,
+                    const DeviceSettings& settings, std::string_view op) {
+  if (!options.dtype) return tensor::default_dtype(settings, kind);
+  if (kind_of(*options.dtype) != kind) {
+    fail(op, "dtype ", *options.dtype, " is not ", tensor::kind_phrase(kind), " dtype");
+  }
+  return *options.dtype;
+}
+
+TensorHandle make_full(const Shape& shape, Scalar value, const TensorCreationOptions& options,
+                       TensorKind kind, std::string_view op) {
+  const Target target = lock_target(options);
+  const DType dtype = resolve_dtype(options, kind, target.settings, op);
+  tensor::checked_num_elements(shape.dims(), op);
+  tensor::check_scalar(value, dtype, op);
+  return tensor::run_on(ir::Full{shape, dtype, value}, options.device, target.context);
+}
+
+/// The dtype from_data gives data: options.dtype, else data's own when of kind, else kind's
+/// default.
+DType from_data_dtype(const TensorData& data, const TensorCreationOptions& options, TensorKind kind,
+                      const DeviceSettings& settings) {
+  if (options.dtype || kind_of(data.dtype()) != kind) {
+    return resolve_dtype(options, kind, settings, "from_data");
+  }
+  return data.dtype();
+}
+
+void check_distribution(const Distribution& d, TensorKind kind) {
+  using Kind = Distribution::Kind;
+  if (kind == TensorKind::Bool && d.kind != Kind::Bernoulli) {
+    fail("random", "a Bool tensor needs the Bernoulli distribution");
+  }
+  if (d.kind == Kind::Uniform && !(std::isfinite(d.a) && std::isfinite(d.b) && d.a <= d.b)) {
+    fail("random", "uniform bounds [", d.a, ", ", d.b, ") must be finite with low <= high");
+  }
+  if (d.kind == Kind::Normal && !(std::isfinite(d.a) && std::isfinite(d.b) && d.b >= 0)) {
+    fail("random", "normal mean ", d.a, " and std ", d.b, " must be finite with std >= 0");
+  }
+  if (d.kind == Kind::Bernoulli && !(d.a >= 0 && d.a <= 1)) {
+    fail("random", "bernoulli probability ", d.a, " must be in [0, 1]");
+  }
+}
+
+/// How many values arange(start, end, step) has (step != 0).
+int64_t arange_length(int64_t start, int64_t end, int64_t step) {
+  int64_t span = 0;
+  // span / -1 overflows for the one span that has no positive counterpart.
+  if (__builtin_sub_overflow(end, start, &span) ||
+      (span == std::numeric_limits<int64_t>::min() && step == -1)) {
+    fail("arange", "range [", start, ", ", end, ") by step ", step, " has too many elements");
+  }
+  if (span == 0 || (span > 0) != (step > 0)) return 0;
+  return span / step + (span % step != 0 ? 1 : 0);
+}
+
+}  // namespace
+
+TensorHandle full(const Shape& shape, Scalar value, const TensorCreationOptions& options,
+                  TensorKind kind) {
+  return make_full(shape, value, options, kind, "full");
+}
+
+TensorHandle zeros(const Shape& shape, const TensorCreationOptions& options, TensorKind kind) {
+  return make_full(shape, Scalar(0), options, kind, "zeros");
+}
+
+TensorHandle ones(const Shape& shape, const TensorCreationOptions& options, TensorKind kind) {
+  return make_full(shape, Scalar(1), options, kind, "ones");
+}
+
+TensorHandle empty(const Shape& shape, const TensorCreationOptions& options, TensorKind kind) {
+  return make_full(shape, Scalar(0), options, kind, "empty");
+}
+
+TensorHandle from_data(const TensorData& data, const TensorCreationOptions& options,
+                       TensorKind kind) {
+  const Target target = lock_target(options);
+  const DType dtype = from_data_dtype(data, options, kind, target.settings);
+  if (tensor::checked_num_elements(data.shape().dims(), "from_data") == 0) {
+    // Nothing to upload: an empty tensor is made like zeros.
+    return tensor::run_on(ir::Full{data.shape(), dtype, Scalar(0)}, options.device, target.context);
+  }
+  const ir::TensorMeta meta{data.shape(), dtype};
+  backend::BufferPtr buffer = dtype == data.dtype() ? target.context->write(data)
+                                                    : target.context->write(data.convert(dtype));
+  return detail::make_handle(options.device, target.context, meta, std::move(buffer));
+}
+
+TensorHandle random(const Shape& shape, const Distribution& distribution,
+                    const TensorCreationOptions& options, TensorKind kind) {
+  const Target target = lock_target(options);
+  const DType dtype = resolve_dtype(options, kind, target.settings, "random");
+  tensor::checked_num_elements(shape.dims(), "random");
+  check_distribution(distribution, kind);
+  const ir::Random op{shape, dtype, distribution, target.context->next_random_key()};
+  return tensor::run_on(op, options.device, target.context);
+}
+
+TensorHandle arange(int64_t start, int64_t end, int64_t step,
+                    const TensorCreationOptions& options) {
+  const Target target = lock_target(options);
+  const DType dtype = resolve_dtype(options, TensorKind::Int, target.settings, "arange");
+  if (step == 0) fail("arange", "step 0 (must be non-zero)");
+  const int64_t length = arange_length(start, end, step);
+  if (length > 0) {
+    // start + (length - 1) * step lies between start and end, so it cannot overflow.
+    tensor::check_scalar(Scalar(start), dtype, "arange");
+    tensor::check_scalar(Scalar(start + (length - 1) * step), dtype, "arange");
+  }
+  return tensor::run_on(ir::Arange{start, end, step, dtype}, options.device, target.context);
+}
+
+TensorHandle eye(int64_t n, const TensorCreationOptions& options, TensorKind kind) {
+  const Target target = lock_target(options);
+  const DType dtype = resolve_dtype(options, kind, target.settings, "eye");
+  if (n < 0) fail("eye", "size ", n, " must be >= 0");
+  // Row index i equals column index j exactly on the diagonal: [n, 1] == [n] broadcasts to n x n.
+  const TensorHandle index =
+      tensor::run_on(ir::Arange{0, n, 1, DType::I64}, options.device, target.context);
+  return cast(equal(reshape(index, {n, 1}), index), dtype);
+}
+
+TensorHandle full_like(const TensorHandle& x, Scalar value) {
+  const detail::TensorImpl& impl = tensor::impl_of(x, "full_like");
+  tensor::check_scalar(value, impl.meta.dtype, "full_like");
+  return tensor::run_on(ir::Full{impl.meta.shape, impl.meta.dtype, value}, impl.device,
+                        impl.context);
+}
+
+}  // namespace ember::ops

@@ -1,0 +1,67 @@
+#include "tensor/dispatch.h"
+
+#include <vector>
+
+#include "tensor/check.h"
+#include "tensor/tensor_impl.h"
+
+namespace ember::tensor {
+namespace {
+
+/// Infers op's outputs from the operands, runs it and wraps each output buffer.
+ops::Handles execute(const ir::Op& op, const Device& device,
+                     const std::shared_ptr<detail::DeviceContext>& context,
+                     std::span<const backend::Operand> operands) {
+  std::vector<ir::TensorMeta> metas;
+  metas.reserve(operands.size());
+  for (const backend::Operand& operand : operands)
+    metas.push_back(operand.meta);
+  const std::vector<ir::TensorMeta> outputs = ir::infer(op, metas);
+  const std::vector<backend::BufferPtr> buffers = context->execute(op, operands, outputs);
+  if (buffers.size() != outputs.size()) {
+    // A backend bug, not a user error: report it instead of indexing past the end.
+    throw ExecutionError("[" + ir::name(op) + "] backend returned " +
+                         std::to_string(buffers.size()) + " buffers for " +
+                         std::to_string(outputs.size()) + " outputs");
+  }
+  ops::Handles results;
+  results.reserve(outputs.size());
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    results.push_back(detail::make_handle(device, context, outputs[i], buffers[i]));
+  }
+  return results;
+}
+
+}  // namespace
+
+ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
+  if (inputs.empty()) fail(ir::name(op), "needs at least one input tensor");
+  std::vector<backend::Operand> operands;
+  operands.reserve(inputs.size());
+  for (const TensorHandle& input : inputs) {
+    // impl_of throws for an undefined tensor; the op's name is built only then, since this
+    // loop runs for every op.
+    if (!input.defined()) impl_of(input, ir::name(op));
+  }
+  const detail::TensorImpl& first = *inputs.front().impl();
+  for (const TensorHandle& input : inputs) {
+    const detail::TensorImpl& impl = *input.impl();
+    if (!(impl.device == first.device)) {
+      fail(ir::name(op), "tensors on different devices: ", first.device.name(), " and ",
+           impl.device.name());
+    }
+    operands.push_back(impl.operand());
+  }
+  return execute(op, first.device, first.context, operands);
+}
+
+TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs) {
+  return run(op, std::span<const TensorHandle>(inputs.begin(), inputs.size())).front();
+}
+
+TensorHandle run_on(const ir::Op& op, const Device& device,
+                    const std::shared_ptr<detail::DeviceContext>& context) {
+  return execute(op, device, context, {}).front();
+}
+
+}  // namespace ember::tensor

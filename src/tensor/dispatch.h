@@ -1,0 +1,25 @@
+// The one path by which the Tensor API runs an ir op: collect the operands, check that they
+// share one device, infer the outputs' metadata, execute on the device's context and wrap the
+// buffers as tensors.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <span>
+
+#include "core/device_context.h"
+#include "ember/tensor_ops.h"
+#include "ir/ops.h"
+
+namespace ember::tensor {
+
+/// Runs op on inputs (one device, at least one input) and returns its outputs. The outputs take
+/// the first input's Device value, so its autodiff flag propagates.
+ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs);
+/// run for an op with one output.
+TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs);
+/// Runs an op without inputs (a creation op) on device, whose context is context.
+TensorHandle run_on(const ir::Op& op, const Device& device,
+                    const std::shared_ptr<detail::DeviceContext>& context);
+
+}  // namespace ember::tensor

@@ -1,0 +1,268 @@
+// Elementwise ops: unary, binary (with promotion), tensor-scalar, comparisons, masking, cast and
+// clamp.
+#include "ember/tensor_ops.h"
+#include "tensor/check.h"
+#include "tensor/dispatch.h"
+#include "tensor/promote.h"
+
+namespace ember::ops {
+namespace {
+
+using ir::BinaryOp;
+using ir::CompareOp;
+using ir::UnaryOp;
+using tensor::fail;
+using tensor::KindRule;
+
+TensorHandle unary(const TensorHandle& x, UnaryOp op, KindRule rule, std::string_view name) {
+  tensor::require(x, rule, name);
+  return tensor::run_one(ir::Unary{op}, {x});
+}
+
+TensorHandle binary(const TensorHandle& a, const TensorHandle& b, BinaryOp op, KindRule rule,
+                    std::string_view name) {
+  tensor::require(a, rule, name);
+  tensor::require(b, rule, name);
+  auto [lhs, rhs] = tensor::promote(a, b, name);
+  return tensor::run_one(ir::Binary{op}, {lhs, rhs});
+}
+
+/// x op s, or s op x when scalar_lhs; s must be exactly representable in x's dtype.
+TensorHandle binary_scalar(const TensorHandle& x, Scalar s, BinaryOp op, std::string_view name,
+                           bool scalar_lhs = false) {
+  tensor::require(x, KindRule::Numeric, name);
+  tensor::check_scalar(s, x.dtype(), name);
+  return tensor::run_one(ir::BinaryScalar{op, s, scalar_lhs}, {x});
+}
+
+TensorHandle compare(const TensorHandle& a, const TensorHandle& b, CompareOp op,
+                     std::string_view name) {
+  auto [lhs, rhs] = tensor::promote(a, b, name);
+  return tensor::run_one(ir::Compare{op}, {lhs, rhs});
+}
+
+TensorHandle compare_elem(const TensorHandle& x, Scalar s, CompareOp op, std::string_view name) {
+  tensor::require(x, KindRule::Any, name);
+  tensor::check_scalar(s, x.dtype(), name);
+  return tensor::run_one(ir::CompareScalar{op, s}, {x});
+}
+
+/// a < b, exactly for two integer scalars.
+bool scalar_less(const Scalar& a, const Scalar& b) {
+  if (a.kind != Scalar::Kind::Float && b.kind != Scalar::Kind::Float) return a.i < b.i;
+  return a.as_double() < b.as_double();
+}
+
+}  // namespace
+
+TensorHandle neg(const TensorHandle& x) {
+  return unary(x, UnaryOp::Neg, KindRule::Numeric, "neg");
+}
+TensorHandle abs(const TensorHandle& x) {
+  return unary(x, UnaryOp::Abs, KindRule::Numeric, "abs");
+}
+TensorHandle sign(const TensorHandle& x) {
+  return unary(x, UnaryOp::Sign, KindRule::Numeric, "sign");
+}
+TensorHandle exp(const TensorHandle& x) {
+  return unary(x, UnaryOp::Exp, KindRule::Float, "exp");
+}
+TensorHandle log(const TensorHandle& x) {
+  return unary(x, UnaryOp::Log, KindRule::Float, "log");
+}
+TensorHandle log1p(const TensorHandle& x) {
+  return unary(x, UnaryOp::Log1p, KindRule::Float, "log1p");
+}
+TensorHandle sqrt(const TensorHandle& x) {
+  return unary(x, UnaryOp::Sqrt, KindRule::Float, "sqrt");
+}
+TensorHandle sin(const TensorHandle& x) {
+  return unary(x, UnaryOp::Sin, KindRule::Float, "sin");
+}
+TensorHandle cos(const TensorHandle& x) {
+  return unary(x, UnaryOp::Cos, KindRule::Float, "cos");
+}
+TensorHandle tan(const TensorHandle& x) {
+  return unary(x, UnaryOp::Tan, KindRule::Float, "tan");
+}
+TensorHandle tanh(const TensorHandle& x) {
+  return unary(x, UnaryOp::Tanh, KindRule::Float, "tanh");
+}
+TensorHandle erf(const TensorHandle& x) {
+  return unary(x, UnaryOp::Erf, KindRule::Float, "erf");
+}
+TensorHandle recip(const TensorHandle& x) {
+  return unary(x, UnaryOp::Recip, KindRule::Float, "recip");
+}
+TensorHandle floor(const TensorHandle& x) {
+  return unary(x, UnaryOp::Floor, KindRule::Float, "floor");
+}
+TensorHandle ceil(const TensorHandle& x) {
+  return unary(x, UnaryOp::Ceil, KindRule::Float, "ceil");
+}
+TensorHandle round(const TensorHandle& x) {
+  return unary(x, UnaryOp::Round, KindRule::Float, "round");
+}
+TensorHandle is_nan(const TensorHandle& x) {
+  return unary(x, UnaryOp::IsNan, KindRule::Float, "is_nan");
+}
+TensorHandle is_inf(const TensorHandle& x) {
+  return unary(x, UnaryOp::IsInf, KindRule::Float, "is_inf");
+}
+TensorHandle bool_not(const TensorHandle& x) {
+  return unary(x, UnaryOp::Not, KindRule::Bool, "bool_not");
+}
+
+TensorHandle add(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Add, KindRule::Numeric, "add");
+}
+TensorHandle sub(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Sub, KindRule::Numeric, "sub");
+}
+TensorHandle mul(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Mul, KindRule::Numeric, "mul");
+}
+TensorHandle div(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Div, KindRule::Numeric, "div");
+}
+TensorHandle remainder(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Rem, KindRule::Numeric, "remainder");
+}
+TensorHandle powf(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Pow, KindRule::Float, "powf");
+}
+TensorHandle maximum(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Maximum, KindRule::Numeric, "maximum");
+}
+TensorHandle minimum(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Minimum, KindRule::Numeric, "minimum");
+}
+TensorHandle bool_and(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::And, KindRule::Bool, "bool_and");
+}
+TensorHandle bool_or(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Or, KindRule::Bool, "bool_or");
+}
+TensorHandle bool_xor(const TensorHandle& a, const TensorHandle& b) {
+  return binary(a, b, BinaryOp::Xor, KindRule::Bool, "bool_xor");
+}
+
+TensorHandle add_scalar(const TensorHandle& x, Scalar s) {
+  return binary_scalar(x, s, BinaryOp::Add, "add_scalar");
+}
+TensorHandle sub_scalar(const TensorHandle& x, Scalar s) {
+  return binary_scalar(x, s, BinaryOp::Sub, "sub_scalar");
+}
+TensorHandle rsub_scalar(const TensorHandle& x, Scalar s) {
+  return binary_scalar(x, s, BinaryOp::Sub, "rsub_scalar", true);
+}
+TensorHandle mul_scalar(const TensorHandle& x, Scalar s) {
+  return binary_scalar(x, s, BinaryOp::Mul, "mul_scalar");
+}
+TensorHandle div_scalar(const TensorHandle& x, Scalar s) {
+  return binary_scalar(x, s, BinaryOp::Div, "div_scalar");
+}
+TensorHandle rdiv_scalar(const TensorHandle& x, Scalar s) {
+  return binary_scalar(x, s, BinaryOp::Div, "rdiv_scalar", true);
+}
+TensorHandle remainder_scalar(const TensorHandle& x, Scalar s) {
+  return binary_scalar(x, s, BinaryOp::Rem, "remainder_scalar");
+}
+TensorHandle powf_scalar(const TensorHandle& x, double exponent) {
+  tensor::require(x, KindRule::Float, "powf_scalar");
+  return binary_scalar(x, Scalar(exponent), BinaryOp::Pow, "powf_scalar");
+}
+TensorHandle powi_scalar(const TensorHandle& x, int64_t exponent) {
+  tensor::require(x, KindRule::Numeric, "powi_scalar");
+  if (is_int(x.dtype()) && exponent < 0) {
+    fail("powi_scalar", "negative exponent ", exponent, " with an Int tensor (", x.dtype(), ")");
+  }
+  return binary_scalar(x, Scalar(exponent), BinaryOp::Pow, "powi_scalar");
+}
+
+TensorHandle clamp(const TensorHandle& x, Scalar min, Scalar max) {
+  tensor::require(x, KindRule::Numeric, "clamp");
+  if (scalar_less(max, min)) {
+    fail("clamp", "min ", min, " > max ", max);
+  }
+  tensor::check_scalar(max, x.dtype(), "clamp");
+  return clamp_max(binary_scalar(x, min, BinaryOp::Maximum, "clamp"), max);
+}
+TensorHandle clamp_min(const TensorHandle& x, Scalar min) {
+  return binary_scalar(x, min, BinaryOp::Maximum, "clamp_min");
+}
+TensorHandle clamp_max(const TensorHandle& x, Scalar max) {
+  return binary_scalar(x, max, BinaryOp::Minimum, "clamp_max");
+}
+
+TensorHandle equal(const TensorHandle& a, const TensorHandle& b) {
+  return compare(a, b, CompareOp::Equal, "equal");
+}
+TensorHandle not_equal(const TensorHandle& a, const TensorHandle& b) {
+  return compare(a, b, CompareOp::NotEqual, "not_equal");
+}
+TensorHandle greater(const TensorHandle& a, const TensorHandle& b) {
+  return compare(a, b, CompareOp::Greater, "greater");
+}
+TensorHandle greater_equal(const TensorHandle& a, const TensorHandle& b) {
+  return compare(a, b, CompareOp::GreaterEqual, "greater_equal");
+}
+TensorHandle lower(const TensorHandle& a, const TensorHandle& b) {
+  return compare(a, b, CompareOp::Lower, "lower");
+}
+TensorHandle lower_equal(const TensorHandle& a, const TensorHandle& b) {
+  return compare(a, b, CompareOp::LowerEqual, "lower_equal");
+}
+TensorHandle equal_elem(const TensorHandle& x, Scalar s) {
+  return compare_elem(x, s, CompareOp::Equal, "equal_elem");
+}
+TensorHandle not_equal_elem(const TensorHandle& x, Scalar s) {
+  return compare_elem(x, s, CompareOp::NotEqual, "not_equal_elem");
+}
+TensorHandle greater_elem(const TensorHandle& x, Scalar s) {
+  return compare_elem(x, s, CompareOp::Greater, "greater_elem");
+}
+TensorHandle greater_equal_elem(const TensorHandle& x, Scalar s) {
+  return compare_elem(x, s, CompareOp::GreaterEqual, "greater_equal_elem");
+}
+TensorHandle lower_elem(const TensorHandle& x, Scalar s) {
+  return compare_elem(x, s, CompareOp::Lower, "lower_elem");
+}
+TensorHandle lower_equal_elem(const TensorHandle& x, Scalar s) {
+  return compare_elem(x, s, CompareOp::LowerEqual, "lower_equal_elem");
+}
+
+TensorHandle mask_where(const TensorHandle& x, const TensorHandle& mask,
+                        const TensorHandle& value) {
+  tensor::require(mask, KindRule::Bool, "mask_where");
+  tensor::require_same_kind(x, value, "mask_where");
+  // The result is x with entries replaced, so it keeps x's shape and dtype.
+  const Shape& shape = x.shape();
+  if (ir::broadcast_shapes(shape, mask.shape(), "mask_where") != shape ||
+      ir::broadcast_shapes(shape, value.shape(), "mask_where") != shape) {
+    fail("mask_where", "mask ", mask.shape(), " and value ", value.shape(),
+         " must broadcast to x's shape ", shape);
+  }
+  return tensor::run_one(ir::Where{}, {mask, cast(value, x.dtype()), x});
+}
+
+TensorHandle mask_fill(const TensorHandle& x, const TensorHandle& mask, Scalar value) {
+  tensor::require(mask, KindRule::Bool, "mask_fill");
+  tensor::require(x, KindRule::Any, "mask_fill");
+  tensor::check_scalar(value, x.dtype(), "mask_fill");
+  return tensor::run_one(ir::MaskFill{value}, {x, mask});
+}
+
+TensorHandle where(const TensorHandle& cond, const TensorHandle& a, const TensorHandle& b) {
+  tensor::require(cond, KindRule::Bool, "where");
+  auto [lhs, rhs] = tensor::promote(a, b, "where");
+  return tensor::run_one(ir::Where{}, {cond, lhs, rhs});
+}
+
+TensorHandle cast(const TensorHandle& x, DType dtype) {
+  tensor::require(x, KindRule::Any, "cast");
+  if (x.dtype() == dtype) return x;
+  return tensor::run_one(ir::Cast{dtype}, {x});
+}
+
+}  // namespace ember::ops

@@ -1,0 +1,27 @@
+#include "tensor/promote.h"
+
+#include "tensor/check.h"
+
+namespace ember::tensor {
+
+ops::Handles promote(const ops::Handles& xs, std::string_view op) {
+  if (xs.empty()) return {};
+  DType common = tensor_dtype(xs.front(), op);
+  for (const TensorHandle& x : xs) {
+    require_same_kind(xs.front(), x, op);
+    common = promote_types(common, x.dtype());
+  }
+  ops::Handles promoted;
+  promoted.reserve(xs.size());
+  for (const TensorHandle& x : xs)
+    promoted.push_back(ops::cast(x, common));
+  return promoted;
+}
+
+std::pair<TensorHandle, TensorHandle> promote(const TensorHandle& a, const TensorHandle& b,
+                                              std::string_view op) {
+  ops::Handles both = promote(ops::Handles{a, b}, op);
+  return {std::move(both[0]), std::move(both[1])};
+}
+
+}  // namespace ember::tensor
