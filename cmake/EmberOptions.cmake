@@ -3,6 +3,7 @@
 option(EMBER_BUILD_TESTS "Build the test suite" ON)
 option(EMBER_BUILD_TOOLS "Build the ember command" ON)
 option(EMBER_BUILD_EXAMPLES "Build the examples" ON)
+option(EMBER_BUILD_BENCH "Build the benchmarks" ON)
 option(EMBER_WERROR "Treat warnings in ember's code as errors" ON)
 option(EMBER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 

@@ -1,6 +1,8 @@
 // Umbrella header: the whole public API of ember.
 #pragma once
 
+#include "ember/activation.h"      // IWYU pragma: export
+#include "ember/autodiff.h"        // IWYU pragma: export
 #include "ember/device.h"          // IWYU pragma: export
 #include "ember/devices.h"         // IWYU pragma: export
 #include "ember/distribution.h"    // IWYU pragma: export

@@ -8,10 +8,12 @@
 #include <concepts>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <ostream>
 #include <utility>
 #include <vector>
 
+#include "ember/autodiff.h"
 #include "ember/tensor_ops.h"
 
 namespace ember {
@@ -135,6 +137,28 @@ class Tensor {
   Tensor<D, Float> to_float() const { return Tensor<D, Float>(cast_to(TensorKind::Float)); }
   Tensor<D, Int> to_int() const { return Tensor<D, Int>(cast_to(TensorKind::Int)); }
   Tensor<D, Bool> to_bool() const { return Tensor<D, Bool>(cast_to(TensorKind::Bool)); }
+
+  // ---- autodiff ----------------------------------------------------------------------------
+  /// This tensor as a leaf that requires grad (its device must have autodiff on).
+  Tensor require_grad() const requires std::same_as<K, Float> {
+    return wrap(ops::require_grad(h_));
+  }
+  Tensor set_require_grad(bool on) const requires std::same_as<K, Float> {
+    return wrap(ops::set_require_grad(h_, on));
+  }
+  bool is_require_grad() const { return ops::is_require_grad(h_); }
+  /// The same values cut from the graph.
+  Tensor detach() const { return wrap(ops::detach(h_)); }
+  /// Backpropagates from this tensor (seeded with ones) and releases its graph.
+  Gradients backward() const requires std::same_as<K, Float> { return ops::backward(h_); }
+  /// This leaf's gradient in grads, if one reached it.
+  std::optional<Tensor> grad(const Gradients& grads) const { return wrap_optional(grads.get(h_)); }
+  /// Removes and returns this leaf's gradient.
+  std::optional<Tensor> grad_remove(Gradients& grads) const {
+    return wrap_optional(grads.remove(h_));
+  }
+  /// Replaces this leaf's gradient.
+  void grad_replace(Gradients& grads, const Tensor& grad) const { grads.replace(h_, grad.h_); }
 
   // ---- arithmetic (Float and Int) -------------------------------------------------------------
   Tensor add(const Tensor& o) const requires Numeric<K> { return wrap(ops::add(h_, o.h_)); }
@@ -393,6 +417,10 @@ class Tensor {
     return out;
   }
   TensorHandle cast_to(TensorKind kind) const;
+  static std::optional<Tensor> wrap_optional(std::optional<TensorHandle> h) {
+    if (!h) return std::nullopt;
+    return wrap(std::move(*h));
+  }
 
   TensorHandle h_;
 };

@@ -82,9 +82,13 @@ class TensorData {
   DType dtype_ = DType::F32;
 };
 
-/// Prints "TensorData { shape: [2, 3], dtype: f32, values: [[1, 2, 3], [4, 5, 6]] }"; past 1000
-/// elements each dim longer than 6 shows its first and last 3 entries around "...", as NumPy.
+/// Prints "TensorData { shape: [2, 3], dtype: f32, values: [[1, 2, 3], [4, 5, 6]] }", the values
+/// as print_values writes them.
 std::ostream& operator<<(std::ostream& os, const TensorData& d);
+/// Prints data's values alone, nested one bracket level per dim: "[[1, 2, 3], [4, 5, 6]]" (bools
+/// as true / false, floats in their shortest exact decimal). Past 1000 elements each dim longer
+/// than 6 shows its first and last 3 entries around "...", as NumPy.
+void print_values(std::ostream& os, const TensorData& data);
 
 namespace detail {
 /// Converts one element between any two ember element types, correctly rounded: int→int wraps

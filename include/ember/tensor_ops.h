@@ -12,6 +12,7 @@
 //   Int tensor a float scalar must be integral (x + 2.0 is fine, x + 2.5 throws "[add_scalar]
 //   float scalar 2.5 with an Int tensor (i64)") and within the dtype's range (300 with i8
 //   throws); a Bool tensor takes only 0, 1, true or false. A float dtype takes any scalar.
+//   Comparisons with a scalar (equal_elem ...) take any scalar: see there.
 // - Tensors have rank >= 1: creation and reshape refuse rank 0.
 // - A result takes the Device value of the op's first tensor input, autodiff flag included.
 #pragma once
@@ -117,6 +118,9 @@ TensorHandle greater(const TensorHandle& a, const TensorHandle& b);
 TensorHandle greater_equal(const TensorHandle& a, const TensorHandle& b);
 TensorHandle lower(const TensorHandle& a, const TensorHandle& b);
 TensorHandle lower_equal(const TensorHandle& a, const TensorHandle& b);
+/// x op s for any scalar s, even one x's dtype cannot hold: an Int or Bool tensor compares
+/// exactly (a u8 is always greater than -1, 2 is lower than 2.5, true equals 1 and not 2); a
+/// Float tensor compares with s rounded to its dtype (f32 0.1 equals the scalar 0.1).
 TensorHandle equal_elem(const TensorHandle& x, Scalar s);
 TensorHandle not_equal_elem(const TensorHandle& x, Scalar s);
 TensorHandle greater_elem(const TensorHandle& x, Scalar s);
@@ -227,6 +231,46 @@ TensorHandle cummin(const TensorHandle& x, int64_t dim);
 /// Int x of values in [0, num_classes) → x's shape + [num_classes], of kind. Reads x's values to
 /// check them: one outside the range is an InvalidArgument.
 TensorHandle one_hot(const TensorHandle& x, int64_t num_classes, TensorKind kind);
+
+// ---- activations -----------------------------------------------------------------------------
+// Float tensors only; the result has x's shape and dtype unless said otherwise. Formulas and
+// parameters are PyTorch's (torch.nn.functional), computed in numerically stable forms.
+TensorHandle relu(const TensorHandle& x);
+/// x for x > 0, else negative_slope * x.
+TensorHandle leaky_relu(const TensorHandle& x, double negative_slope = 0.01);
+/// x for x >= 0, else weight * x, with weight (rank 1, Float) of 1 element or one per channel
+/// (x's dim 1; rank-1 x has one channel), broadcast along dim 1 and cast to x's dtype.
+TensorHandle prelu(const TensorHandle& x, const TensorHandle& weight);
+/// x * Phi(x), Phi the standard normal CDF (exact, with erf).
+TensorHandle gelu(const TensorHandle& x);
+/// GELU's tanh approximation: x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))).
+TensorHandle gelu_tanh(const TensorHandle& x);
+TensorHandle sigmoid(const TensorHandle& x);
+/// log(sigmoid(x)) = -softplus(-x).
+TensorHandle log_sigmoid(const TensorHandle& x);
+/// x * sigmoid(x).
+TensorHandle silu(const TensorHandle& x);
+/// log(1 + exp(beta x)) / beta, and x where beta x > 20. beta must be finite and non-zero.
+TensorHandle softplus(const TensorHandle& x, double beta = 1.0);
+/// x * tanh(softplus(x)).
+TensorHandle mish(const TensorHandle& x);
+/// x for x > 0, else alpha * (exp(x) - 1).
+TensorHandle elu(const TensorHandle& x, double alpha = 1.0);
+/// scale * elu(x, alpha) with PyTorch's fixed alpha and scale.
+TensorHandle selu(const TensorHandle& x);
+/// x for x > 0, else alpha * (exp(x / alpha) - 1); alpha must be non-zero.
+TensorHandle celu(const TensorHandle& x, double alpha = 1.0);
+/// relu6(x + 3) / 6.
+TensorHandle hard_sigmoid(const TensorHandle& x);
+/// x * relu6(x + 3) / 6.
+TensorHandle hard_swish(const TensorHandle& x);
+/// a * sigmoid(b), a and b the two halves of x along dim (whose size must be even); the result
+/// has half of x's size along dim.
+TensorHandle glu(const TensorHandle& x, int64_t dim);
+/// exp(x) / sum(exp(x)) along dim, computed with the maximum subtracted.
+TensorHandle softmax(const TensorHandle& x, int64_t dim);
+/// x - max - log(sum(exp(x - max))) along dim.
+TensorHandle log_softmax(const TensorHandle& x, int64_t dim);
 
 // ---- devices and data -------------------------------------------------------------------------
 /// The same values and dtype on device (with device's autodiff flag), copied through the host.

@@ -45,24 +45,25 @@ struct BackendEntry {
   Kind kind;
   std::string_view name;
   std::string_view option;
+  bool implemented;  // ember has this backend's source (its option may be turned on)
   bool compiled;
   Hooks hooks;
 };
 
 // clang-format off
 constexpr BackendEntry kBackends[] = {
-    {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  EMBER_BACKEND_NDARRAY,  kHooks<Kind::NdArray>},
-    {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     EMBER_BACKEND_FLEX,     kHooks<Kind::Flex>},
-    {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      EMBER_BACKEND_CPU,      kHooks<Kind::Cpu>},
-    {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     EMBER_BACKEND_CUDA,     kHooks<Kind::Cuda>},
-    {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     EMBER_BACKEND_ROCM,     kHooks<Kind::Rocm>},
-    {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   EMBER_BACKEND_VULKAN,   kHooks<Kind::Vulkan>},
-    {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     EMBER_BACKEND_WGPU,     kHooks<Kind::Wgpu>},
-    {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    EMBER_BACKEND_METAL,    kHooks<Kind::Metal>},
-    {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   EMBER_BACKEND_WEBGPU,   kHooks<Kind::WebGpu>},
-    {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", EMBER_BACKEND_LIBTORCH, kHooks<Kind::LibTorch>},
-    {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   EMBER_BACKEND_REMOTE,   kHooks<Kind::Remote>},
-    {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  EMBER_BACKEND_CAPTURE,  kHooks<Kind::Capture>},
+    {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  true,  EMBER_BACKEND_NDARRAY,  kHooks<Kind::NdArray>},
+    {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     false, EMBER_BACKEND_FLEX,     kHooks<Kind::Flex>},
+    {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      false, EMBER_BACKEND_CPU,      kHooks<Kind::Cpu>},
+    {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     false, EMBER_BACKEND_CUDA,     kHooks<Kind::Cuda>},
+    {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false, EMBER_BACKEND_ROCM,     kHooks<Kind::Rocm>},
+    {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   false, EMBER_BACKEND_VULKAN,   kHooks<Kind::Vulkan>},
+    {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     false, EMBER_BACKEND_WGPU,     kHooks<Kind::Wgpu>},
+    {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false, EMBER_BACKEND_METAL,    kHooks<Kind::Metal>},
+    {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   false, EMBER_BACKEND_WEBGPU,   kHooks<Kind::WebGpu>},
+    {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", false, EMBER_BACKEND_LIBTORCH, kHooks<Kind::LibTorch>},
+    {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   false, EMBER_BACKEND_REMOTE,   kHooks<Kind::Remote>},
+    {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  false, EMBER_BACKEND_CAPTURE,  kHooks<Kind::Capture>},
 };
 // clang-format on
 
@@ -151,8 +152,9 @@ std::optional<DispatchDevice> first_device(Kind kind) {
   std::string message = "[Device::default_device] ";
   message += any_compiled ? "the compiled-in backends found no device; configure with one of"
                           : "no backend is compiled in; configure with one of";
-  for (Kind kind : kDefaultOrder)
-    message += " -D" + std::string(entry_of(kind).option) + "=ON";
+  for (Kind kind : kDefaultOrder) {
+    if (entry_of(kind).implemented) message += " -D" + std::string(entry_of(kind).option) + "=ON";
+  }
   throw ConfigError(message);
 }
 
@@ -165,6 +167,11 @@ bool is_compiled(Kind kind) {
 void require_compiled(const DispatchDevice& d, const char* factory) {
   const BackendEntry& entry = entry_of(kind_of(d));
   if (entry.compiled) return;
+  if (!entry.implemented) {
+    throw ConfigError("[" + std::string(factory) + "] the " + std::string(entry.name) +
+                      " backend is not implemented yet in this version of ember (its option " +
+                      std::string(entry.option) + " cannot be turned on)");
+  }
   throw ConfigError("[" + std::string(factory) + "] the " + std::string(entry.name) +
                     " backend is not compiled in; configure with -D" + std::string(entry.option) +
                     "=ON");

@@ -187,8 +187,13 @@ void TensorData::check_element_type(DType requested, const char* op) const {
 
 std::ostream& operator<<(std::ostream& os, const TensorData& d) {
   os << "TensorData { shape: " << d.shape() << ", dtype: " << d.dtype() << ", values: ";
-  visit_dtype(d.dtype(), [&]<typename T>() { NestedPrinter<T>(os, d.as<T>(), d.shape()).print(); });
+  print_values(os, d);
   return os << " }";
+}
+
+void print_values(std::ostream& os, const TensorData& data) {
+  visit_dtype(data.dtype(),
+              [&]<typename T>() { NestedPrinter<T>(os, data.as<T>(), data.shape()).print(); });
 }
 
 }  // namespace ember

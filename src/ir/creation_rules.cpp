@@ -53,7 +53,7 @@ Outputs infer_rule(const Full& full, const Op& op, Inputs inputs) {
 Outputs infer_rule(const Arange& arange, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 0);
   check_dtype(op, arange.dtype, kIntDTypes);
-  require(arange.step != 0, op, "step must be nonzero");
+  require(arange.step != 0, op, "step ", arange.step, " must be nonzero");
   const uint64_t length = arange_length(arange);
   require(length <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), op, "range ",
           arange.start, "..", arange.end, " has more elements than int64 can count");
@@ -72,8 +72,9 @@ Outputs infer_rule(const Arange& arange, const Op& op, Inputs inputs) {
 Outputs infer_rule(const Random& random, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 0);
   check_new_shape(op, random.shape);
-  const bool bernoulli = random.distribution.kind == Distribution::Kind::Bernoulli;
-  check_dtype(op, random.dtype, bernoulli ? kAnyDType : kNumericDTypes);
+  // Only Bernoulli draws nothing but 0 and 1, the values a bool holds.
+  require(random.distribution.kind == Distribution::Kind::Bernoulli || !is_bool(random.dtype), op,
+          "dtype ", random.dtype, " needs the Bernoulli distribution");
   check_distribution(op, random.distribution);
   return {{random.shape, random.dtype}};
 }

@@ -14,18 +14,29 @@ constexpr std::array<std::string_view, 19> kUnaryNames = {
 constexpr std::array<std::string_view, 11> kBinaryNames = {
     "add",     "sub",     "mul",      "div",     "remainder", "powf",
     "maximum", "minimum", "bool_and", "bool_or", "bool_xor"};
+// The tensor-scalar forms as the Tensor API names them: maximum and minimum with a scalar are
+// its clamp_min and clamp_max.
+constexpr std::array<std::string_view, 11> kBinaryScalarNames = {
+    "add_scalar",       "sub_scalar",     "mul_scalar",     "div_scalar",
+    "remainder_scalar", "powf_scalar",    "clamp_min",      "clamp_max",
+    "bool_and_scalar",  "bool_or_scalar", "bool_xor_scalar"};
 constexpr std::array<std::string_view, 6> kCompareNames = {
     "equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal"};
 constexpr std::array<std::string_view, 10> kReduceNames = {
     "sum", "mean", "prod", "max", "min", "argmax", "argmin", "var", "any", "all"};
 constexpr std::array<std::string_view, 4> kCumulativeNames = {"cumsum", "cumprod", "cummax",
                                                               "cummin"};
+constexpr std::array<std::string_view, 14> kActivationNames = {
+    "relu",     "leaky_relu", "gelu", "gelu_tanh", "sigmoid", "log_sigmoid",  "silu",
+    "softplus", "mish",       "elu",  "selu",      "celu",    "hard_sigmoid", "hard_swish"};
 
 static_assert(kUnaryNames.size() == static_cast<std::size_t>(UnaryOp::IsInf) + 1);
 static_assert(kBinaryNames.size() == static_cast<std::size_t>(BinaryOp::Xor) + 1);
+static_assert(kBinaryScalarNames.size() == kBinaryNames.size());
 static_assert(kCompareNames.size() == static_cast<std::size_t>(CompareOp::LowerEqual) + 1);
 static_assert(kReduceNames.size() == static_cast<std::size_t>(ReduceOp::All) + 1);
 static_assert(kCumulativeNames.size() == static_cast<std::size_t>(CumulativeOp::Min) + 1);
+static_assert(kActivationNames.size() == static_cast<std::size_t>(ActivationOp::HardSwish) + 1);
 
 /// The name of enumerator e; an op decoded from untrusted bytes may hold a value past the table.
 template <typename Enum, std::size_t N>
@@ -41,12 +52,23 @@ bool has_dim_suffix(const Reduce& reduce) {
          reduce.op != ReduceOp::Var;
 }
 
+bool is_commutative(BinaryOp op) {
+  return op != BinaryOp::Sub && op != BinaryOp::Div && op != BinaryOp::Rem && op != BinaryOp::Pow;
+}
+
+/// The name of the public function that makes o: an integer power is powi_scalar, and value op x
+/// of a non-commutative op takes an "r" (rsub_scalar: value - x), so that an error names the
+/// function the user called.
+std::string binary_scalar_name(const BinaryScalar& o) {
+  const bool integer_power = o.op == BinaryOp::Pow && o.value.kind == Scalar::Kind::Int;
+  const std::string name = integer_power ? "powi_scalar" : lookup(kBinaryScalarNames, o.op);
+  return o.scalar_lhs && !is_commutative(o.op) ? "r" + name : name;
+}
+
 struct Namer {
   std::string operator()(const Unary& o) const { return lookup(kUnaryNames, o.op); }
   std::string operator()(const Binary& o) const { return lookup(kBinaryNames, o.op); }
-  std::string operator()(const BinaryScalar& o) const {
-    return lookup(kBinaryNames, o.op) + "_scalar";
-  }
+  std::string operator()(const BinaryScalar& o) const { return binary_scalar_name(o); }
   std::string operator()(const Compare& o) const { return lookup(kCompareNames, o.op); }
   std::string operator()(const CompareScalar& o) const {
     return lookup(kCompareNames, o.op) + "_elem";
@@ -74,6 +96,8 @@ struct Namer {
   std::string operator()(const Full&) const { return "full"; }
   std::string operator()(const Arange&) const { return "arange"; }
   std::string operator()(const Random&) const { return "random"; }
+  std::string operator()(const Activation& o) const { return lookup(kActivationNames, o.op); }
+  std::string operator()(const Softmax& o) const { return o.log ? "log_softmax" : "softmax"; }
 };
 
 }  // namespace

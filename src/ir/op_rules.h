@@ -41,5 +41,8 @@ Outputs infer_rule(const Cumulative& cumulative, const Op& op, Inputs inputs);
 Outputs infer_rule(const Full& full, const Op& op, Inputs inputs);
 Outputs infer_rule(const Arange& arange, const Op& op, Inputs inputs);
 Outputs infer_rule(const Random& random, const Op& op, Inputs inputs);
+// activation_rules.cpp
+Outputs infer_rule(const Activation& activation, const Op& op, Inputs inputs);
+Outputs infer_rule(const Softmax& softmax, const Op& op, Inputs inputs);
 
 }  // namespace ember::ir::rules

@@ -204,6 +204,37 @@ struct Cumulative {
   int64_t dim;
 };
 
+// ---- neural-network activations ------------------------------------------------------------
+
+enum class ActivationOp : uint8_t {
+  Relu,
+  LeakyRelu,
+  Gelu,
+  GeluTanh,
+  Sigmoid,
+  LogSigmoid,
+  Silu,
+  Softplus,
+  Mish,
+  Elu,
+  Selu,
+  Celu,
+  HardSigmoid,
+  HardSwish,
+};
+/// inputs: (x) float. Output x's meta. alpha: LeakyRelu's negative slope, Elu's and Celu's
+/// alpha; beta: Softplus's beta (linear above beta * x > 20, as PyTorch).
+struct Activation {
+  ActivationOp op;
+  double alpha = 0.0;
+  double beta = 1.0;
+};
+/// inputs: (x) float. Softmax (or log-softmax) along dim, computed stably (max subtracted).
+struct Softmax {
+  int64_t dim;
+  bool log = false;
+};
+
 // ---- creation (no inputs) -----------------------------------------------------------------
 
 /// A tensor of shape filled with value.
@@ -228,10 +259,10 @@ struct Random {
   uint64_t key;
 };
 
-using Op =
-    std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill, Cast, Reduce,
-                 Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign, Cat, Select,
-                 SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange, Random>;
+using Op = std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill, Cast,
+                        Reduce, Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign, Cat,
+                        Select, SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange,
+                        Random, Activation, Softmax>;
 
 /// The op's user-facing name, used in error messages: "add", "exp", "sum_dim", "matmul", ...
 std::string name(const Op& op);

@@ -1,35 +1,11 @@
 #include "tensor/check.h"
 
 #include <cmath>
-#include <limits>
-#include <utility>
 
 #include "ember/tensor.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::tensor {
-namespace {
-
-/// Whether the integer type T holds s (s is an Int, Bool or integral Float scalar).
-template <typename T>
-bool integer_holds(const Scalar& s) {
-  if (s.kind != Scalar::Kind::Float) return std::in_range<T>(s.i);
-  // 2^digits is exactly representable, so the bounds below are exact for every width.
-  const double upper = std::ldexp(1.0, std::numeric_limits<T>::digits);
-  const double lower = std::numeric_limits<T>::is_signed ? -upper : 0.0;
-  return s.f >= lower && s.f < upper;
-}
-
-bool int_dtype_holds(const Scalar& s, DType dtype) {
-  return visit_dtype(dtype, [&]<typename T>() {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-      return integer_holds<T>(s);
-    else
-      return true;
-  });
-}
-
-}  // namespace
 
 std::string kind_phrase(TensorKind kind) {
   std::ostringstream os;
@@ -94,18 +70,18 @@ void require_same_kind(const TensorHandle& a, const TensorHandle& b, std::string
   }
 }
 
-void check_scalar(const Scalar& s, DType dtype, std::string_view op) {
+void check_exact_scalar(const Scalar& s, DType dtype, std::string_view op) {
   if (is_bool(dtype)) {
     if (s.as_double() != 0.0 && s.as_double() != 1.0) {
       fail(op, "scalar ", s, " with a Bool tensor (only 0, 1, true or false)");
     }
     return;
   }
-  if (!is_int(dtype)) return;
-  if (s.kind == Scalar::Kind::Float && !(std::isfinite(s.f) && std::trunc(s.f) == s.f)) {
+  // A non-finite float is left to ir, which says that it does not fit the dtype.
+  if (is_int(dtype) && s.kind == Scalar::Kind::Float && std::isfinite(s.f) &&
+      std::trunc(s.f) != s.f) {
     fail(op, "float scalar ", s, " with an Int tensor (", dtype, ")");
   }
-  if (!int_dtype_holds(s, dtype)) fail(op, "scalar ", s, " out of range for ", dtype);
 }
 
 int64_t checked_mul(int64_t a, int64_t b, std::string_view op) {

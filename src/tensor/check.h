@@ -1,6 +1,7 @@
-// Argument checks shared by the Tensor API: every user-level mistake (a dim out of range, a
-// tensor of the wrong kind, a scalar the dtype cannot hold) becomes an InvalidArgument whose
-// message starts with the op's name in brackets and names the offending value.
+// Argument checks shared by the Tensor API: the user-level mistakes an ir op cannot see (a dim
+// out of range before it is normalized, a tensor of the wrong kind, a scalar the dtype would
+// round) become an InvalidArgument whose message starts with the op's name in brackets and names
+// the offending value. Shape, dtype and range rules of the ops themselves are ir::infer's.
 #pragma once
 
 #include <cstdint>
@@ -46,11 +47,14 @@ enum class KindRule : uint8_t { Float, Int, Bool, Numeric, Any };
 void require(const TensorHandle& x, KindRule rule, std::string_view op);
 void require_same_kind(const TensorHandle& a, const TensorHandle& b, std::string_view op);
 
-/// Checks that dtype holds s exactly: an integral float scalar within range, or an int scalar
-/// within range, for an int dtype; 0, 1, true or false for bool; anything for a float dtype.
 /// The kind with its article, for messages: "a Float", "an Int", "a Bool".
 std::string kind_phrase(TensorKind kind);
-void check_scalar(const Scalar& s, DType dtype, std::string_view op);
+/// Checks that s does not lose its value to rounding in dtype: a finite float scalar for an Int
+/// tensor must be integral (2.5 is refused), a scalar for a Bool tensor must be 0, 1, true or
+/// false. Note: whether s is in dtype's range is ir's rule (check_scalar_fits, run by
+/// ir::infer); ir converts as the backends do (2.5 → 2, 2 → true), so this stricter rule of
+/// the Tensor API is the only one kept here.
+void check_exact_scalar(const Scalar& s, DType dtype, std::string_view op);
 
 /// The element count of dims; InvalidArgument for a negative dim, rank 0 (ember tensors have
 /// rank >= 1) or a count that overflows int64.

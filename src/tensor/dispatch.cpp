@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "autodiff/tape.h"
 #include "tensor/check.h"
 #include "tensor/tensor_impl.h"
 
@@ -52,7 +53,7 @@ ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
     }
     operands.push_back(impl.operand());
   }
-  return execute(op, first.device, first.context, operands);
+  return autodiff::record(op, inputs, execute(op, first.device, first.context, operands));
 }
 
 TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs) {

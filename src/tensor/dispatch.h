@@ -13,8 +13,9 @@
 
 namespace ember::tensor {
 
-/// Runs op on inputs (one device, at least one input) and returns its outputs. The outputs take
-/// the first input's Device value, so its autodiff flag propagates.
+/// Runs op on inputs (one device, at least one input) and returns its outputs, recorded by the
+/// autodiff tape when an input is tracked. Tracked outputs take the tracked input's Device;
+/// untracked ones the first input's.
 ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs);
 /// run for an op with one output.
 TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs);

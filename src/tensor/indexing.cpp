@@ -16,37 +16,41 @@ int64_t indexed_dim(const TensorHandle& x, int64_t dim, const TensorHandle& indi
   return tensor::normalize_dim(dim, tensor::shape_of(x, op).rank(), op);
 }
 
-/// values as x's dtype: an indexed write keeps the dtype of the tensor written into.
-TensorHandle written_values(const TensorHandle& x, const TensorHandle& values,
-                            std::string_view op) {
+/// IndexOp{dim} on (x, indices): a read along dim (select, gather).
+template <typename IndexOp>
+TensorHandle read_along(const TensorHandle& x, int64_t dim, const TensorHandle& indices,
+                        std::string_view op) {
+  return tensor::run_one(IndexOp{indexed_dim(x, dim, indices, op)}, {x, indices});
+}
+
+/// IndexOp{dim, Add} on (x, indices, values): a write along dim (select_assign, scatter), values
+/// cast to x's dtype since an indexed write keeps the dtype of the tensor written into.
+template <typename IndexOp>
+TensorHandle write_along(const TensorHandle& x, int64_t dim, const TensorHandle& indices,
+                         const TensorHandle& values, std::string_view op) {
+  const int64_t d = indexed_dim(x, dim, indices, op);
   tensor::require_same_kind(x, values, op);
-  return cast(values, x.dtype());
+  return tensor::run_one(IndexOp{d, ir::IndexUpdate::Add}, {x, indices, cast(values, x.dtype())});
 }
 
 }  // namespace
 
 TensorHandle select(const TensorHandle& x, int64_t dim, const TensorHandle& indices) {
-  const int64_t d = indexed_dim(x, dim, indices, "select");
-  return tensor::run_one(ir::Select{d}, {x, indices});
+  return read_along<ir::Select>(x, dim, indices, "select");
 }
 
 TensorHandle select_assign(const TensorHandle& x, int64_t dim, const TensorHandle& indices,
                            const TensorHandle& values) {
-  const int64_t d = indexed_dim(x, dim, indices, "select_assign");
-  const TensorHandle v = written_values(x, values, "select_assign");
-  return tensor::run_one(ir::SelectAssign{d, ir::IndexUpdate::Add}, {x, indices, v});
+  return write_along<ir::SelectAssign>(x, dim, indices, values, "select_assign");
 }
 
 TensorHandle gather(const TensorHandle& x, int64_t dim, const TensorHandle& indices) {
-  const int64_t d = indexed_dim(x, dim, indices, "gather");
-  return tensor::run_one(ir::Gather{d}, {x, indices});
+  return read_along<ir::Gather>(x, dim, indices, "gather");
 }
 
 TensorHandle scatter(const TensorHandle& x, int64_t dim, const TensorHandle& indices,
                      const TensorHandle& values) {
-  const int64_t d = indexed_dim(x, dim, indices, "scatter");
-  const TensorHandle v = written_values(x, values, "scatter");
-  return tensor::run_one(ir::Scatter{d, ir::IndexUpdate::Add}, {x, indices, v});
+  return write_along<ir::Scatter>(x, dim, indices, values, "scatter");
 }
 
 }  // namespace ember::ops

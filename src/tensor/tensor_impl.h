@@ -1,12 +1,17 @@
 // TensorImpl: what a TensorHandle points to. Immutable once built; ops make new ones.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "backends/backend.h"
 #include "core/device_context.h"
 #include "ember/device.h"
 #include "ember/tensor_handle.h"
+
+namespace ember::autodiff {
+struct Node;  // src/autodiff/node.h
+}
 
 namespace ember::detail {
 
@@ -17,6 +22,10 @@ struct TensorImpl {
   std::shared_ptr<DeviceContext> context;
   ir::TensorMeta meta;
   backend::BufferPtr buffer;
+  /// The autodiff graph node this tensor is output `output` of; null for a constant (see
+  /// src/autodiff/tape.h). Set only on an autodiff device.
+  std::shared_ptr<autodiff::Node> node = nullptr;
+  uint32_t output = 0;
 
   backend::Operand operand() const { return {buffer, meta}; }
 };
@@ -24,5 +33,9 @@ struct TensorImpl {
 /// Wraps a buffer the device produced.
 TensorHandle make_handle(Device device, std::shared_ptr<DeviceContext> context, ir::TensorMeta meta,
                          backend::BufferPtr buffer);
+/// impl's buffer as output `output` of node (null: a constant) on device
+/// (src/tensor/autodiff_ops.cpp).
+TensorHandle link(const TensorImpl& impl, Device device, std::shared_ptr<autodiff::Node> node,
+                  uint32_t output);
 
 }  // namespace ember::detail

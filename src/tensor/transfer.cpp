@@ -13,6 +13,9 @@ TensorHandle to_device(const TensorHandle& x, const Device& device) {
 
 TensorHandle with_autodiff(const TensorHandle& x, bool autodiff) {
   const detail::TensorImpl& impl = tensor::impl_of(x, "with_autodiff");
+  // Unchanged context keeps the tensor as it is, graph included; switching rebuilds the handle,
+  // so the result is a constant of the new context.
+  if (impl.device.is_autodiff() == autodiff) return x;
   Device device = autodiff ? impl.device.autodiff() : impl.device.without_autodiff();
   return detail::make_handle(std::move(device), impl.context, impl.meta, impl.buffer);
 }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -349,6 +350,15 @@ TEST(TensorData, PrintsEveryKindOfElement) {
             "TensorData { shape: [2], dtype: f16, values: [0.1, 1.5] }");
   EXPECT_EQ(printed(TensorData(std::vector<float>{0.1f, NAN}, Shape({2}), DType::BF16)),
             "TensorData { shape: [2], dtype: bf16, values: [0.1, nan] }");
+}
+
+TEST(TensorData, PrintValuesWritesTheValuesAlone) {
+  std::ostringstream os;
+  print_values(os, TensorData(std::vector<int64_t>{1, -2, 3, 4}, Shape({2, 2})));
+  EXPECT_EQ(os.str(), "[[1, -2], [3, 4]]");
+  std::ostringstream empty;
+  print_values(empty, TensorData::zeros(Shape({0}), DType::Bool));
+  EXPECT_EQ(empty.str(), "[]");
 }
 
 /// 0, 1, 2, ... as i32 in the given shape.

@@ -61,7 +61,7 @@ TEST(DeviceSpec, DefaultIsOverriddenByEmberDevice) {
     // The override is taken: cuda is asked for, and it is not compiled in.
     const std::string message = error_message<ConfigError>([] { Device(); });
     EXPECT_TRUE(contains(message, "[EMBER_DEVICE]"));
-    EXPECT_TRUE(contains(message, "-DEMBER_BACKEND_CUDA=ON"));
+    EXPECT_TRUE(contains(message, "EMBER_BACKEND_CUDA"));
   }
   const ScopedEmberDevice forced("ndarray");
   EXPECT_EQ(Device(), Device::ndarray());
@@ -185,7 +185,7 @@ TEST(DeviceSpec, FromNameChecksThatTheBackendIsCompiledIn) {
   EXPECT_EQ(Device::from_name("ndarray"), Device::ndarray());
   const std::string message = error_message<ConfigError>([] { Device::from_name("cuda:1"); });
   EXPECT_TRUE(contains(message, "[Device::from_name]"));
-  EXPECT_TRUE(contains(message, "-DEMBER_BACKEND_CUDA=ON"));
+  EXPECT_TRUE(contains(message, "EMBER_BACKEND_CUDA"));
 }
 
 TEST(DeviceSpec, DeviceNameIsTheInverseOfFromName) {

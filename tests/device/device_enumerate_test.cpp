@@ -55,7 +55,7 @@ TEST(DeviceSpec, EnumerateRemoteWithoutTheRemoteBackendThrowsConfigError) {
   const RemoteHost host = RemoteHost::tcp("127.0.0.1:1");
   const std::string message = error_message<ConfigError>(
       [&] { Device::enumerate(DeviceType::NdArray | DeviceType::remote(host)); });
-  EXPECT_TRUE(contains(message, "-DEMBER_BACKEND_REMOTE=ON"));
+  EXPECT_TRUE(contains(message, "EMBER_BACKEND_REMOTE"));
   EXPECT_THROW(host.devices(), ConfigError);
 }
 

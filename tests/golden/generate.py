@@ -14,7 +14,9 @@ the table. Values are drawn here (not by the C++ generator) and stored with the 
 outputs. Semantics follow PyTorch where NumPy differs: integer division truncates toward zero,
 remainder takes the divisor's sign, reductions keep the reduced dim and whole reductions have
 shape [1], var is unbiased, sorts are stable, scatter/select_assign add duplicates up,
-torch.chunk (not np.array_split) splits.
+torch.chunk (not np.array_split) splits. Activations follow torch.nn.functional's definitions,
+written here in NumPy (PyTorch is not installed where this runs): exact gelu with math.erf,
+softplus linear where beta * x > 20, PyTorch's selu constants, hardsigmoid = relu6(x + 3) / 6.
 
 File format: {"cases": [case, ...]}, one case per line; a case is {"name", "dtype", "args",
 "inputs": [tensor...], "outputs": [tensor...]} and a tensor is {"dtype", "shape", "data"} with
@@ -226,6 +228,51 @@ def cast_to(x, to):
     if to == "bool":
         return x != 0, to
     return (np.fix(x) if is_int(to) else x), to
+
+
+SELU_ALPHA = 1.6732632423543772
+SELU_SCALE = 1.0507009873554805
+
+
+def softplus(x, beta=1.0):
+    """torch.nn.functional.softplus (threshold 20)."""
+    with np.errstate(over="ignore"):  # the exp overflows only where the linear branch is taken
+        return np.where(beta * x > 20, x, np.log1p(np.exp(beta * x)) / beta)
+
+
+def sigmoid(x):
+    """1 / (1 + exp(-x)), as exp(-log(1 + exp(-x))) so that no exp overflows."""
+    return np.exp(-np.logaddexp(0.0, -x))
+
+
+def elu(x, alpha):
+    """The exp is taken of min(x, 0) only: the positive side is x itself."""
+    return np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0.0)))
+
+
+def relu6(x):
+    return np.clip(x, 0.0, 6.0)
+
+
+def softmax(x, dim):
+    e = np.exp(x - np.max(x, axis=dim, keepdims=True))
+    return e / np.sum(e, axis=dim, keepdims=True)
+
+
+def log_softmax(x, dim):
+    shifted = x - np.max(x, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+def prelu(x, weight):
+    """weight along dim 1 (one slope per channel, or one for all)."""
+    slope = weight.reshape((1, -1) + (1,) * (x.ndim - 2))
+    return np.where(x >= 0, x, slope * x)
+
+
+def glu(x, dim):
+    a, b = np.split(x, 2, axis=dim)
+    return a * sigmoid(b)
 
 
 # ---- the cases, in op-table order ---------------------------------------------------------
@@ -462,6 +509,46 @@ def sort_cases():
          {"num_classes": 4, "kind": "float"})
 
 
+def activation_cases():
+    dtypes = FLOAT + HALF
+    wide, past_three = {"lo": -25.0, "hi": 25.0}, {"lo": -5.0, "hi": 5.0}
+
+    def activation(name, fn, values=None, args=None):
+        case(name, dtypes, [In(**(values or {}))], lambda x, args, dtype: fn(x, args), args)
+
+    erf = np.vectorize(math.erf)
+    k = math.sqrt(2.0 / math.pi)
+    activation("relu", lambda x, a: np.maximum(x, 0.0))
+    activation("leaky_relu", lambda x, a: np.where(x > 0, x, a["negative_slope"] * x), None,
+               {"negative_slope": 0.2})
+    weight = {"lo": 0.0, "hi": 1.0}
+    case("prelu", dtypes, [In(), In((3,), **weight)], lambda x, w, args, dtype: prelu(x, w))
+    case("prelu/shared", dtypes, [In(), In((1,), **weight)],
+         lambda x, w, args, dtype: prelu(x, w))
+    activation("gelu", lambda x, a: 0.5 * x * (1.0 + erf(x / math.sqrt(2.0))))
+    activation("gelu_tanh", lambda x, a: 0.5 * x * (1.0 + np.tanh(k * (x + 0.044715 * x**3))))
+    activation("sigmoid", lambda x, a: sigmoid(x), wide)
+    activation("log_sigmoid", lambda x, a: -np.logaddexp(0.0, -x), wide)
+    activation("silu", lambda x, a: x * sigmoid(x))
+    activation("softplus", lambda x, a: softplus(x, a["beta"]), wide, {"beta": 1.0})
+    activation("softplus/beta", lambda x, a: softplus(x, a["beta"]), {"lo": -12.0, "hi": 12.0},
+               {"beta": 2.0})
+    activation("mish", lambda x, a: x * np.tanh(softplus(x)))
+    activation("elu", lambda x, a: elu(x, a["alpha"]), None, {"alpha": 0.5})
+    activation("selu", lambda x, a: SELU_SCALE * elu(x, SELU_ALPHA))
+    activation("celu", lambda x, a: np.maximum(x, 0.0) +
+               np.minimum(0.0, a["alpha"] * np.expm1(x / a["alpha"])), None, {"alpha": 2.0})
+    activation("hard_sigmoid", lambda x, a: relu6(x + 3.0) / 6.0, past_three)
+    activation("hard_swish", lambda x, a: x * relu6(x + 3.0) / 6.0, past_three)
+    activation("glu", lambda x, a: glu(x, a["dim"]), None, {"dim": -1})
+    activation("softmax", lambda x, a: softmax(x, a["dim"]), {"lo": -10.0, "hi": 10.0},
+               {"dim": 1})
+    activation("softmax/last", lambda x, a: softmax(x, a["dim"]), None, {"dim": -1})
+    activation("log_softmax", lambda x, a: log_softmax(x, a["dim"]), {"lo": -10.0, "hi": 10.0},
+               {"dim": -1})
+    activation("log_softmax/first", lambda x, a: log_softmax(x, a["dim"]), None, {"dim": 0})
+
+
 # ---- running the cases and writing JSON ---------------------------------------------------
 
 
@@ -514,7 +601,7 @@ def run(name, dtype, inputs, expected, args):
 
 def main():
     for family in (creation_cases, unary_cases, binary_cases, scalar_cases, compare_cases,
-                   reduce_cases, layout_cases, index_cases, sort_cases):
+                   reduce_cases, layout_cases, index_cases, sort_cases, activation_cases):
         family()
     lines = [json.dumps(run(name, dtype, inputs, expected, args), separators=(",", ":"))
              for name, dtypes, inputs, expected, args in CASES for dtype in dtypes]

@@ -50,7 +50,7 @@ TEST(IrArange, HandlesTheWholeInt64Range) {
 }
 
 TEST(IrArange, RejectsBadArguments) {
-  EXPECT_EQ(infer_error(Arange{0, 10, 0, DType::I64}, {}), "[arange] step must be nonzero");
+  EXPECT_EQ(infer_error(Arange{0, 10, 0, DType::I64}, {}), "[arange] step 0 must be nonzero");
   EXPECT_EQ(infer_error(Arange{0, 10, 1, DType::F32}, {}),
             "[arange] expects an int dtype, got f32");
   EXPECT_EQ(infer_error(Arange{0, 300, 1, DType::U8}, {}),
@@ -70,7 +70,7 @@ TEST(IrRandom, GivesShapeAndDtype) {
 
 TEST(IrRandom, RejectsBadArguments) {
   EXPECT_EQ(infer_error(Random{{2}, DType::Bool, Distribution::Default, 7}, {}),
-            "[random] expects a numeric dtype, got bool");
+            "[random] dtype bool needs the Bernoulli distribution");
   EXPECT_EQ(infer_error(Random{{-2}, DType::F32, Distribution::Default, 7}, {}),
             "[random] shape [-2] has negative dim -2");
   EXPECT_EQ(infer_error(Random{{2}, DType::F32, Distribution::bernoulli(1.5), 7}, {}),

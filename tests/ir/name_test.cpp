@@ -20,11 +20,31 @@ TEST(IrName, BinaryOpsAndTheirScalarForms) {
   const std::vector<std::string> expected = {"add",       "sub",     "mul",     "div",
                                              "remainder", "powf",    "maximum", "minimum",
                                              "bool_and",  "bool_or", "bool_xor"};
+  // The scalar forms carry the names of tensor_ops.h: maximum / minimum with a scalar are
+  // clamp_min / clamp_max.
+  const std::vector<std::string> scalar_forms = {
+      "add_scalar",       "sub_scalar",     "mul_scalar",     "div_scalar",
+      "remainder_scalar", "powf_scalar",    "clamp_min",      "clamp_max",
+      "bool_and_scalar",  "bool_or_scalar", "bool_xor_scalar"};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     const auto op = static_cast<BinaryOp>(i);
     EXPECT_EQ(name(Binary{op}), expected[i]);
-    EXPECT_EQ(name(BinaryScalar{op, 1.0}), expected[i] + "_scalar");
+    EXPECT_EQ(name(BinaryScalar{op, 1.0}), scalar_forms[i]);
   }
+}
+
+TEST(IrName, IntegerPowerIsPowiScalar) {
+  EXPECT_EQ(name(BinaryScalar{BinaryOp::Pow, 2}), "powi_scalar");
+  EXPECT_EQ(name(BinaryScalar{BinaryOp::Pow, 2.0}), "powf_scalar");
+}
+
+TEST(IrName, ScalarOnTheLeftOfANonCommutativeOpTakesAnR) {
+  EXPECT_EQ(name(BinaryScalar{BinaryOp::Sub, 1.0, true}), "rsub_scalar");
+  EXPECT_EQ(name(BinaryScalar{BinaryOp::Div, 1.0, true}), "rdiv_scalar");
+  EXPECT_EQ(name(BinaryScalar{BinaryOp::Rem, 1.0, true}), "rremainder_scalar");
+  // value + x is x + value, and value max x is x max value: no r.
+  EXPECT_EQ(name(BinaryScalar{BinaryOp::Add, 1.0, true}), "add_scalar");
+  EXPECT_EQ(name(BinaryScalar{BinaryOp::Maximum, 1.0, true}), "clamp_min");
 }
 
 TEST(IrName, CompareOpsAndTheirElementForms) {

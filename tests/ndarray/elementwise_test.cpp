@@ -57,7 +57,7 @@ TEST(NdArrayElementwise, IntegerDivisionByZeroThrows) {
   // 6 / x with a zero in x: only the data can tell.
   EXPECT_EQ(error_of(ir::BinaryScalar{BinaryOp::Div, Scalar(6), true},
                      {TensorData(std::vector<uint8_t>{3, 0}, {2})}),
-            "[div_scalar] integer division by zero");
+            "[rdiv_scalar] integer division by zero");
 }
 
 TEST(NdArrayElementwise, RemainderTakesTheDivisorsSign) {

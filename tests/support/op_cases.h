@@ -70,5 +70,6 @@ std::vector<OpCase> reduce_cases();
 std::vector<OpCase> layout_cases();
 std::vector<OpCase> index_cases();
 std::vector<OpCase> sort_cases();
+std::vector<OpCase> activation_cases();
 
 }  // namespace ember::test

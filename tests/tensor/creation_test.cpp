@@ -1,4 +1,6 @@
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <set>
 
 #include "tensor_test_util.h"
@@ -112,6 +114,16 @@ TEST(Creation, ArangeWithSteps) {
   const auto i32 = T::arange(0, 3, TensorCreationOptions(device()).with_dtype(DType::I32));
   EXPECT_EQ(i32.dtype(), DType::I32);
   EXPECT_EQ(values<int64_t>(i32), (std::vector<int64_t>{0, 1, 2}));
+}
+
+TEST(Creation, ArangeOverTheWholeInt64Range) {
+  // end - start = 2^64 - 1 overflows int64, yet the range has ceil((2^64 - 1) / 2^62) = 4
+  // values: -2^63, -2^63 + 2^62 = -2^62, 0, 2^62.
+  constexpr int64_t kLow = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kHigh = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kStep = int64_t{1} << 62;
+  EXPECT_EQ(values<int64_t>(Tensor<1, Int>::arange(kLow, kHigh, device(), kStep)),
+            (std::vector<int64_t>{kLow, -kStep, 0, kStep}));
 }
 
 TEST(Creation, EyeOfEveryKind) {

@@ -130,6 +130,15 @@ TEST(Elementwise, Clamp) {
   EXPECT_EQ(values<float>(x.clamp_max(0)), (std::vector<float>{-2, 0, 0}));
 }
 
+TEST(Elementwise, ClampBoundsOutsideTheDtypeNameTheClampSide) {
+  const TensorHandle u8 = handle({0, 255}, Shape{2}, DType::U8);
+  EXPECT_INVALID(ops::clamp_min(u8, -1), "[clamp_min]", "-1", "u8");
+  EXPECT_INVALID(ops::clamp_max(u8, 300), "[clamp_max]", "300", "u8");
+  // clamp is clamp_min then clamp_max; a fractional bound is refused by clamp itself.
+  EXPECT_INVALID(ops::clamp(u8, 0, 300), "[clamp_max]", "300");
+  EXPECT_INVALID(ops::clamp(u8, 0.5, 2), "[clamp]", "0.5");
+}
+
 TEST(Elementwise, Comparisons) {
   const auto a = floats<1>({1, 2, 3}, Shape{3});
   const auto b = floats<1>({3, 2, 1}, Shape{3});
@@ -149,6 +158,23 @@ TEST(Elementwise, Comparisons) {
   EXPECT_EQ(values<bool>(
                 ops::equal(handle({3}, Shape{1}, DType::I32), handle({3}, Shape{1}, DType::I64))),
             std::vector<bool>{true});
+}
+
+TEST(Elementwise, ScalarComparisonsAcceptAnyScalarAndAreExact) {
+  // Values the dtype cannot hold still compare: every u8 lies in [0, 255].
+  const TensorHandle u8 = handle({0, 255}, Shape{2}, DType::U8);
+  EXPECT_EQ(values<bool>(ops::greater_elem(u8, -1)), (std::vector<bool>{true, true}));
+  EXPECT_EQ(values<bool>(ops::lower_elem(u8, 300)), (std::vector<bool>{true, true}));
+  EXPECT_EQ(values<bool>(ops::equal_elem(u8, 256)), (std::vector<bool>{false, false}));
+  // A fractional scalar is not truncated: 1 < 1.5 and 2 > 1.5.
+  const TensorHandle i64 = handle({1, 2}, Shape{2}, DType::I64);
+  EXPECT_EQ(values<bool>(ops::lower_elem(i64, 1.5)), (std::vector<bool>{true, false}));
+  EXPECT_EQ(values<bool>(ops::equal_elem(i64, 1.5)), (std::vector<bool>{false, false}));
+  // A bool is 0 or 1: neither equals 2, only true (1) is greater than 0.5.
+  const auto b = bools<1>({false, true}, Shape{2});
+  EXPECT_EQ(values<bool>(ops::equal_elem(b.handle(), 2)), (std::vector<bool>{false, false}));
+  EXPECT_EQ(values<bool>(ops::greater_elem(b.handle(), 0.5)), (std::vector<bool>{false, true}));
+  EXPECT_EQ(values<bool>(ops::lower_equal_elem(b.handle(), true)), (std::vector<bool>{true, true}));
 }
 
 TEST(Elementwise, MaskWhereMaskFillWhere) {

@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "backends/ndarray/arithmetic.h"
+#include "backends/ndarray/broadcast_map.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
-#include "backends/ndarray/strided_index.h"
 
 namespace ember::ndarray {
 namespace {
@@ -102,21 +102,9 @@ T binary_element(const ir::Op& op, BinaryOp kind, T a, T b) {
 }  // namespace
 
 TensorData run(const ir::Binary& op, Inputs in, Outputs out) {
-  const TensorData& lhs = *in[0];
-  const TensorData& rhs = *in[1];
   const ir::Op whole{op};
-  const std::vector<int64_t> lhs_at = broadcast_offsets(lhs.shape(), out[0].shape);
-  const std::vector<int64_t> rhs_at = broadcast_offsets(rhs.shape(), out[0].shape);
-  TensorData result = zeros_like(out[0]);
-  visit_dtype(lhs.dtype(), [&]<typename T>() {
-    const auto a = lhs.as<T>();
-    const auto b = rhs.as<T>();
-    auto dst = result.as_mut<T>();
-    for (std::size_t i = 0; i < dst.size(); ++i) {
-      dst[i] = binary_element(whole, op.op, a[lhs_at[i]], b[rhs_at[i]]);
-    }
-  });
-  return result;
+  return broadcast_map(*in[0], *in[1], out[0],
+                       [&](auto a, auto b) { return binary_element(whole, op.op, a, b); });
 }
 
 TensorData run(const ir::BinaryScalar& op, Inputs in, Outputs out) {

@@ -3,9 +3,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "backends/ndarray/broadcast_map.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
-#include "backends/ndarray/strided_index.h"
 
 namespace ember::ndarray {
 namespace {
@@ -59,15 +59,15 @@ void compare_each(std::span<const T> x, TensorData& result, F compare) {
 }
 
 /// x op value. A float tensor compares with the value rounded to its dtype (as PyTorch: the
-/// scalar does not promote), so f32 0.1 equals the scalar 0.1. An int tensor compares exactly:
-/// with an int value by value (300 is greater than every u8), with a float value in f64 (2
-/// is lower than 2.5).
+/// scalar does not promote), so f32 0.1 equals the scalar 0.1. An int or bool (0 or 1) tensor
+/// compares exactly: with an int value by value (300 is greater than every u8, true is not
+/// equal to 2), with a float value in f64 (2 is lower than 2.5).
 template <typename T>
 void compare_with_scalar(const ir::CompareScalar& op, std::span<const T> x, TensorData& result) {
   const auto compare_with = [&](auto value) {
     compare_each(x, result, [&](compute_t<T> v) { return compare_values(op.op, v, value); });
   };
-  if constexpr (is_int_v<T>) {
+  if constexpr (is_int_v<T> || is_bool_v<T>) {
     if (op.value.kind == Scalar::Kind::Float) {
       compare_with(op.value.f);
     } else {
@@ -81,20 +81,8 @@ void compare_with_scalar(const ir::CompareScalar& op, std::span<const T> x, Tens
 }  // namespace
 
 TensorData run(const ir::Compare& op, Inputs in, Outputs out) {
-  const TensorData& lhs = *in[0];
-  const TensorData& rhs = *in[1];
-  const std::vector<int64_t> lhs_at = broadcast_offsets(lhs.shape(), out[0].shape);
-  const std::vector<int64_t> rhs_at = broadcast_offsets(rhs.shape(), out[0].shape);
-  TensorData result = zeros_like(out[0]);
-  visit_dtype(lhs.dtype(), [&]<typename T>() {
-    const auto a = lhs.as<T>();
-    const auto b = rhs.as<T>();
-    auto dst = result.as_mut<bool>();
-    for (std::size_t i = 0; i < dst.size(); ++i) {
-      dst[i] = compare_values(op.op, load(a[lhs_at[i]]), load(b[rhs_at[i]]));
-    }
-  });
-  return result;
+  return broadcast_map(*in[0], *in[1], out[0],
+                       [&](auto a, auto b) { return compare_values(op.op, load(a), load(b)); });
 }
 
 TensorData run(const ir::CompareScalar& op, Inputs in, Outputs out) {

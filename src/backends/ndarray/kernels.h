@@ -54,6 +54,9 @@ TensorData run(const ir::Cumulative& op, Inputs in, Outputs out);
 TensorData run(const ir::Full& op, Inputs in, Outputs out);
 TensorData run(const ir::Arange& op, Inputs in, Outputs out);
 TensorData run(const ir::Random& op, Inputs in, Outputs out);
+// activation.cpp
+TensorData run(const ir::Activation& op, Inputs in, Outputs out);
+TensorData run(const ir::Softmax& op, Inputs in, Outputs out);
 
 /// A zero-filled tensor of meta's shape and dtype, for a kernel to fill.
 inline TensorData zeros_like(const ir::TensorMeta& meta) {

@@ -1,0 +1,56 @@
+#include <optional>
+
+#include "autodiff/node.h"
+#include "ember/autodiff.h"
+#include "tensor/check.h"
+#include "tensor/tensor_impl.h"
+
+namespace ember {
+namespace {
+
+/// The id Gradients keys leaf's gradient by; nullopt when leaf is not a leaf that requires grad.
+std::optional<uint64_t> leaf_id(const TensorHandle& leaf) {
+  if (!leaf.defined()) return std::nullopt;
+  const autodiff::Node* node = leaf.impl()->node.get();
+  if (node == nullptr || !node->is_leaf()) return std::nullopt;
+  return node->id;
+}
+
+}  // namespace
+
+std::optional<TensorHandle> Gradients::get(const TensorHandle& leaf) const {
+  const std::optional<uint64_t> id = leaf_id(leaf);
+  if (!id) return std::nullopt;
+  const auto it = grads_.find(*id);
+  if (it == grads_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<TensorHandle> Gradients::remove(const TensorHandle& leaf) {
+  const std::optional<uint64_t> id = leaf_id(leaf);
+  if (!id) return std::nullopt;
+  const auto it = grads_.find(*id);
+  if (it == grads_.end()) return std::nullopt;
+  TensorHandle grad = std::move(it->second);
+  grads_.erase(it);
+  return grad;
+}
+
+void Gradients::replace(const TensorHandle& leaf, const TensorHandle& grad) {
+  const std::optional<uint64_t> id = leaf_id(leaf);
+  if (!id) tensor::fail("grad_replace", "tensor is not a leaf that requires grad");
+  const Shape& grad_shape = tensor::shape_of(grad, "grad_replace");
+  if (grad_shape != leaf.shape()) {
+    tensor::fail("grad_replace", "gradient shape ", grad_shape, " differs from the tensor's ",
+                 leaf.shape());
+  }
+  // A gradient is a constant: a tracked one would tie its graph to these gradients.
+  grads_.insert_or_assign(*id, ops::detach(grad));
+}
+
+void Gradients::accumulate(uint64_t leaf_id, const TensorHandle& grad) {
+  const auto [it, inserted] = grads_.try_emplace(leaf_id, grad);
+  if (!inserted) it->second = ops::add(it->second, grad);
+}
+
+}  // namespace ember

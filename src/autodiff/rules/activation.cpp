@@ -1,0 +1,159 @@
+// Backward rules of the activations and softmax. An activation's gradient is g * f'(x), f'
+// written with ember::ops from the input (activations are memory-bound: under Balanced
+// checkpointing their output is not kept). At kinks the derivative is PyTorch's: relu'(0) = 0,
+// hard_sigmoid' = 0 at ±3, hard_swish'(3) = 1.5. Softmax is compute-bound: its gradient is
+// cheapest from its output, which is kept.
+#include <numbers>
+#include <variant>
+
+#include "autodiff/rules/activation.h"
+#include "autodiff/rules/rule_helpers.h"
+#include "ir/activation_constants.h"
+
+namespace ember::autodiff::rules {
+namespace {
+
+using ir::ActivationOp;
+
+using ir::kGeluTanhCubic;
+using ir::kSeluAlpha;
+using ir::kSeluScale;
+using ir::kSoftplusThreshold;
+
+constexpr double kSqrt2OverPi = std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
+
+/// 1 where x > 0, else negative_side (an expression of x that may overflow where x > 0: the
+/// mask replaces it there).
+TensorHandle one_where_positive(const TensorHandle& x, const TensorHandle& negative_side) {
+  return ops::mask_fill(negative_side, ops::greater_elem(x, 0), 1);
+}
+
+/// a * b + c.
+TensorHandle mul_add(const TensorHandle& a, const TensorHandle& b, const TensorHandle& c) {
+  return ops::add(ops::mul(a, b), c);
+}
+
+/// Phi(x) + x * phi(x), Phi and phi the standard normal CDF and density.
+TensorHandle gelu_derivative(const TensorHandle& x) {
+  const TensorHandle cdf = ops::mul_scalar(
+      ops::add_scalar(ops::erf(ops::mul_scalar(x, std::numbers::sqrt2 / 2)), 1), 0.5);
+  const TensorHandle density = ops::mul_scalar(ops::exp(ops::mul_scalar(ops::mul(x, x), -0.5)),
+                                               std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+  return mul_add(x, density, cdf);
+}
+
+/// With t = tanh(k (x + c x^3)): (1 + t) / 2 + x (1 - t^2) k (1 + 3 c x^2) / 2.
+TensorHandle gelu_tanh_derivative(const TensorHandle& x) {
+  const TensorHandle x2 = ops::mul(x, x);
+  const TensorHandle inner = ops::mul_scalar(
+      ops::mul(x, ops::add_scalar(ops::mul_scalar(x2, kGeluTanhCubic), 1)), kSqrt2OverPi);
+  const TensorHandle t = ops::tanh(inner);
+  const TensorHandle slope =
+      ops::mul_scalar(ops::add_scalar(ops::mul_scalar(x2, 3 * kGeluTanhCubic), 1), kSqrt2OverPi);
+  const TensorHandle sech2 = ops::rsub_scalar(ops::mul(t, t), 1);
+  const TensorHandle half_x = ops::mul_scalar(x, 0.5);
+  return mul_add(ops::mul(half_x, sech2), slope, ops::mul_scalar(ops::add_scalar(t, 1), 0.5));
+}
+
+/// s (1 - s), s = sigmoid(x).
+TensorHandle sigmoid_derivative(const TensorHandle& x) {
+  const TensorHandle s = ops::sigmoid(x);
+  return ops::mul(s, ops::rsub_scalar(s, 1));
+}
+
+/// s (1 + x (1 - s)), s = sigmoid(x).
+TensorHandle silu_derivative(const TensorHandle& x) {
+  const TensorHandle s = ops::sigmoid(x);
+  return ops::mul(s, ops::add_scalar(ops::mul(x, ops::rsub_scalar(s, 1)), 1));
+}
+
+/// sigmoid(beta x), exactly 1 where softplus is linear.
+TensorHandle softplus_derivative(const TensorHandle& x, double beta) {
+  const TensorHandle scaled = ops::mul_scalar(x, beta);
+  return ops::mask_fill(ops::sigmoid(scaled), ops::greater_elem(scaled, kSoftplusThreshold), 1);
+}
+
+/// t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)).
+TensorHandle mish_derivative(const TensorHandle& x) {
+  const TensorHandle t = ops::tanh(ops::softplus(x));
+  const TensorHandle sech2 = ops::rsub_scalar(ops::mul(t, t), 1);
+  return mul_add(ops::mul(x, ops::sigmoid(x)), sech2, t);
+}
+
+/// 1/6 on (-3, 3), 0 elsewhere.
+TensorHandle hard_sigmoid_derivative(const TensorHandle& x) {
+  const TensorHandle inside = ops::bool_and(ops::greater_elem(x, -3), ops::lower_elem(x, 3));
+  return ops::div_scalar(as_weights(inside, x.dtype()), 6);
+}
+
+/// 0 below -3, x / 3 + 1/2 on [-3, 3], 1 above 3.
+TensorHandle hard_swish_derivative(const TensorHandle& x) {
+  const TensorHandle middle = ops::add_scalar(ops::div_scalar(x, 3), 0.5);
+  return ops::mask_fill(ops::mask_fill(middle, ops::lower_elem(x, -3), 0), ops::greater_elem(x, 3),
+                        1);
+}
+
+TensorHandle derivative(const ir::Activation& op, const TensorHandle& x) {
+  switch (op.op) {
+    case ActivationOp::Relu:
+      return as_weights(ops::greater_elem(x, 0), x.dtype());
+    case ActivationOp::LeakyRelu:
+      return one_where_positive(x, ops::full_like(x, op.alpha));
+    case ActivationOp::Gelu:
+      return gelu_derivative(x);
+    case ActivationOp::GeluTanh:
+      return gelu_tanh_derivative(x);
+    case ActivationOp::Sigmoid:
+      return sigmoid_derivative(x);
+    case ActivationOp::LogSigmoid:
+      return ops::sigmoid(ops::neg(x));
+    case ActivationOp::Silu:
+      return silu_derivative(x);
+    case ActivationOp::Softplus:
+      return softplus_derivative(x, op.beta);
+    case ActivationOp::Mish:
+      return mish_derivative(x);
+    case ActivationOp::Elu:
+      return one_where_positive(x, ops::mul_scalar(ops::exp(x), op.alpha));
+    case ActivationOp::Selu:
+      return ops::mul_scalar(one_where_positive(x, ops::mul_scalar(ops::exp(x), kSeluAlpha)),
+                             kSeluScale);
+    case ActivationOp::Celu:
+      return one_where_positive(x, ops::exp(ops::div_scalar(x, op.alpha)));
+    case ActivationOp::HardSigmoid:
+      return hard_sigmoid_derivative(x);
+    case ActivationOp::HardSwish:
+      return hard_swish_derivative(x);
+  }
+  // activation_rule gives no rule for an unknown enumerator, so this is not reached.
+  return ops::full_like(x, 0);
+}
+
+Handles activation_backward(const BackwardArgs& args) {
+  const auto& op = std::get<ir::Activation>(args.op);
+  return {ops::mul(output_grad(args), derivative(op, args.inputs[0]))};
+}
+
+/// softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g); sums along the op's dim.
+Handles softmax_backward(const BackwardArgs& args) {
+  const auto& op = std::get<ir::Softmax>(args.op);
+  const TensorHandle& y = args.outputs[0];
+  const TensorHandle& g = output_grad(args);
+  if (op.log) return {ops::sub(g, ops::mul(ops::exp(y), ops::sum_dim(g, op.dim)))};
+  return {ops::mul(y, ops::sub(g, ops::sum_dim(ops::mul(g, y), op.dim)))};
+}
+
+constexpr BackwardRule kActivation = memory_rule<activation_backward>(Needs::Inputs);
+constexpr BackwardRule kSoftmax = compute_rule<softmax_backward>(Needs::Outputs);
+
+}  // namespace
+
+const BackwardRule* activation_rule(const ir::Activation& op) {
+  return op.op <= ActivationOp::HardSwish ? &kActivation : nullptr;
+}
+
+const BackwardRule* softmax_rule(const ir::Softmax&) {
+  return &kSoftmax;
+}
+
+}  // namespace ember::autodiff::rules
