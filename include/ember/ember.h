@@ -8,6 +8,7 @@
 #include "ember/distribution.h"    // IWYU pragma: export
 #include "ember/dtype.h"           // IWYU pragma: export
 #include "ember/error.h"           // IWYU pragma: export
+#include "ember/module.h"          // IWYU pragma: export
 #include "ember/shape.h"           // IWYU pragma: export
 #include "ember/tensor.h"          // IWYU pragma: export
 #include "ember/tensor_data.h"     // IWYU pragma: export

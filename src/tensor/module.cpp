@@ -1,0 +1,425 @@
+// Neural-network functions (module.h) as composites of public ops: autodiff records the ops they
+// are made of, so they need no backward rule and no kernel. Only the argument checks are theirs.
+#include "ember/module.h"
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "tensor/check.h"
+
+namespace ember::ops {
+namespace {
+
+using module::Reduction;
+using tensor::fail;
+using tensor::KindRule;
+
+int64_t dim_size(const TensorHandle& x, std::size_t dim) {
+  return x.shape()[dim];
+}
+
+/// x's dims as a vector.
+Dims dims_of(const TensorHandle& x) {
+  Dims dims;
+  for (std::size_t i = 0; i < x.rank(); ++i)
+    dims.push_back(dim_size(x, i));
+  return dims;
+}
+
+void require_rank(const TensorHandle& x, std::size_t rank, std::string_view what,
+                  std::string_view op) {
+  if (x.rank() != rank) fail(op, what, ' ', x.shape(), " must have rank ", rank);
+}
+
+/// weight's shape must be shape (for a weight, a bias, running statistics).
+void require_shape(const OptionalHandle& t, const Dims& dims, std::string_view what,
+                   std::string_view op) {
+  if (!t) return;
+  tensor::require(*t, KindRule::Float, op);
+  if (dims_of(*t) != dims) fail(op, what, ' ', t->shape(), " must have shape ", Shape(dims));
+}
+
+/// l reduced as reduction says; Mean and Sum keep every dim with size 1.
+TensorHandle reduce(const TensorHandle& l, Reduction reduction) {
+  if (reduction == Reduction::None) return l;
+  const TensorHandle total = reduction == Reduction::Sum ? sum(l) : mean(l);
+  return reshape(total, Dims(l.rank(), 1));
+}
+
+/// Both Float, of one shape.
+void require_pair(const TensorHandle& input, const TensorHandle& target, std::string_view op) {
+  tensor::require(input, KindRule::Float, op);
+  tensor::require(target, KindRule::Float, op);
+  if (input.shape() != target.shape()) {
+    fail(op, "input ", input.shape(), " and target ", target.shape(), " differ in shape");
+  }
+}
+
+/// x with its trailing normalized_shape dims flattened: [rest, product]; checks they match.
+TensorHandle flatten_trailing(const TensorHandle& x, const Dims& normalized_shape,
+                              std::string_view op) {
+  tensor::require(x, KindRule::Float, op);
+  const std::size_t n = normalized_shape.size();
+  const Dims dims = dims_of(x);
+  const bool fits =
+      n >= 1 && n <= dims.size() &&
+      Dims(dims.end() - static_cast<std::ptrdiff_t>(n), dims.end()) == normalized_shape;
+  if (!fits) {
+    fail(op, "normalized_shape ", Shape(normalized_shape), " must be the last dims of x ",
+         x.shape());
+  }
+  return reshape(x, {-1, tensor::checked_num_elements(normalized_shape, op)});
+}
+
+/// (x - mean) / sqrt(biased var + eps) along dim.
+TensorHandle standardize(const TensorHandle& x, int64_t dim, double eps) {
+  const TensorHandle centered = sub(x, mean_dim(x, dim));
+  return div(centered, sqrt(add_scalar(var(x, dim, 0), eps)));
+}
+
+/// t [C] shaped [1, C, 1, ...] (x's rank) to broadcast along x's channel dim.
+TensorHandle per_channel(const TensorHandle& t, const TensorHandle& x) {
+  Dims dims(x.rank(), 1);
+  dims[1] = dim_size(t, 0);
+  return reshape(cast(t, x.dtype()), dims);
+}
+
+TensorHandle affine(TensorHandle y, const OptionalHandle& weight, const OptionalHandle& bias) {
+  if (weight) y = mul(y, cast(*weight, y.dtype()));
+  if (bias) y = add(y, cast(*bias, y.dtype()));
+  return y;
+}
+
+/// x [N, C, ...] with at least rank 2; returns C.
+int64_t channels_of(const TensorHandle& x, std::string_view op) {
+  tensor::require(x, KindRule::Float, op);
+  if (x.rank() < 2) fail(op, "x ", x.shape(), " must have rank >= 2 ([N, C, ...])");
+  return dim_size(x, 1);
+}
+
+double machine_epsilon(DType dtype) {
+  switch (dtype) {
+    case DType::F16:
+      return 0.0009765625;  // 2^-10
+    case DType::BF16:
+      return 0.0078125;  // 2^-7
+    case DType::F32:
+      return std::numeric_limits<float>::epsilon();
+    default:
+      return std::numeric_limits<double>::epsilon();
+  }
+}
+
+/// Checks log_probs [N, C] and targets Int [N] with values in [0, C) (read back from the device).
+void check_class_targets(const TensorHandle& log_probs, const TensorHandle& targets,
+                         std::string_view op) {
+  tensor::require(log_probs, KindRule::Float, op);
+  tensor::require(targets, KindRule::Int, op);
+  require_rank(log_probs, 2, "input", op);
+  require_rank(targets, 1, "targets", op);
+  if (dim_size(targets, 0) != dim_size(log_probs, 0)) {
+    fail(op, "input ", log_probs.shape(), " and targets ", targets.shape(),
+         " differ in batch size");
+  }
+  const int64_t classes = dim_size(log_probs, 1);
+  for (int64_t t : into_data(targets).to_vector<int64_t>()) {
+    if (t < 0 || t >= classes) fail(op, "target ", t, " is outside [0, ", classes, ")");
+  }
+}
+
+/// weight[t_i] for each target, or nullopt without weights.
+OptionalHandle target_weights(const OptionalHandle& weight, const TensorHandle& targets,
+                              const TensorHandle& log_probs) {
+  if (!weight) return std::nullopt;
+  return cast(select(*weight, 0, targets), log_probs.dtype());
+}
+
+/// Per-sample values reduced, a weighted Mean dividing by the sum of the targets' weights.
+TensorHandle reduce_weighted(const TensorHandle& l, const OptionalHandle& w_t,
+                             Reduction reduction) {
+  if (reduction != Reduction::Mean || !w_t) return reduce(l, reduction);
+  return div(sum(l), sum(*w_t));
+}
+
+/// -weight[t_i] * log_probs[i, t_i] per sample (checked inputs).
+TensorHandle picked_nll(const TensorHandle& log_probs, const TensorHandle& targets,
+                        const OptionalHandle& w_t) {
+  const TensorHandle picked = reshape(gather(log_probs, 1, reshape(targets, {-1, 1})), {-1});
+  return neg(w_t ? mul(picked, *w_t) : picked);
+}
+
+void require_class_weight(const OptionalHandle& weight, int64_t classes, std::string_view op) {
+  require_shape(weight, {classes}, "weight", op);
+}
+
+/// log_probs weighted by the class weights (a [1, C] row), or as they are.
+TensorHandle class_weighted(const TensorHandle& log_probs, const OptionalHandle& weight) {
+  if (!weight) return log_probs;
+  return mul(log_probs, reshape(cast(*weight, log_probs.dtype()), {1, -1}));
+}
+
+TensorHandle cross_entropy_indices(const TensorHandle& logits, const TensorHandle& targets,
+                                   const OptionalHandle& weight, Reduction reduction,
+                                   double smoothing) {
+  check_class_targets(logits, targets, "cross_entropy");
+  require_class_weight(weight, dim_size(logits, 1), "cross_entropy");
+  const TensorHandle log_probs = log_softmax(logits, 1);
+  const OptionalHandle w_t = target_weights(weight, targets, log_probs);
+  const TensorHandle nll = reduce_weighted(picked_nll(log_probs, targets, w_t), w_t, reduction);
+  if (smoothing == 0.0) return nll;
+  const TensorHandle smooth = reshape(neg(sum_dim(class_weighted(log_probs, weight), 1)), {-1});
+  const auto classes = static_cast<double>(dim_size(logits, 1));
+  return add(mul_scalar(nll, 1.0 - smoothing),
+             mul_scalar(reduce_weighted(smooth, w_t, reduction), smoothing / classes));
+}
+
+TensorHandle cross_entropy_probabilities(const TensorHandle& logits, const TensorHandle& targets,
+                                         const OptionalHandle& weight, Reduction reduction,
+                                         double smoothing) {
+  require_pair(logits, targets, "cross_entropy");
+  require_rank(logits, 2, "input", "cross_entropy");
+  const int64_t classes = dim_size(logits, 1);
+  require_class_weight(weight, classes, "cross_entropy");
+  const TensorHandle y =
+      add_scalar(mul_scalar(targets, 1.0 - smoothing), smoothing / static_cast<double>(classes));
+  const TensorHandle weighted = class_weighted(log_softmax(logits, 1), weight);
+  return reduce(reshape(neg(sum_dim(mul(weighted, y), 1)), {-1}), reduction);
+}
+
+/// The [L, S] Bool mask of positions j <= i, with leading size-1 dims up to rank.
+TensorHandle causal_mask(const TensorHandle& q, const TensorHandle& k) {
+  const int64_t l = dim_size(q, q.rank() - 2);
+  const int64_t s = dim_size(k, k.rank() - 2);
+  const TensorCreationOptions on(q.device());
+  const TensorHandle rows = reshape(arange(0, l, 1, on), {l, 1});
+  const TensorHandle cols = reshape(arange(0, s, 1, on), {1, s});
+  return unsqueeze(lower_equal(cols, rows), q.rank());
+}
+
+/// scores with the attention mask applied: -inf where a Bool mask is false, + a Float mask.
+TensorHandle masked_scores(const TensorHandle& scores, const TensorHandle& mask) {
+  tensor::require(mask, KindRule::Any, "scaled_dot_product_attention");
+  if (kind_of(mask.dtype()) == TensorKind::Bool) {
+    return mask_fill(scores, bool_not(mask), -std::numeric_limits<double>::infinity());
+  }
+  if (kind_of(mask.dtype()) != TensorKind::Float) {
+    fail("scaled_dot_product_attention", "mask of dtype ", mask.dtype(), " must be Bool or Float");
+  }
+  return add(scores, cast(mask, scores.dtype()));
+}
+
+void check_attention(const TensorHandle& q, const TensorHandle& k, const TensorHandle& v) {
+  constexpr std::string_view op = "scaled_dot_product_attention";
+  for (const TensorHandle* t : {&q, &k, &v})
+    tensor::require(*t, KindRule::Float, op);
+  const std::size_t r = q.rank();
+  if (r < 2 || k.rank() != r || v.rank() != r) {
+    fail(op, "q ", q.shape(), ", k ", k.shape(), " and v ", v.shape(), " must have one rank >= 2");
+  }
+  if (dim_size(q, r - 1) != dim_size(k, r - 1) || dim_size(k, r - 2) != dim_size(v, r - 2)) {
+    fail(op, "q ", q.shape(), ", k ", k.shape(), ", v ", v.shape(),
+         ": q and k need one last dim, k and v one sequence length");
+  }
+}
+
+}  // namespace
+
+TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const OptionalHandle& bias) {
+  tensor::require(x, KindRule::Float, "linear");
+  tensor::require(weight, KindRule::Float, "linear");
+  require_rank(weight, 2, "weight", "linear");
+  const int64_t in = dim_size(weight, 1);
+  const int64_t out = dim_size(weight, 0);
+  if (dim_size(x, x.rank() - 1) != in) {
+    fail("linear", "x ", x.shape(), " and weight ", weight.shape(), ": last dim ",
+         dim_size(x, x.rank() - 1), " != in_features ", in);
+  }
+  require_shape(bias, {out}, "bias", "linear");
+  Dims out_dims = dims_of(x);
+  out_dims.back() = out;
+  const TensorHandle rows = reshape(x, {-1, in});
+  return reshape(affine(matmul(rows, transpose(cast(weight, x.dtype()))), std::nullopt, bias),
+                 out_dims);
+}
+
+TensorHandle embedding(const TensorHandle& weight, const TensorHandle& indices) {
+  tensor::require(weight, KindRule::Float, "embedding");
+  tensor::require(indices, KindRule::Int, "embedding");
+  require_rank(weight, 2, "weight", "embedding");
+  Dims out_dims = dims_of(indices);
+  out_dims.push_back(dim_size(weight, 1));
+  return reshape(select(weight, 0, reshape(indices, {-1})), out_dims);
+}
+
+TensorHandle layer_norm(const TensorHandle& x, const Dims& normalized_shape,
+                        const OptionalHandle& weight, const OptionalHandle& bias, double eps) {
+  const TensorHandle rows = flatten_trailing(x, normalized_shape, "layer_norm");
+  require_shape(weight, normalized_shape, "weight", "layer_norm");
+  require_shape(bias, normalized_shape, "bias", "layer_norm");
+  return affine(reshape(standardize(rows, 1, eps), dims_of(x)), weight, bias);
+}
+
+TensorHandle rms_norm(const TensorHandle& x, const Dims& normalized_shape,
+                      const OptionalHandle& weight, std::optional<double> eps) {
+  const TensorHandle rows = flatten_trailing(x, normalized_shape, "rms_norm");
+  require_shape(weight, normalized_shape, "weight", "rms_norm");
+  const double e = eps.value_or(machine_epsilon(x.dtype()));
+  const TensorHandle rms = sqrt(add_scalar(mean_dim(mul(rows, rows), 1), e));
+  return affine(reshape(div(rows, rms), dims_of(x)), weight, std::nullopt);
+}
+
+TensorHandle group_norm(const TensorHandle& x, int64_t groups, const OptionalHandle& weight,
+                        const OptionalHandle& bias, double eps) {
+  const int64_t c = channels_of(x, "group_norm");
+  if (groups <= 0 || c % groups != 0) {
+    fail("group_norm", "groups ", groups, " must be positive and divide the ", c, " channels of x ",
+         x.shape());
+  }
+  require_shape(weight, {c}, "weight", "group_norm");
+  require_shape(bias, {c}, "bias", "group_norm");
+  const TensorHandle grouped = reshape(x, {dim_size(x, 0), groups, -1});
+  TensorHandle y = reshape(standardize(grouped, 2, eps), dims_of(x));
+  if (weight) y = mul(y, per_channel(*weight, x));
+  if (bias) y = add(y, per_channel(*bias, x));
+  return y;
+}
+
+BatchNormResult batch_norm(const TensorHandle& x, const OptionalHandle& running_mean,
+                           const OptionalHandle& running_var, const OptionalHandle& weight,
+                           const OptionalHandle& bias, bool training, double momentum, double eps) {
+  const int64_t c = channels_of(x, "batch_norm");
+  require_shape(running_mean, {c}, "running_mean", "batch_norm");
+  require_shape(running_var, {c}, "running_var", "batch_norm");
+  require_shape(weight, {c}, "weight", "batch_norm");
+  require_shape(bias, {c}, "bias", "batch_norm");
+  // [C, everything else]: each channel's values in one row.
+  const TensorHandle rows = reshape(swap_dims(reshape(x, {dim_size(x, 0), c, -1}), 0, 1), {c, -1});
+  BatchNormResult result{TensorHandle(), running_mean, running_var};
+  TensorHandle mean_c;
+  TensorHandle var_c;
+  if (training) {
+    const int64_t n = dim_size(rows, 1);
+    if (n <= 1)
+      fail("batch_norm", "x ", x.shape(), " has ", n, " value per channel; training needs more");
+    mean_c = mean_dim(rows, 1);
+    var_c = var(rows, 1, 0);
+    auto blend = [&](const OptionalHandle& running, const TensorHandle& batch) -> OptionalHandle {
+      if (!running) return std::nullopt;
+      const TensorHandle stat = cast(reshape(detach(batch), {c}), running->dtype());
+      return add(mul_scalar(*running, 1.0 - momentum), mul_scalar(stat, momentum));
+    };
+    result.running_mean = blend(running_mean, mean_c);
+    result.running_var = blend(running_var, var(rows, 1, 1));
+  } else {
+    if (!running_mean || !running_var) {
+      fail("batch_norm", "inference (training false) needs running_mean and running_var");
+    }
+    mean_c = *running_mean;
+    var_c = *running_var;
+  }
+  const TensorHandle centered = sub(x, per_channel(reshape(mean_c, {c}), x));
+  const TensorHandle std_c = sqrt(add_scalar(per_channel(reshape(var_c, {c}), x), eps));
+  TensorHandle y = div(centered, std_c);
+  if (weight) y = mul(y, per_channel(*weight, x));
+  if (bias) y = add(y, per_channel(*bias, x));
+  result.output = y;
+  return result;
+}
+
+TensorHandle dropout(const TensorHandle& x, double p, bool training) {
+  tensor::require(x, KindRule::Float, "dropout");
+  if (!(p >= 0.0 && p < 1.0)) fail("dropout", "p ", p, " is outside [0, 1)");
+  if (!training || p == 0.0) return x;
+  const TensorCreationOptions on = TensorCreationOptions(x.device()).with_dtype(x.dtype());
+  const TensorHandle keep =
+      random(x.shape(), Distribution::bernoulli(1.0 - p), on, TensorKind::Float);
+  return mul(x, mul_scalar(keep, 1.0 / (1.0 - p)));
+}
+
+TensorHandle mse_loss(const TensorHandle& input, const TensorHandle& target, Reduction reduction) {
+  require_pair(input, target, "mse_loss");
+  const TensorHandle d = sub(input, target);
+  return reduce(mul(d, d), reduction);
+}
+
+TensorHandle l1_loss(const TensorHandle& input, const TensorHandle& target, Reduction reduction) {
+  require_pair(input, target, "l1_loss");
+  return reduce(abs(sub(input, target)), reduction);
+}
+
+TensorHandle huber_loss(const TensorHandle& input, const TensorHandle& target, Reduction reduction,
+                        double delta) {
+  require_pair(input, target, "huber_loss");
+  if (!(delta > 0.0)) fail("huber_loss", "delta ", delta, " must be positive");
+  const TensorHandle d = sub(input, target);
+  const TensorHandle ad = abs(d);
+  const TensorHandle quadratic = mul_scalar(mul(d, d), 0.5);
+  const TensorHandle linear_part = mul_scalar(sub_scalar(ad, 0.5 * delta), delta);
+  return reduce(where(lower_equal_elem(ad, delta), quadratic, linear_part), reduction);
+}
+
+TensorHandle binary_cross_entropy_with_logits(const TensorHandle& logits,
+                                              const TensorHandle& target,
+                                              const OptionalHandle& pos_weight,
+                                              Reduction reduction) {
+  constexpr std::string_view op = "binary_cross_entropy_with_logits";
+  require_pair(logits, target, op);
+  // log(1 + exp(-x)) = log1p(exp(-|x|)) + max(-x, 0): exp never overflows.
+  const TensorHandle softplus_neg = add(log1p(exp(neg(abs(logits)))), relu(neg(logits)));
+  TensorHandle scale = softplus_neg;
+  if (pos_weight) {
+    tensor::require(*pos_weight, KindRule::Float, op);
+    const TensorHandle pw = cast(*pos_weight, logits.dtype());
+    scale = mul(add_scalar(mul(sub_scalar(pw, 1.0), target), 1.0), softplus_neg);
+  }
+  return reduce(add(mul(rsub_scalar(target, 1.0), logits), scale), reduction);
+}
+
+TensorHandle nll_loss(const TensorHandle& log_probs, const TensorHandle& targets,
+                      const OptionalHandle& weight, Reduction reduction) {
+  check_class_targets(log_probs, targets, "nll_loss");
+  require_class_weight(weight, dim_size(log_probs, 1), "nll_loss");
+  const OptionalHandle w_t = target_weights(weight, targets, log_probs);
+  return reduce_weighted(picked_nll(log_probs, targets, w_t), w_t, reduction);
+}
+
+TensorHandle cross_entropy(const TensorHandle& logits, const TensorHandle& targets,
+                           const OptionalHandle& weight, Reduction reduction,
+                           double label_smoothing) {
+  if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0)) {
+    fail("cross_entropy", "label_smoothing ", label_smoothing, " is outside [0, 1]");
+  }
+  tensor::require(targets, KindRule::Numeric, "cross_entropy");
+  if (kind_of(targets.dtype()) == TensorKind::Int) {
+    return cross_entropy_indices(logits, targets, weight, reduction, label_smoothing);
+  }
+  return cross_entropy_probabilities(logits, targets, weight, reduction, label_smoothing);
+}
+
+TensorHandle kl_div(const TensorHandle& input, const TensorHandle& target, Reduction reduction) {
+  require_pair(input, target, "kl_div");
+  // target * log(target) taken as 0 where target is 0 (xlogy): log reads 1 there, so neither
+  // the value nor the gradient sees log(0).
+  const TensorHandle safe_target = mask_fill(target, lower_equal_elem(target, 0), 1.0);
+  return reduce(mul(target, sub(log(safe_target), input)), reduction);
+}
+
+TensorHandle scaled_dot_product_attention(const TensorHandle& q, const TensorHandle& k,
+                                          const TensorHandle& v, const OptionalHandle& mask,
+                                          bool is_causal, double dropout_p,
+                                          std::optional<double> scale) {
+  check_attention(q, k, v);
+  if (is_causal && mask) {
+    fail("scaled_dot_product_attention", "is_causal and an explicit mask are exclusive");
+  }
+  const auto e = static_cast<double>(dim_size(q, q.rank() - 1));
+  TensorHandle scores = mul_scalar(matmul(q, transpose(k)), scale.value_or(1.0 / std::sqrt(e)));
+  if (mask) scores = masked_scores(scores, *mask);
+  if (is_causal) scores = masked_scores(scores, causal_mask(q, k));
+  return matmul(dropout(softmax(scores, -1), dropout_p, true), v);
+}
+
+}  // namespace ember::ops
