@@ -20,23 +20,16 @@ std::vector<GradCase> concat(std::initializer_list<std::vector<GradCase>> lists)
   return all;
 }
 
-std::vector<std::string> op_case_names() {
+std::vector<std::string> case_names(const std::vector<GradCase>& cases, bool ops_only) {
   std::vector<std::string> names;
-  for (const GradCase& c : grad_cases()) {
-    if (c.op) names.push_back(c.name);
+  for (const GradCase& c : cases) {
+    if (!ops_only || c.op) names.push_back(c.name);
   }
   return names;
 }
 
-std::vector<std::string> case_names() {
-  std::vector<std::string> names;
-  for (const GradCase& c : grad_cases())
-    names.push_back(c.name);
-  return names;
-}
-
-const GradCase& find_grad_case(std::string_view name) {
-  for (const GradCase& c : grad_cases()) {
+const GradCase& find_case(std::string_view name, const std::vector<GradCase>& cases) {
+  for (const GradCase& c : cases) {
     if (c.name == name) return c;
   }
   throw std::logic_error("[gradcheck] no case " + std::string(name));

@@ -24,7 +24,7 @@ void PrintTo(const DeviceCase& row, std::ostream* os) {
 std::vector<DeviceCase> device_cases() {
   std::vector<DeviceCase> rows;
   for (const Device& device : Device::enumerate(DeviceFilter::all())) {
-    for (const std::string& name : op_case_names())
+    for (const std::string& name : case_names(grad_cases(), true))
       rows.push_back({device, name});
   }
   return rows;
@@ -34,7 +34,7 @@ class DeviceGradients : public ::testing::TestWithParam<DeviceCase> {};
 
 TEST_P(DeviceGradients, MatchNdarray) {
   const auto& [device, name] = GetParam();
-  const GradCase& c = find_grad_case(name);
+  const GradCase& c = find_case(name);
   const DType dtype = device.supports_dtype(DType::F64) ? DType::F64 : DType::F32;
   const TensorData g = output_gradient(c);
   const ops::Handles on_device = rule_vjp(c, device, g, dtype);

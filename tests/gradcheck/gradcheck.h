@@ -51,9 +51,11 @@ std::vector<GradCase> layout_cases();
 std::vector<GradCase> indexing_cases();
 std::vector<GradCase> composite_cases();
 /// The names of the op cases / of all cases, for parameterized tests.
-std::vector<std::string> op_case_names();
-std::vector<std::string> case_names();
-const GradCase& find_grad_case(std::string_view name);
+/// The names of cases (only those of one ir op when ops_only), for parameterized tests.
+std::vector<std::string> case_names(const std::vector<GradCase>& cases = grad_cases(),
+                                    bool ops_only = false);
+/// The case of cases named name; std::logic_error when there is none.
+const GradCase& find_case(std::string_view name, const std::vector<GradCase>& cases = grad_cases());
 
 // ---- inputs (f64 unless said otherwise; random values are seeded by tag) ----------------------
 /// Uniform reals in [lo, hi].
@@ -91,5 +93,10 @@ inline constexpr Tolerance kGradTolerance{1e-6, 1e-7};
 ::testing::AssertionResult grad_matches(const TensorHandle& grad, const TensorData& input,
                                         const TensorData& expected, Tolerance tol,
                                         DType float_dtype = DType::F64);
+
+/// End to end through the public API: c's f64 inputs become require_grad leaves on
+/// Device::ndarray().autodiff(), loss = sum(f(x) * g) with g = output_gradient(c), backward();
+/// success when every leaf's gradient matches numeric_vjp.
+::testing::AssertionResult api_gradient_matches(const GradCase& c);
 
 }  // namespace ember::test

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "autodiff/rule.h"
+#include "ember/autodiff.h"
 #include "gradcheck/gradcheck.h"
 #include "support/op_values.h"
 #include "tensor/dispatch.h"
@@ -121,6 +122,27 @@ ops::Handles rule_vjp(const GradCase& c, const Device& device, const TensorData&
   if (actual.approx_equal(expected, tol, &why)) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << why << "\n  analytic: " << actual << "\n  expected: " << expected;
+}
+
+::testing::AssertionResult api_gradient_matches(const GradCase& c) {
+  const TensorData g = output_gradient(c);
+  const std::vector<std::optional<TensorData>> expected = numeric_vjp(c, g);
+  const Device device = Device::ndarray().autodiff();
+  ops::Handles inputs = upload(c.inputs, device);
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (expected[k]) inputs[k] = ops::require_grad(inputs[k]);
+  }
+  const TensorHandle weights = upload({g}, device).front();
+  const Gradients grads = ops::backward(ops::sum(ops::mul(run_forward(c, inputs), weights)));
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    if (!expected[k]) continue;
+    const std::optional<TensorHandle> grad = grads.get(inputs[k]);
+    if (!grad) return ::testing::AssertionFailure() << "no gradient reached input " << k;
+    ::testing::AssertionResult match =
+        grad_matches(*grad, c.inputs[k], *expected[k], kGradTolerance);
+    if (!match) return match << " (input " << k << ")";
+  }
+  return ::testing::AssertionSuccess();
 }
 
 }  // namespace ember::test

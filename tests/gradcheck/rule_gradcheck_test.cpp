@@ -12,7 +12,7 @@ namespace {
 class RuleGradcheck : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RuleGradcheck, MatchesFiniteDifferences) {
-  const GradCase& c = find_grad_case(GetParam());
+  const GradCase& c = find_case(GetParam());
   const TensorData g = output_gradient(c);
   const std::vector<std::optional<TensorData>> expected = numeric_vjp(c, g);
   const ops::Handles grads = rule_vjp(c, Device::ndarray(), g);
@@ -28,7 +28,7 @@ TEST_P(RuleGradcheck, MatchesFiniteDifferences) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, RuleGradcheck, ::testing::ValuesIn(op_case_names()),
+INSTANTIATE_TEST_SUITE_P(Ops, RuleGradcheck, ::testing::ValuesIn(case_names(grad_cases(), true)),
                          [](const auto& info) { return test_name(info.param); });
 
 }  // namespace

@@ -54,13 +54,13 @@ Bound expected_bound(const ir::Op& op) {
 class RuleBound : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RuleBound, FollowsTheCheckpointingPolicy) {
-  const ir::Op& op = *find_grad_case(GetParam()).op;
+  const ir::Op& op = *find_case(GetParam()).op;
   const autodiff::BackwardRule* rule = backward_rule(op);
   ASSERT_NE(rule, nullptr);
   EXPECT_EQ(rule->bound, expected_bound(op));
 }
 
-INSTANTIATE_TEST_SUITE_P(Ops, RuleBound, ::testing::ValuesIn(op_case_names()),
+INSTANTIATE_TEST_SUITE_P(Ops, RuleBound, ::testing::ValuesIn(case_names(grad_cases(), true)),
                          [](const auto& info) { return test_name(info.param); });
 
 TEST(RuleTable, RulesKeepOnlyWhatTheyNeed) {
