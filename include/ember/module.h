@@ -1,8 +1,9 @@
 // Neural-network functions (torch.nn.functional's names, formulas and defaults) as free functions
 // in ember::module: linear and embedding, the normalizations, dropout, the losses and scaled
-// dot-product attention. Each is a composite of public ops, so autodiff records it and every
-// device runs it with no kernel of its own. The untyped functions (ember::ops, on TensorHandle)
-// come first; the typed wrappers on Tensor<D> follow.
+// dot-product attention; convolution, pooling and resampling come from conv.h, pool.h and
+// interpolate.h, included here. Each function of this file is a composite of public ops, so
+// autodiff records it and every device runs it with no kernel of its own. The untyped functions
+// (ember::ops, on TensorHandle) come first; the typed wrappers on Tensor<D> follow.
 //
 // Losses return the per-element loss for Reduction::None; for Mean and Sum the result keeps
 // every dim with size 1 (a one-element tensor, as ember's reductions keep their dims).
@@ -14,18 +15,13 @@
 #include <optional>
 #include <type_traits>
 
+#include "ember/conv.h"         // IWYU pragma: export
+#include "ember/interpolate.h"  // IWYU pragma: export
+#include "ember/module_common.h"
+#include "ember/pool.h"  // IWYU pragma: export
 #include "ember/tensor.h"
 
-namespace ember::module {
-
-/// How a loss reduces its per-element values.
-enum class Reduction { Mean, Sum, None };
-
-}  // namespace ember::module
-
 namespace ember::ops {
-
-using OptionalHandle = std::optional<TensorHandle>;
 
 /// x [..., in] matmul weight^T (weight [out, in], PyTorch's layout) + bias [out] → [..., out].
 TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const OptionalHandle& bias);
@@ -104,23 +100,6 @@ TensorHandle scaled_dot_product_attention(const TensorHandle& q, const TensorHan
 }  // namespace ember::ops
 
 namespace ember::module {
-
-namespace detail {
-template <std::size_t D, typename K>
-ops::OptionalHandle handle_of(const std::optional<Tensor<D, K>>& t) {
-  if (!t) return std::nullopt;
-  return t->handle();
-}
-template <std::size_t D>
-std::optional<Tensor<D>> tensor_of(const ops::OptionalHandle& h) {
-  if (!h) return std::nullopt;
-  return Tensor<D>(*h);
-}
-template <std::size_t N>
-ops::Dims dims_of(const std::array<int64_t, N>& a) {
-  return ops::Dims(a.begin(), a.end());
-}
-}  // namespace detail
 
 /// x [..., in] times weight [out, in] transposed, plus bias [out].
 template <std::size_t D>

@@ -1,5 +1,6 @@
 // ir::name: the user-facing name of each op, as error messages print it.
 #include <array>
+#include <string>
 #include <string_view>
 
 #include "ir/ops.h"
@@ -29,6 +30,7 @@ constexpr std::array<std::string_view, 4> kCumulativeNames = {"cumsum", "cumprod
 constexpr std::array<std::string_view, 14> kActivationNames = {
     "relu",     "leaky_relu", "gelu", "gelu_tanh", "sigmoid", "log_sigmoid",  "silu",
     "softplus", "mish",       "elu",  "selu",      "celu",    "hard_sigmoid", "hard_swish"};
+constexpr std::array<std::string_view, 2> kPoolNames = {"max", "avg"};
 
 static_assert(kUnaryNames.size() == static_cast<std::size_t>(UnaryOp::IsInf) + 1);
 static_assert(kBinaryNames.size() == static_cast<std::size_t>(BinaryOp::Xor) + 1);
@@ -98,6 +100,30 @@ struct Namer {
   std::string operator()(const Random&) const { return "random"; }
   std::string operator()(const Activation& o) const { return lookup(kActivationNames, o.op); }
   std::string operator()(const Softmax& o) const { return o.log ? "log_softmax" : "softmax"; }
+  std::string operator()(const Conv& o) const {
+    return (o.geometry.transposed ? "conv_transpose" : "conv") + spatial(o.geometry.stride);
+  }
+  std::string operator()(const ConvWeightGrad& o) const {
+    return (*this)(Conv{o.geometry}) + "_weight_backward";
+  }
+  std::string operator()(const Pool& o) const {
+    return lookup(kPoolNames, o.op) + "_pool" + spatial(o.kernel);
+  }
+  std::string operator()(const AdaptivePool& o) const {
+    return "adaptive_" + lookup(kPoolNames, o.op) + "_pool" + spatial(o.output_size);
+  }
+  std::string operator()(const AvgPoolGrad& o) const { return (*this)(o.pool) + "_backward"; }
+  std::string operator()(const AdaptiveAvgPoolGrad& o) const {
+    return (*this)(o.pool) + "_backward";
+  }
+  std::string operator()(const Interpolate&) const { return "interpolate"; }
+  std::string operator()(const InterpolateGrad&) const { return "interpolate_backward"; }
+
+ private:
+  /// "1d", "2d", "3d": the spatial rank of an op with one parameter per spatial dim.
+  static std::string spatial(const std::vector<int64_t>& per_dim) {
+    return std::to_string(per_dim.size()) + "d";
+  }
 };
 
 }  // namespace

@@ -44,5 +44,16 @@ Outputs infer_rule(const Random& random, const Op& op, Inputs inputs);
 // activation_rules.cpp
 Outputs infer_rule(const Activation& activation, const Op& op, Inputs inputs);
 Outputs infer_rule(const Softmax& softmax, const Op& op, Inputs inputs);
+// conv_rules.cpp
+Outputs infer_rule(const Conv& conv, const Op& op, Inputs inputs);
+Outputs infer_rule(const ConvWeightGrad& grad, const Op& op, Inputs inputs);
+// pool_rules.cpp
+Outputs infer_rule(const Pool& pool, const Op& op, Inputs inputs);
+Outputs infer_rule(const AdaptivePool& pool, const Op& op, Inputs inputs);
+Outputs infer_rule(const AvgPoolGrad& grad, const Op& op, Inputs inputs);
+Outputs infer_rule(const AdaptiveAvgPoolGrad& grad, const Op& op, Inputs inputs);
+// interpolate_rules.cpp
+Outputs infer_rule(const Interpolate& interpolate, const Op& op, Inputs inputs);
+Outputs infer_rule(const InterpolateGrad& grad, const Op& op, Inputs inputs);
 
 }  // namespace ember::ir::rules

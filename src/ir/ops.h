@@ -235,6 +235,92 @@ struct Softmax {
   bool log = false;
 };
 
+// ---- spatial: convolution, pooling, resampling ------------------------------------------------
+// x is [N, C, *spatial] with 1 to 3 spatial dims; every per-dim vector below has exactly one entry
+// per spatial dim (the Tensor API expands a single value to all of them).
+
+/// The geometry of a convolution, shared by Conv and ConvWeightGrad.
+struct ConvGeometry {
+  std::vector<int64_t> stride;          ///< >= 1
+  std::vector<int64_t> padding;         ///< >= 0, added on both sides
+  std::vector<int64_t> dilation;        ///< >= 1
+  std::vector<int64_t> output_padding;  ///< transposed only (else zeros): < stride or < dilation
+  int64_t groups = 1;                   ///< >= 1, divides C_in and C_out
+  bool transposed = false;
+  friend bool operator==(const ConvGeometry&, const ConvGeometry&) = default;
+};
+/// inputs: (x, weight) or (x, weight, bias [C_out]), one float dtype. Not transposed: weight
+/// [C_out, C_in / groups, *kernel], out = floor((in + 2p - d (k - 1) - 1) / s) + 1 (>= 1).
+/// Transposed (the gradient of a convolution with respect to its input): weight
+/// [C_in, C_out / groups, *kernel], out = (in - 1) s - 2p + d (k - 1) + output_padding + 1.
+struct Conv {
+  ConvGeometry geometry;
+};
+/// inputs: (x, grad_output) of a Conv with this geometry (transposed or not), one float dtype.
+/// Output: the gradient of that Conv's weight, of shape weight_shape.
+struct ConvWeightGrad {
+  ConvGeometry geometry;
+  Shape weight_shape;
+};
+
+enum class PoolOp : uint8_t { Max, Avg };
+/// inputs: (x). Max: numeric x, outputs (values, indices of index_dtype): each index is the
+/// position of the maximum in x's flattened spatial dims (PyTorch's return_indices; padding
+/// never wins; NaN propagates). Avg: float x, output (values); the divisor is divisor_override
+/// when set, else the window's size clipped to the padded input (count_include_pad) or to the
+/// input. out = floor-or-ceil((in + 2p - d (k - 1) - 1) / s) + 1, where with ceil_mode a
+/// window must start inside the input or its left padding (PyTorch's rule). p <= k / 2.
+struct Pool {
+  PoolOp op;
+  std::vector<int64_t> kernel;    ///< >= 1
+  std::vector<int64_t> stride;    ///< >= 1
+  std::vector<int64_t> padding;   ///< >= 0
+  std::vector<int64_t> dilation;  ///< >= 1 (Avg: all 1)
+  bool ceil_mode = false;
+  bool count_include_pad = true;            ///< Avg only
+  std::optional<int64_t> divisor_override;  ///< Avg only; >= 1
+  DType index_dtype = DType::I64;
+};
+/// inputs: (x). Output cell i of a dim covers input [floor(i in / out), ceil((i + 1) in / out)).
+/// Outputs as Pool: Max (values, indices), Avg (values).
+struct AdaptivePool {
+  PoolOp op;
+  std::vector<int64_t> output_size;  ///< >= 1
+  DType index_dtype = DType::I64;
+};
+/// inputs: (grad_output) of an Avg Pool over an input of input_shape. Output: x's gradient.
+struct AvgPoolGrad {
+  Pool pool;
+  Shape input_shape;
+};
+/// inputs: (grad_output) of an Avg AdaptivePool over an input of input_shape. Output: x's
+/// gradient.
+struct AdaptiveAvgPoolGrad {
+  AdaptivePool pool;
+  Shape input_shape;
+};
+
+enum class InterpolateMode : uint8_t {
+  Nearest,  ///< PyTorch's "nearest": src = floor(dst * in / out)
+  Linear,   ///< linear along every spatial dim (linear, bilinear, trilinear)
+  Cubic,    ///< cubic convolution along every spatial dim, A = -0.75 (bicubic; 2 dims only)
+};
+/// inputs: (x) float. Output [N, C, *size]. Source coordinate of output index i: with
+/// align_corners, i (in - 1) / (out - 1) (0 when out == 1); otherwise (i + 0.5) / scale - 0.5,
+/// clamped at 0 for Linear (Nearest: floor(i / scale)), where scale is scales[d] when given and
+/// out / in otherwise (PyTorch's rule with recompute_scale_factor unset).
+struct Interpolate {
+  InterpolateMode mode;
+  std::vector<int64_t> size;   ///< >= 1
+  bool align_corners = false;  ///< Linear and Cubic only
+  std::vector<double> scales;  ///< empty, or one scale factor > 0 per spatial dim
+};
+/// inputs: (grad_output) of an Interpolate over an input of input_shape. Output: x's gradient.
+struct InterpolateGrad {
+  Interpolate interpolate;
+  Shape input_shape;
+};
+
 // ---- creation (no inputs) -----------------------------------------------------------------
 
 /// A tensor of shape filled with value.
@@ -262,7 +348,8 @@ struct Random {
 using Op = std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill, Cast,
                         Reduce, Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign, Cat,
                         Select, SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange,
-                        Random, Activation, Softmax>;
+                        Random, Activation, Softmax, Conv, ConvWeightGrad, Pool, AdaptivePool,
+                        AvgPoolGrad, AdaptiveAvgPoolGrad, Interpolate, InterpolateGrad>;
 
 /// The op's user-facing name, used in error messages: "add", "exp", "sum_dim", "matmul", ...
 std::string name(const Op& op);

@@ -118,6 +118,22 @@ DType index_dtype(const TensorHandle& x) {
   return to_dtype(impl_of(x, "index_dtype").context->settings().int_dtype);
 }
 
+ops::Dims per_spatial_dim(const ops::Dims& values, std::size_t spatial_dims, std::string_view what,
+                          std::string_view op) {
+  if (values.size() == spatial_dims) return values;
+  if (values.size() == 1) return ops::Dims(spatial_dims, values[0]);
+  fail(op, what, " has ", values.size(), " values; expected 1 or ", spatial_dims,
+       " (one per spatial dim)");
+}
+
+std::size_t spatial_dims_of(const TensorHandle& x, std::string_view op) {
+  const std::size_t rank = shape_of(x, op).rank();
+  if (rank < 3 || rank > 5) {
+    fail(op, "expects x of shape [N, C, *spatial] with 1 to 3 spatial dims, got ", shape_of(x, op));
+  }
+  return rank - 2;
+}
+
 }  // namespace ember::tensor
 
 namespace ember::detail {

@@ -62,6 +62,13 @@ int64_t checked_num_elements(const ops::Dims& dims, std::string_view op);
 /// a * b; InvalidArgument when it overflows int64.
 int64_t checked_mul(int64_t a, int64_t b, std::string_view op);
 
+/// A per-spatial-dim option of a spatial op (conv, pool, interpolate) expanded to spatial_dims
+/// entries: one value stands for every dim. InvalidArgument "[op] what ..." for another count.
+ops::Dims per_spatial_dim(const ops::Dims& values, std::size_t spatial_dims, std::string_view what,
+                          std::string_view op);
+/// The number of spatial dims of x [N, C, *spatial]: 1 to 3, else InvalidArgument naming op.
+std::size_t spatial_dims_of(const TensorHandle& x, std::string_view op);
+
 /// The dtype settings give tensors of kind.
 DType default_dtype(const DeviceSettings& settings, TensorKind kind);
 /// The dtype of index outputs (argmax, sort): the int dtype of x's device.

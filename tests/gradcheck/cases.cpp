@@ -9,7 +9,7 @@ namespace ember::test {
 const std::vector<GradCase>& grad_cases() {
   static const std::vector<GradCase> cases =
       concat({unary_cases(), binary_cases(), reduce_cases(), layout_cases(), indexing_cases(),
-              composite_cases()});
+              composite_cases(), conv_cases(), pool_cases(), interpolate_cases()});
   return cases;
 }
 

@@ -50,6 +50,9 @@ std::vector<GradCase> reduce_cases();
 std::vector<GradCase> layout_cases();
 std::vector<GradCase> indexing_cases();
 std::vector<GradCase> composite_cases();
+std::vector<GradCase> conv_cases();
+std::vector<GradCase> pool_cases();
+std::vector<GradCase> interpolate_cases();
 /// The names of the op cases / of all cases, for parameterized tests.
 /// The names of cases (only those of one ir op when ops_only), for parameterized tests.
 std::vector<std::string> case_names(const std::vector<GradCase>& cases = grad_cases(),

@@ -71,5 +71,8 @@ std::vector<OpCase> layout_cases();
 std::vector<OpCase> index_cases();
 std::vector<OpCase> sort_cases();
 std::vector<OpCase> activation_cases();
+std::vector<OpCase> conv_cases();
+std::vector<OpCase> pool_cases();
+std::vector<OpCase> interpolate_cases();
 
 }  // namespace ember::test

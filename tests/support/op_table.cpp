@@ -18,7 +18,8 @@ const std::vector<OpCase>& op_table() {
   static const std::vector<OpCase> table = [] {
     std::vector<OpCase> all;
     for (auto family : {creation_cases, unary_cases, binary_cases, scalar_cases, compare_cases,
-                        reduce_cases, layout_cases, index_cases, sort_cases, activation_cases}) {
+                        reduce_cases, layout_cases, index_cases, sort_cases, activation_cases,
+                        conv_cases, pool_cases, interpolate_cases}) {
       for (OpCase& c : family())
         all.push_back(std::move(c));
     }

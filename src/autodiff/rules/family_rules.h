@@ -39,6 +39,17 @@ const BackwardRule* rule_for(const ir::Scatter& op);
 const BackwardRule* rule_for(const ir::Sort& op);
 // cumulative.cpp
 const BackwardRule* rule_for(const ir::Cumulative& op);
+// conv.cpp (ConvWeightGrad, a gradient op, has none: first order only)
+const BackwardRule* rule_for(const ir::Conv& op);
+const BackwardRule* rule_for(const ir::ConvWeightGrad& op);
+// pool.cpp (the *Grad ops have none)
+const BackwardRule* rule_for(const ir::Pool& op);
+const BackwardRule* rule_for(const ir::AdaptivePool& op);
+const BackwardRule* rule_for(const ir::AvgPoolGrad& op);
+const BackwardRule* rule_for(const ir::AdaptiveAvgPoolGrad& op);
+// interpolate.cpp (InterpolateGrad has none)
+const BackwardRule* rule_for(const ir::Interpolate& op);
+const BackwardRule* rule_for(const ir::InterpolateGrad& op);
 // registry.cpp: activations (forwarding to activation.h) and the ops without a gradient
 const BackwardRule* rule_for(const ir::Activation& op);
 const BackwardRule* rule_for(const ir::Softmax& op);

@@ -57,6 +57,17 @@ TensorData run(const ir::Random& op, Inputs in, Outputs out);
 // activation.cpp
 TensorData run(const ir::Activation& op, Inputs in, Outputs out);
 TensorData run(const ir::Softmax& op, Inputs in, Outputs out);
+// conv.cpp
+TensorData run(const ir::Conv& op, Inputs in, Outputs out);
+TensorData run(const ir::ConvWeightGrad& op, Inputs in, Outputs out);
+// pool.cpp
+std::vector<TensorData> run(const ir::Pool& op, Inputs in, Outputs out);
+std::vector<TensorData> run(const ir::AdaptivePool& op, Inputs in, Outputs out);
+TensorData run(const ir::AvgPoolGrad& op, Inputs in, Outputs out);
+TensorData run(const ir::AdaptiveAvgPoolGrad& op, Inputs in, Outputs out);
+// interpolate.cpp
+TensorData run(const ir::Interpolate& op, Inputs in, Outputs out);
+TensorData run(const ir::InterpolateGrad& op, Inputs in, Outputs out);
 
 /// A zero-filled tensor of meta's shape and dtype, for a kernel to fill.
 inline TensorData zeros_like(const ir::TensorMeta& meta) {
