@@ -18,10 +18,11 @@ enum class InterpolateMode { Nearest, Linear, Bilinear, Trilinear, Bicubic };
 
 /// Exactly one of size and scale_factor is set.
 struct InterpolateOptions {
-  std::optional<ops::Dims> size;  ///< output spatial size: one for all dims, or one per dim
+  std::optional<ops::Dims> size =
+      std::nullopt;  ///< output spatial size: one for all dims, or one per dim
   /// > 0: output size floor(in * scale), and the scale is used to map coordinates (PyTorch's
   /// rule with recompute_scale_factor unset). One for all dims, or one per dim.
-  std::optional<std::vector<double>> scale_factor;
+  std::optional<std::vector<double>> scale_factor = std::nullopt;
   InterpolateMode mode = InterpolateMode::Nearest;
   /// Linear modes and Bicubic only: corners of input and output align (PyTorch's flag).
   bool align_corners = false;

@@ -73,21 +73,29 @@ TensorHandle binary_cross_entropy_with_logits(const TensorHandle& logits,
                                               const TensorHandle& target,
                                               const OptionalHandle& pos_weight,
                                               module::Reduction reduction);
-/// -weight[t_i] * log_probs[i, t_i] for log_probs [N, C] and Int targets [N] in [0, C); Mean is
-/// the sum divided by the sum of weight[t_i] (N without weights).
+/// -weight[t_i] * log_probs[i, t_i] for log_probs [N, C] and Int targets [N] in [0, C), or
+/// log_probs [N, C, d1, ...] and targets [N, d1, ...] (one loss per position, shaped as
+/// targets). A target equal to ignore_index contributes 0 and is left out of Mean's divisor;
+/// any other target outside [0, C) is an InvalidArgument. Mean is the sum divided by the sum of
+/// weight[t_i] over the samples kept (their count without weights).
 TensorHandle nll_loss(const TensorHandle& log_probs, const TensorHandle& targets,
-                      const OptionalHandle& weight, module::Reduction reduction);
-/// From logits [N, C]. Int targets [N]: (1 - s) * nll_loss(log_softmax) + s / C * the smoothing
-/// term -sum_c weight_c log_probs[i, c], both reduced as nll_loss. Float targets [N, C]
-/// (probabilities): -sum_c weight_c y'_ic log_probs[i, c], y' = (1 - s) y + s / C, Mean divides
-/// by N. s = label_smoothing in [0, 1].
+                      const OptionalHandle& weight, module::Reduction reduction,
+                      int64_t ignore_index = -100);
+/// From logits [N, C] (or [N, C, d1, ...], as nll_loss). Int targets [N] (or [N, d1, ...]):
+/// (1 - s) * nll_loss(log_softmax, ignore_index) + s / C * the smoothing term
+/// -sum_c weight_c log_probs[i, c] (0 for ignored samples), both reduced as nll_loss. Float
+/// targets of logits' shape (probabilities): -sum_c weight_c y'_ic log_probs[i, c],
+/// y' = (1 - s) y + s / C, Mean divides by the number of samples; ignore_index is unused.
+/// s = label_smoothing in [0, 1].
 TensorHandle cross_entropy(const TensorHandle& logits, const TensorHandle& targets,
                            const OptionalHandle& weight, module::Reduction reduction,
-                           double label_smoothing);
-/// target * (log(target) - input) (0 where target is 0) for input log-probabilities; Mean is
-/// over every element (PyTorch's "batchmean" is Sum divided by the batch size).
+                           double label_smoothing, int64_t ignore_index = -100);
+/// target * (log(target) - input) (0 where target is 0) for input log-probabilities, or with
+/// log_target (target given as log-probabilities) exp(target) * (target - input). Mean is over
+/// every element; BatchMean (PyTorch's "batchmean", the KL divergence proper) is the sum divided
+/// by the batch size, input's dim 0.
 TensorHandle kl_div(const TensorHandle& input, const TensorHandle& target,
-                    module::Reduction reduction);
+                    module::Reduction reduction, bool log_target = false);
 /// softmax(q k^T * scale + mask) v for q [..., L, E], k [..., S, E], v [..., S, Ev] (equal
 /// ranks, batch dims broadcast). mask broadcasts to [..., L, S]: Bool (true = attend) or Float
 /// (added). is_causal keeps position j <= i only (no mask allowed with it). dropout_p applies
@@ -188,33 +196,41 @@ Tensor<D> binary_cross_entropy_with_logits(
   return Tensor<D>(ops::binary_cross_entropy_with_logits(logits.handle(), target.handle(),
                                                          detail::handle_of(pos_weight), reduction));
 }
-/// log_probs [N, C], targets [N] → [N] (None) or [1].
-inline Tensor<1> nll_loss(const Tensor<2>& log_probs, const Tensor<1, Int>& targets,
-                          const std::optional<Tensor<1>>& weight = std::nullopt,
-                          Reduction reduction = Reduction::Mean) {
-  return Tensor<1>(
-      ops::nll_loss(log_probs.handle(), targets.handle(), detail::handle_of(weight), reduction));
+/// log_probs [N, C] with targets [N] → [N] (None) or [1]; log_probs [N, C, d1, ...] with targets
+/// [N, d1, ...] → targets' shape (None) or all dims 1. Targets equal to ignore_index count 0.
+template <std::size_t D>
+Tensor<D> nll_loss(const Tensor<D + 1>& log_probs, const Tensor<D, Int>& targets,
+                   const std::optional<Tensor<1>>& weight = std::nullopt,
+                   Reduction reduction = Reduction::Mean, int64_t ignore_index = -100) {
+  return Tensor<D>(ops::nll_loss(log_probs.handle(), targets.handle(), detail::handle_of(weight),
+                                 reduction, ignore_index));
 }
-/// logits [N, C] with class indices [N] → [N] (None) or [1].
-inline Tensor<1> cross_entropy(const Tensor<2>& logits, const Tensor<1, Int>& targets,
-                               const std::optional<Tensor<1>>& weight = std::nullopt,
-                               Reduction reduction = Reduction::Mean,
-                               double label_smoothing = 0.0) {
-  return Tensor<1>(ops::cross_entropy(logits.handle(), targets.handle(), detail::handle_of(weight),
-                                      reduction, label_smoothing));
+/// logits [N, C] with class indices [N] → [N] (None) or [1]; logits [N, C, d1, ...] with
+/// targets [N, d1, ...] → targets' shape (None) or all dims 1.
+template <std::size_t D>
+Tensor<D> cross_entropy(const Tensor<D + 1>& logits, const Tensor<D, Int>& targets,
+                        const std::optional<Tensor<1>>& weight = std::nullopt,
+                        Reduction reduction = Reduction::Mean, double label_smoothing = 0.0,
+                        int64_t ignore_index = -100) {
+  return Tensor<D>(ops::cross_entropy(logits.handle(), targets.handle(), detail::handle_of(weight),
+                                      reduction, label_smoothing, ignore_index));
 }
-/// logits [N, C] with class probabilities [N, C] → [N] (None) or [1].
-inline Tensor<1> cross_entropy(const Tensor<2>& logits, const Tensor<2>& probabilities,
-                               const std::optional<Tensor<1>>& weight = std::nullopt,
-                               Reduction reduction = Reduction::Mean,
-                               double label_smoothing = 0.0) {
-  return Tensor<1>(ops::cross_entropy(logits.handle(), probabilities.handle(),
-                                      detail::handle_of(weight), reduction, label_smoothing));
+/// logits [N, C, ...] with class probabilities of the same shape → [N, ...] without the class
+/// dim (None) or all dims 1.
+template <std::size_t D>
+Tensor<D - 1> cross_entropy(const Tensor<D>& logits, const Tensor<D>& probabilities,
+                            const std::optional<Tensor<1>>& weight = std::nullopt,
+                            Reduction reduction = Reduction::Mean, double label_smoothing = 0.0) {
+  static_assert(D >= 2, "cross_entropy takes logits [N, C, ...]");
+  return Tensor<D - 1>(ops::cross_entropy(logits.handle(), probabilities.handle(),
+                                          detail::handle_of(weight), reduction, label_smoothing));
 }
+/// input log-probabilities against target probabilities (log-probabilities with log_target);
+/// Reduction::BatchMean divides the sum by input's dim 0.
 template <std::size_t D>
 Tensor<D> kl_div(const Tensor<D>& input, const Tensor<D>& target,
-                 Reduction reduction = Reduction::Mean) {
-  return Tensor<D>(ops::kl_div(input.handle(), target.handle(), reduction));
+                 Reduction reduction = Reduction::Mean, bool log_target = false) {
+  return Tensor<D>(ops::kl_div(input.handle(), target.handle(), reduction, log_target));
 }
 
 /// softmax(q k^T * scale + mask) v (see ops::scaled_dot_product_attention); mask: Bool

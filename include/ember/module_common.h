@@ -13,7 +13,14 @@
 namespace ember::module {
 
 /// How a loss reduces its per-element values.
-enum class Reduction { Mean, Sum, None };
+enum class Reduction {
+  Mean,
+  Sum,
+  None,
+  /// kl_div only (PyTorch's "batchmean"): the sum divided by the batch size (input's dim 0).
+  /// Every other loss throws InvalidArgument "[loss] reduction BatchMean is kl_div's only".
+  BatchMean,
+};
 
 }  // namespace ember::module
 

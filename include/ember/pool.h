@@ -31,8 +31,8 @@ struct AvgPoolOptions {
   ops::Dims stride{};     ///< empty: kernel_size
   ops::Dims padding{0};   ///< <= kernel_size / 2
   bool ceil_mode = false;
-  bool count_include_pad = true;            ///< padding counts in the divisor
-  std::optional<int64_t> divisor_override;  ///< >= 1: divide every window by this
+  bool count_include_pad = true;                           ///< padding counts in the divisor
+  std::optional<int64_t> divisor_override = std::nullopt;  ///< >= 1: divide every window by this
 };
 
 }  // namespace ember::module

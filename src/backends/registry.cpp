@@ -14,6 +14,9 @@
 #if EMBER_BACKEND_NDARRAY
 #include "backends/ndarray/ndarray_backend.h"
 #endif
+#if EMBER_BACKEND_FLEX
+#include "backends/flex/flex_backend.h"
+#endif
 
 namespace ember::backend {
 
@@ -40,6 +43,13 @@ constexpr Hooks kHooks<Kind::NdArray>{
     },
     []() -> std::vector<DispatchDevice> { return {NdArrayDevice{}}; }};
 #endif
+#if EMBER_BACKEND_FLEX
+template <>
+constexpr Hooks kHooks<Kind::Flex>{[](const DispatchDevice&) -> std::unique_ptr<Backend> {
+                                     return std::make_unique<flex::FlexBackend>();
+                                   },
+                                   []() -> std::vector<DispatchDevice> { return {FlexDevice{}}; }};
+#endif
 
 struct BackendEntry {
   Kind kind;
@@ -53,7 +63,7 @@ struct BackendEntry {
 // clang-format off
 constexpr BackendEntry kBackends[] = {
     {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  true,  EMBER_BACKEND_NDARRAY,  kHooks<Kind::NdArray>},
-    {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     false, EMBER_BACKEND_FLEX,     kHooks<Kind::Flex>},
+    {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     true,  EMBER_BACKEND_FLEX,     kHooks<Kind::Flex>},
     {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      false, EMBER_BACKEND_CPU,      kHooks<Kind::Cpu>},
     {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     false, EMBER_BACKEND_CUDA,     kHooks<Kind::Cuda>},
     {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false, EMBER_BACKEND_ROCM,     kHooks<Kind::Rocm>},

@@ -277,8 +277,8 @@ struct Pool {
   std::vector<int64_t> padding;   ///< >= 0
   std::vector<int64_t> dilation;  ///< >= 1 (Avg: all 1)
   bool ceil_mode = false;
-  bool count_include_pad = true;            ///< Avg only
-  std::optional<int64_t> divisor_override;  ///< Avg only; >= 1
+  bool count_include_pad = true;                           ///< Avg only
+  std::optional<int64_t> divisor_override = std::nullopt;  ///< Avg only; >= 1
   DType index_dtype = DType::I64;
 };
 /// inputs: (x). Output cell i of a dim covers input [floor(i in / out), ceil((i + 1) in / out)).

@@ -12,7 +12,8 @@ namespace {
   throw InvalidArgument("[init] " + message);
 }
 
-TensorHandle symmetric_uniform(const Shape& shape, double bound, const TensorCreationOptions& options) {
+TensorHandle symmetric_uniform(const Shape& shape, double bound,
+                               const TensorCreationOptions& options) {
   return ops::random(shape, Distribution::uniform(-bound, bound), options, TensorKind::Float);
 }
 TensorHandle centered_normal(const Shape& shape, double std, const TensorCreationOptions& options) {

@@ -42,11 +42,20 @@ void require_shape(const OptionalHandle& t, const Dims& dims, std::string_view w
   if (dims_of(*t) != dims) fail(op, what, ' ', t->shape(), " must have shape ", Shape(dims));
 }
 
-/// l reduced as reduction says; Mean and Sum keep every dim with size 1.
-TensorHandle reduce(const TensorHandle& l, Reduction reduction) {
-  if (reduction == Reduction::None) return l;
-  const TensorHandle total = reduction == Reduction::Sum ? sum(l) : mean(l);
-  return reshape(total, Dims(l.rank(), 1));
+/// l reduced as reduction says; Mean and Sum keep every dim with size 1. BatchMean is kl_div's,
+/// which handles it before: here it is op's bad argument.
+TensorHandle reduce(const TensorHandle& l, Reduction reduction, std::string_view op) {
+  switch (reduction) {
+    case Reduction::None:
+      return l;
+    case Reduction::Sum:
+      return reshape(sum(l), Dims(l.rank(), 1));
+    case Reduction::Mean:
+      return reshape(mean(l), Dims(l.rank(), 1));
+    case Reduction::BatchMean:
+      break;
+  }
+  fail(op, "reduction BatchMean is kl_div's only");
 }
 
 /// Both Float, of one shape.
@@ -113,46 +122,114 @@ double machine_epsilon(DType dtype) {
   }
 }
 
-/// Checks log_probs [N, C] and targets Int [N] with values in [0, C) (read back from the device).
-void check_class_targets(const TensorHandle& log_probs, const TensorHandle& targets,
-                         std::string_view op) {
-  tensor::require(log_probs, KindRule::Float, op);
-  tensor::require(targets, KindRule::Int, op);
-  require_rank(log_probs, 2, "input", op);
-  require_rank(targets, 1, "targets", op);
-  if (dim_size(targets, 0) != dim_size(log_probs, 0)) {
-    fail(op, "input ", log_probs.shape(), " and targets ", targets.shape(),
-         " differ in batch size");
-  }
-  const int64_t classes = dim_size(log_probs, 1);
-  for (int64_t t : into_data(targets).to_vector<int64_t>()) {
-    if (t < 0 || t >= classes) fail(op, "target ", t, " is outside [0, ", classes, ")");
-  }
+/// Class scores [N, C, d1, ...] as rows [N * d1 * ..., C] (the class dim moved last).
+TensorHandle class_rows(const TensorHandle& scores) {
+  if (scores.rank() == 2) return scores;
+  Dims axes{0};
+  for (std::size_t d = 2; d < scores.rank(); ++d)
+    axes.push_back(static_cast<int64_t>(d));
+  axes.push_back(1);
+  return reshape(permute(scores, axes), {-1, dim_size(scores, 1)});
 }
 
-/// weight[t_i] for each target, or nullopt without weights.
-OptionalHandle target_weights(const OptionalHandle& weight, const TensorHandle& targets,
-                              const TensorHandle& log_probs) {
-  if (!weight) return std::nullopt;
-  return cast(select(*weight, 0, targets), log_probs.dtype());
+/// The shape of one loss per sample: scores [N, C, d1, ...] without the class dim.
+Dims sample_dims(const TensorHandle& scores) {
+  Dims dims = dims_of(scores);
+  dims.erase(dims.begin() + 1);
+  return dims;
 }
 
-/// Per-sample values reduced, a weighted Mean dividing by the sum of the targets' weights.
-TensorHandle reduce_weighted(const TensorHandle& l, const OptionalHandle& w_t,
-                             Reduction reduction) {
-  if (reduction != Reduction::Mean || !w_t) return reduce(l, reduction);
-  return div(sum(l), sum(*w_t));
-}
-
-/// -weight[t_i] * log_probs[i, t_i] per sample (checked inputs).
-TensorHandle picked_nll(const TensorHandle& log_probs, const TensorHandle& targets,
-                        const OptionalHandle& w_t) {
-  const TensorHandle picked = reshape(gather(log_probs, 1, reshape(targets, {-1, 1})), {-1});
-  return neg(w_t ? mul(picked, *w_t) : picked);
+/// A loss over the flattened samples given the shape of one loss per sample back: dims (None),
+/// or dims' rank of size-1 dims (Mean, Sum: one value).
+TensorHandle unflatten_samples(const TensorHandle& l, const Dims& dims, Reduction reduction) {
+  return reshape(l, reduction == Reduction::None ? dims : Dims(dims.size(), 1));
 }
 
 void require_class_weight(const OptionalHandle& weight, int64_t classes, std::string_view op) {
   require_shape(weight, {classes}, "weight", op);
+}
+
+/// Checks scores [N, C, d1, ...] and Int targets [N, d1, ...] whose values (read back from the
+/// device) are in [0, C) or ignore_index. Returns whether some target is ignore_index.
+bool check_class_targets(const TensorHandle& scores, const TensorHandle& targets,
+                         int64_t ignore_index, std::string_view op) {
+  tensor::require(scores, KindRule::Float, op);
+  tensor::require(targets, KindRule::Int, op);
+  if (scores.rank() < 2) fail(op, "input ", scores.shape(), " must have rank >= 2 ([N, C, ...])");
+  if (dims_of(targets) != sample_dims(scores)) {
+    fail(op, "input ", scores.shape(), " and targets ", targets.shape(),
+         " differ in batch size or trailing dims (targets are input's shape without dim 1)");
+  }
+  const int64_t classes = dim_size(scores, 1);
+  bool any_ignored = false;
+  for (int64_t t : into_data(targets).to_vector<int64_t>()) {
+    if (t == ignore_index) {
+      any_ignored = true;
+    } else if (t < 0 || t >= classes) {
+      fail(op, "target ", t, " is outside [0, ", classes, ") and is not ignore_index ",
+           ignore_index);
+    }
+  }
+  return any_ignored;
+}
+
+/// Integer class targets, checked and flattened to one per row of class_rows(scores).
+struct ClassTargets {
+  /// The targets [M], ignored ones replaced by class 0 so that every index can be gathered.
+  TensorHandle indices;
+  /// Bool [M], true where the target is ignore_index; unset when none is.
+  OptionalHandle ignored;
+  /// The weight of each sample [M] (weight[t_i], or 1 without class weights; 0 where ignored);
+  /// unset when every sample weighs 1.
+  OptionalHandle weights;
+  /// The shape of one loss per sample: targets' shape.
+  Dims dims;
+};
+
+ClassTargets class_targets(const TensorHandle& scores, const TensorHandle& targets,
+                           const OptionalHandle& weight, int64_t ignore_index,
+                           std::string_view op) {
+  const bool any_ignored = check_class_targets(scores, targets, ignore_index, op);
+  require_class_weight(weight, dim_size(scores, 1), op);
+  ClassTargets out{reshape(targets, {-1}), std::nullopt, std::nullopt, dims_of(targets)};
+  if (any_ignored) {
+    out.ignored = equal_elem(out.indices, ignore_index);
+    out.indices = mask_fill(out.indices, *out.ignored, 0);
+  }
+  if (weight) {
+    out.weights = cast(select(*weight, 0, out.indices), scores.dtype());
+    if (out.ignored) out.weights = mask_fill(*out.weights, *out.ignored, 0.0);
+  } else if (out.ignored) {
+    out.weights = cast(bool_not(*out.ignored), scores.dtype());
+  }
+  return out;
+}
+
+/// Per-sample values with the ignored samples' set to 0.
+TensorHandle zero_ignored(const TensorHandle& l, const ClassTargets& targets) {
+  return targets.ignored ? mask_fill(l, *targets.ignored, 0.0) : l;
+}
+
+/// Per-sample values reduced, a Mean dividing by the sum of the samples' weights.
+TensorHandle reduce_weighted(const TensorHandle& l, const OptionalHandle& weights,
+                             Reduction reduction, std::string_view op) {
+  if (reduction != Reduction::Mean || !weights) return reduce(l, reduction, op);
+  return div(sum(l), sum(*weights));
+}
+
+/// -weight[t_i] * log_probs[i, t_i] per row of log_probs [M, C] (0 for ignored samples).
+TensorHandle picked_nll(const TensorHandle& log_probs, const ClassTargets& targets) {
+  const TensorHandle picked =
+      reshape(gather(log_probs, 1, reshape(targets.indices, {-1, 1})), {-1});
+  return zero_ignored(neg(targets.weights ? mul(picked, *targets.weights) : picked), targets);
+}
+
+/// nll_loss of log_probs rows [M, C], reduced, shaped as the targets.
+TensorHandle reduced_nll(const TensorHandle& log_probs, const ClassTargets& targets,
+                         Reduction reduction, std::string_view op) {
+  const TensorHandle l =
+      reduce_weighted(picked_nll(log_probs, targets), targets.weights, reduction, op);
+  return unflatten_samples(l, targets.dims, reduction);
 }
 
 /// log_probs weighted by the class weights (a [1, C] row), or as they are.
@@ -163,30 +240,42 @@ TensorHandle class_weighted(const TensorHandle& log_probs, const OptionalHandle&
 
 TensorHandle cross_entropy_indices(const TensorHandle& logits, const TensorHandle& targets,
                                    const OptionalHandle& weight, Reduction reduction,
-                                   double smoothing) {
-  check_class_targets(logits, targets, "cross_entropy");
-  require_class_weight(weight, dim_size(logits, 1), "cross_entropy");
-  const TensorHandle log_probs = log_softmax(logits, 1);
-  const OptionalHandle w_t = target_weights(weight, targets, log_probs);
-  const TensorHandle nll = reduce_weighted(picked_nll(log_probs, targets, w_t), w_t, reduction);
+                                   double smoothing, int64_t ignore_index) {
+  constexpr std::string_view op = "cross_entropy";
+  const ClassTargets t = class_targets(logits, targets, weight, ignore_index, op);
+  const TensorHandle log_probs = log_softmax(class_rows(logits), 1);
+  const TensorHandle nll = reduced_nll(log_probs, t, reduction, op);
   if (smoothing == 0.0) return nll;
-  const TensorHandle smooth = reshape(neg(sum_dim(class_weighted(log_probs, weight), 1)), {-1});
+  // PyTorch's smoothing term: -sum_c weight_c log_probs[i, c], 0 for ignored samples, reduced
+  // with the same weights as the nll term.
+  const TensorHandle smooth =
+      zero_ignored(reshape(neg(sum_dim(class_weighted(log_probs, weight), 1)), {-1}), t);
+  const TensorHandle smooth_reduced =
+      unflatten_samples(reduce_weighted(smooth, t.weights, reduction, op), t.dims, reduction);
   const auto classes = static_cast<double>(dim_size(logits, 1));
-  return add(mul_scalar(nll, 1.0 - smoothing),
-             mul_scalar(reduce_weighted(smooth, w_t, reduction), smoothing / classes));
+  return add(mul_scalar(nll, 1.0 - smoothing), mul_scalar(smooth_reduced, smoothing / classes));
 }
 
 TensorHandle cross_entropy_probabilities(const TensorHandle& logits, const TensorHandle& targets,
                                          const OptionalHandle& weight, Reduction reduction,
                                          double smoothing) {
-  require_pair(logits, targets, "cross_entropy");
-  require_rank(logits, 2, "input", "cross_entropy");
+  constexpr std::string_view op = "cross_entropy";
+  require_pair(logits, targets, op);
+  if (logits.rank() < 2) fail(op, "input ", logits.shape(), " must have rank >= 2 ([N, C, ...])");
   const int64_t classes = dim_size(logits, 1);
-  require_class_weight(weight, classes, "cross_entropy");
-  const TensorHandle y =
-      add_scalar(mul_scalar(targets, 1.0 - smoothing), smoothing / static_cast<double>(classes));
-  const TensorHandle weighted = class_weighted(log_softmax(logits, 1), weight);
-  return reduce(reshape(neg(sum_dim(mul(weighted, y), 1)), {-1}), reduction);
+  require_class_weight(weight, classes, op);
+  const TensorHandle y = add_scalar(mul_scalar(class_rows(targets), 1.0 - smoothing),
+                                    smoothing / static_cast<double>(classes));
+  const TensorHandle weighted = class_weighted(log_softmax(class_rows(logits), 1), weight);
+  const TensorHandle l = reduce(reshape(neg(sum_dim(mul(weighted, y), 1)), {-1}), reduction, op);
+  return unflatten_samples(l, sample_dims(logits), reduction);
+}
+
+/// target * (log(target) - input), taken as 0 where target is 0 (xlogy): log reads 1 there, so
+/// neither the value nor the gradient sees log(0).
+TensorHandle target_times_log_ratio(const TensorHandle& input, const TensorHandle& target) {
+  const TensorHandle safe_target = mask_fill(target, lower_equal_elem(target, 0), 1.0);
+  return mul(target, sub(log(safe_target), input));
 }
 
 /// The [L, S] Bool mask of positions j <= i, with leading size-1 dims up to rank.
@@ -342,12 +431,12 @@ TensorHandle dropout(const TensorHandle& x, double p, bool training) {
 TensorHandle mse_loss(const TensorHandle& input, const TensorHandle& target, Reduction reduction) {
   require_pair(input, target, "mse_loss");
   const TensorHandle d = sub(input, target);
-  return reduce(mul(d, d), reduction);
+  return reduce(mul(d, d), reduction, "mse_loss");
 }
 
 TensorHandle l1_loss(const TensorHandle& input, const TensorHandle& target, Reduction reduction) {
   require_pair(input, target, "l1_loss");
-  return reduce(abs(sub(input, target)), reduction);
+  return reduce(abs(sub(input, target)), reduction, "l1_loss");
 }
 
 TensorHandle huber_loss(const TensorHandle& input, const TensorHandle& target, Reduction reduction,
@@ -358,7 +447,8 @@ TensorHandle huber_loss(const TensorHandle& input, const TensorHandle& target, R
   const TensorHandle ad = abs(d);
   const TensorHandle quadratic = mul_scalar(mul(d, d), 0.5);
   const TensorHandle linear_part = mul_scalar(sub_scalar(ad, 0.5 * delta), delta);
-  return reduce(where(lower_equal_elem(ad, delta), quadratic, linear_part), reduction);
+  return reduce(where(lower_equal_elem(ad, delta), quadratic, linear_part), reduction,
+                "huber_loss");
 }
 
 TensorHandle binary_cross_entropy_with_logits(const TensorHandle& logits,
@@ -375,36 +465,37 @@ TensorHandle binary_cross_entropy_with_logits(const TensorHandle& logits,
     const TensorHandle pw = cast(*pos_weight, logits.dtype());
     scale = mul(add_scalar(mul(sub_scalar(pw, 1.0), target), 1.0), softplus_neg);
   }
-  return reduce(add(mul(rsub_scalar(target, 1.0), logits), scale), reduction);
+  return reduce(add(mul(rsub_scalar(target, 1.0), logits), scale), reduction, op);
 }
 
 TensorHandle nll_loss(const TensorHandle& log_probs, const TensorHandle& targets,
-                      const OptionalHandle& weight, Reduction reduction) {
-  check_class_targets(log_probs, targets, "nll_loss");
-  require_class_weight(weight, dim_size(log_probs, 1), "nll_loss");
-  const OptionalHandle w_t = target_weights(weight, targets, log_probs);
-  return reduce_weighted(picked_nll(log_probs, targets, w_t), w_t, reduction);
+                      const OptionalHandle& weight, Reduction reduction, int64_t ignore_index) {
+  constexpr std::string_view op = "nll_loss";
+  const ClassTargets t = class_targets(log_probs, targets, weight, ignore_index, op);
+  return reduced_nll(class_rows(log_probs), t, reduction, op);
 }
 
 TensorHandle cross_entropy(const TensorHandle& logits, const TensorHandle& targets,
                            const OptionalHandle& weight, Reduction reduction,
-                           double label_smoothing) {
+                           double label_smoothing, int64_t ignore_index) {
   if (!(label_smoothing >= 0.0 && label_smoothing <= 1.0)) {
     fail("cross_entropy", "label_smoothing ", label_smoothing, " is outside [0, 1]");
   }
   tensor::require(targets, KindRule::Numeric, "cross_entropy");
   if (kind_of(targets.dtype()) == TensorKind::Int) {
-    return cross_entropy_indices(logits, targets, weight, reduction, label_smoothing);
+    return cross_entropy_indices(logits, targets, weight, reduction, label_smoothing, ignore_index);
   }
   return cross_entropy_probabilities(logits, targets, weight, reduction, label_smoothing);
 }
 
-TensorHandle kl_div(const TensorHandle& input, const TensorHandle& target, Reduction reduction) {
-  require_pair(input, target, "kl_div");
-  // target * log(target) taken as 0 where target is 0 (xlogy): log reads 1 there, so neither
-  // the value nor the gradient sees log(0).
-  const TensorHandle safe_target = mask_fill(target, lower_equal_elem(target, 0), 1.0);
-  return reduce(mul(target, sub(log(safe_target), input)), reduction);
+TensorHandle kl_div(const TensorHandle& input, const TensorHandle& target, Reduction reduction,
+                    bool log_target) {
+  constexpr std::string_view op = "kl_div";
+  require_pair(input, target, op);
+  const TensorHandle l =
+      log_target ? mul(exp(target), sub(target, input)) : target_times_log_ratio(input, target);
+  if (reduction != Reduction::BatchMean) return reduce(l, reduction, op);
+  return div_scalar(reduce(l, Reduction::Sum, op), static_cast<double>(dim_size(input, 0)));
 }
 
 TensorHandle scaled_dot_product_attention(const TensorHandle& q, const TensorHandle& k,

@@ -26,4 +26,11 @@ bool BestTracker::observe(int64_t epoch, double value) {
   return true;
 }
 
+void BestTracker::restore(std::optional<int64_t> best_epoch, std::optional<double> best_value,
+                          int64_t epochs_since_best) {
+  best_epoch_ = best_epoch;
+  best_value_ = best_value;
+  since_best_ = epochs_since_best;
+}
+
 }  // namespace ember::train

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "backends/registry.h"
 #include "core/device_name.h"
 #include "device_test_util.h"
 #include "ember/device.h"
@@ -49,10 +50,13 @@ TEST(DeviceSpec, NewWrapsADescriptorAndAsDispatchReturnsIt) {
   }
 }
 
-TEST(DeviceSpec, DefaultPicksNdArrayWhenItIsTheOnlyBackend) {
+TEST(DeviceSpec, DefaultPicksTheFirstCompiledBackendInSpecOrder) {
   const ScopedEmberDevice unset(std::nullopt);
-  EXPECT_EQ(Device().as_dispatch(), DispatchDevice(NdArrayDevice{}));
-  EXPECT_EQ(Device::default_device(), Device::ndarray());
+  // Of the backends implemented so far, flex comes before ndarray in the spec's order.
+  const Device expected =
+      backend::is_compiled(DeviceType::Kind::Flex) ? Device::flex() : Device::ndarray();
+  EXPECT_EQ(Device().as_dispatch(), expected.as_dispatch());
+  EXPECT_EQ(Device::default_device(), expected);
 }
 
 TEST(DeviceSpec, DefaultIsOverriddenByEmberDevice) {
@@ -75,8 +79,8 @@ TEST(DeviceSpec, DefaultWithMalformedEmberDeviceIsAClearError) {
 }
 
 TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOption) {
-  // CMake refuses every backend but ndarray today (cmake/EmberOptions.cmake), so each of these
-  // factories must refuse; a backend that lands moves its line to a test of its own.
+  // CMake refuses every backend but ndarray and flex today (cmake/EmberOptions.cmake), so each
+  // of these factories must refuse; a backend that lands moves its line to a test of its own.
   struct Case {
     const char* factory;
     std::function<Device()> make;
@@ -92,7 +96,6 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
       {"vulkan", [] { return Device::vulkan(); }, "EMBER_BACKEND_VULKAN"},
       {"metal", [] { return Device::metal(); }, "EMBER_BACKEND_METAL"},
       {"webgpu", [] { return Device::webgpu(); }, "EMBER_BACKEND_WEBGPU"},
-      {"flex", [] { return Device::flex(); }, "EMBER_BACKEND_FLEX"},
       {"libtorch", [] { return Device::libtorch(); }, "EMBER_BACKEND_LIBTORCH"},
       {"libtorch_mps", [] { return Device::libtorch_mps(); }, "EMBER_BACKEND_LIBTORCH"},
       {"libtorch_vulkan", [] { return Device::libtorch_vulkan(); }, "EMBER_BACKEND_LIBTORCH"},
@@ -104,6 +107,16 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
     const std::string message = error_message<ConfigError>(c.make);
     EXPECT_TRUE(contains(message, "[Device::")) << c.factory;
     EXPECT_TRUE(contains(message, c.option)) << c.factory;
+  }
+}
+
+TEST(DeviceSpec, FlexFactoryGivesTheFlexDeviceOrNamesItsOption) {
+  if (backend::is_compiled(DeviceType::Kind::Flex)) {
+    EXPECT_EQ(Device::flex().as_dispatch(), DispatchDevice(FlexDevice{}));
+  } else {
+    const std::string message = error_message<ConfigError>([] { Device::flex(); });
+    EXPECT_TRUE(contains(message, "[Device::flex]"));
+    EXPECT_TRUE(contains(message, "EMBER_BACKEND_FLEX"));
   }
 }
 

@@ -96,6 +96,20 @@ std::vector<GradCase> loss_cases() {
       composite_case("kl_div",
                      [](const Handles& x) { return ops::kl_div(x[0], x[1], Reduction::Sum); },
                      {reals("kl/in", shape, -2.0, -0.1), positives("kl/t", shape)}),
+      composite_case(
+          "kl_div/batchmean_log_target",
+          [](const Handles& x) { return ops::kl_div(x[0], x[1], Reduction::BatchMean, true); },
+          {reals("klb/in", shape, -2.0, -0.1), reals("klb/t", shape, -2.0, -0.1)}),
+      composite_case(
+          "nll_loss/ignore_index",
+          [](const Handles& x) { return ops::nll_loss(x[0], x[1], x[2], Reduction::Mean, 2); },
+          {reals("nlli/lp", {4, 3}), i64({1, 2, 0, 2}, {4}), positives("nlli/w", {3})}),
+      composite_case(
+          "cross_entropy/spatial_ignore_index",
+          [](const Handles& x) {
+            return ops::cross_entropy(x[0], x[1], x[2], Reduction::Mean, 0.2, -1);
+          },
+          {reals("ces/z", {2, 3, 2}), i64({1, -1, 0, 2}, {2, 2}), positives("ces/w", {3})}),
   };
 }
 

@@ -67,6 +67,14 @@ TEST(ModuleBadInput, Losses) {
   EXPECT_INVALID(module::kl_div(zeros1(2), zeros1(3)), "[kl_div]", "[2]", "[3]");
 }
 
+TEST(ModuleBadInput, BatchMeanIsKlDivsOnly) {
+  EXPECT_INVALID(module::mse_loss(zeros1(2), zeros1(2), Reduction::BatchMean), "[mse_loss]",
+                 "reduction BatchMean is kl_div's only");
+  EXPECT_INVALID(module::cross_entropy(zeros2(2, 3), i64_tensor<1>({0, 1}, Shape{2}), std::nullopt,
+                                       Reduction::BatchMean),
+                 "[cross_entropy]", "BatchMean");
+}
+
 TEST(ModuleBadInput, ClassTargetsOutOfRange) {
   const Tensor<2> scores = zeros2(2, 3);
   EXPECT_INVALID(module::nll_loss(scores, i64_tensor<1>({0, 3}, Shape{2})), "[nll_loss]",
@@ -75,6 +83,12 @@ TEST(ModuleBadInput, ClassTargetsOutOfRange) {
                  "target -1");
   EXPECT_INVALID(module::nll_loss(scores, i64_tensor<1>({0, 1, 2}, Shape{3})), "[nll_loss]",
                  "[2, 3]", "[3]", "batch size");
+  EXPECT_INVALID(module::nll_loss(scores, i64_tensor<1>({0, -100}, Shape{2}), std::nullopt,
+                                  Reduction::Mean, -1),
+                 "[nll_loss]", "target -100", "ignore_index -1");
+  EXPECT_INVALID(module::nll_loss(Tensor<3>::zeros({2, 3, 4}, Device::ndarray()),
+                                  i64_tensor<2>({0, 1, 2, 0, 1, 2}, Shape{2, 3})),
+                 "[nll_loss]", "[2, 3, 4]", "[2, 3]", "without dim 1");
   EXPECT_INVALID(module::nll_loss(scores, i64_tensor<1>({0, 1}, Shape{2}), zeros1(4)), "[nll_loss]",
                  "weight [4]");
   EXPECT_INVALID(module::cross_entropy(scores, zeros2(2, 4)), "[cross_entropy]", "[2, 3]",

@@ -291,6 +291,95 @@ TEST(KlDiv, ZeroTargetsContributeZero) {
   expect_values(module::kl_div(input, target, Reduction::Sum), {0.6813688769943069});
 }
 
+TEST(NllLoss, IgnoreIndexCountsZeroAndLeavesTheMeanDivisor) {
+  const ClassInputs in;
+  const Tensor<1, Int> targets = i64_tensor<1>({1, -100, 0, 0}, Shape{4});
+  // The per-sample values of EachReductionWithAndWithoutWeights, row 1 zeroed.
+  expect_values(module::nll_loss(in.log_probs, targets, std::nullopt, Reduction::None),
+                {0.4643687841079449, 0.0, 0.9356272254857411, 0.3265626412674705});
+  expect_values(module::nll_loss(in.log_probs, targets),
+                {(0.4643687841079449 + 0.9356272254857411 + 0.3265626412674705) / 3});
+  // Weighted: divided by cw[1] + cw[0] + cw[0] = 3.
+  expect_values(module::nll_loss(in.log_probs, targets, in.weight),
+                {(0.9287375682158898 + 0.46781361274287053 + 0.16328132063373524) / 3});
+}
+
+TEST(NllLoss, IgnoreIndexMayBeAValidClass) {
+  const ClassInputs in;
+  // ignore_index 0 drops rows 2 and 3.
+  expect_values(module::nll_loss(in.log_probs, in.targets, std::nullopt, Reduction::Sum, 0),
+                {0.4643687841079449 + 0.06588390375742911});
+}
+
+TEST(CrossEntropy, IgnoreIndexWithLabelSmoothing) {
+  const ClassInputs in;
+  const Tensor<1, Int> targets = i64_tensor<1>({1, 2, -100, 0}, Shape{4});
+  // The LabelSmoothing values with row 2 zeroed: the smoothing term drops it too.
+  const std::vector<double> kept = {0.6310354507746117, 0.5325505704240958, 0.0,
+                                    0.6598959746008037};
+  expect_values(module::cross_entropy(in.logits, targets, std::nullopt, Reduction::None, 0.2),
+                kept);
+  expect_values(module::cross_entropy(in.logits, targets, std::nullopt, Reduction::Mean, 0.2),
+                {(kept[0] + kept[1] + kept[3]) / 3});
+}
+
+// kLogits' four rows laid out as logits [2, 3, 2]: row n * 2 + d is logits[n, :, d].
+const std::vector<double> kSpatialLogits = {1, -1, 2, 0, 0.5, 3, 0.2, 2, 0.2, -2, -0.4, 1};
+
+TEST(CrossEntropy, SpatialTargetsMatchTheFlattenedRows) {
+  const ClassInputs in;
+  const Tensor<3> logits = f64_tensor<3>(kSpatialLogits, Shape{2, 3, 2});
+  const Tensor<2, Int> targets = i64_tensor<2>({1, 2, 0, 0}, Shape{2, 2});
+  const Tensor<2> none = module::cross_entropy(logits, targets, in.weight, Reduction::None);
+  EXPECT_EQ(none.shape(), (Shape{2, 2}));
+  // cw[tg] * -lp[n, tg] (NllLoss.EachReductionWithAndWithoutWeights).
+  expect_values(
+      none, {0.9287375682158898, 0.06588390375742911, 0.46781361274287053, 0.16328132063373524});
+  const Tensor<2> mean = module::cross_entropy(logits, targets, in.weight);
+  EXPECT_EQ(mean.shape(), (Shape{1, 1}));
+  expect_values(mean, {0.4064291013374812});
+}
+
+TEST(NllLoss, SpatialTargetsWithIgnoreIndex) {
+  // Log-probabilities [1, 3, 2] (two positions); position 1 ignored.
+  const Tensor<3> lp = f64_tensor<3>({-0.5, -1, -1.5, -2, -3, -0.25}, Shape{1, 3, 2});
+  const Tensor<2, Int> targets = i64_tensor<2>({2, 7}, Shape{1, 2});
+  expect_values(module::nll_loss(lp, targets, std::nullopt, Reduction::None, 7), {3, 0});
+  expect_values(module::nll_loss(lp, targets, std::nullopt, Reduction::Mean, 7), {3});
+}
+
+TEST(CrossEntropy, SpatialProbabilityTargets) {
+  const ClassInputs in;
+  const Tensor<3> logits = f64_tensor<3>(kSpatialLogits, Shape{2, 3, 2});
+  // ProbabilityTargets' rows laid out as logits.
+  const Tensor<3> y = f64_tensor<3>(
+      {0.2, 0, 0.7, 0, 0.1, 1, 1.0 / 3, 0.5, 1.0 / 3, 0.25, 1.0 / 3, 0.25}, Shape{2, 3, 2});
+  expect_values(module::cross_entropy(logits, y, std::nullopt, Reduction::None),
+                {0.8143687841079449, 0.06588390375742911, 1.1356272254857411, 1.5765626412674703});
+}
+
+TEST(KlDiv, BatchMeanDividesTheSumByDimZero) {
+  const Tensor<2> input = f64_tensor<2>({0.25, 0.25, 0.5, 0.1, 0.6, 0.3}, Shape{2, 3}).log();
+  const Tensor<2> target = f64_tensor<2>({0.5, 0, 0.5, 0.2, 0.2, 0.6}, Shape{2, 3});
+  const Tensor<2> batch_mean = module::kl_div(input, target, Reduction::BatchMean);
+  EXPECT_EQ(batch_mean.shape(), (Shape{1, 1}));
+  // ZeroTargetsContributeZero's Sum / 2.
+  expect_values(batch_mean, {0.6813688769943069 / 2});
+}
+
+TEST(KlDiv, LogTarget) {
+  const Tensor<2> input = f64_tensor<2>({0.25, 0.25, 0.5, 0.1, 0.6, 0.3}, Shape{2, 3}).log();
+  const Tensor<2> target = f64_tensor<2>({0.5, 0.1, 0.5, 0.2, 0.2, 0.6}, Shape{2, 3});
+  // t * (np.log(t) - inp)
+  const std::vector<double> expected = {
+      0.34657359027997264, -0.09162907318741549, 0.0,
+      0.13862943611198905, -0.21972245773362192, 0.41588830833596724};
+  expect_values(module::kl_div(input, target.log(), Reduction::None, true), expected);
+  // (t * (np.log(t) - inp)).sum() / 2
+  expect_values(module::kl_div(input, target.log(), Reduction::BatchMean, true),
+                {0.29486990190344575});
+}
+
 struct AttentionInputs {
   Tensor<3> q = f64_tensor<3>({1, 0, -1, 0.5, 2, 0}, Shape{1, 2, 3});
   Tensor<3> k = f64_tensor<3>({1, 1, 0, 0, -1, 2, 0.3, 0.3, 0.3}, Shape{1, 3, 3});

@@ -50,10 +50,10 @@
 #define EMBER_DETAIL_VISIT_MEMBER(member) visit(#member, self.member);
 
 /// Lists a module's members (params, buffers, sub-modules, containers of them) for nn::visit.
-#define EMBER_MODULE(...)                                                 \
-  template <typename Self, typename Visit>                                \
-  static void visit_members([[maybe_unused]] Self& self, Visit&& visit) { \
-    EMBER_DETAIL_FOR_EACH(EMBER_DETAIL_VISIT_MEMBER, __VA_ARGS__)         \
+#define EMBER_MODULE(...)                                                                  \
+  template <typename Self, typename Visit>                                                 \
+  static void visit_members([[maybe_unused]] Self& self, [[maybe_unused]] Visit&& visit) { \
+    EMBER_DETAIL_FOR_EACH(EMBER_DETAIL_VISIT_MEMBER, __VA_ARGS__)                          \
   }
 
 namespace ember::nn {

@@ -23,6 +23,9 @@ class BestTracker {
   std::optional<double> best_value() const { return best_value_; }
   /// Epochs observed since the best one.
   int64_t epochs_since_best() const { return since_best_; }
+  /// Continues from a saved position (a resumed run).
+  void restore(std::optional<int64_t> best_epoch, std::optional<double> best_value,
+               int64_t epochs_since_best);
 
  private:
   std::string metric_;
@@ -33,10 +36,9 @@ class BestTracker {
   int64_t since_best_ = 0;
 };
 
-/// Stops after `patience` epochs without improvement of the metric on the validation split.
+/// Stops a run after `patience` epochs without an improvement of the learner's best metric
+/// (LearnerConfig::best_metric on the validation split) by more than min_delta.
 struct EarlyStopping {
-  std::string metric = "loss";
-  Better better = Better::Lower;
   int64_t patience = 3;  ///< >= 1
   double min_delta = 0.0;
 };

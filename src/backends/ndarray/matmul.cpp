@@ -1,4 +1,5 @@
 // Batched matrix product with broadcast batch dims.
+#include <algorithm>
 #include <vector>
 
 #include "backends/ndarray/arithmetic.h"
@@ -35,20 +36,25 @@ TensorData run(const ir::Matmul& op, Inputs in, Outputs out) {
       const auto a = lhs.as<T>();
       const auto b = rhs.as<T>();
       auto c = result.as_mut<T>();
+      // i-p-j order: the inner loop runs along contiguous rows of b and of the accumulator
+      // (it vectorizes), while each c[i, j] still sums its products in order p = 0..k-1.
+      // Accumulates in compute_t<T>: f64 in double, f32/f16/bf16 in float (what a GPU GEMM
+      // does), ints wrapping in their own type.
+      std::vector<compute_t<T>> row(static_cast<std::size_t>(n));
       for (std::size_t batch = 0; batch < lhs_batch.size(); ++batch) {
         const int64_t a0 = lhs_batch[batch] * m * k;
         const int64_t b0 = rhs_batch[batch] * k * n;
         const int64_t c0 = static_cast<int64_t>(batch) * m * n;
         for (int64_t i = 0; i < m; ++i) {
-          for (int64_t j = 0; j < n; ++j) {
-            // Accumulates in compute_t<T>: f64 in double, f32/f16/bf16 in float (what a GPU
-            // GEMM does), ints wrapping in their own type.
-            compute_t<T> acc{};
-            for (int64_t p = 0; p < k; ++p) {
-              acc = add_values(acc, mul_values(load(a[a0 + i * k + p]), load(b[b0 + p * n + j])));
-            }
-            c[c0 + i * n + j] = store<T>(acc);
+          std::fill(row.begin(), row.end(), compute_t<T>{});
+          for (int64_t p = 0; p < k; ++p) {
+            const compute_t<T> a_ip = load(a[a0 + i * k + p]);
+            const int64_t b_row = b0 + p * n;
+            for (int64_t j = 0; j < n; ++j)
+              row[j] = add_values(row[j], mul_values(a_ip, load(b[b_row + j])));
           }
+          for (int64_t j = 0; j < n; ++j)
+            c[c0 + i * n + j] = store<T>(row[j]);
         }
       }
     }

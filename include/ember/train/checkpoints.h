@@ -1,0 +1,54 @@
+// The checkpoints of a run, under <run>/checkpoints/: one folder per epoch ("epoch-3") holding
+// model.safetensors (the module's state, loadable by PyTorch) and training.safetensors (the
+// optimizer's state, the scheduler's step and where the run stood), the last few kept, plus a
+// copy of the best epoch in "best".
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "ember/optim/state.h"
+
+namespace ember::train {
+
+/// Where a run stood at the end of an epoch, besides the model.
+struct TrainingState {
+  int64_t epoch = 0;  ///< the last completed epoch (1-based)
+  optim::OptimizerState optimizer;
+  optim::OptimizerState scheduler;
+  std::optional<int64_t> best_epoch;
+  std::optional<double> best_value;
+  int64_t epochs_since_best = 0;
+};
+
+class Checkpoints {
+ public:
+  /// Checkpoints under root (created when needed).
+  explicit Checkpoints(std::filesystem::path root);
+
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path epoch_dir(int64_t epoch) const;
+  std::filesystem::path best_dir() const { return root_ / "best"; }
+  static std::filesystem::path model_file(const std::filesystem::path& dir) {
+    return dir / "model.safetensors";
+  }
+
+  /// The epochs with a complete checkpoint (both files), ascending.
+  std::vector<int64_t> epochs() const;
+  /// Writes state into epoch_dir(state.epoch) (model.safetensors is the caller's).
+  void save_state(const TrainingState& state) const;
+  /// Reads epoch's training state; InvalidArgument "[checkpoints] ..." naming the file and
+  /// entry when it is missing or malformed.
+  TrainingState load_state(int64_t epoch) const;
+  /// Replaces "best" with a copy of epoch's checkpoint.
+  void mark_best(int64_t epoch) const;
+  /// Deletes epoch checkpoints older than the newest keep (keep >= 1).
+  void prune(int64_t keep) const;
+
+ private:
+  std::filesystem::path root_;
+};
+
+}  // namespace ember::train

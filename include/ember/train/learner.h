@@ -1,0 +1,209 @@
+// The learner: the training and validation loop of a classifier, with the things a run needs
+// around it — metrics (loss, accuracy, top-k accuracy, learning rate, items per second), a
+// progress display, checkpoints (the last few and the best, by a validation metric) and resuming
+// from them, early stopping, metrics as CSV and the curves as an SVG plot.
+//
+//   train::Learner learner(config, model, optimizer, scheduler);
+//   train::FitResult result = learner.fit(train_loader, valid_loader, step);
+//
+// step(model, batch) → ClassificationOutput {loss, logits, targets} is the model's forward for
+// one batch; the learner runs it with recording on for training (model on an autodiff device),
+// and under NoGradGuard in eval mode for validation. Files under config.directory:
+// metrics.csv, curves.svg, checkpoints/ (see checkpoints.h).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "ember/autodiff.h"
+#include "ember/error.h"
+#include "ember/nn/module.h"
+#include "ember/optim/gradients_params.h"
+#include "ember/optim/optimizer.h"
+#include "ember/optim/scheduler.h"
+#include "ember/record/module_record.h"
+#include "ember/train/checkpoints.h"
+#include "ember/train/early_stopping.h"
+#include "ember/train/history.h"
+#include "ember/train/metrics.h"
+#include "ember/train/progress.h"
+
+namespace ember::train {
+
+struct LearnerConfig {
+  int64_t epochs = 1;                    ///< >= 1: the run's last epoch (a resumed run included)
+  std::filesystem::path directory;       ///< where the run's files go (created)
+  int64_t keep_checkpoints = 2;          ///< epoch checkpoints kept besides "best"; >= 1
+  std::string best_metric = "accuracy";  ///< on the validation split
+  Better best_is = Better::Higher;
+  std::optional<EarlyStopping> early_stopping = std::nullopt;
+  int64_t top_k = 0;    ///< > 1 adds top-k accuracy
+  bool resume = false;  ///< continue from the newest checkpoint in directory
+  std::optional<bool> terminal = std::nullopt;  ///< unset: whether stdout is a terminal
+  std::ostream* out = &std::cout;               ///< progress and summary lines
+};
+
+struct FitResult {
+  int64_t last_epoch = 0;  ///< the last epoch completed
+  bool stopped_early = false;
+  std::optional<int64_t> best_epoch;
+  std::optional<double> best_value;
+  History history;
+  /// The validation metrics of the last epoch.
+  MetricValues last_valid;
+};
+
+/// Runs fit for a model M (a module) with an optimizer and a learning-rate scheduler, all owned
+/// by the caller: fit updates model, optimizer and scheduler in place.
+template <nn::Module M>
+class Learner {
+ public:
+  /// InvalidArgument "[Learner] ..." for epochs or keep_checkpoints below 1, an empty directory,
+  /// or an early stopping patience below 1.
+  Learner(LearnerConfig config, M& model, optim::Optimizer& optimizer,
+          optim::LrScheduler& scheduler)
+      : config_(std::move(config)),
+        model_(model),
+        optimizer_(optimizer),
+        scheduler_(scheduler),
+        checkpoints_(config_.directory / "checkpoints"),
+        best_(config_.best_metric, config_.best_is,
+              config_.early_stopping ? config_.early_stopping->min_delta : 0.0),
+        progress_(*config_.out, config_.terminal.value_or(Progress::stdout_is_terminal())) {
+    validate(config_);
+  }
+
+  /// Trains from the first epoch (or the one after the newest checkpoint, with resume) to
+  /// config.epochs, validating after each; step(const M&, const Batch&) → ClassificationOutput.
+  /// Loaders are data::DataLoader (or anything with epoch(index), num_items()).
+  template <typename TrainLoader, typename ValidLoader, typename Step>
+  FitResult fit(TrainLoader& train_loader, ValidLoader& valid_loader, Step step) {
+    std::filesystem::create_directories(config_.directory);
+    FitResult result;
+    const int64_t first = config_.resume ? restore(result.history) + 1 : 1;
+    for (int64_t epoch = first; epoch <= config_.epochs; ++epoch) {
+      const MetricValues train = run_training(epoch, train_loader, step);
+      result.last_valid = run_validation(epoch, valid_loader, step);
+      result.history.add({epoch, "train", train});
+      result.history.add({epoch, "valid", result.last_valid});
+      result.last_epoch = epoch;
+      end_epoch(epoch, result);
+      if (config_.early_stopping && best_.epochs_since_best() >= config_.early_stopping->patience) {
+        *config_.out << "early stopping: no improvement of valid " << config_.best_metric << " for "
+                     << config_.early_stopping->patience << " epochs\n";
+        result.stopped_early = true;
+        break;
+      }
+    }
+    result.best_epoch = best_.best_epoch();
+    result.best_value = best_.best_value();
+    return result;
+  }
+
+ private:
+  static void validate(const LearnerConfig& c) {
+    if (c.epochs < 1 || c.keep_checkpoints < 1 || c.directory.empty() ||
+        (c.early_stopping && c.early_stopping->patience < 1)) {
+      throw InvalidArgument(
+          "[Learner] epochs, keep_checkpoints and early_stopping.patience must be >= 1, and "
+          "directory set (got epochs " +
+          std::to_string(c.epochs) + ", keep_checkpoints " + std::to_string(c.keep_checkpoints) +
+          ", directory '" + c.directory.string() + "')");
+    }
+  }
+
+  std::string label(int64_t epoch, const char* split) const {
+    return "epoch " + std::to_string(epoch) + "/" + std::to_string(config_.epochs) + " " + split;
+  }
+
+  template <typename Loader, typename Step>
+  MetricValues run_training(int64_t epoch, Loader& loader, Step& step) {
+    nn::train(model_);
+    EpochMetrics metrics(config_.top_k);
+    progress_.start(label(epoch, "train"), static_cast<int64_t>(loader.num_items()));
+    for (auto& batch : loader.epoch(static_cast<std::size_t>(epoch - 1))) {
+      const double lr = scheduler_.lr();
+      const ClassificationOutput output = step(static_cast<const M&>(model_), batch);
+      const Gradients grads = output.loss.backward();
+      optimizer_.step(model_, optim::GradientsParams::from(model_, grads), lr);
+      scheduler_.step();
+      metrics.set_learning_rate(lr);
+      metrics.update(output);
+      progress_.update(metrics.items(), metrics.values());
+    }
+    progress_.finish(metrics.values());
+    return metrics.values();
+  }
+
+  template <typename Loader, typename Step>
+  MetricValues run_validation(int64_t epoch, Loader& loader, Step& step) {
+    nn::eval(model_);
+    const NoGradGuard no_grad;
+    EpochMetrics metrics(config_.top_k);
+    progress_.start(label(epoch, "valid"), static_cast<int64_t>(loader.num_items()));
+    for (auto& batch : loader.epoch(static_cast<std::size_t>(epoch - 1))) {
+      metrics.update(step(static_cast<const M&>(model_), batch));
+      progress_.update(metrics.items(), metrics.values());
+    }
+    progress_.finish(metrics.values());
+    nn::train(model_);
+    return metrics.values();
+  }
+
+  /// Checkpoint, best, pruning, metrics.csv and curves.svg after epoch.
+  void end_epoch(int64_t epoch, const FitResult& result) {
+    const std::optional<double> value = result.history.value(epoch, "valid", config_.best_metric);
+    if (!value) {
+      throw InvalidArgument("[Learner] no validation metric '" + config_.best_metric + "'");
+    }
+    const bool is_best = best_.observe(epoch, *value);
+    record::save(model_, make_epoch_dir(epoch));
+    checkpoints_.save_state({epoch, optimizer_.state(), scheduler_.state(), best_.best_epoch(),
+                             best_.best_value(), best_.epochs_since_best()});
+    if (is_best) checkpoints_.mark_best(epoch);
+    checkpoints_.prune(config_.keep_checkpoints);
+    result.history.write_csv(config_.directory / "metrics.csv");
+    write_svg_plot(result.history, config_.directory / "curves.svg");
+  }
+
+  /// Creates epoch's checkpoint folder and returns its model file.
+  std::filesystem::path make_epoch_dir(int64_t epoch) const {
+    std::filesystem::create_directories(checkpoints_.epoch_dir(epoch));
+    return Checkpoints::model_file(checkpoints_.epoch_dir(epoch));
+  }
+
+  /// Loads the newest checkpoint into model, optimizer and scheduler; returns its epoch (0 when
+  /// there is none: a fresh start).
+  int64_t restore(History& history) {
+    const std::vector<int64_t> epochs = checkpoints_.epochs();
+    if (epochs.empty()) return 0;
+    const int64_t epoch = epochs.back();
+    const TrainingState state = checkpoints_.load_state(epoch);
+    record::load(model_, Checkpoints::model_file(checkpoints_.epoch_dir(epoch)));
+    optimizer_.load_state(state.optimizer);
+    scheduler_.load_state(state.scheduler);
+    best_.restore(state.best_epoch, state.best_value, state.epochs_since_best);
+    const std::filesystem::path csv = config_.directory / "metrics.csv";
+    if (std::filesystem::exists(csv)) {
+      history = History::read_csv(csv);
+      history.truncate_after(epoch);
+    }
+    *config_.out << "resuming after epoch " << epoch << " from " << checkpoints_.root().string()
+                 << '\n';
+    return epoch;
+  }
+
+  LearnerConfig config_;
+  M& model_;
+  optim::Optimizer& optimizer_;
+  optim::LrScheduler& scheduler_;
+  Checkpoints checkpoints_;
+  BestTracker best_;
+  Progress progress_;
+};
+
+}  // namespace ember::train

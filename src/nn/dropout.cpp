@@ -1,0 +1,12 @@
+#include "ember/nn/dropout.h"
+
+#include "nn/config_checks.h"
+
+namespace ember::nn {
+
+Dropout DropoutConfig::init(const Device& /*device*/) const {
+  detail::require_probability("Dropout", "p", p);
+  return {p};
+}
+
+}  // namespace ember::nn

@@ -1,0 +1,138 @@
+#include "ember/train/checkpoints.h"
+
+#include <algorithm>
+#include <charconv>
+#include <string>
+#include <string_view>
+
+#include "ember/error.h"
+#include "ember/record/safetensors.h"
+
+namespace ember::train {
+namespace {
+
+constexpr std::string_view kEpochPrefix = "epoch-";
+constexpr std::string_view kOptimizer = "optimizer.";
+constexpr std::string_view kScheduler = "scheduler.";
+
+std::filesystem::path state_file(const std::filesystem::path& dir) {
+  return dir / "training.safetensors";
+}
+
+/// The shortest text that reads back as the same double.
+std::string exact(double value) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+double parse_exact(const std::string& text, const std::filesystem::path& file,
+                   const std::string& key) {
+  double value = 0;
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (result.ec != std::errc() || result.ptr != text.data() + text.size()) {
+    throw InvalidArgument("[checkpoints] " + file.string() + ": entry " + key + " = '" + text +
+                          "' is not a number");
+  }
+  return value;
+}
+
+void put_state(record::Record& out, std::string_view prefix, const optim::OptimizerState& state) {
+  for (const auto& [name, data] : state.tensors)
+    out.tensors.push_back({std::string(prefix) + name, data});
+  for (const auto& [name, value] : state.scalars)
+    out.metadata[std::string(prefix) + name] = exact(value);
+}
+
+optim::OptimizerState take_state(const record::Record& in, std::string_view prefix,
+                                 const std::filesystem::path& file) {
+  optim::OptimizerState state;
+  for (const record::NamedData& t : in.tensors) {
+    if (t.name.starts_with(prefix)) state.tensors[t.name.substr(prefix.size())] = t.data;
+  }
+  for (const auto& [key, text] : in.metadata) {
+    if (key.starts_with(prefix))
+      state.scalars[key.substr(prefix.size())] = parse_exact(text, file, key);
+  }
+  return state;
+}
+
+}  // namespace
+
+Checkpoints::Checkpoints(std::filesystem::path root) : root_(std::move(root)) {}
+
+std::filesystem::path Checkpoints::epoch_dir(int64_t epoch) const {
+  return root_ / (std::string(kEpochPrefix) + std::to_string(epoch));
+}
+
+std::vector<int64_t> Checkpoints::epochs() const {
+  std::vector<int64_t> found;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(root_, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(kEpochPrefix)) continue;
+    int64_t epoch = 0;
+    const char* digits = name.data() + kEpochPrefix.size();
+    const auto parsed = std::from_chars(digits, name.data() + name.size(), epoch);
+    if (parsed.ec != std::errc() || parsed.ptr != name.data() + name.size() || epoch < 1) continue;
+    if (std::filesystem::exists(model_file(entry.path())) &&
+        std::filesystem::exists(state_file(entry.path()))) {
+      found.push_back(epoch);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+void Checkpoints::save_state(const TrainingState& state) const {
+  record::Record out;
+  put_state(out, kOptimizer, state.optimizer);
+  put_state(out, kScheduler, state.scheduler);
+  out.metadata["learner.epoch"] = std::to_string(state.epoch);
+  out.metadata["learner.epochs_since_best"] = std::to_string(state.epochs_since_best);
+  if (state.best_epoch) out.metadata["learner.best_epoch"] = std::to_string(*state.best_epoch);
+  if (state.best_value) out.metadata["learner.best_value"] = exact(*state.best_value);
+  const std::filesystem::path dir = epoch_dir(state.epoch);
+  std::filesystem::create_directories(dir);
+  record::save_safetensors(out, state_file(dir));
+}
+
+TrainingState Checkpoints::load_state(int64_t epoch) const {
+  const std::filesystem::path file = state_file(epoch_dir(epoch));
+  const record::Record in = record::load_safetensors(file);
+  auto number = [&](const std::string& key) -> std::optional<double> {
+    const auto it = in.metadata.find(key);
+    if (it == in.metadata.end()) return std::nullopt;
+    return parse_exact(it->second, file, key);
+  };
+  TrainingState state;
+  state.optimizer = take_state(in, kOptimizer, file);
+  state.scheduler = take_state(in, kScheduler, file);
+  const std::optional<double> saved_epoch = number("learner.epoch");
+  if (saved_epoch != static_cast<double>(epoch)) {
+    throw InvalidArgument("[checkpoints] " + file.string() + ": learner.epoch does not say " +
+                          std::to_string(epoch));
+  }
+  state.epoch = epoch;
+  state.epochs_since_best = static_cast<int64_t>(number("learner.epochs_since_best").value_or(0));
+  if (auto best = number("learner.best_epoch")) state.best_epoch = static_cast<int64_t>(*best);
+  state.best_value = number("learner.best_value");
+  return state;
+}
+
+void Checkpoints::mark_best(int64_t epoch) const {
+  const std::filesystem::path staging = root_ / "best.tmp";
+  std::filesystem::remove_all(staging);
+  std::filesystem::copy(epoch_dir(epoch), staging, std::filesystem::copy_options::recursive);
+  std::filesystem::remove_all(best_dir());
+  std::filesystem::rename(staging, best_dir());
+}
+
+void Checkpoints::prune(int64_t keep) const {
+  const std::vector<int64_t> all = epochs();
+  const auto excess = static_cast<int64_t>(all.size()) - std::max<int64_t>(keep, 1);
+  for (int64_t i = 0; i < excess; ++i)
+    std::filesystem::remove_all(epoch_dir(all[static_cast<std::size_t>(i)]));
+}
+
+}  // namespace ember::train

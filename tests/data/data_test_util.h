@@ -1,0 +1,111 @@
+// Helpers shared by the ember::data tests: a scratch directory, file writers (plain and gzip,
+// through zlib's writer, independent of the reader under test), IDX images built byte by byte,
+// and error capture.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "ember/data/dataset.h"
+#include "ember/error.h"
+
+namespace ember::data::test {
+
+using Bytes = std::vector<uint8_t>;
+
+/// A fresh directory under the system temp dir, removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "ember-data-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::system_error(errno, std::generic_category());
+    path_ = pattern;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::filesystem::path write_plain(const std::filesystem::path& path, const Bytes& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
+  if (!out) ADD_FAILURE() << "cannot write " << path;
+  return path;
+}
+
+/// bytes gzip-compressed, as gzip(1) would store them.
+inline Bytes gzip(const Bytes& bytes) {
+  z_stream stream{};
+  constexpr int kGzipWindowBits = 15 + 16;  // +16 asks zlib for a gzip wrapper
+  if (deflateInit2(&stream, Z_BEST_COMPRESSION, Z_DEFLATED, kGzipWindowBits, 8,
+                   Z_DEFAULT_STRATEGY) != Z_OK) {
+    ADD_FAILURE() << "deflateInit2 failed";
+    return {};
+  }
+  Bytes out(deflateBound(&stream, bytes.size()));
+  stream.next_in = const_cast<Bytef*>(bytes.data());
+  stream.avail_in = static_cast<uInt>(bytes.size());
+  stream.next_out = out.data();
+  stream.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&stream, Z_FINISH) != Z_STREAM_END) ADD_FAILURE() << "deflate failed";
+  out.resize(stream.total_out);
+  deflateEnd(&stream);
+  return out;
+}
+
+inline std::filesystem::path write_gzip(const std::filesystem::path& path, const Bytes& bytes) {
+  return write_plain(path, gzip(bytes));
+}
+
+/// An IDX file: zero, zero, type code, dim count, the dims as big-endian u32, then payload
+/// (already big-endian).
+inline Bytes idx_bytes(uint8_t type_code, const std::vector<uint32_t>& dims, const Bytes& payload) {
+  Bytes out = {0, 0, type_code, static_cast<uint8_t>(dims.size())};
+  for (uint32_t d : dims) {
+    for (int shift = 24; shift >= 0; shift -= 8)
+      out.push_back(static_cast<uint8_t>(d >> shift));
+  }
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+/// The message of the InvalidArgument that f throws; fails the test when f throws nothing.
+template <typename F>
+std::string invalid_argument_message(F&& f) {
+  try {
+    f();
+  } catch (const InvalidArgument& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected ember::InvalidArgument";
+  return {};
+}
+
+/// Every item of dataset, in index order.
+template <typename Item>
+std::vector<Item> all_items(const Dataset<Item>& dataset) {
+  std::vector<Item> items;
+  for (std::size_t i = 0; i < dataset.len(); ++i)
+    items.push_back(dataset.get(i).value());
+  return items;
+}
+
+}  // namespace ember::data::test

@@ -1,0 +1,165 @@
+// The learner end to end on a tiny problem (two well-separated classes in the plane, a Linear
+// classifier, SGD): it learns, writes its files, keeps the checkpoints it should, resumes to the
+// same weights bit for bit as an uninterrupted run, and stops early.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <array>
+#include <filesystem>
+#include <sstream>
+#include <vector>
+
+#include "ember/data/dataloader.h"
+#include "ember/data/in_memory_dataset.h"
+#include "ember/ember.h"
+#include "ember/nn/linear.h"
+#include "ember/optim/scheduler.h"
+#include "ember/optim/sgd.h"
+#include "ember/train/learner.h"
+
+namespace ember::train {
+namespace {
+
+struct Point {
+  std::array<double, 2> x;
+  int64_t label;
+};
+struct PointBatch {
+  Tensor<2> x;
+  Tensor<1, Int> labels;
+};
+
+PointBatch make_batch(const std::vector<Point>& points, const Device& device) {
+  std::vector<double> x;
+  std::vector<int64_t> labels;
+  for (const Point& p : points) {
+    x.insert(x.end(), p.x.begin(), p.x.end());
+    labels.push_back(p.label);
+  }
+  const auto n = static_cast<int64_t>(points.size());
+  return {Tensor<2>::from_data(TensorData(x, Shape{n, 2}), device),
+          Tensor<1, Int>::from_ints(labels, device)};
+}
+
+/// Class 0 around (-1, -1), class 1 around (1, 1): a fixed grid of offsets, no randomness.
+data::DatasetPtr<Point> points() {
+  std::vector<Point> all;
+  for (int i = 0; i < 24; ++i) {
+    const double dx = 0.1 * (i % 5) - 0.2, dy = 0.1 * (i % 3) - 0.1;
+    const int64_t label = i % 2;
+    const double center = label ? 1.0 : -1.0;
+    all.push_back({{center + dx, center + dy}, label});
+  }
+  return data::in_memory(std::move(all));
+}
+
+struct Classifier {
+  nn::Linear fc;
+  EMBER_MODULE(fc)
+};
+
+ClassificationOutput step(const Classifier& model, const PointBatch& batch) {
+  const Tensor<2> logits = model.fc.forward(batch.x);
+  return {module::cross_entropy(logits, batch.labels), logits, batch.labels};
+}
+
+struct TrainingRun {
+  Classifier model;
+  optim::Sgd optimizer = optim::SgdConfig{.momentum = 0.9}.init();
+  optim::ConstantLr scheduler = optim::ConstantLrConfig{0.1}.init();
+};
+
+TrainingRun fresh_run(const Device& device) {
+  device.seed(3);
+  return {Classifier{nn::LinearConfig{2, 2}.init(device)}};
+}
+
+std::filesystem::path temp_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ember_learner_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+FitResult fit(TrainingRun& run, LearnerConfig config, const Device& device) {
+  std::ostringstream out;
+  config.out = &out;
+  config.terminal = false;
+  data::DataLoader<Point, PointBatch> train(points(), make_batch,
+                                            {.batch_size = 8, .shuffle = 11, .device = device});
+  data::DataLoader<Point, PointBatch> valid(points(), make_batch,
+                                            {.batch_size = 8, .device = device});
+  Learner learner(std::move(config), run.model, run.optimizer, run.scheduler);
+  return learner.fit(train, valid, step);
+}
+
+std::vector<double> weights(const Classifier& model) {
+  return model.fc.weight->to_data().to_vector<double>();
+}
+
+TEST(Learner, LearnsAndWritesMetricsPlotAndCheckpoints) {
+  const Device device = Device::ndarray().autodiff();
+  const auto dir = temp_dir("learns");
+  TrainingRun run = fresh_run(device);
+  const FitResult result = fit(run, {.epochs = 4, .directory = dir, .keep_checkpoints = 2}, device);
+  EXPECT_EQ(result.last_epoch, 4);
+  EXPECT_DOUBLE_EQ(result.history.value(4, "valid", "accuracy").value(), 1.0);
+  EXPECT_LT(result.history.value(4, "train", "loss").value(),
+            result.history.value(1, "train", "loss").value());
+  EXPECT_TRUE(std::filesystem::exists(dir / "metrics.csv"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "curves.svg"));
+  EXPECT_EQ(Checkpoints(dir / "checkpoints").epochs(), (std::vector<int64_t>{3, 4}));
+  EXPECT_TRUE(std::filesystem::exists(dir / "checkpoints" / "best" / "model.safetensors"));
+  // The saved model is the trained one.
+  TrainingRun other = fresh_run(device);
+  record::load(other.model, dir / "checkpoints" / "epoch-4" / "model.safetensors");
+  EXPECT_EQ(weights(other.model), weights(run.model));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Learner, ResumingGivesTheWeightsOfAnUninterruptedRun) {
+  const Device device = Device::ndarray().autodiff();
+  const auto straight_dir = temp_dir("straight");
+  TrainingRun straight = fresh_run(device);
+  fit(straight, {.epochs = 4, .directory = straight_dir}, device);
+
+  const auto dir = temp_dir("resumed");
+  TrainingRun first = fresh_run(device);
+  fit(first, {.epochs = 2, .directory = dir}, device);
+  TrainingRun second =
+      fresh_run(device);  // new model, optimizer and scheduler: all state comes from disk
+  const FitResult resumed = fit(second, {.epochs = 4, .directory = dir, .resume = true}, device);
+  EXPECT_EQ(weights(second.model), weights(straight.model));
+  EXPECT_EQ(resumed.history.value(1, "train", "loss"),
+            History::read_csv(straight_dir / "metrics.csv").value(1, "train", "loss"));
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(straight_dir);
+}
+
+TEST(Learner, StopsEarlyWhenTheBestMetricStopsImproving) {
+  const Device device = Device::ndarray().autodiff();
+  const auto dir = temp_dir("early");
+  TrainingRun run = fresh_run(device);
+  // Accuracy reaches 1.0 and cannot improve further, so training stops patience epochs later.
+  const FitResult result =
+      fit(run, {.epochs = 50, .directory = dir, .early_stopping = EarlyStopping{.patience = 2}},
+          device);
+  EXPECT_TRUE(result.stopped_early);
+  ASSERT_TRUE(result.best_epoch.has_value());
+  EXPECT_EQ(result.last_epoch, *result.best_epoch + 2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Learner, RejectsABadConfig) {
+  TrainingRun run = fresh_run(Device::ndarray().autodiff());
+  EXPECT_THROW(Learner(LearnerConfig{.epochs = 0, .directory = "x"}, run.model, run.optimizer,
+                       run.scheduler),
+               InvalidArgument);
+  EXPECT_THROW(
+      Learner(LearnerConfig{.epochs = 1, .directory = {}}, run.model, run.optimizer, run.scheduler),
+      InvalidArgument);
+}
+
+}  // namespace
+}  // namespace ember::train
