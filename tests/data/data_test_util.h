@@ -17,31 +17,14 @@
 
 #include "ember/data/dataset.h"
 #include "ember/error.h"
+#include "support/temp_dir.h"
 
 namespace ember::data::test {
 
 using Bytes = std::vector<uint8_t>;
 
-/// A fresh directory under the system temp dir, removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ember-data-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::system_error(errno, std::generic_category());
-    path_ = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+/// A fresh directory, removed on destruction (tests/support/temp_dir.h).
+using ember::test::TempDir;
 
 inline std::filesystem::path write_plain(const std::filesystem::path& path, const Bytes& bytes) {
   std::ofstream out(path, std::ios::binary);

@@ -17,38 +17,14 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "support/temp_dir.h"
 
 namespace ember::record::test {
 
 using Bytes = std::vector<std::byte>;
 
-/// A fresh directory under the system temp dir, removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ember-record-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr) throw std::system_error(errno, std::generic_category());
-    path_ = pattern;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-  const std::filesystem::path& path() const { return path_; }
-  /// The names of the entries in the directory (to spot leftover temporary files).
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& entry : std::filesystem::directory_iterator(path_))
-      names.push_back(entry.path().filename().string());
-    return names;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+/// A fresh directory, removed on destruction (tests/support/temp_dir.h).
+using ember::test::TempDir;
 
 inline Bytes read_bytes(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

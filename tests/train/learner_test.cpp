@@ -3,8 +3,6 @@
 // same weights bit for bit as an uninterrupted run, and stops early.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <array>
 #include <filesystem>
 #include <sstream>
@@ -17,6 +15,7 @@
 #include "ember/optim/scheduler.h"
 #include "ember/optim/sgd.h"
 #include "ember/train/learner.h"
+#include "support/temp_dir.h"
 
 namespace ember::train {
 namespace {
@@ -75,13 +74,6 @@ TrainingRun fresh_run(const Device& device) {
   return {Classifier{nn::LinearConfig{2, 2}.init(device)}};
 }
 
-std::filesystem::path temp_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ember_learner_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  return dir;
-}
-
 FitResult fit(TrainingRun& run, LearnerConfig config, const Device& device) {
   std::ostringstream out;
   config.out = &out;
@@ -100,7 +92,8 @@ std::vector<double> weights(const Classifier& model) {
 
 TEST(Learner, LearnsAndWritesMetricsPlotAndCheckpoints) {
   const Device device = Device::ndarray().autodiff();
-  const auto dir = temp_dir("learns");
+  const ::ember::test::TempDir dir_holder("ember-train-learns");
+  const std::filesystem::path dir = dir_holder.path();
   TrainingRun run = fresh_run(device);
   const FitResult result = fit(run, {.epochs = 4, .directory = dir, .keep_checkpoints = 2}, device);
   EXPECT_EQ(result.last_epoch, 4);
@@ -115,16 +108,17 @@ TEST(Learner, LearnsAndWritesMetricsPlotAndCheckpoints) {
   TrainingRun other = fresh_run(device);
   record::load(other.model, dir / "checkpoints" / "epoch-4" / "model.safetensors");
   EXPECT_EQ(weights(other.model), weights(run.model));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Learner, ResumingGivesTheWeightsOfAnUninterruptedRun) {
   const Device device = Device::ndarray().autodiff();
-  const auto straight_dir = temp_dir("straight");
+  const ::ember::test::TempDir straight_dir_holder("ember-train-straight");
+  const std::filesystem::path straight_dir = straight_dir_holder.path();
   TrainingRun straight = fresh_run(device);
   fit(straight, {.epochs = 4, .directory = straight_dir}, device);
 
-  const auto dir = temp_dir("resumed");
+  const ::ember::test::TempDir dir_holder("ember-train-resumed");
+  const std::filesystem::path dir = dir_holder.path();
   TrainingRun first = fresh_run(device);
   fit(first, {.epochs = 2, .directory = dir}, device);
   TrainingRun second =
@@ -133,13 +127,12 @@ TEST(Learner, ResumingGivesTheWeightsOfAnUninterruptedRun) {
   EXPECT_EQ(weights(second.model), weights(straight.model));
   EXPECT_EQ(resumed.history.value(1, "train", "loss"),
             History::read_csv(straight_dir / "metrics.csv").value(1, "train", "loss"));
-  std::filesystem::remove_all(dir);
-  std::filesystem::remove_all(straight_dir);
 }
 
 TEST(Learner, StopsEarlyWhenTheBestMetricStopsImproving) {
   const Device device = Device::ndarray().autodiff();
-  const auto dir = temp_dir("early");
+  const ::ember::test::TempDir dir_holder("ember-train-early");
+  const std::filesystem::path dir = dir_holder.path();
   TrainingRun run = fresh_run(device);
   // Accuracy reaches 1.0 and cannot improve further, so training stops patience epochs later.
   const FitResult result =
@@ -148,7 +141,6 @@ TEST(Learner, StopsEarlyWhenTheBestMetricStopsImproving) {
   EXPECT_TRUE(result.stopped_early);
   ASSERT_TRUE(result.best_epoch.has_value());
   EXPECT_EQ(result.last_epoch, *result.best_epoch + 2);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Learner, RejectsABadConfig) {

@@ -2,8 +2,6 @@
 // and best/early-stopping tracking.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -16,16 +14,10 @@
 #include "ember/train/history.h"
 #include "ember/train/metrics.h"
 #include "ember/train/progress.h"
+#include "support/temp_dir.h"
 
 namespace ember::train {
 namespace {
-
-std::filesystem::path temp_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ember_train_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 TEST(Metrics, TopKCountsRowsWhoseTargetIsAmongTheKLargest) {
   // Row 0: target 2 is the largest; row 1: target 0 is second; row 2: target 1 is last.
@@ -91,7 +83,8 @@ TEST(History, CsvRoundTripsEveryValueExactly) {
   history.add({1, "train", {{"loss", 0.1234567890123}, {"accuracy", 0.5}}});
   history.add({1, "valid", {{"loss", 1.0 / 3.0}}});
   history.add({2, "train", {{"loss", 0.05}}});
-  const auto dir = temp_dir("csv");
+  const ::ember::test::TempDir dir_holder("ember-train-csv");
+  const std::filesystem::path dir = dir_holder.path();
   history.write_csv(dir / "metrics.csv");
   const History back = History::read_csv(dir / "metrics.csv");
   EXPECT_EQ(back.value(1, "valid", "loss"), 1.0 / 3.0);
@@ -101,11 +94,11 @@ TEST(History, CsvRoundTripsEveryValueExactly) {
   History truncated = back;
   truncated.truncate_after(1);
   EXPECT_FALSE(truncated.value(2, "train", "loss").has_value());
-  std::filesystem::remove_all(dir);
 }
 
 TEST(History, MalformedCsvNamesTheLine) {
-  const auto dir = temp_dir("bad_csv");
+  const ::ember::test::TempDir dir_holder("ember-train-bad_csv");
+  const std::filesystem::path dir = dir_holder.path();
   std::ofstream(dir / "m.csv") << "epoch,split,metric,value\n1,train,loss,0.5\nx,train,loss,1\n";
   try {
     History::read_csv(dir / "m.csv");
@@ -114,7 +107,6 @@ TEST(History, MalformedCsvNamesTheLine) {
     EXPECT_NE(std::string(e.what()).find("m.csv:3"), std::string::npos) << e.what();
   }
   EXPECT_THROW(History::read_csv(dir / "missing.csv"), ConfigError);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Plot, SvgHasAPanelPerMetricAndALinePerSplit) {
@@ -126,7 +118,8 @@ TEST(Plot, SvgHasAPanelPerMetricAndALinePerSplit) {
          {{"loss", 1.0 / static_cast<double>(e)}, {"accuracy", 0.5}, {"items_per_second", 100}}});
     history.add({e, "valid", {{"loss", 1.5 / static_cast<double>(e)}, {"accuracy", 0.4}}});
   }
-  const auto dir = temp_dir("plot");
+  const ::ember::test::TempDir dir_holder("ember-train-plot");
+  const std::filesystem::path dir = dir_holder.path();
   write_svg_plot(history, dir / "curves.svg");
   std::ifstream in(dir / "curves.svg");
   const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -140,7 +133,6 @@ TEST(Plot, SvgHasAPanelPerMetricAndALinePerSplit) {
   EXPECT_EQ(count("<polyline"), 4u);  // loss and accuracy, train and valid; no items_per_second
   EXPECT_EQ(count(">loss<"), 1u);
   EXPECT_EQ(count(">accuracy<"), 1u);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(BestTracker, LowerIsBetterWithMinDeltaAndNaN) {
