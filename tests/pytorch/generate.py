@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch autograd goldens for ember's neural-network functions: convolutions, pooling,
-interpolation, the normalizations, attention, linear, embedding and every loss.
+interpolation, the normalizations, attention, linear, embedding, every loss and every activation.
 
 Run from the repository root with Debian's PyTorch (python3-torch, installed for /usr/bin/python3,
 not for a pyenv python3 on PATH):
@@ -20,7 +20,7 @@ statistics get no gradient (null).
 
 PyTorch 1.13 lacks F.scaled_dot_product_attention and F.rms_norm: both are written below with
 torch primitives, following the formulas their documentation gives (autograd still gives the
-golden gradients).
+golden gradients); so is F.hardsigmoid, whose float64 gradient PyTorch 1.13 rounds.
 
 File format: {"generator", "torch", "cases": [case, ...]}, one case per line; a case is {"name",
 "params", "inputs": [tensor...], "grad_output": tensor, "outputs": [tensor...], "grads": [tensor
@@ -67,6 +67,19 @@ def distinct(*shape):
 
 def positives(*shape):
     return reals(*shape, lo=0.5, hi=2.0)
+
+
+def away_from(kinks, *shape, lo=-2.0, hi=2.0, margin=0.1):
+    """reals, each value within margin of a kink (where the function's derivative jumps) moved
+    to margin from it, on its side: PyTorch's one-sided derivative there is a convention."""
+
+    def draw(gen):
+        x = reals(*shape, lo=lo, hi=hi)(gen)
+        for k in kinks:
+            x = torch.where((x - k).abs() < margin, torch.where(x >= k, k + margin, k - margin), x)
+        return x
+
+    return draw
 
 
 def ints(values, shape):
@@ -509,6 +522,51 @@ def regression_loss_cases():
     )
 
 
+# ---- activations -------------------------------------------------------------------------------
+
+
+def hard_sigmoid(x):
+    """F.hardsigmoid by its documented formula, relu6(x + 3) / 6: PyTorch 1.13's CPU backward
+    multiplies by the float32 constant 1.0f / 6 even in float64 (3e-8 off)."""
+    return torch.clamp(x + 3, 0, 6) / 6
+
+
+def activation_cases():
+    kink0 = [away_from([0.0], 2, 3, 4)]
+    case("relu", F.relu, kink0)
+    case("leaky_relu/slope0.2", lambda x: F.leaky_relu(x, 0.2), kink0, {"negative_slope": 0.2})
+    case("prelu/per_channel", F.prelu, kink0 + [reals(3)])
+    case("gelu", F.gelu, [reals(2, 3, 4, lo=-4.0, hi=4.0)])
+    case(
+        "gelu_tanh",
+        lambda x: F.gelu(x, approximate="tanh"),
+        [reals(2, 3, 4, lo=-4.0, hi=4.0)],
+        {"approximate": "tanh"},
+    )
+    wide = [reals(2, 3, 4, lo=-6.0, hi=6.0)]
+    case("sigmoid", torch.sigmoid, wide)
+    case("log_sigmoid", F.logsigmoid, wide)
+    case("silu", F.silu, wide)
+    # beta * x passes softplus's threshold 20 above x = 10.
+    case(
+        "softplus/beta2",
+        lambda x: F.softplus(x, beta=2.0),
+        [reals(2, 3, 4, lo=-12.0, hi=12.0)],
+        {"beta": 2.0},
+    )
+    case("mish", F.mish, wide)
+    case("elu/alpha0.5", lambda x: F.elu(x, 0.5), kink0, {"alpha": 0.5})
+    case("selu", F.selu, kink0)
+    case("celu/alpha1.5", lambda x: F.celu(x, 1.5), kink0, {"alpha": 1.5})
+    kinks3 = [away_from([-3.0, 3.0], 2, 3, 4, lo=-5.0, hi=5.0)]
+    case("hard_sigmoid", hard_sigmoid, kinks3)
+    case("hard_swish", F.hardswish, kinks3)
+    case("tanh", torch.tanh, wide)
+    case("glu/dim1", lambda x: F.glu(x, 1), [reals(2, 4, 3)], {"dim": 1})
+    case("softmax/dim1", lambda x: F.softmax(x, 1), [reals(2, 3, 4)], {"dim": 1})
+    case("log_softmax/dim0", lambda x: F.log_softmax(x, 0), [reals(3, 4)], {"dim": 0})
+
+
 def main():
     torch.set_default_dtype(torch.float64)
     # kl_div's "mean" (the cases ask for it on purpose) warns that "batchmean" is the KL math.
@@ -519,6 +577,7 @@ def main():
     module_cases()
     class_loss_cases()
     regression_loss_cases()
+    activation_cases()
     lines = [json.dumps(run(*c), separators=(",", ":")) for c in CASES]
     header = {"generator": "tests/pytorch/generate.py", "torch": torch.__version__.split("+")[0]}
     cases = ",\n".join(lines)

@@ -25,7 +25,7 @@ std::string_view reduction_name(module::Reduction reduction) {
 const std::vector<TorchCase>& torch_cases() {
   static const std::vector<TorchCase> cases =
       concat({conv_torch_cases(), pool_torch_cases(), interpolate_torch_cases(),
-              module_torch_cases(), loss_torch_cases()});
+              module_torch_cases(), loss_torch_cases(), activation_torch_cases()});
   return cases;
 }
 

@@ -32,6 +32,7 @@ std::vector<TorchCase> pool_torch_cases();
 std::vector<TorchCase> interpolate_torch_cases();
 std::vector<TorchCase> module_torch_cases();
 std::vector<TorchCase> loss_torch_cases();
+std::vector<TorchCase> activation_torch_cases();
 
 /// The case called name; nullptr when there is none.
 const TorchCase* find_torch_case(std::string_view name);
