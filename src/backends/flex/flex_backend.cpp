@@ -1,0 +1,63 @@
+#include "backends/flex/flex_backend.h"
+
+#include <memory>
+#include <utility>
+#include <variant>
+
+#include "backends/flex/copy.h"
+#include "backends/flex/fallback.h"
+#include "backends/flex/kernels.h"
+#include "backends/flex/thread_pool.h"
+
+namespace ember::flex {
+namespace {
+
+const View& view_of(const backend::Operand& operand) {
+  const auto* buffer = dynamic_cast<const FlexBuffer*>(operand.buffer.get());
+  if (buffer == nullptr) {
+    throw InvalidArgument("[flex] operand buffer does not belong to the flex backend");
+  }
+  return buffer->view;
+}
+
+/// op's outputs: from its flex kernel when it has one that accepts the inputs, else from ndarray.
+template <typename Op>
+std::vector<View> run_op(const Op& op, Views in, Outputs out) {
+  if constexpr (HasFlexKernel<Op>) {
+    if (std::optional<View> result = run(op, in, out)) return {*std::move(result)};
+  }
+  return run_on_ndarray(op, in, out);
+}
+
+}  // namespace
+
+std::string FlexBackend::description() const {
+  return "fast CPU backend (strided views, OpenBLAS, Highway SIMD, " +
+         std::to_string(ThreadPool::instance().threads()) + " threads)";
+}
+
+std::vector<backend::BufferPtr> FlexBackend::execute(const ir::Op& op,
+                                                     std::span<const backend::Operand> inputs,
+                                                     std::span<const ir::TensorMeta> outputs) {
+  std::vector<View> views;
+  views.reserve(inputs.size());
+  for (const backend::Operand& operand : inputs)
+    views.push_back(view_of(operand));
+  std::vector<View> results =
+      std::visit([&](const auto& o) { return run_op(o, views, outputs); }, op);
+  std::vector<backend::BufferPtr> buffers;
+  buffers.reserve(results.size());
+  for (View& result : results)
+    buffers.push_back(std::make_shared<FlexBuffer>(std::move(result)));
+  return buffers;
+}
+
+backend::BufferPtr FlexBackend::write(const TensorData& data) {
+  return std::make_shared<FlexBuffer>(from_tensor_data(data));
+}
+
+TensorData FlexBackend::read(const backend::Operand& operand) {
+  return to_tensor_data(view_of(operand));
+}
+
+}  // namespace ember::flex

@@ -1,0 +1,50 @@
+// The flex kernels: one run overload per op struct that flex computes itself. Each takes the
+// inputs as views (any strides) and the outputs' metadata from ir::infer, and returns the output
+// view, or nullopt to decline (a dtype or case it has no fast path for): the backend then runs
+// the ndarray kernel instead (fallback.h). Ops without an overload here always fall back.
+#pragma once
+
+#include <concepts>
+#include <optional>
+#include <span>
+
+#include "backends/flex/view.h"
+#include "ir/ops.h"
+
+namespace ember::flex {
+
+using Views = std::span<const View>;
+using Outputs = std::span<const ir::TensorMeta>;
+
+// layout.cpp: zero-copy views
+std::optional<View> run(const ir::Reshape& op, Views in, Outputs out);
+std::optional<View> run(const ir::Permute& op, Views in, Outputs out);
+std::optional<View> run(const ir::Flip& op, Views in, Outputs out);
+std::optional<View> run(const ir::Expand& op, Views in, Outputs out);
+std::optional<View> run(const ir::Slice& op, Views in, Outputs out);
+// convert.cpp
+std::optional<View> run(const ir::Cast& op, Views in, Outputs out);
+// elementwise.cpp: f32, f64 by SIMD
+std::optional<View> run(const ir::Unary& op, Views in, Outputs out);
+std::optional<View> run(const ir::Binary& op, Views in, Outputs out);
+std::optional<View> run(const ir::BinaryScalar& op, Views in, Outputs out);
+std::optional<View> run(const ir::Compare& op, Views in, Outputs out);
+std::optional<View> run(const ir::CompareScalar& op, Views in, Outputs out);
+// activation.cpp: f32, f64 by SIMD
+std::optional<View> run(const ir::Activation& op, Views in, Outputs out);
+std::optional<View> run(const ir::Softmax& op, Views in, Outputs out);
+// reduce.cpp: f32, f64 sum, mean, max, min, argmax, argmin by SIMD
+std::optional<View> run(const ir::Reduce& op, Views in, Outputs out);
+// matmul.cpp: f32, f64 (f16, bf16 through f32) by BLAS
+std::optional<View> run(const ir::Matmul& op, Views in, Outputs out);
+// conv.cpp: f32, f64 by im2col + BLAS
+std::optional<View> run(const ir::Conv& op, Views in, Outputs out);
+std::optional<View> run(const ir::ConvWeightGrad& op, Views in, Outputs out);
+
+/// Whether flex has a kernel of its own for Op.
+template <typename Op>
+concept HasFlexKernel = requires(const Op& op, Views in, Outputs out) {
+  { run(op, in, out) } -> std::same_as<std::optional<View>>;
+};
+
+}  // namespace ember::flex

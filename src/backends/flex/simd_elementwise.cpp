@@ -1,0 +1,316 @@
+// Highway kernels of simd.h: unary, binary and comparison loops.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "backends/flex/simd_elementwise.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <hwy/contrib/math/math-inl.h>
+
+#include <cmath>
+#include <limits>
+
+#include "backends/flex/simd.h"
+#include "backends/flex/simd_map-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace ember::flex::HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using ir::BinaryOp;
+using ir::CompareOp;
+using ir::UnaryOp;
+
+/// The largest x whose exp Highway's Exp computes within its valid range without overflowing.
+template <typename T>
+constexpr T kExpMax = sizeof(T) == 4 ? T(88) : T(706);
+/// Highway's Sin and Cos are valid on [-kTrigMax, kTrigMax].
+template <typename T>
+constexpr T kTrigMax = T(39000);
+
+/// log1p on (-1, max]: Highway's Log1p takes [0, max], so a negative x uses
+/// log1p(x) = -log1p(-x / (1 + x)).
+template <class D, class V>
+HWY_INLINE V Log1pAnySign(D d, V x) {
+  const auto negative = hn::Lt(x, hn::Zero(d));
+  const auto y = hn::IfThenElse(negative, hn::Div(hn::Neg(x), hn::Add(hn::Set(d, 1), x)), x);
+  const auto r = hn::Log1p(d, y);
+  return hn::IfThenElse(negative, hn::Neg(r), r);
+}
+
+/// -1, 0 or 1 as x is negative, zero or positive (NaN lanes are fixed up by the caller).
+template <class D, class V>
+HWY_INLINE V SignOf(D d, V x) {
+  const auto zero = hn::Zero(d);
+  return hn::IfThenElse(hn::Gt(x, zero), hn::Set(d, 1),
+                        hn::IfThenElse(hn::Lt(x, zero), hn::Set(d, -1), zero));
+}
+
+template <typename T>
+void Unary(UnaryOp op, const T* x, T* out, int64_t n) {
+  constexpr T inf = std::numeric_limits<T>::infinity();
+  constexpr T lowest = std::numeric_limits<T>::lowest();
+  constexpr T max = std::numeric_limits<T>::max();
+  // Exact lanewise operations are valid everywhere: only NaN lanes take the scalar path.
+  const auto exact = [&](const auto& vec, const auto& scalar) {
+    MapChecked(x, out, n, -inf, inf, vec, scalar);
+  };
+  switch (op) {
+    case UnaryOp::Neg:
+      return exact([](auto, auto v) HWY_ATTR { return hn::Neg(v); }, [](T v) { return -v; });
+    case UnaryOp::Abs:
+      return exact([](auto, auto v) HWY_ATTR { return hn::Abs(v); },
+                   [](T v) { return std::abs(v); });
+    case UnaryOp::Sign:
+      return exact([](auto d, auto v) HWY_ATTR { return SignOf(d, v); },
+                   [](T v) { return std::isnan(v) ? v : static_cast<T>((v > 0) - (v < 0)); });
+    case UnaryOp::Sqrt:
+      return exact([](auto, auto v) HWY_ATTR { return hn::Sqrt(v); },
+                   [](T v) { return std::sqrt(v); });
+    case UnaryOp::Recip:
+      return exact([](auto d, auto v) HWY_ATTR { return hn::Div(hn::Set(d, 1), v); },
+                   [](T v) { return T{1} / v; });
+    case UnaryOp::Floor:
+      return MapChecked(
+          x, out, n, lowest, max, [](auto, auto v) HWY_ATTR { return hn::Floor(v); },
+          [](T v) { return std::floor(v); });
+    case UnaryOp::Ceil:
+      return MapChecked(
+          x, out, n, lowest, max, [](auto, auto v) HWY_ATTR { return hn::Ceil(v); },
+          [](T v) { return std::ceil(v); });
+    case UnaryOp::Round:  // half to even, like nearbyint in the default rounding mode
+      return MapChecked(
+          x, out, n, lowest, max, [](auto, auto v) HWY_ATTR { return hn::Round(v); },
+          [](T v) { return std::nearbyint(v); });
+    case UnaryOp::Exp:
+      return MapChecked(
+          x, out, n, lowest, kExpMax<T>, [](auto d, auto v) HWY_ATTR { return hn::Exp(d, v); },
+          [](T v) { return std::exp(v); });
+    case UnaryOp::Log:
+      return MapChecked(
+          x, out, n, std::numeric_limits<T>::min(), max,
+          [](auto d, auto v) HWY_ATTR { return hn::Log(d, v); }, [](T v) { return std::log(v); });
+    case UnaryOp::Log1p:
+      return MapChecked(
+          x, out, n, std::nextafter(T{-1}, T{0}), max,
+          [](auto d, auto v) HWY_ATTR { return Log1pAnySign(d, v); },
+          [](T v) { return std::log1p(v); });
+    case UnaryOp::Sin:
+      return MapChecked(
+          x, out, n, -kTrigMax<T>, kTrigMax<T>,
+          [](auto d, auto v) HWY_ATTR { return hn::Sin(d, v); }, [](T v) { return std::sin(v); });
+    case UnaryOp::Cos:
+      return MapChecked(
+          x, out, n, -kTrigMax<T>, kTrigMax<T>,
+          [](auto d, auto v) HWY_ATTR { return hn::Cos(d, v); }, [](T v) { return std::cos(v); });
+    case UnaryOp::Tanh:
+      return MapChecked(
+          x, out, n, lowest, max, [](auto d, auto v) HWY_ATTR { return hn::Tanh(d, v); },
+          [](T v) { return std::tanh(v); });
+    default:
+      return;  // not covered: has_unary is false, the caller never asks
+  }
+}
+
+/// Maximum or minimum where a NaN on either side wins (a's first), as ndarray's.
+template <typename T>
+T NanPropagatingExtreme(T a, T b, bool maximum) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  return maximum ? std::max(a, b) : std::min(a, b);
+}
+
+template <typename T>
+void Binary(BinaryOp op, const T* a, int64_t a_step, const T* b, int64_t b_step, T* out,
+            int64_t n) {
+  const auto zip = [&](const auto& vec, const auto& scalar) {
+    Zip(
+        a, a_step, b, b_step, n,
+        [&](auto d, int64_t i, auto va, auto vb) HWY_ATTR { hn::StoreU(vec(va, vb), d, out + i); },
+        [&](int64_t i) { out[i] = scalar(a[i * a_step], b[i * b_step]); });
+  };
+  const auto extreme = [&](bool maximum) {
+    zip(
+        [maximum](auto va, auto vb) HWY_ATTR {
+          const auto m = maximum ? hn::Max(va, vb) : hn::Min(va, vb);
+          return hn::IfThenElse(hn::IsNaN(va), va, hn::IfThenElse(hn::IsNaN(vb), vb, m));
+        },
+        [maximum](T u, T v) { return NanPropagatingExtreme(u, v, maximum); });
+  };
+  switch (op) {
+    case BinaryOp::Add:
+      return zip([](auto u, auto v) HWY_ATTR { return hn::Add(u, v); },
+                 [](T u, T v) { return u + v; });
+    case BinaryOp::Sub:
+      return zip([](auto u, auto v) HWY_ATTR { return hn::Sub(u, v); },
+                 [](T u, T v) { return u - v; });
+    case BinaryOp::Mul:
+      return zip([](auto u, auto v) HWY_ATTR { return hn::Mul(u, v); },
+                 [](T u, T v) { return u * v; });
+    case BinaryOp::Div:
+      return zip([](auto u, auto v) HWY_ATTR { return hn::Div(u, v); },
+                 [](T u, T v) { return u / v; });
+    case BinaryOp::Maximum:
+      return extreme(true);
+    case BinaryOp::Minimum:
+      return extreme(false);
+    default:
+      return;  // not covered: has_binary is false, the caller never asks
+  }
+}
+
+/// a op b with C++'s semantics (Highway's Ne is false for NaN, so NotEqual is Not(Eq)).
+template <class V>
+HWY_INLINE auto CompareVectors(CompareOp op, V a, V b) {
+  switch (op) {
+    case CompareOp::Equal:
+      return hn::Eq(a, b);
+    case CompareOp::NotEqual:
+      return hn::Not(hn::Eq(a, b));
+    case CompareOp::Greater:
+      return hn::Gt(a, b);
+    case CompareOp::GreaterEqual:
+      return hn::Ge(a, b);
+    case CompareOp::Lower:
+      return hn::Lt(a, b);
+    case CompareOp::LowerEqual:
+      break;
+  }
+  return hn::Le(a, b);
+}
+
+template <typename T>
+bool CompareValues(CompareOp op, T a, T b) {
+  switch (op) {
+    case CompareOp::Equal:
+      return a == b;
+    case CompareOp::NotEqual:
+      return a != b;
+    case CompareOp::Greater:
+      return a > b;
+    case CompareOp::GreaterEqual:
+      return a >= b;
+    case CompareOp::Lower:
+      return a < b;
+    case CompareOp::LowerEqual:
+      break;
+  }
+  return a <= b;
+}
+
+template <typename T>
+void Compare(CompareOp op, const T* a, int64_t a_step, const T* b, int64_t b_step, bool* out,
+             int64_t n) {
+  Zip(
+      a, a_step, b, b_step, n,
+      [&](auto d, int64_t i, auto va, auto vb) HWY_ATTR {
+        uint8_t bits[kMaxLanes<T> / 8 + 1];
+        const size_t lanes = hn::Lanes(d);
+        hn::StoreMaskBits(d, CompareVectors(op, va, vb), bits);
+        for (size_t j = 0; j < lanes; ++j)
+          out[i + static_cast<int64_t>(j)] = ((bits[j / 8] >> (j % 8)) & 1) != 0;
+      },
+      [&](int64_t i) { out[i] = CompareValues(op, a[i * a_step], b[i * b_step]); });
+}
+
+void UnaryF32(UnaryOp op, const float* x, float* out, int64_t n) {
+  Unary(op, x, out, n);
+}
+void UnaryF64(UnaryOp op, const double* x, double* out, int64_t n) {
+  Unary(op, x, out, n);
+}
+void BinaryF32(BinaryOp op, const float* a, int64_t as, const float* b, int64_t bs, float* out,
+               int64_t n) {
+  Binary(op, a, as, b, bs, out, n);
+}
+void BinaryF64(BinaryOp op, const double* a, int64_t as, const double* b, int64_t bs, double* out,
+               int64_t n) {
+  Binary(op, a, as, b, bs, out, n);
+}
+void CompareF32(CompareOp op, const float* a, int64_t as, const float* b, int64_t bs, bool* out,
+                int64_t n) {
+  Compare(op, a, as, b, bs, out, n);
+}
+void CompareF64(CompareOp op, const double* a, int64_t as, const double* b, int64_t bs, bool* out,
+                int64_t n) {
+  Compare(op, a, as, b, bs, out, n);
+}
+
+}  // namespace ember::flex::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace ember::flex::simd {
+
+using ir::BinaryOp;
+using ir::UnaryOp;
+
+HWY_EXPORT(UnaryF32);
+HWY_EXPORT(UnaryF64);
+HWY_EXPORT(BinaryF32);
+HWY_EXPORT(BinaryF64);
+HWY_EXPORT(CompareF32);
+HWY_EXPORT(CompareF64);
+
+bool has_unary(ir::UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Sign:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Recip:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Exp:
+    case UnaryOp::Log:
+    case UnaryOp::Log1p:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Tanh:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void unary(ir::UnaryOp op, const float* x, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryF32)(op, x, out, n);
+}
+void unary(ir::UnaryOp op, const double* x, double* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryF64)(op, x, out, n);
+}
+
+bool has_binary(ir::BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void binary(ir::BinaryOp op, const float* a, int64_t a_step, const float* b, int64_t b_step,
+            float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryF32)(op, a, a_step, b, b_step, out, n);
+}
+void binary(ir::BinaryOp op, const double* a, int64_t a_step, const double* b, int64_t b_step,
+            double* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(BinaryF64)(op, a, a_step, b, b_step, out, n);
+}
+
+void compare(ir::CompareOp op, const float* a, int64_t a_step, const float* b, int64_t b_step,
+             bool* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(CompareF32)(op, a, a_step, b, b_step, out, n);
+}
+void compare(ir::CompareOp op, const double* a, int64_t a_step, const double* b, int64_t b_step,
+             bool* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(CompareF64)(op, a, a_step, b, b_step, out, n);
+}
+
+}  // namespace ember::flex::simd
+#endif  // HWY_ONCE

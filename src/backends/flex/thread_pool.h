@@ -1,0 +1,60 @@
+// ThreadPool: the one process-wide pool every flex kernel shares (DESIGN.md §1: a Device may be
+// used from several threads, so several callers may submit work at once). Callers take part in
+// their own work, and a parallel_for issued from inside a chunk runs inline, so the pool never
+// waits on itself.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace ember::flex {
+
+/// The thread count for an EMBER_NUM_THREADS value: a positive integer is taken as it is;
+/// unset, empty or anything else gives hardware (at least 1).
+int thread_count_from(const char* env_value, unsigned hardware);
+
+class ThreadPool {
+ public:
+  /// The shared pool, sized by EMBER_NUM_THREADS (default: std::thread::hardware_concurrency).
+  static ThreadPool& instance();
+
+  /// A pool of threads threads in all: the caller plus threads - 1 workers.
+  explicit ThreadPool(int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int threads() const { return threads_; }
+
+  /// Calls body(begin, end) on disjoint chunks covering [0, n), each at least grain long but the
+  /// last, on the workers and the calling thread; returns when every chunk is done, rethrowing
+  /// the first exception a chunk threw. Runs body(0, n) inline when one chunk suffices, the pool
+  /// has one thread, or the caller is itself running a chunk.
+  void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& body);
+
+ private:
+  struct Job;
+  void work();
+
+  int threads_;
+  std::mutex mutex_;  // guards jobs_ and stopping_
+  std::condition_variable wake_;
+  std::deque<std::shared_ptr<Job>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> workers_;
+};
+
+/// ThreadPool::instance().parallel_for(n, grain, body).
+inline void parallel_for(int64_t n, int64_t grain,
+                         const std::function<void(int64_t, int64_t)>& body) {
+  ThreadPool::instance().parallel_for(n, grain, body);
+}
+
+}  // namespace ember::flex

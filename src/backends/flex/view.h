@@ -1,0 +1,71 @@
+// View: how a flex tensor sees its storage — an offset and one stride per dim (in elements) over
+// a shared Storage. A stride is 0 on a broadcast (expanded) dim and negative on a flipped one, so
+// permute, flip, expand, slice and most reshapes make a new View of the same Storage instead of
+// moving data. Kernels read any View; they write only into an OutputTensor they allocated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/flex/storage.h"
+#include "ember/dtype.h"
+#include "ember/shape.h"
+#include "ir/ops.h"
+
+namespace ember::flex {
+
+struct View {
+  std::shared_ptr<const Storage> storage;
+  int64_t offset = 0;            ///< Elements from the storage's start to element [0, ..., 0].
+  std::vector<int64_t> strides;  ///< Elements between neighbours along each dim.
+  Shape shape;
+  DType dtype = DType::F32;
+
+  /// A row-major view of shape starting offset elements into storage.
+  static View contiguous(std::shared_ptr<const Storage> storage, Shape shape, DType dtype,
+                         int64_t offset = 0);
+
+  int64_t num_elements() const { return shape.num_elements(); }
+  std::size_t element_size() const { return dtype_size(dtype); }
+  /// Whether the elements lie row-major and densely from element [0, ..., 0] (strides of dims
+  /// of size 1 do not matter; a view without elements is contiguous).
+  bool is_contiguous() const;
+  /// The bytes of element [0, ..., 0].
+  const std::byte* bytes() const {
+    return storage->data() + offset * static_cast<int64_t>(element_size());
+  }
+  /// Element [0, ..., 0] as T (T must be dtype's element type).
+  template <typename T>
+  const T* data() const {
+    return reinterpret_cast<const T*>(bytes());
+  }
+  ir::TensorMeta meta() const { return {shape, dtype}; }
+};
+
+/// A new contiguous tensor for a kernel to fill: write through data(), then take view().
+class OutputTensor {
+ public:
+  explicit OutputTensor(const ir::TensorMeta& meta);
+
+  std::byte* bytes() { return storage_->mutable_data(); }
+  template <typename T>
+  T* data() {
+    return reinterpret_cast<T*>(bytes());
+  }
+  const View& view() const { return view_; }
+
+ private:
+  std::shared_ptr<Storage> storage_;
+  View view_;
+};
+
+/// The flex backend's buffer: one view.
+struct FlexBuffer final : backend::Buffer {
+  explicit FlexBuffer(View v) : view(std::move(v)) {}
+  View view;
+};
+
+}  // namespace ember::flex

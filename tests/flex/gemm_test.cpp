@@ -1,0 +1,156 @@
+// Matmul through BLAS: the layouts BLAS reads without a copy, and products of every operand
+// layout and batch form against a naive triple loop written here.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "backends/flex/blas.h"
+#include "flex_test_util.h"
+
+namespace ember::flex::test {
+namespace {
+
+TEST(FlexBlasLayout, RowMajorAndTransposedMatricesNeedNoCopy) {
+  const auto row_major = blas_layout<float>(3, 4, 4, 1);
+  ASSERT_TRUE(row_major);
+  EXPECT_FALSE(row_major->transposed);
+  EXPECT_EQ(row_major->ld, 4);
+  const auto wide_rows = blas_layout<float>(3, 4, 10, 1);  // rows of a wider matrix
+  ASSERT_TRUE(wide_rows);
+  EXPECT_EQ(wide_rows->ld, 10);
+  const auto transposed = blas_layout<double>(3, 4, 1, 3);  // a transposed [4, 3]
+  ASSERT_TRUE(transposed);
+  EXPECT_TRUE(transposed->transposed);
+  EXPECT_EQ(transposed->ld, 3);
+  const auto one_row = blas_layout<float>(1, 4, 999, 1);  // a size-1 dim's stride is moot
+  ASSERT_TRUE(one_row);
+  EXPECT_EQ(one_row->ld, 4);
+  const auto one_column = blas_layout<float>(3, 1, 1, 7);
+  ASSERT_TRUE(one_column);
+  EXPECT_FALSE(one_column->transposed);
+}
+
+TEST(FlexBlasLayout, LayoutsBlasCannotReadAreRefused) {
+  EXPECT_FALSE(blas_layout<float>(3, 4, 8, 2));   // every other column
+  EXPECT_FALSE(blas_layout<float>(3, 4, 0, 1));   // expanded rows
+  EXPECT_FALSE(blas_layout<float>(3, 4, -4, 1));  // flipped rows
+  EXPECT_FALSE(blas_layout<float>(3, 4, 4, -1));  // flipped columns
+  EXPECT_FALSE(blas_layout<float>(3, 4, 2, 1));   // overlapping rows
+}
+
+/// The product of a [..., m, k] and b [..., k, n] (batch dims broadcast) by a triple loop in
+/// double, rounded to dtype.
+TensorData naive_matmul(const TensorData& a, const TensorData& b, DType dtype) {
+  const Shape& as = a.shape();
+  const Shape& bs = b.shape();
+  const std::size_t rank = as.rank();
+  const int64_t m = as[rank - 2], k = as[rank - 1], n = bs[rank - 1];
+  std::vector<int64_t> batch_dims;
+  for (std::size_t d = 0; d + 2 < rank; ++d)
+    batch_dims.push_back(std::max(as[d], bs[d]));
+  const Shape batches(batch_dims);
+  std::vector<int64_t> out_dims = batch_dims;
+  out_dims.push_back(m);
+  out_dims.push_back(n);
+  const std::vector<double> av = a.to_vector<double>();
+  const std::vector<double> bv = b.to_vector<double>();
+  std::vector<double> out;
+  for (int64_t batch = 0; batch < batches.num_elements(); ++batch) {
+    // The batch index, and each operand's batch (a size-1 batch dim repeats).
+    int64_t a_batch = 0, b_batch = 0, rest = batch;
+    int64_t a_scale = 1, b_scale = 1;
+    for (std::size_t d = batch_dims.size(); d-- > 0;) {
+      const int64_t i = rest % batch_dims[d];
+      rest /= batch_dims[d];
+      a_batch += (as[d] == 1 ? 0 : i) * a_scale;
+      b_batch += (bs[d] == 1 ? 0 : i) * b_scale;
+      a_scale *= as[d];
+      b_scale *= bs[d];
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0.0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += av[(a_batch * m + i) * k + p] * bv[(b_batch * k + p) * n + j];
+        out.push_back(sum);
+      }
+    }
+  }
+  return TensorData(out, Shape(out_dims), dtype);
+}
+
+struct MatmulCase {
+  const char* name;
+  std::function<TensorHandle(const Device&, DType)> lhs;
+  std::function<TensorHandle(const Device&, DType)> rhs;
+};
+
+/// Positive values: products of up to 80 terms do not cancel, so f32 stays within its tolerance
+/// of the f64 reference whatever order BLAS sums in.
+std::vector<MatmulCase> matmul_cases() {
+  const auto make = [](Shape shape) {
+    return [shape](const Device& d, DType t) { return positive(shape, d, t); };
+  };
+  const auto transposed = [](Shape shape) {
+    return [shape](const Device& d, DType t) { return ops::transpose(positive(shape, d, t)); };
+  };
+  return {
+      {"plain", make({5, 7}), make({7, 3})},
+      {"transposed lhs", transposed({7, 5}), make({7, 3})},
+      {"transposed rhs", make({5, 7}), transposed({3, 7})},
+      {"both transposed", transposed({7, 5}), transposed({3, 7})},
+      {"stepped lhs (copied)",
+       [](const Device& d, DType t) {
+         return ops::slice(positive({5, 14}, d, t), {Slice(), Slice(0, 14, 2)});
+       },
+       make({7, 3})},
+      {"flipped rhs (copied)", make({5, 7}),
+       [](const Device& d, DType t) {
+         return ops::flip(positive({7, 3}, d, t), {0});
+       }},
+      {"batched", make({2, 4, 5}), make({2, 5, 3})},
+      {"broadcast batches", make({2, 1, 4, 5}), make({1, 3, 5, 6})},
+      {"rhs shared by every batch (one GEMM)", make({3, 4, 5}), make({1, 5, 6})},
+      {"expanded lhs batch",
+       [](const Device& d, DType t) {
+         return ops::expand(positive({1, 4, 5}, d, t), {3, 4, 5});
+       },
+       make({3, 5, 2})},
+      {"many small batches (run side by side)", make({16, 8, 8}), make({16, 8, 8})},
+      {"one larger product", make({70, 80}), make({80, 60})},
+      {"vector shapes", make({1, 9}), make({9, 1})},
+  };
+}
+
+TEST(FlexMatmul, EveryOperandLayoutGivesTheNaiveProduct) {
+  for (const DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
+    for (const MatmulCase& c : matmul_cases()) {
+      const Device flex = Device::flex();
+      const TensorHandle lhs = c.lhs(flex, dtype);
+      const TensorHandle rhs = c.rhs(flex, dtype);
+      // The operands' logical values, in f64 as the reference reads them.
+      const TensorData expected = naive_matmul(ops::into_data(lhs).convert(DType::F64),
+                                               ops::into_data(rhs).convert(DType::F64), dtype);
+      // f16 and bf16 round the product once; their tolerance covers f32 accumulation.
+      expect_close(ops::into_data(ops::matmul(lhs, rhs)), expected,
+                   std::string(c.name) + " " + std::string(dtype_name(dtype)));
+    }
+  }
+}
+
+TEST(FlexMatmul, IntegersAndEmptyProductsTakeTheReferencePath) {
+  const std::vector<int32_t> a = {1, 2, 3, 4, 5, 6};
+  const std::vector<int32_t> b = {7, 8, 9, 10, 11, 12};
+  FlexBackend flex;
+  const TensorData product =
+      run_on(flex, ir::Matmul{}, {TensorData(a, {2, 3}), TensorData(b, {3, 2})}).at(0);
+  EXPECT_EQ(product.to_vector<int32_t>(), (std::vector<int32_t>{58, 64, 139, 154}));
+  const TensorData zeros =
+      run_on(flex, ir::Matmul{},
+             {TensorData::zeros({2, 0}, DType::F32), TensorData::zeros({0, 3}, DType::F32)})
+          .at(0);
+  EXPECT_EQ(zeros, TensorData::zeros({2, 3}, DType::F32)) << "k = 0 sums nothing";
+}
+
+}  // namespace
+}  // namespace ember::flex::test

@@ -1,0 +1,191 @@
+// The SIMD kernels against the ndarray reference: every covered unary op, binary op, comparison,
+// activation, reduction and softmax, on lengths that exercise whole vectors and tails, on
+// special values (NaN, infinities, signed zeros, the ends of each fast path's valid range), and
+// on broadcast and strided operands.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "flex_test_util.h"
+
+namespace ember::flex::test {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Values every kernel must get right: specials, range ends of the fast paths, and ordinary
+/// values of both signs (the count is not a multiple of any vector length).
+TensorData special_data(DType dtype) {
+  std::vector<double> values = {kNaN, kInf,   -kInf, 0.0,    -0.0,  1e-40,  -1e-40, 1e-300,
+                                88.5, -88.5,  100.0, -100.0, 710.0, -710.0, 4e4,    -4e4,
+                                -1.0, -0.999, 1e13,  -1e13,  3.0,   -3.0,   20.0,   -20.0};
+  for (int i = 0; i < 29; ++i)
+    values.push_back(std::sin(i * 1.7) * 4.0);
+  return TensorData(values, {static_cast<int64_t>(values.size())}, dtype);
+}
+
+/// Lengths around vector multiples, so every loop's tail is hit.
+const std::vector<int64_t> kLengths = {1, 3, 7, 8, 15, 16, 17, 33, 70};
+
+const std::vector<ir::UnaryOp> kUnaryOps = {
+    ir::UnaryOp::Neg,   ir::UnaryOp::Abs,   ir::UnaryOp::Sign,  ir::UnaryOp::Sqrt,
+    ir::UnaryOp::Recip, ir::UnaryOp::Floor, ir::UnaryOp::Ceil,  ir::UnaryOp::Round,
+    ir::UnaryOp::Exp,   ir::UnaryOp::Log,   ir::UnaryOp::Log1p, ir::UnaryOp::Sin,
+    ir::UnaryOp::Cos,   ir::UnaryOp::Tanh,  ir::UnaryOp::Tan,   ir::UnaryOp::Erf};
+
+TEST(FlexSimd, UnaryOpsMatchTheReferenceOnSpecialValuesAndEveryLength) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const ir::UnaryOp op : kUnaryOps) {
+      const std::string what = ir::name(ir::Unary{op}) + " " + std::string(dtype_name(dtype));
+      expect_backends_agree(ir::Unary{op}, {special_data(dtype)}, what + " specials");
+      for (const int64_t n : kLengths)
+        expect_backends_agree(ir::Unary{op}, {varied_data({n}, dtype)}, what);
+    }
+  }
+}
+
+TEST(FlexSimd, ActivationsMatchTheReferenceOnSpecialValuesAndEveryLength) {
+  std::vector<ir::Activation> activations;
+  for (int op = 0; op <= static_cast<int>(ir::ActivationOp::HardSwish); ++op)
+    activations.push_back({static_cast<ir::ActivationOp>(op), 0.3, 1.0});
+  activations.push_back({ir::ActivationOp::Softplus, 0.0, 2.5});
+  activations.push_back({ir::ActivationOp::Celu, 2.0, 1.0});
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const ir::Activation& op : activations) {
+      const std::string what = ir::name(op) + " " + std::string(dtype_name(dtype));
+      expect_backends_agree(op, {special_data(dtype)}, what + " specials");
+      for (const int64_t n : kLengths)
+        expect_backends_agree(op, {varied_data({n}, dtype)}, what);
+    }
+  }
+}
+
+TEST(FlexSimd, BinaryOpsAndComparisonsMatchTheReferenceWithBroadcasting) {
+  const std::vector<ir::Op> ops = {
+      ir::Binary{ir::BinaryOp::Add},       ir::Binary{ir::BinaryOp::Sub},
+      ir::Binary{ir::BinaryOp::Mul},       ir::Binary{ir::BinaryOp::Div},
+      ir::Binary{ir::BinaryOp::Maximum},   ir::Binary{ir::BinaryOp::Minimum},
+      ir::Binary{ir::BinaryOp::Pow},       ir::Binary{ir::BinaryOp::Rem},
+      ir::Compare{ir::CompareOp::Equal},   ir::Compare{ir::CompareOp::NotEqual},
+      ir::Compare{ir::CompareOp::Greater}, ir::Compare{ir::CompareOp::GreaterEqual},
+      ir::Compare{ir::CompareOp::Lower},   ir::Compare{ir::CompareOp::LowerEqual}};
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    const TensorData specials = special_data(dtype);
+    const auto n = specials.shape()[0];
+    for (const ir::Op& op : ops) {
+      const std::string what = ir::name(op) + " " + std::string(dtype_name(dtype));
+      // Every pair of specials: a column against a row.
+      expect_backends_agree(op,
+                            {TensorData(specials.to_vector<double>(), {n, 1}, dtype),
+                             TensorData(specials.to_vector<double>(), {1, n}, dtype)},
+                            what + " all pairs");
+      expect_backends_agree(op, {varied_data({3, 17}, dtype), varied_data({17}, dtype)},
+                            what + " row broadcast");
+      expect_backends_agree(op, {varied_data({1}, dtype), varied_data({2, 9}, dtype)},
+                            what + " scalar lhs");
+    }
+  }
+}
+
+TEST(FlexSimd, ScalarOperandsMatchTheReference) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const bool scalar_lhs : {false, true}) {
+      for (const auto op : {ir::BinaryOp::Sub, ir::BinaryOp::Div, ir::BinaryOp::Maximum}) {
+        expect_backends_agree(ir::BinaryScalar{op, Scalar(0.1), scalar_lhs}, {special_data(dtype)},
+                              "binary scalar");
+      }
+    }
+    for (const auto op : {ir::CompareOp::Equal, ir::CompareOp::NotEqual, ir::CompareOp::Lower}) {
+      // A float tensor compares with the scalar rounded to its dtype: f32 0.1 equals 0.1.
+      expect_backends_agree(ir::CompareScalar{op, Scalar(0.1)},
+                            {TensorData(std::vector<double>{0.1, 0.2, kNaN}, {3}, dtype)},
+                            "compare scalar");
+    }
+  }
+}
+
+TEST(FlexSimd, StridedAndBroadcastOperandsMatchTheReference) {
+  expect_matches_ndarray(
+      [](const Device& d) {
+        return ops::sub(ops::transpose(varied({6, 5}, d)), ops::flip(varied({5, 6}, d), {1}));
+      },
+      "transposed - flipped");
+  expect_matches_ndarray(
+      [](const Device& d) {
+        return ops::exp(ops::slice(varied({8, 9}, d, DType::F64), {Slice(0, 8, 3), Slice()}));
+      },
+      "exp of a stepped slice");
+  expect_matches_ndarray(
+      [](const Device& d) {
+        return ops::tanh(ops::expand(varied({4, 1}, d), {4, 33}));
+      },
+      "tanh of an expanded column");
+  expect_matches_ndarray(
+      [](const Device& d) {
+        return ops::greater(varied({2, 3, 40}, d), ops::expand(varied({1, 3, 1}, d), {2, 3, 40}));
+      },
+      "greater than expanded");
+}
+
+TEST(FlexSimd, ReductionsMatchTheReferenceAlongEveryDim) {
+  const std::vector<ir::ReduceOp> covered = {ir::ReduceOp::Sum,    ir::ReduceOp::Mean,
+                                             ir::ReduceOp::Max,    ir::ReduceOp::Min,
+                                             ir::ReduceOp::ArgMax, ir::ReduceOp::ArgMin};
+  // [3, 5, 2100]: the last dim spans two column blocks of a reduction across rows.
+  const std::vector<Shape> shapes = {{3, 5, 7}, {3, 5, 2100}, {1, 70000}};
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const ir::ReduceOp op : covered) {
+      for (const Shape& shape : shapes) {
+        const TensorData x = varied_data(shape, dtype);
+        const std::string what = ir::name(ir::Reduce{op, 0}) + " " + std::string(dtype_name(dtype));
+        expect_backends_agree(ir::Reduce{op, std::nullopt}, {x}, what + " whole");
+        for (int64_t dim = 0; dim < static_cast<int64_t>(shape.rank()); ++dim)
+          expect_backends_agree(ir::Reduce{op, dim}, {x}, what + " dim " + std::to_string(dim));
+      }
+      const TensorData specials = special_data(dtype);
+      expect_backends_agree(ir::Reduce{op, 0}, {specials}, "specials (NaN wins)");
+      // Each special in a row of three: reduced across rows, column by column.
+      std::vector<double> rows;
+      for (const double v : specials.to_vector<double>())
+        rows.insert(rows.end(), {v, -v, 1.0});
+      expect_backends_agree(ir::Reduce{op, 0}, {TensorData(rows, {specials.shape()[0], 3}, dtype)},
+                            "specials across rows");
+    }
+  }
+  // Ties: the first extreme wins; argmin with the index dtype asked for.
+  const TensorData ties(std::vector<float>{2, 1, 3, 1, 3}, {5});
+  expect_backends_agree(ir::Reduce{ir::ReduceOp::ArgMax, 0}, {ties}, "argmax ties");
+  expect_backends_agree(ir::Reduce{ir::ReduceOp::ArgMin, 0, 0, DType::I32}, {ties},
+                        "argmin ties, i32");
+}
+
+TEST(FlexSimd, SoftmaxMatchesTheReferenceAlongEveryDim) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    const TensorData x = varied_data({3, 4, 19}, dtype);
+    for (const bool log : {false, true}) {
+      for (int64_t dim = 0; dim < 3; ++dim)
+        expect_backends_agree(ir::Softmax{dim, log}, {x}, "softmax dim " + std::to_string(dim));
+      // Large and infinite logits: max subtraction keeps exp in range.
+      expect_backends_agree(
+          ir::Softmax{1, log},
+          {TensorData(std::vector<double>{1000, 999, -kInf, 0, 5, -5, kNaN, 1}, {2, 4}, dtype)},
+          "softmax extremes");
+    }
+  }
+}
+
+TEST(FlexSimd, RandomOpsGiveTheSameNumbersOnEveryDevice) {
+  for (const Device& device : {Device::flex(), Device::ndarray()})
+    device.seed(42);
+  const auto draw = [](const Device& d) {
+    return ops::random({5, 7}, Distribution::Default, d, TensorKind::Float);
+  };
+  EXPECT_EQ(ops::into_data(draw(Device::flex())), ops::into_data(draw(Device::ndarray())));
+}
+
+}  // namespace
+}  // namespace ember::flex::test
