@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "ember/data/dataloader.h"
 #include "ember/data/fashion_mnist.h"
@@ -55,7 +56,9 @@ inline train::ClassificationOutput step(const Cnn& model, const data::MnistBatch
 }
 
 struct Options {
-  Device device = Device::default_device();
+  /// Unset: the default device (resolved when used, so building Options never throws).
+  std::optional<Device> device = std::nullopt;
+  Device resolved_device() const { return device.value_or(Device::default_device()); }
   int64_t epochs = 3;
   std::size_t batch_size = 64;
   double learning_rate = 2e-3;
@@ -70,7 +73,7 @@ inline Loader loader(data::DatasetPtr<data::MnistItem> items, const Options& o, 
                 {.batch_size = o.batch_size,
                  .shuffle = shuffle ? std::optional<uint64_t>(7) : std::nullopt,
                  .num_workers = 1,
-                 .device = o.device});
+                 .device = o.resolved_device()});
 }
 
 /// The accuracy of model on the test set.
@@ -87,7 +90,7 @@ inline double evaluate(Cnn& model, const Options& o) {
 /// Trains on 55000 training images (5000 held out to pick the best epoch), saves the best model
 /// as <out>/model.safetensors and returns its test accuracy.
 inline double run(const Options& o) {
-  const Device device = o.device.autodiff();
+  const Device device = o.resolved_device().autodiff();
   device.seed(42);
   Cnn model = Cnn::init(device);
   auto [train_items, valid_items] = data::split(

@@ -27,14 +27,14 @@ void add_device_option(CLI::App& command, std::string& device) {
 
 void train_fashion_mnist(TrainArgs& args) {
   args.options.device = device_named(args.device);
-  std::printf("training on %s\n", args.options.device.name().c_str());
+  std::printf("training on %s\n", args.options.resolved_device().name().c_str());
   std::printf("test accuracy: %.4f\n", fashion_mnist::run(args.options));
 }
 
 void eval_checkpoint(const std::string& device, const std::string& checkpoint) {
   fashion_mnist::Options options;
   options.device = device_named(device);
-  fashion_mnist::Cnn model = fashion_mnist::Cnn::init(options.device);
+  fashion_mnist::Cnn model = fashion_mnist::Cnn::init(options.resolved_device());
   record::load(model, checkpoint);
   std::printf("test accuracy: %.4f\n", fashion_mnist::evaluate(model, options));
 }
