@@ -8,9 +8,9 @@ option(EMBER_WERROR "Treat warnings in ember's code as errors" ON)
 option(EMBER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
-set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU)
 # Implemented backends that are off unless asked for (still being brought up).
-set(EMBER_OPT_IN_BACKENDS FLEX)
+set(EMBER_OPT_IN_BACKENDS)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)

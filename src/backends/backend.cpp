@@ -1,10 +1,19 @@
 // Backend defaults that need the op IR.
 #include "backends/backend.h"
 
+#include "ember/error.h"
+
 namespace ember::backend {
 
 bool Backend::supports_op(const ir::Op& /*op*/) const {
   return true;
+}
+
+std::vector<BufferPtr> Backend::execute_fused(const fusion::Program& /*program*/,
+                                              std::span<const Operand> /*inputs*/,
+                                              std::span<const Scalar> /*constants*/,
+                                              const Shape& /*shape*/) {
+  throw ExecutionError("[" + name() + "] does not run fused programs");
 }
 
 }  // namespace ember::backend

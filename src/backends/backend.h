@@ -15,6 +15,10 @@
 #include "ember/tensor_data.h"
 #include "ir/ops.h"
 
+namespace ember::fusion {
+struct Program;  // src/fusion/program.h
+}
+
 namespace ember::backend {
 
 /// A backend's storage for one tensor. Each backend derives its own.
@@ -49,6 +53,16 @@ class Backend {
   /// integer division by zero) and ExecutionError when the device fails.
   virtual std::vector<BufferPtr> execute(const ir::Op& op, std::span<const Operand> inputs,
                                          std::span<const ir::TensorMeta> outputs) = 0;
+  /// Whether execute_fused runs fused elementwise programs (src/fusion/program.h). Default: no;
+  /// the fusion decorator then runs a program's instructions one by one through execute.
+  virtual bool supports_fused() const { return false; }
+  /// Runs program as one pass over shape: inputs[k] is program input k (any layout,
+  /// broadcastable to shape), constants the scalars of its instructions. Returns one buffer per
+  /// program output, of shape and that output's dtype. Called only when supports_fused().
+  virtual std::vector<BufferPtr> execute_fused(const fusion::Program& program,
+                                               std::span<const Operand> inputs,
+                                               std::span<const Scalar> constants,
+                                               const Shape& shape);
   /// Copies host data into a new buffer.
   virtual BufferPtr write(const TensorData& data) = 0;
   /// Copies a buffer back to the host (waits for the work producing it).

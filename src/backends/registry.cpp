@@ -17,6 +17,9 @@
 #if EMBER_BACKEND_FLEX
 #include "backends/flex/flex_backend.h"
 #endif
+#if EMBER_BACKEND_CPU
+#include "backends/cpu/cpu_backend.h"
+#endif
 
 namespace ember::backend {
 
@@ -50,6 +53,12 @@ constexpr Hooks kHooks<Kind::Flex>{[](const DispatchDevice&) -> std::unique_ptr<
                                    },
                                    []() -> std::vector<DispatchDevice> { return {FlexDevice{}}; }};
 #endif
+#if EMBER_BACKEND_CPU
+template <>
+constexpr Hooks kHooks<Kind::Cpu>{
+    [](const DispatchDevice&) -> std::unique_ptr<Backend> { return cpu::make_cpu_backend(); },
+    []() -> std::vector<DispatchDevice> { return {CpuDevice{}}; }};
+#endif
 
 struct BackendEntry {
   Kind kind;
@@ -64,7 +73,7 @@ struct BackendEntry {
 constexpr BackendEntry kBackends[] = {
     {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  true,  EMBER_BACKEND_NDARRAY,  kHooks<Kind::NdArray>},
     {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     true,  EMBER_BACKEND_FLEX,     kHooks<Kind::Flex>},
-    {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      false, EMBER_BACKEND_CPU,      kHooks<Kind::Cpu>},
+    {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      true,  EMBER_BACKEND_CPU,      kHooks<Kind::Cpu>},
     {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     false, EMBER_BACKEND_CUDA,     kHooks<Kind::Cuda>},
     {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false, EMBER_BACKEND_ROCM,     kHooks<Kind::Rocm>},
     {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   false, EMBER_BACKEND_VULKAN,   kHooks<Kind::Vulkan>},

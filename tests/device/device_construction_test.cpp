@@ -1,5 +1,5 @@
-// Spec items: Device::new / as_dispatch, From<D> for Device, Default, the factories (flex
-// included), Clone, Debug, and device names (Device::from_name, device_name, EMBER_DEVICE).
+// Spec items: Device::new / as_dispatch, From<D> for Device, Default, the factories (cpu and
+// flex included), Clone, Debug, and device names (Device::from_name, device_name, EMBER_DEVICE).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -52,9 +52,10 @@ TEST(DeviceSpec, NewWrapsADescriptorAndAsDispatchReturnsIt) {
 
 TEST(DeviceSpec, DefaultPicksTheFirstCompiledBackendInSpecOrder) {
   const ScopedEmberDevice unset(std::nullopt);
-  // Of the backends implemented so far, flex comes before ndarray in the spec's order.
-  const Device expected =
-      backend::is_compiled(DeviceType::Kind::Flex) ? Device::flex() : Device::ndarray();
+  // Of the backends implemented so far, the spec's order is cpu, flex, ndarray.
+  const Device expected = backend::is_compiled(DeviceType::Kind::Cpu)    ? Device::cpu()
+                          : backend::is_compiled(DeviceType::Kind::Flex) ? Device::flex()
+                                                                         : Device::ndarray();
   EXPECT_EQ(Device().as_dispatch(), expected.as_dispatch());
   EXPECT_EQ(Device::default_device(), expected);
 }
@@ -79,15 +80,14 @@ TEST(DeviceSpec, DefaultWithMalformedEmberDeviceIsAClearError) {
 }
 
 TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOption) {
-  // CMake refuses every backend but ndarray and flex today (cmake/EmberOptions.cmake), so each
-  // of these factories must refuse; a backend that lands moves its line to a test of its own.
+  // CMake refuses every backend but ndarray, flex and cpu today (cmake/EmberOptions.cmake), so
+  // each of these factories must refuse; a backend that lands moves its line to a test of its own.
   struct Case {
     const char* factory;
     std::function<Device()> make;
     const char* option;
   };
   const Case cases[] = {
-      {"cpu", [] { return Device::cpu(); }, "EMBER_BACKEND_CPU"},
       {"cuda", [] { return Device::cuda(); }, "EMBER_BACKEND_CUDA"},
       {"cuda(1)", [] { return Device::cuda(1); }, "EMBER_BACKEND_CUDA"},
       {"rocm", [] { return Device::rocm(); }, "EMBER_BACKEND_ROCM"},
@@ -110,14 +110,27 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
   }
 }
 
-TEST(DeviceSpec, FlexFactoryGivesTheFlexDeviceOrNamesItsOption) {
-  if (backend::is_compiled(DeviceType::Kind::Flex)) {
-    EXPECT_EQ(Device::flex().as_dispatch(), DispatchDevice(FlexDevice{}));
+/// A factory of an implemented backend gives its device when the backend is compiled in, else
+/// a ConfigError naming the factory and the option that turns the backend on.
+void expect_device_or_option(DeviceType::Kind kind, Device (*factory)(), const DispatchDevice& d,
+                             const char* factory_name, const char* option) {
+  if (backend::is_compiled(kind)) {
+    EXPECT_EQ(factory().as_dispatch(), d);
   } else {
-    const std::string message = error_message<ConfigError>([] { Device::flex(); });
-    EXPECT_TRUE(contains(message, "[Device::flex]"));
-    EXPECT_TRUE(contains(message, "EMBER_BACKEND_FLEX"));
+    const std::string message = error_message<ConfigError>([&] { factory(); });
+    EXPECT_TRUE(contains(message, factory_name)) << message;
+    EXPECT_TRUE(contains(message, option)) << message;
   }
+}
+
+TEST(DeviceSpec, FlexFactoryGivesTheFlexDeviceOrNamesItsOption) {
+  expect_device_or_option(DeviceType::Kind::Flex, &Device::flex, FlexDevice{}, "[Device::flex]",
+                          "EMBER_BACKEND_FLEX");
+}
+
+TEST(DeviceSpec, CpuFactoryGivesTheCpuDeviceOrNamesItsOption) {
+  expect_device_or_option(DeviceType::Kind::Cpu, &Device::cpu, CpuDevice{}, "[Device::cpu]",
+                          "EMBER_BACKEND_CPU");
 }
 
 TEST(DeviceSpec, NdArrayFactoryGivesTheNdArrayDevice) {

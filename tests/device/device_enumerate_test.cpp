@@ -33,6 +33,8 @@ TEST(DeviceSpec, EnumerateABackendNotCompiledInIsEmpty) {
   EXPECT_TRUE(Device::enumerate(DeviceType::Cuda).empty());
   EXPECT_EQ(Device::enumerate(DeviceType::Flex).empty(),
             !backend::is_compiled(DeviceType::Kind::Flex));
+  EXPECT_EQ(Device::enumerate(DeviceType::Cpu).empty(),
+            !backend::is_compiled(DeviceType::Kind::Cpu));
 }
 
 TEST(DeviceSpec, EnumerateFiltersCombineWithOr) {
@@ -46,6 +48,7 @@ TEST(DeviceSpec, EnumerateFiltersCombineWithOr) {
 TEST(DeviceSpec, EnumerateAllListsEveryLocalDevice) {
   const Devices devices = Device::enumerate(DeviceFilter::all());
   std::vector<Device> expected;
+  if (backend::is_compiled(DeviceType::Kind::Cpu)) expected.push_back(Device::cpu());
   if (backend::is_compiled(DeviceType::Kind::Flex)) expected.push_back(Device::flex());
   expected.push_back(Device::ndarray());
   ASSERT_EQ(devices.size(), expected.size());

@@ -6,6 +6,7 @@
 
 #include "backends/flex/copy.h"
 #include "backends/flex/fallback.h"
+#include "backends/flex/fused.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/thread_pool.h"
 
@@ -18,6 +19,22 @@ const View& view_of(const backend::Operand& operand) {
     throw InvalidArgument("[flex] operand buffer does not belong to the flex backend");
   }
   return buffer->view;
+}
+
+std::vector<View> views_of(std::span<const backend::Operand> operands) {
+  std::vector<View> views;
+  views.reserve(operands.size());
+  for (const backend::Operand& operand : operands)
+    views.push_back(view_of(operand));
+  return views;
+}
+
+std::vector<backend::BufferPtr> buffers_of(std::vector<View> results) {
+  std::vector<backend::BufferPtr> buffers;
+  buffers.reserve(results.size());
+  for (View& result : results)
+    buffers.push_back(std::make_shared<FlexBuffer>(std::move(result)));
+  return buffers;
 }
 
 /// op's outputs: from its flex kernel when it has one that accepts the inputs, else from ndarray.
@@ -39,20 +56,21 @@ std::string FlexBackend::description() const {
 std::vector<backend::BufferPtr> FlexBackend::execute(const ir::Op& op,
                                                      std::span<const backend::Operand> inputs,
                                                      std::span<const ir::TensorMeta> outputs) {
-  std::vector<View> views;
-  views.reserve(inputs.size());
-  for (const backend::Operand& operand : inputs)
-    views.push_back(view_of(operand));
-  std::vector<View> results =
-      std::visit([&](const auto& o) { return run_op(o, views, outputs); }, op);
-  std::vector<backend::BufferPtr> buffers;
-  buffers.reserve(results.size());
-  for (View& result : results)
-    buffers.push_back(std::make_shared<FlexBuffer>(std::move(result)));
-  return buffers;
+  const AllocatorScope allocating(allocator_);
+  const std::vector<View> views = views_of(inputs);
+  return buffers_of(std::visit([&](const auto& o) { return run_op(o, views, outputs); }, op));
+}
+
+std::vector<backend::BufferPtr> FlexBackend::execute_fused(const fusion::Program& program,
+                                                           std::span<const backend::Operand> inputs,
+                                                           std::span<const Scalar> constants,
+                                                           const Shape& shape) {
+  const AllocatorScope allocating(allocator_);
+  return buffers_of(run_fused(program, views_of(inputs), constants, shape));
 }
 
 backend::BufferPtr FlexBackend::write(const TensorData& data) {
+  const AllocatorScope allocating(allocator_);
   return std::make_shared<FlexBuffer>(from_tensor_data(data));
 }
 

@@ -4,16 +4,24 @@
 // pool; every other op (or dtype) runs the ndarray reference kernel (fallback.h).
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/flex/allocator.h"
 
 namespace ember::flex {
 
 class FlexBackend final : public backend::Backend {
  public:
+  /// Storage from aligned operator new/delete.
+  FlexBackend() : FlexBackend(new_delete_allocator()) {}
+  /// Storage from allocator, which every storage it allocated keeps alive.
+  explicit FlexBackend(std::shared_ptr<Allocator> allocator) : allocator_(std::move(allocator)) {}
+
   std::string name() const override { return "flex"; }
   std::string description() const override;
   bool supports_dtype(DType /*dtype*/) const override { return true; }
@@ -21,8 +29,18 @@ class FlexBackend final : public backend::Backend {
   std::vector<backend::BufferPtr> execute(const ir::Op& op,
                                           std::span<const backend::Operand> inputs,
                                           std::span<const ir::TensorMeta> outputs) override;
+  /// Fused elementwise programs run tile by tile on the thread pool (fused.h).
+  bool supports_fused() const override { return true; }
+  std::vector<backend::BufferPtr> execute_fused(const fusion::Program& program,
+                                                std::span<const backend::Operand> inputs,
+                                                std::span<const Scalar> constants,
+                                                const Shape& shape) override;
   backend::BufferPtr write(const TensorData& data) override;
   TensorData read(const backend::Operand& operand) override;
+
+ private:
+  // Installed as the current allocator (allocator.h) while a call allocates storage.
+  std::shared_ptr<Allocator> allocator_;
 };
 
 }  // namespace ember::flex

@@ -1,18 +1,16 @@
 #include "backends/flex/storage.h"
 
-#include <algorithm>
-#include <new>
+#include <utility>
 
 namespace ember::flex {
 
-Storage::Storage(std::size_t bytes)
-    // One byte at least, so that an empty tensor still owns a distinct allocation.
-    : data_(static_cast<std::byte*>(
-          ::operator new (std::max<std::size_t>(bytes, 1), std::align_val_t{kAlignment}))),
-      size_(bytes) {}
+Storage::Storage(std::size_t bytes) : Storage(bytes, current_allocator()) {}
 
-void Storage::AlignedFree::operator()(std::byte* p) const {
-  ::operator delete (p, std::align_val_t{kAlignment});
+Storage::Storage(std::size_t bytes, std::shared_ptr<Allocator> allocator)
+    : allocator_(std::move(allocator)), data_(allocator_->allocate(bytes)), size_(bytes) {}
+
+Storage::~Storage() {
+  allocator_->deallocate(data_, size_);
 }
 
 }  // namespace ember::flex

@@ -1,31 +1,37 @@
-// Storage: the bytes behind one or more flex views. Allocated once, 64-byte aligned (a cache
-// line, and the widest SIMD vector), and never written after the kernel that produced it
-// returns: ops are functional, so views may share a storage freely.
+// Storage: the bytes behind one or more flex views. Allocated once, Allocator::kAlignment-aligned,
+// and never written after the kernel that produced it returns: ops are functional, so views may
+// share a storage freely. Each storage keeps the allocator it came from alive, so a tensor that
+// outlives its backend (or its device context) still gives its bytes back to the right place.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+
+#include "backends/flex/allocator.h"
 
 namespace ember::flex {
 
 class Storage {
  public:
   /// Alignment of every storage, in bytes.
-  static constexpr std::size_t kAlignment = 64;
+  static constexpr std::size_t kAlignment = Allocator::kAlignment;
 
-  /// Uninitialized storage of bytes bytes (0 allowed).
+  /// Uninitialized storage of bytes bytes (0 allowed) from this thread's current_allocator().
   explicit Storage(std::size_t bytes);
+  /// Uninitialized storage of bytes bytes (0 allowed) from allocator.
+  Storage(std::size_t bytes, std::shared_ptr<Allocator> allocator);
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
 
   std::size_t size() const { return size_; }
-  const std::byte* data() const { return data_.get(); }
+  const std::byte* data() const { return data_; }
   /// Writable bytes: only for the kernel filling a storage it has just allocated.
-  std::byte* mutable_data() { return data_.get(); }
+  std::byte* mutable_data() { return data_; }
 
  private:
-  struct AlignedFree {
-    void operator()(std::byte* p) const;
-  };
-  std::unique_ptr<std::byte[], AlignedFree> data_;
+  std::shared_ptr<Allocator> allocator_;
+  std::byte* data_;
   std::size_t size_;
 };
 

@@ -45,7 +45,8 @@ struct View {
   ir::TensorMeta meta() const { return {shape, dtype}; }
 };
 
-/// A new contiguous tensor for a kernel to fill: write through data(), then take view().
+/// A new contiguous tensor for a kernel to fill: write through data(), then take view(). Its
+/// storage comes from the calling thread's current_allocator() (allocator.h).
 class OutputTensor {
  public:
   explicit OutputTensor(const ir::TensorMeta& meta);

@@ -1,0 +1,161 @@
+"""What the comparison drivers (run_cnn_train.py, run_ops.py) share: their common flags, the
+thread environment of each side, medians, the markdown table, and the results file with the
+machine, the versions and the command (shared/BENCHMARKING.md says what a figure needs).
+
+The drivers need only the standard library; the PyTorch peer runs with --python (default
+/usr/bin/python3, Debian's python3-torch: bench/install-peer installs it).
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import shlex
+import statistics
+import subprocess
+import sys
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_DIR = os.path.dirname(BENCH_DIR)
+PEER_DIR = os.path.join(BENCH_DIR, "peer_torch")
+
+
+def parser(description):
+    """The flags every driver takes."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--build-dir", default=os.path.join(REPO_DIR, "build"),
+                   help="the CMake build directory holding bench/ (default: build)")
+    p.add_argument("--device", default=None,
+                   help="ember device name (Device::from_name); default: the default device")
+    p.add_argument("--threads", default=str(os.cpu_count()),
+                   help="comma-separated thread counts, each a run of both sides (default: all "
+                        "cores)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="ember and torch run alternately this many times; figures are medians")
+    p.add_argument("--python", default="/usr/bin/python3", help="the peer's Python")
+    p.add_argument("--results", default=None,
+                   help="the markdown file the table goes to (default: bench/results/<suite>.md)")
+    return p
+
+
+def thread_counts(text):
+    counts = [int(t) for t in text.split(",")]
+    if any(c < 1 for c in counts):
+        sys.exit(f"--threads: counts must be >= 1, got {text}")
+    return counts
+
+
+def ember_env(threads):
+    """ember's environment: EMBER_NUM_THREADS (flex sizes its pool and OpenBLAS with it)."""
+    return dict(os.environ, EMBER_NUM_THREADS=str(threads))
+
+
+def torch_env(threads):
+    """torch's environment: the OpenMP, MKL and OpenBLAS thread counts, which those libraries
+    read once at load time (the peer also calls torch.set_num_threads), and OpenMP's wait
+    policy PASSIVE unless the caller's environment sets one: on a machine whose cores are
+    shared, libgomp's default spin-waiting made 2-thread CNN training about 10x slower here
+    (215 vs 2430 samples/s, the same minute), so passive is torch's best setting."""
+    env = dict(os.environ, **{name: str(threads) for name in (
+        "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
+    env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    return env
+
+
+def ember_program(build_dir, name):
+    path = os.path.join(build_dir, "bench", name)
+    if not os.access(path, os.X_OK):
+        sys.exit(f"{path} not found: build it (cmake --build {build_dir} --target {name})")
+    return path
+
+
+def check_peer(python):
+    """Exits with the fix when python cannot import torch; returns torch's version."""
+    probe = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        sys.exit(f"{python} cannot import torch: run bench/install-peer (as root)")
+    return probe.stdout.strip()
+
+
+def run_json_line(command, env):
+    """Runs command and returns the JSON object of its last stdout line; exits on failure."""
+    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"{shlex.join(command)} failed ({result.returncode}):\n{result.stderr}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def ratio(ember, torch):
+    """ember / peer as a speedup (> 1: ember faster), from throughputs."""
+    return ember / torch if torch > 0 else float("inf")
+
+
+def table(headers, rows, left=1):
+    """A markdown table; the first `left` columns and text columns (unit, target, met, ...)
+    left-aligned, numbers right-aligned."""
+    text_columns = {"unit", "target", "met", "same result"}
+    align = [":---" if i < left or h in text_columns else "---:" for i, h in enumerate(headers)]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _lscpu_model():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+    except OSError:
+        return platform.processor()
+    for line in out.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return platform.processor()
+
+
+def _git_revision():
+    def git(*args):
+        return subprocess.run(["git", "-C", REPO_DIR, *args], capture_output=True,
+                              text=True).stdout.strip()
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain") else ""
+    return git("rev-parse", "--short", "HEAD") + dirty
+
+
+def _memory_gib():
+    with open("/proc/meminfo") as meminfo:
+        kib = int(meminfo.readline().split()[1])
+    return kib / 2**20
+
+
+def machine_lines(torch_version):
+    """The machine and the versions, as bullet lines."""
+    return [
+        f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}",
+        f"- CPU: {_lscpu_model()}, {os.cpu_count()} cores, {_memory_gib():.0f} GiB memory, "
+        f"Linux {platform.release()}",
+        f"- load average (1, 5, 15 min) when the table was written: "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} (the machine is shared)",
+        f"- ember: {_git_revision()}",
+        f"- peer: PyTorch {torch_version} (Debian python3-torch, CPU); its threads: "
+        f"torch.set_num_threads(N), OMP/MKL/OPENBLAS_NUM_THREADS=N, "
+        f"OMP_WAIT_POLICY={torch_env(1)['OMP_WAIT_POLICY']}; ember's: EMBER_NUM_THREADS=N",
+    ]
+
+
+def write_results(path, title, torch_version, body):
+    """Writes the results file: title, machine, command, then body (tables and notes)."""
+    command = "bench/" + os.path.basename(sys.argv[0]) + " " + shlex.join(sys.argv[1:])
+    text = "\n".join([f"# {title}", "", *machine_lines(torch_version),
+                      f"- command: `{command.strip()}`", "", body, ""])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    print(f"\nwritten to {os.path.relpath(path, REPO_DIR)}")
+
+
+def results_path(flag, suite):
+    return flag or os.path.join(BENCH_DIR, "results", f"{suite}.md")

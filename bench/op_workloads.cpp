@@ -1,0 +1,136 @@
+#include "op_workloads.h"
+
+#include <cmath>
+#include <memory>
+#include <numbers>
+#include <optional>
+#include <string>
+
+#include "ember/ember.h"
+#include "ember/nn/layers.h"
+#include "ember/optim/optim.h"
+#include "support/pattern.h"
+
+namespace ember::bench {
+
+namespace {
+
+constexpr double kGeluCube = 0.044715;
+const double kGeluScale = std::sqrt(2.0 / std::numbers::pi);
+constexpr double kMlpLearningRate = 0.01;
+
+void check_rank(const OpSpec& spec, std::size_t rank) {
+  if (spec.shape.size() != rank)
+    throw InvalidArgument("[op_bench] " + spec.op + " needs a shape of " + std::to_string(rank) +
+                          " dims, got " + std::to_string(spec.shape.size()));
+}
+
+/// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in nine primitive ops, in the order
+/// bench/peer_torch/ops.py's gelu runs them.
+TensorHandle gelu(const TensorHandle& x) {
+  const TensorHandle cube = ops::mul(ops::mul(x, x), x);
+  const TensorHandle inner =
+      ops::mul_scalar(ops::add(x, ops::mul_scalar(cube, kGeluCube)), kGeluScale);
+  return ops::mul(ops::mul_scalar(x, 0.5), ops::add_scalar(ops::tanh(inner), 1.0));
+}
+
+Step elementwise(const OpSpec& spec, const Device& device) {
+  const Shape shape(spec.shape);
+  const TensorHandle a = pattern(shape, 0, device);
+  if (spec.op == "add" || spec.op == "mul") {
+    const TensorHandle b = pattern(shape, 1, device);
+    if (spec.op == "add") return [a, b] { return ops::add(a, b); };
+    return [a, b] { return ops::mul(a, b); };
+  }
+  if (spec.op == "exp") return [a] { return ops::exp(a); };
+  if (spec.op == "tanh") return [a] { return ops::tanh(a); };
+  return [a] { return gelu(a); };
+}
+
+Step along_dim(const OpSpec& spec, const Device& device) {
+  const TensorHandle a = pattern(Shape(spec.shape), 0, device);
+  const int64_t dim = spec.dim;
+  if (spec.op == "sum") return [a, dim] { return ops::sum_dim(a, dim); };
+  if (spec.op == "argmax") return [a, dim] { return ops::argmax(a, dim); };
+  return [a, dim] { return ops::softmax(a, dim); };
+}
+
+Step matmul(const OpSpec& spec, const Device& device) {
+  check_rank(spec, 3);
+  const int64_t m = spec.shape[0], k = spec.shape[1], n = spec.shape[2];
+  const TensorHandle a = pattern(Shape{m, k}, 0, device);
+  const TensorHandle b = pattern(Shape{k, n}, 1, device);
+  return [a, b] { return ops::matmul(a, b); };
+}
+
+Step spatial(const OpSpec& spec, const Device& device) {
+  check_rank(spec, 4);
+  const Tensor<4> x(pattern(Shape(spec.shape), 0, device));
+  if (spec.op == "max_pool2d") {
+    const module::MaxPoolOptions options{.kernel_size = {spec.kernel}};
+    return [x, options] { return module::max_pool2d(x, options).handle(); };
+  }
+  const Tensor<4> weight(
+      pattern(Shape{spec.out_channels, spec.shape[1], spec.kernel, spec.kernel}, 1, device));
+  const module::ConvOptions options{.padding = {spec.padding}};
+  return [x, weight, options] { return module::conv2d(x, weight, std::nullopt, options).handle(); };
+}
+
+nn::Linear linear(int64_t in, int64_t out, const Device& device) {
+  return nn::LinearConfig{in, out}.init(device);
+}
+
+/// linear relu linear relu linear.
+struct Mlp3 {
+  nn::Linear fc1, fc2, fc3;
+  EMBER_MODULE(fc1, fc2, fc3)
+
+  Tensor<2> forward(const Tensor<2>& x) const {
+    const Tensor<2> h = activation::relu(fc2.forward(activation::relu(fc1.forward(x))));
+    return fc3.forward(h);
+  }
+};
+
+/// One SGD step per call on a fixed batch: input pattern [batch, in], targets i mod out.
+class MlpTraining {
+ public:
+  /// spec.shape is [batch, in, hidden1, hidden2, out].
+  MlpTraining(const OpSpec& spec, const Device& device)
+      : model_{linear(spec.shape[1], spec.shape[2], device),
+               linear(spec.shape[2], spec.shape[3], device),
+               linear(spec.shape[3], spec.shape[4], device)},
+        input_(pattern(Shape{spec.shape[0], spec.shape[1]}, 0, device)),
+        targets_(ops::remainder_scalar(ops::arange(0, spec.shape[0], 1, device), spec.shape[4])) {}
+
+  TensorHandle step() {
+    const Tensor<1> loss = module::cross_entropy(model_.forward(input_), targets_);
+    const Gradients grads = loss.backward();
+    sgd_.step(model_, optim::GradientsParams::from(model_, grads), kMlpLearningRate);
+    return loss.detach().handle();
+  }
+
+ private:
+  Mlp3 model_;
+  optim::Sgd sgd_ = optim::SgdConfig{}.init();
+  Tensor<2> input_;
+  Tensor<1, Int> targets_;
+};
+
+}  // namespace
+
+Step make_step(const OpSpec& spec, const Device& device) {
+  const std::string& op = spec.op;
+  if (op == "add" || op == "mul" || op == "exp" || op == "tanh" || op == "gelu")
+    return elementwise(spec, device);
+  if (op == "sum" || op == "argmax" || op == "softmax") return along_dim(spec, device);
+  if (op == "matmul") return matmul(spec, device);
+  if (op == "conv2d" || op == "max_pool2d") return spatial(spec, device);
+  if (op == "mlp_train") {
+    check_rank(spec, 5);
+    auto training = std::make_shared<MlpTraining>(spec, device.autodiff());
+    return [training] { return training->step(); };
+  }
+  throw InvalidArgument("[op_bench] unknown op '" + op + "'");
+}
+
+}  // namespace ember::bench

@@ -1,0 +1,36 @@
+// The ember side of the op benchmarks (op_bench.cpp times them; bench/peer_torch/ops.py is the
+// PyTorch side, op for op): each workload's inputs are made once, and its step runs the op.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ember/device.h"
+#include "ember/tensor_handle.h"
+
+namespace ember::bench {
+
+/// A workload as op_bench's flags (and bench/run_ops.py) give it.
+struct OpSpec {
+  /// add mul exp tanh gelu (elementwise, on shape), sum argmax softmax (along dim of shape),
+  /// matmul (shape [m, k, n]), conv2d (input shape [N, C, H, W], out_channels, a square kernel,
+  /// padding, no bias), max_pool2d (input shape, a square kernel and stride), mlp_train (shape
+  /// [batch, in, hidden1, hidden2, out]: one SGD step of a 3-layer relu MLP).
+  std::string op;
+  std::vector<int64_t> shape;
+  int64_t dim = -1;
+  int64_t out_channels = 0;
+  int64_t kernel = 0;
+  int64_t padding = 0;
+};
+
+/// Runs the workload once and returns its output (for mlp_train, the step's loss).
+using Step = std::function<TensorHandle()>;
+
+/// The step of spec on device, inputs already made (bench/support/pattern.h). InvalidArgument
+/// "[op_bench] ..." for an unknown op or a shape of the wrong rank.
+Step make_step(const OpSpec& spec, const Device& device);
+
+}  // namespace ember::bench

@@ -1,0 +1,350 @@
+#!/usr/bin/python3
+"""Op workloads, ember vs PyTorch CPU eager (issue 4): per-op overhead on tiny tensors, matmul,
+elementwise ops, a GELU written from primitive ops, reductions, softmax, conv2d, max_pool2d and
+an MLP training step, with the same shapes, inputs (bench/support/pattern.h) and thread count on
+both sides, and a STREAM-like copy and triad (C++) as the ceiling of elementwise work.
+
+For each workload and round, ember (bench/op_bench, Google Benchmark, one process per run) and
+the PyTorch worker (bench/peer_torch/ops.py, one process per thread count) run alternately;
+figures are medians over --rounds. torch runs twice: the ordinary call, and where PyTorch has it
+a kernel-level variant writing into preallocated outputs (out=). Prints one markdown table and
+writes it to bench/results/ops.md.
+
+    bench/run_ops.py --build-dir build --device flex --threads 2,1
+"""
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+import bench_driver as bd
+
+STREAM_ELEMENTS = 32 * 2**20  # 128 MiB per array: four times the largest L3 seen here
+F32 = 4
+I64 = 8
+
+
+@dataclasses.dataclass
+class Target:
+    text: str
+    min_speedup: float
+    min_stream_fraction: float = 0.0
+
+
+OVERHEAD = Target("<= 0.5x torch's time", 2.0)
+LIBRARY = Target(">= 0.95x", 0.95)
+FUSED = Target(">= 2x and >= 70% of STREAM", 2.0, 0.70)
+FASTER = Target(">= 1.0x", 1.0)
+
+
+@dataclasses.dataclass
+class Workload:
+    label: str
+    spec: dict  # op, shape and the op's parameters: op_bench's flags, ops.py's request
+    unit: str  # "us/op" (lower is better), "GFLOP/s", "GB/s" or "steps/s"
+    work: float = 1.0  # flops or bytes per iteration, for the throughput units
+    target: Target = None  # None: a reference row (STREAM), no peer
+    exact: bool = False  # outputs compared exactly (indices), else to a relative 1e-3
+    peer: str = "python"  # or "libtorch": LibTorch's C++ API (peer_torch/tiny_ops_libtorch.cpp)
+
+
+@dataclasses.dataclass(frozen=True)
+class Sizes:
+    matmul: tuple  # square sizes
+    elementwise: list  # add mul exp tanh
+    gelu: list
+    reduce: list  # sum and argmax along each dim
+    softmax: list  # along the last dim
+    conv_batch: int  # conv2d and max_pool2d input [conv_batch, 64, 56, 56]
+    mlp: list  # [batch, in, hidden1, hidden2, out]
+
+
+# The issue's sizes, and --quick's: a quarter of the big tensors (each still larger than the
+# 32 MiB L3), matmul up to 2048, a quarter of the conv and MLP batches.
+FULL = Sizes((256, 1024, 4096), [32, 512, 1024], [32, 512, 2048], [32, 512, 4096],
+             [64, 1024, 1024], 16, [256, 1024, 4096, 4096, 10])
+QUICK = Sizes((256, 1024, 2048), [8, 512, 2048], [8, 512, 2048], [8, 512, 4096],
+              [16, 1024, 1024], 4, [64, 1024, 4096, 4096, 10])
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def shape_text(shape):
+    return "x".join(str(d) for d in shape)
+
+
+def tiny_ops(with_libtorch):
+    peers = {"python": "", "libtorch": ", LibTorch C++ peer"}
+    if not with_libtorch:
+        del peers["libtorch"]
+    return [Workload(f"{op} [{shape_text(shape)}]{suffix}", {"op": op, "shape": shape}, "us/op",
+                     target=OVERHEAD, peer=peer)
+            for peer, suffix in peers.items() for shape in ([1], [8, 8])
+            for op in ("add", "mul", "exp")]
+
+
+def matmuls(sizes):
+    return [Workload(f"matmul {n}x{n} @ {n}x{n}", {"op": "matmul", "shape": [n, n, n]},
+                     "GFLOP/s", 2.0 * n**3, LIBRARY) for n in sizes.matmul]
+
+
+def elementwise(sizes):
+    shape = sizes.elementwise
+    rows = [Workload(f"{op} [{shape_text(shape)}]", {"op": op, "shape": shape}, "GB/s",
+                     (3 if op in ("add", "mul") else 2) * numel(shape) * F32, FASTER)
+            for op in ("add", "mul", "exp", "tanh")]
+    rows.append(Workload(f"GELU from 9 primitive ops [{shape_text(sizes.gelu)}]",
+                         {"op": "gelu", "shape": sizes.gelu}, "GB/s",
+                         2 * numel(sizes.gelu) * F32, FUSED))
+    return rows
+
+
+def reductions(sizes):
+    shape = sizes.reduce
+    rows = []
+    for op, out_bytes in (("sum", F32), ("argmax", I64)):
+        for dim in range(3):
+            out = numel(shape) // shape[dim]
+            rows.append(Workload(f"{op} dim {dim} [{shape_text(shape)}]",
+                                 {"op": op, "shape": shape, "dim": dim}, "GB/s",
+                                 numel(shape) * F32 + out * out_bytes, FASTER, op == "argmax"))
+    rows.append(Workload(f"softmax last dim [{shape_text(sizes.softmax)}]",
+                         {"op": "softmax", "shape": sizes.softmax, "dim": 2}, "GB/s",
+                         2 * numel(sizes.softmax) * F32, FASTER))
+    return rows
+
+
+def spatial(sizes):
+    n, c, h, w, out, k = sizes.conv_batch, 64, 56, 56, 64, 3
+    shape = [n, c, h, w]
+    conv_flops = 2.0 * n * out * h * w * c * k * k  # padding 1 keeps h x w
+    pooled = numel(shape) // 4
+    return [
+        Workload(f"conv2d {shape_text(shape)}, {out} out, k3 pad1",
+                 {"op": "conv2d", "shape": shape, "out_channels": out, "kernel": k,
+                  "padding": 1}, "GFLOP/s", conv_flops, LIBRARY),
+        Workload(f"max_pool2d k2 {shape_text(shape)}",
+                 {"op": "max_pool2d", "shape": shape, "kernel": 2}, "GB/s",
+                 (numel(shape) + pooled) * F32, FASTER),
+    ]
+
+
+def mlp(sizes):
+    batch, *widths = sizes.mlp
+    return [Workload(f"MLP train step {'-'.join(map(str, widths))}, batch {batch}, SGD",
+                     {"op": "mlp_train", "shape": sizes.mlp}, "steps/s", target=FASTER)]
+
+
+def stream():
+    return [Workload(f"STREAM {kind} (C++), {STREAM_ELEMENTS // 2**20}M f32",
+                     {"op": f"stream_{kind}", "shape": [STREAM_ELEMENTS]}, "GB/s",
+                     factor * STREAM_ELEMENTS * F32)
+            for kind, factor in (("copy", 2), ("triad", 3))]
+
+
+def workloads(sizes, with_libtorch):
+    return (stream() + tiny_ops(with_libtorch) + matmuls(sizes) + elementwise(sizes) +
+            reductions(sizes) + spatial(sizes) + mlp(sizes))
+
+
+def op_bench_flags(spec):
+    flags = ["--op", spec["op"], "--shape", ",".join(str(d) for d in spec["shape"])]
+    for key in ("dim", "out_channels", "kernel", "padding"):
+        if key in spec:
+            flags += ["--" + key.replace("_", "-"), str(spec[key])]
+    return flags
+
+
+class TorchWorker:
+    """bench/peer_torch/ops.py running with `threads` threads, answering requests."""
+
+    def __init__(self, python, threads):
+        self.process = subprocess.Popen(
+            [python, os.path.join(bd.PEER_DIR, "ops.py"), "--threads", str(threads)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=bd.torch_env(threads))
+        self._read()  # the "ready" line: torch is imported
+
+    def _read(self):
+        line = self.process.stdout.readline()
+        if not line:
+            sys.exit(f"the PyTorch worker stopped (exit {self.process.wait()})")
+        return json.loads(line)
+
+    def measure(self, spec, variant, min_time):
+        self.process.stdin.write(json.dumps(dict(spec, variant=variant, min_time=min_time)) + "\n")
+        self.process.stdin.flush()
+        answer = self._read()
+        return None if "error" in answer else answer
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def run_google_benchmark(command, env):
+    """Runs a Google Benchmark program (one benchmark) and returns its seconds per iteration,
+    its checksum counter and the ember device of its context (None for peers and STREAM)."""
+    command = command + ["--benchmark_format=json"]
+    result = subprocess.run(command, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed ({result.returncode}):\n{result.stderr}")
+    report = json.loads(result.stdout)
+    run = report["benchmarks"][0]
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[run["time_unit"]]
+    return {"seconds": run["real_time"] * scale, "checksum": run["checksum"],
+            "device": report["context"].get("ember_device")}
+
+
+def run_ember(args, threads, workload):
+    command = [bd.ember_program(args.build_dir, "op_bench"), *op_bench_flags(workload.spec),
+               f"--benchmark_min_time={args.min_time}"]
+    if workload.target is None:
+        command += ["--threads", str(threads)]
+    elif args.device:
+        command += ["--device", args.device]
+    return run_google_benchmark(command, bd.ember_env(threads))
+
+
+def run_libtorch(args, threads, workload, variant):
+    command = [libtorch_program(args.build_dir), *op_bench_flags(workload.spec),
+               "--variant", variant, "--threads", str(threads),
+               f"--benchmark_min_time={args.min_time}"]
+    return run_google_benchmark(command, bd.torch_env(threads))
+
+
+def libtorch_program(build_dir):
+    """The LibTorch C++ peer, or None where it was not built (no libtorch-dev)."""
+    path = os.path.join(build_dir, "bench", "tiny_ops_libtorch")
+    return path if os.access(path, os.X_OK) else None
+
+
+def measure(args, threads, torch_worker, workload):
+    """Per side ("ember", "torch", "torch_out"): the runs of each round."""
+    runs = {"ember": [], "torch": [], "torch_out": []}
+    sides = [("ember", lambda: run_ember(args, threads, workload))]
+    variants = (("torch", "call"), ("torch_out", "out"))
+    if workload.peer == "libtorch":
+        sides += [(name, lambda variant=variant: run_libtorch(args, threads, workload, variant))
+                  for name, variant in variants]
+    elif workload.target is not None:
+        sides += [(name, lambda variant=variant: torch_worker.measure(
+            workload.spec, variant, args.min_time)) for name, variant in variants]
+    for round_index in range(args.rounds):
+        order = sides if round_index % 2 == 0 else sides[::-1]  # alternate who goes first
+        for name, run in order:
+            result = run()
+            if result is not None:
+                runs[name].append(result)
+    return runs
+
+
+def figure(workload, seconds):
+    if workload.unit == "us/op":
+        return seconds * 1e6
+    if workload.unit == "steps/s":
+        return 1.0 / seconds
+    return workload.work / seconds / 1e9
+
+
+def same_result(workload, runs):
+    if workload.target is None or workload.spec["op"] == "mlp_train":
+        return "—"  # no peer, or losses of different initializations
+    ember, torch = runs["ember"][-1]["checksum"], runs["torch"][-1]["checksum"]
+    tolerance = 0.0 if workload.exact else 1e-3 * abs(torch)
+    return "yes" if abs(ember - torch) <= tolerance else f"NO ({ember:.6g} vs {torch:.6g})"
+
+
+def row(workload, threads, runs, stream_copy_gbs):
+    seconds = {side: bd.median([r["seconds"] for r in results])
+               for side, results in runs.items() if results}
+    cell = lambda side: f"{figure(workload, seconds[side]):.3g}" if side in seconds else "—"
+    speedup = lambda side: seconds[side] / seconds["ember"] if side in seconds else None
+    ember_gbs = workload.work / seconds["ember"] / 1e9
+    of_stream = (f"{ember_gbs / stream_copy_gbs:.0%}"
+                 if workload.unit == "GB/s" and workload.target is not None else "—")
+    target, met = "—", "—"
+    if workload.target is not None:
+        target = workload.target.text
+        ok = speedup("torch") >= workload.target.min_speedup
+        if workload.target.min_stream_fraction:
+            ok = ok and ember_gbs >= workload.target.min_stream_fraction * stream_copy_gbs
+        met = "yes" if ok else "**no**"
+    ratio_cell = lambda side: f"{speedup(side):.2f}" if speedup(side) is not None else "—"
+    return [workload.label, threads, cell("ember"), cell("torch"), cell("torch_out"),
+            workload.unit, ratio_cell("torch"), ratio_cell("torch_out"), of_stream, target, met,
+            same_result(workload, runs)]
+
+
+def parse_args():
+    p = bd.parser(__doc__.splitlines()[0])
+    p.add_argument("--min-time", type=float, default=None,
+                   help="seconds each measurement runs at least (Google Benchmark's min time; "
+                        "default 0.5, with --quick 0.2)")
+    p.add_argument("--quick", action="store_true",
+                   help="smaller sizes (see QUICK) and a shorter min time: a few minutes "
+                        "instead of about twenty on a 2-core machine")
+    p.add_argument("--only", default=None,
+                   help="run only the workloads whose label contains this text (and STREAM)")
+    args = p.parse_args()
+    if args.min_time is None:
+        args.min_time = 0.2 if args.quick else 0.5
+    return args
+
+
+def main():
+    args = parse_args()
+    torch_version = bd.check_peer(args.python)
+    with_libtorch = libtorch_program(args.build_dir) is not None
+    if not with_libtorch:
+        print("no bench/tiny_ops_libtorch in the build (libtorch-dev missing): the LibTorch C++ "
+              "rows are left out", flush=True)
+    chosen = [w for w in workloads(QUICK if args.quick else FULL, with_libtorch)
+              if args.only is None or w.target is None or args.only in w.label]
+    rows, device = [], None
+    for threads in bd.thread_counts(args.threads):
+        worker = TorchWorker(args.python, threads)
+        measured = []
+        for workload in chosen:
+            print(f"{workload.label}, {threads} threads", flush=True)
+            runs = measure(args, threads, worker, workload)
+            device = device or runs["ember"][0]["device"]
+            measured.append((workload, runs))
+        worker.close()
+        copy_seconds = bd.median([r["seconds"] for r in measured[0][1]["ember"]])
+        stream_copy_gbs = measured[0][0].work / copy_seconds / 1e9
+        rows += [row(w, threads, runs, stream_copy_gbs) for w, runs in measured]
+    headers = ["workload", "threads", "ember", "torch", "torch out=", "unit", "speedup",
+               "speedup vs out=", "ember / STREAM copy", "target", "met", "same result"]
+    body = "\n".join([
+        f"ember device: `{device}` (no fusion: every op, GELU's nine included, is one eager "
+        f"kernel). {'Quick sizes (--quick). ' if args.quick else ''}"
+        f"Medians of {args.rounds} alternating runs of at least {args.min_time} s "
+        f"each; inputs are the same deterministic f32 values on both sides.",
+        "",
+        bd.table(headers, rows),
+        "",
+        "speedup = torch time / ember time (> 1: ember faster); `speedup vs out=` compares "
+        "with torch writing into preallocated outputs (out= / in place), which spares it the "
+        "allocation and page faults of a new output: the kernel-level figure. GB/s counts the "
+        "bytes an ideal kernel moves (inputs read once, output written once; GELU: its input "
+        "and output only); `ember / STREAM copy` is that over the STREAM copy row of the same "
+        "thread count. `same result`: sum of |output| within 1e-3 relative (argmax: equal). "
+        "Rows marked `LibTorch C++ peer` compare with torch's C++ API "
+        "(peer_torch/tiny_ops_libtorch.cpp) instead of Python: dispatch overhead without the "
+        "interpreter.",
+    ])
+    print()
+    print(body)
+    bd.write_results(bd.results_path(args.results, "ops"), "Op workloads: ember vs PyTorch CPU",
+                     torch_version, body)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+#include "backends/cpu/cpu_backend.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/memory_manager.h"
+#include "backends/flex/flex_backend.h"
+#include "fusion/fusion_backend.h"
+
+namespace ember::cpu {
+namespace {
+
+/// flex with the pools as its allocator: every call goes to flex but the memory calls, which go
+/// to the pools.
+class CpuBackend final : public backend::Backend {
+ public:
+  CpuBackend() : memory_(std::make_shared<MemoryManager>()), flex_(memory_) {}
+
+  std::string name() const override { return "cpu"; }
+  std::string description() const override {
+    return flex_.description() + " on sliced memory pools";
+  }
+  bool supports_dtype(DType dtype) const override { return flex_.supports_dtype(dtype); }
+  bool supports_op(const ir::Op& op) const override { return flex_.supports_op(op); }
+  DeviceSettings default_settings() const override { return flex_.default_settings(); }
+
+  std::vector<backend::BufferPtr> execute(const ir::Op& op,
+                                          std::span<const backend::Operand> inputs,
+                                          std::span<const ir::TensorMeta> outputs) override {
+    return flex_.execute(op, inputs, outputs);
+  }
+  bool supports_fused() const override { return flex_.supports_fused(); }
+  std::vector<backend::BufferPtr> execute_fused(const fusion::Program& program,
+                                                std::span<const backend::Operand> inputs,
+                                                std::span<const Scalar> constants,
+                                                const Shape& shape) override {
+    return flex_.execute_fused(program, inputs, constants, shape);
+  }
+  backend::BufferPtr write(const TensorData& data) override { return flex_.write(data); }
+  TensorData read(const backend::Operand& operand) override { return flex_.read(operand); }
+  void sync() override { flex_.sync(); }
+  void flush() override { flex_.flush(); }
+  bool has_device_clock() const override { return flex_.has_device_clock(); }
+  void staging(std::span<TensorData*> data) override { flex_.staging(data); }
+
+  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
+    return memory_->report();
+  }
+  std::optional<MemoryPoolUsage> memory_pool_usage() const override { return memory_->usage(); }
+  void memory_cleanup() override { memory_->cleanup(); }
+  void set_persistent_allocations(bool on) override { memory_->set_persistent(on); }
+
+ private:
+  // Shared with every storage allocated from it, so tensors may outlive this backend.
+  std::shared_ptr<MemoryManager> memory_;
+  flex::FlexBackend flex_;
+};
+
+}  // namespace
+
+std::unique_ptr<backend::Backend> make_cpu_backend() {
+  return std::make_unique<fusion::FusionBackend>(std::make_unique<CpuBackend>());
+}
+
+}  // namespace ember::cpu

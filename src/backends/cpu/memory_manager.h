@@ -1,0 +1,81 @@
+// MemoryManager: the cpu backend's allocator (docs/backends/cpu.md). Sliced pools by size class,
+// installed in this order:
+//   small   allocations up to 256 KiB: slices of 64-byte granules carved from 2 MiB pages;
+//   medium  allocations up to 4 MiB: slices of 4 KiB granules carved from 32 MiB pages;
+//   large   each allocation a dedicated page of its quarter-octave class (4, 5, 6, 7 × 2^k bytes),
+//           one pool per class, installed when the class is first used.
+// Freed slices and pages stay in their pool for later allocations, so a loop that allocates the
+// same sizes reserves nothing new after its first round; cleanup() gives pages without live
+// slices back to the OS. While a thread is in persistent mode its allocations bypass the pools:
+// exact-size blocks from the OS (for weights), returned to the OS when freed.
+// Thread-safe: every call takes one mutex.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "backends/cpu/sliced_pool.h"
+#include "backends/flex/allocator.h"
+#include "ember/memory.h"
+
+namespace ember::cpu {
+
+class MemoryManager final : public flex::Allocator {
+ public:
+  static constexpr std::size_t kSmallPageSize = std::size_t{2} << 20;
+  static constexpr std::size_t kSmallMaxAlloc = std::size_t{256} << 10;
+  static constexpr std::size_t kSmallGranularity = 64;
+  static constexpr std::size_t kMediumPageSize = std::size_t{32} << 20;
+  static constexpr std::size_t kMediumMaxAlloc = std::size_t{4} << 20;
+  static constexpr std::size_t kMediumGranularity = std::size_t{4} << 10;
+  static_assert(kSmallGranularity % flex::Allocator::kAlignment == 0 &&
+                SlicedPool::kSliceAlignment == flex::Allocator::kAlignment);
+
+  /// Installs the small and medium pools (no pages yet).
+  MemoryManager();
+
+  /// bytes from the pool of their size class, or from persistent storage when the calling thread
+  /// is in persistent mode.
+  std::byte* allocate(std::size_t bytes) override;
+  void deallocate(std::byte* data, std::size_t bytes) noexcept override;
+
+  /// Turns persistent mode on or off for the calling thread. Modes nest: each on needs its off,
+  /// and an off without an on does nothing. Per thread, so that a thread building a model's
+  /// weights does not send another thread's activations to persistent storage.
+  void set_persistent(bool on);
+  /// Gives every page without a live slice back to the OS; live allocations stay where they are.
+  void cleanup();
+
+  /// One report per pool, in installation order.
+  std::vector<SlicedPoolReport> report() const;
+  /// Live allocations (pooled and persistent), the bytes they asked for, the rounding they were
+  /// given on top (bytes_padding), and every byte held from the OS (pages and persistent blocks).
+  MemoryPoolUsage usage() const;
+
+ private:
+  struct Allocation {
+    SlicedPool* pool;      ///< nullptr: a persistent block.
+    std::size_t bytes;     ///< Asked for.
+    std::size_t reserved;  ///< Given: the slice, or the persistent block.
+  };
+
+  bool persistent_on_this_thread() const;
+  /// The pool of bytes's size class (installing a large class's pool on first use).
+  SlicedPool& pool_for(std::size_t bytes);
+  /// Gives a's memory back to its pool, or a persistent block to the OS.
+  void release(std::byte* data, const Allocation& a) noexcept;
+
+  mutable std::mutex mutex_;  // guards everything below
+  std::vector<std::unique_ptr<SlicedPool>> pools_;
+  std::unordered_map<const std::byte*, Allocation> live_;
+  std::unordered_map<std::thread::id, int> persistent_depth_;
+  std::size_t bytes_in_use_ = 0;
+  std::size_t bytes_padding_ = 0;
+  std::size_t persistent_bytes_ = 0;
+};
+
+}  // namespace ember::cpu

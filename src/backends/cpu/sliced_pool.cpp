@@ -1,0 +1,158 @@
+#include "backends/cpu/sliced_pool.h"
+
+#include <algorithm>
+#include <iterator>
+#include <new>
+
+#include <sanitizer/asan_interface.h>
+
+namespace ember::cpu {
+namespace {
+
+// Under AddressSanitizer the bytes a pool holds but has not handed out are poisoned, so a kernel
+// that touches a freed tensor, or reads past a tensor's end, is reported as it would be with
+// operator new. Without ASan these do nothing.
+void poison(std::uintptr_t address, std::size_t bytes) {
+  ASAN_POISON_MEMORY_REGION(reinterpret_cast<void*>(address), bytes);
+}
+void unpoison(std::uintptr_t address, std::size_t bytes) {
+  ASAN_UNPOISON_MEMORY_REGION(reinterpret_cast<void*>(address), bytes);
+}
+
+std::uintptr_t page_from_os(std::size_t bytes) {
+  const auto base = reinterpret_cast<std::uintptr_t>(
+      ::operator new (bytes, std::align_val_t{SlicedPool::kSliceAlignment}));
+  poison(base, bytes);
+  return base;
+}
+
+void page_to_os(std::uintptr_t base, std::size_t bytes) {
+  unpoison(base, bytes);
+  ::operator delete (reinterpret_cast<void*>(base), std::align_val_t{SlicedPool::kSliceAlignment});
+}
+
+}  // namespace
+
+SlicedPool::SlicedPool(std::size_t page_size, std::size_t slice_granularity)
+    : page_size_(page_size), granularity_(slice_granularity) {}
+
+SlicedPool::~SlicedPool() {
+  for (const auto& [base, page] : pages_)
+    page_to_os(base, page_size_);
+}
+
+std::size_t SlicedPool::slice_size(std::size_t bytes) const {
+  const std::size_t granules = std::max<std::size_t>(1, (bytes + granularity_ - 1) / granularity_);
+  return granules * granularity_;
+}
+
+std::byte* SlicedPool::allocate(std::size_t bytes) {
+  const std::size_t size = slice_size(bytes);
+  const auto best_fit = free_slices_.lower_bound({size, 0});
+  const std::uintptr_t address =
+      best_fit != free_slices_.end() ? best_fit->second : new_page().first;
+  PageEntry& page = page_of(address);
+  take(page, address - page.first, size);
+  unpoison(address, bytes);
+  largest_alloc_ = std::max(largest_alloc_, bytes);
+  return reinterpret_cast<std::byte*>(address);
+}
+
+void SlicedPool::free(std::byte* data) {
+  const auto address = reinterpret_cast<std::uintptr_t>(data);
+  PageEntry& page = page_of(address);
+  Slices& slices = page.second.slices;
+  auto slice = slices.find(address - page.first);
+  poison(address, slice->second.size);
+  FreeIndex::node_type node = std::move(slice->second.spare_node);
+  slice->second.free = true;
+  --page.second.live_slices;
+  merge_with_next(page, slice);
+  if (slice != slices.begin() && std::prev(slice)->second.free) {
+    slice = std::prev(slice);
+    free_slices_.erase(free_key(page, slice));
+    merge_with_next(page, slice);
+  }
+  node.value() = free_key(page, slice);
+  free_slices_.insert(std::move(node));
+}
+
+std::size_t SlicedPool::release_free_pages() {
+  std::size_t released = 0;
+  for (auto it = pages_.begin(); it != pages_.end();) {
+    if (it->second.live_slices != 0) {
+      ++it;
+      continue;
+    }
+    // Merging left a page without live slices as one free slice covering it.
+    free_slices_.erase({page_size_, it->first});
+    page_to_os(it->first, page_size_);
+    it = pages_.erase(it);
+    released += page_size_;
+  }
+  return released;
+}
+
+SlicedPoolReport SlicedPool::report() const {
+  return {.page_size = page_size_,
+          .pages = pages_.size(),
+          .pages_peak = pages_peak_,
+          .largest_alloc = largest_alloc_};
+}
+
+SlicedPool::PageEntry& SlicedPool::new_page() {
+  const std::uintptr_t base = page_from_os(page_size_);
+  try {
+    PageEntry& page = *pages_.try_emplace(base).first;
+    page.second.slices.emplace(0, Slice{page_size_, true});
+    free_slices_.insert({page_size_, base});
+    pages_peak_ = std::max(pages_peak_, pages_.size());
+    return page;
+  } catch (...) {
+    // The bookkeeping ran out of memory: forget the page whole, then give it back.
+    pages_.erase(base);
+    page_to_os(base, page_size_);
+    throw;
+  }
+}
+
+SlicedPool::PageEntry& SlicedPool::page_of(std::uintptr_t address) {
+  return *std::prev(pages_.upper_bound(address));
+}
+
+void SlicedPool::take(PageEntry& page, std::size_t offset, std::size_t size) {
+  const auto slice = page.second.slices.find(offset);
+  if (slice->second.size > size) split(page, slice, size);
+  slice->second.spare_node = free_slices_.extract(free_key(page, slice));
+  slice->second.size = size;
+  slice->second.free = false;
+  ++page.second.live_slices;
+}
+
+void SlicedPool::split(PageEntry& page, Slices::iterator it, std::size_t size) {
+  Slices& slices = page.second.slices;
+  const auto rest =
+      slices.emplace_hint(std::next(it), it->first + size, Slice{it->second.size - size, true});
+  try {
+    free_slices_.insert(free_key(page, rest));
+  } catch (...) {
+    slices.erase(rest);
+    throw;
+  }
+  // The split slice keeps its old size (and its key in free_slices_) until take() claims it.
+}
+
+void SlicedPool::merge_with_next(PageEntry& page, Slices::iterator it) {
+  Slices& slices = page.second.slices;
+  const auto next = std::next(it);
+  if (next == slices.end() || !next->second.free) return;
+  free_slices_.erase(free_key(page, next));
+  it->second.size += next->second.size;
+  slices.erase(next);
+}
+
+SlicedPool::FreeKey SlicedPool::free_key(const PageEntry& page, Slices::const_iterator it) const {
+  return {it->second.size, page.first + it->first};
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,90 @@
+// SlicedPool: one memory pool of the cpu backend. It takes pages of one size from the OS and
+// carves them into slices: an allocation takes the best-fitting free slice (the smallest that is
+// large enough, the lowest address among equals) and splits off what it does not need; a freed
+// slice merges with its free neighbours, so a page whose slices are all freed is one free slice
+// again. Memory goes back to the OS only through release_free_pages(). Under AddressSanitizer
+// every byte not handed out is poisoned, so ASan still catches a use after free or a read past a
+// tensor's end. Not thread-safe: the MemoryManager owning the pools serializes every call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "ember/memory.h"
+
+namespace ember::cpu {
+
+class SlicedPool {
+ public:
+  /// Alignment of every page and slice, in bytes (flex's Allocator::kAlignment).
+  static constexpr std::size_t kSliceAlignment = 64;
+
+  /// A pool of page_size-byte pages whose slices are whole multiples of slice_granularity
+  /// (a multiple of kSliceAlignment dividing page_size). A granularity of page_size makes a pool
+  /// of dedicated pages: one allocation per page.
+  SlicedPool(std::size_t page_size, std::size_t slice_granularity);
+  ~SlicedPool();
+  SlicedPool(const SlicedPool&) = delete;
+  SlicedPool& operator=(const SlicedPool&) = delete;
+
+  std::size_t page_size() const { return page_size_; }
+  /// The slice an allocation of bytes takes: bytes rounded up to the granularity (one granule
+  /// for 0 bytes, so that every allocation has a distinct address).
+  std::size_t slice_size(std::size_t bytes) const;
+
+  /// A slice of slice_size(bytes) bytes (bytes <= page_size()): a free one when one is large
+  /// enough, else carved from a new page. Throws std::bad_alloc when the OS refuses a page.
+  std::byte* allocate(std::size_t bytes);
+  /// Frees the slice at data, which allocate returned and which is live.
+  void free(std::byte* data);
+  /// Gives every page without a live slice back to the OS; returns the bytes released.
+  std::size_t release_free_pages();
+
+  /// Bytes held from the OS: pages * page_size.
+  std::size_t reserved_bytes() const { return pages_.size() * page_size_; }
+  /// page_size, pages now, most pages held at once, largest allocation served (bytes asked for).
+  SlicedPoolReport report() const;
+
+ private:
+  /// A free slice in free_slices_: (size, address), so that lower_bound finds the best fit.
+  using FreeKey = std::pair<std::size_t, std::uintptr_t>;
+  using FreeIndex = std::set<FreeKey>;
+
+  struct Slice {
+    std::size_t size;
+    bool free;
+    /// While the slice is live, the node of its free_slices_ entry, so that free() reinserts
+    /// it without allocating (free runs inside a noexcept deallocate).
+    FreeIndex::node_type spare_node = {};
+  };
+  using Slices = std::map<std::size_t, Slice>;  ///< By offset; they tile the page.
+  struct Page {
+    Slices slices;
+    std::size_t live_slices = 0;
+  };
+  using PageEntry = std::pair<const std::uintptr_t, Page>;
+
+  PageEntry& new_page();
+  PageEntry& page_of(std::uintptr_t address);
+  /// Marks the free slice at offset of page live, splitting off the rest of it as a free slice.
+  void take(PageEntry& page, std::size_t offset, std::size_t size);
+  /// Makes the first size bytes of the free slice at it a slice of their own, and the rest a
+  /// free slice. Changes nothing if it throws.
+  void split(PageEntry& page, Slices::iterator it, std::size_t size);
+  /// Merges the slice at it with the slice after it when that one is free (dropping its entry
+  /// in free_slices_).
+  void merge_with_next(PageEntry& page, Slices::iterator it);
+  FreeKey free_key(const PageEntry& page, Slices::const_iterator it) const;
+
+  std::size_t page_size_;
+  std::size_t granularity_;
+  std::map<std::uintptr_t, Page> pages_;  ///< By base address.
+  FreeIndex free_slices_;
+  std::size_t pages_peak_ = 0;
+  std::size_t largest_alloc_ = 0;
+};
+
+}  // namespace ember::cpu

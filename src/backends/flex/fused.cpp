@@ -1,0 +1,172 @@
+#include "backends/flex/fused.h"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "backends/flex/elementwise_runs.h"
+#include "backends/flex/fused_tile.h"
+#include "backends/flex/strided_loop.h"
+#include "backends/flex/thread_pool.h"
+#include "backends/flex/view_ops.h"
+
+namespace ember::flex {
+namespace {
+
+/// Tiles per chunk of the thread pool: as many elements as other elementwise kernels' chunks.
+constexpr int64_t kTileGrain = std::max<int64_t>(1, kElementGrain / kTileElements);
+
+/// Copies count elements of Word stepping by stride (0: one repeated value) into dst.
+template <typename Word>
+void gather_run(const std::byte* src, int64_t stride, std::byte* dst, int64_t count) {
+  if (stride == 1) {
+    std::memcpy(dst, src, static_cast<std::size_t>(count) * sizeof(Word));
+    return;
+  }
+  const auto* from = reinterpret_cast<const Word*>(src);
+  auto* to = reinterpret_cast<Word*>(dst);
+  for (int64_t j = 0; j < count; ++j)
+    to[j] = from[j * stride];
+}
+
+/// How the tiles read one program input: the input broadcast to the output's shape.
+class TileInput {
+ public:
+  TileInput(const View& input, const Shape& shape)
+      : view_(broadcast_to(input, shape)),
+        access_(input.num_elements() == 1 ? Access::Repeated
+                : view_.is_contiguous()   ? Access::Direct
+                                          : Access::Gathered),
+        loop_(access_ == Access::Gathered ? walk(view_, shape) : std::nullopt) {}
+
+  /// Elements [begin, begin + n) in row-major order, contiguous: in the input itself when it
+  /// is laid out so, else copied into scratch (room for n elements).
+  const std::byte* read(int64_t begin, int64_t n, std::byte* scratch) const {
+    const auto size = static_cast<int64_t>(view_.element_size());
+    switch (access_) {
+      case Access::Direct:
+        return view_.bytes() + begin * size;
+      case Access::Repeated:
+        gather(view_.bytes(), 0, scratch, n);
+        return scratch;
+      case Access::Gathered:
+        loop_->for_range(begin, begin + n, [&](const StridedLoop<2>::Offsets& at, int64_t count) {
+          gather(view_.bytes() + at[1] * size, loop_->inner_stride(1),
+                 scratch + (at[0] - begin) * size, count);
+        });
+        return scratch;
+    }
+    return scratch;  // unreachable: every access is handled above
+  }
+
+ private:
+  enum class Access : uint8_t { Direct, Repeated, Gathered };
+
+  /// The row-major walk of view (already broadcast to shape) next to a contiguous tile.
+  static std::optional<StridedLoop<2>> walk(const View& view, const Shape& shape) {
+    const std::vector<int64_t> tile_strides = shape.contiguous_strides();
+    return StridedLoop<2>(shape, {tile_strides, view.strides});
+  }
+
+  void gather(const std::byte* src, int64_t stride, std::byte* dst, int64_t count) const {
+    if (view_.element_size() == 1) return gather_run<uint8_t>(src, stride, dst, count);
+    gather_run<uint32_t>(src, stride, dst, count);
+  }
+
+  View view_;
+  Access access_;
+  std::optional<StridedLoop<2>> loop_;  ///< Gathered only
+};
+
+/// What every thread shares while a program runs.
+struct TilePlan {
+  explicit TilePlan(const fusion::Program& p) : program(p), output_of(p.instructions.size(), -1) {}
+
+  const fusion::Program& program;
+  std::vector<ir::Op> ops;          ///< the instructions' ops, constants bound
+  std::vector<TileInput> inputs;    ///< per program input
+  std::vector<std::byte*> outputs;  ///< per program output
+  std::vector<int32_t> output_of;   ///< per instruction: its output's index, or -1
+};
+
+/// Runs tiles on one thread, in its own scratch slots.
+class TileRunner {
+ public:
+  /// tile: the most elements a run covers.
+  TileRunner(const TilePlan& plan, int64_t tile)
+      : plan_(plan),
+        slot_bytes_(tile * static_cast<int64_t>(sizeof(float))),
+        scratch_(std::make_unique_for_overwrite<std::byte[]>(
+            static_cast<std::size_t>(plan.program.slots.slot_count * slot_bytes_))),
+        values_(plan.program.inputs.size() + plan.program.instructions.size()) {}
+
+  /// Elements [begin, begin + n) of every output.
+  void run(int64_t begin, int64_t n) {
+    const fusion::Program& program = plan_.program;
+    for (std::size_t k = 0; k < program.inputs.size(); ++k)
+      values_[k] = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
+    for (std::size_t i = 0; i < program.instructions.size(); ++i) {
+      const fusion::Instruction& instruction = program.instructions[i];
+      const int32_t output = plan_.output_of[i];
+      std::byte* result = output >= 0
+                              ? plan_.outputs[static_cast<std::size_t>(output)] +
+                                    begin * static_cast<int64_t>(dtype_size(instruction.dtype))
+                              : slot(program.slots.instruction_slots[i]);
+      args_.clear();
+      for (const fusion::Ref arg : instruction.args)
+        args_.push_back({value(arg), program.dtype_of(arg)});
+      run_on_tile(plan_.ops[i], args_, result, instruction.dtype, n);
+      values_[program.inputs.size() + i] = result;
+    }
+  }
+
+ private:
+  /// Slots are sized for the widest fusible element (f32).
+  std::byte* slot(int32_t index) { return scratch_.get() + index * slot_bytes_; }
+  const std::byte* value(fusion::Ref ref) const {
+    return values_[ref.kind == fusion::Ref::Kind::Input ? ref.index
+                                                        : plan_.program.inputs.size() + ref.index];
+  }
+
+  const TilePlan& plan_;
+  int64_t slot_bytes_;
+  std::unique_ptr<std::byte[]> scratch_;
+  std::vector<const std::byte*> values_;  ///< this tile's inputs, then instruction results
+  std::vector<TileArg> args_;
+};
+
+}  // namespace
+
+std::vector<View> run_fused(const fusion::Program& program, Views inputs,
+                            std::span<const Scalar> constants, const Shape& shape) {
+  TilePlan plan(program);
+  for (std::size_t i = 0; i < program.instructions.size(); ++i)
+    plan.ops.push_back(program.bound_op(i, constants));
+  for (const View& input : inputs)
+    plan.inputs.emplace_back(input, shape);
+  // Allocated here, on the calling thread (allocator.h: pool workers never allocate).
+  std::vector<OutputTensor> outputs;
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const uint32_t instruction = program.outputs[k];
+    outputs.emplace_back(ir::TensorMeta{shape, program.instructions[instruction].dtype});
+    plan.outputs.push_back(outputs.back().bytes());
+    plan.output_of[instruction] = static_cast<int32_t>(k);
+  }
+  const int64_t total = shape.num_elements();
+  parallel_for((total + kTileElements - 1) / kTileElements, kTileGrain,
+               [&](int64_t first, int64_t last) {
+                 TileRunner runner(plan, std::min(kTileElements, total));
+                 for (int64_t t = first; t < last; ++t) {
+                   const int64_t begin = t * kTileElements;
+                   runner.run(begin, std::min(kTileElements, total - begin));
+                 }
+               });
+  std::vector<View> views;
+  for (const OutputTensor& output : outputs)
+    views.push_back(output.view());
+  return views;
+}
+
+}  // namespace ember::flex

@@ -1,0 +1,30 @@
+// Flex's fused elementwise kernel: runs a program of the fusion decorator (src/fusion/program.h)
+// as one pass over its output shape. The elements are cut into tiles of a few thousand, and the
+// tiles are shared out over the thread pool; on a tile every input is read once (straight from
+// memory when it is laid out row-major, else gathered: broadcast, strided or a single repeated
+// value), every instruction runs on the whole tile in scratch slots that stay in cache
+// (fused_tile.h), and only the program's outputs are stored.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "backends/flex/kernels.h"
+#include "backends/flex/view.h"
+#include "ember/scalar.h"
+#include "ember/shape.h"
+#include "fusion/program.h"
+
+namespace ember::flex {
+
+/// Elements per tile: 8 KiB of f32 per slot, so the handful of slots a program keeps alive
+/// stays in the L1/L2 caches, while each SIMD loop call still covers enough elements to hide
+/// its dispatch.
+inline constexpr int64_t kTileElements = 2048;
+
+/// The program's outputs over shape, inputs[k] being program input k (broadcastable to shape)
+/// and constants the scalars of its instructions.
+std::vector<View> run_fused(const fusion::Program& program, Views inputs,
+                            std::span<const Scalar> constants, const Shape& shape);
+
+}  // namespace ember::flex

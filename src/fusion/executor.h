@@ -1,0 +1,38 @@
+// Executor: runs a stream's pending work on the inner backend — grouping it into programs,
+// finding each program in the cache (or building it), and running it as one fused pass when the
+// backend supports_fused, op by op otherwise.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "backends/backend.h"
+#include "fusion/pending_work.h"
+#include "fusion/program.h"
+#include "fusion/program_cache.h"
+
+namespace ember::fusion {
+
+class Executor {
+ public:
+  explicit Executor(backend::Backend& inner) : inner_(inner) {}
+
+  /// Computes work. live[i]: whether queued op i's result is held outside the queue. Returns,
+  /// per queued op, the inner buffer of its result where it was stored (every live op has one),
+  /// null elsewhere. Throws ExecutionError naming the op (or fused ops) that failed, with the
+  /// original message.
+  std::vector<backend::BufferPtr> run(const PendingWork& work, const std::vector<bool>& live);
+
+  ProgramCache::Stats cache_stats() const { return cache_.stats(); }
+
+ private:
+  std::vector<backend::BufferPtr> run_program(const Program& program,
+                                              std::span<const backend::Operand> inputs,
+                                              std::span<const Scalar> constants,
+                                              const Shape& shape);
+
+  backend::Backend& inner_;
+  ProgramCache cache_;
+};
+
+}  // namespace ember::fusion

@@ -1,0 +1,104 @@
+// FusionBackend: the fusion decorator (DESIGN.md §1). It wraps any backend: fusible elementwise
+// ops (fusible.h) are queued on the calling thread's stream and answered at once with a lazy
+// buffer; every other op first has the lazy buffers it reads computed, then runs on the inner
+// backend, which therefore never sees a lazy buffer. A stream executes on a read of one of its
+// buffers, on a non-fusible op reading one, on flush(), on sync(), and when it holds
+// max_queued ops; it then runs as few fused passes as the shapes allow, storing only the
+// results still held (grouping.h, executor.h). Wrapping a backend is one line:
+//   std::make_unique<fusion::FusionBackend>(make_inner())
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "fusion/executor.h"
+#include "fusion/program_cache.h"
+
+namespace ember::fusion {
+
+class Stream;
+
+struct FusionOptions {
+  /// Note: 128 queued ops is longer than the elementwise chains met between two non-fusible ops
+  /// (a layer norm with its backward, Adam's update of a few parameters), so the bound rarely
+  /// cuts a chain, while it bounds the external buffers a queue keeps alive and the time spent
+  /// grouping and hashing one queue.
+  static constexpr std::size_t kDefaultMaxQueued = 128;
+
+  /// false: every op goes straight to the inner backend (for comparison).
+  bool enabled = true;
+  /// Ops a stream holds before it executes on its own.
+  std::size_t max_queued = kDefaultMaxQueued;
+
+  /// The defaults, with fusion off when the environment variable EMBER_FUSION is "0".
+  static FusionOptions from_environment();
+};
+
+class FusionBackend final : public backend::Backend {
+ public:
+  /// Options from the environment (read once, here).
+  explicit FusionBackend(std::unique_ptr<backend::Backend> inner);
+  FusionBackend(std::unique_ptr<backend::Backend> inner, FusionOptions options);
+  /// Ops still queued then fail (reading their buffers throws ExecutionError).
+  ~FusionBackend() override;
+  FusionBackend(const FusionBackend&) = delete;
+  FusionBackend& operator=(const FusionBackend&) = delete;
+
+  std::string name() const override { return inner_->name(); }
+  std::string description() const override { return inner_->description(); }
+  bool supports_dtype(DType dtype) const override { return inner_->supports_dtype(dtype); }
+  bool supports_op(const ir::Op& op) const override { return inner_->supports_op(op); }
+  DeviceSettings default_settings() const override { return inner_->default_settings(); }
+
+  std::vector<backend::BufferPtr> execute(const ir::Op& op,
+                                          std::span<const backend::Operand> inputs,
+                                          std::span<const ir::TensorMeta> outputs) override;
+  backend::BufferPtr write(const TensorData& data) override { return inner_->write(data); }
+  /// Computes a lazy buffer first.
+  TensorData read(const backend::Operand& operand) override;
+
+  /// Executes the calling thread's queue, then waits for the inner backend. Other threads'
+  /// queues are theirs to execute (each thread is its own stream).
+  void sync() override;
+  /// Executes the calling thread's queue and flushes the inner backend.
+  void flush() override;
+  bool has_device_clock() const override { return inner_->has_device_clock(); }
+
+  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
+    return inner_->memory_pool_report();
+  }
+  std::optional<MemoryPoolUsage> memory_pool_usage() const override {
+    return inner_->memory_pool_usage();
+  }
+  void memory_cleanup() override { inner_->memory_cleanup(); }
+  /// Executes the calling thread's queue first, so that ops queued before the switch allocate
+  /// as they would have eagerly.
+  void set_persistent_allocations(bool on) override;
+  void staging(std::span<TensorData*> data) override { inner_->staging(data); }
+
+  /// Program cache counters: a miss is a program built (tests, diagnostics).
+  ProgramCache::Stats cache_stats() const { return executor_.cache_stats(); }
+  const FusionOptions& options() const { return options_; }
+
+ private:
+  std::shared_ptr<Stream> this_thread_stream();
+  /// The calling thread's queue executed, when it has one.
+  void execute_this_thread();
+
+  std::unique_ptr<backend::Backend> inner_;
+  FusionOptions options_;
+  Executor executor_;
+  /// Tells this backend's streams apart in each thread's table of streams; never reused.
+  uint64_t id_;
+  std::mutex streams_mutex_;                    // guards streams_
+  std::vector<std::weak_ptr<Stream>> streams_;  // every thread's, to detach them on destruction
+};
+
+}  // namespace ember::fusion

@@ -1,0 +1,38 @@
+// LazyBuffer: what the fusion decorator returns for a queued op — a promise of an inner
+// backend's buffer. It is computed when its stream executes (stream.h); resolve() makes that
+// happen now, from whichever thread asks.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+
+namespace ember::fusion {
+
+class Stream;
+
+class LazyBuffer final : public backend::Buffer {
+ public:
+  LazyBuffer(std::shared_ptr<Stream> stream, uint32_t index)
+      : stream_(std::move(stream)), index_(index) {}
+
+  /// The stream that queued this buffer's op.
+  const Stream& stream() const { return *stream_; }
+  /// The inner backend's buffer holding the value, executing the owning stream first while the
+  /// op is still queued. ExecutionError when the op (or the queue it was in) failed.
+  backend::BufferPtr resolve();
+
+ private:
+  friend class Stream;  // owns the state below, which its mutex guards
+  enum class State : uint8_t { Queued, Computed, Failed };
+
+  std::shared_ptr<Stream> stream_;
+  State state_ = State::Queued;
+  uint32_t index_;            ///< Queued: the op's position in the stream's pending work
+  backend::BufferPtr inner_;  ///< Computed: the value
+  std::string error_;         ///< Failed: why
+};
+
+}  // namespace ember::fusion

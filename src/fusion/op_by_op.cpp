@@ -1,0 +1,58 @@
+#include "fusion/op_by_op.h"
+
+#include <exception>
+#include <string>
+
+#include "ember/error.h"
+
+namespace ember::fusion {
+namespace {
+
+/// last_use[i]: the last instruction reading instruction i's result (i itself when none does).
+std::vector<std::size_t> last_uses(const Program& program) {
+  std::vector<std::size_t> last_use(program.instructions.size());
+  for (std::size_t i = 0; i < program.instructions.size(); ++i) {
+    last_use[i] = i;
+    for (const Ref arg : program.instructions[i].args) {
+      if (arg.kind == Ref::Kind::Instruction) last_use[arg.index] = i;
+    }
+  }
+  return last_use;
+}
+
+}  // namespace
+
+std::vector<backend::BufferPtr> run_op_by_op(backend::Backend& backend, const Program& program,
+                                             std::span<const backend::Operand> inputs,
+                                             std::span<const Scalar> constants,
+                                             const Shape& shape) {
+  std::vector<bool> is_output(program.instructions.size(), false);
+  for (const uint32_t output : program.outputs)
+    is_output[output] = true;
+  const std::vector<std::size_t> last_use = last_uses(program);
+  std::vector<backend::Operand> results(program.instructions.size());
+  for (std::size_t i = 0; i < program.instructions.size(); ++i) {
+    const Instruction& instruction = program.instructions[i];
+    std::vector<backend::Operand> args;
+    for (const Ref arg : instruction.args)
+      args.push_back(arg.kind == Ref::Kind::Input ? inputs[arg.index] : results[arg.index]);
+    const ir::TensorMeta output{shape, instruction.dtype};
+    const ir::Op op = program.bound_op(i, constants);
+    try {
+      results[i] = {backend.execute(op, args, {&output, 1}).at(0), output};
+    } catch (const std::exception& e) {
+      throw ExecutionError("[fusion] queued " + ir::name(op) + " failed: " + e.what());
+    }
+    // Free the intermediates this instruction read for the last time.
+    for (const Ref arg : instruction.args) {
+      if (arg.kind == Ref::Kind::Instruction && last_use[arg.index] == i && !is_output[arg.index])
+        results[arg.index].buffer.reset();
+    }
+  }
+  std::vector<backend::BufferPtr> outputs;
+  for (const uint32_t output : program.outputs)
+    outputs.push_back(results[output].buffer);
+  return outputs;
+}
+
+}  // namespace ember::fusion

@@ -1,0 +1,20 @@
+// Running a fused program on a backend without execute_fused: each instruction through
+// execute, in order. Correct everywhere (the reference backend stays simple), but every
+// intermediate is materialized; each is dropped after its last use.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "backends/backend.h"
+#include "fusion/program.h"
+
+namespace ember::fusion {
+
+/// The program's outputs computed op by op on backend. An op's failure is rethrown as
+/// ExecutionError "[fusion] queued <op> failed: <its message>".
+std::vector<backend::BufferPtr> run_op_by_op(backend::Backend& backend, const Program& program,
+                                             std::span<const backend::Operand> inputs,
+                                             std::span<const Scalar> constants, const Shape& shape);
+
+}  // namespace ember::fusion

@@ -1,0 +1,84 @@
+// Program: a fused elementwise program, the unit the fusion decorator hands to a backend's
+// execute_fused (backend.h). It computes a straight-line list of elementwise instructions over
+// ONE output shape, reading each input once (an input may broadcast into the shape) and storing
+// only the results listed in outputs. Programs hold no sizes and no scalar values, so one
+// program serves every execution of the same op graph (the cache of program_cache.h): the
+// shape and the constants come with each execution.
+//
+// Element types: every input, instruction result and output is F32 or Bool (fusible.h), so a
+// backend that keeps one register type per element type covers every program.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ember/dtype.h"
+#include "ember/shape.h"
+#include "ir/ops.h"
+
+namespace ember::fusion {
+
+/// Where an instruction argument comes from: program input `index`, or the result of
+/// instruction `index` (always an earlier one).
+struct Ref {
+  enum class Kind : uint8_t { Input, Instruction };
+  Kind kind;
+  uint32_t index;
+  friend bool operator==(const Ref&, const Ref&) = default;
+};
+
+struct ProgramInput {
+  DType dtype;
+  /// One flag per input dim (dims aligned on the right with the output's, NumPy style): true
+  /// where the input has size 1 and the output does not, i.e. the input repeats along it.
+  std::vector<bool> broadcast;
+};
+
+struct Instruction {
+  /// An elementwise op (Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill,
+  /// Cast, Activation). The scalar of a BinaryScalar, CompareScalar or MaskFill is not part of
+  /// the program: bound_op takes it from the execution's constants[constant].
+  ir::Op op;
+  std::vector<Ref> args;
+  /// The result's element type (its shape is the program's).
+  DType dtype;
+  std::optional<uint32_t> constant;
+};
+
+/// Which scratch slot holds each value while a tile-by-tile backend runs the program: slots
+/// are reused once a value is dead, and a result may take the slot of an argument of the same
+/// dtype that dies at its instruction (elementwise ops may run in place). Outputs have no slot
+/// (kNoSlot): they are computed straight into the output tensor.
+struct SlotPlan {
+  static constexpr int32_t kNoSlot = -1;
+  std::vector<int32_t> input_slots;
+  std::vector<int32_t> instruction_slots;
+  int32_t slot_count = 0;
+};
+
+struct Program {
+  std::vector<ProgramInput> inputs;
+  std::vector<Instruction> instructions;
+  /// The instructions whose results are stored, in the order execute_fused returns them.
+  std::vector<uint32_t> outputs;
+  SlotPlan slots;
+
+  /// Instruction i's op with its scalar set to constants[instruction.constant].
+  ir::Op bound_op(std::size_t i, std::span<const Scalar> constants) const;
+  /// The element type of a value.
+  DType dtype_of(Ref ref) const;
+  /// The ops, for messages: "mul, add_scalar, tanh".
+  std::string describe() const;
+};
+
+/// The scalar operand of op when it has one (BinaryScalar, CompareScalar, MaskFill).
+std::optional<Scalar> scalar_of(const ir::Op& op);
+/// The broadcast flags of ProgramInput for an input of shape input in an output of shape output.
+std::vector<bool> broadcast_flags(const Shape& input, const Shape& output);
+/// The slot plan of a program whose inputs, instructions and outputs are set.
+SlotPlan plan_slots(const Program& program);
+
+}  // namespace ember::fusion

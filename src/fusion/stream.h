@@ -1,0 +1,53 @@
+// Stream: one thread's queue of fusible ops on one FusionBackend (DESIGN.md §1: each thread has
+// its own queue of pending work on a device). The owning thread appends to it; any thread may
+// execute it — to read a lazy buffer it produced — under its mutex. Executing computes every op
+// whose result is still held outside the queue (and what those need), through the Executor,
+// and leaves the queue empty whether it succeeds or not.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+
+#include "backends/backend.h"
+#include "fusion/executor.h"
+#include "fusion/lazy_buffer.h"
+#include "fusion/pending_work.h"
+
+namespace ember::fusion {
+
+class Stream : public std::enable_shared_from_this<Stream> {
+ public:
+  Stream(Executor& executor, std::size_t max_queued)
+      : executor_(&executor), max_queued_(max_queued) {}
+
+  /// Queues op over inputs — inner buffers, or lazy buffers of this stream — and returns its
+  /// lazy result. Once max_queued ops wait, the queue executes (its errors surface here).
+  backend::BufferPtr enqueue(const ir::Op& op, std::span<const backend::Operand> inputs,
+                             const ir::TensorMeta& output);
+  /// Executes every queued op. ExecutionError when one fails: every result still waiting then
+  /// fails the same way when read.
+  void execute();
+  /// The inner buffer of lazy, one of this stream's, executing the queue first if needed.
+  backend::BufferPtr resolve(LazyBuffer& lazy);
+  /// Fails every queued op and stops: the backend is being destroyed.
+  void detach();
+
+ private:
+  ValueRef argument_locked(const backend::Operand& operand);
+  void execute_locked();
+  /// Marks the result of every queued op of work that is still held as failed with message.
+  static void fail_results(const PendingWork& work, const std::string& message);
+
+  std::mutex mutex_;  // guards everything below and the state of this stream's lazy buffers
+  Executor* executor_;
+  std::size_t max_queued_;
+  PendingWork work_;
+  /// Position of each external buffer in work_.externals, so each is read once.
+  std::unordered_map<const backend::Buffer*, uint32_t> external_index_;
+};
+
+}  // namespace ember::fusion
