@@ -13,6 +13,7 @@
 #include "device_test_util.h"
 #include "ember/device.h"
 #include "ember/error.h"
+#include "support/scoped_env.h"
 
 namespace ember {
 namespace {
@@ -21,24 +22,9 @@ using test::contains;
 using test::error_message;
 
 /// Sets (or unsets, for nullopt) EMBER_DEVICE for one test, restoring the previous value.
-class ScopedEmberDevice {
- public:
-  explicit ScopedEmberDevice(std::optional<std::string> value) {
-    if (const char* old = std::getenv(kName)) previous_ = old;
-    set(value);
-  }
-  ~ScopedEmberDevice() { set(previous_); }
-
- private:
-  static constexpr const char* kName = "EMBER_DEVICE";
-  static void set(const std::optional<std::string>& value) {
-    if (value) {
-      setenv(kName, value->c_str(), 1);
-    } else {
-      unsetenv(kName);
-    }
-  }
-  std::optional<std::string> previous_;
+struct ScopedEmberDevice : test::ScopedEnv {
+  explicit ScopedEmberDevice(std::optional<std::string> value)
+      : ScopedEnv("EMBER_DEVICE", std::move(value)) {}
 };
 
 TEST(DeviceSpec, NewWrapsADescriptorAndAsDispatchReturnsIt) {

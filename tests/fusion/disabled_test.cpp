@@ -7,31 +7,15 @@
 #include <string>
 
 #include "fusion_test_util.h"
+#include "support/scoped_env.h"
 
 namespace ember::fusion::test {
 namespace {
 
 /// Sets EMBER_FUSION (unset when value is nullopt) for the scope, then restores it.
-class FusionEnvironment {
- public:
-  explicit FusionEnvironment(std::optional<std::string> value) {
-    if (const char* old = std::getenv(kName)) previous_ = old;
-    set(value);
-  }
-  ~FusionEnvironment() { set(previous_); }
-  FusionEnvironment(const FusionEnvironment&) = delete;
-  FusionEnvironment& operator=(const FusionEnvironment&) = delete;
-
- private:
-  static constexpr const char* kName = "EMBER_FUSION";
-  static void set(const std::optional<std::string>& value) {
-    if (value) {
-      setenv(kName, value->c_str(), 1);
-    } else {
-      unsetenv(kName);
-    }
-  }
-  std::optional<std::string> previous_;
+struct FusionEnvironment : ember::test::ScopedEnv {
+  explicit FusionEnvironment(std::optional<std::string> value)
+      : ScopedEnv("EMBER_FUSION", std::move(value)) {}
 };
 
 TEST(FusionDisabled, OnlyZeroTurnsFusionOff) {
