@@ -1,30 +1,50 @@
 #include "fusion/executor.h"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 
 #include "ember/error.h"
-#include "fusion/grouping.h"
 #include "fusion/op_by_op.h"
-#include "fusion/program_builder.h"
 
 namespace ember::fusion {
 
+namespace {
+
+/// The operands of group's program inputs. Note: when they are the stream's external buffers in
+/// order (the usual case of one group), they are passed as they are, without copies.
+std::span<const backend::Operand> program_inputs(const Group& group, const PendingWork& work,
+                                                 const std::vector<backend::BufferPtr>& results,
+                                                 std::vector<backend::Operand>& storage) {
+  uint32_t next = 0;
+  const bool externals_in_order = group.inputs.size() == work.externals.size() &&
+                                  std::ranges::all_of(group.inputs, [&](ValueRef input) {
+                                    return input == ValueRef{ValueRef::Kind::External, next++};
+                                  });
+  if (externals_in_order) return work.externals;
+  storage.clear();
+  for (const ValueRef input : group.inputs) {
+    storage.push_back(input.kind == ValueRef::Kind::External
+                          ? work.externals[input.index]
+                          : backend::Operand{results[input.index], work.ops[input.index].output});
+  }
+  return storage;
+}
+
+}  // namespace
+
 std::vector<backend::BufferPtr> Executor::run(const PendingWork& work,
-                                              const std::vector<bool>& live) {
+                                              const std::vector<bool>& live, Scratch& scratch) {
   std::vector<backend::BufferPtr> results(work.ops.size());
-  for (const Group& group : split_into_groups(work, live)) {
-    const GroupSignature signature = signature_of(group, work);
+  for (const Group& group : scratch.grouping.split(work, live)) {
+    GroupSignature& signature = scratch.signature;
+    signature_of(group, work, signature);
     const std::shared_ptr<const Program> program =
         cache_.find_or_build(signature.key, [&] { return build_program(group, work); });
-    std::vector<backend::Operand> inputs;
-    for (const ValueRef input : group.inputs) {
-      inputs.push_back(input.kind == ValueRef::Kind::External
-                           ? work.externals[input.index]
-                           : backend::Operand{results[input.index], work.ops[input.index].output});
-    }
     const std::vector<backend::BufferPtr> outputs =
-        run_program(*program, inputs, signature.constants, group.shape);
+        run_program(*program, program_inputs(group, work, results, scratch.inputs),
+                    signature.constants, group.shape);
+    scratch.inputs.clear();  // holds buffers: not past their use
     for (std::size_t k = 0; k < group.outputs.size(); ++k)
       results[group.ops[group.outputs[k]]] = outputs[k];
   }

@@ -7,21 +7,33 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "fusion/grouping.h"
 #include "fusion/pending_work.h"
 #include "fusion/program.h"
+#include "fusion/program_builder.h"
 #include "fusion/program_cache.h"
 
 namespace ember::fusion {
 
 class Executor {
  public:
+  /// The working memory of run, kept by each stream (one thread at a time uses it) so that
+  /// executing a queue again allocates little: on tiny tensors allocations are much of an op's
+  /// cost.
+  struct Scratch {
+    Grouping grouping;
+    GroupSignature signature;
+    std::vector<backend::Operand> inputs;
+  };
+
   explicit Executor(backend::Backend& inner) : inner_(inner) {}
 
   /// Computes work. live[i]: whether queued op i's result is held outside the queue. Returns,
   /// per queued op, the inner buffer of its result where it was stored (every live op has one),
   /// null elsewhere. Throws ExecutionError naming the op (or fused ops) that failed, with the
   /// original message.
-  std::vector<backend::BufferPtr> run(const PendingWork& work, const std::vector<bool>& live);
+  std::vector<backend::BufferPtr> run(const PendingWork& work, const std::vector<bool>& live,
+                                      Scratch& scratch);
 
   ProgramCache::Stats cache_stats() const { return cache_.stats(); }
 

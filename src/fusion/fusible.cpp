@@ -4,6 +4,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "fusion/arg_list.h"
+
 namespace ember::fusion {
 namespace {
 
@@ -25,7 +27,8 @@ bool is_fusible(const ir::Op& op, std::span<const backend::Operand> inputs,
                 std::span<const ir::TensorMeta> outputs) {
   const bool elementwise =
       std::visit([](const auto& o) { return kIsElementwise<std::decay_t<decltype(o)>>; }, op);
-  return elementwise && outputs.size() == 1 && is_fusible_dtype(outputs[0].dtype) &&
+  return elementwise && inputs.size() <= kMaxArgs && outputs.size() == 1 &&
+         is_fusible_dtype(outputs[0].dtype) &&
          std::ranges::all_of(inputs, [](const backend::Operand& input) {
            return is_fusible_dtype(input.meta.dtype);
          });

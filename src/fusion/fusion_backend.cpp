@@ -1,7 +1,9 @@
 #include "fusion/fusion_backend.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <limits>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -14,17 +16,34 @@
 namespace ember::fusion {
 namespace {
 
+/// No backend has this id (next_backend_id would take 2^64 backends to reach it).
+constexpr uint64_t kNoBackend = std::numeric_limits<uint64_t>::max();
+
 uint64_t next_backend_id() {
   static std::atomic<uint64_t> next{0};
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-/// operand with a lazy buffer replaced by the inner buffer it stands for.
-backend::Operand resolved(const backend::Operand& operand) {
-  if (auto* lazy = dynamic_cast<LazyBuffer*>(operand.buffer.get())) {
-    return {lazy->resolve(), operand.meta};
+/// Whether operand is a lazy buffer of another stream than own (null: of any stream).
+bool is_foreign(const backend::Operand& operand, const Stream* own) {
+  const LazyBuffer* lazy = as_lazy(operand.buffer.get());
+  return lazy != nullptr && &lazy->stream() != own;
+}
+
+/// inputs with each lazy buffer of another stream than own (null: every lazy buffer) replaced by
+/// the inner buffer it stands for. Inputs without such buffers are passed on as they are (no
+/// copy); storage holds the copy otherwise.
+std::span<const backend::Operand> resolved(std::span<const backend::Operand> inputs,
+                                           const Stream* own,
+                                           std::vector<backend::Operand>& storage) {
+  if (std::ranges::none_of(inputs, [&](const auto& input) { return is_foreign(input, own); }))
+    return inputs;
+  storage.reserve(inputs.size());
+  for (const backend::Operand& input : inputs) {
+    LazyBuffer* lazy = is_foreign(input, own) ? as_lazy(input.buffer.get()) : nullptr;
+    storage.push_back(lazy != nullptr ? backend::Operand{lazy->resolve(), input.meta} : input);
   }
-  return operand;
+  return storage;
 }
 
 }  // namespace
@@ -54,26 +73,18 @@ FusionBackend::~FusionBackend() {
 std::vector<backend::BufferPtr> FusionBackend::execute(const ir::Op& op,
                                                        std::span<const backend::Operand> inputs,
                                                        std::span<const ir::TensorMeta> outputs) {
-  std::vector<backend::Operand> operands;
-  operands.reserve(inputs.size());
-  if (!options_.enabled || !is_fusible(op, inputs, outputs)) {
-    for (const backend::Operand& input : inputs)
-      operands.push_back(resolved(input));
-    return inner_->execute(op, operands, outputs);
-  }
-  const std::shared_ptr<Stream> stream = this_thread_stream();
-  for (const backend::Operand& input : inputs) {
-    // Another stream's buffer is computed now, before this stream is locked: a thread never
-    // holds two streams' locks, so two threads reading each other's buffers cannot deadlock.
-    const auto* lazy = dynamic_cast<const LazyBuffer*>(input.buffer.get());
-    const bool ours = lazy != nullptr && &lazy->stream() == stream.get();
-    operands.push_back(ours ? input : resolved(input));
-  }
-  return {stream->enqueue(op, operands, outputs[0])};
+  std::vector<backend::Operand> storage;
+  if (!options_.enabled || !is_fusible(op, inputs, outputs))
+    return inner_->execute(op, resolved(inputs, nullptr, storage), outputs);
+  Stream& stream = this_thread_stream();
+  // Another stream's buffer is computed now, before this stream is locked: a thread never
+  // holds two streams' locks, so two threads reading each other's buffers cannot deadlock.
+  return {stream.enqueue(op, resolved(inputs, &stream, storage), outputs[0])};
 }
 
 TensorData FusionBackend::read(const backend::Operand& operand) {
-  return inner_->read(resolved(operand));
+  std::vector<backend::Operand> storage;
+  return inner_->read(resolved({&operand, 1}, nullptr, storage).front());
 }
 
 void FusionBackend::sync() {
@@ -91,10 +102,13 @@ void FusionBackend::set_persistent_allocations(bool on) {
   inner_->set_persistent_allocations(on);
 }
 
-std::shared_ptr<Stream> FusionBackend::this_thread_stream() {
+Stream& FusionBackend::this_thread_stream() {
   // Note: keyed by backend id, which is never reused, so the entry a thread keeps for a
-  // destroyed backend (an empty, detached stream) is never matched again.
+  // destroyed backend (an empty, detached stream) is never matched again. Entries live as long
+  // as the thread, so the last one found may be remembered: a thread mostly works on one device.
   thread_local std::unordered_map<uint64_t, std::shared_ptr<Stream>> streams;
+  thread_local std::pair<uint64_t, Stream*> last{kNoBackend, nullptr};
+  if (last.first == id_) return *last.second;
   std::shared_ptr<Stream>& stream = streams[id_];
   if (!stream) {
     stream = std::make_shared<Stream>(executor_, options_.max_queued);
@@ -102,11 +116,12 @@ std::shared_ptr<Stream> FusionBackend::this_thread_stream() {
     std::erase_if(streams_, [](const std::weak_ptr<Stream>& s) { return s.expired(); });
     streams_.push_back(stream);
   }
-  return stream;
+  last = {id_, stream.get()};
+  return *stream;
 }
 
 void FusionBackend::execute_this_thread() {
-  if (options_.enabled) this_thread_stream()->execute();
+  if (options_.enabled) this_thread_stream().execute();
 }
 
 }  // namespace ember::fusion

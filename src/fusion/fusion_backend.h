@@ -88,7 +88,7 @@ class FusionBackend final : public backend::Backend {
   const FusionOptions& options() const { return options_; }
 
  private:
-  std::shared_ptr<Stream> this_thread_stream();
+  Stream& this_thread_stream();
   /// The calling thread's queue executed, when it has one.
   void execute_this_thread();
 

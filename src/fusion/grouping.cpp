@@ -9,89 +9,7 @@
 namespace ember::fusion {
 namespace {
 
-constexpr int32_t kNoGroup = -1;
-
-/// needed[i]: op i is live, or an argument of a needed op.
-std::vector<bool> needed_ops(const PendingWork& work, const std::vector<bool>& live) {
-  std::vector<bool> needed = live;
-  for (std::size_t i = work.ops.size(); i-- > 0;) {
-    if (!needed[i]) continue;
-    for (const ValueRef arg : work.ops[i].args) {
-      if (arg.kind == ValueRef::Kind::Queued) needed[arg.index] = true;
-    }
-  }
-  return needed;
-}
-
-/// What the ops of each output shape share: the group numbering of the needed ops.
-struct Partition {
-  std::vector<int32_t> group_of;  ///< per queued op; kNoGroup when not needed
-  std::vector<Shape> shapes;      ///< per group
-};
-
-Partition partition_by_shape(const PendingWork& work, const std::vector<bool>& needed) {
-  Partition partition;
-  partition.group_of.assign(work.ops.size(), kNoGroup);
-  for (std::size_t i = 0; i < work.ops.size(); ++i) {
-    if (!needed[i]) continue;
-    const Shape& shape = work.ops[i].output.shape;
-    auto found = std::ranges::find(partition.shapes, shape);
-    if (found == partition.shapes.end()) {
-      partition.shapes.push_back(shape);
-      found = std::prev(partition.shapes.end());
-    }
-    partition.group_of[i] = static_cast<int32_t>(found - partition.shapes.begin());
-  }
-  return partition;
-}
-
-/// Groups ordered so that each comes after the groups whose values it reads.
-std::vector<int32_t> dependency_order(const PendingWork& work, const Partition& partition) {
-  const std::size_t groups = partition.shapes.size();
-  std::vector<std::vector<int32_t>> reads(groups);
-  for (std::size_t i = 0; i < work.ops.size(); ++i) {
-    const int32_t group = partition.group_of[i];
-    if (group == kNoGroup) continue;
-    for (const ValueRef arg : work.ops[i].args) {
-      if (arg.kind != ValueRef::Kind::Queued) continue;
-      const int32_t from = partition.group_of[arg.index];
-      if (from != group) reads[static_cast<std::size_t>(group)].push_back(from);
-    }
-  }
-  std::vector<int32_t> order;
-  std::vector<bool> placed(groups, false);
-  while (order.size() < groups) {
-    const std::size_t before = order.size();
-    for (std::size_t g = 0; g < groups; ++g) {
-      const bool ready = std::ranges::all_of(
-          reads[g], [&](int32_t from) { return placed[static_cast<std::size_t>(from)]; });
-      if (!placed[g] && ready) {
-        placed[g] = true;
-        order.push_back(static_cast<int32_t>(g));
-      }
-    }
-    // Broadcasting only grows shapes, so a cycle would be a bug here, not bad input.
-    if (order.size() == before)
-      throw ExecutionError("[fusion] fused programs depend on each other");
-  }
-  return order;
-}
-
-/// stored[i]: op i is live or read by an op of another group.
-std::vector<bool> stored_ops(const PendingWork& work, const std::vector<bool>& live,
-                             const Partition& partition) {
-  std::vector<bool> stored = live;
-  for (std::size_t i = 0; i < work.ops.size(); ++i) {
-    if (partition.group_of[i] == kNoGroup) continue;
-    for (const ValueRef arg : work.ops[i].args) {
-      if (arg.kind == ValueRef::Kind::Queued &&
-          partition.group_of[arg.index] != partition.group_of[i]) {
-        stored[arg.index] = true;
-      }
-    }
-  }
-  return stored;
-}
+constexpr int32_t kNoGroup = Grouping::OpPlan::kNoGroup;
 
 /// The program input that reads value, added on first use.
 Ref input_ref(Group& group, ValueRef value) {
@@ -105,32 +23,113 @@ Ref input_ref(Group& group, ValueRef value) {
 
 }  // namespace
 
-std::vector<Group> split_into_groups(const PendingWork& work, const std::vector<bool>& live) {
-  const Partition partition = partition_by_shape(work, needed_ops(work, live));
-  const std::vector<bool> stored = stored_ops(work, live, partition);
-  // Each needed op belongs to one group: its instruction index there.
-  std::vector<uint32_t> instruction_of(work.ops.size(), 0);
-  std::vector<Group> groups;
-  for (const int32_t g : dependency_order(work, partition)) {
-    Group group;
-    group.shape = partition.shapes[static_cast<std::size_t>(g)];
-    for (std::size_t i = 0; i < work.ops.size(); ++i) {
-      if (partition.group_of[i] != g) continue;
-      const auto instruction = static_cast<uint32_t>(group.ops.size());
-      instruction_of[i] = instruction;
-      std::vector<Ref> args;
-      for (const ValueRef arg : work.ops[i].args) {
-        const bool local = arg.kind == ValueRef::Kind::Queued && partition.group_of[arg.index] == g;
-        args.push_back(local ? Ref{Ref::Kind::Instruction, instruction_of[arg.index]}
-                             : input_ref(group, arg));
-      }
-      group.ops.push_back(static_cast<uint32_t>(i));
-      group.args.push_back(std::move(args));
-      if (stored[i]) group.outputs.push_back(instruction);
+std::span<const Group> Grouping::split(const PendingWork& work, const std::vector<bool>& live) {
+  plan_ops(work, live);
+  order_groups(work);
+  if (groups_.size() < order_.size()) groups_.resize(order_.size());
+  for (std::size_t k = 0; k < order_.size(); ++k)
+    fill_group(work, order_[k], groups_[k]);
+  return {groups_.data(), order_.size()};
+}
+
+void Grouping::plan_ops(const PendingWork& work, const std::vector<bool>& live) {
+  plans_.assign(work.ops.size(), OpPlan{});
+  first_op_.clear();
+  mark_needed(work, live);
+  group_by_shape(work);
+  mark_stored(work, live);
+}
+
+void Grouping::mark_needed(const PendingWork& work, const std::vector<bool>& live) {
+  for (std::size_t i = work.ops.size(); i-- > 0;) {
+    plans_[i].needed = plans_[i].needed || live[i];
+    if (!plans_[i].needed) continue;
+    for (const ValueRef arg : work.ops[i].args) {
+      if (arg.kind == ValueRef::Kind::Queued) plans_[arg.index].needed = true;
     }
-    groups.push_back(std::move(group));
   }
-  return groups;
+}
+
+void Grouping::group_by_shape(const PendingWork& work) {
+  for (std::size_t i = 0; i < work.ops.size(); ++i) {
+    if (!plans_[i].needed) continue;
+    const Shape& shape = work.ops[i].output.shape;
+    auto found = std::ranges::find_if(
+        first_op_, [&](uint32_t first) { return work.ops[first].output.shape == shape; });
+    if (found == first_op_.end()) {
+      first_op_.push_back(static_cast<uint32_t>(i));
+      found = std::prev(first_op_.end());
+    }
+    plans_[i].group = static_cast<int32_t>(found - first_op_.begin());
+  }
+}
+
+void Grouping::mark_stored(const PendingWork& work, const std::vector<bool>& live) {
+  for (std::size_t i = 0; i < work.ops.size(); ++i) {
+    // Later ops may already have marked this one (they read it from another group).
+    plans_[i].stored = plans_[i].stored || live[i];
+    if (plans_[i].group == kNoGroup) continue;
+    for (const ValueRef arg : work.ops[i].args) {
+      if (arg.kind == ValueRef::Kind::Queued && plans_[arg.index].group != plans_[i].group)
+        plans_[arg.index].stored = true;
+    }
+  }
+}
+
+void Grouping::order_groups(const PendingWork& work) {
+  const std::size_t groups = first_op_.size();
+  order_.clear();
+  if (groups <= 1) {  // the usual case: nothing to order
+    order_.resize(groups, 0);
+    return;
+  }
+  std::vector<std::vector<int32_t>> reads(groups);
+  for (std::size_t i = 0; i < work.ops.size(); ++i) {
+    const int32_t group = plans_[i].group;
+    if (group == kNoGroup) continue;
+    for (const ValueRef arg : work.ops[i].args) {
+      if (arg.kind != ValueRef::Kind::Queued) continue;
+      const int32_t from = plans_[arg.index].group;
+      if (from != group) reads[static_cast<std::size_t>(group)].push_back(from);
+    }
+  }
+  std::vector<bool> placed(groups, false);
+  while (order_.size() < groups) {
+    const std::size_t before = order_.size();
+    for (std::size_t g = 0; g < groups; ++g) {
+      const bool ready = std::ranges::all_of(
+          reads[g], [&](int32_t from) { return placed[static_cast<std::size_t>(from)]; });
+      if (!placed[g] && ready) {
+        placed[g] = true;
+        order_.push_back(static_cast<int32_t>(g));
+      }
+    }
+    // Broadcasting only grows shapes, so a cycle would be a bug here, not bad input.
+    if (order_.size() == before)
+      throw ExecutionError("[fusion] fused programs depend on each other");
+  }
+}
+
+void Grouping::fill_group(const PendingWork& work, int32_t g, Group& group) {
+  group.shape = work.ops[first_op_[static_cast<std::size_t>(g)]].output.shape;
+  group.inputs.clear();
+  group.ops.clear();
+  group.args.clear();
+  group.outputs.clear();
+  for (std::size_t i = 0; i < work.ops.size(); ++i) {
+    OpPlan& plan = plans_[i];
+    if (plan.group != g) continue;
+    plan.instruction = static_cast<uint32_t>(group.ops.size());
+    ArgList<Ref> args;
+    for (const ValueRef arg : work.ops[i].args) {
+      const bool local = arg.kind == ValueRef::Kind::Queued && plans_[arg.index].group == g;
+      args.push_back(local ? Ref{Ref::Kind::Instruction, plans_[arg.index].instruction}
+                           : input_ref(group, arg));
+    }
+    group.ops.push_back(static_cast<uint32_t>(i));
+    group.args.push_back(args);
+    if (plan.stored) group.outputs.push_back(plan.instruction);
+  }
 }
 
 }  // namespace ember::fusion

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <typeinfo>
 
 #include "backends/backend.h"
 
@@ -34,5 +35,14 @@ class LazyBuffer final : public backend::Buffer {
   backend::BufferPtr inner_;  ///< Computed: the value
   std::string error_;         ///< Failed: why
 };
+
+/// buffer as a lazy buffer, or null when it is an inner backend's. Note: LazyBuffer is final, so
+/// comparing the exact type suffices; it runs for every operand of every op, where a dynamic_cast
+/// (a walk of the class hierarchy) is a noticeable part of an op on a tiny tensor.
+inline LazyBuffer* as_lazy(backend::Buffer* buffer) {
+  return buffer != nullptr && typeid(*buffer) == typeid(LazyBuffer)
+             ? static_cast<LazyBuffer*>(buffer)
+             : nullptr;
+}
 
 }  // namespace ember::fusion

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "fusion/arg_list.h"
 #include "ir/ops.h"
 
 namespace ember::fusion {
@@ -24,7 +25,7 @@ struct ValueRef {
 
 struct QueuedOp {
   ir::Op op;
-  std::vector<ValueRef> args;
+  ArgList<ValueRef> args;
   ir::TensorMeta output;
   /// The lazy buffer handed out for the result. Weak: the result is live (must be stored) only
   /// while something outside the queue holds it.
@@ -35,6 +36,12 @@ struct PendingWork {
   /// The inner buffers queued ops read, each once.
   std::vector<backend::Operand> externals;
   std::vector<QueuedOp> ops;
+
+  /// Empties the work, keeping the vectors' memory for the next batch of ops.
+  void clear() {
+    externals.clear();
+    ops.clear();
+  }
 
   /// The metadata of an argument.
   const ir::TensorMeta& meta_of(ValueRef ref) const {

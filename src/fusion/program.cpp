@@ -61,10 +61,14 @@ std::optional<Scalar> scalar_of(const ir::Op& op) {
 
 std::vector<bool> broadcast_flags(const Shape& input, const Shape& output) {
   std::vector<bool> flags(input.rank());
-  const std::size_t lead = output.rank() - input.rank();
   for (std::size_t d = 0; d < input.rank(); ++d)
-    flags[d] = input[d] == 1 && output[lead + d] != 1;
+    flags[d] = broadcasts_along(input, output, d);
   return flags;
+}
+
+bool broadcasts_along(const Shape& input, const Shape& output, std::size_t d) {
+  const std::size_t lead = output.rank() - input.rank();
+  return input[d] == 1 && output[lead + d] != 1;
 }
 
 SlotPlan plan_slots(const Program& program) {

@@ -78,6 +78,8 @@ struct Program {
 std::optional<Scalar> scalar_of(const ir::Op& op);
 /// The broadcast flags of ProgramInput for an input of shape input in an output of shape output.
 std::vector<bool> broadcast_flags(const Shape& input, const Shape& output);
+/// broadcast_flags(input, output)[d], without building the flags.
+bool broadcasts_along(const Shape& input, const Shape& output, std::size_t d);
 /// The slot plan of a program whose inputs, instructions and outputs are set.
 SlotPlan plan_slots(const Program& program);
 

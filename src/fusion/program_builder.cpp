@@ -10,6 +10,8 @@ namespace {
 /// Appends the bytes of plain values to a key.
 class KeyWriter {
  public:
+  explicit KeyWriter(std::string& key) : key_(key) {}
+
   template <typename T>
   requires std::is_trivially_copyable_v<T>
   void put(T value) {
@@ -18,10 +20,9 @@ class KeyWriter {
     key_.append(bytes, sizeof(T));
   }
   void put_size(std::size_t n) { put(static_cast<uint32_t>(n)); }
-  std::string take() { return std::move(key_); }
 
  private:
-  std::string key_;
+  std::string& key_;
 };
 
 /// The op's kind and every parameter a program depends on (not its scalar: a constant).
@@ -50,17 +51,18 @@ void put_op(KeyWriter& key, const ir::Op& op) {
 
 }  // namespace
 
-GroupSignature signature_of(const Group& group, const PendingWork& work) {
-  GroupSignature signature;
-  KeyWriter key;
+void signature_of(const Group& group, const PendingWork& work, GroupSignature& signature) {
+  signature.key.clear();
+  signature.constants.clear();
+  KeyWriter key(signature.key);
   key.put_size(group.shape.rank());
   key.put_size(group.inputs.size());
   for (const ValueRef input : group.inputs) {
     const ir::TensorMeta& meta = work.meta_of(input);
     key.put(meta.dtype);
     key.put_size(meta.shape.rank());
-    for (const bool broadcast : broadcast_flags(meta.shape, group.shape))
-      key.put(broadcast);
+    for (std::size_t d = 0; d < meta.shape.rank(); ++d)
+      key.put(broadcasts_along(meta.shape, group.shape, d));
   }
   key.put_size(group.ops.size());
   for (std::size_t j = 0; j < group.ops.size(); ++j) {
@@ -77,8 +79,6 @@ GroupSignature signature_of(const Group& group, const PendingWork& work) {
   key.put_size(group.outputs.size());
   for (const uint32_t output : group.outputs)
     key.put(output);
-  signature.key = key.take();
-  return signature;
 }
 
 Program build_program(const Group& group, const PendingWork& work) {
@@ -92,7 +92,9 @@ Program build_program(const Group& group, const PendingWork& work) {
     const QueuedOp& queued = work.ops[group.ops[j]];
     std::optional<uint32_t> constant;
     if (scalar_of(queued.op)) constant = constants++;
-    program.instructions.push_back({queued.op, group.args[j], queued.output.dtype, constant});
+    const ArgList<Ref>& args = group.args[j];
+    program.instructions.push_back(
+        {queued.op, {args.begin(), args.end()}, queued.output.dtype, constant});
   }
   program.outputs = group.outputs;
   program.slots = plan_slots(program);

@@ -21,7 +21,8 @@ struct GroupSignature {
   std::vector<Scalar> constants;
 };
 
-GroupSignature signature_of(const Group& group, const PendingWork& work);
+/// Sets signature to group's, reusing its memory (a stream computes one per group it executes).
+void signature_of(const Group& group, const PendingWork& work, GroupSignature& signature);
 /// The program of group; its instructions' constants index signature_of(group).constants.
 Program build_program(const Group& group, const PendingWork& work);
 

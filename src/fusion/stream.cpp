@@ -1,5 +1,6 @@
 #include "fusion/stream.h"
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <utility>
@@ -8,16 +9,16 @@
 #include "ember/error.h"
 
 namespace ember::fusion {
+
 backend::BufferPtr Stream::enqueue(const ir::Op& op, std::span<const backend::Operand> inputs,
                                    const ir::TensorMeta& output) {
   const std::lock_guard lock(mutex_);
-  std::vector<ValueRef> args;
-  args.reserve(inputs.size());
+  ArgList<ValueRef> args;
   for (const backend::Operand& input : inputs)
     args.push_back(argument_locked(input));
   const auto index = static_cast<uint32_t>(work_.ops.size());
   auto result = std::make_shared<LazyBuffer>(shared_from_this(), index);
-  work_.ops.push_back({op, std::move(args), output, result});
+  work_.ops.push_back({op, args, output, result});
   if (work_.ops.size() >= max_queued_) execute_locked();
   return result;
 }
@@ -43,8 +44,7 @@ void Stream::detach() {
 }
 
 ValueRef Stream::argument_locked(const backend::Operand& operand) {
-  backend::Operand external = operand;
-  if (auto* lazy = dynamic_cast<LazyBuffer*>(operand.buffer.get())) {
+  if (LazyBuffer* lazy = as_lazy(operand.buffer.get())) {
     // The backend hands over only this stream's lazy buffers: their state is ours to read.
     switch (lazy->state_) {
       case LazyBuffer::State::Queued:
@@ -52,43 +52,68 @@ ValueRef Stream::argument_locked(const backend::Operand& operand) {
       case LazyBuffer::State::Failed:
         throw ExecutionError(lazy->error_);
       case LazyBuffer::State::Computed:
-        external.buffer = lazy->inner_;
-        break;
+        return {ValueRef::Kind::External, external_locked(lazy->inner_, operand.meta)};
     }
   }
-  const auto [at, added] = external_index_.try_emplace(
-      external.buffer.get(), static_cast<uint32_t>(work_.externals.size()));
-  if (added) work_.externals.push_back(std::move(external));
-  return {ValueRef::Kind::External, at->second};
+  return {ValueRef::Kind::External, external_locked(operand.buffer, operand.meta)};
+}
+
+uint32_t Stream::external_locked(const backend::BufferPtr& buffer, const ir::TensorMeta& meta) {
+  std::vector<backend::Operand>& externals = work_.externals;
+  if (external_index_.empty()) {
+    const auto found = std::ranges::find(externals, buffer, &backend::Operand::buffer);
+    if (found != externals.end()) return static_cast<uint32_t>(found - externals.begin());
+  } else if (const auto found = external_index_.find(buffer.get());
+             found != external_index_.end()) {
+    return found->second;
+  }
+  const auto index = static_cast<uint32_t>(externals.size());
+  externals.push_back({buffer, meta});
+  if (externals.size() > kLinearSearchLimit) {
+    if (external_index_.empty()) {
+      for (uint32_t i = 0; i < index; ++i)
+        external_index_.emplace(externals[i].buffer.get(), i);
+    }
+    external_index_.emplace(buffer.get(), index);
+  }
+  return index;
 }
 
 void Stream::execute_locked() {
   if (work_.ops.empty()) return;
-  const PendingWork work = std::exchange(work_, {});
-  external_index_.clear();
-  // Holding the live results keeps them live until they are computed.
-  std::vector<std::shared_ptr<LazyBuffer>> results;
-  std::vector<bool> live;
-  for (const QueuedOp& op : work.ops) {
-    results.push_back(op.result.lock());
-    live.push_back(results.back() != nullptr);
+  // The queue is emptied however the execution ends, so a failure is never run again.
+  struct Clear {
+    Stream& stream;
+    ~Clear() { stream.clear_locked(); }
+  } clear{*this};
+  for (const QueuedOp& op : work_.ops) {
+    results_.push_back(op.result.lock());
+    live_.push_back(results_.back() != nullptr);
   }
   try {
     if (executor_ == nullptr) throw ExecutionError("[fusion] the device was destroyed");
-    const std::vector<backend::BufferPtr> buffers = executor_->run(work, live);
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      if (!results[i]) continue;
-      results[i]->state_ = LazyBuffer::State::Computed;
-      results[i]->inner_ = buffers[i];
+    const std::vector<backend::BufferPtr> buffers = executor_->run(work_, live_, scratch_);
+    for (std::size_t i = 0; i < results_.size(); ++i) {
+      if (!results_[i]) continue;
+      results_[i]->state_ = LazyBuffer::State::Computed;
+      results_[i]->inner_ = buffers[i];
     }
   } catch (const ExecutionError& e) {
-    fail_results(work, e.what());
+    fail_results(work_, e.what());
     throw;
   } catch (const std::exception& e) {
     const std::string message = std::string("[fusion] queued ops failed: ") + e.what();
-    fail_results(work, message);
+    fail_results(work_, message);
     throw ExecutionError(message);
   }
+}
+
+void Stream::clear_locked() {
+  work_.clear();
+  external_index_.clear();
+  results_.clear();
+  live_.clear();
+  scratch_.inputs.clear();
 }
 
 void Stream::fail_results(const PendingWork& work, const std::string& message) {

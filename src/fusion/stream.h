@@ -6,11 +6,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "backends/backend.h"
 #include "fusion/executor.h"
@@ -37,8 +39,17 @@ class Stream : public std::enable_shared_from_this<Stream> {
   void detach();
 
  private:
+  /// Note: a queue mostly reads a few distinct external buffers, which a linear search finds
+  /// faster than a hash (whose nodes cost an allocation each); past this many the hash index
+  /// keeps long queues of fresh buffers from growing quadratic.
+  static constexpr std::size_t kLinearSearchLimit = 32;
+
   ValueRef argument_locked(const backend::Operand& operand);
+  /// The position of buffer in work_.externals, added (with meta) on first use.
+  uint32_t external_locked(const backend::BufferPtr& buffer, const ir::TensorMeta& meta);
   void execute_locked();
+  /// Empties the queue, keeping its memory for the next ops.
+  void clear_locked();
   /// Marks the result of every queued op of work that is still held as failed with message.
   static void fail_results(const PendingWork& work, const std::string& message);
 
@@ -46,8 +57,14 @@ class Stream : public std::enable_shared_from_this<Stream> {
   Executor* executor_;
   std::size_t max_queued_;
   PendingWork work_;
-  /// Position of each external buffer in work_.externals, so each is read once.
+  /// Position of each external buffer in work_.externals, kept only past kLinearSearchLimit.
   std::unordered_map<const backend::Buffer*, uint32_t> external_index_;
+  /// While executing: the live results (held, so they stay live until computed), which ops they
+  /// belong to, and the executor's working memory. Members only to keep their memory from one
+  /// execution to the next.
+  std::vector<std::shared_ptr<LazyBuffer>> results_;
+  std::vector<bool> live_;
+  Executor::Scratch scratch_;
 };
 
 }  // namespace ember::fusion

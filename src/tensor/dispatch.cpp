@@ -1,5 +1,6 @@
 #include "tensor/dispatch.h"
 
+#include <utility>
 #include <vector>
 
 #include "autodiff/tape.h"
@@ -9,16 +10,19 @@
 namespace ember::tensor {
 namespace {
 
-/// Infers op's outputs from the operands, runs it and wraps each output buffer.
+/// Infers op's outputs from metas (the inputs' metadata), runs it on inputs and wraps each output
+/// buffer.
 ops::Handles execute(const ir::Op& op, const Device& device,
                      const std::shared_ptr<detail::DeviceContext>& context,
-                     std::span<const backend::Operand> operands) {
-  std::vector<ir::TensorMeta> metas;
-  metas.reserve(operands.size());
-  for (const backend::Operand& operand : operands)
-    metas.push_back(operand.meta);
-  const std::vector<ir::TensorMeta> outputs = ir::infer(op, metas);
-  const std::vector<backend::BufferPtr> buffers = context->execute(op, operands, outputs);
+                     std::vector<ir::TensorMeta> metas, std::span<const TensorHandle> inputs) {
+  std::vector<ir::TensorMeta> outputs = ir::infer(op, metas);
+  // Note: the metadata moves into the operands once inferred from; each copy of a shape is a
+  // heap allocation, a visible part of an op on a tiny tensor.
+  std::vector<backend::Operand> operands;
+  operands.reserve(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    operands.push_back({inputs[i].impl()->buffer, std::move(metas[i])});
+  std::vector<backend::BufferPtr> buffers = context->execute(op, operands, outputs);
   if (buffers.size() != outputs.size()) {
     // A backend bug, not a user error: report it instead of indexing past the end.
     throw ExecutionError("[" + ir::name(op) + "] backend returned " +
@@ -28,7 +32,8 @@ ops::Handles execute(const ir::Op& op, const Device& device,
   ops::Handles results;
   results.reserve(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    results.push_back(detail::make_handle(device, context, outputs[i], buffers[i]));
+    results.push_back(
+        detail::make_handle(device, context, std::move(outputs[i]), std::move(buffers[i])));
   }
   return results;
 }
@@ -37,8 +42,8 @@ ops::Handles execute(const ir::Op& op, const Device& device,
 
 ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
   if (inputs.empty()) fail(ir::name(op), "needs at least one input tensor");
-  std::vector<backend::Operand> operands;
-  operands.reserve(inputs.size());
+  std::vector<ir::TensorMeta> metas;
+  metas.reserve(inputs.size());
   for (const TensorHandle& input : inputs) {
     // impl_of throws for an undefined tensor; the op's name is built only then, since this
     // loop runs for every op.
@@ -51,9 +56,10 @@ ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
       fail(ir::name(op), "tensors on different devices: ", first.device.name(), " and ",
            impl.device.name());
     }
-    operands.push_back(impl.operand());
+    metas.push_back(impl.meta);
   }
-  return autodiff::record(op, inputs, execute(op, first.device, first.context, operands));
+  return autodiff::record(op, inputs,
+                          execute(op, first.device, first.context, std::move(metas), inputs));
 }
 
 TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs) {
@@ -62,7 +68,7 @@ TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> input
 
 TensorHandle run_on(const ir::Op& op, const Device& device,
                     const std::shared_ptr<detail::DeviceContext>& context) {
-  return execute(op, device, context, {}).front();
+  return execute(op, device, context, {}, {}).front();
 }
 
 }  // namespace ember::tensor

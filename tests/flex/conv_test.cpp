@@ -1,11 +1,13 @@
-// Convolutions as GEMM: one product checked by hand, then a sweep of geometries (1 to 3 spatial
-// dims, stride, padding, dilation, groups, bias, transposed with output padding) and both weight
-// gradients against the ndarray kernels, which sum taps directly.
+// Convolutions (f32 through oneDNN where built with it, else and f64 as GEMM): one product checked
+// by hand, then a sweep of geometries (1 to 3 spatial dims, stride, padding, dilation, groups,
+// bias, transposed with output padding) and both weight gradients against the ndarray kernels,
+// which sum taps directly; and that oneDNN, when built in, takes every f32 case of the sweep.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
+#include "backends/flex/dnnl_conv.h"
 #include "ember/conv.h"
 #include "flex_test_util.h"
 
@@ -114,6 +116,41 @@ TEST(FlexConv, WeightGradientsMatchTheReferenceForEveryGeometry) {
       expect_backends_agree(ir::ConvWeightGrad{c.geometry, c.weight}, {x, grad_output},
                             c.name + " weight grad " + std::string(dtype_name(dtype)));
     }
+  }
+}
+
+/// Row-major f32 values of shape as TensorData.
+TensorData values_of(const std::vector<float>& data, const Shape& shape) {
+  return TensorData(std::vector<double>(data.begin(), data.end()), shape, DType::F32);
+}
+
+// The sweep above cannot tell which path ran: here oneDNN is called directly, must accept every
+// f32 case (a decline would silently send the case to im2col), and must give ndarray's values.
+TEST(FlexConv, OneDnnTakesEveryF32CaseOfTheSweepWhenBuiltWithIt) {
+  if (!dnnl_in_build()) GTEST_SKIP() << "built without oneDNN (libdnnl-dev)";
+  ndarray::NdArrayBackend reference;
+  const Device flex = Device::flex();
+  for (const ConvCase& c : conv_cases()) {
+    const TensorData x = conv_data(c.x, DType::F32);
+    const TensorData w = conv_data(c.weight, DType::F32);
+    const TensorData expected = run_on(reference, ir::Conv{c.geometry}, {x, w}).at(0);
+    const TensorHandle x_flex = ops::from_data(x, flex, TensorKind::Float);
+    const TensorHandle w_flex = ops::from_data(w, flex, TensorKind::Float);
+    std::vector<float> out(static_cast<std::size_t>(expected.shape().num_elements()));
+    ASSERT_TRUE(dnnl_convolve(c.geometry, view_of(x_flex), view_of(w_flex), nullptr, out.data(),
+                              expected.shape()))
+        << c.name;
+    expect_close(values_of(out, expected.shape()), expected, c.name + " (oneDNN)");
+
+    const TensorData grad_output = conv_data(expected.shape(), DType::F32);
+    const TensorData expected_grad =
+        run_on(reference, ir::ConvWeightGrad{c.geometry, c.weight}, {x, grad_output}).at(0);
+    const TensorHandle g_flex = ops::from_data(grad_output, flex, TensorKind::Float);
+    std::vector<float> grad(static_cast<std::size_t>(c.weight.num_elements()));
+    ASSERT_TRUE(
+        dnnl_weight_gradient(c.geometry, view_of(x_flex), view_of(g_flex), grad.data(), c.weight))
+        << c.name;
+    expect_close(values_of(grad, c.weight), expected_grad, c.name + " weight grad (oneDNN)");
   }
 }
 

@@ -4,6 +4,7 @@
 #include <bit>
 #include <limits>
 #include <new>
+#include <utility>
 
 namespace ember::cpu {
 namespace {
@@ -41,7 +42,13 @@ std::byte* MemoryManager::allocate(std::size_t bytes) {
                      pool != nullptr ? pool->slice_size(bytes) : std::max<std::size_t>(bytes, 1)};
   std::byte* data = pool != nullptr ? pool->allocate(bytes) : persistent_block_from_os(a.reserved);
   try {
-    live_.emplace(data, a);
+    if (spare_live_node_) {
+      spare_live_node_.key() = data;
+      spare_live_node_.mapped() = a;
+      live_.insert(std::move(spare_live_node_));
+    } else {
+      live_.emplace(data, a);
+    }
   } catch (...) {
     release(data, a);
     throw;
@@ -54,12 +61,13 @@ std::byte* MemoryManager::allocate(std::size_t bytes) {
 
 void MemoryManager::deallocate(std::byte* data, std::size_t /*bytes*/) noexcept {
   const std::lock_guard lock(mutex_);
-  const auto node = live_.extract(data);
+  auto node = live_.extract(data);
   const Allocation& a = node.mapped();
   bytes_in_use_ -= a.bytes;
   bytes_padding_ -= a.reserved - a.bytes;
   if (a.pool == nullptr) persistent_bytes_ -= a.reserved;
   release(data, a);
+  spare_live_node_ = std::move(node);
 }
 
 void MemoryManager::set_persistent(bool on) {

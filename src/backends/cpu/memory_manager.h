@@ -69,9 +69,15 @@ class MemoryManager final : public flex::Allocator {
   /// Gives a's memory back to its pool, or a persistent block to the OS.
   void release(std::byte* data, const Allocation& a) noexcept;
 
+  using LiveMap = std::unordered_map<const std::byte*, Allocation>;
+
   mutable std::mutex mutex_;  // guards everything below
   std::vector<std::unique_ptr<SlicedPool>> pools_;
-  std::unordered_map<const std::byte*, Allocation> live_;
+  LiveMap live_;
+  /// The node of the last allocation freed, reused by the next one. Note: a loop allocating and
+  /// freeing tensors then books them without a heap allocation each (a visible part of an op on
+  /// a tiny tensor).
+  LiveMap::node_type spare_live_node_;
   std::unordered_map<std::thread::id, int> persistent_depth_;
   std::size_t bytes_in_use_ = 0;
   std::size_t bytes_padding_ = 0;

@@ -34,7 +34,10 @@ void page_to_os(std::uintptr_t base, std::size_t bytes) {
 }  // namespace
 
 SlicedPool::SlicedPool(std::size_t page_size, std::size_t slice_granularity)
-    : page_size_(page_size), granularity_(slice_granularity) {}
+    : page_size_(page_size), granularity_(slice_granularity) {
+  spare_slices_.reserve(kSpareNodes);
+  spare_free_.reserve(kSpareNodes);
+}
 
 SlicedPool::~SlicedPool() {
   for (const auto& [base, page] : pages_)
@@ -70,7 +73,7 @@ void SlicedPool::free(std::byte* data) {
   merge_with_next(page, slice);
   if (slice != slices.begin() && std::prev(slice)->second.free) {
     slice = std::prev(slice);
-    free_slices_.erase(free_key(page, slice));
+    erase_free(free_key(page, slice));
     merge_with_next(page, slice);
   }
   node.value() = free_key(page, slice);
@@ -131,12 +134,11 @@ void SlicedPool::take(PageEntry& page, std::size_t offset, std::size_t size) {
 
 void SlicedPool::split(PageEntry& page, Slices::iterator it, std::size_t size) {
   Slices& slices = page.second.slices;
-  const auto rest =
-      slices.emplace_hint(std::next(it), it->first + size, Slice{it->second.size - size, true});
+  const auto rest = insert_slice(slices, std::next(it), it->first + size, it->second.size - size);
   try {
-    free_slices_.insert(free_key(page, rest));
+    insert_free(free_key(page, rest));
   } catch (...) {
-    slices.erase(rest);
+    erase_slice(slices, rest);
     throw;
   }
   // The split slice keeps its old size (and its key in free_slices_) until take() claims it.
@@ -146,13 +148,44 @@ void SlicedPool::merge_with_next(PageEntry& page, Slices::iterator it) {
   Slices& slices = page.second.slices;
   const auto next = std::next(it);
   if (next == slices.end() || !next->second.free) return;
-  free_slices_.erase(free_key(page, next));
+  erase_free(free_key(page, next));
   it->second.size += next->second.size;
-  slices.erase(next);
+  erase_slice(slices, next);
 }
 
 SlicedPool::FreeKey SlicedPool::free_key(const PageEntry& page, Slices::const_iterator it) const {
   return {it->second.size, page.first + it->first};
+}
+
+SlicedPool::Slices::iterator SlicedPool::insert_slice(Slices& slices, Slices::iterator hint,
+                                                      std::size_t offset, std::size_t size) {
+  if (spare_slices_.empty()) return slices.emplace_hint(hint, offset, Slice{size, true});
+  Slices::node_type node = std::move(spare_slices_.back());
+  spare_slices_.pop_back();
+  node.key() = offset;
+  node.mapped() = Slice{size, true};
+  return slices.insert(hint, std::move(node));
+}
+
+void SlicedPool::erase_slice(Slices& slices, Slices::iterator it) noexcept {
+  Slices::node_type node = slices.extract(it);
+  if (spare_slices_.size() < kSpareNodes) spare_slices_.push_back(std::move(node));
+}
+
+void SlicedPool::insert_free(FreeKey key) {
+  if (spare_free_.empty()) {
+    free_slices_.insert(key);
+    return;
+  }
+  FreeIndex::node_type node = std::move(spare_free_.back());
+  spare_free_.pop_back();
+  node.value() = key;
+  free_slices_.insert(std::move(node));
+}
+
+void SlicedPool::erase_free(FreeKey key) noexcept {
+  FreeIndex::node_type node = free_slices_.extract(key);
+  if (node && spare_free_.size() < kSpareNodes) spare_free_.push_back(std::move(node));
 }
 
 }  // namespace ember::cpu

@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "ember/memory.h"
 
@@ -78,11 +79,23 @@ class SlicedPool {
   /// in free_slices_).
   void merge_with_next(PageEntry& page, Slices::iterator it);
   FreeKey free_key(const PageEntry& page, Slices::const_iterator it) const;
+  /// Bookkeeping nodes: taken from the spares when there are some, given back to them when a
+  /// slice or free entry goes away. Note: an allocate/free pair otherwise allocates and frees
+  /// two tree nodes on the heap, a visible part of an op on a tiny tensor.
+  Slices::iterator insert_slice(Slices& slices, Slices::iterator hint, std::size_t offset,
+                                std::size_t size);
+  void erase_slice(Slices& slices, Slices::iterator it) noexcept;
+  void insert_free(FreeKey key);
+  void erase_free(FreeKey key) noexcept;
 
   std::size_t page_size_;
   std::size_t granularity_;
   std::map<std::uintptr_t, Page> pages_;  ///< By base address.
   FreeIndex free_slices_;
+  /// Spare nodes, at most kSpareNodes of each (reserved up front: keeping one never allocates).
+  static constexpr std::size_t kSpareNodes = 4;
+  std::vector<Slices::node_type> spare_slices_;
+  std::vector<FreeIndex::node_type> spare_free_;
   std::size_t pages_peak_ = 0;
   std::size_t largest_alloc_ = 0;
 };

@@ -1,6 +1,6 @@
-// Convolutions as GEMM (im2col): per sample and group, the columns of the large side
-// (conv_columns.h) times the group's weight matrix. f32 and f64 only; other dtypes and empty
-// tensors fall back to ndarray.
+// Convolutions: f32 through oneDNN where the build has it (dnnl_conv.h), otherwise, and for f64,
+// as GEMM (im2col): per sample and group, the columns of the large side (conv_columns.h) times
+// the group's weight matrix. Other dtypes and empty tensors fall back to ndarray.
 //
 //   conv:                 out_g [Cout_g, O]      = W_g [Cout_g, Cin_g K] cols(x_g) [Cin_g K, O]
 //   transposed conv:      cols [Cout_g K, I]     = W_g^T x_g [Cin_g, I], added into out_g
@@ -13,6 +13,7 @@
 #include "backends/flex/blas.h"
 #include "backends/flex/conv_columns.h"
 #include "backends/flex/copy.h"
+#include "backends/flex/dnnl_conv.h"
 #include "backends/flex/kernels.h"
 
 namespace ember::flex {
@@ -182,8 +183,11 @@ std::optional<View> run(const ir::Conv& op, Views in, Outputs out) {
   const View weight = contiguous(in[1]);
   const std::optional<View> bias =
       in.size() > 2 ? std::optional<View>(contiguous(in[2])) : std::nullopt;
-  const ConvExtents e = conv_extents(op.geometry, x.shape, out[0].shape, weight.shape);
   OutputTensor result(out[0]);
+  if (x.dtype == DType::F32 && dnnl_convolve(op.geometry, x, weight, bias ? &*bias : nullptr,
+                                             result.data<float>(), out[0].shape))
+    return result.view();
+  const ConvExtents e = conv_extents(op.geometry, x.shape, out[0].shape, weight.shape);
   visit_gemm_dtype(x.dtype, [&]<typename T>() {
     const T* bias_data = bias ? bias->data<T>() : nullptr;
     if (op.geometry.transposed) {
@@ -199,8 +203,11 @@ std::optional<View> run(const ir::ConvWeightGrad& op, Views in, Outputs out) {
   if (!has_fast_path(in, out[0])) return std::nullopt;
   const View x = contiguous(in[0]);
   const View grad_output = contiguous(in[1]);
-  const ConvExtents e = conv_extents(op.geometry, x.shape, grad_output.shape, op.weight_shape);
   OutputTensor result(out[0]);
+  if (x.dtype == DType::F32 &&
+      dnnl_weight_gradient(op.geometry, x, grad_output, result.data<float>(), op.weight_shape))
+    return result.view();
+  const ConvExtents e = conv_extents(op.geometry, x.shape, grad_output.shape, op.weight_shape);
   visit_gemm_dtype(x.dtype, [&]<typename T>() {
     const T* dy = grad_output.data<T>();
     if (op.geometry.transposed) {

@@ -1,5 +1,5 @@
-// Moving one dim of a view last, and back: kernels that work along contiguous rows (softmax,
-// arg-reductions) take any dim this way, copying only when the moved view is not contiguous.
+// Moving one dim of a view last, and back: kernels that work along contiguous rows (softmax)
+// take any dim this way, copying only when the moved view is not contiguous.
 #pragma once
 
 #include <cstdint>

@@ -42,6 +42,8 @@ template <typename Op>
 std::vector<View> run_op(const Op& op, Views in, Outputs out) {
   if constexpr (HasFlexKernel<Op>) {
     if (std::optional<View> result = run(op, in, out)) return {*std::move(result)};
+  } else if constexpr (HasFlexMultiKernel<Op>) {
+    if (std::optional<std::vector<View>> results = run(op, in, out)) return *std::move(results);
   }
   return run_on_ndarray(op, in, out);
 }

@@ -1,5 +1,8 @@
 #include "backends/flex/fused.h"
 
+#include <hwy/aligned_allocator.h>
+#include <hwy/cache_control.h>
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -8,6 +11,7 @@
 
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/fused_tile.h"
+#include "backends/flex/simd.h"
 #include "backends/flex/strided_loop.h"
 #include "backends/flex/thread_pool.h"
 #include "backends/flex/view_ops.h"
@@ -17,6 +21,11 @@ namespace {
 
 /// Tiles per chunk of the thread pool: as many elements as other elementwise kernels' chunks.
 constexpr int64_t kTileGrain = std::max<int64_t>(1, kElementGrain / kTileElements);
+
+/// A program reading and writing more bytes than this, more than the last-level cache share of
+/// a core group holds (32 MiB on an AMD EPYC CCD), stores its outputs with streaming stores:
+/// they would be evicted before any later use, and a plain store first reads each line.
+constexpr int64_t kStreamingBytes = int64_t{32} << 20;
 
 /// Copies count elements of Word stepping by stride (0: one repeated value) into dst.
 template <typename Word>
@@ -89,17 +98,32 @@ struct TilePlan {
   std::vector<TileInput> inputs;    ///< per program input
   std::vector<std::byte*> outputs;  ///< per program output
   std::vector<int32_t> output_of;   ///< per instruction: its output's index, or -1
+  bool streaming = false;           ///< outputs are staged in scratch, then streamed out
 };
 
-/// Runs tiles on one thread, in its own scratch slots.
+/// Whether the program's traffic over shape exceeds kStreamingBytes.
+bool streams(const fusion::Program& program, Views inputs, const Shape& shape) {
+  int64_t bytes = 0;
+  for (const View& input : inputs)
+    bytes += input.num_elements() * static_cast<int64_t>(input.element_size());
+  for (const uint32_t output : program.outputs)
+    bytes +=
+        shape.num_elements() * static_cast<int64_t>(dtype_size(program.instructions[output].dtype));
+  return bytes > kStreamingBytes;
+}
+
+/// Runs tiles on one thread, in its own scratch slots (the slot plan's, then one per output
+/// when the outputs are staged).
 class TileRunner {
+  static constexpr int64_t kLine = 64;  ///< bytes of a cache line
+
  public:
   /// tile: the most elements a run covers.
   TileRunner(const TilePlan& plan, int64_t tile)
       : plan_(plan),
-        slot_bytes_(tile * static_cast<int64_t>(sizeof(float))),
-        scratch_(std::make_unique_for_overwrite<std::byte[]>(
-            static_cast<std::size_t>(plan.program.slots.slot_count * slot_bytes_))),
+        slot_bytes_((tile * static_cast<int64_t>(sizeof(float)) + kLine - 1) / kLine * kLine),
+        scratch_(
+            hwy::AllocateAligned<std::byte>(static_cast<std::size_t>(slot_count() * slot_bytes_))),
         values_(plan.program.inputs.size() + plan.program.instructions.size()) {}
 
   /// Elements [begin, begin + n) of every output.
@@ -109,22 +133,46 @@ class TileRunner {
       values_[k] = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
     for (std::size_t i = 0; i < program.instructions.size(); ++i) {
       const fusion::Instruction& instruction = program.instructions[i];
-      const int32_t output = plan_.output_of[i];
-      std::byte* result = output >= 0
-                              ? plan_.outputs[static_cast<std::size_t>(output)] +
-                                    begin * static_cast<int64_t>(dtype_size(instruction.dtype))
-                              : slot(program.slots.instruction_slots[i]);
+      std::byte* result = result_of(i, begin);
       args_.clear();
       for (const fusion::Ref arg : instruction.args)
         args_.push_back({value(arg), program.dtype_of(arg)});
       run_on_tile(plan_.ops[i], args_, result, instruction.dtype, n);
       values_[program.inputs.size() + i] = result;
     }
+    if (plan_.streaming) stream_outputs(begin, n);
   }
 
  private:
+  int32_t slot_count() const {
+    const auto staged = plan_.streaming ? plan_.outputs.size() : 0;
+    return plan_.program.slots.slot_count + static_cast<int32_t>(staged);
+  }
   /// Slots are sized for the widest fusible element (f32).
   std::byte* slot(int32_t index) { return scratch_.get() + index * slot_bytes_; }
+  std::byte* staging(std::size_t output) {
+    return slot(plan_.program.slots.slot_count + static_cast<int32_t>(output));
+  }
+  int64_t element_size(std::size_t output) const {
+    const uint32_t instruction = plan_.program.outputs[output];
+    return static_cast<int64_t>(dtype_size(plan_.program.instructions[instruction].dtype));
+  }
+
+  /// Where instruction i writes the tile starting at element begin: its slot, or its output
+  /// (in the output tensor, or in its staging slot when streaming).
+  std::byte* result_of(std::size_t i, int64_t begin) {
+    const int32_t output = plan_.output_of[i];
+    if (output < 0) return slot(plan_.program.slots.instruction_slots[i]);
+    const auto k = static_cast<std::size_t>(output);
+    return plan_.streaming ? staging(k) : plan_.outputs[k] + begin * element_size(k);
+  }
+
+  void stream_outputs(int64_t begin, int64_t n) {
+    for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
+      simd::stream_copy(staging(k), plan_.outputs[k] + begin * element_size(k),
+                        n * element_size(k));
+    }
+  }
   const std::byte* value(fusion::Ref ref) const {
     return values_[ref.kind == fusion::Ref::Kind::Input ? ref.index
                                                         : plan_.program.inputs.size() + ref.index];
@@ -132,7 +180,9 @@ class TileRunner {
 
   const TilePlan& plan_;
   int64_t slot_bytes_;
-  std::unique_ptr<std::byte[]> scratch_;
+  /// Aligned to cache lines (as slot_bytes_ is), so that no vector store into a slot straddles
+  /// two lines.
+  hwy::AlignedFreeUniquePtr<std::byte[]> scratch_;
   std::vector<const std::byte*> values_;  ///< this tile's inputs, then instruction results
   std::vector<TileArg> args_;
 };
@@ -154,6 +204,7 @@ std::vector<View> run_fused(const fusion::Program& program, Views inputs,
     plan.outputs.push_back(outputs.back().bytes());
     plan.output_of[instruction] = static_cast<int32_t>(k);
   }
+  plan.streaming = streams(program, inputs, shape);
   const int64_t total = shape.num_elements();
   parallel_for((total + kTileElements - 1) / kTileElements, kTileGrain,
                [&](int64_t first, int64_t last) {
@@ -162,6 +213,8 @@ std::vector<View> run_fused(const fusion::Program& program, Views inputs,
                    const int64_t begin = t * kTileElements;
                    runner.run(begin, std::min(kTileElements, total - begin));
                  }
+                 // Streaming stores are weakly ordered: fenced before the chunk counts as done.
+                 if (plan.streaming) hwy::FlushStream();
                });
   std::vector<View> views;
   for (const OutputTensor& output : outputs)

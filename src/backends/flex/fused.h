@@ -3,7 +3,8 @@
 // tiles are shared out over the thread pool; on a tile every input is read once (straight from
 // memory when it is laid out row-major, else gathered: broadcast, strided or a single repeated
 // value), every instruction runs on the whole tile in scratch slots that stay in cache
-// (fused_tile.h), and only the program's outputs are stored.
+// (fused_tile.h), and only the program's outputs are stored: with streaming stores, past the
+// caches, when the program's traffic is larger than they are.
 #pragma once
 
 #include <span>

@@ -1,12 +1,14 @@
 // The flex kernels: one run overload per op struct that flex computes itself. Each takes the
 // inputs as views (any strides) and the outputs' metadata from ir::infer, and returns the output
-// view, or nullopt to decline (a dtype or case it has no fast path for): the backend then runs
-// the ndarray kernel instead (fallback.h). Ops without an overload here always fall back.
+// view (a vector of views for an op with several outputs), or nullopt to decline (a dtype or case
+// it has no fast path for): the backend then runs the ndarray kernel instead (fallback.h). Ops
+// without an overload here always fall back.
 #pragma once
 
 #include <concepts>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "backends/flex/view.h"
 #include "ir/ops.h"
@@ -37,14 +39,30 @@ std::optional<View> run(const ir::Softmax& op, Views in, Outputs out);
 std::optional<View> run(const ir::Reduce& op, Views in, Outputs out);
 // matmul.cpp: f32, f64 (f16, bf16 through f32) by BLAS
 std::optional<View> run(const ir::Matmul& op, Views in, Outputs out);
-// conv.cpp: f32, f64 by im2col + BLAS
+// creation.cpp: every dtype, in parallel
+std::optional<View> run(const ir::Full& op, Views in, Outputs out);
+std::optional<View> run(const ir::Random& op, Views in, Outputs out);
+// conv.cpp: f32 by oneDNN (where built with it), f32 and f64 by im2col + BLAS
 std::optional<View> run(const ir::Conv& op, Views in, Outputs out);
 std::optional<View> run(const ir::ConvWeightGrad& op, Views in, Outputs out);
+// pool.cpp: f32, f64 max (i32 / i64 indices) and average pooling, and its gradient
+std::optional<std::vector<View>> run(const ir::Pool& op, Views in, Outputs out);
+std::optional<std::vector<View>> run(const ir::AdaptivePool& op, Views in, Outputs out);
+std::optional<View> run(const ir::AvgPoolGrad& op, Views in, Outputs out);
+std::optional<View> run(const ir::AdaptiveAvgPoolGrad& op, Views in, Outputs out);
+// scatter.cpp: f32, f64 values by i32 / i64 indices shaped as x but along dim
+std::optional<View> run(const ir::Scatter& op, Views in, Outputs out);
 
 /// Whether flex has a kernel of its own for Op.
 template <typename Op>
 concept HasFlexKernel = requires(const Op& op, Views in, Outputs out) {
   { run(op, in, out) } -> std::same_as<std::optional<View>>;
+};
+
+/// Whether flex has a kernel of its own for Op with several outputs (one view each).
+template <typename Op>
+concept HasFlexMultiKernel = requires(const Op& op, Views in, Outputs out) {
+  { run(op, in, out) } -> std::same_as<std::optional<std::vector<View>>>;
 };
 
 }  // namespace ember::flex

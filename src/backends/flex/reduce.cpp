@@ -1,17 +1,25 @@
 // Sum, mean, max, min, argmax and argmin of f32 / f64 along a dim or over the whole tensor,
-// through the SIMD loops of simd.h. Sums accumulate in double and round once, as ndarray's.
-// A reduced dim that is innermost is read as contiguous rows; otherwise whole rows of the inner
-// dims are combined element by element (no transposition). Arg-reductions always take rows (the
-// dim moved last). Empty reductions and the other ops fall back to ndarray.
+// through the SIMD loops of simd.h (strided inputs are made contiguous first).
+// A reduced dim that is innermost is read as contiguous rows; their sums accumulate in double, as
+// ndarray's. Otherwise (a reduction across rows) each task streams whole rows of a block of
+// columns into small accumulators, with no transposition: f32 sums add blocks of rows in f32
+// vectors (blocked summation, as PyTorch's) and the blocks in double; f64 sums stay in double;
+// arg-reductions keep each column's best value and its row. When the column blocks are too few
+// to keep the pool busy, the rows are cut into chunks as well, whose results are combined in
+// order. Empty reductions and the other ops fall back to ndarray.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
-#include "backends/flex/dim_last.h"
+#include "backends/flex/copy.h"
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/simd.h"
+#include "backends/flex/thread_pool.h"
 #include "backends/ndarray/strided_index.h"
 
 namespace ember::flex {
@@ -20,8 +28,22 @@ namespace {
 using ir::ReduceOp;
 using ndarray::Lanes;
 
-/// Columns of the inner dims combined per task of a reduction across rows.
-constexpr int64_t kColumnBlock = 2048;
+/// Columns per task of a reduction across rows: the task's accumulators (at most 16 KiB) stay in
+/// L1 while whole rows stream through.
+constexpr int64_t kColumnBlock = 1024;
+/// Rows an f32 sum across rows adds in f32 before adding the block into double: enough that the
+/// double additions cost little, few enough that f32 rounding stays within f32 tolerance.
+constexpr int64_t kSumBlockRows = 32;
+/// Tasks per thread a reduction across rows aims at, so that threads that start late even out.
+constexpr int64_t kTasksPerThread = 4;
+/// Fewest rows of a chunk, so that a chunk's partial results stay a small part of its work.
+constexpr int64_t kMinChunkRows = 64;
+/// Most rows of a chunk: arg_extreme_rows counts f32 rows in 32 bits.
+constexpr int64_t kMaxChunkRows = std::numeric_limits<int32_t>::max();
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
 
 bool is_arg(ReduceOp op) {
   return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
@@ -31,6 +53,12 @@ bool is_extreme(ReduceOp op) {
 }
 bool is_maximum(ReduceOp op) {
   return op == ReduceOp::Max || op == ReduceOp::ArgMax;
+}
+
+/// Whether v, found after best, takes its place in a scan: beyond it, or NaN where best is not.
+template <typename T>
+bool later_wins(T v, T best, bool maximum) {
+  return (maximum ? v > best : v < best) || (std::isnan(v) && !std::isnan(best));
 }
 
 /// The result of one lane (or column) from its sum: the sum or the mean.
@@ -62,7 +90,7 @@ void reduce_rows(const T* x, int64_t rows, int64_t size, Out* out, const F& redu
 /// The sum of one long row, in parallel chunks combined in order.
 template <typename T>
 double parallel_sum(const T* x, int64_t size) {
-  const int64_t chunks = (size + kElementGrain - 1) / kElementGrain;
+  const int64_t chunks = ceil_div(size, kElementGrain);
   std::vector<double> partial(static_cast<std::size_t>(chunks));
   parallel_for(chunks, 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
@@ -77,71 +105,219 @@ double parallel_sum(const T* x, int64_t size) {
   return total;
 }
 
-/// Sum, mean, max or min across the rows of each outer block: lanes.inner columns, each the
-/// reduction of lanes.size elements lanes.inner apart.
-template <typename T>
-void reduce_columns(ReduceOp op, const T* x, const Lanes& lanes, T* out) {
-  const int64_t blocks = (lanes.inner + kColumnBlock - 1) / kColumnBlock;
-  const int64_t grain =
-      std::max<int64_t>(1, kElementGrain / (lanes.size * std::min(lanes.inner, kColumnBlock)));
-  parallel_for(lanes.outer * blocks, grain, [&](int64_t begin, int64_t end) {
-    std::vector<double> sums;
-    std::vector<T> extremes;
-    for (int64_t task = begin; task < end; ++task) {
-      const int64_t o = task / blocks;
-      const int64_t first = task % blocks * kColumnBlock;
-      const int64_t width = std::min(kColumnBlock, lanes.inner - first);
-      const T* block = x + o * lanes.size * lanes.inner + first;
-      T* dst = out + o * lanes.inner + first;
-      if (is_extreme(op)) {
-        extremes.assign(block, block + width);
-        for (int64_t k = 1; k < lanes.size; ++k)
-          simd::extreme_row(block + k * lanes.inner, extremes.data(), width, is_maximum(op));
-        std::copy(extremes.begin(), extremes.end(), dst);
-      } else {
-        sums.assign(static_cast<std::size_t>(width), 0.0);
-        for (int64_t k = 0; k < lanes.size; ++k)
-          simd::add_row(block + k * lanes.inner, sums.data(), width);
-        for (int64_t j = 0; j < width; ++j)
-          dst[j] = from_sum<T>(op, sums[static_cast<std::size_t>(j)], lanes.size);
+/// One task of a reduction across rows: width columns from output index column, over rows
+/// [row, row + rows) of their outer block; the task's first input element is at offset.
+struct RowTask {
+  int64_t column;
+  int64_t width;
+  int64_t offset;
+  int64_t row;
+  int64_t rows;
+};
+
+/// A reduction across rows cut into tasks: a block of columns of one outer index, over one chunk
+/// of the rows. Rows are cut into several chunks only when the blocks are too few for the pool.
+class RowTasks {
+ public:
+  explicit RowTasks(const Lanes& lanes)
+      : lanes_(lanes), blocks_per_outer_(ceil_div(lanes.inner, kColumnBlock)) {
+    const int64_t wanted = ThreadPool::instance().threads() * kTasksPerThread;
+    int64_t chunks = 1;
+    if (blocks() < wanted && lanes.count() * lanes.size > kElementGrain)
+      chunks = std::min(ceil_div(wanted, blocks()), lanes.size / kMinChunkRows);
+    chunks = std::max({chunks, ceil_div(lanes.size, kMaxChunkRows), int64_t{1}});
+    chunk_rows_ = ceil_div(lanes.size, chunks);
+    chunks_ = ceil_div(lanes.size, chunk_rows_);
+  }
+
+  /// Column blocks over all outer indices.
+  int64_t blocks() const { return lanes_.outer * blocks_per_outer_; }
+  int64_t chunks() const { return chunks_; }
+  /// Tasks per parallel_for chunk: about kElementGrain elements.
+  int64_t grain() const {
+    return std::max<int64_t>(1,
+                             kElementGrain / (chunk_rows_ * std::min(lanes_.inner, kColumnBlock)));
+  }
+
+  RowTask task(int64_t block, int64_t chunk) const {
+    const int64_t outer = block / blocks_per_outer_;
+    const int64_t first = block % blocks_per_outer_ * kColumnBlock;
+    const int64_t row = chunk * chunk_rows_;
+    return {outer * lanes_.inner + first, std::min(kColumnBlock, lanes_.inner - first),
+            (outer * lanes_.size + row) * lanes_.inner + first, row,
+            std::min(chunk_rows_, lanes_.size - row)};
+  }
+
+ private:
+  Lanes lanes_;
+  int64_t blocks_per_outer_;
+  int64_t chunk_rows_ = 0;
+  int64_t chunks_ = 1;
+};
+
+/// Runs a reduction across rows. reducer.reduce(task, state) leaves the result of the task's rows
+/// in state[0, width); reducer.combine(later, state, width) folds a later chunk's result into
+/// state; reducer.finish(task, state) writes the task's outputs.
+template <typename Reducer>
+void reduce_across_rows(const Lanes& lanes, const Reducer& reducer) {
+  using State = typename Reducer::State;
+  const RowTasks tasks(lanes);
+  if (tasks.chunks() == 1) {
+    parallel_for(tasks.blocks(), tasks.grain(), [&](int64_t begin, int64_t end) {
+      std::vector<State> state(static_cast<std::size_t>(kColumnBlock));
+      for (int64_t block = begin; block < end; ++block) {
+        const RowTask task = tasks.task(block, 0);
+        reducer.reduce(task, state.data());
+        reducer.finish(task, state.data());
       }
+    });
+    return;
+  }
+  // Each chunk's results for every column, chunk after chunk; then combined in chunk order.
+  const int64_t chunks = tasks.chunks();
+  const int64_t columns = lanes.count();
+  std::vector<State> partial(static_cast<std::size_t>(chunks * columns));
+  parallel_for(tasks.blocks() * chunks, tasks.grain(), [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const RowTask task = tasks.task(t / chunks, t % chunks);
+      reducer.reduce(task, partial.data() + t % chunks * columns + task.column);
+    }
+  });
+  parallel_for(tasks.blocks(), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t block = begin; block < end; ++block) {
+      const RowTask task = tasks.task(block, 0);
+      State* state = partial.data() + task.column;
+      for (int64_t c = 1; c < chunks; ++c)
+        reducer.combine(state + c * columns, state, task.width);
+      reducer.finish(task, state);
     }
   });
 }
 
+/// Sum or mean across rows, each task's column sums rounded once to T.
+template <typename T>
+struct SumAcross {
+  using State = T;
+  ReduceOp op;
+  const T* x;
+  const Lanes& lanes;
+  T* out;
+
+  void reduce(const RowTask& task, T* sums) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (task.rows > kSumBlockRows) return sum_blocks(task, sums);
+    }
+    simd::sum_rows(x + task.offset, lanes.inner, task.rows, sums, task.width);
+  }
+  /// f32 over many rows: blocks of rows summed in f32 vectors (into sums), the blocks in double.
+  void sum_blocks(const RowTask& task, float* sums) const {
+    std::array<double, kColumnBlock> total{};
+    for (int64_t k = 0; k < task.rows; k += kSumBlockRows) {
+      simd::sum_rows(x + task.offset + k * lanes.inner, lanes.inner,
+                     std::min(kSumBlockRows, task.rows - k), sums, task.width);
+      simd::add_row(sums, total.data(), task.width);
+    }
+    std::copy_n(total.data(), task.width, sums);
+  }
+  void combine(const T* later, T* sums, int64_t width) const {
+    // sums and later as two rows of the partial results.
+    simd::sum_rows(sums, later - sums, 2, sums, width);
+  }
+  void finish(const RowTask& task, const T* sums) const {
+    T* dst = out + task.column;
+    if (op == ReduceOp::Sum) return static_cast<void>(std::copy_n(sums, task.width, dst));
+    for (int64_t j = 0; j < task.width; ++j)
+      dst[j] = from_sum<T>(op, sums[j], lanes.size);
+  }
+};
+
+/// Max or min across rows.
+template <typename T>
+struct ExtremeAcross {
+  using State = T;
+  bool maximum;
+  const T* x;
+  const Lanes& lanes;
+  T* out;
+
+  void reduce(const RowTask& task, T* best) const {
+    simd::extreme_rows(x + task.offset, lanes.inner, task.rows, best, task.width, maximum);
+  }
+  void combine(const T* later, T* best, int64_t width) const {
+    // best and later as two rows of the partial results.
+    simd::extreme_rows(best, later - best, 2, best, width, maximum);
+  }
+  void finish(const RowTask& task, const T* best) const {
+    std::copy_n(best, task.width, out + task.column);
+  }
+};
+
+/// A column's best value and the row (within its lane) holding it.
+template <typename T>
+struct Position {
+  T value;
+  int64_t row;
+};
+
+/// ArgMax or ArgMin across rows, as index dtype I.
+template <typename T, typename I>
+struct ArgAcross {
+  using State = Position<T>;
+  /// arg_extreme_rows's row index: as wide as T, so that it fits the same vector lanes.
+  using RowIndex = std::conditional_t<std::is_same_v<T, float>, int32_t, int64_t>;
+  bool maximum;
+  const T* x;
+  const Lanes& lanes;
+  I* out;
+
+  void reduce(const RowTask& task, Position<T>* best) const {
+    std::array<T, kColumnBlock> values;
+    std::array<RowIndex, kColumnBlock> rows;
+    simd::arg_extreme_rows(x + task.offset, lanes.inner, task.rows, values.data(), rows.data(),
+                           task.width, maximum);
+    for (int64_t j = 0; j < task.width; ++j)
+      best[j] = {values[static_cast<std::size_t>(j)], task.row + rows[static_cast<std::size_t>(j)]};
+  }
+  void combine(const Position<T>* later, Position<T>* best, int64_t width) const {
+    for (int64_t j = 0; j < width; ++j) {
+      if (later_wins(later[j].value, best[j].value, maximum)) best[j] = later[j];
+    }
+  }
+  void finish(const RowTask& task, const Position<T>* best) const {
+    for (int64_t j = 0; j < task.width; ++j)
+      out[task.column + j] = detail::convert_element<I>(best[j].row);
+  }
+};
+
 /// Sum, mean, max or min of each lane into out (one value per lane).
 template <typename T>
-void reduce_values(ReduceOp op, const View& x, const Lanes& lanes, T* out) {
-  const T* data = x.data<T>();
-  if (lanes.inner > 1) return reduce_columns(op, data, lanes, out);
+void reduce_values(ReduceOp op, const T* x, const Lanes& lanes, T* out) {
+  if (lanes.inner > 1) {
+    if (is_extreme(op))
+      return reduce_across_rows(lanes, ExtremeAcross<T>{is_maximum(op), x, lanes, out});
+    return reduce_across_rows(lanes, SumAcross<T>{op, x, lanes, out});
+  }
   const int64_t size = lanes.size;
   if (is_extreme(op)) {
-    return reduce_rows(data, lanes.count(), size, out,
+    return reduce_rows(x, lanes.count(), size, out,
                        [&](const T* row) { return simd::extreme(row, size, is_maximum(op)); });
   }
   if (lanes.count() == 1) {
-    *out = from_sum<T>(op, parallel_sum(data, size), size);
+    *out = from_sum<T>(op, parallel_sum(x, size), size);
     return;
   }
-  reduce_rows(data, lanes.count(), size, out,
+  reduce_rows(x, lanes.count(), size, out,
               [&](const T* row) { return from_sum<T>(op, simd::sum(row, size), size); });
 }
 
-/// ArgMax or ArgMin of each lane, as out's index dtype.
-template <typename T>
-View reduce_positions(const ir::Reduce& op, const View& x, const ir::TensorMeta& meta) {
-  // Rows along the reduced dim (the whole tensor is one row).
-  const View rows = op.dim ? rows_along(x, *op.dim) : x;
-  const int64_t size = op.dim ? x.shape[static_cast<std::size_t>(*op.dim)] : x.num_elements();
-  std::vector<int64_t> positions(static_cast<std::size_t>(meta.shape.num_elements()));
-  reduce_rows(rows.data<T>(), static_cast<int64_t>(positions.size()), size, positions.data(),
-              [&](const T* row) { return extreme_position(row, size, is_maximum(op.op)); });
-  OutputTensor result(meta);
-  visit_dtype(meta.dtype, [&]<typename I>() {
-    std::transform(positions.begin(), positions.end(), result.data<I>(),
-                   [](int64_t p) { return detail::convert_element<I>(p); });
+/// ArgMax or ArgMin of each lane into out, of the index dtype I.
+template <typename T, typename I>
+void reduce_positions(ReduceOp op, const T* x, const Lanes& lanes, I* out) {
+  const bool maximum = is_maximum(op);
+  if (lanes.inner > 1) return reduce_across_rows(lanes, ArgAcross<T, I>{maximum, x, lanes, out});
+  reduce_rows(x, lanes.count(), lanes.size, out, [&](const T* row) {
+    return detail::convert_element<I>(extreme_position(row, lanes.size, maximum));
   });
-  return result.view();
 }
 
 bool has_fast_path(const ir::Reduce& op, const View& x) {
@@ -155,13 +331,15 @@ bool has_fast_path(const ir::Reduce& op, const View& x) {
 std::optional<View> run(const ir::Reduce& op, Views in, Outputs out) {
   if (!has_fast_path(op, in[0])) return std::nullopt;
   const View x = contiguous(in[0]);
-  return visit_simd_float(x.dtype, [&]<typename T>() {
-    if (is_arg(op.op)) return reduce_positions<T>(op, x, out[0]);
-    const Lanes lanes = op.dim ? Lanes::along(x.shape, *op.dim) : Lanes::whole(x.shape);
-    OutputTensor result(out[0]);
-    reduce_values(op.op, x, lanes, result.data<T>());
-    return result.view();
+  const Lanes lanes = op.dim ? Lanes::along(x.shape, *op.dim) : Lanes::whole(x.shape);
+  OutputTensor result(out[0]);
+  visit_simd_float(x.dtype, [&]<typename T>() {
+    if (!is_arg(op.op)) return reduce_values(op.op, x.data<T>(), lanes, result.data<T>());
+    visit_dtype(out[0].dtype, [&]<typename I>() {
+      reduce_positions(op.op, x.data<T>(), lanes, result.data<I>());
+    });
   });
+  return result.view();
 }
 
 }  // namespace ember::flex

@@ -6,6 +6,7 @@
 // ndarray.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "ir/ops.h"
@@ -30,6 +31,11 @@ void compare(ir::CompareOp op, const float* a, int64_t a_step, const float* b, i
 void compare(ir::CompareOp op, const double* a, int64_t a_step, const double* b, int64_t b_step,
              bool* out, int64_t n);
 
+/// dst[0, bytes) = src[0, bytes) with streaming stores, which bypass the caches: for results too
+/// large to stay there, so that writing them costs no read of the lines first. Call
+/// hwy::FlushStream() before another thread reads dst.
+void stream_copy(const std::byte* src, std::byte* dst, int64_t bytes);
+
 /// Whether activation covers op for f32 (f64 when is_f64).
 bool has_activation(const ir::Activation& op, bool is_f64);
 /// out[i] = op(x[i]), computed as ndarray does in the element type.
@@ -39,15 +45,30 @@ void activation(const ir::Activation& op, const double* x, double* out, int64_t 
 /// The sum of x[0, n) in double.
 double sum(const float* x, int64_t n);
 double sum(const double* x, int64_t n);
-/// acc[i] += row[i], i < n (acc in double).
+/// acc[i] += row[i], i < n (f32 widened to double).
 void add_row(const float* row, double* acc, int64_t n);
-void add_row(const double* row, double* acc, int64_t n);
 /// The maximum (or minimum) of x[0, n), n >= 1; NaN when x holds one.
 float extreme(const float* x, int64_t n, bool maximum);
 double extreme(const double* x, int64_t n, bool maximum);
-/// acc[i] = the maximum (or minimum) of acc[i] and row[i], NaN winning; i < n.
-void extreme_row(const float* row, float* acc, int64_t n, bool maximum);
-void extreme_row(const double* row, double* acc, int64_t n, bool maximum);
+
+// Whole rows reduced column by column: row k holds first[k * stride + i], i < n, rows >= 1. Each
+// row is read once, contiguously, a few rows at a time; out may be the first row.
+
+/// out[i] = the sum of the rows' column i, accumulated in the element type.
+void sum_rows(const float* first, int64_t stride, int64_t rows, float* out, int64_t n);
+void sum_rows(const double* first, int64_t stride, int64_t rows, double* out, int64_t n);
+/// out[i] = the maximum (or minimum) of the rows' column i, NaN winning.
+void extreme_rows(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                  bool maximum);
+void extreme_rows(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                  bool maximum);
+/// best[i] = the maximum (or minimum) of the rows' column i and index[i] the first row holding it
+/// (the first NaN when the column holds one), as ndarray's scan finds it.
+void arg_extreme_rows(const float* first, int64_t stride, int64_t rows, float* best, int32_t* index,
+                      int64_t n, bool maximum);
+void arg_extreme_rows(const double* first, int64_t stride, int64_t rows, double* best,
+                      int64_t* index, int64_t n, bool maximum);
+
 /// Softmax (or log-softmax) of x[0, n) into out, n >= 1: exp(x - max) / sum, or
 /// x - max - log(sum), sum = sum(exp(x - max)).
 void softmax(const float* x, float* out, int64_t n, bool log);

@@ -1,4 +1,5 @@
-// Highway kernels of simd.h: sums (accumulated in double), extremes with NaN propagation, and
+// Highway kernels of simd.h: sums of a contiguous lane (accumulated in double), whole rows
+// folded column by column (sums, extremes, arg-extremes), extremes with NaN propagation, and
 // softmax of one contiguous lane.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/flex/simd_reduce.cpp"
@@ -7,8 +8,10 @@
 
 #include <hwy/contrib/math/math-inl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
@@ -31,22 +34,31 @@ template <typename T>
 double Sum(const T* x, int64_t n) {
   const hn::ScalableTag<double> dd;
   const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
-  // Two accumulators hide the latency of the additions.
-  auto even = hn::Zero(dd);
-  auto odd = hn::Zero(dd);
+  // Four accumulators hide the latency of the additions, and each step reads two cache lines
+  // (f32) so that enough loads are in flight for the loop to run at memory speed.
+  auto a0 = hn::Zero(dd);
+  auto a1 = hn::Zero(dd);
+  auto a2 = hn::Zero(dd);
+  auto a3 = hn::Zero(dd);
+  const auto pair = [&](int64_t at) HWY_ATTR {
+    return hn::Add(LoadAsDouble(dd, x, at), LoadAsDouble(dd, x, at + 4 * lanes));
+  };
   int64_t i = 0;
-  for (; i + 2 * lanes <= n; i += 2 * lanes) {
-    even = hn::Add(even, LoadAsDouble(dd, x, i));
-    odd = hn::Add(odd, LoadAsDouble(dd, x, i + lanes));
+  for (; i + 8 * lanes <= n; i += 8 * lanes) {
+    a0 = hn::Add(a0, pair(i));
+    a1 = hn::Add(a1, pair(i + lanes));
+    a2 = hn::Add(a2, pair(i + 2 * lanes));
+    a3 = hn::Add(a3, pair(i + 3 * lanes));
   }
-  double total = hn::GetLane(hn::SumOfLanes(dd, hn::Add(even, odd)));
+  for (; i + lanes <= n; i += lanes)
+    a0 = hn::Add(a0, LoadAsDouble(dd, x, i));
+  double total = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
   for (; i < n; ++i)
     total += static_cast<double>(x[i]);
   return total;
 }
 
-template <typename T>
-void AddRow(const T* row, double* acc, int64_t n) {
+void AddRow(const float* row, double* acc, int64_t n) {
   const hn::ScalableTag<double> dd;
   const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
   int64_t i = 0;
@@ -54,6 +66,43 @@ void AddRow(const T* row, double* acc, int64_t n) {
     hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), LoadAsDouble(dd, row, i)), dd, acc + i);
   for (; i < n; ++i)
     acc[i] += static_cast<double>(row[i]);
+}
+
+/// Rows folded per pass over out: enough that out's loads and stores are a small part of the
+/// work, few enough for the hardware prefetchers to follow every row.
+constexpr int64_t kRowsPerPass = 8;
+
+/// out[i] = the fold of the rows' column i in row order, rows >= 1; combine(earlier, later) takes
+/// vectors and scalars alike. out may be the first row.
+template <typename T, class Combine>
+HWY_INLINE void FoldRows(const T* first, int64_t stride, int64_t rows, T* out, int64_t n,
+                         const Combine& combine) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t k = 0; k < rows; k += kRowsPerPass) {
+    const T* row = first + k * stride;
+    const int64_t group = std::min(kRowsPerPass, rows - k);
+    const bool onto_out = k > 0;  // later passes fold onto the earlier rows' result
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      auto v = hn::LoadU(d, row + i);
+      for (int64_t g = 1; g < group; ++g)
+        v = combine(v, hn::LoadU(d, row + g * stride + i));
+      hn::StoreU(onto_out ? combine(hn::LoadU(d, out + i), v) : v, d, out + i);
+    }
+    for (; i < n; ++i) {
+      T v = row[i];
+      for (int64_t g = 1; g < group; ++g)
+        v = combine(v, row[g * stride + i]);
+      out[i] = onto_out ? combine(out[i], v) : v;
+    }
+  }
+}
+
+template <typename T>
+void SumRows(const T* first, int64_t stride, int64_t rows, T* out, int64_t n) {
+  FoldRows(first, stride, rows, out, n,
+           [](auto earlier, auto later) HWY_ATTR { return earlier + later; });
 }
 
 /// best replaced by v where v is NaN or beyond it; a NaN best stays (the first NaN wins).
@@ -90,14 +139,57 @@ T Extreme(const T* x, int64_t n, bool maximum) {
 }
 
 template <typename T>
-void ExtremeRow(const T* row, T* acc, int64_t n, bool maximum) {
+void ExtremeRows(const T* first, int64_t stride, int64_t rows, T* out, int64_t n, bool maximum) {
+  // On ties the earlier value stays, as in a scan of the lane (it tells -0 from +0).
+  FoldRows(first, stride, rows, out, n, [maximum](auto earlier, auto later) HWY_ATTR {
+    if constexpr (std::is_floating_point_v<decltype(later)>) {
+      return BetterValue(later, earlier, maximum);
+    } else {
+      return Better(later, earlier, maximum);
+    }
+  });
+}
+
+/// Where v takes best's place in a scan: v beyond best, or v NaN where best is not.
+template <class V>
+HWY_INLINE auto Replaces(V v, V best, bool maximum) {
+  const auto beyond = maximum ? hn::Gt(v, best) : hn::Lt(v, best);
+  return hn::Or(beyond, hn::AndNot(hn::IsNaN(best), hn::IsNaN(v)));
+}
+
+template <typename T>
+bool ReplacesValue(T v, T best, bool maximum) {
+  return (maximum ? v > best : v < best) || (std::isnan(v) && !std::isnan(best));
+}
+
+template <typename T>
+void ArgExtremeRows(const T* first, int64_t stride, int64_t rows, T* best,
+                    hwy::MakeSigned<T>* index, int64_t n, bool maximum) {
+  using I = hwy::MakeSigned<T>;
   const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(Better(hn::LoadU(d, row + i), hn::LoadU(d, acc + i), maximum), d, acc + i);
-  for (; i < n; ++i)
-    acc[i] = BetterValue(row[i], acc[i], maximum);
+  std::copy(first, first + n, best);
+  std::fill(index, index + n, I{0});
+  for (int64_t k = 1; k < rows; ++k) {
+    const T* row = first + k * stride;
+    const auto position = hn::Set(di, static_cast<I>(k));
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      const auto v = hn::LoadU(d, row + i);
+      const auto b = hn::LoadU(d, best + i);
+      const auto take = Replaces(v, b, maximum);
+      hn::StoreU(hn::IfThenElse(take, v, b), d, best + i);
+      hn::StoreU(hn::IfThenElse(hn::RebindMask(di, take), position, hn::LoadU(di, index + i)), di,
+                 index + i);
+    }
+    for (; i < n; ++i) {
+      if (ReplacesValue(row[i], best[i], maximum)) {
+        best[i] = row[i];
+        index[i] = static_cast<I>(k);
+      }
+    }
+  }
 }
 
 /// out[i] = x[i] - s (x and out may be the same array).
@@ -149,11 +241,11 @@ double SumF32(const float* x, int64_t n) {
 double SumF64(const double* x, int64_t n) {
   return Sum(x, n);
 }
-void AddRowF32(const float* row, double* acc, int64_t n) {
-  AddRow(row, acc, n);
+void SumRowsF32(const float* first, int64_t stride, int64_t rows, float* out, int64_t n) {
+  SumRows(first, stride, rows, out, n);
 }
-void AddRowF64(const double* row, double* acc, int64_t n) {
-  AddRow(row, acc, n);
+void SumRowsF64(const double* first, int64_t stride, int64_t rows, double* out, int64_t n) {
+  SumRows(first, stride, rows, out, n);
 }
 float ExtremeF32(const float* x, int64_t n, bool maximum) {
   return Extreme(x, n, maximum);
@@ -161,11 +253,21 @@ float ExtremeF32(const float* x, int64_t n, bool maximum) {
 double ExtremeF64(const double* x, int64_t n, bool maximum) {
   return Extreme(x, n, maximum);
 }
-void ExtremeRowF32(const float* row, float* acc, int64_t n, bool maximum) {
-  ExtremeRow(row, acc, n, maximum);
+void ExtremeRowsF32(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                    bool maximum) {
+  ExtremeRows(first, stride, rows, out, n, maximum);
 }
-void ExtremeRowF64(const double* row, double* acc, int64_t n, bool maximum) {
-  ExtremeRow(row, acc, n, maximum);
+void ExtremeRowsF64(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                    bool maximum) {
+  ExtremeRows(first, stride, rows, out, n, maximum);
+}
+void ArgExtremeRowsF32(const float* first, int64_t stride, int64_t rows, float* best,
+                       int32_t* index, int64_t n, bool maximum) {
+  ArgExtremeRows(first, stride, rows, best, index, n, maximum);
+}
+void ArgExtremeRowsF64(const double* first, int64_t stride, int64_t rows, double* best,
+                       int64_t* index, int64_t n, bool maximum) {
+  ArgExtremeRows(first, stride, rows, best, index, n, maximum);
 }
 void SoftmaxF32(const float* x, float* out, int64_t n, bool log) {
   Softmax(x, out, n, log);
@@ -182,12 +284,15 @@ namespace ember::flex::simd {
 
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
-HWY_EXPORT(AddRowF32);
-HWY_EXPORT(AddRowF64);
+HWY_EXPORT(AddRow);
+HWY_EXPORT(SumRowsF32);
+HWY_EXPORT(SumRowsF64);
 HWY_EXPORT(ExtremeF32);
 HWY_EXPORT(ExtremeF64);
-HWY_EXPORT(ExtremeRowF32);
-HWY_EXPORT(ExtremeRowF64);
+HWY_EXPORT(ExtremeRowsF32);
+HWY_EXPORT(ExtremeRowsF64);
+HWY_EXPORT(ArgExtremeRowsF32);
+HWY_EXPORT(ArgExtremeRowsF64);
 HWY_EXPORT(SoftmaxF32);
 HWY_EXPORT(SoftmaxF64);
 
@@ -198,10 +303,13 @@ double sum(const double* x, int64_t n) {
   return HWY_DYNAMIC_DISPATCH(SumF64)(x, n);
 }
 void add_row(const float* row, double* acc, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(AddRowF32)(row, acc, n);
+  HWY_DYNAMIC_DISPATCH(AddRow)(row, acc, n);
 }
-void add_row(const double* row, double* acc, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(AddRowF64)(row, acc, n);
+void sum_rows(const float* first, int64_t stride, int64_t rows, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SumRowsF32)(first, stride, rows, out, n);
+}
+void sum_rows(const double* first, int64_t stride, int64_t rows, double* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(SumRowsF64)(first, stride, rows, out, n);
 }
 float extreme(const float* x, int64_t n, bool maximum) {
   return HWY_DYNAMIC_DISPATCH(ExtremeF32)(x, n, maximum);
@@ -209,11 +317,21 @@ float extreme(const float* x, int64_t n, bool maximum) {
 double extreme(const double* x, int64_t n, bool maximum) {
   return HWY_DYNAMIC_DISPATCH(ExtremeF64)(x, n, maximum);
 }
-void extreme_row(const float* row, float* acc, int64_t n, bool maximum) {
-  HWY_DYNAMIC_DISPATCH(ExtremeRowF32)(row, acc, n, maximum);
+void extreme_rows(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                  bool maximum) {
+  HWY_DYNAMIC_DISPATCH(ExtremeRowsF32)(first, stride, rows, out, n, maximum);
 }
-void extreme_row(const double* row, double* acc, int64_t n, bool maximum) {
-  HWY_DYNAMIC_DISPATCH(ExtremeRowF64)(row, acc, n, maximum);
+void extreme_rows(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                  bool maximum) {
+  HWY_DYNAMIC_DISPATCH(ExtremeRowsF64)(first, stride, rows, out, n, maximum);
+}
+void arg_extreme_rows(const float* first, int64_t stride, int64_t rows, float* best, int32_t* index,
+                      int64_t n, bool maximum) {
+  HWY_DYNAMIC_DISPATCH(ArgExtremeRowsF32)(first, stride, rows, best, index, n, maximum);
+}
+void arg_extreme_rows(const double* first, int64_t stride, int64_t rows, double* best,
+                      int64_t* index, int64_t n, bool maximum) {
+  HWY_DYNAMIC_DISPATCH(ArgExtremeRowsF64)(first, stride, rows, best, index, n, maximum);
 }
 void softmax(const float* x, float* out, int64_t n, bool log) {
   HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log);

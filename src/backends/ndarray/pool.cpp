@@ -3,7 +3,6 @@
 // one (PyTorch's rule). Average pooling sums in double and rounds once to x's dtype; its gradient
 // spreads each output gradient evenly over the window the output averaged.
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "backends/ndarray/element.h"
@@ -15,30 +14,11 @@ namespace ember::ndarray {
 namespace {
 
 using pool::Cell;
+using pool::Divisor;
+using pool::kAdaptiveDivisor;
+using pool::pool_divisor;
 using pool::Window;
 using pool::Windows;
-
-/// What an average divides its window's sum by.
-struct Divisor {
-  std::optional<int64_t> override_value;
-  /// Count the padding inside the window (Pool's count_include_pad).
-  bool count_padding = false;
-
-  /// In double: a product of padded extents can pass int64 (a huge kernel over a tiny input).
-  double of(const Cell& cell) const {
-    if (override_value) return static_cast<double>(*override_value);
-    double size = 1.0;
-    for (const Window* window : cell)
-      size *= static_cast<double>(count_padding ? window->padded_count : window->count);
-    return size;
-  }
-};
-
-Divisor pool_divisor(const ir::Pool& pool) {
-  return {pool.divisor_override, pool.count_include_pad};
-}
-/// Adaptive windows lie inside the input: each averages its own elements.
-const Divisor kAdaptiveDivisor{};
 
 /// Whether v takes best's place as a window's maximum.
 template <typename T>

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ember/shape.h"
@@ -45,6 +46,30 @@ struct Windows {
 
 /// The three windows of one output cell.
 using Cell = std::array<const Window*, kAxes>;
+
+/// What an average divides its window's sum by.
+struct Divisor {
+  std::optional<int64_t> override_value;
+  /// Count the padding inside the window (Pool's count_include_pad).
+  bool count_padding = false;
+
+  /// In double: a product of padded extents can pass int64 (a huge kernel over a tiny input).
+  double of(const Cell& cell) const {
+    if (override_value) return static_cast<double>(*override_value);
+    double size = 1.0;
+    for (const Window* window : cell)
+      size *= static_cast<double>(count_padding ? window->padded_count : window->count);
+    return size;
+  }
+};
+
+/// The divisor of an average Pool.
+inline Divisor pool_divisor(const ir::Pool& pool) {
+  return {pool.divisor_override, pool.count_include_pad};
+}
+/// The divisor of an average AdaptivePool: its windows lie inside the input, each averages its
+/// own elements.
+inline const Divisor kAdaptiveDivisor{};
 
 /// The windows of pool (as ir::infer accepted it) from x's shape to the output's.
 Windows pool_windows(const ir::Pool& pool, const Shape& input, const Shape& output);

@@ -1,0 +1,49 @@
+// Full and Random, in parallel on the pool. Every element depends on its index alone (ir/random.h
+// draws by counter), so chunks fill independently and give ndarray's values exactly.
+#include <algorithm>
+#include <cmath>
+
+#include "backends/flex/elementwise_runs.h"
+#include "backends/flex/kernels.h"
+#include "backends/ndarray/element.h"
+#include "ir/random.h"
+
+namespace ember::flex {
+namespace {
+
+/// A new tensor of meta with element i = value.operator()<T>(i).
+template <typename F>
+View generate(const ir::TensorMeta& meta, const F& value) {
+  OutputTensor result(meta);
+  visit_dtype(meta.dtype, [&]<typename T>() {
+    T* out = result.data<T>();
+    parallel_for(meta.shape.num_elements(), kElementGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        out[i] = value.template operator()<T>(i);
+    });
+  });
+  return result.view();
+}
+
+}  // namespace
+
+std::optional<View> run(const ir::Full& op, Views /*in*/, Outputs out) {
+  OutputTensor result(out[0]);
+  visit_dtype(out[0].dtype, [&]<typename T>() {
+    const T value = ndarray::scalar_as<T>(op.value);
+    T* data = result.data<T>();
+    parallel_for(out[0].shape.num_elements(), kElementGrain,
+                 [&](int64_t begin, int64_t end) { std::fill(data + begin, data + end, value); });
+  });
+  return result.view();
+}
+
+std::optional<View> run(const ir::Random& op, Views /*in*/, Outputs out) {
+  return generate(out[0], [&]<typename T>(int64_t i) {
+    const double value = ir::random_value(op.distribution, op.key, static_cast<uint64_t>(i));
+    // As ndarray: an integer (or bool) dtype takes the floor.
+    return detail::convert_element<T>(ndarray::is_float_v<T> ? value : std::floor(value));
+  });
+}
+
+}  // namespace ember::flex

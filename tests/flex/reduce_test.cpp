@@ -1,0 +1,153 @@
+// Flex reductions against the ndarray reference: every reduced dim of shapes of rank 1 to 4
+// (sizes off the vector widths, single rows and columns, reductions across rows cut into
+// chunks), NaN and ties for argmax/argmin, permuted inputs, and the accuracy of long f32 sums
+// against a double reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/error.h"
+#include "flex_test_util.h"
+
+namespace ember::flex::test {
+namespace {
+
+using ir::ReduceOp;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const std::vector<ReduceOp> kCovered = {ReduceOp::Sum, ReduceOp::Mean,   ReduceOp::Max,
+                                        ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin};
+
+/// Random multiples of 1/64 in [-2, 2): sums of up to 2^17 of them are exact in f32, so any
+/// summation order gives ndarray's result, and the few distinct values make ties common.
+TensorData random_steps(const Shape& shape, DType dtype, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<double> values(static_cast<std::size_t>(shape.num_elements()));
+  for (double& v : values)
+    v = static_cast<double>(rng() % 256) / 64.0 - 2.0;
+  return TensorData(values, shape, dtype);
+}
+
+std::string describe(ReduceOp op, const Shape& shape, DType dtype, int64_t dim) {
+  std::string text = ir::name(ir::Reduce{op, dim}) + " " + std::string(dtype_name(dtype)) + " [";
+  for (std::size_t d = 0; d < shape.rank(); ++d)
+    text += (d ? "," : "") + std::to_string(shape[d]);
+  return text + "] dim " + std::to_string(dim);
+}
+
+TEST(FlexReduce, EveryDimOfRandomTensorsOfRankOneToFourMatchesTheReference) {
+  // Single rows and columns, sizes off every vector width, two column blocks of 1024 with a tail
+  // of one, and reductions across rows with few columns (their rows cut into chunks: a column
+  // block per outer index is fewer tasks than any pool wants).
+  const std::vector<Shape> shapes = {{1},        {7},          {37},          {1000},
+                                     {1, 9},     {9, 1},       {33, 17},      {130, 1025},
+                                     {20000, 3}, {3000, 40},   {3, 5, 7},     {2, 300, 19},
+                                     {4, 1, 6},  {2, 3, 5, 9}, {3, 1, 70, 4}, {2, 1100, 2, 17}};
+  uint32_t seed = 1;
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const Shape& shape : shapes) {
+      const TensorData x = random_steps(shape, dtype, seed++);
+      for (const ReduceOp op : kCovered) {
+        for (int64_t dim = 0; dim < static_cast<int64_t>(shape.rank()); ++dim)
+          expect_backends_agree(ir::Reduce{op, dim}, {x}, describe(op, shape, dtype, dim));
+        expect_backends_agree(ir::Reduce{op, std::nullopt}, {x}, describe(op, shape, dtype, -1));
+      }
+    }
+  }
+}
+
+/// Columns of rows rows: 0 a tie of the maximum at rows 3 and rows - 2 (and of the minimum at
+/// 5 and rows - 3), 1 NaN at rows / 2 and rows - 1, 2 NaN at row 1 and rows / 2, 3 constant,
+/// 4 signed zeros only, 5 ascending.
+TensorData ties_and_nans(int64_t rows, DType dtype) {
+  constexpr int64_t kColumns = 6;
+  std::vector<double> values(static_cast<std::size_t>(rows * kColumns));
+  const auto at = [&](int64_t r, int64_t c) -> double& {
+    return values[static_cast<std::size_t>(r * kColumns + c)];
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    at(r, 0) = static_cast<double>(r % 7);
+    at(r, 1) = static_cast<double>(r % 5) - 2.0;
+    at(r, 2) = static_cast<double>(r % 3);
+    at(r, 3) = 1.5;
+    at(r, 4) = r % 2 ? 0.0 : -0.0;
+    at(r, 5) = static_cast<double>(r);
+  }
+  at(3, 0) = at(rows - 2, 0) = 100.0;
+  at(5, 0) = at(rows - 3, 0) = -100.0;
+  at(rows / 2, 1) = at(rows - 1, 1) = kNaN;
+  at(1, 2) = at(rows / 2, 2) = kNaN;
+  return TensorData(values, {rows, kColumns}, dtype);
+}
+
+TEST(FlexReduce, ArgReductionsAcrossRowsKeepTheFirstTieAndTheFirstNaN) {
+  // 9 rows: one task; 20000 rows: chunks, with ties and NaNs in different chunks.
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const int64_t rows : {int64_t{9}, int64_t{20000}}) {
+      const TensorData x = ties_and_nans(rows, dtype);
+      for (const ReduceOp op : kCovered)
+        expect_backends_agree(ir::Reduce{op, 0}, {x}, describe(op, x.shape(), dtype, 0));
+      // Along the columns too (contiguous rows), with a narrower index dtype.
+      expect_backends_agree(ir::Reduce{ReduceOp::ArgMax, 1, 0, DType::I32}, {x}, "argmax i32");
+      expect_backends_agree(ir::Reduce{ReduceOp::ArgMin, 0, 0, DType::I16}, {x}, "argmin i16");
+    }
+  }
+  // The expected positions, independently of ndarray: first tie, first NaN.
+  FlexBackend flex;
+  const TensorData positions =
+      run_on(flex, ir::Reduce{ReduceOp::ArgMax, 0}, {ties_and_nans(20000, DType::F32)})[0];
+  EXPECT_EQ(positions.to_vector<int64_t>(), (std::vector<int64_t>{3, 10000, 1, 0, 0, 19999}));
+}
+
+TEST(FlexReduce, PermutedInputsMatchTheReference) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    const TensorData data = random_steps({6, 35, 40}, dtype, 7);
+    for (int64_t dim = 0; dim < 3; ++dim) {
+      const auto permuted = [&](const Device& device) {
+        return ops::permute(ops::from_data(data, device, TensorKind::Float), {2, 0, 1});
+      };
+      const std::string what = std::string(dtype_name(dtype)) + " dim " + std::to_string(dim);
+      expect_matches_ndarray([&](const Device& d) { return ops::sum_dim(permuted(d), dim); },
+                             "sum " + what);
+      expect_matches_ndarray([&](const Device& d) { return ops::max_dim(permuted(d), dim); },
+                             "max " + what);
+      expect_matches_ndarray([&](const Device& d) { return ops::argmin(permuted(d), dim); },
+                             "argmin " + what);
+    }
+  }
+}
+
+TEST(FlexReduce, LongF32SumsStayWithinARelative1e5OfTheDoubleSum) {
+  constexpr int64_t kCount = 1000000;
+  const double expected = static_cast<double>(kCount) * static_cast<double>(0.1f);
+  // The whole tensor, one contiguous lane, and two columns across rows (in chunks).
+  const std::vector<std::pair<Shape, std::optional<int64_t>>> cases = {
+      {{kCount}, std::nullopt}, {{kCount}, 0}, {{kCount, 2}, 0}};
+  for (const auto& [shape, dim] : cases) {
+    const TensorData x(std::vector<float>(static_cast<std::size_t>(shape.num_elements()), 0.1f),
+                       shape);
+    FlexBackend flex;
+    for (const double sum :
+         run_on(flex, ir::Reduce{ReduceOp::Sum, dim}, {x})[0].to_vector<double>())
+      EXPECT_NEAR(sum, expected, 1e-5 * expected);
+  }
+}
+
+TEST(FlexReduce, ArgReductionOfAnEmptyDimIsAnError) {
+  const TensorData empty(std::vector<float>{}, {0, 3});
+  FlexBackend flex;
+  EXPECT_THROW(run_on(flex, ir::Reduce{ReduceOp::ArgMax, 0}, {empty}), Error);
+  EXPECT_EQ(run_on(flex, ir::Reduce{ReduceOp::Sum, 0}, {empty})[0].to_vector<float>(),
+            (std::vector<float>{0, 0, 0}));
+}
+
+}  // namespace
+}  // namespace ember::flex::test
