@@ -127,7 +127,10 @@ class Pass {
       for (std::size_t i = 0; i < outputs_.size(); ++i)
         outputs_[i] = recomputer_.output(node, i);
     }
-    return BackwardArgs{*node.op, node.input_metas, inputs_, outputs_, output_grads};
+    sources_.clear();
+    for (const Edge& edge : node.inputs)
+      sources_.push_back(edge.node != nullptr && edge.node->op ? &*edge.node->op : nullptr);
+    return BackwardArgs{*node.op, node.input_metas, inputs_, outputs_, output_grads, sources_};
   }
 
   void propagate(const Node& node, std::size_t input, const TensorHandle& grad) {
@@ -145,6 +148,7 @@ class Pass {
   // Storage the BackwardArgs spans point into.
   ops::Handles inputs_;
   ops::Handles outputs_;
+  std::vector<const ir::Op*> sources_;
 };
 
 }  // namespace

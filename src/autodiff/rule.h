@@ -28,6 +28,10 @@ struct BackwardArgs {
   /// The gradient of each output; undefined for an output no gradient reached (read it as
   /// zeros). Each defined one has its output's shape and dtype.
   std::span<const TensorHandle> output_grads;
+  /// The op that produced each forward input, null for a leaf or a constant; empty when
+  /// unknown. A rule may pick the layout of an input's gradient from it, as PyTorch picks it
+  /// from the input's strides (matmul: a transposed operand gets a transposed gradient).
+  std::span<const ir::Op* const> input_sources = {};
 };
 
 /// Returns one gradient per forward input, of that input's shape and dtype, or an undefined

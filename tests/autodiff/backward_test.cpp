@@ -38,6 +38,37 @@ TEST(Backward, BroadcastGradientIsSummedToTheOperandShape) {
   EXPECT_EQ(grad_of(x, grads), (std::vector<float>{12, 24, 36, 18, 30, 42}));
 }
 
+// A transposed matmul operand gets its gradient computed transposed (rules/matmul.cpp); the
+// values must be those of the plain formulas. x @ W^T weighted by c: dW = c^T x, dx = c W.
+TEST(Backward, MatmulWithATransposedRightOperand) {
+  const Tensor<2> x = leaf<2>({1, 2, 3, 4, 5, 6}, {2, 3});
+  const Tensor<2> w = leaf<2>({1, 0, -1, 2, 1, 0}, {2, 3});
+  const Tensor<2> c = constant<2>({1, 2, 3, 4}, {2, 2});
+  const Gradients grads = x.matmul(w.transpose()).mul(c).sum().backward();
+  EXPECT_EQ(grad_of(w, grads), (std::vector<float>{13, 17, 21, 18, 24, 30}));
+  EXPECT_EQ(grad_of(x, grads), (std::vector<float>{5, 2, -1, 11, 4, -3}));
+}
+
+// The same over a broadcast batch dim: W's gradient is summed over the batches.
+TEST(Backward, BatchedMatmulWithATransposedRightOperand) {
+  const Tensor<3> x = leaf<3>({1, 2, 3, 4, 5, 6}, {2, 1, 3});
+  const Tensor<3> w = leaf<3>({1, 0, -1, 2, 1, 0}, {1, 2, 3});
+  const Tensor<3> c = constant<3>({1, 2, 3, 4}, {2, 1, 2});
+  const Gradients grads = x.matmul(w.transpose()).mul(c).sum().backward();
+  EXPECT_EQ(grad_of(w, grads), (std::vector<float>{13, 17, 21, 18, 24, 30}));
+  EXPECT_EQ(grad_of(x, grads), (std::vector<float>{5, 2, -1, 11, 4, -3}));
+}
+
+// P^T @ Q weighted by c: dP = Q c^T, dQ = P c.
+TEST(Backward, MatmulWithATransposedLeftOperand) {
+  const Tensor<2> p = leaf<2>({1, 2, 3, 4, 5, 6}, {3, 2});
+  const Tensor<2> q = leaf<2>({1, 0, 0, 1, 1, 1}, {3, 2});
+  const Tensor<2> c = constant<2>({1, 2, 3, 4}, {2, 2});
+  const Gradients grads = p.transpose().matmul(q).mul(c).sum().backward();
+  EXPECT_EQ(grad_of(p, grads), (std::vector<float>{1, 3, 2, 4, 3, 7}));
+  EXPECT_EQ(grad_of(q, grads), (std::vector<float>{7, 10, 15, 22, 23, 34}));
+}
+
 TEST(Backward, SeedIsOnesOfTheRootShape) {
   const Tensor<2> x = leaf<2>({1, 2, 3, 4}, {2, 2});
   // The root has 4 elements: each gets a gradient of 1, so d/dx = 3.

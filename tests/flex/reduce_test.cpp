@@ -141,6 +141,62 @@ TEST(FlexReduce, LongF32SumsStayWithinARelative1e5OfTheDoubleSum) {
   }
 }
 
+TEST(FlexReduce, F32RowSumsStayWithinTheirStatedBoundOfTheExactSum) {
+  constexpr int64_t kCount = 1000000;
+  // Both signs and magnitudes from 2^-8 to 2^8, so that the sum cancels and rounds unevenly.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-8, 8);
+  std::vector<float> values(static_cast<std::size_t>(kCount));
+  for (float& v : values) {
+    v = static_cast<float>(std::ldexp(mantissa(rng), exponent(rng)) * (rng() % 2 ? 1.0 : -1.0));
+  }
+  // The whole tensor (in parallel chunks), one row, and four rows.
+  const std::vector<std::pair<Shape, std::optional<int64_t>>> cases = {
+      {{kCount}, std::nullopt}, {{kCount}, 0}, {{4, kCount / 4}, 1}};
+  FlexBackend flex;
+  for (const auto& [shape, dim] : cases) {
+    const std::vector<double> sums =
+        run_on(flex, ir::Reduce{ReduceOp::Sum, dim}, {TensorData(values, shape)})[0]
+            .to_vector<double>();
+    const auto size = static_cast<int64_t>(values.size() / sums.size());
+    for (std::size_t r = 0; r < sums.size(); ++r) {
+      long double exact = 0;
+      long double magnitude = 0;
+      for (int64_t k = 0; k < size; ++k) {
+        const float v = values[r * static_cast<std::size_t>(size) + static_cast<std::size_t>(k)];
+        exact += v;
+        magnitude += std::fabs(v);
+      }
+      // simd::sum's bound, 3 * 2^-24 * sum|x| plus size * 2^-53 * sum|x| for the double
+      // additions, and the rounding of the result to f32.
+      const double bound =
+          (3 * std::ldexp(1.0, -24) + static_cast<double>(size) * std::ldexp(1.0, -53)) *
+              static_cast<double>(magnitude) +
+          std::ldexp(std::fabs(static_cast<double>(exact)), -24);
+      EXPECT_NEAR(sums[r], static_cast<double>(exact), bound)
+          << "row " << r << " of " << sums.size();
+    }
+  }
+}
+
+TEST(FlexReduce, F32RowSumsThatOverflowF32BeforeCancellingMatchTheReference) {
+  // Blocks of FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX overflow in f32 but sum to 0 in double, and a
+  // mean of FLT_MAX values is FLT_MAX.
+  constexpr double kMax = std::numeric_limits<float>::max();
+  std::vector<double> cancelling;
+  for (int i = 0; i < 64; ++i)
+    cancelling.insert(cancelling.end(), {kMax, kMax, -kMax, -kMax});
+  const TensorData x(cancelling, {2, 128}, DType::F32);
+  const TensorData large(std::vector<double>(256, kMax), {2, 128}, DType::F32);
+  for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean}) {
+    const std::string what = ir::name(ir::Reduce{op, 1});
+    expect_backends_agree(ir::Reduce{op, 1}, {x}, what + " of cancelling FLT_MAX");
+    expect_backends_agree(ir::Reduce{op, std::nullopt}, {x}, what + " of all cancelling FLT_MAX");
+    expect_backends_agree(ir::Reduce{op, 1}, {large}, what + " of FLT_MAX");
+  }
+}
+
 TEST(FlexReduce, ArgReductionOfAnEmptyDimIsAnError) {
   const TensorData empty(std::vector<float>{}, {0, 3});
   FlexBackend flex;

@@ -1,12 +1,13 @@
 // Sum, mean, max, min, argmax and argmin of f32 / f64 along a dim or over the whole tensor,
 // through the SIMD loops of simd.h (strided inputs are made contiguous first).
 // A reduced dim that is innermost is read as contiguous rows; their sums accumulate in double, as
-// ndarray's. Otherwise (a reduction across rows) each task streams whole rows of a block of
-// columns into small accumulators, with no transposition: f32 sums add blocks of rows in f32
-// vectors (blocked summation, as PyTorch's) and the blocks in double; f64 sums stay in double;
-// arg-reductions keep each column's best value and its row. When the column blocks are too few
-// to keep the pool busy, the rows are cut into chunks as well, whose results are combined in
-// order. Empty reductions and the other ops fall back to ndarray.
+// ndarray's, f32 rows after adding blocks of a few vectors in f32 (see simd::sum). Otherwise (a
+// reduction across rows) each task streams whole rows of a block of columns into small
+// accumulators, with no transposition: f32 sums add blocks of rows in f32 vectors (blocked
+// summation, as PyTorch's) and the blocks in double; f64 sums stay in double; arg-reductions keep
+// each column's best value and its row. When the column blocks are too few to keep the pool busy,
+// the rows are cut into chunks as well, whose results are combined in order. Empty reductions and
+// the other ops fall back to ndarray.
 #include <algorithm>
 #include <array>
 #include <cmath>
