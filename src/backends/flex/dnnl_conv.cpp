@@ -247,10 +247,10 @@ struct Tensors {
 
 /// Runs the problem on the calling thread (run_split has checked that oneDNN takes its shape).
 void run_here(Primitive kind, const ConvProblem& p, const Tensors& t) {
+  const OneOpenMpThread one_thread;  // before the primitive is made: it keeps the thread count
   const Prepared* prep = prepared(kind, p);
   if (!prep)
     throw ExecutionError("[conv] oneDNN declined a shape it had accepted on another thread");
-  const OneOpenMpThread one_thread;
   Operand first(prep->first, p.src, t.first);
   Operand weights(prep->weights, p.weights, t.weights);
   Operand last(prep->last, p.dst, t.last);
