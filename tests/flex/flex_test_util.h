@@ -99,16 +99,24 @@ inline std::vector<TensorData> run_on(backend::Backend& backend, const ir::Op& o
   return results;
 }
 
-/// Runs op on the flex and the ndarray backends and expects the same outputs.
-inline void expect_backends_agree(const ir::Op& op, const std::vector<TensorData>& inputs,
-                                  const std::string& what) {
+/// Runs op on the flex and the ndarray backends and checks each output pair with
+/// expect(actual, expected, what).
+template <typename Expect>
+void compare_backends(const ir::Op& op, const std::vector<TensorData>& inputs,
+                      const std::string& what, const Expect& expect) {
   FlexBackend flex;
   ndarray::NdArrayBackend reference;
   const std::vector<TensorData> expected = run_on(reference, op, inputs);
   const std::vector<TensorData> actual = run_on(flex, op, inputs);
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (std::size_t i = 0; i < expected.size(); ++i)
-    expect_close(actual[i], expected[i], what + " output " + std::to_string(i));
+    expect(actual[i], expected[i], what + " output " + std::to_string(i));
+}
+
+/// Runs op on the flex and the ndarray backends and expects the same outputs.
+inline void expect_backends_agree(const ir::Op& op, const std::vector<TensorData>& inputs,
+                                  const std::string& what) {
+  compare_backends(op, inputs, what, expect_close);
 }
 
 }  // namespace ember::flex::test

@@ -49,13 +49,7 @@ void expect_same(const TensorData& actual, const TensorData& expected, const std
 /// Runs op on flex and on ndarray and expects identical outputs.
 void expect_identical(const ir::Op& op, const std::vector<TensorData>& inputs,
                       const std::string& what) {
-  FlexBackend flex;
-  ndarray::NdArrayBackend reference;
-  const std::vector<TensorData> expected = run_on(reference, op, inputs);
-  const std::vector<TensorData> actual = run_on(flex, op, inputs);
-  ASSERT_EQ(actual.size(), expected.size()) << what;
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    expect_same(actual[i], expected[i], what + " output " + std::to_string(i));
+  compare_backends(op, inputs, what, expect_same);
 }
 
 struct Geometry {
