@@ -1,6 +1,7 @@
 // Executor: runs a stream's pending work on the inner backend — grouping it into programs,
 // finding each program in the cache (or building it), and running it as one fused pass when the
-// backend supports_fused, op by op otherwise.
+// backend supports_fused, op by op otherwise. A group of one small op skips the program and runs
+// through the backend's eager kernel (same values: a fused pass runs the eager kernels' loops).
 #pragma once
 
 #include <span>
@@ -24,20 +25,23 @@ class Executor {
     Grouping grouping;
     GroupSignature signature;
     std::vector<backend::Operand> inputs;
+    std::vector<backend::BufferPtr> results;
   };
 
   explicit Executor(backend::Backend& inner) : inner_(inner) {}
 
   /// Computes work. live[i]: whether queued op i's result is held outside the queue. Returns,
   /// per queued op, the inner buffer of its result where it was stored (every live op has one),
-  /// null elsewhere. Throws ExecutionError naming the op (or fused ops) that failed, with the
-  /// original message.
-  std::vector<backend::BufferPtr> run(const PendingWork& work, const std::vector<bool>& live,
-                                      Scratch& scratch);
+  /// null elsewhere; the buffers live in scratch.results, for the caller to clear once taken.
+  /// Throws ExecutionError naming the op (or fused ops) that failed, with the original message.
+  std::span<const backend::BufferPtr> run(const PendingWork& work, const std::vector<bool>& live,
+                                          Scratch& scratch);
 
   ProgramCache::Stats cache_stats() const { return cache_.stats(); }
 
  private:
+  /// Runs queued op index alone through the inner backend's execute, into scratch.results.
+  void run_lone(uint32_t index, const PendingWork& work, Scratch& scratch);
   std::vector<backend::BufferPtr> run_program(const Program& program,
                                               std::span<const backend::Operand> inputs,
                                               std::span<const Scalar> constants,

@@ -22,6 +22,16 @@ std::vector<std::size_t> last_uses(const Program& program) {
 
 }  // namespace
 
+backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
+                                  std::span<const backend::Operand> args,
+                                  const ir::TensorMeta& output) {
+  try {
+    return backend.execute(op, args, {&output, 1}).at(0);
+  } catch (const std::exception& e) {
+    throw ExecutionError("[fusion] queued " + ir::name(op) + " failed: " + e.what());
+  }
+}
+
 std::vector<backend::BufferPtr> run_op_by_op(backend::Backend& backend, const Program& program,
                                              std::span<const backend::Operand> inputs,
                                              std::span<const Scalar> constants,
@@ -37,12 +47,7 @@ std::vector<backend::BufferPtr> run_op_by_op(backend::Backend& backend, const Pr
     for (const Ref arg : instruction.args)
       args.push_back(arg.kind == Ref::Kind::Input ? inputs[arg.index] : results[arg.index]);
     const ir::TensorMeta output{shape, instruction.dtype};
-    const ir::Op op = program.bound_op(i, constants);
-    try {
-      results[i] = {backend.execute(op, args, {&output, 1}).at(0), output};
-    } catch (const std::exception& e) {
-      throw ExecutionError("[fusion] queued " + ir::name(op) + " failed: " + e.what());
-    }
+    results[i] = {execute_queued(backend, program.bound_op(i, constants), args, output), output};
     // Free the intermediates this instruction read for the last time.
     for (const Ref arg : instruction.args) {
       if (arg.kind == Ref::Kind::Instruction && last_use[arg.index] == i && !is_output[arg.index])

@@ -11,6 +11,11 @@
 
 namespace ember::fusion {
 
+/// op's one output computed on backend from args. A failure is rethrown as ExecutionError
+/// "[fusion] queued <op> failed: <its message>".
+backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
+                                  std::span<const backend::Operand> args,
+                                  const ir::TensorMeta& output);
 /// The program's outputs computed op by op on backend. An op's failure is rethrown as
 /// ExecutionError "[fusion] queued <op> failed: <its message>".
 std::vector<backend::BufferPtr> run_op_by_op(backend::Backend& backend, const Program& program,

@@ -92,7 +92,7 @@ void Stream::execute_locked() {
   }
   try {
     if (executor_ == nullptr) throw ExecutionError("[fusion] the device was destroyed");
-    const std::vector<backend::BufferPtr> buffers = executor_->run(work_, live_, scratch_);
+    const std::span<const backend::BufferPtr> buffers = executor_->run(work_, live_, scratch_);
     for (std::size_t i = 0; i < results_.size(); ++i) {
       if (!results_[i]) continue;
       results_[i]->state_ = LazyBuffer::State::Computed;
@@ -114,6 +114,7 @@ void Stream::clear_locked() {
   results_.clear();
   live_.clear();
   scratch_.inputs.clear();
+  scratch_.results.clear();
 }
 
 void Stream::fail_results(const PendingWork& work, const std::string& message) {

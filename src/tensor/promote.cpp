@@ -20,8 +20,12 @@ ops::Handles promote(const ops::Handles& xs, std::string_view op) {
 
 std::pair<TensorHandle, TensorHandle> promote(const TensorHandle& a, const TensorHandle& b,
                                               std::string_view op) {
-  ops::Handles both = promote(ops::Handles{a, b}, op);
-  return {std::move(both[0]), std::move(both[1])};
+  // The checks of promote({a, b}), in its order, without building the two lists: this runs for
+  // every binary op.
+  const DType a_dtype = tensor_dtype(a, op);
+  require_same_kind(a, b, op);
+  const DType common = promote_types(a_dtype, b.dtype());
+  return {ops::cast(a, common), ops::cast(b, common)};
 }
 
 }  // namespace ember::tensor

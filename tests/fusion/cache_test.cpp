@@ -1,7 +1,8 @@
 // The program cache: keyed by the relative shape of the op graph, so a loop over fresh data
 // builds its programs once, sizes with the same broadcast pattern share a program, scalar
 // values are constants, and anything that changes the program (broadcast pattern, rank, which
-// results are held) builds another.
+// results are held) builds another. The programs here hold two ops: a lone small op runs
+// without a program (lone_op_test.cpp).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -11,11 +12,11 @@
 namespace ember::fusion::test {
 namespace {
 
-/// lhs + rhs on backend, read back.
+/// -(lhs + rhs) on backend, read back.
 TensorData add(backend::Backend& backend, const Shape& lhs, const Shape& rhs) {
   const Value sum = apply(backend, ir::Binary{ir::BinaryOp::Add},
                           {put(backend, varied_data(lhs, 1)), put(backend, varied_data(rhs, 2))});
-  return get(backend, sum);
+  return get(backend, apply(backend, ir::Unary{ir::UnaryOp::Neg}, {sum}));
 }
 
 TEST(FusionCache, ALoopOverFreshDataBuildsItsProgramOnce) {
@@ -55,10 +56,11 @@ TEST(FusionCache, ScalarValuesAreConstantsOfOneProgram) {
   const TensorData data = varied_data({6, 7});
   for (const double factor : {0.25, 3.0, -1.5}) {
     const Value scaled =
-        apply(fusion, ir::BinaryScalar{ir::BinaryOp::Mul, factor}, {put(fusion, data)});
+        apply(fusion, ir::Unary{ir::UnaryOp::Neg},
+              {apply(fusion, ir::BinaryScalar{ir::BinaryOp::Mul, factor}, {put(fusion, data)})});
     std::vector<float> expected = data.to_vector<float>();
     for (float& v : expected)
-      v *= static_cast<float>(factor);
+      v = -(v * static_cast<float>(factor));
     EXPECT_EQ(get(fusion, scaled).to_vector<float>(), expected) << "factor " << factor;
   }
   EXPECT_EQ(fusion.cache_stats().misses, 1u);

@@ -73,6 +73,8 @@ class SpyBackend final : public backend::Backend {
 
   std::atomic<int> ops{0};
   std::atomic<int> programs{0};
+  /// Calls that ran work: programs and single ops (a queue of one small op runs as an op).
+  int runs() const { return ops + programs; }
   std::atomic<int> outputs_written{0};
   /// Set before the backend is used by several threads.
   std::optional<std::string> fail_on;

@@ -4,6 +4,7 @@
 // waits on itself.
 #pragma once
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -51,9 +52,16 @@ class ThreadPool {
   std::vector<std::thread> workers_;
 };
 
-/// ThreadPool::instance().parallel_for(n, grain, body).
-inline void parallel_for(int64_t n, int64_t grain,
-                         const std::function<void(int64_t, int64_t)>& body) {
+/// ThreadPool::instance().parallel_for(n, grain, body). Note: work of one chunk runs here at once,
+/// as the pool would run it, without wrapping body in a std::function (an allocation when it
+/// captures much) or reaching the pool: on tiny tensors that is a visible part of an op.
+template <typename Body>
+void parallel_for(int64_t n, int64_t grain, const Body& body) {
+  if (n <= 0) return;
+  if (n <= std::max<int64_t>(grain, 1)) {
+    body(int64_t{0}, n);
+    return;
+  }
   ThreadPool::instance().parallel_for(n, grain, body);
 }
 
