@@ -261,6 +261,14 @@ def same_result(workload, runs):
     return "yes" if abs(ember - torch) <= tolerance else f"NO ({ember:.6g} vs {torch:.6g})"
 
 
+def fusion_words(device):
+    """How the ember device ran the elementwise chains (the cpu device fuses unless
+    EMBER_FUSION=0; flex and ndarray run every op as one eager kernel)."""
+    if device == "cpu" and os.environ.get("EMBER_FUSION", "1") != "0":
+        return "fusion on: GELU's nine ops run as one fused pass"
+    return "no fusion: every op, GELU's nine included, is one eager kernel"
+
+
 def row(workload, threads, runs, stream_copy_gbs):
     seconds = {side: bd.median([r["seconds"] for r in results])
                for side, results in runs.items() if results}
@@ -323,8 +331,8 @@ def main():
     headers = ["workload", "threads", "ember", "torch", "torch out=", "unit", "speedup",
                "speedup vs out=", "ember / STREAM copy", "target", "met", "same result"]
     body = "\n".join([
-        f"ember device: `{device}` (no fusion: every op, GELU's nine included, is one eager "
-        f"kernel). {'Quick sizes (--quick). ' if args.quick else ''}"
+        f"ember device: `{device}` ({fusion_words(device)}). "
+        f"{'Quick sizes (--quick). ' if args.quick else ''}"
         f"Medians of {args.rounds} alternating runs of at least {args.min_time} s "
         f"each; inputs are the same deterministic f32 values on both sides.",
         "",

@@ -6,6 +6,9 @@ option(EMBER_BUILD_EXAMPLES "Build the examples" ON)
 option(EMBER_BUILD_BENCH "Build the benchmarks" ON)
 option(EMBER_WERROR "Treat warnings in ember's code as errors" ON)
 option(EMBER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(EMBER_UNITY_BUILD "Compile each target's files in batches (unity builds)" ON)
+set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest tests (GoogleTest \
+shards: every case once, one process per shard); 0: one CTest test (and process) per case")
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
 set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU)

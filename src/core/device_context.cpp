@@ -1,6 +1,7 @@
 // DeviceContext: the process-wide table of physical devices, their settings and their RNG.
 #include "core/device_context.h"
 
+#include <deque>
 #include <random>
 #include <string>
 #include <utility>
@@ -14,10 +15,11 @@ namespace ember::detail {
 namespace {
 
 /// Every context created so far. Note: deliberately never destroyed, so code running in static
-/// destructors (a global model freeing its tensors, a last sync) can still look devices up.
+/// destructors (a global model freeing its tensors, a last sync) can still look devices up. A
+/// deque, so that an entry stays where it is while others are added (of() remembers one).
 struct ContextTable {
   std::mutex mutex;
-  std::vector<std::shared_ptr<DeviceContext>> contexts;
+  std::deque<std::shared_ptr<DeviceContext>> contexts;
 };
 
 ContextTable& context_table() {
@@ -42,17 +44,26 @@ void check_supported(const backend::Backend& backend, const DispatchDevice& devi
   }
 }
 
-}  // namespace
-
-std::shared_ptr<DeviceContext> DeviceContext::of(const DispatchDevice& d) {
+/// The table's entry for d, created on first use.
+const std::shared_ptr<DeviceContext>& table_entry(const DispatchDevice& d) {
   ContextTable& table = context_table();
   std::lock_guard lock(table.mutex);
   for (const auto& context : table.contexts) {
     if (context->device() == d) return context;
   }
-  auto context = std::make_shared<DeviceContext>(d, backend::create(d));
-  table.contexts.push_back(context);
-  return context;
+  return table.contexts.emplace_back(std::make_shared<DeviceContext>(d, backend::create(d)));
+}
+
+}  // namespace
+
+std::shared_ptr<DeviceContext> DeviceContext::of(const DispatchDevice& d) {
+  // Note: table entries are never removed or moved, so the last one this thread found stays
+  // valid (a plain pointer: nothing to destroy at thread exit, before static destructors that
+  // may still look devices up). Most calls name the device of the one before (a sync after each
+  // op), and skip the lock and the search, a visible part of an op on a tiny tensor.
+  thread_local const std::shared_ptr<DeviceContext>* last = nullptr;
+  if (last == nullptr || !((*last)->device() == d)) last = &table_entry(d);
+  return *last;
 }
 
 DeviceContext::DeviceContext(DispatchDevice device, std::unique_ptr<backend::Backend> backend)

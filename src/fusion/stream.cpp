@@ -18,7 +18,7 @@ backend::BufferPtr Stream::enqueue(const ir::Op& op, std::span<const backend::Op
     args.push_back(argument_locked(input));
   const auto index = static_cast<uint32_t>(work_.ops.size());
   auto result = std::make_shared<LazyBuffer>(shared_from_this(), index);
-  work_.ops.push_back({op, args, output, result});
+  work_.ops.push_back({op, args, copy_locked(output), result});
   if (work_.ops.size() >= max_queued_) execute_locked();
   return result;
 }
@@ -68,7 +68,7 @@ uint32_t Stream::external_locked(const backend::BufferPtr& buffer, const ir::Ten
     return found->second;
   }
   const auto index = static_cast<uint32_t>(externals.size());
-  externals.push_back({buffer, meta});
+  externals.push_back({buffer, copy_locked(meta)});
   if (externals.size() > kLinearSearchLimit) {
     if (external_index_.empty()) {
       for (uint32_t i = 0; i < index; ++i)
@@ -77,6 +77,14 @@ uint32_t Stream::external_locked(const backend::BufferPtr& buffer, const ir::Ten
     external_index_.emplace(buffer.get(), index);
   }
   return index;
+}
+
+ir::TensorMeta Stream::copy_locked(const ir::TensorMeta& meta) {
+  if (spare_shapes_.empty()) return meta;
+  ir::TensorMeta copy{std::move(spare_shapes_.back()), meta.dtype};
+  spare_shapes_.pop_back();
+  copy.shape = meta.shape;
+  return copy;
 }
 
 void Stream::execute_locked() {
@@ -109,6 +117,13 @@ void Stream::execute_locked() {
 }
 
 void Stream::clear_locked() {
+  const auto keep = [&](Shape& shape) {
+    if (spare_shapes_.size() < spare_shapes_.capacity()) spare_shapes_.push_back(std::move(shape));
+  };
+  for (backend::Operand& external : work_.externals)
+    keep(external.meta.shape);
+  for (QueuedOp& op : work_.ops)
+    keep(op.output.shape);
   work_.clear();
   external_index_.clear();
   results_.clear();

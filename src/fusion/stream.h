@@ -24,7 +24,9 @@ namespace ember::fusion {
 class Stream : public std::enable_shared_from_this<Stream> {
  public:
   Stream(Executor& executor, std::size_t max_queued)
-      : executor_(&executor), max_queued_(max_queued) {}
+      : executor_(&executor), max_queued_(max_queued) {
+    spare_shapes_.reserve(kSpareShapes);
+  }
 
   /// Queues op over inputs — inner buffers, or lazy buffers of this stream — and returns its
   /// lazy result. Once max_queued ops wait, the queue executes (its errors surface here).
@@ -44,7 +46,12 @@ class Stream : public std::enable_shared_from_this<Stream> {
   /// keeps long queues of fresh buffers from growing quadratic.
   static constexpr std::size_t kLinearSearchLimit = 32;
 
+  /// Shapes of executed work kept for the next ops' metadata, at most this many.
+  static constexpr std::size_t kSpareShapes = 8;
+
   ValueRef argument_locked(const backend::Operand& operand);
+  /// A copy of meta for the pending work, into a spare shape's memory when there is one.
+  ir::TensorMeta copy_locked(const ir::TensorMeta& meta);
   /// The position of buffer in work_.externals, added (with meta) on first use.
   uint32_t external_locked(const backend::BufferPtr& buffer, const ir::TensorMeta& meta);
   void execute_locked();
@@ -65,6 +72,10 @@ class Stream : public std::enable_shared_from_this<Stream> {
   std::vector<std::shared_ptr<LazyBuffer>> results_;
   std::vector<bool> live_;
   Executor::Scratch scratch_;
+  /// The shapes of cleared work: a copy assigned into one reuses its memory where a fresh copy
+  /// allocates (three per binary op, a visible part of an op on a tiny tensor). Reserved up
+  /// front, so that keeping one never allocates.
+  std::vector<Shape> spare_shapes_;
 };
 
 }  // namespace ember::fusion

@@ -1,27 +1,60 @@
 #include "tensor/dispatch.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <span>
 #include <utility>
 #include <vector>
 
 #include "autodiff/tape.h"
+#include "core/thread_kept.h"
 #include "tensor/check.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::tensor {
 namespace {
 
-/// Infers op's outputs from metas (the inputs' metadata), runs it on inputs and wraps each output
-/// buffer.
+/// The inputs' metadata and operands of the op being dispatched, in memory the thread keeps
+/// (core/thread_kept.h): metadata assigned into a kept copy reuses its shape's memory where a
+/// fresh copy allocates (two per binary op).
+class InputScratch {
+ public:
+  explicit InputScratch(std::size_t size) : size_(size) {
+    Memory& memory = kept_.get();
+    memory.metas.resize(std::max(memory.metas.size(), size));
+    memory.operands.resize(std::max(memory.operands.size(), size));
+  }
+  ~InputScratch() {
+    // The kept operands must not keep the inputs' buffers alive.
+    for (backend::Operand& operand : kept_.get().operands)
+      operand.buffer.reset();
+  }
+  InputScratch(const InputScratch&) = delete;
+  InputScratch& operator=(const InputScratch&) = delete;
+
+  std::span<ir::TensorMeta> metas() { return {kept_.get().metas.data(), size_}; }
+  std::span<backend::Operand> operands() { return {kept_.get().operands.data(), size_}; }
+
+ private:
+  struct Memory {
+    std::vector<ir::TensorMeta> metas;
+    std::vector<backend::Operand> operands;
+  };
+  detail::ThreadKept<Memory> kept_;
+  std::size_t size_;
+};
+
+/// Infers op's outputs from the inputs' metadata (in scratch), runs it on inputs and wraps each
+/// output buffer.
 ops::Handles execute(const ir::Op& op, const Device& device,
-                     const std::shared_ptr<detail::DeviceContext>& context,
-                     std::vector<ir::TensorMeta> metas, std::span<const TensorHandle> inputs) {
-  std::vector<ir::TensorMeta> outputs = ir::infer(op, metas);
-  // Note: the metadata moves into the operands once inferred from; each copy of a shape is a
-  // heap allocation, a visible part of an op on a tiny tensor.
-  std::vector<backend::Operand> operands;
-  operands.reserve(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    operands.push_back({inputs[i].impl()->buffer, std::move(metas[i])});
+                     const std::shared_ptr<detail::DeviceContext>& context, InputScratch& scratch,
+                     std::span<const TensorHandle> inputs) {
+  std::vector<ir::TensorMeta> outputs = ir::infer(op, scratch.metas());
+  const std::span<backend::Operand> operands = scratch.operands();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    operands[i].buffer = inputs[i].impl()->buffer;
+    operands[i].meta = scratch.metas()[i];
+  }
   std::vector<backend::BufferPtr> buffers = context->execute(op, operands, outputs);
   if (buffers.size() != outputs.size()) {
     // A backend bug, not a user error: report it instead of indexing past the end.
@@ -42,24 +75,22 @@ ops::Handles execute(const ir::Op& op, const Device& device,
 
 ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
   if (inputs.empty()) fail(ir::name(op), "needs at least one input tensor");
-  std::vector<ir::TensorMeta> metas;
-  metas.reserve(inputs.size());
   for (const TensorHandle& input : inputs) {
     // impl_of throws for an undefined tensor; the op's name is built only then, since this
     // loop runs for every op.
     if (!input.defined()) impl_of(input, ir::name(op));
   }
   const detail::TensorImpl& first = *inputs.front().impl();
-  for (const TensorHandle& input : inputs) {
-    const detail::TensorImpl& impl = *input.impl();
+  InputScratch scratch(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const detail::TensorImpl& impl = *inputs[i].impl();
     if (!(impl.device == first.device)) {
       fail(ir::name(op), "tensors on different devices: ", first.device.name(), " and ",
            impl.device.name());
     }
-    metas.push_back(impl.meta);
+    scratch.metas()[i] = impl.meta;
   }
-  return autodiff::record(op, inputs,
-                          execute(op, first.device, first.context, std::move(metas), inputs));
+  return autodiff::record(op, inputs, execute(op, first.device, first.context, scratch, inputs));
 }
 
 TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs) {
@@ -68,7 +99,8 @@ TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> input
 
 TensorHandle run_on(const ir::Op& op, const Device& device,
                     const std::shared_ptr<detail::DeviceContext>& context) {
-  return execute(op, device, context, {}, {}).front();
+  InputScratch no_inputs(0);
+  return execute(op, device, context, no_inputs, {}).front();
 }
 
 }  // namespace ember::tensor

@@ -15,8 +15,8 @@ namespace {
 
 using test::printed;
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInfF = std::numeric_limits<float>::infinity();
+constexpr float kNaNF = std::numeric_limits<float>::quiet_NaN();
 
 uint16_t half_bits(float v) {
   return Half(v).bits;
@@ -62,8 +62,8 @@ TEST(Half, OverflowGoesToInfinity) {
   EXPECT_EQ(half_bits(1e10f), 0x7C00);
   EXPECT_EQ(half_bits(-1e10f), 0xFC00);
   EXPECT_EQ(half_bits(std::numeric_limits<float>::max()), 0x7C00);
-  EXPECT_EQ(half_bits(kInf), 0x7C00);
-  EXPECT_EQ(half_bits(-kInf), 0xFC00);
+  EXPECT_EQ(half_bits(kInfF), 0x7C00);
+  EXPECT_EQ(half_bits(-kInfF), 0xFC00);
 }
 
 TEST(Half, UnderflowRoundsToEvenSubnormals) {
@@ -89,8 +89,8 @@ TEST(Half, TiesRoundToEven) {
 }
 
 TEST(Half, NaNStaysNaN) {
-  EXPECT_TRUE(is_half_nan(half_bits(kNaN)));
-  EXPECT_TRUE(is_half_nan(half_bits(-kNaN)));
+  EXPECT_TRUE(is_half_nan(half_bits(kNaNF)));
+  EXPECT_TRUE(is_half_nan(half_bits(-kNaNF)));
   // A float NaN whose payload lies only in bits Half drops must not become infinity.
   EXPECT_TRUE(is_half_nan(half_bits(float_from_bits(0x7F80'0001u))));
   EXPECT_TRUE(std::isnan(static_cast<float>(Half::from_bits(0x7E00))));
@@ -105,8 +105,8 @@ TEST(Half, EveryFiniteHalfConvertsToItsExactValue) {
               half_value_by_definition(h))
         << std::hex << bits;
   }
-  EXPECT_EQ(static_cast<float>(Half::from_bits(0x7C00)), kInf);
-  EXPECT_EQ(static_cast<float>(Half::from_bits(0xFC00)), -kInf);
+  EXPECT_EQ(static_cast<float>(Half::from_bits(0x7C00)), kInfF);
+  EXPECT_EQ(static_cast<float>(Half::from_bits(0xFC00)), -kInfF);
 }
 
 TEST(Half, EveryBitPatternRoundTripsThroughFloat) {
@@ -126,7 +126,7 @@ TEST(Half, EveryMidpointBetweenNeighboursRoundsToEven) {
     const uint16_t even = (low & 1) == 0 ? low : high;
     ASSERT_EQ(half_bits(mid), even) << std::hex << low;
     ASSERT_EQ(half_bits(std::nextafter(mid, 0.0f)), low) << std::hex << low;
-    ASSERT_EQ(half_bits(std::nextafter(mid, kInf)), high) << std::hex << low;
+    ASSERT_EQ(half_bits(std::nextafter(mid, kInfF)), high) << std::hex << low;
     ASSERT_EQ(half_bits(-mid), even | 0x8000) << std::hex << low;
   }
 }
@@ -137,8 +137,8 @@ TEST(BFloat16, KnownBitPatterns) {
   EXPECT_EQ(bfloat16_bits(1.0f), 0x3F80);
   EXPECT_EQ(bfloat16_bits(-2.0f), 0xC000);
   EXPECT_EQ(bfloat16_bits(3.14159265f), 0x4049);  // pi = 0x40490FDB: low half below the tie
-  EXPECT_EQ(bfloat16_bits(kInf), 0x7F80);
-  EXPECT_EQ(bfloat16_bits(-kInf), 0xFF80);
+  EXPECT_EQ(bfloat16_bits(kInfF), 0x7F80);
+  EXPECT_EQ(bfloat16_bits(-kInfF), 0xFF80);
   EXPECT_EQ(static_cast<float>(BFloat16::from_bits(0x3F80)), 1.0f);
   EXPECT_EQ(static_cast<float>(BFloat16::from_bits(0x4049)), 3.140625f);
 }
@@ -156,8 +156,8 @@ TEST(BFloat16, RoundsToNearestEven) {
 }
 
 TEST(BFloat16, NaNStaysNaN) {
-  EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(kNaN))));
-  EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(-kNaN))));
+  EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(kNaNF))));
+  EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(-kNaNF))));
   // Payload only in the dropped low half: must not become infinity.
   EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(float_from_bits(0x7F80'0001u)))));
   EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(float_from_bits(0xFF80'0001u)))));
@@ -227,9 +227,9 @@ TEST(Half, PrintsShortestDecimalThatReadsBack) {
   EXPECT_EQ(printed(Half(65504.0f)), "65500");
   EXPECT_EQ(printed(Half(-2.5f)), "-2.5");
   EXPECT_EQ(printed(Half::from_bits(0x0001)), "6e-08");
-  EXPECT_EQ(printed(Half(kInf)), "inf");
-  EXPECT_EQ(printed(Half(-kInf)), "-inf");
-  EXPECT_EQ(printed(Half(kNaN)), "nan");
+  EXPECT_EQ(printed(Half(kInfF)), "inf");
+  EXPECT_EQ(printed(Half(-kInfF)), "-inf");
+  EXPECT_EQ(printed(Half(kNaNF)), "nan");
   EXPECT_EQ(printed(BFloat16(0.1f)), "0.1");
   EXPECT_EQ(printed(BFloat16(3.14159265f)), "3.14");
   EXPECT_EQ(printed(BFloat16(1e20f)), "1e+20");

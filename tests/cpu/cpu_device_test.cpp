@@ -25,7 +25,7 @@
 namespace ember::cpu {
 namespace {
 
-constexpr uint64_t MiB = 1024 * 1024;
+using test::MiB;
 
 MemoryPoolUsage usage_of(const Device& device) {
   const std::optional<MemoryPoolUsage> usage = device.memory_pool_usage();

@@ -10,6 +10,9 @@
 
 namespace ember::cpu::test {
 
+inline constexpr uint64_t KiB = 1024;
+inline constexpr uint64_t MiB = 1024 * KiB;
+
 /// The pattern's byte i: seed mixed with i, so that neighbouring slices and shifted copies differ.
 inline std::byte pattern_byte(std::size_t i, uint8_t seed) {
   return static_cast<std::byte>((i * 131 + seed * 7 + 1) & 0xff);

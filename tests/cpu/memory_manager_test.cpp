@@ -16,8 +16,8 @@
 namespace ember::cpu {
 namespace {
 
-constexpr uint64_t KiB = 1024;
-constexpr uint64_t MiB = 1024 * KiB;
+using test::KiB;
+using test::MiB;
 
 /// The page sizes of the pools, in report order.
 std::vector<uint64_t> page_sizes(const MemoryManager& memory) {
@@ -183,6 +183,20 @@ TEST(MemoryManager, CleanupReleasesFreePagesAndKeepsLiveAllocationsIntact) {
   memory.deallocate(large_live, 6 * MiB);
   memory.cleanup();
   EXPECT_EQ(test::fields(memory.usage()), test::fields(MemoryPoolUsage{}));
+}
+
+TEST(MemoryManager, AFreedSmallSliceWaitingForReuseCountsAsFree) {
+  MemoryManager memory;
+  std::byte* a = memory.allocate(100);
+  memory.deallocate(a, 100);
+  EXPECT_EQ(test::fields(memory.usage()), test::fields(MemoryPoolUsage{0, 0, 0, 2 * MiB}));
+  std::byte* b = memory.allocate(100);
+  EXPECT_EQ(b, a) << "the same 128-byte slice";
+  EXPECT_EQ(test::fields(memory.usage()), test::fields(MemoryPoolUsage{1, 100, 28, 2 * MiB}));
+  memory.deallocate(b, 100);
+  memory.cleanup();
+  EXPECT_EQ(test::fields(memory.usage()), test::fields(MemoryPoolUsage{}));
+  EXPECT_EQ(memory.report()[0].pages, 0u) << "cleanup releases the page of a cached slice";
 }
 
 /// One step of a training-like pattern: activations allocated and freed in reverse, and weights

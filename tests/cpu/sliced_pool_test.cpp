@@ -1,8 +1,10 @@
 // SlicedPool on small pages (4 KiB, 64-byte granules) so that every offset and count below can be
 // worked out by hand: best-fit reuse, splitting, merging with either neighbour, dedicated pages,
-// releasing free pages while live slices keep their bytes, and the report.
+// releasing free pages while live slices keep their bytes, the report, and the cache of recycled
+// slices.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -181,6 +183,53 @@ TEST(SlicedPool, ReportsPagesThePeakAndTheLargestAllocation) {
   EXPECT_EQ(r.pages_peak, 2u);
   EXPECT_EQ(r.largest_alloc, 4000u) << "the bytes asked for, not the slice";
   pool.free(c);
+}
+
+TEST(SlicedPool, ARecycledSliceServesTheNextAllocationOfItsSize) {
+  SlicedPool pool(kPage, kGranule);
+  std::byte* a = pool.allocate(100);  // 128-byte slice at offset 0
+  std::byte* b = pool.allocate(64);
+  pool.recycle(a, 100);
+  EXPECT_EQ(pool.allocate(64), b + kGranule) << "another size: the free rest of the page";
+  EXPECT_EQ(pool.allocate(120), a) << "same 128-byte slice, taken from the cache";
+  EXPECT_EQ(pool.report().largest_alloc, 120u) << "a cached slice still counts what was asked";
+}
+
+TEST(SlicedPool, RecycledSlicesMergeBackBeforeANewPageIsTaken) {
+  SlicedPool pool(kPage, kGranule);
+  std::byte* a = pool.allocate(1024);
+  std::byte* b = pool.allocate(1024);
+  pool.allocate(2048);
+  pool.recycle(a, 1024);
+  pool.recycle(b, 1024);
+  EXPECT_EQ(pool.allocate(2048), a) << "a and b merged into [0, 2048)";
+  EXPECT_EQ(pool.report().pages, 1u);
+}
+
+TEST(SlicedPool, ReleaseFreePagesReleasesPagesOfRecycledSlices) {
+  SlicedPool pool(kPage, kGranule);
+  std::byte* a = pool.allocate(64);
+  pool.recycle(a, 64);
+  EXPECT_EQ(pool.release_free_pages(), kPage);
+  EXPECT_EQ(pool.report().pages, 0u);
+}
+
+TEST(SlicedPool, RecycledSlicesPastTheCacheGoToTheTrees) {
+  SlicedPool pool(kPage, kGranule);
+  std::vector<std::byte*> slices;
+  for (int i = 0; i < 8; ++i)
+    slices.push_back(pool.allocate(64));
+  pool.allocate(kPage - 8 * kGranule);  // fills the page
+  for (std::byte* slice : slices)
+    pool.recycle(slice, 64);
+  // Whatever the cache holds, all eight come back as 64-byte slices of the one page.
+  std::vector<std::byte*> again;
+  for (int i = 0; i < 8; ++i)
+    again.push_back(pool.allocate(64));
+  std::ranges::sort(slices);
+  std::ranges::sort(again);
+  EXPECT_EQ(again, slices);
+  EXPECT_EQ(pool.report().pages, 1u);
 }
 
 }  // namespace

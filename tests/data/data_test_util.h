@@ -11,11 +11,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <numeric>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "ember/data/dataloader.h"
 #include "ember/data/dataset.h"
+#include "ember/data/in_memory_dataset.h"
 #include "ember/error.h"
 #include "support/temp_dir.h"
 
@@ -89,6 +92,22 @@ std::vector<Item> all_items(const Dataset<Item>& dataset) {
   for (std::size_t i = 0; i < dataset.len(); ++i)
     items.push_back(dataset.get(i).value());
   return items;
+}
+
+/// A dataset of the ints 0, 1, ..., n - 1.
+inline DatasetPtr<int> iota_dataset(int n) {
+  std::vector<int> items(static_cast<std::size_t>(n));
+  std::iota(items.begin(), items.end(), 0);
+  return in_memory(items);
+}
+
+/// Every batch of an epoch, in order.
+template <typename Batch>
+std::vector<Batch> collect(Epoch<Batch> epoch) {
+  std::vector<Batch> batches;
+  for (Batch& b : epoch)
+    batches.push_back(b);
+  return batches;
 }
 
 }  // namespace ember::data::test

@@ -19,24 +19,13 @@ namespace {
 
 using test::invalid_argument_message;
 using Batch = std::vector<int>;
+using test::collect;
+using test::iota_dataset;
 
 static_assert(std::ranges::input_range<Epoch<Batch>>);
 
-DatasetPtr<int> iota_dataset(int n) {
-  std::vector<int> items(static_cast<std::size_t>(n));
-  std::iota(items.begin(), items.end(), 0);
-  return in_memory(items);
-}
-
 Batch identity_batcher(std::vector<int> items, const Device&) {
   return items;
-}
-
-std::vector<Batch> collect(Epoch<Batch> epoch) {
-  std::vector<Batch> batches;
-  for (Batch& b : epoch)
-    batches.push_back(b);
-  return batches;
 }
 
 std::vector<int> flatten(const std::vector<Batch>& batches) {

@@ -23,25 +23,14 @@ namespace {
 
 using namespace std::chrono_literals;
 using Batch = std::vector<int>;
-
-DatasetPtr<int> iota_dataset(int n) {
-  std::vector<int> items(static_cast<std::size_t>(n));
-  std::iota(items.begin(), items.end(), 0);
-  return in_memory(items);
-}
+using test::collect;
+using test::iota_dataset;
 
 /// Returns its items after a delay that varies from batch to batch, so that workers finish
 /// out of order.
 Batch uneven_batcher(std::vector<int> items, const Device&) {
   std::this_thread::sleep_for(std::chrono::milliseconds(items.front() * 7 % 5));
   return items;
-}
-
-std::vector<Batch> collect(Epoch<Batch> epoch) {
-  std::vector<Batch> batches;
-  for (Batch& b : epoch)
-    batches.push_back(b);
-  return batches;
 }
 
 /// A count that a test can wait on (with a timeout, so that a failure cannot hang the suite).

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -20,6 +21,9 @@
 #include "tensor/tensor_impl.h"
 
 namespace ember::flex::test {
+
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 /// The view behind a tensor of the flex device.
 inline const View& view_of(const TensorHandle& t) {

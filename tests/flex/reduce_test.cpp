@@ -21,8 +21,6 @@ namespace {
 
 using ir::ReduceOp;
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 const std::vector<ReduceOp> kCovered = {ReduceOp::Sum, ReduceOp::Mean,   ReduceOp::Max,
                                         ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin};
 

@@ -14,9 +14,6 @@
 namespace ember::flex::test {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 /// Values every kernel must get right: specials, range ends of the fast paths, and ordinary
 /// values of both signs (the count is not a multiple of any vector length).
 TensorData special_data(DType dtype) {

@@ -23,6 +23,8 @@
 
 namespace ember::fusion::test {
 
+inline const ir::Unary kTanh{ir::UnaryOp::Tanh};
+
 /// A tensor of a backend: its buffer and metadata.
 struct Value {
   backend::BufferPtr buffer;

@@ -12,8 +12,6 @@
 namespace ember::fusion::test {
 namespace {
 
-const ir::Unary kTanh{ir::UnaryOp::Tanh};
-
 /// GELU of data on eager flex: what every fused computation below must give.
 TensorData eager_gelu(const TensorData& data) {
   flex::FlexBackend eager;

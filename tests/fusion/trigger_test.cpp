@@ -12,7 +12,6 @@
 namespace ember::fusion::test {
 namespace {
 
-const ir::Unary kTanh{ir::UnaryOp::Tanh};
 const ir::Reduce kRowSums{ir::ReduceOp::Sum, 1};
 
 TEST(FusionTriggers, QueuedOpsWaitForARead) {

@@ -20,7 +20,7 @@ namespace {
 
 using ir::ActivationOp;
 
-const Shape kShape{3, 6};
+const Shape kActivationShape{3, 6};
 
 /// -5.1, -4.5, ..., 5.1 (steps of 0.6) times scale, in a shuffled order: at scale 1 never
 /// within 0.3 of 0 or ±3.
@@ -29,7 +29,7 @@ TensorData off_kinks(double scale = 1.0) {
   std::vector<double> values;
   for (int k : steps)
     values.push_back((-5.1 + 0.6 * k) * scale);
-  return f64(values, kShape);
+  return f64(values, kActivationShape);
 }
 
 GradCase activation(const std::string& name, ActivationOp op, double alpha = 0.0, double beta = 1.0,
@@ -38,7 +38,7 @@ GradCase activation(const std::string& name, ActivationOp op, double alpha = 0.0
 }
 
 GradCase softmax(const std::string& name, int64_t dim, bool log) {
-  return op_case(name, ir::Softmax{dim, log}, {reals(name, kShape, -3.0, 3.0)});
+  return op_case(name, ir::Softmax{dim, log}, {reals(name, kActivationShape, -3.0, 3.0)});
 }
 
 std::vector<GradCase> op_cases() {
@@ -66,18 +66,18 @@ std::vector<GradCase> op_cases() {
   };
 }
 
-std::vector<GradCase> composite_cases() {
+std::vector<GradCase> activation_composite_cases() {
   const auto prelu = [](const ops::Handles& x) { return ops::prelu(x[0], x[1]); };
   return {
       composite_case("prelu", prelu, {off_kinks(), reals("prelu", Shape{6}, 0.0, 1.0)}),
       composite_case("prelu/shared", prelu, {off_kinks(), f64({0.25}, Shape{1})}),
       composite_case("glu", [](const ops::Handles& x) { return ops::glu(x[0], -1); },
-                     {reals("glu", kShape)}),
+                     {reals("glu", kActivationShape)}),
   };
 }
 
 const std::vector<GradCase>& all_cases() {
-  static const std::vector<GradCase> cases = concat({op_cases(), composite_cases()});
+  static const std::vector<GradCase> cases = concat({op_cases(), activation_composite_cases()});
   return cases;
 }
 

@@ -8,8 +8,9 @@ namespace ember::test {
 
 const std::vector<GradCase>& grad_cases() {
   static const std::vector<GradCase> cases =
-      concat({unary_cases(), binary_cases(), reduce_cases(), layout_cases(), indexing_cases(),
-              composite_cases(), conv_cases(), pool_cases(), interpolate_cases()});
+      concat({unary_grad_cases(), binary_grad_cases(), reduce_grad_cases(), layout_grad_cases(),
+              indexing_grad_cases(), composite_grad_cases(), conv_grad_cases(), pool_grad_cases(),
+              interpolate_grad_cases()});
   return cases;
 }
 

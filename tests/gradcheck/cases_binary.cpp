@@ -87,7 +87,7 @@ std::vector<GradCase> selection_cases() {
 
 }  // namespace
 
-std::vector<GradCase> binary_cases() {
+std::vector<GradCase> binary_grad_cases() {
   return concat({tensor_tensor_cases(), tensor_scalar_cases(), selection_cases()});
 }
 

@@ -46,7 +46,7 @@ TensorHandle mask_where(const Handles& x) {
 
 }  // namespace
 
-std::vector<GradCase> composite_cases() {
+std::vector<GradCase> composite_grad_cases() {
   return {
       composite_case("composite/clamp", clamp, {distinct("c/clamp", {2, 3})}),
       composite_case("composite/topk", topk, {distinct("c/topk", {2, 4})}),

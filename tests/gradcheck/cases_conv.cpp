@@ -24,7 +24,7 @@ GradCase conv_case(const std::string& name, const ir::ConvGeometry& g, const Sha
 
 }  // namespace
 
-std::vector<GradCase> conv_cases() {
+std::vector<GradCase> conv_grad_cases() {
   return {
       conv_case("conv1d/bias", {{1}, {0}, {1}, {0}}, {2, 2, 5}, {3, 2, 2}, true),
       // H: (5 + 2 - 2) / 2 leaves a remainder of 1: the input gradient's transposed convolution

@@ -43,7 +43,7 @@ std::vector<GradCase> order_cases() {
 
 }  // namespace
 
-std::vector<GradCase> indexing_cases() {
+std::vector<GradCase> indexing_grad_cases() {
   return concat({index_cases(), order_cases()});
 }
 

@@ -25,7 +25,7 @@ GradCase interpolate_case(const std::string& name, ir::Interpolate op, const Sha
 
 }  // namespace
 
-std::vector<GradCase> interpolate_cases() {
+std::vector<GradCase> interpolate_grad_cases() {
   return {
       interpolate_case("nearest1d", interp(Mode::Nearest, {7}), {2, 2, 3}),
       interpolate_case("nearest2d_scale", interp(Mode::Nearest, {5, 3}, false, {1.7, 0.8}),

@@ -3,7 +3,7 @@
 
 namespace ember::test {
 
-std::vector<GradCase> layout_cases() {
+std::vector<GradCase> layout_grad_cases() {
   using ir::SliceRange;
   return {
       op_case("reshape", ir::Reshape{Shape{3, 2}}, {reals("reshape", {2, 3})}),

@@ -51,7 +51,7 @@ std::vector<GradCase> adaptive_cases() {
 
 }  // namespace
 
-std::vector<GradCase> pool_cases() {
+std::vector<GradCase> pool_grad_cases() {
   return concat({sliding_cases(), adaptive_cases()});
 }
 

@@ -52,7 +52,7 @@ std::vector<GradCase> matmul_cases() {
 
 }  // namespace
 
-std::vector<GradCase> reduce_cases() {
+std::vector<GradCase> reduce_grad_cases() {
   return concat({reduction_cases(), matmul_cases()});
 }
 

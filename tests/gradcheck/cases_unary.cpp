@@ -20,7 +20,7 @@ TensorData off_steps() {
 
 }  // namespace
 
-std::vector<GradCase> unary_cases() {
+std::vector<GradCase> unary_grad_cases() {
   return {
       unary("neg", UnaryOp::Neg, reals("neg", kShape)),
       // |x| >= 0.4: away from abs's kink.

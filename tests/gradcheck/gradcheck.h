@@ -44,15 +44,15 @@ std::vector<GradCase> concat(std::initializer_list<std::vector<GradCase>> lists)
 
 /// Every case, in a fixed order; the families' lists concatenated.
 const std::vector<GradCase>& grad_cases();
-std::vector<GradCase> unary_cases();
-std::vector<GradCase> binary_cases();
-std::vector<GradCase> reduce_cases();
-std::vector<GradCase> layout_cases();
-std::vector<GradCase> indexing_cases();
-std::vector<GradCase> composite_cases();
-std::vector<GradCase> conv_cases();
-std::vector<GradCase> pool_cases();
-std::vector<GradCase> interpolate_cases();
+std::vector<GradCase> unary_grad_cases();
+std::vector<GradCase> binary_grad_cases();
+std::vector<GradCase> reduce_grad_cases();
+std::vector<GradCase> layout_grad_cases();
+std::vector<GradCase> indexing_grad_cases();
+std::vector<GradCase> composite_grad_cases();
+std::vector<GradCase> conv_grad_cases();
+std::vector<GradCase> pool_grad_cases();
+std::vector<GradCase> interpolate_grad_cases();
 /// The names of the op cases / of all cases, for parameterized tests.
 /// The names of cases (only those of one ir op when ops_only), for parameterized tests.
 std::vector<std::string> case_names(const std::vector<GradCase>& cases = grad_cases(),

@@ -15,7 +15,7 @@ TensorHandle one_to_six() {
   return upload({f64({1, 2, 3, 4, 5, 6}, {2, 3})}, Device::ndarray()).front();
 }
 
-std::vector<double> values(const TensorHandle& t) {
+std::vector<double> host_values(const TensorHandle& t) {
   return ops::into_data(t).to_vector<double>();
 }
 
@@ -27,17 +27,17 @@ TEST(ReduceToShape, SameShapeIsTheGradientItself) {
 TEST(ReduceToShape, SumsNewLeadingDims) {
   const TensorHandle r = reduce_to_shape(one_to_six(), {3});
   EXPECT_EQ(r.shape(), Shape({3}));
-  EXPECT_EQ(values(r), (std::vector<double>{5, 7, 9}));  // 1+4, 2+5, 3+6
+  EXPECT_EQ(host_values(r), (std::vector<double>{5, 7, 9}));  // 1+4, 2+5, 3+6
 }
 
 TEST(ReduceToShape, SumsStretchedDimsKeepingThem) {
   const TensorHandle rows = reduce_to_shape(one_to_six(), {2, 1});
   EXPECT_EQ(rows.shape(), Shape({2, 1}));
-  EXPECT_EQ(values(rows), (std::vector<double>{6, 15}));  // 1+2+3, 4+5+6
+  EXPECT_EQ(host_values(rows), (std::vector<double>{6, 15}));  // 1+2+3, 4+5+6
   const TensorHandle columns = reduce_to_shape(one_to_six(), {1, 3});
   EXPECT_EQ(columns.shape(), Shape({1, 3}));
-  EXPECT_EQ(values(columns), (std::vector<double>{5, 7, 9}));
-  EXPECT_EQ(values(reduce_to_shape(one_to_six(), {1, 1})), (std::vector<double>{21}));
+  EXPECT_EQ(host_values(columns), (std::vector<double>{5, 7, 9}));
+  EXPECT_EQ(host_values(reduce_to_shape(one_to_six(), {1, 1})), (std::vector<double>{21}));
 }
 
 TEST(ReduceToShape, SumsLeadingAndStretchedDimsTogether) {
@@ -47,7 +47,7 @@ TEST(ReduceToShape, SumsLeadingAndStretchedDimsTogether) {
       upload({f64({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2})}, Device::ndarray()).front();
   const TensorHandle r = reduce_to_shape(grad, {2, 1});
   EXPECT_EQ(r.shape(), Shape({2, 1}));
-  EXPECT_EQ(values(r), (std::vector<double>{14, 22}));
+  EXPECT_EQ(host_values(r), (std::vector<double>{14, 22}));
 }
 
 TEST(ReduceToShape, KeepsTheDType) {
@@ -59,7 +59,7 @@ TEST(ReduceToShape, EmptyStretchedDimSumsToZero) {
   const TensorHandle grad = upload({TensorData::zeros({0, 3}, DType::F64)}, Device::ndarray())[0];
   const TensorHandle r = reduce_to_shape(grad, {1, 3});
   EXPECT_EQ(r.shape(), Shape({1, 3}));
-  EXPECT_EQ(values(r), (std::vector<double>{0, 0, 0}));
+  EXPECT_EQ(host_values(r), (std::vector<double>{0, 0, 0}));
 }
 
 TEST(ReduceToShape, RejectsAShapeThatDoesNotBroadcast) {

@@ -14,8 +14,6 @@ namespace {
 
 using ir::ActivationOp;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 TensorData f64(std::vector<double> values) {
   const auto n = static_cast<int64_t>(values.size());
   return TensorData(values, Shape{n});

@@ -26,15 +26,6 @@ ir::Interpolate interp(ir::InterpolateMode mode, std::vector<int64_t> size,
   return {mode, std::move(size), align_corners, std::move(scales)};
 }
 
-TensorData values_of(const std::vector<double>& values, Shape shape, DType dtype = DType::F64) {
-  return TensorData(values, std::move(shape), dtype);
-}
-
-/// A [1, 1, n] f64 tensor.
-TensorData row(const std::vector<double>& values) {
-  return values_of(values, Shape{1, 1, static_cast<int64_t>(values.size())});
-}
-
 /// Expects shape and values within 1e-12 (results that are not dyadic fractions).
 void expect_near(const TensorData& data, const Shape& shape, const std::vector<double>& expected) {
   EXPECT_EQ(data.shape(), shape);
@@ -42,20 +33,6 @@ void expect_near(const TensorData& data, const Shape& shape, const std::vector<d
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i)
     EXPECT_NEAR(actual[i], expected[i], 1e-12) << "element " << i;
-}
-
-/// Deterministic f64 values in [-1, 1] of shape, different for each seed.
-TensorData wavy(const Shape& shape, double seed) {
-  std::vector<double> values(static_cast<std::size_t>(shape.num_elements()));
-  for (std::size_t i = 0; i < values.size(); ++i)
-    values[i] = std::sin(seed + 1.7 * static_cast<double>(i));
-  return TensorData(values, shape);
-}
-
-double dot(const TensorData& a, const TensorData& b) {
-  const std::vector<double> x = a.to_vector<double>();
-  const std::vector<double> y = b.to_vector<double>();
-  return std::inner_product(x.begin(), x.end(), y.begin(), 0.0);
 }
 
 TEST(NdArrayInterpolate, NearestReadsFloorOfIndexTimesRatio) {

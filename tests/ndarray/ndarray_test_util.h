@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,31 @@
 #include "ir/ops.h"
 
 namespace ember::ndarray::test {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// values as a tensor of shape and dtype.
+inline TensorData values_of(const std::vector<double>& values, Shape shape,
+                            DType dtype = DType::F64) {
+  return TensorData(values, std::move(shape), dtype);
+}
+/// A [1, 1, n] f64 tensor.
+inline TensorData row(const std::vector<double>& values) {
+  return values_of(values, Shape{1, 1, static_cast<int64_t>(values.size())});
+}
+/// Deterministic f64 values in [-1, 1] of shape, different for each seed.
+inline TensorData wavy(const Shape& shape, double seed) {
+  std::vector<double> values(static_cast<std::size_t>(shape.num_elements()));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = std::sin(seed + 1.7 * static_cast<double>(i));
+  return TensorData(values, shape);
+}
+/// The inner product of two tensors' values (for adjoint checks).
+inline double dot(const TensorData& a, const TensorData& b) {
+  const std::vector<double> x = a.to_vector<double>();
+  const std::vector<double> y = b.to_vector<double>();
+  return std::inner_product(x.begin(), x.end(), y.begin(), 0.0);
+}
 
 /// Every output of op run on inputs.
 inline std::vector<TensorData> run_all(const ir::Op& op, const std::vector<TensorData>& inputs) {

@@ -20,18 +20,6 @@ namespace {
 
 using ir::PoolOp;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-/// values as a tensor of shape and dtype.
-TensorData values_of(const std::vector<double>& values, Shape shape, DType dtype = DType::F64) {
-  return TensorData(values, std::move(shape), dtype);
-}
-
-/// A [1, 1, n] f64 tensor.
-TensorData row(const std::vector<double>& values) {
-  return values_of(values, Shape{1, 1, static_cast<int64_t>(values.size())});
-}
-
 ir::Pool pool1d(PoolOp op, int64_t kernel, int64_t stride, int64_t padding = 0,
                 int64_t dilation = 1, bool ceil_mode = false) {
   return ir::Pool{.op = op,
@@ -56,20 +44,6 @@ void expect_max(const std::vector<TensorData>& outputs, const Shape& shape,
   ASSERT_EQ(outputs.size(), 2u);
   expect_data<double>(outputs[0], shape, values);
   expect_data<int64_t>(outputs[1], shape, indices);
-}
-
-/// Deterministic f64 values in [-1, 1] of shape, different for each seed.
-TensorData wavy(const Shape& shape, double seed) {
-  std::vector<double> values(static_cast<std::size_t>(shape.num_elements()));
-  for (std::size_t i = 0; i < values.size(); ++i)
-    values[i] = std::sin(seed + 1.7 * static_cast<double>(i));
-  return TensorData(values, shape);
-}
-
-double dot(const TensorData& a, const TensorData& b) {
-  const std::vector<double> x = a.to_vector<double>();
-  const std::vector<double> y = b.to_vector<double>();
-  return std::inner_product(x.begin(), x.end(), y.begin(), 0.0);
 }
 
 /// <forward(x), y> == <x, backward(y)> for random x and y: backward is forward's adjoint.

@@ -90,7 +90,7 @@ TEST(Gru, BidirectionalWithoutBiasMatchesPyTorch) {
   expect_gru_matches_pytorch("gru_bidirectional_no_bias");
 }
 
-std::vector<std::string> names_of(const std::vector<NamedTensor>& tensors) {
+std::vector<std::string> parameter_names_of(const std::vector<NamedTensor>& tensors) {
   std::vector<std::string> names;
   for (const NamedTensor& t : tensors)
     names.push_back(t.name);
@@ -100,7 +100,7 @@ std::vector<std::string> names_of(const std::vector<NamedTensor>& tensors) {
 TEST(Lstm, ParamsHavePyTorchNamesAndShapes) {
   const Lstm lstm = LstmConfig{3, 5, 2, true, 0.0, true}.init(Device::ndarray());
   const std::vector<NamedTensor> params = named_parameters(lstm);
-  EXPECT_EQ(names_of(params),
+  EXPECT_EQ(parameter_names_of(params),
             (std::vector<std::string>{
                 "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih_l0_reverse",
                 "weight_hh_l0_reverse", "bias_ih_l0_reverse", "bias_hh_l0_reverse", "weight_ih_l1",
@@ -112,7 +112,7 @@ TEST(Lstm, ParamsHavePyTorchNamesAndShapes) {
   // Layer 1 reads both directions of layer 0.
   EXPECT_EQ(params[8].tensor.shape(), Shape({20, 10}));
   EXPECT_EQ(lstm.num_layers(), 2);
-  EXPECT_EQ(names_of(named_parameters(GruConfig{2, 3, 1, false}.init(Device::ndarray()))),
+  EXPECT_EQ(parameter_names_of(named_parameters(GruConfig{2, 3, 1, false}.init(Device::ndarray()))),
             (std::vector<std::string>{"weight_ih_l0", "weight_hh_l0"}));
 }
 

@@ -27,7 +27,7 @@ TransformerEncoderConfig config_of(const json& c) {
           c.at("final_norm").get<bool>()};
 }
 
-void expect_matches_pytorch(const std::string& name) {
+void expect_encoder_matches_pytorch(const std::string& name) {
   const json& c = golden::sequence_case(name);
   const Device device = Device::ndarray().autodiff();
   TransformerEncoder encoder = config_of(c).init(device);
@@ -48,11 +48,11 @@ void expect_matches_pytorch(const std::string& name) {
 }
 
 TEST(TransformerEncoder, PostNormReluWithFinalNormMatchesPyTorch) {
-  expect_matches_pytorch("encoder_relu_post_norm");
+  expect_encoder_matches_pytorch("encoder_relu_post_norm");
 }
 
 TEST(TransformerEncoder, PreNormGeluMatchesPyTorch) {
-  expect_matches_pytorch("encoder_gelu_pre_norm");
+  expect_encoder_matches_pytorch("encoder_gelu_pre_norm");
 }
 
 TEST(TransformerEncoder, ParamsHavePyTorchNames) {

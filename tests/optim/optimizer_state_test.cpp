@@ -59,9 +59,9 @@ void run_steps(Optimizer& optimizer, nn::Linear& model, int first, int count) {
     optimizer.step(model, fixed_grads(step), 0.05);
 }
 
-class OptimizerState : public ::testing::TestWithParam<Kind> {};
+class OptimizerStates : public ::testing::TestWithParam<Kind> {};
 
-TEST_P(OptimizerState, NamesEachParamsSlots) {
+TEST_P(OptimizerStates, NamesEachParamsSlots) {
   std::unique_ptr<Optimizer> optimizer = GetParam().make();
   EXPECT_TRUE(optimizer->state().tensors.empty());
   nn::Linear model = small_linear();
@@ -89,7 +89,7 @@ TEST_P(OptimizerState, NamesEachParamsSlots) {
   EXPECT_EQ(saved_scalars, scalars);
 }
 
-TEST_P(OptimizerState, ResumingFromSavedStateGivesTheSameParamsBitForBit) {
+TEST_P(OptimizerStates, ResumingFromSavedStateGivesTheSameParamsBitForBit) {
   std::unique_ptr<Optimizer> original = GetParam().make();
   nn::Linear model = small_linear();
   run_steps(*original, model, 0, 3);
@@ -106,7 +106,7 @@ TEST_P(OptimizerState, ResumingFromSavedStateGivesTheSameParamsBitForBit) {
   EXPECT_EQ(restored->state(), original->state());
 }
 
-TEST_P(OptimizerState, AnOptimizerCopyIsAClone) {
+TEST_P(OptimizerStates, AnOptimizerCopyIsAClone) {
   std::unique_ptr<Optimizer> optimizer = GetParam().make();
   nn::Linear model = small_linear();
   run_steps(*optimizer, model, 0, 2);
@@ -118,7 +118,7 @@ TEST_P(OptimizerState, AnOptimizerCopyIsAClone) {
   expect_identical(model, copy);
 }
 
-TEST_P(OptimizerState, LoadStateRejectsAnUnknownEntryAndKeepsItsState) {
+TEST_P(OptimizerStates, LoadStateRejectsAnUnknownEntryAndKeepsItsState) {
   std::unique_ptr<Optimizer> optimizer = GetParam().make();
   nn::Linear model = small_linear();
   run_steps(*optimizer, model, 0, 1);
@@ -132,7 +132,7 @@ TEST_P(OptimizerState, LoadStateRejectsAnUnknownEntryAndKeepsItsState) {
   EXPECT_EQ(optimizer->state(), before);
 }
 
-TEST_P(OptimizerState, LoadStateRejectsAMissingSlot) {
+TEST_P(OptimizerStates, LoadStateRejectsAMissingSlot) {
   std::unique_ptr<Optimizer> optimizer = GetParam().make();
   nn::Linear model = small_linear();
   run_steps(*optimizer, model, 0, 1);
@@ -151,7 +151,7 @@ TEST_P(OptimizerState, LoadStateRejectsAMissingSlot) {
   EXPECT_EQ(optimizer->state(), before);
 }
 
-INSTANTIATE_TEST_SUITE_P(Optimizers, OptimizerState, ::testing::ValuesIn(kinds()),
+INSTANTIATE_TEST_SUITE_P(Optimizers, OptimizerStates, ::testing::ValuesIn(kinds()),
                          [](const auto& info) { return info.param.name; });
 
 /// An Adam state after one step on small_linear.

@@ -23,10 +23,10 @@ ValueSpec distinct_values() {
 }
 
 /// Values around 1 in magnitude, so that window sums stay within f16's precision.
-const ValueSpec kUnit{-1.0, 1.0};
+const ValueSpec kPoolUnit{-1.0, 1.0};
 
 /// The options of a sliding pooling; divisor_override 0 stands for none.
-struct Options {
+struct PoolOptions {
   std::vector<int64_t> kernel_size;
   std::vector<int64_t> stride{};
   std::vector<int64_t> padding{0};
@@ -36,7 +36,7 @@ struct Options {
   int64_t divisor_override = 0;
 };
 
-OpArgs args_of(const Options& o) {
+OpArgs pool_args_of(const PoolOptions& o) {
   return {{"kernel_size", o.kernel_size},
           {"stride", o.stride},
           {"padding", o.padding},
@@ -83,14 +83,14 @@ OpCase pool_case(std::string name, DTypes dtypes, InputSpec x, OpRun run, OpArgs
   return c;
 }
 
-OpCase max_case(std::string name, Shape x, const Options& options) {
+OpCase max_case(std::string name, Shape x, const PoolOptions& options) {
   return pool_case(std::move(name), DTypes::Numeric, drawn(std::move(x), distinct_values()),
-                   run_max_pool, args_of(options));
+                   run_max_pool, pool_args_of(options));
 }
 
-OpCase avg_case(std::string name, Shape x, const Options& options) {
-  return pool_case(std::move(name), DTypes::Float, drawn(std::move(x), kUnit), run_avg_pool,
-                   args_of(options));
+OpCase avg_case(std::string name, Shape x, const PoolOptions& options) {
+  return pool_case(std::move(name), DTypes::Float, drawn(std::move(x), kPoolUnit), run_avg_pool,
+                   pool_args_of(options));
 }
 
 OpCase adaptive_case(std::string name, bool max, Shape x, std::vector<int64_t> output_size) {
@@ -99,7 +99,7 @@ OpCase adaptive_case(std::string name, bool max, Shape x, std::vector<int64_t> o
     return pool_case(std::move(name), DTypes::Numeric, drawn(std::move(x), distinct_values()),
                      run_adaptive_max_pool, std::move(args));
   }
-  return pool_case(std::move(name), DTypes::Float, drawn(std::move(x), kUnit),
+  return pool_case(std::move(name), DTypes::Float, drawn(std::move(x), kPoolUnit),
                    run_adaptive_avg_pool, std::move(args));
 }
 

@@ -5,7 +5,7 @@ namespace ember::test {
 namespace {
 
 /// Integer steps: many ties, which a stable sort must keep in input order.
-const ValueSpec kTies{-2.0, 2.0, 1.0};
+const ValueSpec kSortTies{-2.0, 2.0, 1.0};
 /// No ties: topk's order among equal values is unspecified.
 const ValueSpec kDistinct{-6.0, 0.0, 0.5, false, true};
 
@@ -20,7 +20,7 @@ OpCase sort_case(std::string name, SortFn fn, int64_t dim, bool descending) {
   OpRun run = [fn](const ops::Handles& in, const OpArgs& args, const OpTarget&) {
     return ops::Handles{fn(in.at(0), args.integer("dim"), args.flag("descending"))};
   };
-  return make_case(std::move(name), DTypes::Numeric, {drawn(kShape, kTies)}, std::move(run),
+  return make_case(std::move(name), DTypes::Numeric, {drawn(kShape, kSortTies)}, std::move(run),
                    fixed_args(sort_args(dim, descending)));
 }
 
@@ -30,7 +30,7 @@ OpCase sort_with_indices_case(std::string name, int64_t dim, bool descending) {
         ops::sort_with_indices(in.at(0), args.integer("dim"), args.flag("descending"));
     return ops::Handles{values, indices};
   };
-  return make_case(std::move(name), DTypes::Numeric, {drawn(kShape, kTies)}, std::move(run),
+  return make_case(std::move(name), DTypes::Numeric, {drawn(kShape, kSortTies)}, std::move(run),
                    fixed_args(sort_args(dim, descending)));
 }
 

@@ -11,10 +11,6 @@
 namespace ember::test {
 namespace {
 
-TensorHandle f32(Shape shape) {
-  return ops::zeros(shape, device(), TensorKind::Float);
-}
-
 struct Activation {
   std::string name;
   TensorHandle (*fn)(const TensorHandle&);

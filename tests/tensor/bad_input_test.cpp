@@ -13,9 +13,6 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
-TensorHandle f32(Shape shape) {
-  return ops::zeros(shape, device(), TensorKind::Float);
-}
 TensorHandle i64(std::vector<double> v, Shape shape) {
   return handle(v, shape, DType::I64);
 }

@@ -10,10 +10,6 @@ std::vector<std::vector<float>> all_values(const std::vector<Tensor<1>>& pieces)
   return out;
 }
 
-Tensor<1> iota(int64_t n) {
-  return Tensor<1, Int>::arange(0, n, device()).to_float();
-}
-
 TEST(Combine, CatAlongAnyDim) {
   const auto a = floats<2>({1, 2}, Shape{1, 2});
   const auto b = floats<2>({3, 4, 5, 6}, Shape{2, 2});

@@ -13,22 +13,17 @@ using module::ConvOptions;
 using module::ConvTransposeOptions;
 
 /// 1, 2, ..., n as f32 values.
-std::vector<float> iota(int n) {
+std::vector<float> one_to_n(int n) {
   std::vector<float> values;
   for (int i = 1; i <= n; ++i)
     values.push_back(static_cast<float>(i));
   return values;
 }
 
-/// An f32 handle of shape filled with zeros.
-TensorHandle f32(Shape shape) {
-  return ops::zeros(shape, device(), TensorKind::Float);
-}
-
 TEST(Conv, Conv2dWithDefaultOptions) {
   // [[1, 2, 3], [4, 5, 6], [7, 8, 9]] summed over each 2x2 window: 1 + 2 + 4 + 5 = 12, 16, 24,
   // 28; then plus bias 0.5.
-  const auto x = floats<4>(iota(9), Shape{1, 1, 3, 3});
+  const auto x = floats<4>(one_to_n(9), Shape{1, 1, 3, 3});
   const auto w = floats<4>({1, 1, 1, 1}, Shape{1, 1, 2, 2});
   const Tensor<4> out = module::conv2d(x, w);
   EXPECT_EQ(out.shape(), (Shape{1, 1, 2, 2}));
@@ -39,7 +34,7 @@ TEST(Conv, Conv2dWithDefaultOptions) {
 }
 
 TEST(Conv, OneValueStandsForEverySpatialDim) {
-  const auto x = floats<4>(iota(16), Shape{1, 1, 4, 4});
+  const auto x = floats<4>(one_to_n(16), Shape{1, 1, 4, 4});
   const auto w = floats<4>({1}, Shape{1, 1, 1, 1});
   // Stride 2 with a 1x1 kernel picks rows 0 and 2, columns 0 and 2: 1, 3, 9, 11.
   const std::vector<float> picked{1, 3, 9, 11};
@@ -63,7 +58,7 @@ TEST(Conv, PerDimPaddingAndDilation) {
 
 TEST(Conv, GroupsAndThreeSpatialDims) {
   // Groups 2 with 1x1x1 kernels 2 and 3: each channel scaled on its own.
-  const auto x = floats<5>(iota(4), Shape{1, 2, 2, 1, 1});
+  const auto x = floats<5>(one_to_n(4), Shape{1, 2, 2, 1, 1});
   const auto w = floats<5>({2, 3}, Shape{2, 1, 1, 1, 1});
   const Tensor<5> out = module::conv3d(x, w, std::nullopt, {.groups = 2});
   EXPECT_EQ(out.shape(), (Shape{1, 2, 2, 1, 1}));

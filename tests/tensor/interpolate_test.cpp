@@ -66,10 +66,6 @@ TEST(Interpolate, GradientSumsTheWeightsOfEachInput) {
   EXPECT_EQ(values<float>(*x.grad(grads)), (std::vector<float>{2, 2}));
 }
 
-TensorHandle f32(Shape shape) {
-  return ops::zeros(shape, device(), TensorKind::Float);
-}
-
 InterpolateOptions sized(ops::Dims size, InterpolateMode mode = InterpolateMode::Nearest) {
   return {.size = std::move(size), .mode = mode};
 }

@@ -7,15 +7,6 @@ namespace {
 
 constexpr std::nullopt_t none = std::nullopt;
 
-// x = [[1, 2, 3],
-//      [4, 5, 6]]
-Tensor<2> x23() {
-  return floats<2>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
-}
-/// [0, 1, ..., n - 1] as f32.
-Tensor<1> iota(int64_t n) {
-  return Tensor<1, Int>::arange(0, n, device()).to_float();
-}
 /// arange(24) as [2, 3, 4]: element [i, j, k] is 12 i + 4 j + k.
 Tensor<3> x234() {
   return iota(24).reshape<3>({2, 3, 4});

@@ -97,10 +97,6 @@ TEST(AdaptivePool, GradientSpreadsOverOverlappingWindows) {
   EXPECT_EQ(values<float>(*x.grad(grads)), (std::vector<float>{1.5, 1.5}));
 }
 
-TensorHandle f32(Shape shape) {
-  return ops::zeros(shape, device(), TensorKind::Float);
-}
-
 TEST(PoolBadInput, WrongKinds) {
   const TensorHandle ints = handle({1, 2}, Shape{1, 1, 2}, DType::I64);
   const TensorHandle bools = handle({0, 1}, Shape{1, 1, 2}, DType::Bool);

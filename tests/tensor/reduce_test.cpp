@@ -5,10 +5,6 @@ namespace {
 
 // x = [[1, 2, 3],
 //      [4, 5, 6]]
-Tensor<2> x23() {
-  return floats<2>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
-}
-
 TEST(Reduce, WholeTensorReductionsGiveOneElement) {
   const auto x = x23();
   EXPECT_EQ(x.sum().shape(), Shape{1});

@@ -34,6 +34,19 @@ Tensor<D, Bool> bools(const std::vector<bool>& values, Shape shape) {
   return Tensor<D, Bool>::from_data(TensorData(values, std::move(shape)), device());
 }
 
+/// [[1, 2, 3], [4, 5, 6]] as f32.
+inline Tensor<2> x23() {
+  return floats<2>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
+}
+/// [0, 1, ..., n - 1] as f32.
+inline Tensor<1> iota(int64_t n) {
+  return Tensor<1, Int>::arange(0, n, device()).to_float();
+}
+/// An f32 tensor of shape holding zeros (for calls that fail on shapes, not values).
+inline TensorHandle f32(Shape shape) {
+  return ops::zeros(shape, device(), TensorKind::Float);
+}
+
 /// The untyped handle of values converted to dtype (reaches dtypes and kinds the typed API
 /// would reject at compile time).
 inline TensorHandle handle(const std::vector<double>& values, Shape shape, DType dtype) {

@@ -123,7 +123,7 @@ SlicedPool& MemoryManager::pool_for(std::size_t bytes) {
 
 void MemoryManager::release(std::byte* data, const Allocation& a) noexcept {
   if (a.pool != nullptr) {
-    a.pool->free(data);
+    a.pool->recycle(data, a.bytes);
   } else {
     ::operator delete (data, std::align_val_t{flex::Allocator::kAlignment});
   }

@@ -50,12 +50,7 @@ std::size_t SlicedPool::slice_size(std::size_t bytes) const {
 }
 
 std::byte* SlicedPool::allocate(std::size_t bytes) {
-  const std::size_t size = slice_size(bytes);
-  const auto best_fit = free_slices_.lower_bound({size, 0});
-  const std::uintptr_t address =
-      best_fit != free_slices_.end() ? best_fit->second : new_page().first;
-  PageEntry& page = page_of(address);
-  take(page, address - page.first, size);
+  const std::uintptr_t address = take_slice(slice_size(bytes));
   unpoison(address, bytes);
   largest_alloc_ = std::max(largest_alloc_, bytes);
   return reinterpret_cast<std::byte*>(address);
@@ -80,7 +75,20 @@ void SlicedPool::free(std::byte* data) {
   free_slices_.insert(std::move(node));
 }
 
+void SlicedPool::recycle(std::byte* data, std::size_t bytes) noexcept {
+  const std::size_t size = slice_size(bytes);
+  CachedSlices* cache = cache_of(size);
+  if (cache == nullptr || cache->count == kCachedPerSize) {
+    free(data);
+    return;
+  }
+  const auto address = reinterpret_cast<std::uintptr_t>(data);
+  poison(address, size);
+  cache->addresses[cache->count++] = address;
+}
+
 std::size_t SlicedPool::release_free_pages() {
+  flush_cache();
   std::size_t released = 0;
   for (auto it = pages_.begin(); it != pages_.end();) {
     if (it->second.live_slices != 0) {
@@ -101,6 +109,34 @@ SlicedPoolReport SlicedPool::report() const {
           .pages = pages_.size(),
           .pages_peak = pages_peak_,
           .largest_alloc = largest_alloc_};
+}
+
+SlicedPool::CachedSlices* SlicedPool::cache_of(std::size_t size) {
+  const std::size_t granules = size / granularity_;
+  return granules <= kCachedGranules ? &cached_[granules - 1] : nullptr;
+}
+
+std::uintptr_t SlicedPool::take_slice(std::size_t size) {
+  if (CachedSlices* cache = cache_of(size); cache != nullptr && cache->count != 0)
+    return cache->addresses[--cache->count];
+  auto best_fit = free_slices_.lower_bound({size, 0});
+  if (best_fit == free_slices_.end()) {
+    // Cached slices merged back may make room: a new page only when they do not.
+    flush_cache();
+    best_fit = free_slices_.lower_bound({size, 0});
+  }
+  const std::uintptr_t address =
+      best_fit != free_slices_.end() ? best_fit->second : new_page().first;
+  PageEntry& page = page_of(address);
+  take(page, address - page.first, size);
+  return address;
+}
+
+void SlicedPool::flush_cache() {
+  for (CachedSlices& cache : cached_) {
+    while (cache.count != 0)
+      free(reinterpret_cast<std::byte*>(cache.addresses[--cache.count]));
+  }
 }
 
 SlicedPool::PageEntry& SlicedPool::new_page() {

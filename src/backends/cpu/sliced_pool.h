@@ -2,11 +2,15 @@
 // carves them into slices: an allocation takes the best-fitting free slice (the smallest that is
 // large enough, the lowest address among equals) and splits off what it does not need; a freed
 // slice merges with its free neighbours, so a page whose slices are all freed is one free slice
-// again. Memory goes back to the OS only through release_free_pages(). Under AddressSanitizer
+// again. A slice freed through recycle() is first kept whole in a small cache by size, which the
+// next allocation of that size takes without touching the trees (the cache is emptied into the
+// trees before a new page is taken and before pages are released, so it never costs a page).
+// Memory goes back to the OS only through release_free_pages(). Under AddressSanitizer
 // every byte not handed out is poisoned, so ASan still catches a use after free or a read past a
 // tensor's end. Not thread-safe: the MemoryManager owning the pools serializes every call.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -41,6 +45,9 @@ class SlicedPool {
   std::byte* allocate(std::size_t bytes);
   /// Frees the slice at data, which allocate returned and which is live.
   void free(std::byte* data);
+  /// Frees the slice at data, which allocate(bytes) returned and which is live, keeping it whole
+  /// for the next allocation of its size when it is small and the cache of its size has room.
+  void recycle(std::byte* data, std::size_t bytes) noexcept;
   /// Gives every page without a live slice back to the OS; returns the bytes released.
   std::size_t release_free_pages();
 
@@ -68,6 +75,21 @@ class SlicedPool {
   };
   using PageEntry = std::pair<const std::uintptr_t, Page>;
 
+  /// Slices of up to kCachedGranules granules are cached, at most kCachedPerSize of each size.
+  /// Note: an allocate/free pair through the trees is a visible part of an op on a tiny tensor.
+  static constexpr std::size_t kCachedGranules = 16;
+  static constexpr std::size_t kCachedPerSize = 4;
+  struct CachedSlices {
+    std::array<std::uintptr_t, kCachedPerSize> addresses{};
+    std::size_t count = 0;
+  };
+
+  /// The cache of slices of size bytes, or nullptr when that size is not cached.
+  CachedSlices* cache_of(std::size_t size);
+  /// A slice of size bytes, from the cache when it holds one, else from the trees.
+  std::uintptr_t take_slice(std::size_t size);
+  /// Frees every cached slice into the trees (merging it with its free neighbours).
+  void flush_cache();
   PageEntry& new_page();
   PageEntry& page_of(std::uintptr_t address);
   /// Marks the free slice at offset of page live, splitting off the rest of it as a free slice.
@@ -96,6 +118,7 @@ class SlicedPool {
   static constexpr std::size_t kSpareNodes = 4;
   std::vector<Slices::node_type> spare_slices_;
   std::vector<FreeIndex::node_type> spare_free_;
+  std::array<CachedSlices, kCachedGranules> cached_;  ///< By granules - 1.
   std::size_t pages_peak_ = 0;
   std::size_t largest_alloc_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <utility>
 
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/float_dispatch.h"
@@ -32,7 +33,7 @@ View map_unary(const View& x, const ir::TensorMeta& meta, const F& f) {
     T* dst = out.data<T>();
     parallel_for(meta.shape.num_elements(), kElementGrain,
                  [&](int64_t begin, int64_t end) { f(src + begin, dst + begin, end - begin); });
-    return out.view();
+    return std::move(out).view();
   }
   const ElementwiseRuns<1> runs(meta.shape, {x});
   OutputTensor out(meta);
@@ -44,7 +45,7 @@ View map_unary(const View& x, const ir::TensorMeta& meta, const F& f) {
     f(src + at[1], dst + at[0], 1);
     std::fill(dst + at[0] + 1, dst + at[0] + count, dst[at[0]]);
   });
-  return out.view();
+  return std::move(out).view();
 }
 
 /// out = f(a, b) over plain arrays read with steps 1 or 0, for f(a, a_step, b, b_step, out, n).
@@ -56,7 +57,7 @@ View map_direct(const T* a, int64_t a_step, const T* b, int64_t b_step, const ir
   parallel_for(meta.shape.num_elements(), kElementGrain, [&](int64_t begin, int64_t end) {
     f(a + begin * a_step, a_step, b + begin * b_step, b_step, dst + begin, end - begin);
   });
-  return out.view();
+  return std::move(out).view();
 }
 
 /// out = f(a, b) for f(a, a_step, b, b_step, out, n), Out being the output's element type.
@@ -74,7 +75,7 @@ View map_binary(const View& a, const View& b, const ir::TensorMeta& meta, const 
   runs.for_each_run([&](const auto& at, const std::array<int64_t, 2>& steps, int64_t count) {
     f(lhs + at[1], steps[0], rhs + at[2], steps[1], dst + at[0], count);
   });
-  return out.view();
+  return std::move(out).view();
 }
 
 /// A one-element view holding value (the scalar operand of BinaryScalar and CompareScalar).
@@ -82,7 +83,7 @@ template <typename T>
 View scalar_view(T value) {
   OutputTensor out({Shape{1}, dtype_of<T>()});
   *out.data<T>() = value;
-  return out.view();
+  return std::move(out).view();
 }
 
 /// map_binary of x and the scalar value (the left operand when scalar_lhs). A directly readable x

@@ -1,6 +1,8 @@
 #include "backends/flex/flex_backend.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <typeinfo>
 #include <utility>
 #include <variant>
@@ -10,6 +12,7 @@
 #include "backends/flex/fused.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/thread_pool.h"
+#include "core/thread_kept.h"
 
 namespace ember::flex {
 namespace {
@@ -25,14 +28,43 @@ const View& view_of(const backend::Operand& operand) {
 }
 
 /// The views of operands as the kernels take them. A lone operand's view is passed in place;
-/// several are copied into storage (each copy allocates).
-Views views_of(std::span<const backend::Operand> operands, std::vector<View>& storage) {
-  if (operands.size() == 1) return {&view_of(operands.front()), 1};
-  storage.reserve(operands.size());
-  for (const backend::Operand& operand : operands)
-    storage.push_back(view_of(operand));
-  return storage;
-}
+/// several are copied into copies the thread keeps (core/thread_kept.h): assigning a view into a
+/// kept copy reuses its shape and strides' memory where a fresh copy would allocate both.
+class OperandViews {
+ public:
+  explicit OperandViews(std::span<const backend::Operand> operands) {
+    if (operands.size() == 1) {
+      views_ = {&view_of(operands.front()), 1};
+      return;
+    }
+    std::vector<View>& copies = kept_.emplace().get();
+    try {
+      copies.resize(std::max(copies.size(), operands.size()));
+      for (std::size_t i = 0; i < operands.size(); ++i)
+        copies[i] = view_of(operands[i]);
+    } catch (...) {
+      drop_storage();
+      throw;
+    }
+    views_ = {copies.data(), operands.size()};
+  }
+  ~OperandViews() { drop_storage(); }
+  OperandViews(const OperandViews&) = delete;
+  OperandViews& operator=(const OperandViews&) = delete;
+
+  Views views() const { return views_; }
+
+ private:
+  /// The kept copies must not keep the operands' storage alive.
+  void drop_storage() noexcept {
+    if (!kept_) return;
+    for (View& copy : kept_->get())
+      copy.storage.reset();
+  }
+
+  std::optional<detail::ThreadKept<std::vector<View>>> kept_;
+  Views views_;
+};
 
 std::vector<backend::BufferPtr> buffers_of(std::vector<View> results) {
   std::vector<backend::BufferPtr> buffers;
@@ -66,9 +98,8 @@ std::vector<backend::BufferPtr> FlexBackend::execute(const ir::Op& op,
                                                      std::span<const backend::Operand> inputs,
                                                      std::span<const ir::TensorMeta> outputs) {
   const AllocatorScope allocating(allocator_);
-  std::vector<View> storage;
-  const Views views = views_of(inputs, storage);
-  return std::visit([&](const auto& o) { return run_op(o, views, outputs); }, op);
+  const OperandViews views(inputs);
+  return std::visit([&](const auto& o) { return run_op(o, views.views(), outputs); }, op);
 }
 
 std::vector<backend::BufferPtr> FlexBackend::execute_fused(const fusion::Program& program,
@@ -76,8 +107,8 @@ std::vector<backend::BufferPtr> FlexBackend::execute_fused(const fusion::Program
                                                            std::span<const Scalar> constants,
                                                            const Shape& shape) {
   const AllocatorScope allocating(allocator_);
-  std::vector<View> storage;
-  return buffers_of(run_fused(program, views_of(inputs, storage), constants, shape));
+  const OperandViews views(inputs);
+  return buffers_of(run_fused(program, views.views(), constants, shape));
 }
 
 backend::BufferPtr FlexBackend::write(const TensorData& data) {

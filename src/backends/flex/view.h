@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.h"
@@ -56,7 +57,10 @@ class OutputTensor {
   T* data() {
     return reinterpret_cast<T*>(bytes());
   }
-  const View& view() const { return view_; }
+  const View& view() const& { return view_; }
+  /// The view, moved out of a finished tensor: a kernel's result without a copy of its shape and
+  /// strides (each a heap allocation, a visible part of an op on a tiny tensor).
+  View view() && { return std::move(view_); }
 
  private:
   std::shared_ptr<Storage> storage_;
