@@ -45,8 +45,8 @@ std::span<const backend::Operand> operands_of(std::span<const ValueRef> values,
 
 }  // namespace
 
-std::span<const backend::BufferPtr> Executor::run(const PendingWork& work,
-                                                  const std::vector<bool>& live, Scratch& scratch) {
+std::span<backend::BufferPtr> Executor::run(const PendingWork& work, const std::vector<bool>& live,
+                                            Scratch& scratch) {
   std::vector<backend::BufferPtr>& results = scratch.results;
   results.assign(work.ops.size(), nullptr);
   // A queue of one live op (an op then a sync or a read) needs no grouping.

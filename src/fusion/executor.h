@@ -32,10 +32,10 @@ class Executor {
 
   /// Computes work. live[i]: whether queued op i's result is held outside the queue. Returns,
   /// per queued op, the inner buffer of its result where it was stored (every live op has one),
-  /// null elsewhere; the buffers live in scratch.results, for the caller to clear once taken.
+  /// null elsewhere; the buffers live in scratch.results, for the caller to move out and clear.
   /// Throws ExecutionError naming the op (or fused ops) that failed, with the original message.
-  std::span<const backend::BufferPtr> run(const PendingWork& work, const std::vector<bool>& live,
-                                          Scratch& scratch);
+  std::span<backend::BufferPtr> run(const PendingWork& work, const std::vector<bool>& live,
+                                    Scratch& scratch);
 
   ProgramCache::Stats cache_stats() const { return cache_.stats(); }
 

@@ -79,7 +79,9 @@ std::vector<backend::BufferPtr> FusionBackend::execute(const ir::Op& op,
   Stream& stream = this_thread_stream();
   // Another stream's buffer is computed now, before this stream is locked: a thread never
   // holds two streams' locks, so two threads reading each other's buffers cannot deadlock.
-  return {stream.enqueue(op, resolved(inputs, &stream, storage), outputs[0])};
+  std::vector<backend::BufferPtr> result;  // not {lazy}, which would copy it out of the list
+  result.push_back(stream.enqueue(op, resolved(inputs, &stream, storage), outputs[0]));
+  return result;
 }
 
 TensorData FusionBackend::read(const backend::Operand& operand) {

@@ -38,11 +38,17 @@ class LazyBuffer final : public backend::Buffer {
 
 /// buffer as a lazy buffer, or null when it is an inner backend's. Note: LazyBuffer is final, so
 /// comparing the exact type suffices; it runs for every operand of every op, where a dynamic_cast
-/// (a walk of the class hierarchy) is a noticeable part of an op on a tiny tensor.
+/// (a walk of the class hierarchy) is a noticeable part of an op on a tiny tensor. So is the
+/// string comparison by which two different types' type_infos compare unequal: the last other
+/// type seen is remembered, and a type_info at its address is that type.
 inline LazyBuffer* as_lazy(backend::Buffer* buffer) {
-  return buffer != nullptr && typeid(*buffer) == typeid(LazyBuffer)
-             ? static_cast<LazyBuffer*>(buffer)
-             : nullptr;
+  if (buffer == nullptr) return nullptr;
+  thread_local const std::type_info* last_other = nullptr;
+  const std::type_info& type = typeid(*buffer);
+  if (&type == last_other) return nullptr;
+  if (type == typeid(LazyBuffer)) return static_cast<LazyBuffer*>(buffer);
+  last_other = &type;
+  return nullptr;
 }
 
 }  // namespace ember::fusion

@@ -2,6 +2,7 @@
 
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "ember/error.h"
 
@@ -26,7 +27,9 @@ backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
                                   std::span<const backend::Operand> args,
                                   const ir::TensorMeta& output) {
   try {
-    return backend.execute(op, args, {&output, 1}).at(0);
+    // Moved out, not copied: a copy of a shared_ptr is an atomic increment (and its release a
+    // decrement), a visible part of an op on a tiny tensor.
+    return std::move(backend.execute(op, args, {&output, 1}).at(0));
   } catch (const std::exception& e) {
     throw ExecutionError("[fusion] queued " + ir::name(op) + " failed: " + e.what());
   }

@@ -100,11 +100,11 @@ void Stream::execute_locked() {
   }
   try {
     if (executor_ == nullptr) throw ExecutionError("[fusion] the device was destroyed");
-    const std::span<const backend::BufferPtr> buffers = executor_->run(work_, live_, scratch_);
+    const std::span<backend::BufferPtr> buffers = executor_->run(work_, live_, scratch_);
     for (std::size_t i = 0; i < results_.size(); ++i) {
       if (!results_[i]) continue;
       results_[i]->state_ = LazyBuffer::State::Computed;
-      results_[i]->inner_ = buffers[i];
+      results_[i]->inner_ = std::move(buffers[i]);
     }
   } catch (const ExecutionError& e) {
     fail_results(work_, e.what());

@@ -37,7 +37,7 @@ Outputs infer_rule(const Activation& activation, const Op& op, Inputs inputs) {
   check_activation_op(activation, op);
   check_dtype(op, inputs[0].dtype, kFloatDTypes);
   check_parameters(activation, op);
-  return {inputs[0]};
+  return one_output(inputs[0]);
 }
 
 Outputs infer_rule(const Softmax& softmax, const Op& op, Inputs inputs) {
@@ -45,7 +45,7 @@ Outputs infer_rule(const Softmax& softmax, const Op& op, Inputs inputs) {
   const TensorMeta& x = inputs[0];
   check_dtype(op, x.dtype, kFloatDTypes);
   check_dim(op, softmax.dim, x.shape.rank());
-  return {x};
+  return one_output(x);
 }
 
 }  // namespace ember::ir::rules

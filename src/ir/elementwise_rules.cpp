@@ -47,7 +47,7 @@ Outputs infer_rule(const Unary& unary, const Op& op, Inputs inputs) {
   const TensorMeta& x = inputs[0];
   check_dtype(op, x.dtype, unary_dtypes(unary.op));
   const bool predicate = unary.op == UnaryOp::IsNan || unary.op == UnaryOp::IsInf;
-  return {{x.shape, predicate ? DType::Bool : x.dtype}};
+  return one_output({x.shape, predicate ? DType::Bool : x.dtype});
 }
 
 Outputs infer_rule(const Binary& binary, const Op& op, Inputs inputs) {
@@ -56,7 +56,7 @@ Outputs infer_rule(const Binary& binary, const Op& op, Inputs inputs) {
   const TensorMeta& rhs = inputs[1];
   check_same_dtype(op, "lhs", lhs.dtype, "rhs", rhs.dtype);
   check_dtype(op, lhs.dtype, binary_dtypes(binary.op));
-  return {{broadcast(op, "lhs", lhs.shape, "rhs", rhs.shape), lhs.dtype}};
+  return one_output({broadcast(op, "lhs", lhs.shape, "rhs", rhs.shape), lhs.dtype});
 }
 
 Outputs infer_rule(const BinaryScalar& binary, const Op& op, Inputs inputs) {
@@ -65,7 +65,7 @@ Outputs infer_rule(const BinaryScalar& binary, const Op& op, Inputs inputs) {
   check_dtype(op, x.dtype, binary_dtypes(binary.op));
   check_scalar_fits(op, binary.value, x.dtype);
   if (is_int(x.dtype) && !binary.scalar_lhs) check_integer_divisor_or_exponent(binary, op);
-  return {x};
+  return one_output(x);
 }
 
 Outputs infer_rule(const Compare&, const Op& op, Inputs inputs) {
@@ -73,18 +73,18 @@ Outputs infer_rule(const Compare&, const Op& op, Inputs inputs) {
   const TensorMeta& lhs = inputs[0];
   const TensorMeta& rhs = inputs[1];
   check_same_dtype(op, "lhs", lhs.dtype, "rhs", rhs.dtype);
-  return {{broadcast(op, "lhs", lhs.shape, "rhs", rhs.shape), DType::Bool}};
+  return one_output({broadcast(op, "lhs", lhs.shape, "rhs", rhs.shape), DType::Bool});
 }
 
 Outputs infer_rule(const CompareScalar&, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 1);
   // Any value compares with any dtype: x > -1 on u8 is simply true, so no range check.
-  return {{inputs[0].shape, DType::Bool}};
+  return one_output({inputs[0].shape, DType::Bool});
 }
 
 Outputs infer_rule(const Cast& cast, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 1);
-  return {{inputs[0].shape, cast.dtype}};
+  return one_output({inputs[0].shape, cast.dtype});
 }
 
 }  // namespace ember::ir::rules

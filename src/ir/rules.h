@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ember/error.h"
@@ -58,6 +59,14 @@ extern const DTypeClass kNumericDTypes;        ///< float or int
 extern const DTypeClass kFloatOrSignedDTypes;  ///< float or signed int
 extern const DTypeClass kBoolDTypes;           ///< bool
 extern const DTypeClass kAnyDType;             ///< every dtype
+
+/// A list of the one output meta, moved in: `return {{shape, dtype}}` copies the meta out of its
+/// initializer list, a heap allocation for the shape (a visible part of an op on a tiny tensor).
+inline Outputs one_output(TensorMeta meta) {
+  Outputs outputs;
+  outputs.push_back(std::move(meta));
+  return outputs;
+}
 
 /// Requires inputs.size() == expected: "expects 2 inputs, got 1".
 void check_arity(const Op& op, Inputs inputs, std::size_t expected);

@@ -53,7 +53,8 @@ ops::Handles execute(const ir::Op& op, const Device& device,
   const std::span<backend::Operand> operands = scratch.operands();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     operands[i].buffer = inputs[i].impl()->buffer;
-    operands[i].meta = scratch.metas()[i];
+    // A swap, not a copy: both metas stay in the thread's kept memory for the next op.
+    std::swap(operands[i].meta, scratch.metas()[i]);
   }
   std::vector<backend::BufferPtr> buffers = context->execute(op, operands, outputs);
   if (buffers.size() != outputs.size()) {
@@ -84,7 +85,8 @@ ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
   InputScratch scratch(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const detail::TensorImpl& impl = *inputs[i].impl();
-    if (!(impl.device == first.device)) {
+    // The first input is on its own device: no comparison (a visit of the Device variant).
+    if (i > 0 && !(impl.device == first.device)) {
       fail(ir::name(op), "tensors on different devices: ", first.device.name(), " and ",
            impl.device.name());
     }

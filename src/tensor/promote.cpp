@@ -23,8 +23,11 @@ std::pair<TensorHandle, TensorHandle> promote(const TensorHandle& a, const Tenso
   // The checks of promote({a, b}), in its order, without building the two lists: this runs for
   // every binary op.
   const DType a_dtype = tensor_dtype(a, op);
+  const DType b_dtype = tensor_dtype(b, op);
+  // The usual case, two tensors of one dtype, needs no kind check and no casts.
+  if (a_dtype == b_dtype) return {a, b};
   require_same_kind(a, b, op);
-  const DType common = promote_types(a_dtype, b.dtype());
+  const DType common = promote_types(a_dtype, b_dtype);
   return {ops::cast(a, common), ops::cast(b, common)};
 }
 

@@ -78,8 +78,11 @@ std::vector<backend::BufferPtr> buffers_of(std::vector<View> results) {
 template <typename Op>
 std::vector<backend::BufferPtr> run_op(const Op& op, Views in, Outputs out) {
   if constexpr (HasFlexKernel<Op>) {
-    if (std::optional<View> result = run(op, in, out))
-      return {std::make_shared<FlexBuffer>(*std::move(result))};
+    if (std::optional<View> result = run(op, in, out)) {
+      std::vector<backend::BufferPtr> buffers;  // not {buffer}, which would copy it out of the list
+      buffers.push_back(std::make_shared<FlexBuffer>(*std::move(result)));
+      return buffers;
+    }
   } else if constexpr (HasFlexMultiKernel<Op>) {
     if (std::optional<std::vector<View>> results = run(op, in, out))
       return buffers_of(*std::move(results));

@@ -1,8 +1,65 @@
 #include "backends/flex/view.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "core/thread_kept.h"
+
 namespace ember::flex {
+namespace {
+
+/// Shapes and strides of dead flex buffers, whose memory the thread's next outputs reuse: a
+/// fresh copy of each is a heap allocation, a visible part of an op on a tiny tensor.
+class SpareDims {
+ public:
+  /// Keeps view's shape and strides while there is room (reserved by the copies below: keeping runs
+  /// in a destructor, and never allocates).
+  void keep(View& view) noexcept {
+    if (shapes_.size() < shapes_.capacity()) shapes_.push_back(std::move(view.shape));
+    if (strides_.size() < strides_.capacity()) strides_.push_back(std::move(view.strides));
+  }
+  /// A copy of shape, in a kept shape's memory when there is one.
+  Shape copy_shape(const Shape& shape) {
+    shapes_.reserve(kKept);
+    if (shapes_.empty()) return shape;
+    Shape copy = std::move(shapes_.back());
+    shapes_.pop_back();
+    copy = shape;
+    return copy;
+  }
+  /// shape's row-major strides, in kept strides' memory when there are some.
+  std::vector<int64_t> contiguous_strides(const Shape& shape) {
+    strides_.reserve(kKept);
+    std::vector<int64_t> strides;
+    if (!strides_.empty()) {
+      strides = std::move(strides_.back());
+      strides_.pop_back();
+    }
+    strides.resize(shape.rank());
+    int64_t stride = 1;
+    for (std::size_t i = shape.rank(); i-- > 0;) {
+      strides[i] = stride;
+      // On overflow the checked original throws its error.
+      if (__builtin_mul_overflow(stride, std::max<int64_t>(shape[i], 1), &stride))
+        return shape.contiguous_strides();
+    }
+    return strides;
+  }
+
+ private:
+  static constexpr std::size_t kKept = 8;
+  std::vector<Shape> shapes_;
+  std::vector<std::vector<int64_t>> strides_;
+};
+
+/// A row-major view of meta over storage, its shape and strides in the thread's kept memory.
+View kept_contiguous_view(std::shared_ptr<const Storage> storage, const ir::TensorMeta& meta) {
+  detail::ThreadKept<SpareDims> spare;
+  return View{std::move(storage), 0, spare.get().contiguous_strides(meta.shape),
+              spare.get().copy_shape(meta.shape), meta.dtype};
+}
+
+}  // namespace
 
 View View::contiguous(std::shared_ptr<const Storage> storage, Shape shape, DType dtype,
                       int64_t offset) {
@@ -11,19 +68,26 @@ View View::contiguous(std::shared_ptr<const Storage> storage, Shape shape, DType
 }
 
 bool View::is_contiguous() const {
-  if (num_elements() == 0) return true;
+  // One walk over the dims, without num_elements() (a checked product) for the empty case.
+  bool row_major = true;
   int64_t expected = 1;
   for (std::size_t d = shape.rank(); d-- > 0;) {
+    if (shape[d] == 0) return true;
     if (shape[d] == 1) continue;
-    if (strides[d] != expected) return false;
+    row_major = row_major && strides[d] == expected;
     expected *= shape[d];
   }
-  return true;
+  return row_major;
 }
 
 OutputTensor::OutputTensor(const ir::TensorMeta& meta)
     : storage_(std::make_shared<Storage>(static_cast<std::size_t>(meta.shape.num_elements()) *
                                          dtype_size(meta.dtype))),
-      view_(View::contiguous(storage_, meta.shape, meta.dtype)) {}
+      view_(kept_contiguous_view(storage_, meta)) {}
+
+FlexBuffer::~FlexBuffer() {
+  detail::ThreadKept<SpareDims> spare;
+  spare.get().keep(view);
+}
 
 }  // namespace ember::flex

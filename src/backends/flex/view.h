@@ -67,9 +67,13 @@ class OutputTensor {
   View view_;
 };
 
-/// The flex backend's buffer: one view.
+/// The flex backend's buffer: one view. When it dies, the thread keeps its view's shape and
+/// strides for the memory of its next OutputTensor's (view.cpp).
 struct FlexBuffer final : backend::Buffer {
   explicit FlexBuffer(View v) : view(std::move(v)) {}
+  ~FlexBuffer() override;
+  FlexBuffer(const FlexBuffer&) = delete;
+  FlexBuffer& operator=(const FlexBuffer&) = delete;
   View view;
 };
 
