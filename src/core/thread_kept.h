@@ -5,12 +5,14 @@
 // (an op in a static destructor), gets a fresh T of its own.
 #pragma once
 
+#include <optional>
+
 namespace ember::detail {
 
 template <typename T>
 class ThreadKept {
  public:
-  ThreadKept() : kept_(!in_use()), value_(kept_ ? &thread_value() : &own_) {
+  ThreadKept() : kept_(!in_use()), value_(kept_ ? &thread_value() : &own_.emplace()) {
     if (kept_) in_use() = true;
   }
   ~ThreadKept() {
@@ -38,7 +40,7 @@ class ThreadKept {
   }
 
   bool kept_;
-  T own_;
+  std::optional<T> own_;  ///< Made only when the thread's T is lent out already.
   T* value_;
 };
 

@@ -80,11 +80,7 @@ uint32_t Stream::external_locked(const backend::BufferPtr& buffer, const ir::Ten
 }
 
 ir::TensorMeta Stream::copy_locked(const ir::TensorMeta& meta) {
-  if (spare_shapes_.empty()) return meta;
-  ir::TensorMeta copy{std::move(spare_shapes_.back()), meta.dtype};
-  spare_shapes_.pop_back();
-  copy.shape = meta.shape;
-  return copy;
+  return {spare_shapes_.copy(meta.shape), meta.dtype};
 }
 
 void Stream::execute_locked() {
@@ -117,13 +113,10 @@ void Stream::execute_locked() {
 }
 
 void Stream::clear_locked() {
-  const auto keep = [&](Shape& shape) {
-    if (spare_shapes_.size() < spare_shapes_.capacity()) spare_shapes_.push_back(std::move(shape));
-  };
   for (backend::Operand& external : work_.externals)
-    keep(external.meta.shape);
+    spare_shapes_.keep(std::move(external.meta.shape));
   for (QueuedOp& op : work_.ops)
-    keep(op.output.shape);
+    spare_shapes_.keep(std::move(op.output.shape));
   work_.clear();
   external_index_.clear();
   results_.clear();

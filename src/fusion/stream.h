@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/spares.h"
 #include "fusion/executor.h"
 #include "fusion/lazy_buffer.h"
 #include "fusion/pending_work.h"
@@ -24,9 +25,7 @@ namespace ember::fusion {
 class Stream : public std::enable_shared_from_this<Stream> {
  public:
   Stream(Executor& executor, std::size_t max_queued)
-      : executor_(&executor), max_queued_(max_queued) {
-    spare_shapes_.reserve(kSpareShapes);
-  }
+      : executor_(&executor), max_queued_(max_queued) {}
 
   /// Queues op over inputs — inner buffers, or lazy buffers of this stream — and returns its
   /// lazy result. Once max_queued ops wait, the queue executes (its errors surface here).
@@ -72,10 +71,8 @@ class Stream : public std::enable_shared_from_this<Stream> {
   std::vector<std::shared_ptr<LazyBuffer>> results_;
   std::vector<bool> live_;
   Executor::Scratch scratch_;
-  /// The shapes of cleared work: a copy assigned into one reuses its memory where a fresh copy
-  /// allocates (three per binary op, a visible part of an op on a tiny tensor). Reserved up
-  /// front, so that keeping one never allocates.
-  std::vector<Shape> spare_shapes_;
+  /// The shapes of cleared work, for the next ops' metadata (three copies per binary op).
+  detail::Spares<Shape> spare_shapes_{kSpareShapes};
 };
 
 }  // namespace ember::fusion

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/spares.h"
 #include "core/thread_kept.h"
 
 namespace ember::flex {
@@ -12,29 +13,16 @@ namespace {
 /// fresh copy of each is a heap allocation, a visible part of an op on a tiny tensor.
 class SpareDims {
  public:
-  /// Keeps view's shape and strides while there is room (reserved by the copies below: keeping runs
-  /// in a destructor, and never allocates).
+  /// Keeps view's shape and strides while there is room (never allocates: runs in a destructor).
   void keep(View& view) noexcept {
-    if (shapes_.size() < shapes_.capacity()) shapes_.push_back(std::move(view.shape));
-    if (strides_.size() < strides_.capacity()) strides_.push_back(std::move(view.strides));
+    shapes_.keep(std::move(view.shape));
+    strides_.keep(std::move(view.strides));
   }
   /// A copy of shape, in a kept shape's memory when there is one.
-  Shape copy_shape(const Shape& shape) {
-    shapes_.reserve(kKept);
-    if (shapes_.empty()) return shape;
-    Shape copy = std::move(shapes_.back());
-    shapes_.pop_back();
-    copy = shape;
-    return copy;
-  }
+  Shape copy_shape(const Shape& shape) { return shapes_.copy(shape); }
   /// shape's row-major strides, in kept strides' memory when there are some.
   std::vector<int64_t> contiguous_strides(const Shape& shape) {
-    strides_.reserve(kKept);
-    std::vector<int64_t> strides;
-    if (!strides_.empty()) {
-      strides = std::move(strides_.back());
-      strides_.pop_back();
-    }
+    std::vector<int64_t> strides = strides_.take();
     strides.resize(shape.rank());
     int64_t stride = 1;
     for (std::size_t i = shape.rank(); i-- > 0;) {
@@ -48,8 +36,8 @@ class SpareDims {
 
  private:
   static constexpr std::size_t kKept = 8;
-  std::vector<Shape> shapes_;
-  std::vector<std::vector<int64_t>> strides_;
+  detail::Spares<Shape> shapes_{kKept};
+  detail::Spares<std::vector<int64_t>> strides_{kKept};
 };
 
 /// A row-major view of meta over storage, its shape and strides in the thread's kept memory.
