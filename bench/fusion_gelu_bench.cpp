@@ -54,7 +54,7 @@ Operand run(Backend& backend, const ember::ir::Op& op, const std::vector<Operand
   std::vector<ember::ir::TensorMeta> metas;
   for (const Operand& input : inputs)
     metas.push_back(input.meta);
-  const std::vector<ember::ir::TensorMeta> outputs = ember::ir::infer(op, metas);
+  const ember::ir::OutputMetas outputs = ember::ir::infer(op, metas);
   return {backend.execute(op, inputs, outputs).at(0), outputs[0]};
 }
 

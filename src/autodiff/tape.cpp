@@ -19,7 +19,7 @@ const detail::TensorImpl* first_tracked(std::span<const TensorHandle> inputs) {
   return nullptr;
 }
 
-bool any_float(const ops::Handles& outputs) {
+bool any_float(std::span<const TensorHandle> outputs) {
   for (const TensorHandle& output : outputs) {
     if (is_float(output.impl()->meta.dtype)) return true;
   }
@@ -44,12 +44,13 @@ std::vector<Edge> edges_of(std::span<const TensorHandle> inputs) {
 
 }  // namespace
 
-ops::Handles record(const ir::Op& op, std::span<const TensorHandle> inputs, ops::Handles outputs) {
-  if (!is_recording()) return outputs;
+void record(const ir::Op& op, std::span<const TensorHandle> inputs,
+            std::span<TensorHandle> outputs) {
+  if (!is_recording()) return;
   const detail::TensorImpl* tracked = first_tracked(inputs);
-  if (tracked == nullptr || !any_float(outputs)) return outputs;
+  if (tracked == nullptr || !any_float(outputs)) return;
   const BackwardRule* rule = backward_rule(op);
-  if (rule == nullptr) return outputs;
+  if (rule == nullptr) return;
 
   const Device& device = tracked->device;
   SavedValues saved =
@@ -62,7 +63,6 @@ ops::Handles record(const ir::Op& op, std::span<const TensorHandle> inputs, ops:
     if (is_float(out.meta.dtype))
       outputs[i] = detail::link(out, device, node, static_cast<uint32_t>(i));
   }
-  return outputs;
 }
 
 TensorHandle make_leaf(const TensorHandle& x) {

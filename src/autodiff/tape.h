@@ -16,10 +16,12 @@
 
 namespace ember::autodiff {
 
-/// outputs of op on inputs, attached to a new graph node when this thread is recording, some
-/// input is tracked, op has a backward rule and some output is Float; else outputs unchanged.
-/// Attached outputs (the Float ones) take the tracked input's Device; the others stay constants.
-ops::Handles record(const ir::Op& op, std::span<const TensorHandle> inputs, ops::Handles outputs);
+/// Attaches outputs of op on inputs, in place, to a new graph node when this thread is
+/// recording, some input is tracked, op has a backward rule and some output is Float; else
+/// leaves them unchanged. Attached outputs (the Float ones) take the tracked input's Device; the
+/// others stay constants.
+void record(const ir::Op& op, std::span<const TensorHandle> inputs,
+            std::span<TensorHandle> outputs);
 
 /// x as a new leaf that requires grad (x's device must have autodiff on and x must be Float).
 TensorHandle make_leaf(const TensorHandle& x);

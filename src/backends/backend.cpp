@@ -9,10 +9,9 @@ bool Backend::supports_op(const ir::Op& /*op*/) const {
   return true;
 }
 
-std::vector<BufferPtr> Backend::execute_fused(const fusion::Program& /*program*/,
-                                              std::span<const Operand> /*inputs*/,
-                                              std::span<const Scalar> /*constants*/,
-                                              const Shape& /*shape*/) {
+Outputs Backend::execute_fused(const fusion::Program& /*program*/,
+                               std::span<const Operand> /*inputs*/,
+                               std::span<const Scalar> /*constants*/, const Shape& /*shape*/) {
   throw ExecutionError("[" + name() + "] does not run fused programs");
 }
 

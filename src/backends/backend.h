@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/inline_vector.h"
 #include "ember/device_settings.h"
 #include "ember/memory.h"
 #include "ember/tensor_data.h"
@@ -27,6 +28,9 @@ class Buffer {
   virtual ~Buffer() = default;
 };
 using BufferPtr = std::shared_ptr<Buffer>;
+/// An op's result buffers, one per output: held inline for up to two outputs (every op but a
+/// few has one), so that returning them allocates nothing.
+using Outputs = detail::InlineVector<BufferPtr, 2>;
 
 /// One input of an op: its storage and metadata.
 struct Operand {
@@ -51,18 +55,16 @@ class Backend {
   /// Runs op. inputs satisfy ir::infer(op); outputs is what it returned. Returns one buffer per
   /// output. Throws InvalidArgument for data-dependent errors (an index out of range, an
   /// integer division by zero) and ExecutionError when the device fails.
-  virtual std::vector<BufferPtr> execute(const ir::Op& op, std::span<const Operand> inputs,
-                                         std::span<const ir::TensorMeta> outputs) = 0;
+  virtual Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
+                          std::span<const ir::TensorMeta> outputs) = 0;
   /// Whether execute_fused runs fused elementwise programs (src/fusion/program.h). Default: no;
   /// the fusion decorator then runs a program's instructions one by one through execute.
   virtual bool supports_fused() const { return false; }
   /// Runs program as one pass over shape: inputs[k] is program input k (any layout,
   /// broadcastable to shape), constants the scalars of its instructions. Returns one buffer per
   /// program output, of shape and that output's dtype. Called only when supports_fused().
-  virtual std::vector<BufferPtr> execute_fused(const fusion::Program& program,
-                                               std::span<const Operand> inputs,
-                                               std::span<const Scalar> constants,
-                                               const Shape& shape);
+  virtual Outputs execute_fused(const fusion::Program& program, std::span<const Operand> inputs,
+                                std::span<const Scalar> constants, const Shape& shape);
   /// Copies host data into a new buffer.
   virtual BufferPtr write(const TensorData& data) = 0;
   /// Copies a buffer back to the host (waits for the work producing it).

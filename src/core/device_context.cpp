@@ -109,9 +109,8 @@ uint64_t DeviceContext::next_random_key() {
   return ir::mix64(rng_state_++);
 }
 
-std::vector<backend::BufferPtr> DeviceContext::execute(const ir::Op& op,
-                                                       std::span<const backend::Operand> inputs,
-                                                       std::span<const ir::TensorMeta> outputs) {
+backend::Outputs DeviceContext::execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                                        std::span<const ir::TensorMeta> outputs) {
   auto buffers = backend_->execute(op, inputs, outputs);
   work_count_.fetch_add(1, std::memory_order_relaxed);
   return buffers;

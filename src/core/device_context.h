@@ -40,9 +40,8 @@ class DeviceContext {
   uint64_t next_random_key();
 
   /// Runs op on the backend and counts it as work.
-  std::vector<backend::BufferPtr> execute(const ir::Op& op,
-                                          std::span<const backend::Operand> inputs,
-                                          std::span<const ir::TensorMeta> outputs);
+  backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                           std::span<const ir::TensorMeta> outputs);
   /// Uploads host data and counts it as work.
   backend::BufferPtr write(const TensorData& data);
   /// How many ops and uploads ran on this device so far.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <string>
+#include <utility>
 
 #include "ember/error.h"
 #include "fusion/op_by_op.h"
@@ -63,12 +64,12 @@ std::span<backend::BufferPtr> Executor::run(const PendingWork& work, const std::
     signature_of(group, work, signature);
     const std::shared_ptr<const Program> program =
         cache_.find_or_build(signature.key, [&] { return build_program(group, work); });
-    const std::vector<backend::BufferPtr> outputs =
+    backend::Outputs outputs =
         run_program(*program, operands_of(group.inputs, work, results, scratch.inputs),
                     signature.constants, group.shape);
     scratch.inputs.clear();  // holds buffers: not past their use
     for (std::size_t k = 0; k < group.outputs.size(); ++k)
-      results[group.ops[group.outputs[k]]] = outputs[k];
+      results[group.ops[group.outputs[k]]] = std::move(outputs[k]);
   }
   return results;
 }
@@ -81,12 +82,11 @@ void Executor::run_lone(uint32_t index, const PendingWork& work, Scratch& scratc
   scratch.inputs.clear();  // holds buffers: not past their use
 }
 
-std::vector<backend::BufferPtr> Executor::run_program(const Program& program,
-                                                      std::span<const backend::Operand> inputs,
-                                                      std::span<const Scalar> constants,
-                                                      const Shape& shape) {
+backend::Outputs Executor::run_program(const Program& program,
+                                       std::span<const backend::Operand> inputs,
+                                       std::span<const Scalar> constants, const Shape& shape) {
   if (!inner_.supports_fused()) return run_op_by_op(inner_, program, inputs, constants, shape);
-  std::vector<backend::BufferPtr> outputs;
+  backend::Outputs outputs;
   try {
     outputs = inner_.execute_fused(program, inputs, constants, shape);
   } catch (const std::exception& e) {

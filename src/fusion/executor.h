@@ -42,10 +42,8 @@ class Executor {
  private:
   /// Runs queued op index alone through the inner backend's execute, into scratch.results.
   void run_lone(uint32_t index, const PendingWork& work, Scratch& scratch);
-  std::vector<backend::BufferPtr> run_program(const Program& program,
-                                              std::span<const backend::Operand> inputs,
-                                              std::span<const Scalar> constants,
-                                              const Shape& shape);
+  backend::Outputs run_program(const Program& program, std::span<const backend::Operand> inputs,
+                               std::span<const Scalar> constants, const Shape& shape);
 
   backend::Backend& inner_;
   ProgramCache cache_;

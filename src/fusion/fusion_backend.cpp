@@ -70,16 +70,15 @@ FusionBackend::~FusionBackend() {
   }
 }
 
-std::vector<backend::BufferPtr> FusionBackend::execute(const ir::Op& op,
-                                                       std::span<const backend::Operand> inputs,
-                                                       std::span<const ir::TensorMeta> outputs) {
+backend::Outputs FusionBackend::execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                                        std::span<const ir::TensorMeta> outputs) {
   std::vector<backend::Operand> storage;
   if (!options_.enabled || !is_fusible(op, inputs, outputs))
     return inner_->execute(op, resolved(inputs, nullptr, storage), outputs);
   Stream& stream = this_thread_stream();
   // Another stream's buffer is computed now, before this stream is locked: a thread never
   // holds two streams' locks, so two threads reading each other's buffers cannot deadlock.
-  std::vector<backend::BufferPtr> result;  // not {lazy}, which would copy it out of the list
+  backend::Outputs result;  // not {lazy}, which would copy it out of the list
   result.push_back(stream.enqueue(op, resolved(inputs, &stream, storage), outputs[0]));
   return result;
 }

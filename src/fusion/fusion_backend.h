@@ -57,9 +57,8 @@ class FusionBackend final : public backend::Backend {
   bool supports_op(const ir::Op& op) const override { return inner_->supports_op(op); }
   DeviceSettings default_settings() const override { return inner_->default_settings(); }
 
-  std::vector<backend::BufferPtr> execute(const ir::Op& op,
-                                          std::span<const backend::Operand> inputs,
-                                          std::span<const ir::TensorMeta> outputs) override;
+  backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                           std::span<const ir::TensorMeta> outputs) override;
   backend::BufferPtr write(const TensorData& data) override { return inner_->write(data); }
   /// Computes a lazy buffer first.
   TensorData read(const backend::Operand& operand) override;

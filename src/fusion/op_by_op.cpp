@@ -35,10 +35,9 @@ backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
   }
 }
 
-std::vector<backend::BufferPtr> run_op_by_op(backend::Backend& backend, const Program& program,
-                                             std::span<const backend::Operand> inputs,
-                                             std::span<const Scalar> constants,
-                                             const Shape& shape) {
+backend::Outputs run_op_by_op(backend::Backend& backend, const Program& program,
+                              std::span<const backend::Operand> inputs,
+                              std::span<const Scalar> constants, const Shape& shape) {
   std::vector<bool> is_output(program.instructions.size(), false);
   for (const uint32_t output : program.outputs)
     is_output[output] = true;
@@ -57,7 +56,7 @@ std::vector<backend::BufferPtr> run_op_by_op(backend::Backend& backend, const Pr
         results[arg.index].buffer.reset();
     }
   }
-  std::vector<backend::BufferPtr> outputs;
+  backend::Outputs outputs;
   for (const uint32_t output : program.outputs)
     outputs.push_back(results[output].buffer);
   return outputs;

@@ -18,8 +18,8 @@ backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
                                   const ir::TensorMeta& output);
 /// The program's outputs computed op by op on backend. An op's failure is rethrown as
 /// ExecutionError "[fusion] queued <op> failed: <its message>".
-std::vector<backend::BufferPtr> run_op_by_op(backend::Backend& backend, const Program& program,
-                                             std::span<const backend::Operand> inputs,
-                                             std::span<const Scalar> constants, const Shape& shape);
+backend::Outputs run_op_by_op(backend::Backend& backend, const Program& program,
+                              std::span<const backend::Operand> inputs,
+                              std::span<const Scalar> constants, const Shape& shape);
 
 }  // namespace ember::fusion

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/recycled.h"
 #include "ember/error.h"
 
 namespace ember::fusion {
@@ -17,8 +18,9 @@ backend::BufferPtr Stream::enqueue(const ir::Op& op, std::span<const backend::Op
   for (const backend::Operand& input : inputs)
     args.push_back(argument_locked(input));
   const auto index = static_cast<uint32_t>(work_.ops.size());
-  auto result = std::make_shared<LazyBuffer>(shared_from_this(), index);
-  work_.ops.push_back({op, args, copy_locked(output), result});
+  // In a recycled block (core/recycled.h): one per op.
+  auto result = detail::make_recycled<LazyBuffer>(shared_from_this(), index);
+  work_.ops.emplace_back(op, args, copy_locked(output), result);  // built in place: no moves
   if (work_.ops.size() >= max_queued_) execute_locked();
   return result;
 }
@@ -68,7 +70,7 @@ uint32_t Stream::external_locked(const backend::BufferPtr& buffer, const ir::Ten
     return found->second;
   }
   const auto index = static_cast<uint32_t>(externals.size());
-  externals.push_back({buffer, copy_locked(meta)});
+  externals.emplace_back(buffer, copy_locked(meta));
   if (externals.size() > kLinearSearchLimit) {
     if (external_index_.empty()) {
       for (uint32_t i = 0; i < index; ++i)
@@ -118,7 +120,8 @@ void Stream::clear_locked() {
   for (QueuedOp& op : work_.ops)
     spare_shapes_.keep(std::move(op.output.shape));
   work_.clear();
-  external_index_.clear();
+  // Clearing an empty hash still wipes its bucket array.
+  if (!external_index_.empty()) external_index_.clear();
   results_.clear();
   live_.clear();
   scratch_.inputs.clear();

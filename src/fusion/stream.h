@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "core/lean_mutex.h"
 #include "core/spares.h"
 #include "fusion/executor.h"
 #include "fusion/lazy_buffer.h"
@@ -59,7 +60,9 @@ class Stream : public std::enable_shared_from_this<Stream> {
   /// Marks the result of every queued op of work that is still held as failed with message.
   static void fail_results(const PendingWork& work, const std::string& message);
 
-  std::mutex mutex_;  // guards everything below and the state of this stream's lazy buffers
+  // Guards everything below and the state of this stream's lazy buffers. Lean (taken twice per
+  // op: to queue it and to execute it).
+  detail::LeanMutex mutex_;
   Executor* executor_;
   std::size_t max_queued_;
   PendingWork work_;

@@ -3,7 +3,7 @@
 
 namespace ember::ir {
 
-std::vector<TensorMeta> infer(const Op& op, std::span<const TensorMeta> inputs) {
+OutputMetas infer(const Op& op, std::span<const TensorMeta> inputs) {
   rules::check_input_shapes(op, inputs);
   return std::visit([&](const auto& specific) { return rules::infer_rule(specific, op, inputs); },
                     op);

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/inline_vector.h"
 #include "ember/distribution.h"
 #include "ember/dtype.h"
 #include "ember/scalar.h"
@@ -24,6 +25,10 @@ struct TensorMeta {
   DType dtype;
   friend bool operator==(const TensorMeta&, const TensorMeta&) = default;
 };
+
+/// The metadata of an op's outputs: held inline for up to two outputs (every op but a few has
+/// one), so that inferring them allocates nothing beyond their shapes.
+using OutputMetas = detail::InlineVector<TensorMeta, 2>;
 
 /// A scalar operand (the public ember::Scalar).
 using Scalar = ember::Scalar;
@@ -355,7 +360,7 @@ using Op = std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Whe
 std::string name(const Op& op);
 /// Checks the inputs against the op's rule and returns the outputs' metadata. Throws
 /// InvalidArgument "[name] ..." naming the offending shapes, dtypes or arguments.
-std::vector<TensorMeta> infer(const Op& op, std::span<const TensorMeta> inputs);
+OutputMetas infer(const Op& op, std::span<const TensorMeta> inputs);
 
 /// NumPy broadcasting of two shapes; InvalidArgument "[op] ..." when incompatible.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& op);

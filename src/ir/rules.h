@@ -20,7 +20,7 @@
 namespace ember::ir::rules {
 
 using Inputs = std::span<const TensorMeta>;
-using Outputs = std::vector<TensorMeta>;
+using Outputs = OutputMetas;
 
 /// Streams parts into one string.
 template <typename... Parts>

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <iterator>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "autodiff/tape.h"
+#include "core/inline_vector.h"
 #include "core/thread_kept.h"
 #include "tensor/check.h"
 #include "tensor/tensor_impl.h"
@@ -44,26 +46,30 @@ class InputScratch {
   std::size_t size_;
 };
 
+/// An op's result tensors, held inline for up to two outputs: the public ops::Handles (a
+/// std::vector) is made only for run's callers, so run_one allocates no list.
+using Results = detail::InlineVector<TensorHandle, 2>;
+
 /// Infers op's outputs from the inputs' metadata (in scratch), runs it on inputs and wraps each
 /// output buffer.
-ops::Handles execute(const ir::Op& op, const Device& device,
-                     const std::shared_ptr<detail::DeviceContext>& context, InputScratch& scratch,
-                     std::span<const TensorHandle> inputs) {
-  std::vector<ir::TensorMeta> outputs = ir::infer(op, scratch.metas());
+Results execute(const ir::Op& op, const Device& device,
+                const std::shared_ptr<detail::DeviceContext>& context, InputScratch& scratch,
+                std::span<const TensorHandle> inputs) {
+  ir::OutputMetas outputs = ir::infer(op, scratch.metas());
   const std::span<backend::Operand> operands = scratch.operands();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     operands[i].buffer = inputs[i].impl()->buffer;
     // A swap, not a copy: both metas stay in the thread's kept memory for the next op.
     std::swap(operands[i].meta, scratch.metas()[i]);
   }
-  std::vector<backend::BufferPtr> buffers = context->execute(op, operands, outputs);
+  backend::Outputs buffers = context->execute(op, operands, outputs);
   if (buffers.size() != outputs.size()) {
     // A backend bug, not a user error: report it instead of indexing past the end.
     throw ExecutionError("[" + ir::name(op) + "] backend returned " +
                          std::to_string(buffers.size()) + " buffers for " +
                          std::to_string(outputs.size()) + " outputs");
   }
-  ops::Handles results;
+  Results results;
   results.reserve(outputs.size());
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     results.push_back(
@@ -72,9 +78,8 @@ ops::Handles execute(const ir::Op& op, const Device& device,
   return results;
 }
 
-}  // namespace
-
-ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
+/// run's results, recorded by the autodiff tape, before they become an ops::Handles.
+Results run_results(const ir::Op& op, std::span<const TensorHandle> inputs) {
   if (inputs.empty()) fail(ir::name(op), "needs at least one input tensor");
   for (const TensorHandle& input : inputs) {
     // impl_of throws for an undefined tensor; the op's name is built only then, since this
@@ -92,17 +97,27 @@ ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
     }
     scratch.metas()[i] = impl.meta;
   }
-  return autodiff::record(op, inputs, execute(op, first.device, first.context, scratch, inputs));
+  Results results = execute(op, first.device, first.context, scratch, inputs);
+  autodiff::record(op, inputs, results);
+  return results;
+}
+
+}  // namespace
+
+ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
+  Results results = run_results(op, inputs);
+  return {std::make_move_iterator(results.begin()), std::make_move_iterator(results.end())};
 }
 
 TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs) {
-  return run(op, std::span<const TensorHandle>(inputs.begin(), inputs.size())).front();
+  return std::move(
+      run_results(op, std::span<const TensorHandle>(inputs.begin(), inputs.size())).front());
 }
 
 TensorHandle run_on(const ir::Op& op, const Device& device,
                     const std::shared_ptr<detail::DeviceContext>& context) {
   InputScratch no_inputs(0);
-  return execute(op, device, context, no_inputs, {}).front();
+  return std::move(execute(op, device, context, no_inputs, {}).front());
 }
 
 }  // namespace ember::tensor

@@ -2,6 +2,7 @@
 
 #include <ostream>
 
+#include "core/recycled.h"
 #include "tensor/check.h"
 #include "tensor/tensor_impl.h"
 
@@ -44,7 +45,8 @@ namespace ember::detail {
 
 TensorHandle make_handle(Device device, std::shared_ptr<DeviceContext> context, ir::TensorMeta meta,
                          backend::BufferPtr buffer) {
-  return TensorHandle(std::make_shared<const TensorImpl>(
+  // In a recycled block (core/recycled.h): one per op.
+  return TensorHandle(detail::make_recycled<const TensorImpl>(
       TensorImpl{std::move(device), std::move(context), std::move(meta), std::move(buffer)}));
 }
 

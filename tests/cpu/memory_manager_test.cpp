@@ -61,8 +61,10 @@ TEST(MemoryManager, UsageAndReportOfAKnownSequence) {
   EXPECT_EQ(test::fields(report[1]), test::fields(SlicedPoolReport{32 * MiB, 1, 1, 300000}));
   EXPECT_EQ(test::fields(report[2]), test::fields(SlicedPoolReport{6 * MiB, 1, 1, 5 * MiB + 1}));
 
-  for (std::byte* p : {a, b, c, d})
-    memory.deallocate(p, 0);
+  memory.deallocate(a, 100);
+  memory.deallocate(b, 300000);
+  memory.deallocate(c, 5 * MiB + 1);
+  memory.deallocate(d, 0);
   const MemoryPoolUsage freed = memory.usage();
   EXPECT_EQ(test::fields(freed), test::fields(MemoryPoolUsage{0, 0, 0, 40 * MiB}))
       << "freed memory stays reserved";
@@ -85,8 +87,8 @@ TEST(MemoryManager, SizeClassBoundaries) {
   EXPECT_EQ(report[2].pages, 2u);
   EXPECT_EQ(report[3].pages, 1u);
   EXPECT_EQ(report[4].pages, 2u);
-  for (std::byte* p : live)
-    memory.deallocate(p, 0);
+  for (std::size_t i = 0; i < live.size(); ++i)
+    memory.deallocate(live[i], sizes[i]);
 }
 
 TEST(MemoryManager, EveryAllocationIs64ByteAligned) {
@@ -98,9 +100,9 @@ TEST(MemoryManager, EveryAllocationIs64ByteAligned) {
   memory.set_persistent(true);
   live.push_back(memory.allocate(3));
   memory.set_persistent(false);
-  for (std::byte* p : live) {
-    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 64, 0u);
-    memory.deallocate(p, 0);
+  for (std::size_t i = 0; i < live.size(); ++i) {
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(live[i]) % 64, 0u);
+    memory.deallocate(live[i], i < std::size(sizes) ? sizes[i] : 3);
   }
 }
 
@@ -210,8 +212,8 @@ void training_like_step(MemoryManager& memory,
   std::vector<std::pair<std::byte*, uint64_t>> updated;
   for (const auto& [old, bytes] : weights)
     updated.emplace_back(memory.allocate(bytes), bytes);
-  for (auto it = activations.rbegin(); it != activations.rend(); ++it)
-    memory.deallocate(*it, 0);
+  for (std::size_t i = activations.size(); i-- > 0;)
+    memory.deallocate(activations[i], activation_sizes[i]);
   for (const auto& [old, bytes] : weights)
     memory.deallocate(old, bytes);
   weights = std::move(updated);
@@ -244,9 +246,9 @@ TEST(MemoryManager, AllocateAndFreeTheSameSizesReservesNothingAfterTheFirstItera
       live.push_back(memory.allocate(bytes));
     // Free in an order unlike allocation: odd positions first, then even.
     for (std::size_t i = 1; i < live.size(); i += 2)
-      memory.deallocate(live[i], 0);
+      memory.deallocate(live[i], sizes[i]);
     for (std::size_t i = 0; i < live.size(); i += 2)
-      memory.deallocate(live[i], 0);
+      memory.deallocate(live[i], sizes[i]);
     if (iteration == 0) first = memory.usage().bytes_reserved;
     ASSERT_EQ(memory.usage().bytes_reserved, first) << "iteration " << iteration;
   }

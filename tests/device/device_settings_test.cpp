@@ -60,8 +60,8 @@ class NoHalfBackend final : public backend::Backend {
   std::string name() const override { return "no-half"; }
   std::string description() const override { return "test backend without f16"; }
   bool supports_dtype(DType dtype) const override { return dtype != DType::F16; }
-  std::vector<backend::BufferPtr> execute(const ir::Op&, std::span<const backend::Operand>,
-                                          std::span<const ir::TensorMeta>) override {
+  backend::Outputs execute(const ir::Op&, std::span<const backend::Operand>,
+                           std::span<const ir::TensorMeta>) override {
     throw ExecutionError("[no-half] runs nothing");
   }
   backend::BufferPtr write(const TensorData&) override {

@@ -149,9 +149,10 @@ TEST(FlexReduce, F32RowSumsStayWithinTheirStatedBoundOfTheExactSum) {
   for (float& v : values) {
     v = static_cast<float>(std::ldexp(mantissa(rng), exponent(rng)) * (rng() % 2 ? 1.0 : -1.0));
   }
-  // The whole tensor (in parallel chunks), one row, and four rows.
+  // The whole tensor (in parallel chunks), one row, four rows, and twenty rows (several read at
+  // once, and a few more).
   const std::vector<std::pair<Shape, std::optional<int64_t>>> cases = {
-      {{kCount}, std::nullopt}, {{kCount}, 0}, {{4, kCount / 4}, 1}};
+      {{kCount}, std::nullopt}, {{kCount}, 0}, {{4, kCount / 4}, 1}, {{20, kCount / 20}, 1}};
   FlexBackend flex;
   for (const auto& [shape, dim] : cases) {
     const std::vector<double> sums =
@@ -180,17 +181,25 @@ TEST(FlexReduce, F32RowSumsStayWithinTheirStatedBoundOfTheExactSum) {
 
 TEST(FlexReduce, F32RowSumsThatOverflowF32BeforeCancellingMatchTheReference) {
   // Blocks of FLT_MAX, FLT_MAX, -FLT_MAX, -FLT_MAX overflow in f32 but sum to 0 in double, and a
-  // mean of FLT_MAX values is FLT_MAX.
+  // mean of FLT_MAX values is FLT_MAX. Rows of 128 that overflow alternate with rows of ones, nine
+  // rows in all, so that rows summed together mix both kinds.
   constexpr double kMax = std::numeric_limits<float>::max();
   std::vector<double> cancelling;
-  for (int i = 0; i < 64; ++i)
-    cancelling.insert(cancelling.end(), {kMax, kMax, -kMax, -kMax});
-  const TensorData x(cancelling, {2, 128}, DType::F32);
+  for (int row = 0; row < 9; ++row) {
+    for (int i = 0; i < 32; ++i) {
+      if (row % 2) {
+        cancelling.insert(cancelling.end(), {1.0, 1.0, 1.0, 1.0});
+      } else {
+        cancelling.insert(cancelling.end(), {kMax, kMax, -kMax, -kMax});
+      }
+    }
+  }
+  const TensorData x(cancelling, {9, 128}, DType::F32);
   const TensorData large(std::vector<double>(256, kMax), {2, 128}, DType::F32);
   for (const ReduceOp op : {ReduceOp::Sum, ReduceOp::Mean}) {
     const std::string what = ir::name(ir::Reduce{op, 1});
     expect_backends_agree(ir::Reduce{op, 1}, {x}, what + " of cancelling FLT_MAX");
-    expect_backends_agree(ir::Reduce{op, std::nullopt}, {x}, what + " of all cancelling FLT_MAX");
+    expect_backends_agree(ir::Reduce{op, std::nullopt}, {x}, what + " of the whole tensor");
     expect_backends_agree(ir::Reduce{op, 1}, {large}, what + " of FLT_MAX");
   }
 }

@@ -44,7 +44,7 @@ inline Value apply(backend::Backend& backend, const ir::Op& op, const std::vecto
     operands.push_back(input.operand());
     metas.push_back(input.meta);
   }
-  const std::vector<ir::TensorMeta> outputs = ir::infer(op, metas);
+  const ir::OutputMetas outputs = ir::infer(op, metas);
   return {backend.execute(op, operands, outputs).at(0), outputs[0]};
 }
 
@@ -84,9 +84,8 @@ class SpyBackend final : public backend::Backend {
   std::string name() const override { return "spy"; }
   std::string description() const override { return "spy over " + inner_->name(); }
   bool supports_dtype(DType dtype) const override { return inner_->supports_dtype(dtype); }
-  std::vector<backend::BufferPtr> execute(const ir::Op& op,
-                                          std::span<const backend::Operand> inputs,
-                                          std::span<const ir::TensorMeta> outputs) override {
+  backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                           std::span<const ir::TensorMeta> outputs) override {
     if (fail_on == ir::name(op)) throw std::runtime_error("spy failure in " + *fail_on);
     auto buffers = inner_->execute(op, inputs, outputs);
     ++ops;
@@ -94,10 +93,8 @@ class SpyBackend final : public backend::Backend {
     return buffers;
   }
   bool supports_fused() const override { return fused_; }
-  std::vector<backend::BufferPtr> execute_fused(const Program& program,
-                                                std::span<const backend::Operand> inputs,
-                                                std::span<const Scalar> constants,
-                                                const Shape& shape) override {
+  backend::Outputs execute_fused(const Program& program, std::span<const backend::Operand> inputs,
+                                 std::span<const Scalar> constants, const Shape& shape) override {
     for (const Instruction& instruction : program.instructions) {
       if (fail_on == ir::name(instruction.op)) {
         throw std::runtime_error("spy failure in " + *fail_on);

@@ -26,7 +26,7 @@ inline TensorMeta meta(Shape shape, DType dtype = DType::F32) {
 
 /// infer's outputs, expected to be exactly one.
 inline TensorMeta infer_one(const Op& op, const std::vector<TensorMeta>& inputs) {
-  const std::vector<TensorMeta> outputs = infer(op, inputs);
+  const OutputMetas outputs = infer(op, inputs);
   EXPECT_EQ(outputs.size(), 1u) << name(op);
   return outputs.empty() ? TensorMeta{} : outputs.front();
 }

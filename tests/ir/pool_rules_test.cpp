@@ -27,7 +27,8 @@ Pool pool1d(PoolOp op, int64_t kernel, int64_t stride, int64_t padding = 0, int6
 
 /// Every output of op on inputs.
 std::vector<TensorMeta> infer_all(const Op& op, const std::vector<TensorMeta>& inputs) {
-  return infer(op, inputs);
+  const OutputMetas outputs = infer(op, inputs);
+  return {outputs.begin(), outputs.end()};
 }
 
 /// The output length of a 1d max pooling over an input of length in.

@@ -11,9 +11,9 @@ using test::infer_one;
 using test::meta;
 
 TEST(IrSort, GivesValuesAndIndices) {
-  const std::vector<TensorMeta> expected = {meta({3, 4}), meta({3, 4}, DType::I64)};
+  const OutputMetas expected = {meta({3, 4}), meta({3, 4}, DType::I64)};
   EXPECT_EQ(infer(Sort{1}, std::vector{meta({3, 4})}), expected);
-  const std::vector<TensorMeta> bools = {meta({0}, DType::Bool), meta({0}, DType::I32)};
+  const OutputMetas bools = {meta({0}, DType::Bool), meta({0}, DType::I32)};
   EXPECT_EQ(infer(Sort{0, true, DType::I32}, std::vector{meta({0}, DType::Bool)}), bools);
 }
 

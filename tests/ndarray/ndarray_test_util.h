@@ -51,8 +51,8 @@ inline std::vector<TensorData> run_all(const ir::Op& op, const std::vector<Tenso
     metas.push_back({input.shape(), input.dtype()});
     operands.push_back({backend.write(input), metas.back()});
   }
-  const std::vector<ir::TensorMeta> outputs = ir::infer(op, metas);
-  const std::vector<backend::BufferPtr> buffers = backend.execute(op, operands, outputs);
+  const ir::OutputMetas outputs = ir::infer(op, metas);
+  const backend::Outputs buffers = backend.execute(op, operands, outputs);
   std::vector<TensorData> results;
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     results.push_back(backend.read({buffers[i], outputs[i]}));

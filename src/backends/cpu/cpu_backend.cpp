@@ -26,16 +26,14 @@ class CpuBackend final : public backend::Backend {
   bool supports_op(const ir::Op& op) const override { return flex_.supports_op(op); }
   DeviceSettings default_settings() const override { return flex_.default_settings(); }
 
-  std::vector<backend::BufferPtr> execute(const ir::Op& op,
-                                          std::span<const backend::Operand> inputs,
-                                          std::span<const ir::TensorMeta> outputs) override {
+  backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                           std::span<const ir::TensorMeta> outputs) override {
     return flex_.execute(op, inputs, outputs);
   }
   bool supports_fused() const override { return flex_.supports_fused(); }
-  std::vector<backend::BufferPtr> execute_fused(const fusion::Program& program,
-                                                std::span<const backend::Operand> inputs,
-                                                std::span<const Scalar> constants,
-                                                const Shape& shape) override {
+  backend::Outputs execute_fused(const fusion::Program& program,
+                                 std::span<const backend::Operand> inputs,
+                                 std::span<const Scalar> constants, const Shape& shape) override {
     return flex_.execute_fused(program, inputs, constants, shape);
   }
   backend::BufferPtr write(const TensorData& data) override { return flex_.write(data); }

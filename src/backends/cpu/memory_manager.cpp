@@ -22,9 +22,18 @@ std::size_t large_class_page_size(std::size_t bytes) {
   return (bytes + quarter - 1) / quarter * quarter;
 }
 
+/// A persistent block is exact-size, but one byte at least so that its address is distinct.
+std::size_t persistent_block_size(std::size_t bytes) {
+  return std::max<std::size_t>(bytes, 1);
+}
+
 std::byte* persistent_block_from_os(std::size_t bytes) {
   return static_cast<std::byte*>(
       ::operator new (bytes, std::align_val_t{flex::Allocator::kAlignment}));
+}
+
+void persistent_block_to_os(std::byte* data) noexcept {
+  ::operator delete (data, std::align_val_t{flex::Allocator::kAlignment});
 }
 
 }  // namespace
@@ -36,38 +45,47 @@ MemoryManager::MemoryManager() {
 
 std::byte* MemoryManager::allocate(std::size_t bytes) {
   const std::lock_guard lock(mutex_);
-  SlicedPool* pool = persistent_on_this_thread() ? nullptr : &pool_for(bytes);
-  // A persistent block is exact-size, but one byte at least so that its address is distinct.
-  const Allocation a{pool, bytes,
-                     pool != nullptr ? pool->slice_size(bytes) : std::max<std::size_t>(bytes, 1)};
-  std::byte* data = pool != nullptr ? pool->allocate(bytes) : persistent_block_from_os(a.reserved);
-  try {
-    if (spare_live_node_) {
-      spare_live_node_.key() = data;
-      spare_live_node_.mapped() = a;
-      live_.insert(std::move(spare_live_node_));
-    } else {
-      live_.emplace(data, a);
+  std::byte* data = nullptr;
+  std::size_t reserved = 0;
+  if (persistent_on_this_thread()) {
+    reserved = persistent_block_size(bytes);
+    data = persistent_block_from_os(reserved);
+    try {
+      persistent_blocks_.insert(data);
+    } catch (...) {
+      persistent_block_to_os(data);
+      throw;
     }
-  } catch (...) {
-    release(data, a);
-    throw;
+    persistent_bytes_ += reserved;
+  } else {
+    SlicedPool& pool = pool_for(bytes);
+    reserved = pool.slice_size(bytes);
+    data = pool.allocate(bytes);
   }
-  bytes_in_use_ += a.bytes;
-  bytes_padding_ += a.reserved - a.bytes;
-  if (pool == nullptr) persistent_bytes_ += a.reserved;
+  ++live_allocations_;
+  bytes_in_use_ += bytes;
+  bytes_padding_ += reserved - bytes;
   return data;
 }
 
-void MemoryManager::deallocate(std::byte* data, std::size_t /*bytes*/) noexcept {
+void MemoryManager::deallocate(std::byte* data, std::size_t bytes) noexcept {
   const std::lock_guard lock(mutex_);
-  auto node = live_.extract(data);
-  const Allocation& a = node.mapped();
-  bytes_in_use_ -= a.bytes;
-  bytes_padding_ -= a.reserved - a.bytes;
-  if (a.pool == nullptr) persistent_bytes_ -= a.reserved;
-  release(data, a);
-  spare_live_node_ = std::move(node);
+  std::size_t reserved = 0;
+  // Note: the size class of bytes names the pool, so a pooled block needs no bookkeeping of its
+  // own (a hash lookup per allocation and free, a visible part of an op on a tiny tensor); only
+  // the rarer persistent blocks are kept in a set, to tell them apart.
+  if (!persistent_blocks_.empty() && persistent_blocks_.erase(data) == 1) {
+    reserved = persistent_block_size(bytes);
+    persistent_bytes_ -= reserved;
+    persistent_block_to_os(data);
+  } else {
+    SlicedPool& pool = *find_pool(bytes);  // installed when the block was allocated
+    reserved = pool.slice_size(bytes);
+    pool.recycle(data, bytes);
+  }
+  --live_allocations_;
+  bytes_in_use_ -= bytes;
+  bytes_padding_ -= reserved - bytes;
 }
 
 void MemoryManager::set_persistent(bool on) {
@@ -101,7 +119,7 @@ MemoryPoolUsage MemoryManager::usage() const {
   std::size_t reserved = persistent_bytes_;
   for (const auto& pool : pools_)
     reserved += pool->reserved_bytes();
-  return {.number_allocs = live_.size(),
+  return {.number_allocs = live_allocations_,
           .bytes_in_use = bytes_in_use_,
           .bytes_padding = bytes_padding_,
           .bytes_reserved = reserved};
@@ -111,22 +129,19 @@ bool MemoryManager::persistent_on_this_thread() const {
   return !persistent_depth_.empty() && persistent_depth_.contains(std::this_thread::get_id());
 }
 
-SlicedPool& MemoryManager::pool_for(std::size_t bytes) {
-  if (bytes <= kSmallMaxAlloc) return *pools_[0];
-  if (bytes <= kMediumMaxAlloc) return *pools_[1];
+SlicedPool* MemoryManager::find_pool(std::size_t bytes) const {
+  if (bytes <= kSmallMaxAlloc) return pools_[0].get();
+  if (bytes <= kMediumMaxAlloc) return pools_[1].get();
   const std::size_t page_size = large_class_page_size(bytes);
   const auto large = std::find_if(pools_.begin() + kFixedPools, pools_.end(),
                                   [&](const auto& pool) { return pool->page_size() == page_size; });
-  if (large != pools_.end()) return **large;
-  return *pools_.emplace_back(std::make_unique<SlicedPool>(page_size, page_size));
+  return large != pools_.end() ? large->get() : nullptr;
 }
 
-void MemoryManager::release(std::byte* data, const Allocation& a) noexcept {
-  if (a.pool != nullptr) {
-    a.pool->recycle(data, a.bytes);
-  } else {
-    ::operator delete (data, std::align_val_t{flex::Allocator::kAlignment});
-  }
+SlicedPool& MemoryManager::pool_for(std::size_t bytes) {
+  if (SlicedPool* pool = find_pool(bytes)) return *pool;
+  const std::size_t page_size = large_class_page_size(bytes);
+  return *pools_.emplace_back(std::make_unique<SlicedPool>(page_size, page_size));
 }
 
 }  // namespace ember::cpu

@@ -16,10 +16,12 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "backends/cpu/sliced_pool.h"
 #include "backends/flex/allocator.h"
+#include "core/lean_mutex.h"
 #include "ember/memory.h"
 
 namespace ember::cpu {
@@ -41,6 +43,7 @@ class MemoryManager final : public flex::Allocator {
   /// bytes from the pool of their size class, or from persistent storage when the calling thread
   /// is in persistent mode.
   std::byte* allocate(std::size_t bytes) override;
+  /// Gives back data with the bytes allocate was given (which name its pool).
   void deallocate(std::byte* data, std::size_t bytes) noexcept override;
 
   /// Turns persistent mode on or off for the calling thread. Modes nest: each on needs its off,
@@ -57,27 +60,17 @@ class MemoryManager final : public flex::Allocator {
   MemoryPoolUsage usage() const;
 
  private:
-  struct Allocation {
-    SlicedPool* pool;      ///< nullptr: a persistent block.
-    std::size_t bytes;     ///< Asked for.
-    std::size_t reserved;  ///< Given: the slice, or the persistent block.
-  };
-
   bool persistent_on_this_thread() const;
+  /// The pool of bytes's size class; nullptr for a large class whose pool is not installed yet.
+  SlicedPool* find_pool(std::size_t bytes) const;
   /// The pool of bytes's size class (installing a large class's pool on first use).
   SlicedPool& pool_for(std::size_t bytes);
-  /// Gives a's memory back to its pool, or a persistent block to the OS.
-  void release(std::byte* data, const Allocation& a) noexcept;
 
-  using LiveMap = std::unordered_map<const std::byte*, Allocation>;
-
-  mutable std::mutex mutex_;  // guards everything below
+  mutable detail::LeanMutex mutex_;  // guards everything below; lean (taken on every op)
   std::vector<std::unique_ptr<SlicedPool>> pools_;
-  LiveMap live_;
-  /// The node of the last allocation freed, reused by the next one. Note: a loop allocating and
-  /// freeing tensors then books them without a heap allocation each (a visible part of an op on
-  /// a tiny tensor).
-  LiveMap::node_type spare_live_node_;
+  /// The live persistent blocks; every other live block is pooled.
+  std::unordered_set<const std::byte*> persistent_blocks_;
+  std::size_t live_allocations_ = 0;
   std::unordered_map<std::thread::id, int> persistent_depth_;
   std::size_t bytes_in_use_ = 0;
   std::size_t bytes_padding_ = 0;

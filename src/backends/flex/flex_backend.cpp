@@ -12,6 +12,7 @@
 #include "backends/flex/fused.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/thread_pool.h"
+#include "core/recycled.h"
 #include "core/thread_kept.h"
 
 namespace ember::flex {
@@ -66,21 +67,26 @@ class OperandViews {
   Views views_;
 };
 
-std::vector<backend::BufferPtr> buffers_of(std::vector<View> results) {
-  std::vector<backend::BufferPtr> buffers;
+/// A buffer of view, in a recycled block (core/recycled.h): one per op.
+backend::BufferPtr buffer_of(View view) {
+  return detail::make_recycled<FlexBuffer>(std::move(view));
+}
+
+backend::Outputs buffers_of(std::vector<View> results) {
+  backend::Outputs buffers;
   buffers.reserve(results.size());
   for (View& result : results)
-    buffers.push_back(std::make_shared<FlexBuffer>(std::move(result)));
+    buffers.push_back(buffer_of(std::move(result)));
   return buffers;
 }
 
 /// op's outputs: from its flex kernel when it has one that accepts the inputs, else from ndarray.
 template <typename Op>
-std::vector<backend::BufferPtr> run_op(const Op& op, Views in, Outputs out) {
+backend::Outputs run_op(const Op& op, Views in, Outputs out) {
   if constexpr (HasFlexKernel<Op>) {
     if (std::optional<View> result = run(op, in, out)) {
-      std::vector<backend::BufferPtr> buffers;  // not {buffer}, which would copy it out of the list
-      buffers.push_back(std::make_shared<FlexBuffer>(*std::move(result)));
+      backend::Outputs buffers;  // not {buffer}, which would copy it out of the list
+      buffers.push_back(buffer_of(*std::move(result)));
       return buffers;
     }
   } else if constexpr (HasFlexMultiKernel<Op>) {
@@ -97,18 +103,16 @@ std::string FlexBackend::description() const {
          std::to_string(ThreadPool::instance().threads()) + " threads)";
 }
 
-std::vector<backend::BufferPtr> FlexBackend::execute(const ir::Op& op,
-                                                     std::span<const backend::Operand> inputs,
-                                                     std::span<const ir::TensorMeta> outputs) {
+backend::Outputs FlexBackend::execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                                      std::span<const ir::TensorMeta> outputs) {
   const AllocatorScope allocating(allocator_);
   const OperandViews views(inputs);
   return std::visit([&](const auto& o) { return run_op(o, views.views(), outputs); }, op);
 }
 
-std::vector<backend::BufferPtr> FlexBackend::execute_fused(const fusion::Program& program,
-                                                           std::span<const backend::Operand> inputs,
-                                                           std::span<const Scalar> constants,
-                                                           const Shape& shape) {
+backend::Outputs FlexBackend::execute_fused(const fusion::Program& program,
+                                            std::span<const backend::Operand> inputs,
+                                            std::span<const Scalar> constants, const Shape& shape) {
   const AllocatorScope allocating(allocator_);
   const OperandViews views(inputs);
   return buffers_of(run_fused(program, views.views(), constants, shape));
@@ -116,7 +120,7 @@ std::vector<backend::BufferPtr> FlexBackend::execute_fused(const fusion::Program
 
 backend::BufferPtr FlexBackend::write(const TensorData& data) {
   const AllocatorScope allocating(allocator_);
-  return std::make_shared<FlexBuffer>(from_tensor_data(data));
+  return buffer_of(from_tensor_data(data));
 }
 
 TensorData FlexBackend::read(const backend::Operand& operand) {

@@ -26,15 +26,13 @@ class FlexBackend final : public backend::Backend {
   std::string description() const override;
   bool supports_dtype(DType /*dtype*/) const override { return true; }
 
-  std::vector<backend::BufferPtr> execute(const ir::Op& op,
-                                          std::span<const backend::Operand> inputs,
-                                          std::span<const ir::TensorMeta> outputs) override;
+  backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                           std::span<const ir::TensorMeta> outputs) override;
   /// Fused elementwise programs run tile by tile on the thread pool (fused.h).
   bool supports_fused() const override { return true; }
-  std::vector<backend::BufferPtr> execute_fused(const fusion::Program& program,
-                                                std::span<const backend::Operand> inputs,
-                                                std::span<const Scalar> constants,
-                                                const Shape& shape) override;
+  backend::Outputs execute_fused(const fusion::Program& program,
+                                 std::span<const backend::Operand> inputs,
+                                 std::span<const Scalar> constants, const Shape& shape) override;
   backend::BufferPtr write(const TensorData& data) override;
   TensorData read(const backend::Operand& operand) override;
 

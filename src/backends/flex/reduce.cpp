@@ -1,13 +1,13 @@
 // Sum, mean, max, min, argmax and argmin of f32 / f64 along a dim or over the whole tensor,
 // through the SIMD loops of simd.h (strided inputs are made contiguous first).
-// A reduced dim that is innermost is read as contiguous rows; their sums accumulate in double, as
-// ndarray's, f32 rows after adding blocks of a few vectors in f32 (see simd::sum). Otherwise (a
-// reduction across rows) each task streams whole rows of a block of columns into small
-// accumulators, with no transposition: f32 sums add blocks of rows in f32 vectors (blocked
-// summation, as PyTorch's) and the blocks in double; f64 sums stay in double; arg-reductions keep
-// each column's best value and its row. When the column blocks are too few to keep the pool busy,
-// the rows are cut into chunks as well, whose results are combined in order. Empty reductions and
-// the other ops fall back to ndarray.
+// A reduced dim that is innermost is read as contiguous rows, several at once; their sums
+// accumulate in double, as ndarray's, f32 rows after adding blocks of a few vectors in f32 (see
+// simd::sum and simd::row_sums). Otherwise (a reduction across rows) each task streams whole rows
+// of a block of columns into small accumulators, with no transposition: f32 sums add blocks of
+// rows in f32 vectors (blocked summation, as PyTorch's) and the blocks in double; f64 sums stay in
+// double; arg-reductions keep each column's best value and its row. When the column blocks are too
+// few to keep the pool busy, the rows are cut into chunks as well, whose results are combined in
+// order. Empty reductions and the other ops fall back to ndarray.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -37,6 +37,8 @@ constexpr int64_t kColumnBlock = 1024;
 constexpr int64_t kSumBlockRows = 32;
 /// Tasks per thread a reduction across rows aims at, so that threads that start late even out.
 constexpr int64_t kTasksPerThread = 4;
+/// Rows whose sums one simd::row_sums call leaves in a task's buffer.
+constexpr int64_t kRowSumBatch = 64;
 /// Fewest rows of a chunk, so that a chunk's partial results stay a small part of its work.
 constexpr int64_t kMinChunkRows = 64;
 /// Most rows of a chunk: arg_extreme_rows counts f32 rows in 32 bits.
@@ -85,6 +87,20 @@ void reduce_rows(const T* x, int64_t rows, int64_t size, Out* out, const F& redu
   parallel_for(rows, std::max<int64_t>(1, kElementGrain / size), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r)
       out[r] = reduce(x + r * size);
+  });
+}
+
+/// Sum or mean of each contiguous row of size elements into out, batches of rows at a time.
+template <typename T>
+void sum_each_row(ReduceOp op, const T* x, int64_t rows, int64_t size, T* out) {
+  parallel_for(rows, std::max<int64_t>(1, kElementGrain / size), [&](int64_t begin, int64_t end) {
+    std::array<double, kRowSumBatch> sums;
+    for (int64_t r = begin; r < end; r += kRowSumBatch) {
+      const int64_t batch = std::min(kRowSumBatch, end - r);
+      simd::row_sums(x + r * size, batch, size, sums.data());
+      for (int64_t k = 0; k < batch; ++k)
+        out[r + k] = from_sum<T>(op, sums[static_cast<std::size_t>(k)], size);
+    }
   });
 }
 
@@ -307,8 +323,7 @@ void reduce_values(ReduceOp op, const T* x, const Lanes& lanes, T* out) {
     *out = from_sum<T>(op, parallel_sum(x, size), size);
     return;
   }
-  reduce_rows(x, lanes.count(), size, out,
-              [&](const T* row) { return from_sum<T>(op, simd::sum(row, size), size); });
+  sum_each_row(op, x, lanes.count(), size, out);
 }
 
 /// ArgMax or ArgMin of each lane into out, of the index dtype I.

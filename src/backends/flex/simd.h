@@ -46,6 +46,10 @@ void activation(const ir::Activation& op, const double* x, double* out, int64_t 
 /// under about 3 * 2^-24 * sum|x|, and an overflowing block falls back to summing in double.
 double sum(const float* x, int64_t n);
 double sum(const double* x, int64_t n);
+/// sums[r] = sum(x + r * n, n), r < rows: f32 reads several rows at once, which is faster than one
+/// long stream.
+void row_sums(const float* x, int64_t rows, int64_t n, double* sums);
+void row_sums(const double* x, int64_t rows, int64_t n, double* sums);
 /// acc[i] += row[i], i < n (f32 widened to double).
 void add_row(const float* row, double* acc, int64_t n);
 /// The maximum (or minimum) of x[0, n), n >= 1; NaN when x holds one.

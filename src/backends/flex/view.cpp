@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/recycled.h"
 #include "core/spares.h"
 #include "core/thread_kept.h"
 
@@ -69,9 +70,13 @@ bool View::is_contiguous() const {
 }
 
 OutputTensor::OutputTensor(const ir::TensorMeta& meta)
-    : storage_(std::make_shared<Storage>(static_cast<std::size_t>(meta.shape.num_elements()) *
-                                         dtype_size(meta.dtype))),
-      view_(kept_contiguous_view(storage_, meta)) {}
+    : OutputTensor(
+          detail::make_recycled<Storage>(static_cast<std::size_t>(meta.shape.num_elements()) *
+                                         dtype_size(meta.dtype)),
+          meta) {}
+
+OutputTensor::OutputTensor(std::shared_ptr<Storage> storage, const ir::TensorMeta& meta)
+    : data_(storage->mutable_data()), view_(kept_contiguous_view(std::move(storage), meta)) {}
 
 FlexBuffer::~FlexBuffer() {
   detail::ThreadKept<SpareDims> spare;

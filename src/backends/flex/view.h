@@ -52,7 +52,7 @@ class OutputTensor {
  public:
   explicit OutputTensor(const ir::TensorMeta& meta);
 
-  std::byte* bytes() { return storage_->mutable_data(); }
+  std::byte* bytes() { return data_; }
   template <typename T>
   T* data() {
     return reinterpret_cast<T*>(bytes());
@@ -63,7 +63,11 @@ class OutputTensor {
   View view() && { return std::move(view_); }
 
  private:
-  std::shared_ptr<Storage> storage_;
+  OutputTensor(std::shared_ptr<Storage> storage, const ir::TensorMeta& meta);
+
+  /// The storage's bytes, writable; the view holds the storage (one owner: a second would cost
+  /// an atomic increment and decrement per op).
+  std::byte* data_;
   View view_;
 };
 

@@ -30,15 +30,14 @@ std::vector<TensorData> as_results(std::vector<TensorData> results) {
 
 }  // namespace
 
-std::vector<backend::BufferPtr> NdArrayBackend::execute(const ir::Op& op,
-                                                        std::span<const backend::Operand> inputs,
-                                                        std::span<const ir::TensorMeta> outputs) {
+backend::Outputs NdArrayBackend::execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                                         std::span<const ir::TensorMeta> outputs) {
   std::vector<const TensorData*> data;
   for (const backend::Operand& operand : inputs)
     data.push_back(&data_of(operand));
   std::vector<TensorData> results =
       std::visit([&](const auto& o) { return as_results(run(o, data, outputs)); }, op);
-  std::vector<backend::BufferPtr> buffers;
+  backend::Outputs buffers;
   for (TensorData& result : results) {
     buffers.push_back(std::make_shared<NdArrayBuffer>(std::move(result)));
   }

@@ -16,9 +16,8 @@ class NdArrayBackend final : public backend::Backend {
   std::string description() const override { return "reference CPU backend (plain loops)"; }
   bool supports_dtype(DType /*dtype*/) const override { return true; }
 
-  std::vector<backend::BufferPtr> execute(const ir::Op& op,
-                                          std::span<const backend::Operand> inputs,
-                                          std::span<const ir::TensorMeta> outputs) override;
+  backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                           std::span<const ir::TensorMeta> outputs) override;
   backend::BufferPtr write(const TensorData& data) override;
   TensorData read(const backend::Operand& operand) override;
 };
