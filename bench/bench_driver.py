@@ -71,12 +71,15 @@ def ember_program(build_dir, name):
 
 
 def check_peer(python):
-    """Exits with the fix when python cannot import torch; returns torch's version."""
-    probe = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
+    """Exits with the fix when python cannot import torch; returns its version and origin."""
+    probe = subprocess.run([python, "-c", "import torch; print(torch.__version__, torch.__file__)"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
         sys.exit(f"{python} cannot import torch: run bench/install-peer (as root)")
-    return probe.stdout.strip()
+    version, path = probe.stdout.strip().split(" ", 1)
+    origin = ("Debian python3-torch" if path.startswith("/usr/lib/python3/dist-packages/")
+              else f"{python}'s")
+    return f"{version} ({origin}, CPU)"
 
 
 def run_json_line(command, env):
@@ -121,8 +124,11 @@ def _git_revision():
     def git(*args):
         return subprocess.run(["git", "-C", REPO_DIR, *args], capture_output=True,
                               text=True).stdout.strip()
+    revision = git("rev-parse", "--short", "HEAD")
+    if not revision:  # a copy of the tree without its .git (e.g. on another machine)
+        return os.environ.get("EMBER_REVISION", "unknown (no git checkout)")
     dirty = " (with uncommitted changes)" if git("status", "--porcelain") else ""
-    return git("rev-parse", "--short", "HEAD") + dirty
+    return revision + dirty
 
 
 def _memory_gib():
@@ -140,7 +146,7 @@ def machine_lines(torch_version):
         f"- load average (1, 5, 15 min) when the table was written: "
         f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} (the machine is shared)",
         f"- ember: {_git_revision()}",
-        f"- peer: PyTorch {torch_version} (Debian python3-torch, CPU); its threads: "
+        f"- peer: PyTorch {torch_version}; its threads: "
         f"torch.set_num_threads(N), OMP/MKL/OPENBLAS_NUM_THREADS=N, "
         f"OMP_WAIT_POLICY={torch_env(1)['OMP_WAIT_POLICY']}; ember's: EMBER_NUM_THREADS=N",
     ]
