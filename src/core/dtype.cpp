@@ -40,12 +40,16 @@ constexpr std::array<DType, 4> kFloatDTypes = {DType::F64, DType::F32, DType::F1
 constexpr std::array<DType, 8> kIntDTypes = {DType::I64, DType::I32, DType::I16, DType::I8,
                                              DType::U64, DType::U32, DType::U16, DType::U8};
 
-/// The table row of d; InvalidArgument for a value outside the enumeration (a bad cast).
+[[noreturn]] void fail_invalid(std::size_t index) {
+  throw InvalidArgument("[dtype] invalid DType value " + std::to_string(index));
+}
+
+/// The table row of d; InvalidArgument for a value outside the enumeration (a bad cast). The
+/// error is a call of its own, so that this inlines into the queries (a few run per op).
 const DTypeInfo& info(DType d) {
   const auto index = static_cast<std::size_t>(d);
-  if (index >= kInfo.size()) {
-    throw InvalidArgument("[dtype] invalid DType value " + std::to_string(index));
-  }
+  if (index >= kInfo.size()) [[unlikely]]
+    fail_invalid(index);
   return kInfo[index];
 }
 

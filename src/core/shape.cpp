@@ -9,13 +9,18 @@
 namespace ember {
 namespace {
 
+[[noreturn]] void fail_too_many_elements(const Shape& shape) {
+  std::ostringstream message;
+  message << "[Shape] " << shape << " has more elements than int64 can count";
+  throw InvalidArgument(message.str());
+}
+
+/// a * b; the error is a call of its own, so that this inlines into the loops (num_elements runs
+/// a few times per op).
 int64_t checked_multiply(int64_t a, int64_t b, const Shape& shape) {
   int64_t product = 0;
-  if (__builtin_mul_overflow(a, b, &product)) {
-    std::ostringstream message;
-    message << "[Shape] " << shape << " has more elements than int64 can count";
-    throw InvalidArgument(message.str());
-  }
+  if (__builtin_mul_overflow(a, b, &product)) [[unlikely]]
+    fail_too_many_elements(shape);
   return product;
 }
 

@@ -1,6 +1,7 @@
 // Rules of the elementwise ops: unary, binary (tensor and scalar), compare, cast.
 #include <cmath>
 
+#include "core/recycled_shapes.h"
 #include "ir/op_rules.h"
 
 namespace ember::ir::rules {
@@ -47,7 +48,7 @@ Outputs infer_rule(const Unary& unary, const Op& op, Inputs inputs) {
   const TensorMeta& x = inputs[0];
   check_dtype(op, x.dtype, unary_dtypes(unary.op));
   const bool predicate = unary.op == UnaryOp::IsNan || unary.op == UnaryOp::IsInf;
-  return one_output({x.shape, predicate ? DType::Bool : x.dtype});
+  return one_output({detail::recycled_copy(x.shape), predicate ? DType::Bool : x.dtype});
 }
 
 Outputs infer_rule(const Binary& binary, const Op& op, Inputs inputs) {
@@ -65,7 +66,7 @@ Outputs infer_rule(const BinaryScalar& binary, const Op& op, Inputs inputs) {
   check_dtype(op, x.dtype, binary_dtypes(binary.op));
   check_scalar_fits(op, binary.value, x.dtype);
   if (is_int(x.dtype) && !binary.scalar_lhs) check_integer_divisor_or_exponent(binary, op);
-  return one_output(x);
+  return one_output({detail::recycled_copy(x.shape), x.dtype});
 }
 
 Outputs infer_rule(const Compare&, const Op& op, Inputs inputs) {
@@ -79,12 +80,12 @@ Outputs infer_rule(const Compare&, const Op& op, Inputs inputs) {
 Outputs infer_rule(const CompareScalar&, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 1);
   // Any value compares with any dtype: x > -1 on u8 is simply true, so no range check.
-  return one_output({inputs[0].shape, DType::Bool});
+  return one_output({detail::recycled_copy(inputs[0].shape), DType::Bool});
 }
 
 Outputs infer_rule(const Cast& cast, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 1);
-  return one_output({inputs[0].shape, cast.dtype});
+  return one_output({detail::recycled_copy(inputs[0].shape), cast.dtype});
 }
 
 }  // namespace ember::ir::rules

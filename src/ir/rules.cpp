@@ -6,6 +6,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/recycled_shapes.h"
+
 namespace ember::ir::rules {
 namespace {
 
@@ -115,6 +117,8 @@ void check_index_dtype(const Op& op, DType index_dtype, int64_t extent) {
 }
 
 std::optional<Shape> try_broadcast(const Shape& a, const Shape& b) {
+  // The usual case, one shape, copied into a dead tensor's shape memory: no allocation.
+  if (a == b) return detail::recycled_copy(a);
   const std::size_t rank = std::max(a.rank(), b.rank());
   std::vector<int64_t> dims(rank);
   // Align trailing dims: position i from the end; a missing leading dim acts as 1.

@@ -13,9 +13,8 @@ std::string kind_phrase(TensorKind kind) {
   return os.str();
 }
 
-const detail::TensorImpl& impl_of(const TensorHandle& x, std::string_view op) {
-  if (!x.defined()) fail(op, "undefined tensor (default-constructed handle)");
-  return *x.impl();
+void fail_undefined(std::string_view op) {
+  fail(op, "undefined tensor (default-constructed handle)");
 }
 
 const Shape& shape_of(const TensorHandle& x, std::string_view op) {

@@ -30,8 +30,16 @@ template <typename... Parts>
   throw InvalidArgument(message.str());
 }
 
+/// Throws impl_of's InvalidArgument for an undefined tensor.
+[[noreturn]] void fail_undefined(std::string_view op);
+
 /// The implementation behind x; InvalidArgument when x is undefined (default-constructed).
-const detail::TensorImpl& impl_of(const TensorHandle& x, std::string_view op);
+/// Inline: it runs for every input of every op.
+inline const detail::TensorImpl& impl_of(const TensorHandle& x, std::string_view op) {
+  if (!x.defined()) [[unlikely]]
+    fail_undefined(op);
+  return *x.impl();
+}
 /// x's shape / dtype; InvalidArgument when x is undefined.
 const Shape& shape_of(const TensorHandle& x, std::string_view op);
 DType tensor_dtype(const TensorHandle& x, std::string_view op);

@@ -1,6 +1,9 @@
 // Elementwise ops: unary, binary (with promotion), tensor-scalar, comparisons, masking, cast and
 // clamp.
 #include "ember/tensor_ops.h"
+
+#include <utility>
+
 #include "tensor/check.h"
 #include "tensor/dispatch.h"
 #include "tensor/promote.h"
@@ -24,7 +27,8 @@ TensorHandle binary(const TensorHandle& a, const TensorHandle& b, BinaryOp op, K
   tensor::require(a, rule, name);
   tensor::require(b, rule, name);
   auto [lhs, rhs] = tensor::promote(a, b, name);
-  return tensor::run_one(ir::Binary{op}, {lhs, rhs});
+  // Moved into the list: a copy of a handle is an atomic increment (and its release a decrement).
+  return tensor::run_one(ir::Binary{op}, {std::move(lhs), std::move(rhs)});
 }
 
 /// x op s, or s op x when scalar_lhs; s must be exact in x's dtype (its range is ir's rule).
@@ -38,7 +42,7 @@ TensorHandle binary_scalar(const TensorHandle& x, Scalar s, BinaryOp op, std::st
 TensorHandle compare(const TensorHandle& a, const TensorHandle& b, CompareOp op,
                      std::string_view name) {
   auto [lhs, rhs] = tensor::promote(a, b, name);
-  return tensor::run_one(ir::Compare{op}, {lhs, rhs});
+  return tensor::run_one(ir::Compare{op}, {std::move(lhs), std::move(rhs)});
 }
 
 /// x op s for any scalar: a comparison is a fair question even where x's dtype cannot hold s
@@ -254,7 +258,7 @@ TensorHandle mask_fill(const TensorHandle& x, const TensorHandle& mask, Scalar v
 TensorHandle where(const TensorHandle& cond, const TensorHandle& a, const TensorHandle& b) {
   tensor::require(cond, KindRule::Bool, "where");
   auto [lhs, rhs] = tensor::promote(a, b, "where");
-  return tensor::run_one(ir::Where{}, {cond, lhs, rhs});
+  return tensor::run_one(ir::Where{}, {cond, std::move(lhs), std::move(rhs)});
 }
 
 TensorHandle cast(const TensorHandle& x, DType dtype) {

@@ -1,4 +1,7 @@
 #include "ember/tensor_ops.h"
+
+#include <utility>
+
 #include "tensor/check.h"
 #include "tensor/dispatch.h"
 #include "tensor/promote.h"
@@ -10,7 +13,7 @@ TensorHandle matmul(const TensorHandle& a, const TensorHandle& b) {
   tensor::require(b, tensor::KindRule::Numeric, "matmul");
   // Shapes (equal ranks >= 2, inner dims, batch broadcast) are ir::infer's rule.
   auto [lhs, rhs] = tensor::promote(a, b, "matmul");
-  return tensor::run_one(ir::Matmul{}, {lhs, rhs});
+  return tensor::run_one(ir::Matmul{}, {std::move(lhs), std::move(rhs)});
 }
 
 }  // namespace ember::ops

@@ -45,9 +45,10 @@ namespace ember::detail {
 
 TensorHandle make_handle(Device device, std::shared_ptr<DeviceContext> context, ir::TensorMeta meta,
                          backend::BufferPtr buffer) {
-  // In a recycled block (core/recycled.h): one per op.
-  return TensorHandle(detail::make_recycled<const TensorImpl>(
-      TensorImpl{std::move(device), std::move(context), std::move(meta), std::move(buffer)}));
+  // In a recycled block (core/recycled.h): one per op. Built in place, not moved from a
+  // temporary.
+  return TensorHandle(detail::make_recycled<const TensorImpl>(std::move(device), std::move(context),
+                                                              std::move(meta), std::move(buffer)));
 }
 
 }  // namespace ember::detail

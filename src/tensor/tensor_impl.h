@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "backends/backend.h"
 #include "core/device_context.h"
+#include "core/recycled_shapes.h"
 #include "ember/device.h"
 #include "ember/tensor_handle.h"
 
@@ -26,6 +28,9 @@ struct TensorImpl {
   /// src/autodiff/tape.h). Set only on an autodiff device.
   std::shared_ptr<autodiff::Node> node = nullptr;
   uint32_t output = 0;
+
+  /// Gives the shape's memory to the thread's next output shape (core/recycled_shapes.h).
+  ~TensorImpl() { recycle(std::move(meta.shape)); }
 
   backend::Operand operand() const { return {buffer, meta}; }
 };

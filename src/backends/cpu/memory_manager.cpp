@@ -129,9 +129,7 @@ bool MemoryManager::persistent_on_this_thread() const {
   return !persistent_depth_.empty() && persistent_depth_.contains(std::this_thread::get_id());
 }
 
-SlicedPool* MemoryManager::find_pool(std::size_t bytes) const {
-  if (bytes <= kSmallMaxAlloc) return pools_[0].get();
-  if (bytes <= kMediumMaxAlloc) return pools_[1].get();
+SlicedPool* MemoryManager::find_large_pool(std::size_t bytes) const {
   const std::size_t page_size = large_class_page_size(bytes);
   const auto large = std::find_if(pools_.begin() + kFixedPools, pools_.end(),
                                   [&](const auto& pool) { return pool->page_size() == page_size; });

@@ -62,7 +62,13 @@ class MemoryManager final : public flex::Allocator {
  private:
   bool persistent_on_this_thread() const;
   /// The pool of bytes's size class; nullptr for a large class whose pool is not installed yet.
-  SlicedPool* find_pool(std::size_t bytes) const;
+  /// Inline for the fixed classes: every allocation and free asks for one.
+  SlicedPool* find_pool(std::size_t bytes) const {
+    if (bytes <= kSmallMaxAlloc) return pools_[0].get();
+    if (bytes <= kMediumMaxAlloc) return pools_[1].get();
+    return find_large_pool(bytes);
+  }
+  SlicedPool* find_large_pool(std::size_t bytes) const;
   /// The pool of bytes's size class (installing a large class's pool on first use).
   SlicedPool& pool_for(std::size_t bytes);
 

@@ -44,11 +44,6 @@ SlicedPool::~SlicedPool() {
     page_to_os(base, page_size_);
 }
 
-std::size_t SlicedPool::slice_size(std::size_t bytes) const {
-  const std::size_t granules = std::max<std::size_t>(1, (bytes + granularity_ - 1) / granularity_);
-  return granules * granularity_;
-}
-
 std::byte* SlicedPool::allocate(std::size_t bytes) {
   const std::uintptr_t address = take_slice(slice_size(bytes));
   unpoison(address, bytes);
@@ -109,11 +104,6 @@ SlicedPoolReport SlicedPool::report() const {
           .pages = pages_.size(),
           .pages_peak = pages_peak_,
           .largest_alloc = largest_alloc_};
-}
-
-SlicedPool::CachedSlices* SlicedPool::cache_of(std::size_t size) {
-  const std::size_t granules = size / granularity_;
-  return granules <= kCachedGranules ? &cached_[granules - 1] : nullptr;
 }
 
 std::uintptr_t SlicedPool::take_slice(std::size_t size) {

@@ -10,6 +10,7 @@
 // tensor's end. Not thread-safe: the MemoryManager owning the pools serializes every call.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -38,7 +39,12 @@ class SlicedPool {
   std::size_t page_size() const { return page_size_; }
   /// The slice an allocation of bytes takes: bytes rounded up to the granularity (one granule
   /// for 0 bytes, so that every allocation has a distinct address).
-  std::size_t slice_size(std::size_t bytes) const;
+  /// Inline: each allocation and free asks for it a few times.
+  std::size_t slice_size(std::size_t bytes) const {
+    const std::size_t granules =
+        std::max<std::size_t>(1, (bytes + granularity_ - 1) / granularity_);
+    return granules * granularity_;
+  }
 
   /// A slice of slice_size(bytes) bytes (bytes <= page_size()): a free one when one is large
   /// enough, else carved from a new page. Throws std::bad_alloc when the OS refuses a page.
@@ -85,7 +91,10 @@ class SlicedPool {
   };
 
   /// The cache of slices of size bytes, or nullptr when that size is not cached.
-  CachedSlices* cache_of(std::size_t size);
+  CachedSlices* cache_of(std::size_t size) {
+    const std::size_t granules = size / granularity_;
+    return granules <= kCachedGranules ? &cached_[granules - 1] : nullptr;
+  }
   /// A slice of size bytes, from the cache when it holds one, else from the trees.
   std::uintptr_t take_slice(std::size_t size);
   /// Frees every cached slice into the trees (merging it with its free neighbours).

@@ -4,7 +4,7 @@
 
 namespace ember::flex {
 
-HostInputs::HostInputs(std::span<const View> views) {
+HostInputs::HostInputs(Views views) {
   data_.reserve(views.size());
   for (const View& view : views)
     data_.push_back(to_tensor_data(view));

@@ -14,7 +14,7 @@ namespace ember::flex {
 /// Contiguous host copies of a kernel's input views, in the form the ndarray kernels take.
 class HostInputs {
  public:
-  explicit HostInputs(std::span<const View> views);
+  explicit HostInputs(Views views);
   ndarray::Inputs pointers() const { return pointers_; }
 
  private:
@@ -29,7 +29,7 @@ std::vector<View> to_views(const std::vector<TensorData>& results);
 
 /// op run by its ndarray kernel on the inputs' values.
 template <typename Op>
-std::vector<View> run_on_ndarray(const Op& op, std::span<const View> inputs,
+std::vector<View> run_on_ndarray(const Op& op, Views inputs,
                                  std::span<const ir::TensorMeta> outputs) {
   const HostInputs host(inputs);
   return to_views(ndarray::run(op, host.pointers(), outputs));

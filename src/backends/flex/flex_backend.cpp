@@ -1,6 +1,5 @@
 #include "backends/flex/flex_backend.h"
 
-#include <algorithm>
 #include <memory>
 #include <optional>
 #include <typeinfo>
@@ -12,8 +11,8 @@
 #include "backends/flex/fused.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/thread_pool.h"
+#include "core/inline_vector.h"
 #include "core/recycled.h"
-#include "core/thread_kept.h"
 
 namespace ember::flex {
 namespace {
@@ -28,47 +27,24 @@ const View& view_of(const backend::Operand& operand) {
   return static_cast<const FlexBuffer*>(buffer)->view;
 }
 
-/// The views of operands as the kernels take them. A lone operand's view is passed in place;
-/// several are copied into copies the thread keeps (core/thread_kept.h): assigning a view into a
-/// kept copy reuses its shape and strides' memory where a fresh copy would allocate both.
+/// The views of operands as the kernels take them: pointers to the buffers' own views.
 class OperandViews {
  public:
   explicit OperandViews(std::span<const backend::Operand> operands) {
-    if (operands.size() == 1) {
-      views_ = {&view_of(operands.front()), 1};
-      return;
-    }
-    std::vector<View>& copies = kept_.emplace().get();
-    try {
-      copies.resize(std::max(copies.size(), operands.size()));
-      for (std::size_t i = 0; i < operands.size(); ++i)
-        copies[i] = view_of(operands[i]);
-    } catch (...) {
-      drop_storage();
-      throw;
-    }
-    views_ = {copies.data(), operands.size()};
+    pointers_.reserve(operands.size());
+    for (const backend::Operand& operand : operands)
+      pointers_.push_back(&view_of(operand));
   }
-  ~OperandViews() { drop_storage(); }
-  OperandViews(const OperandViews&) = delete;
-  OperandViews& operator=(const OperandViews&) = delete;
 
-  Views views() const { return views_; }
+  Views views() const { return Views({pointers_.data(), pointers_.size()}); }
 
  private:
-  /// The kept copies must not keep the operands' storage alive.
-  void drop_storage() noexcept {
-    if (!kept_) return;
-    for (View& copy : kept_->get())
-      copy.storage.reset();
-  }
-
-  std::optional<detail::ThreadKept<std::vector<View>>> kept_;
-  Views views_;
+  /// Inline room for the inputs of nearly every op.
+  detail::InlineVector<const View*, 4> pointers_;
 };
 
 /// A buffer of view, in a recycled block (core/recycled.h): one per op.
-backend::BufferPtr buffer_of(View view) {
+backend::BufferPtr buffer_of(View&& view) {
   return detail::make_recycled<FlexBuffer>(std::move(view));
 }
 

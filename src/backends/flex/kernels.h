@@ -15,7 +15,6 @@
 
 namespace ember::flex {
 
-using Views = std::span<const View>;
 using Outputs = std::span<const ir::TensorMeta>;
 
 // layout.cpp: zero-copy views

@@ -5,7 +5,7 @@
 
 #include "core/recycled.h"
 #include "core/spares.h"
-#include "core/thread_kept.h"
+#include "core/thread_instance.h"
 
 namespace ember::flex {
 namespace {
@@ -43,9 +43,10 @@ class SpareDims {
 
 /// A row-major view of meta over storage, its shape and strides in the thread's kept memory.
 View kept_contiguous_view(std::shared_ptr<const Storage> storage, const ir::TensorMeta& meta) {
-  detail::ThreadKept<SpareDims> spare;
-  return View{std::move(storage), 0, spare.get().contiguous_strides(meta.shape),
-              spare.get().copy_shape(meta.shape), meta.dtype};
+  SpareDims* spare = detail::thread_instance<SpareDims>();
+  if (spare == nullptr) return View::contiguous(std::move(storage), meta.shape, meta.dtype);
+  return View{std::move(storage), 0, spare->contiguous_strides(meta.shape),
+              spare->copy_shape(meta.shape), meta.dtype};
 }
 
 }  // namespace
@@ -54,19 +55,6 @@ View View::contiguous(std::shared_ptr<const Storage> storage, Shape shape, DType
                       int64_t offset) {
   std::vector<int64_t> strides = shape.contiguous_strides();
   return View{std::move(storage), offset, std::move(strides), std::move(shape), dtype};
-}
-
-bool View::is_contiguous() const {
-  // One walk over the dims, without num_elements() (a checked product) for the empty case.
-  bool row_major = true;
-  int64_t expected = 1;
-  for (std::size_t d = shape.rank(); d-- > 0;) {
-    if (shape[d] == 0) return true;
-    if (shape[d] == 1) continue;
-    row_major = row_major && strides[d] == expected;
-    expected *= shape[d];
-  }
-  return row_major;
 }
 
 OutputTensor::OutputTensor(const ir::TensorMeta& meta)
@@ -79,8 +67,7 @@ OutputTensor::OutputTensor(std::shared_ptr<Storage> storage, const ir::TensorMet
     : data_(storage->mutable_data()), view_(kept_contiguous_view(std::move(storage), meta)) {}
 
 FlexBuffer::~FlexBuffer() {
-  detail::ThreadKept<SpareDims> spare;
-  spare.get().keep(view);
+  if (SpareDims* spare = detail::thread_instance<SpareDims>()) spare->keep(view);
 }
 
 }  // namespace ember::flex

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -32,8 +33,20 @@ struct View {
   int64_t num_elements() const { return shape.num_elements(); }
   std::size_t element_size() const { return dtype_size(dtype); }
   /// Whether the elements lie row-major and densely from element [0, ..., 0] (strides of dims
-  /// of size 1 do not matter; a view without elements is contiguous).
-  bool is_contiguous() const;
+  /// of size 1 do not matter; a view without elements is contiguous). Inline: the elementwise
+  /// kernels ask it of every input.
+  bool is_contiguous() const {
+    // One walk over the dims, without num_elements() (a checked product) for the empty case.
+    bool row_major = true;
+    int64_t expected = 1;
+    for (std::size_t d = shape.rank(); d-- > 0;) {
+      if (shape[d] == 0) return true;
+      if (shape[d] == 1) continue;
+      row_major = row_major && strides[d] == expected;
+      expected *= shape[d];
+    }
+    return row_major;
+  }
   /// The bytes of element [0, ..., 0].
   const std::byte* bytes() const {
     return storage->data() + offset * static_cast<int64_t>(element_size());
@@ -44,6 +57,37 @@ struct View {
     return reinterpret_cast<const T*>(bytes());
   }
   ir::TensorMeta meta() const { return {shape, dtype}; }
+};
+
+/// A kernel's input views: the operands' own views, by pointer. Note: not a span of copies, since
+/// copying a view (its shape and strides, its storage's count) costs more than an op on a tiny
+/// tensor.
+class Views {
+ public:
+  /// Iterates the views, not the pointers.
+  class Iterator {
+   public:
+    explicit Iterator(const View* const* at) : at_(at) {}
+    const View& operator*() const { return **at_; }
+    Iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    friend bool operator==(const Iterator&, const Iterator&) = default;
+
+   private:
+    const View* const* at_;
+  };
+
+  explicit Views(std::span<const View* const> views) : views_(views) {}
+
+  std::size_t size() const { return views_.size(); }
+  const View& operator[](std::size_t i) const { return *views_[i]; }
+  Iterator begin() const { return Iterator(views_.data()); }
+  Iterator end() const { return Iterator(views_.data() + views_.size()); }
+
+ private:
+  std::span<const View* const> views_;
 };
 
 /// A new contiguous tensor for a kernel to fill: write through data(), then take view(). Its
@@ -74,7 +118,8 @@ class OutputTensor {
 /// The flex backend's buffer: one view. When it dies, the thread keeps its view's shape and
 /// strides for the memory of its next OutputTensor's (view.cpp).
 struct FlexBuffer final : backend::Buffer {
-  explicit FlexBuffer(View v) : view(std::move(v)) {}
+  /// Takes v by reference: each move of a view is a visible part of an op on a tiny tensor.
+  explicit FlexBuffer(View&& v) : view(std::move(v)) {}
   ~FlexBuffer() override;
   FlexBuffer(const FlexBuffer&) = delete;
   FlexBuffer& operator=(const FlexBuffer&) = delete;
