@@ -124,9 +124,13 @@ def _git_revision():
     def git(*args):
         return subprocess.run(["git", "-C", REPO_DIR, *args], capture_output=True,
                               text=True).stdout.strip()
+    # A copy of the tree on another machine may carry no .git, or a stale one: EMBER_REVISION
+    # then names the commit.
+    if os.environ.get("EMBER_REVISION"):
+        return os.environ["EMBER_REVISION"]
     revision = git("rev-parse", "--short", "HEAD")
-    if not revision:  # a copy of the tree without its .git (e.g. on another machine)
-        return os.environ.get("EMBER_REVISION", "unknown (no git checkout)")
+    if not revision:
+        return "unknown (no git checkout; set EMBER_REVISION)"
     dirty = " (with uncommitted changes)" if git("status", "--porcelain") else ""
     return revision + dirty
 
