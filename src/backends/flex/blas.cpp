@@ -3,10 +3,18 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <mutex>
+#include <string>
 
+#include "backends/flex/dnnl_conv.h"
+#include "backends/flex/dnnl_gemm.h"
 #include "backends/flex/thread_pool.h"
+#include "ember/error.h"
 
 namespace ember::flex {
 namespace {
@@ -23,6 +31,32 @@ blasint as_blas(int64_t value) {
 
 CBLAS_TRANSPOSE transpose_flag(bool transposed) {
   return transposed ? CblasTrans : CblasNoTrans;
+}
+
+bool equals_ignoring_case(std::string_view x, std::string_view y) {
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](char p, char q) {
+    return std::tolower(static_cast<unsigned char>(p)) ==
+           std::tolower(static_cast<unsigned char>(q));
+  });
+}
+
+/// The automatic rule: oneDNN where OpenBLAS runs pre-AVX2 kernels on an AVX2 CPU (OpenBLAS 0.3.21
+/// runs its SSE3 Prescott kernels on Emerald Rapids, at a fifth of oneDNN's speed).
+GemmLibrary automatic_gemm_library() {
+  const bool fallback = is_pre_avx2_openblas_core(openblas_get_corename()) &&
+                        __builtin_cpu_supports("avx2") && dnnl_in_build();
+  return fallback ? GemmLibrary::OneDnn : GemmLibrary::OpenBlas;
+}
+
+/// The f32 GEMM library, decided on the first call: EMBER_GEMM, else the automatic rule.
+GemmLibrary f32_gemm_library() {
+  static const GemmLibrary library = [] {
+    const auto chosen = gemm_library_from(std::getenv("EMBER_GEMM"));
+    if (chosen == GemmLibrary::OneDnn && !dnnl_in_build())
+      throw InvalidArgument("EMBER_GEMM=onednn, but this build has no oneDNN (libdnnl-dev)");
+    return chosen ? *chosen : automatic_gemm_library();
+  }();
+  return library;
 }
 
 }  // namespace
@@ -48,6 +82,25 @@ std::optional<BlasMatrix<T>> blas_layout(int64_t rows, int64_t cols, int64_t row
 template std::optional<BlasMatrix<float>> blas_layout(int64_t, int64_t, int64_t, int64_t);
 template std::optional<BlasMatrix<double>> blas_layout(int64_t, int64_t, int64_t, int64_t);
 
+std::optional<GemmLibrary> gemm_library_from(const char* env_value) {
+  if (!env_value || !*env_value) return std::nullopt;
+  if (std::strcmp(env_value, "openblas") == 0) return GemmLibrary::OpenBlas;
+  if (std::strcmp(env_value, "onednn") == 0) return GemmLibrary::OneDnn;
+  throw InvalidArgument(std::string("EMBER_GEMM=") + env_value +
+                        ": expected \"openblas\" or \"onednn\" (or unset: chosen by CPU)");
+}
+
+bool is_pre_avx2_openblas_core(std::string_view core_name) {
+  // OpenBLAS 0.3.21's x86-64 DYNAMIC_ARCH core names (driver/others/dynamic.c) whose kernels use
+  // neither AVX2 nor AVX-512; "Unknown" is what it reports when it matched nothing at all.
+  static constexpr std::array<std::string_view, 21> kPreAvx2 = {
+      "Unknown",   "Katmai", "Coppermine",  "Northwood", "Prescott",  "Banias",     "Atom",
+      "Core2",     "Penryn", "Dunnington",  "Nehalem",   "Athlon",    "Opteron",    "Opteron_SSE3",
+      "Barcelona", "Nano",   "Sandybridge", "Bobcat",    "Bulldozer", "Piledriver", "Steamroller"};
+  return std::any_of(kPreAvx2.begin(), kPreAvx2.end(),
+                     [&](std::string_view name) { return equals_ignoring_case(name, core_name); });
+}
+
 bool fits_blas(int64_t m, int64_t n, int64_t k) {
   constexpr int64_t limit = std::numeric_limits<blasint>::max();
   return m <= limit && n <= limit && k <= limit;
@@ -55,6 +108,7 @@ bool fits_blas(int64_t m, int64_t n, int64_t k) {
 
 void gemm(int64_t m, int64_t n, int64_t k, const BlasMatrix<float>& a, const BlasMatrix<float>& b,
           float beta, float* c, int64_t ldc) {
+  if (f32_gemm_library() == GemmLibrary::OneDnn && gemm_onednn(m, n, k, a, b, beta, c, ldc)) return;
   configure_blas_threads();
   cblas_sgemm(CblasRowMajor, transpose_flag(a.transposed), transpose_flag(b.transposed), as_blas(m),
               as_blas(n), as_blas(k), 1.0f, a.data, as_blas(a.ld), b.data, as_blas(b.ld), beta, c,

@@ -1,9 +1,12 @@
 // GEMM through OpenBLAS (cblas_sgemm / cblas_dgemm), row-major. OpenBLAS runs as many threads as
-// the flex thread pool has (set before the first call).
+// the flex thread pool has (set before the first call). f32 GEMM goes to oneDNN instead
+// (dnnl_gemm.h) where OpenBLAS picked generic pre-AVX2 kernels on an AVX2 CPU (a model its
+// DYNAMIC_ARCH table does not know), or where EMBER_GEMM=onednn says so.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 namespace ember::flex {
 
@@ -24,6 +27,17 @@ struct BlasMatrix {
 template <typename T>
 std::optional<BlasMatrix<T>> blas_layout(int64_t rows, int64_t cols, int64_t row_stride,
                                          int64_t col_stride);
+
+/// The library that runs f32 GEMM.
+enum class GemmLibrary { OpenBlas, OneDnn };
+
+/// The library an EMBER_GEMM value names ("openblas" or "onednn"), or nullopt when it is unset or
+/// empty (the automatic rule then decides). Anything else is an InvalidArgument.
+std::optional<GemmLibrary> gemm_library_from(const char* env_value);
+
+/// Whether an OpenBLAS core name (openblas_get_corename, any case) is one of its kernel sets
+/// that predate AVX2: on an AVX2 CPU those mean OpenBLAS did not recognize the model.
+bool is_pre_avx2_openblas_core(std::string_view core_name);
 
 /// Whether every extent of a GEMM fits BLAS's int.
 bool fits_blas(int64_t m, int64_t n, int64_t k);

@@ -8,8 +8,6 @@
 
 #ifdef EMBER_WITH_DNNL
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -18,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/flex/one_openmp_thread.h"
 #include "backends/flex/thread_pool.h"
 #include "ember/error.h"
 
@@ -222,20 +221,6 @@ void execute(const Prepared& prepared, Primitive kind, Operand& first, Operand& 
   if (kind == Primitive::BackwardWeights) weights.write_back();
   context().stream.wait();
 }
-
-/// Limits the calling thread to one OpenMP thread while it lives, so that nothing oneDNN does
-/// on it (creating a primitive included) starts OpenMP workers; the caller's own setting is
-/// restored after.
-class OneOpenMpThread {
- public:
-  OneOpenMpThread() : previous_(omp_get_max_threads()) { omp_set_num_threads(1); }
-  ~OneOpenMpThread() { omp_set_num_threads(previous_); }
-  OneOpenMpThread(const OneOpenMpThread&) = delete;
-  OneOpenMpThread& operator=(const OneOpenMpThread&) = delete;
-
- private:
-  int previous_;
-};
 
 /// The three plain tensors of a problem (src-like, weights, dst-like) and the bias.
 struct Tensors {
