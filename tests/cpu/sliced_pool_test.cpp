@@ -22,6 +22,14 @@ std::ptrdiff_t bytes_between(const std::byte* from, const std::byte* to) {
   return to - from;
 }
 
+/// count slices of bytes each, allocated in order.
+std::vector<std::byte*> allocate_each(SlicedPool& pool, int count, std::size_t bytes) {
+  std::vector<std::byte*> slices;
+  for (int i = 0; i < count; ++i)
+    slices.push_back(pool.allocate(bytes));
+  return slices;
+}
+
 TEST(SlicedPool, RoundsSlicesUpToTheGranuleWithOneGranuleAtLeast) {
   const SlicedPool pool(kPage, kGranule);
   EXPECT_EQ(pool.slice_size(0), 64u);
@@ -107,9 +115,7 @@ TEST(SlicedPool, AFreedSliceBetweenTwoFreeNeighboursMergesWithBoth) {
 
 TEST(SlicedPool, APageWhoseSlicesAreAllFreedServesAWholePageAgain) {
   SlicedPool pool(kPage, kGranule);
-  std::vector<std::byte*> slices;
-  for (int i = 0; i < 16; ++i)
-    slices.push_back(pool.allocate(256));
+  std::vector<std::byte*> slices = allocate_each(pool, 16, 256);
   // Free in an order that exercises every kind of merge.
   for (const int i : {3, 1, 2, 0, 15, 8, 10, 9, 4, 7, 5, 6, 12, 14, 13, 11})
     pool.free(slices[static_cast<std::size_t>(i)]);
@@ -142,9 +148,7 @@ TEST(SlicedPool, ADedicatedPagePoolGivesEachAllocationAWholePage) {
 
 TEST(SlicedPool, ReleaseFreePagesReturnsOnlyPagesWithoutLiveSlices) {
   SlicedPool pool(kPage, kGranule);
-  std::vector<std::byte*> slices;
-  for (int i = 0; i < 12; ++i)
-    slices.push_back(pool.allocate(1024));  // 4 per page, 3 pages
+  std::vector<std::byte*> slices = allocate_each(pool, 12, 1024);  // 4 per page, 3 pages
   ASSERT_EQ(pool.report().pages, 3u);
   // Pattern into the slices that stay live: one in page 0, all of page 2.
   const std::vector<std::size_t> live = {1, 8, 9, 10, 11};
@@ -216,16 +220,12 @@ TEST(SlicedPool, ReleaseFreePagesReleasesPagesOfRecycledSlices) {
 
 TEST(SlicedPool, RecycledSlicesPastTheCacheGoToTheTrees) {
   SlicedPool pool(kPage, kGranule);
-  std::vector<std::byte*> slices;
-  for (int i = 0; i < 8; ++i)
-    slices.push_back(pool.allocate(64));
+  std::vector<std::byte*> slices = allocate_each(pool, 8, 64);
   pool.allocate(kPage - 8 * kGranule);  // fills the page
   for (std::byte* slice : slices)
     pool.recycle(slice, 64);
   // Whatever the cache holds, all eight come back as 64-byte slices of the one page.
-  std::vector<std::byte*> again;
-  for (int i = 0; i < 8; ++i)
-    again.push_back(pool.allocate(64));
+  std::vector<std::byte*> again = allocate_each(pool, 8, 64);
   std::ranges::sort(slices);
   std::ranges::sort(again);
   EXPECT_EQ(again, slices);
