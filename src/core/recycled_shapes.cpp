@@ -9,8 +9,10 @@
 namespace ember::detail {
 namespace {
 
-/// Shapes kept per thread: an op's tensors die before the next op's are made, so a few suffice.
-constexpr std::size_t kKept = 8;
+/// Shapes kept per thread. An op's tensors die before the next op's are made, so a few suffice:
+/// each queued binary op gives back about four (its tensor's, its fusion record's, its flex
+/// buffer's, its inputs' records').
+constexpr std::size_t kKept = 16;
 
 struct SpareShapes {
   Spares<Shape> shapes{kKept};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/recycled.h"
+#include "core/recycled_shapes.h"
 #include "ember/error.h"
 
 namespace ember::fusion {
@@ -82,7 +83,7 @@ uint32_t Stream::external_locked(const backend::BufferPtr& buffer, const ir::Ten
 }
 
 ir::TensorMeta Stream::copy_locked(const ir::TensorMeta& meta) {
-  return {spare_shapes_.copy(meta.shape), meta.dtype};
+  return {detail::recycled_copy(meta.shape), meta.dtype};
 }
 
 void Stream::execute_locked() {
@@ -116,9 +117,9 @@ void Stream::execute_locked() {
 
 void Stream::clear_locked() {
   for (backend::Operand& external : work_.externals)
-    spare_shapes_.keep(std::move(external.meta.shape));
+    detail::recycle(std::move(external.meta.shape));
   for (QueuedOp& op : work_.ops)
-    spare_shapes_.keep(std::move(op.output.shape));
+    detail::recycle(std::move(op.output.shape));
   work_.clear();
   // Clearing an empty hash still wipes its bucket array.
   if (!external_index_.empty()) external_index_.clear();

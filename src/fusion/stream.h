@@ -16,7 +16,6 @@
 
 #include "backends/backend.h"
 #include "core/lean_mutex.h"
-#include "core/spares.h"
 #include "fusion/executor.h"
 #include "fusion/lazy_buffer.h"
 #include "fusion/pending_work.h"
@@ -46,11 +45,9 @@ class Stream : public std::enable_shared_from_this<Stream> {
   /// keeps long queues of fresh buffers from growing quadratic.
   static constexpr std::size_t kLinearSearchLimit = 32;
 
-  /// Shapes of executed work kept for the next ops' metadata, at most this many.
-  static constexpr std::size_t kSpareShapes = 8;
-
   ValueRef argument_locked(const backend::Operand& operand);
-  /// A copy of meta for the pending work, into a spare shape's memory when there is one.
+  /// A copy of meta for the pending work, its shape in a recycled shape's memory
+  /// (core/recycled_shapes.h: cleared work gives its shapes back).
   ir::TensorMeta copy_locked(const ir::TensorMeta& meta);
   /// The position of buffer in work_.externals, added (with meta) on first use.
   uint32_t external_locked(const backend::BufferPtr& buffer, const ir::TensorMeta& meta);
@@ -74,8 +71,6 @@ class Stream : public std::enable_shared_from_this<Stream> {
   std::vector<std::shared_ptr<LazyBuffer>> results_;
   std::vector<bool> live_;
   Executor::Scratch scratch_;
-  /// The shapes of cleared work, for the next ops' metadata (three copies per binary op).
-  detail::Spares<Shape> spare_shapes_{kSpareShapes};
 };
 
 }  // namespace ember::fusion

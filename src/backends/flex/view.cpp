@@ -4,23 +4,20 @@
 #include <utility>
 
 #include "core/recycled.h"
+#include "core/recycled_shapes.h"
 #include "core/spares.h"
 #include "core/thread_instance.h"
 
 namespace ember::flex {
 namespace {
 
-/// Shapes and strides of dead flex buffers, whose memory the thread's next outputs reuse: a
-/// fresh copy of each is a heap allocation, a visible part of an op on a tiny tensor.
-class SpareDims {
+/// Strides of dead flex buffers, whose memory the thread's next outputs reuse (their shapes go to
+/// the thread's recycled shapes, core/recycled_shapes.h): a fresh copy is a heap allocation, a
+/// visible part of an op on a tiny tensor.
+class SpareStrides {
  public:
-  /// Keeps view's shape and strides while there is room (never allocates: runs in a destructor).
-  void keep(View& view) noexcept {
-    shapes_.keep(std::move(view.shape));
-    strides_.keep(std::move(view.strides));
-  }
-  /// A copy of shape, in a kept shape's memory when there is one.
-  Shape copy_shape(const Shape& shape) { return shapes_.copy(shape); }
+  /// Keeps strides while there is room (never allocates: runs in a destructor).
+  void keep(std::vector<int64_t>&& strides) noexcept { strides_.keep(std::move(strides)); }
   /// shape's row-major strides, in kept strides' memory when there are some.
   std::vector<int64_t> contiguous_strides(const Shape& shape) {
     std::vector<int64_t> strides = strides_.take();
@@ -37,16 +34,15 @@ class SpareDims {
 
  private:
   static constexpr std::size_t kKept = 8;
-  detail::Spares<Shape> shapes_{kKept};
   detail::Spares<std::vector<int64_t>> strides_{kKept};
 };
 
 /// A row-major view of meta over storage, its shape and strides in the thread's kept memory.
 View kept_contiguous_view(std::shared_ptr<const Storage> storage, const ir::TensorMeta& meta) {
-  SpareDims* spare = detail::thread_instance<SpareDims>();
+  SpareStrides* spare = detail::thread_instance<SpareStrides>();
   if (spare == nullptr) return View::contiguous(std::move(storage), meta.shape, meta.dtype);
   return View{std::move(storage), 0, spare->contiguous_strides(meta.shape),
-              spare->copy_shape(meta.shape), meta.dtype};
+              detail::recycled_copy(meta.shape), meta.dtype};
 }
 
 }  // namespace
@@ -67,7 +63,9 @@ OutputTensor::OutputTensor(std::shared_ptr<Storage> storage, const ir::TensorMet
     : data_(storage->mutable_data()), view_(kept_contiguous_view(std::move(storage), meta)) {}
 
 FlexBuffer::~FlexBuffer() {
-  if (SpareDims* spare = detail::thread_instance<SpareDims>()) spare->keep(view);
+  detail::recycle(std::move(view.shape));
+  if (SpareStrides* spare = detail::thread_instance<SpareStrides>())
+    spare->keep(std::move(view.strides));
 }
 
 }  // namespace ember::flex
