@@ -12,7 +12,7 @@ namespace {
 
 TEST(RecycledShapes, ACopyReusesARecycledShapesMemory) {
   // Copies taken (and freed) until the thread keeps no shape, so that the next one kept is used.
-  for (int i = 0; i < 16; ++i)
+  for (int i = 0; i < 64; ++i)  // more than any thread keeps
     recycled_copy(Shape{1});
   Shape dead{4, 5, 6};
   const int64_t* memory = dead.dims().data();
@@ -24,11 +24,11 @@ TEST(RecycledShapes, ACopyReusesARecycledShapesMemory) {
 
 TEST(RecycledShapes, CopiesAreRightWithAndWithoutSpares) {
   // More copies than shapes kept: the later ones are fresh.
-  for (int i = 0; i < 20; ++i) {
+  for (int i = 0; i < 64; ++i) {
     const Shape original{i, i + 1};
     EXPECT_EQ(recycled_copy(original), original);
   }
-  for (int i = 0; i < 20; ++i)
+  for (int i = 0; i < 64; ++i)
     recycle(Shape{i});  // past the room kept: freed, not kept
   EXPECT_EQ(recycled_copy(Shape{}), Shape{});
 }
