@@ -9,7 +9,10 @@
 // backend that keeps one register type per element type covers every program.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -59,12 +62,42 @@ struct SlotPlan {
   int32_t slot_count = 0;
 };
 
+/// What a backend compiled from a program (flex: machine code, jit_program.h), built on its first
+/// execution and kept with it: the cache shares one program between every execution of its op
+/// graph, so a loop compiles it once. Thread-safe. A copied program starts with nothing built.
+class CompiledForm {
+ public:
+  CompiledForm() = default;
+  CompiledForm(const CompiledForm& /*other*/) {}
+  CompiledForm& operator=(const CompiledForm& /*other*/) { return *this; }
+
+  /// What build() (returning std::shared_ptr<const T>) gave on the first call; a null result is
+  /// kept too, so build runs once.
+  template <typename T, typename Build>
+  const T* get(const Build& build) const {
+    if (!built_.load(std::memory_order_acquire)) {
+      const std::lock_guard lock(mutex_);
+      if (!built_.load(std::memory_order_relaxed)) {
+        form_ = std::shared_ptr<const T>(build());
+        built_.store(true, std::memory_order_release);
+      }
+    }
+    return static_cast<const T*>(form_.get());
+  }
+
+ private:
+  mutable std::mutex mutex_;  // held while building
+  mutable std::shared_ptr<const void> form_;
+  mutable std::atomic<bool> built_{false};
+};
+
 struct Program {
   std::vector<ProgramInput> inputs;
   std::vector<Instruction> instructions;
   /// The instructions whose results are stored, in the order execute_fused returns them.
   std::vector<uint32_t> outputs;
   SlotPlan slots;
+  CompiledForm compiled;
 
   /// Instruction i's op with its scalar set to constants[instruction.constant].
   ir::Op bound_op(std::size_t i, std::span<const Scalar> constants) const;

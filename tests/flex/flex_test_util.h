@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -24,6 +26,12 @@ namespace ember::flex::test {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// |actual - exact| in units of the last place of the float nearest to exact.
+inline double ulp_error(float actual, double exact) {
+  const int exponent = std::max(std::ilogb(static_cast<float>(exact)), -126);
+  return std::abs(actual - exact) / std::ldexp(1.0, exponent - 23);
+}
 
 /// The view behind a tensor of the flex device.
 inline const View& view_of(const TensorHandle& t) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backends/flex/simd.h"
+#include "flex_test_util.h"
 
 namespace ember::flex::test {
 namespace {
@@ -19,12 +20,6 @@ std::vector<float> flex_tanh(const std::vector<float>& x) {
   std::vector<float> out(x.size());
   simd::unary(ir::UnaryOp::Tanh, x.data(), out.data(), static_cast<int64_t>(x.size()));
   return out;
-}
-
-/// |actual - exact| in units of the last place of the float nearest to exact.
-double ulp_error(float actual, double exact) {
-  const int exponent = std::max(std::ilogb(static_cast<float>(exact)), -126);
-  return std::abs(actual - exact) / std::ldexp(1.0, exponent - 23);
 }
 
 // 5.6 ulp at worst over every float with FMA; the targets without FMA round twice as often.

@@ -11,10 +11,12 @@
 
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/fused_tile.h"
+#include "backends/flex/jit_program.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/strided_loop.h"
 #include "backends/flex/thread_pool.h"
 #include "backends/flex/view_ops.h"
+#include "backends/ndarray/element.h"
 
 namespace ember::flex {
 namespace {
@@ -94,11 +96,13 @@ struct TilePlan {
   explicit TilePlan(const fusion::Program& p) : program(p), output_of(p.instructions.size(), -1) {}
 
   const fusion::Program& program;
-  std::vector<ir::Op> ops;          ///< the instructions' ops, constants bound
-  std::vector<TileInput> inputs;    ///< per program input
-  std::vector<std::byte*> outputs;  ///< per program output
-  std::vector<int32_t> output_of;   ///< per instruction: its output's index, or -1
-  bool streaming = false;           ///< outputs are staged in scratch, then streamed out
+  std::vector<ir::Op> ops;               ///< the instructions' ops, constants bound
+  std::vector<TileInput> inputs;         ///< per program input
+  std::vector<std::byte*> outputs;       ///< per program output
+  std::vector<int32_t> output_of;        ///< per instruction: its output's index, or -1
+  bool streaming = false;                ///< outputs are staged in scratch, then streamed out
+  const JitProgram* compiled = nullptr;  ///< the program as machine code, if it compiles
+  std::vector<float> scalars;            ///< per instruction: its f32 scalar (compiled only)
 };
 
 /// Whether the program's traffic over shape exceeds kStreamingBytes.
@@ -124,10 +128,40 @@ class TileRunner {
         slot_bytes_((tile * static_cast<int64_t>(sizeof(float)) + kLine - 1) / kLine * kLine),
         scratch_(
             hwy::AllocateAligned<std::byte>(static_cast<std::size_t>(slot_count() * slot_bytes_))),
-        values_(plan.program.inputs.size() + plan.program.instructions.size()) {}
+        values_(plan.program.inputs.size() + plan.program.instructions.size()),
+        compiled_inputs_(plan.program.inputs.size()),
+        compiled_outputs_(plan.outputs.size()) {}
 
-  /// Elements [begin, begin + n) of every output.
+  /// Elements [begin, begin + n) of every output: the whole blocks by the compiled program
+  /// when there is one, the rest by interpreting the instructions.
   void run(int64_t begin, int64_t n) {
+    if (plan_.compiled != nullptr) {
+      const int64_t block = plan_.compiled->block();
+      const int64_t whole = n / block * block;
+      if (whole > 0) run_compiled(begin, whole);
+      begin += whole;
+      n -= whole;
+      if (n == 0) return;
+    }
+    interpret(begin, n);
+  }
+
+ private:
+  void run_compiled(int64_t begin, int64_t n) {
+    const fusion::Program& program = plan_.program;
+    for (std::size_t k = 0; k < program.inputs.size(); ++k) {
+      const std::byte* data = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
+      compiled_inputs_[k] = reinterpret_cast<const float*>(data);
+    }
+    for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
+      std::byte* data = plan_.streaming ? staging(k) : plan_.outputs[k] + begin * element_size(k);
+      compiled_outputs_[k] = reinterpret_cast<float*>(data);
+    }
+    plan_.compiled->run(compiled_inputs_.data(), compiled_outputs_.data(), plan_.scalars.data(), n);
+    if (plan_.streaming) stream_outputs(begin, n);
+  }
+
+  void interpret(int64_t begin, int64_t n) {
     const fusion::Program& program = plan_.program;
     for (std::size_t k = 0; k < program.inputs.size(); ++k)
       values_[k] = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
@@ -143,7 +177,6 @@ class TileRunner {
     if (plan_.streaming) stream_outputs(begin, n);
   }
 
- private:
   int32_t slot_count() const {
     const auto staged = plan_.streaming ? plan_.outputs.size() : 0;
     return plan_.program.slots.slot_count + static_cast<int32_t>(staged);
@@ -185,7 +218,19 @@ class TileRunner {
   hwy::AlignedFreeUniquePtr<std::byte[]> scratch_;
   std::vector<const std::byte*> values_;  ///< this tile's inputs, then instruction results
   std::vector<TileArg> args_;
+  std::vector<const float*> compiled_inputs_;  ///< this tile's inputs, for the compiled program
+  std::vector<float*> compiled_outputs_;
 };
+
+/// Each instruction's scalar as f32 (0 where it has none), as the compiled program reads them.
+std::vector<float> f32_scalars(const std::vector<ir::Op>& ops) {
+  std::vector<float> scalars;
+  for (const ir::Op& op : ops) {
+    const std::optional<Scalar> value = fusion::scalar_of(op);
+    scalars.push_back(value ? ndarray::scalar_as<float>(*value) : 0.0f);
+  }
+  return scalars;
+}
 
 }  // namespace
 
@@ -205,6 +250,8 @@ std::vector<View> run_fused(const fusion::Program& program, Views inputs,
     plan.output_of[instruction] = static_cast<int32_t>(k);
   }
   plan.streaming = streams(program, inputs, shape);
+  plan.compiled = compiled_program(program);
+  if (plan.compiled != nullptr) plan.scalars = f32_scalars(plan.ops);
   const int64_t total = shape.num_elements();
   parallel_for((total + kTileElements - 1) / kTileElements, kTileGrain,
                [&](int64_t first, int64_t last) {

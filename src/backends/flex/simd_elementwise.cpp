@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/flex/rational_tanh.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
 
@@ -41,37 +42,35 @@ HWY_INLINE V Log1pAnySign(D d, V x) {
   return hn::IfThenElse(negative, hn::Neg(r), r);
 }
 
-/// tanh in f32 as the odd rational minimax of degrees 13/6 that Eigen, XLA and MLAS use: within
-/// 5.6 ulp of the exact value over every finite float (with FMA; tests/flex/tanh_test.cpp), at
-/// 60% of the cost of Highway's Tanh (an Expm1 and a division). From |x| = kTanhSaturates on, tanh
-/// rounds to
-/// +-1, given exactly; below |x| = 4e-4 it rounds to x itself, which also keeps denormals exact.
-/// In between the result is clamped to [-1, 1], which the rational overshoots by an ulp near 9.
+/// tanh in f32 by the rational of rational_tanh.h: within 5.6 ulp of the exact value over every
+/// finite float (with FMA; tests/flex/tanh_test.cpp), at 60% of the cost of Highway's Tanh (an
+/// Expm1 and a division). From |x| = kSaturates on tanh rounds to +-1, given exactly; below
+/// kTiny it rounds to x itself. In between the result is clamped to [-1, 1], which the rational
+/// overshoots by an ulp near 9. jit_program.cpp emits the same operations in the same order.
 template <class D, class V>
 HWY_INLINE V RationalTanh(D d, V x) {
-  constexpr float kTanhSaturates = 9.01091385f;  // the least float whose tanh rounds to 1
+  using namespace ::ember::flex::rational_tanh;
   const auto c = [d](float value) { return hn::Set(d, value); };
   const auto one = c(1.0f);
   // Clamped so that the powers of x stay finite on lanes whose result is not used.
-  const auto clamped = hn::Min(hn::Max(x, c(-kTanhSaturates)), c(kTanhSaturates));
+  const auto clamped = hn::Min(hn::Max(x, c(-kSaturates)), c(kSaturates));
   const auto y = hn::Mul(clamped, clamped);
   // Both polynomials in y = x^2 by Estrin's scheme: a short dependency chain, so that the loop
   // is not bound by the latency of a long one.
   const auto y2 = hn::Mul(y, y);
   const auto y4 = hn::Mul(y2, y2);
-  const auto p0 = hn::MulAdd(c(6.37261928875436e-04f), y, c(4.89352455891786e-03f));
-  const auto p1 = hn::MulAdd(c(5.12229709037114e-08f), y, c(1.48572235717979e-05f));
-  const auto p2 = hn::MulAdd(c(2.00018790482477e-13f), y, c(-8.60467152213735e-11f));
-  const auto p3 = hn::MulAdd(c(-2.76076847742355e-16f), y2, p2);
+  const auto p0 = hn::MulAdd(c(kP[0]), y, c(kP[1]));
+  const auto p1 = hn::MulAdd(c(kP[2]), y, c(kP[3]));
+  const auto p2 = hn::MulAdd(c(kP[4]), y, c(kP[5]));
+  const auto p3 = hn::MulAdd(c(kP[6]), y2, p2);
   const auto p = hn::MulAdd(p3, y4, hn::MulAdd(p1, y2, p0));
-  const auto q0 = hn::MulAdd(c(2.26843463243900e-03f), y, c(4.89352518554385e-03f));
-  const auto q1 = hn::MulAdd(c(1.19825839466702e-06f), y, c(1.18534705686654e-04f));
+  const auto q0 = hn::MulAdd(c(kQ[0]), y, c(kQ[1]));
+  const auto q1 = hn::MulAdd(c(kQ[2]), y, c(kQ[3]));
   const auto q = hn::MulAdd(q1, y2, q0);
   const auto tanh = hn::Min(hn::Max(hn::Div(hn::Mul(p, clamped), q), hn::Neg(one)), one);
   const auto magnitude = hn::Abs(x);
-  const auto large =
-      hn::IfThenElse(hn::Ge(magnitude, c(kTanhSaturates)), hn::CopySign(one, x), tanh);
-  return hn::IfThenElse(hn::Lt(magnitude, c(4e-4f)), x, large);
+  const auto large = hn::IfThenElse(hn::Ge(magnitude, c(kSaturates)), hn::CopySign(one, x), tanh);
+  return hn::IfThenElse(hn::Lt(magnitude, c(kTiny)), x, large);
 }
 
 /// -1, 0 or 1 as x is negative, zero or positive (NaN lanes are fixed up by the caller).

@@ -1,0 +1,487 @@
+#include "backends/flex/jit_program.h"
+
+#include <cstdlib>
+#include <string_view>
+#include <type_traits>
+#include <variant>
+
+#if defined(EMBER_WITH_XBYAK)
+#include <xbyak/xbyak.h>
+#include <xbyak/xbyak_util.h>
+
+#include <array>
+#include <bit>
+#include <vector>
+
+#include "backends/flex/rational_tanh.h"
+#endif
+
+namespace ember::flex {
+
+#if defined(EMBER_WITH_XBYAK)
+
+struct JitProgram::Code {
+  std::unique_ptr<Xbyak::CodeGenerator> generator;
+};
+
+namespace {
+
+/// The constants the generated code reads from memory, one 64-byte row each: a whole vector of
+/// either instruction set.
+enum Constant : uint8_t {
+  kSignMask,
+  kAbsMask,
+  kOne,
+  kMinusOne,
+  kTanhSaturates,
+  kMinusTanhSaturates,
+  kTanhTiny,
+  kTanhP,               // the 7 coefficients of rational_tanh::kP
+  kTanhQ = kTanhP + 7,  // the 4 of kQ
+  kConstantCount = kTanhQ + 4,
+};
+
+struct alignas(64) ConstantRow {
+  std::array<uint32_t, 16> bits;
+};
+
+ConstantRow splat_bits(uint32_t bits) {
+  ConstantRow row;
+  row.bits.fill(bits);
+  return row;
+}
+ConstantRow splat(float value) {
+  return splat_bits(std::bit_cast<uint32_t>(value));
+}
+
+const std::array<ConstantRow, kConstantCount>& constant_table() {
+  static const std::array<ConstantRow, kConstantCount> table = [] {
+    using namespace rational_tanh;
+    std::array<ConstantRow, kConstantCount> rows;
+    rows[kSignMask] = splat_bits(0x80000000u);
+    rows[kAbsMask] = splat_bits(0x7fffffffu);
+    rows[kOne] = splat(1.0f);
+    rows[kMinusOne] = splat(-1.0f);
+    rows[kTanhSaturates] = splat(kSaturates);
+    rows[kMinusTanhSaturates] = splat(-kSaturates);
+    rows[kTanhTiny] = splat(kTiny);
+    for (int i = 0; i < 7; ++i)
+      rows[kTanhP + i] = splat(kP[i]);
+    for (int i = 0; i < 4; ++i)
+      rows[kTanhQ + i] = splat(kQ[i]);
+    return rows;
+  }();
+  return table;
+}
+
+bool covered(ir::UnaryOp op) {
+  using ir::UnaryOp;
+  return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sqrt || op == UnaryOp::Recip ||
+         op == UnaryOp::Tanh;
+}
+
+bool covered(ir::BinaryOp op) {
+  using ir::BinaryOp;
+  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div ||
+         op == BinaryOp::Maximum || op == BinaryOp::Minimum;
+}
+
+bool covered(const ir::Op& op) {
+  return std::visit(
+      [](const auto& o) {
+        using Op = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<Op, ir::Unary>) {
+          return covered(o.op);
+        } else if constexpr (std::is_same_v<Op, ir::Binary> ||
+                             std::is_same_v<Op, ir::BinaryScalar>) {
+          return covered(o.op);
+        } else {
+          return false;
+        }
+      },
+      op);
+}
+
+bool covered(const fusion::Program& program) {
+  for (const fusion::ProgramInput& input : program.inputs) {
+    if (input.dtype != DType::F32) return false;
+  }
+  for (const fusion::Instruction& instruction : program.instructions) {
+    if (instruction.dtype != DType::F32 || !covered(instruction.op)) return false;
+  }
+  return true;
+}
+
+/// Thrown while generating when the values alive at once need more registers than there are.
+struct OutOfRegisters {};
+
+// vcmpps predicates.
+constexpr uint8_t kUnordered = 3;         // either is NaN
+constexpr uint8_t kNotGreaterEqual = 25;  // NGE_UQ: a < b, or either is NaN
+constexpr uint8_t kGreaterEqual = 29;     // GE_OQ: a >= b, neither NaN
+
+/// The code of one program. Each pass of its loop computes a block of `unroll` vectors: every
+/// instruction, in order, for each vector of the block before the next instruction, so that the
+/// long dependency chains of the vectors (tanh's) overlap. Each value holds one register per
+/// vector from its first use (inputs: loaded) to its last; outputs are stored as computed.
+///
+/// Calling convention (System V): rdi the input pointers, rsi the output pointers, rdx the
+/// scalars, rcx the element count. In the loop r10 is the byte offset of the block, r8 the
+/// constant table, rax a scratch pointer.
+class Generator : public Xbyak::CodeGenerator {
+ public:
+  static constexpr int kMaxUnroll = 2;
+
+  Generator(const fusion::Program& program, JitIsa isa, int unroll)
+      : Xbyak::CodeGenerator(code_bytes(program, unroll), Xbyak::DontSetProtectRWE),
+        program_(program),
+        isa_(isa),
+        unroll_(unroll),
+        free_(isa == JitIsa::Avx512 ? 0xffffffffu : 0xffffu),
+        registers_of_(program.inputs.size() + program.instructions.size()),
+        last_use_(last_uses(program)) {
+    generate();
+    ready();
+    setProtectModeRE();  // writable while generated, executable (and no longer writable) now
+  }
+
+  /// f32 elements per pass of the loop.
+  int64_t block() const { return unroll_ * vector_bytes() / static_cast<int64_t>(sizeof(float)); }
+
+ private:
+  using Reg = int;  // a vector register's number
+  /// A value's registers, one per vector of the block (the first unroll_ are used).
+  using Regs = std::array<Reg, kMaxUnroll>;
+  static constexpr int64_t kNever = -1;
+
+  /// Room for the longest code per instruction (tanh: about 40 instructions of up to 10 bytes
+  /// per vector).
+  static std::size_t code_bytes(const fusion::Program& program, int unroll) {
+    const std::size_t items =
+        program.inputs.size() + program.instructions.size() + program.outputs.size();
+    return 4096 + 512 * static_cast<std::size_t>(unroll) * items;
+  }
+
+  /// Per value (inputs first, then instructions): the last instruction reading it, or kNever.
+  static std::vector<int64_t> last_uses(const fusion::Program& program) {
+    std::vector<int64_t> last(program.inputs.size() + program.instructions.size(), kNever);
+    for (std::size_t i = 0; i < program.instructions.size(); ++i) {
+      for (const fusion::Ref arg : program.instructions[i].args)
+        last[value_of(program, arg)] = static_cast<int64_t>(i);
+    }
+    return last;
+  }
+  static std::size_t value_of(const fusion::Program& program, fusion::Ref ref) {
+    return ref.kind == fusion::Ref::Kind::Input ? ref.index : program.inputs.size() + ref.index;
+  }
+
+  int vector_bytes() const { return isa_ == JitIsa::Avx512 ? 64 : 32; }
+  Xbyak::Xmm vec(Reg r) const {
+    return isa_ == JitIsa::Avx512 ? Xbyak::Xmm(Xbyak::Zmm(r)) : Xbyak::Xmm(Xbyak::Ymm(r));
+  }
+  Xbyak::Address constant(int row) const {
+    return ptr[r8 + row * static_cast<int>(sizeof(ConstantRow))];
+  }
+  /// f(u) for each vector u of the block.
+  template <typename F>
+  void each(const F& f) {
+    for (int u = 0; u < unroll_; ++u)
+      f(u);
+  }
+
+  Reg allocate_one() {
+    if (free_ == 0) throw OutOfRegisters{};
+    const Reg r = std::countr_zero(free_);
+    free_ &= ~(1u << r);
+    return r;
+  }
+  Regs allocate() {
+    Regs regs{};
+    each([&](int u) { regs[u] = allocate_one(); });
+    return regs;
+  }
+  void release(const Regs& regs) {
+    each([&](int u) { free_ |= 1u << regs[u]; });
+  }
+
+  void generate() {
+    mov(r8, reinterpret_cast<uintptr_t>(constant_table().data()));
+    shl(rcx, 2);  // elements to bytes
+    xor_(r10, r10);
+    Xbyak::Label loop;
+    L(loop);
+    for (std::size_t i = 0; i < program_.instructions.size(); ++i)
+      emit_instruction(i);
+    add(r10, unroll_ * vector_bytes());
+    cmp(r10, rcx);
+    jb(loop);
+    vzeroupper();  // no penalty for SSE code after the call
+    ret();
+  }
+
+  void emit_instruction(std::size_t i) {
+    const fusion::Instruction& instruction = program_.instructions[i];
+    for (const fusion::Ref arg : instruction.args)
+      load(arg);
+    const auto result = std::visit(
+        [&](const auto& op) {
+          using Op = std::decay_t<decltype(op)>;
+          if constexpr (std::is_same_v<Op, ir::Unary>) {
+            return unary(op.op, arg(instruction, 0));
+          } else if constexpr (std::is_same_v<Op, ir::Binary>) {
+            return binary(op.op, arg(instruction, 0), arg(instruction, 1));
+          } else if constexpr (std::is_same_v<Op, ir::BinaryScalar>) {
+            return binary_scalar(op, i, arg(instruction, 0));
+          } else {
+            return Regs{};  // unreachable: covered() admits nothing else
+          }
+        },
+        instruction.op);
+    const std::size_t value = program_.inputs.size() + i;
+    registers_of_[value] = result;
+    for (std::size_t k = 0; k < program_.outputs.size(); ++k) {
+      if (program_.outputs[k] == i) store(k, result);
+    }
+    for (const fusion::Ref ref : instruction.args) {
+      const std::size_t dying = value_of(program_, ref);
+      if (last_use_[dying] == static_cast<int64_t>(i)) release_value(dying);
+    }
+    if (last_use_[value] == kNever) release_value(value);
+  }
+
+  Regs arg(const fusion::Instruction& instruction, std::size_t k) const {
+    return *registers_of_[value_of(program_, instruction.args[k])];
+  }
+  void release_value(std::size_t value) {
+    if (!registers_of_[value]) return;  // an argument given twice
+    release(*registers_of_[value]);
+    registers_of_[value].reset();
+  }
+
+  void load(fusion::Ref ref) {
+    const std::size_t value = value_of(program_, ref);
+    if (registers_of_[value]) return;
+    const auto r = allocate();
+    mov(rax, ptr[rdi + static_cast<int>(ref.index * sizeof(void*))]);
+    each([&](int u) { vmovups(vec(r[u]), ptr[rax + r10 + u * vector_bytes()]); });
+    registers_of_[value] = r;
+  }
+  void store(std::size_t output, const Regs& r) {
+    mov(rax, ptr[rsi + static_cast<int>(output * sizeof(void*))]);
+    each([&](int u) { vmovups(ptr[rax + r10 + u * vector_bytes()], vec(r[u])); });
+  }
+
+  Regs binary_scalar(const ir::BinaryScalar& op, std::size_t instruction, const Regs& x) {
+    // One register holds the scalar for every vector of the block.
+    Regs value{};
+    value.fill(allocate_one());
+    vbroadcastss(vec(value[0]), ptr[rdx + static_cast<int>(instruction * sizeof(float))]);
+    const Regs result = op.scalar_lhs ? binary(op.op, value, x) : binary(op.op, x, value);
+    free_ |= 1u << value[0];
+    return result;
+  }
+
+  Regs binary(ir::BinaryOp op, const Regs& a, const Regs& b) {
+    const Regs d = allocate();
+    each([&](int u) {
+      switch (op) {
+        case ir::BinaryOp::Add:
+          return vaddps(vec(d[u]), vec(a[u]), vec(b[u]));
+        case ir::BinaryOp::Sub:
+          return vsubps(vec(d[u]), vec(a[u]), vec(b[u]));
+        case ir::BinaryOp::Mul:
+          return vmulps(vec(d[u]), vec(a[u]), vec(b[u]));
+        case ir::BinaryOp::Div:
+          return vdivps(vec(d[u]), vec(a[u]), vec(b[u]));
+        case ir::BinaryOp::Maximum:
+          return vmaxps(vec(d[u]), vec(a[u]), vec(b[u]));
+        default:  // Minimum
+          return vminps(vec(d[u]), vec(a[u]), vec(b[u]));
+      }
+    });
+    if (op == ir::BinaryOp::Maximum || op == ir::BinaryOp::Minimum) {
+      // A NaN on either side wins, a's first (simd.h).
+      select_where(
+          d, b, [&](int u) { return vec(b[u]); }, kUnordered, b);
+      select_where(
+          d, a, [&](int u) { return vec(a[u]); }, kUnordered, a);
+    }
+    return d;
+  }
+
+  Regs unary(ir::UnaryOp op, const Regs& x) {
+    if (op == ir::UnaryOp::Tanh) return tanh(x);
+    const Regs d = allocate();
+    each([&](int u) {
+      switch (op) {
+        case ir::UnaryOp::Neg:
+          return bit_xor(d[u], x[u], constant(kSignMask));
+        case ir::UnaryOp::Abs:
+          return bit_and(d[u], x[u], constant(kAbsMask));
+        case ir::UnaryOp::Sqrt:
+          return vsqrtps(vec(d[u]), vec(x[u]));
+        default:  // Recip: 1 / x
+          vmovups(vec(d[u]), constant(kOne));
+          return vdivps(vec(d[u]), vec(d[u]), vec(x[u]));
+      }
+    });
+    return d;
+  }
+
+  /// RationalTanh of simd_elementwise.cpp, operation for operation; NaN lanes give x.
+  Regs tanh(const Regs& x) {
+    const Regs clamped = allocate();
+    each([&](int u) { vmaxps(vec(clamped[u]), vec(x[u]), constant(kMinusTanhSaturates)); });
+    each([&](int u) { vminps(vec(clamped[u]), vec(clamped[u]), constant(kTanhSaturates)); });
+    const Regs y = product(clamped, clamped);
+    const Regs y2 = product(y, y);
+    const Regs y4 = product(y2, y2);
+    const Regs p = linear(y, kTanhP);
+    const Regs p1 = linear(y, kTanhP + 2);
+    const Regs p3 = linear(y, kTanhP + 4);
+    each([&](int u) { vfmadd231ps(vec(p3[u]), vec(y2[u]), constant(kTanhP + 6)); });
+    each([&](int u) { vfmadd231ps(vec(p[u]), vec(p1[u]), vec(y2[u])); });
+    each([&](int u) { vfmadd231ps(vec(p[u]), vec(p3[u]), vec(y4[u])); });
+    release(p1);
+    release(p3);
+    release(y4);
+    const Regs q = linear(y, kTanhQ);
+    const Regs q1 = linear(y, kTanhQ + 2);
+    each([&](int u) { vfmadd231ps(vec(q[u]), vec(q1[u]), vec(y2[u])); });
+    release(q1);
+    release(y2);
+    release(y);
+    each([&](int u) { vmulps(vec(p[u]), vec(p[u]), vec(clamped[u])); });
+    each([&](int u) { vdivps(vec(p[u]), vec(p[u]), vec(q[u])); });
+    each([&](int u) { vmaxps(vec(p[u]), vec(p[u]), constant(kMinusOne)); });
+    each([&](int u) { vminps(vec(p[u]), vec(p[u]), constant(kOne)); });
+    release(q);
+    const Regs magnitude = clamped;  // clamped is dead: its registers hold |x| now
+    each([&](int u) { bit_and(magnitude[u], x[u], constant(kAbsMask)); });
+    const Regs one_signed = allocate();  // CopySign(1, x)
+    each([&](int u) { bit_and(one_signed[u], x[u], constant(kSignMask)); });
+    each([&](int u) { bit_or(one_signed[u], one_signed[u], constant(kOne)); });
+    const auto saturates = [&](int) { return constant(kTanhSaturates); };
+    const auto tiny = [&](int) { return constant(kTanhTiny); };
+    select_where(p, magnitude, saturates, kGreaterEqual, one_signed);
+    select_where(p, magnitude, tiny, kNotGreaterEqual, x);
+    release(one_signed);
+    release(magnitude);
+    return p;
+  }
+
+  /// New registers holding a times b.
+  Regs product(const Regs& a, const Regs& b) {
+    const Regs r = allocate();
+    each([&](int u) { vmulps(vec(r[u]), vec(a[u]), vec(b[u])); });
+    return r;
+  }
+  /// New registers holding constant row first times y plus row first + 1, fused.
+  Regs linear(const Regs& y, int first) {
+    const Regs r = allocate();
+    each([&](int u) { vmovups(vec(r[u]), constant(first)); });
+    each([&](int u) { vfmadd213ps(vec(r[u]), vec(y[u]), constant(first + 1)); });
+    return r;
+  }
+
+  /// Lanes of d where a compares to b(u) by predicate take source's value.
+  template <typename Operand>
+  void select_where(const Regs& d, const Regs& a, const Operand& b, uint8_t predicate,
+                    const Regs& source) {
+    if (isa_ == JitIsa::Avx512) {
+      const Xbyak::Opmask masks[kMaxUnroll] = {k1, k2};
+      each([&](int u) { vcmpps(masks[u], vec(a[u]), b(u), predicate); });
+      each([&](int u) { vmovaps(vec(d[u]) | masks[u], vec(source[u])); });
+      return;
+    }
+    const Regs mask = allocate();
+    each([&](int u) { vcmpps(vec(mask[u]), vec(a[u]), b(u), predicate); });
+    each([&](int u) { vblendvps(vec(d[u]), vec(d[u]), vec(source[u]), vec(mask[u])); });
+    release(mask);
+  }
+
+  // Bitwise operations: AVX-512F has them on 32-bit integer lanes only (vandps on zmm needs DQ).
+  void bit_and(Reg d, Reg a, const Xbyak::Operand& b) {
+    if (isa_ == JitIsa::Avx512) return vpandd(vec(d), vec(a), b);
+    vpand(vec(d), vec(a), b);
+  }
+  void bit_or(Reg d, Reg a, const Xbyak::Operand& b) {
+    if (isa_ == JitIsa::Avx512) return vpord(vec(d), vec(a), b);
+    vpor(vec(d), vec(a), b);
+  }
+  void bit_xor(Reg d, Reg a, const Xbyak::Operand& b) {
+    if (isa_ == JitIsa::Avx512) return vpxord(vec(d), vec(a), b);
+    vpxor(vec(d), vec(a), b);
+  }
+
+  const fusion::Program& program_;
+  JitIsa isa_;
+  int unroll_;
+  uint32_t free_;                                  ///< one bit per free vector register
+  std::vector<std::optional<Regs>> registers_of_;  ///< per value: its registers while alive
+  std::vector<int64_t> last_use_;                  ///< per value
+};
+
+}  // namespace
+
+std::optional<JitIsa> JitProgram::native_isa() {
+  static const std::optional<JitIsa> isa = []() -> std::optional<JitIsa> {
+    using Cpu = Xbyak::util::Cpu;
+    const Cpu cpu;
+    if (cpu.has(Cpu::tAVX512F)) return JitIsa::Avx512;
+    if (cpu.has(Cpu::tAVX2) && cpu.has(Cpu::tFMA)) return JitIsa::Avx2;
+    return std::nullopt;
+  }();
+  return isa;
+}
+
+std::unique_ptr<const JitProgram> JitProgram::compile(const fusion::Program& program, JitIsa isa) {
+  if (!covered(program)) return nullptr;
+  // Two vectors a pass where the registers suffice, else one.
+  for (int unroll = Generator::kMaxUnroll; unroll >= 1; --unroll) {
+    try {
+      auto generator = std::make_unique<Generator>(program, isa, unroll);
+      const auto entry = generator->getCode<Entry>();
+      const int64_t block = generator->block();
+      auto code = std::make_unique<Code>(Code{std::move(generator)});
+      return std::unique_ptr<const JitProgram>(new JitProgram(std::move(code), entry, block));
+    } catch (const OutOfRegisters&) {
+      continue;  // fewer vectors a pass, or, at one, the tile interpreter runs it
+    } catch (const Xbyak::Error&) {
+      return nullptr;  // no executable memory (a hardened system, or none left): likewise
+    }
+  }
+  return nullptr;
+}
+
+#else  // no Xbyak: nothing is compiled
+
+struct JitProgram::Code {};
+
+std::optional<JitIsa> JitProgram::native_isa() {
+  return std::nullopt;
+}
+
+std::unique_ptr<const JitProgram> JitProgram::compile(const fusion::Program& /*program*/,
+                                                      JitIsa /*isa*/) {
+  return nullptr;
+}
+
+#endif
+
+JitProgram::JitProgram(std::unique_ptr<Code> code, Entry entry, int64_t block)
+    : code_(std::move(code)), entry_(entry), block_(block) {}
+
+JitProgram::~JitProgram() = default;
+
+const JitProgram* compiled_program(const fusion::Program& program) {
+  static const bool enabled = [] {
+    const char* value = std::getenv("EMBER_JIT");
+    return value == nullptr || std::string_view(value) != "0";
+  }();
+  const std::optional<JitIsa> isa = JitProgram::native_isa();
+  if (!enabled || !isa) return nullptr;
+  return program.compiled.get<JitProgram>([&] { return JitProgram::compile(program, *isa); });
+}
+
+}  // namespace ember::flex

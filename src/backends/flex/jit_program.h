@@ -1,0 +1,62 @@
+// Fused f32 programs (src/fusion/program.h) compiled to x86-64 machine code with Xbyak, for AVX2
+// with FMA or for AVX-512: the whole program runs in vector registers, one load per input and
+// one store per output for each vector of elements, where the tile interpreter (fused_tile.h)
+// loads and stores every instruction's tile. Each op is computed with the instructions simd.h's
+// loops use, in the same order, so both give the same bits (NaN payloads aside).
+//
+// Covered: programs whose values are all F32 and whose instructions are all among Add, Sub, Mul,
+// Div, Maximum, Minimum (also with a scalar operand), Neg, Abs, Sqrt, Recip and Tanh. fused.cpp
+// runs every other program, and the elements of a tile past its last whole vector, through the
+// tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "fusion/program.h"
+
+namespace ember::flex {
+
+/// The instruction sets the compiler targets.
+enum class JitIsa : uint8_t { Avx2, Avx512 };
+
+class JitProgram {
+ public:
+  /// This CPU's best covered instruction set; none without AVX2 and FMA, off x86-64, or when
+  /// the build has no Xbyak.
+  static std::optional<JitIsa> native_isa();
+  /// program compiled for isa (which the caller has checked the CPU runs), or null when the
+  /// program holds what the compiler does not cover or keeps more values alive than isa has
+  /// registers.
+  static std::unique_ptr<const JitProgram> compile(const fusion::Program& program, JitIsa isa);
+
+  JitProgram(const JitProgram&) = delete;
+  JitProgram& operator=(const JitProgram&) = delete;
+  ~JitProgram();
+
+  /// f32 elements per pass of the code's loop: one or two vectors.
+  int64_t block() const { return block_; }
+  /// outputs[k][i] = program output k at element i, for i < n (a positive multiple of block()),
+  /// from inputs[k][i] (contiguous f32 arrays, one per program input). scalars[j] is instruction
+  /// j's scalar operand, for the instructions that have one.
+  void run(const float* const* inputs, float* const* outputs, const float* scalars,
+           int64_t n) const {
+    entry_(inputs, outputs, scalars, n);
+  }
+
+ private:
+  struct Code;  // the generated code, owned (Xbyak stays out of this header)
+  using Entry = void (*)(const float* const*, float* const*, const float*, int64_t);
+  JitProgram(std::unique_ptr<Code> code, Entry entry, int64_t block);
+
+  std::unique_ptr<Code> code_;
+  Entry entry_;
+  int64_t block_;
+};
+
+/// program compiled for this CPU, compiled on the first call and kept with the program; null
+/// when EMBER_JIT=0, when native_isa() is none, or when compile() does not cover program.
+const JitProgram* compiled_program(const fusion::Program& program);
+
+}  // namespace ember::flex

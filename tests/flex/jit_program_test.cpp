@@ -1,0 +1,266 @@
+// Fused programs compiled to machine code (jit_program.h), for every instruction set this CPU
+// runs, against the same instructions run one at a time by flex's Highway loops (simd.h): random
+// programs over every covered op, special values included, must give the same bits; tanh stays
+// within flex's error bound of the exact value; what is not covered is refused, not miscompiled.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/flex/jit_program.h"
+#include "backends/flex/simd.h"
+#include "flex_test_util.h"
+
+namespace ember::flex::test {
+namespace {
+
+using fusion::Instruction;
+using fusion::Program;
+using fusion::Ref;
+
+/// The instruction sets to test: those this CPU runs (AVX-512 CPUs run AVX2 too).
+std::vector<JitIsa> runnable_isas() {
+  const std::optional<JitIsa> native = JitProgram::native_isa();
+  if (!native) return {};
+  if (*native == JitIsa::Avx512) return {JitIsa::Avx2, JitIsa::Avx512};
+  return {JitIsa::Avx2};
+}
+
+std::string name(JitIsa isa) {
+  return isa == JitIsa::Avx512 ? "AVX-512" : "AVX2";
+}
+
+Ref input(uint32_t k) {
+  return {Ref::Kind::Input, k};
+}
+Ref result(uint32_t i) {
+  return {Ref::Kind::Instruction, i};
+}
+
+Program program_of(uint32_t input_count, std::vector<Instruction> instructions,
+                   std::vector<uint32_t> outputs) {
+  Program program;
+  program.inputs.assign(input_count, fusion::ProgramInput{DType::F32, {false}});
+  program.instructions = std::move(instructions);
+  program.outputs = std::move(outputs);
+  return program;
+}
+
+Instruction f32(ir::Op op, std::vector<Ref> args) {
+  return Instruction{std::move(op), std::move(args), DType::F32, std::nullopt};
+}
+
+/// The program run one instruction at a time over whole arrays by simd.h's loops: the values
+/// of its outputs. scalars[i] is instruction i's scalar.
+std::vector<std::vector<float>> run_by_simd_loops(const Program& program,
+                                                  const std::vector<std::vector<float>>& inputs,
+                                                  const std::vector<float>& scalars) {
+  const auto n = static_cast<int64_t>(inputs.at(0).size());
+  std::vector<std::vector<float>> values = inputs;
+  for (std::size_t i = 0; i < program.instructions.size(); ++i) {
+    const Instruction& instruction = program.instructions[i];
+    const auto arg = [&](std::size_t k) {
+      const Ref ref = instruction.args[k];
+      return values[ref.kind == Ref::Kind::Input ? ref.index : inputs.size() + ref.index].data();
+    };
+    std::vector<float> out(static_cast<std::size_t>(n));
+    if (const auto* unary = std::get_if<ir::Unary>(&instruction.op)) {
+      simd::unary(unary->op, arg(0), out.data(), n);
+    } else if (const auto* binary = std::get_if<ir::Binary>(&instruction.op)) {
+      simd::binary(binary->op, arg(0), 1, arg(1), 1, out.data(), n);
+    } else {
+      const auto& scalar = std::get<ir::BinaryScalar>(instruction.op);
+      const float* value = &scalars[i];
+      if (scalar.scalar_lhs) {
+        simd::binary(scalar.op, value, 0, arg(0), 1, out.data(), n);
+      } else {
+        simd::binary(scalar.op, arg(0), 1, value, 0, out.data(), n);
+      }
+    }
+    values.push_back(std::move(out));
+  }
+  std::vector<std::vector<float>> outputs;
+  for (const uint32_t output : program.outputs)
+    outputs.push_back(values[inputs.size() + output]);
+  return outputs;
+}
+
+/// The compiled program's outputs over the inputs (n: a multiple of its block).
+std::vector<std::vector<float>> run_compiled(const JitProgram& compiled, const Program& program,
+                                             const std::vector<std::vector<float>>& inputs,
+                                             const std::vector<float>& scalars) {
+  std::vector<std::vector<float>> outputs(program.outputs.size(),
+                                          std::vector<float>(inputs.at(0).size(), -7.0f));
+  std::vector<const float*> in;
+  for (const std::vector<float>& values : inputs)
+    in.push_back(values.data());
+  std::vector<float*> out;
+  for (std::vector<float>& values : outputs)
+    out.push_back(values.data());
+  compiled.run(in.data(), out.data(), scalars.data(), static_cast<int64_t>(inputs[0].size()));
+  return outputs;
+}
+
+/// Bit for bit, except that any NaN matches any NaN (payloads may differ).
+void expect_same_bits(const std::vector<float>& actual, const std::vector<float>& expected,
+                      const std::string& what) {
+  ASSERT_EQ(actual.size(), expected.size());
+  int reported = 0;
+  for (std::size_t i = 0; i < expected.size() && reported < 5; ++i) {
+    const bool same = std::isnan(expected[i]) ? std::isnan(actual[i])
+                                              : std::bit_cast<uint32_t>(actual[i]) ==
+                                                    std::bit_cast<uint32_t>(expected[i]);
+    if (!same) {
+      ADD_FAILURE() << what << " at " << i << ": " << actual[i] << " vs " << expected[i];
+      ++reported;
+    }
+  }
+}
+
+/// n values: mostly spread over [-12, 12] (tanh's interesting range and beyond), with special
+/// values sprinkled in: zeros of both signs, infinities, NaN, denormals, huge and tiny values.
+std::vector<float> varied_values(std::mt19937& rng, std::size_t n) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const std::vector<float> special = {0.0f,   -0.0f,   kInf,  -kInf,  std::nanf(""),
+                                      1e-40f, -1e-40f, 3e38f, -3e38f, 2e-4f,
+                                      -2e-4f, 9.5f,    -9.5f, 1.0f,   -1.0f};
+  std::uniform_real_distribution<float> spread(-12.0f, 12.0f);
+  std::uniform_int_distribution<std::size_t> pick(0, special.size() - 1);
+  std::vector<float> values(n);
+  for (float& v : values)
+    v = rng() % 8 == 0 ? special[pick(rng)] : spread(rng);
+  return values;
+}
+
+constexpr ir::UnaryOp kCompiledUnaryOps[] = {ir::UnaryOp::Neg, ir::UnaryOp::Abs, ir::UnaryOp::Sqrt,
+                                             ir::UnaryOp::Recip, ir::UnaryOp::Tanh};
+constexpr ir::BinaryOp kCompiledBinaryOps[] = {ir::BinaryOp::Add,     ir::BinaryOp::Sub,
+                                               ir::BinaryOp::Mul,     ir::BinaryOp::Div,
+                                               ir::BinaryOp::Maximum, ir::BinaryOp::Minimum};
+
+/// A random straight-line program over the covered ops, with its scalars.
+std::pair<Program, std::vector<float>> random_program(std::mt19937& rng) {
+  const auto input_count = static_cast<uint32_t>(1 + rng() % 3);
+  const auto length = static_cast<uint32_t>(1 + rng() % 12);
+  std::vector<Instruction> instructions;
+  std::vector<float> scalars;
+  std::uniform_real_distribution<float> scalar(-3.0f, 3.0f);
+  for (uint32_t i = 0; i < length; ++i) {
+    const auto any_value = [&] {
+      const auto k = static_cast<uint32_t>(rng() % (input_count + i));
+      return k < input_count ? input(k) : result(k - input_count);
+    };
+    const auto binary_op = kCompiledBinaryOps[rng() % std::size(kCompiledBinaryOps)];
+    switch (rng() % 3) {
+      case 0:
+        instructions.push_back(
+            f32(ir::Unary{kCompiledUnaryOps[rng() % std::size(kCompiledUnaryOps)]}, {any_value()}));
+        break;
+      case 1:
+        instructions.push_back(f32(ir::Binary{binary_op}, {any_value(), any_value()}));
+        break;
+      default:
+        instructions.push_back(
+            f32(ir::BinaryScalar{binary_op, Scalar(0.0), rng() % 2 == 0}, {any_value()}));
+        instructions.back().constant = 0;
+    }
+    scalars.push_back(scalar(rng));
+  }
+  std::vector<uint32_t> outputs = {length - 1};
+  if (length > 2) outputs.push_back(static_cast<uint32_t>(rng() % (length - 1)));
+  return {program_of(input_count, std::move(instructions), std::move(outputs)), scalars};
+}
+
+TEST(FlexJit, RandomProgramsGiveTheSimdLoopsBits) {
+  const std::vector<JitIsa> isas = runnable_isas();
+  if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  std::mt19937 rng(20261204);
+  constexpr std::size_t kElements = 1024;
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto [program, scalars] = random_program(rng);
+    std::vector<std::vector<float>> inputs;
+    for (std::size_t k = 0; k < program.inputs.size(); ++k)
+      inputs.push_back(varied_values(rng, kElements));
+    const auto expected = run_by_simd_loops(program, inputs, scalars);
+    for (const JitIsa isa : isas) {
+      const auto compiled = JitProgram::compile(program, isa);
+      ASSERT_NE(compiled, nullptr) << name(isa) << ": " << program.describe();
+      const auto actual = run_compiled(*compiled, program, inputs, scalars);
+      for (std::size_t k = 0; k < expected.size(); ++k) {
+        expect_same_bits(actual[k], expected[k],
+                         name(isa) + " trial " + std::to_string(trial) + " [" + program.describe() +
+                             "] output " + std::to_string(k));
+      }
+    }
+  }
+}
+
+TEST(FlexJit, TanhStaysWithinEightUlpOfTheExactValue) {
+  const std::vector<JitIsa> isas = runnable_isas();
+  if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  // Every 509th positive finite float and its negation, padded to whole vectors with zeros.
+  std::vector<float> x;
+  for (uint32_t bits = 0; bits < 0x7f800000u; bits += 509) {
+    x.push_back(std::bit_cast<float>(bits));
+    x.push_back(-std::bit_cast<float>(bits));
+  }
+  x.resize((x.size() + 63) / 64 * 64, 0.0f);
+  const Program program = program_of(1, {f32(ir::Unary{ir::UnaryOp::Tanh}, {input(0)})}, {0});
+  for (const JitIsa isa : isas) {
+    const auto compiled = JitProgram::compile(program, isa);
+    ASSERT_NE(compiled, nullptr);
+    const std::vector<float> out = run_compiled(*compiled, program, {x}, {0.0f})[0];
+    double worst = 0.0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      worst = std::max(worst, ulp_error(out[i], std::tanh(static_cast<double>(x[i]))));
+      ASSERT_LE(std::abs(out[i]), 1.0f) << name(isa) << ": tanh(" << x[i] << ")";
+    }
+    EXPECT_LE(worst, 8.0) << name(isa);
+  }
+}
+
+TEST(FlexJit, RefusesWhatItDoesNotCover) {
+  const std::vector<JitIsa> isas = runnable_isas();
+  if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  const Program exp = program_of(1, {f32(ir::Unary{ir::UnaryOp::Exp}, {input(0)})}, {0});
+  Program compare = program_of(
+      1,
+      {Instruction{
+          ir::CompareScalar{ir::CompareOp::Greater, Scalar(0.0)}, {input(0)}, DType::Bool, 0}},
+      {0});
+  // 40 values alive at once: more than the 32 registers of AVX-512.
+  std::vector<Instruction> wide;
+  for (uint32_t k = 0; k < 40; ++k)
+    wide.push_back(f32(ir::Unary{ir::UnaryOp::Neg}, {input(k)}));
+  wide.push_back(f32(ir::Binary{ir::BinaryOp::Add}, {result(0), result(1)}));
+  for (uint32_t k = 2; k < 40; ++k) {
+    const auto sum = static_cast<uint32_t>(wide.size() - 1);
+    wide.push_back(f32(ir::Binary{ir::BinaryOp::Add}, {result(sum), result(k)}));
+  }
+  const auto last = static_cast<uint32_t>(wide.size() - 1);
+  const Program many_alive = program_of(40, std::move(wide), {last});
+  for (const JitIsa isa : isas) {
+    EXPECT_EQ(JitProgram::compile(exp, isa), nullptr) << name(isa);
+    EXPECT_EQ(JitProgram::compile(compare, isa), nullptr) << name(isa);
+    EXPECT_EQ(JitProgram::compile(many_alive, isa), nullptr) << name(isa);
+  }
+}
+
+TEST(FlexJit, CompilesEachCachedProgramOnce) {
+  if (runnable_isas().empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  const Program program = program_of(1, {f32(ir::Unary{ir::UnaryOp::Neg}, {input(0)})}, {0});
+  const JitProgram* first = compiled_program(program);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(compiled_program(program), first);
+  const Program copy = program;  // a copy starts with nothing compiled
+  EXPECT_NE(compiled_program(copy), nullptr);
+  EXPECT_NE(compiled_program(copy), first);
+}
+
+}  // namespace
+}  // namespace ember::flex::test
