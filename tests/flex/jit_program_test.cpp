@@ -90,19 +90,28 @@ std::vector<std::vector<float>> run_by_simd_loops(const Program& program,
   return outputs;
 }
 
-/// The compiled program's outputs over the inputs (n: a multiple of its block).
+/// The compiled program's outputs over the inputs (n: a multiple of its block), written with
+/// plain or streaming stores (into 64-byte aligned arrays).
 std::vector<std::vector<float>> run_compiled(const JitProgram& compiled, const Program& program,
                                              const std::vector<std::vector<float>>& inputs,
-                                             const std::vector<float>& scalars) {
-  std::vector<std::vector<float>> outputs(program.outputs.size(),
-                                          std::vector<float>(inputs.at(0).size(), -7.0f));
+                                             const std::vector<float>& scalars,
+                                             bool streaming = false) {
+  const std::size_t n = inputs.at(0).size();
+  constexpr std::size_t kAlignFloats = 16;
+  std::vector<std::vector<float>> storage(program.outputs.size(),
+                                          std::vector<float>(n + kAlignFloats, -7.0f));
   std::vector<const float*> in;
   for (const std::vector<float>& values : inputs)
     in.push_back(values.data());
   std::vector<float*> out;
-  for (std::vector<float>& values : outputs)
-    out.push_back(values.data());
-  compiled.run(in.data(), out.data(), scalars.data(), static_cast<int64_t>(inputs[0].size()));
+  for (std::vector<float>& values : storage) {
+    const auto misaligned = reinterpret_cast<uintptr_t>(values.data()) % 64 / sizeof(float);
+    out.push_back(values.data() + (misaligned == 0 ? 0 : kAlignFloats - misaligned));
+  }
+  compiled.run(in.data(), out.data(), scalars.data(), static_cast<int64_t>(n), streaming);
+  std::vector<std::vector<float>> outputs;
+  for (const float* values : out)
+    outputs.emplace_back(values, values + n);
   return outputs;
 }
 
@@ -190,11 +199,14 @@ TEST(FlexJit, RandomProgramsGiveTheSimdLoopsBits) {
     for (const JitIsa isa : isas) {
       const auto compiled = JitProgram::compile(program, isa);
       ASSERT_NE(compiled, nullptr) << name(isa) << ": " << program.describe();
-      const auto actual = run_compiled(*compiled, program, inputs, scalars);
-      for (std::size_t k = 0; k < expected.size(); ++k) {
-        expect_same_bits(actual[k], expected[k],
-                         name(isa) + " trial " + std::to_string(trial) + " [" + program.describe() +
-                             "] output " + std::to_string(k));
+      for (const bool streaming : {false, true}) {
+        const auto actual = run_compiled(*compiled, program, inputs, scalars, streaming);
+        for (std::size_t k = 0; k < expected.size(); ++k) {
+          expect_same_bits(actual[k], expected[k],
+                           name(isa) + (streaming ? " streaming" : "") + " trial " +
+                               std::to_string(trial) + " [" + program.describe() + "] output " +
+                               std::to_string(k));
+        }
       }
     }
   }

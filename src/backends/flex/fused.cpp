@@ -153,12 +153,22 @@ class TileRunner {
       const std::byte* data = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
       compiled_inputs_[k] = reinterpret_cast<const float*>(data);
     }
+    // Streaming stores go straight from the registers to outputs aligned for them, through
+    // the staging slots to the others.
+    bool aligned = true;
     for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
-      std::byte* data = plan_.streaming ? staging(k) : plan_.outputs[k] + begin * element_size(k);
+      std::byte* data = plan_.outputs[k] + begin * element_size(k);
+      aligned = aligned && reinterpret_cast<uintptr_t>(data) % kLine == 0;
       compiled_outputs_[k] = reinterpret_cast<float*>(data);
     }
-    plan_.compiled->run(compiled_inputs_.data(), compiled_outputs_.data(), plan_.scalars.data(), n);
-    if (plan_.streaming) stream_outputs(begin, n);
+    const bool staged = plan_.streaming && !aligned;
+    if (staged) {
+      for (std::size_t k = 0; k < plan_.outputs.size(); ++k)
+        compiled_outputs_[k] = reinterpret_cast<float*>(staging(k));
+    }
+    plan_.compiled->run(compiled_inputs_.data(), compiled_outputs_.data(), plan_.scalars.data(), n,
+                        plan_.streaming && !staged);
+    if (staged) stream_outputs(begin, n);
   }
 
   void interpret(int64_t begin, int64_t n) {

@@ -147,8 +147,6 @@ class Generator : public Xbyak::CodeGenerator {
 
   /// f32 elements per pass of the loop.
   int64_t block() const { return unroll_ * vector_bytes() / static_cast<int64_t>(sizeof(float)); }
-
- private:
   using Reg = int;  // a vector register's number
   /// A value's registers, one per vector of the block (the first unroll_ are used).
   using Regs = std::array<Reg, kMaxUnroll>;
@@ -204,7 +202,21 @@ class Generator : public Xbyak::CodeGenerator {
     each([&](int u) { free_ |= 1u << regs[u]; });
   }
 
+  /// The function at entry(false) stores with plain stores, the one at entry(true) with
+  /// streaming stores.
+  const uint8_t* entry(bool streaming) const { return getCode() + entry_offset_[streaming]; }
+
+ private:
   void generate() {
+    for (const bool streaming : {false, true}) {
+      align(16);
+      entry_offset_[streaming] = getSize();
+      generate_function(streaming);
+    }
+  }
+
+  void generate_function(bool streaming) {
+    streaming_ = streaming;
     mov(r8, reinterpret_cast<uintptr_t>(constant_table().data()));
     shl(rcx, 2);  // elements to bytes
     xor_(r10, r10);
@@ -268,7 +280,11 @@ class Generator : public Xbyak::CodeGenerator {
   }
   void store(std::size_t output, const Regs& r) {
     mov(rax, ptr[rsi + static_cast<int>(output * sizeof(void*))]);
-    each([&](int u) { vmovups(ptr[rax + r10 + u * vector_bytes()], vec(r[u])); });
+    each([&](int u) {
+      const Xbyak::Address at = ptr[rax + r10 + u * vector_bytes()];
+      if (streaming_) return vmovntps(at, vec(r[u]));
+      vmovups(at, vec(r[u]));
+    });
   }
 
   Regs binary_scalar(const ir::BinaryScalar& op, std::size_t instruction, const Regs& x) {
@@ -420,6 +436,8 @@ class Generator : public Xbyak::CodeGenerator {
   uint32_t free_;                                  ///< one bit per free vector register
   std::vector<std::optional<Regs>> registers_of_;  ///< per value: its registers while alive
   std::vector<int64_t> last_use_;                  ///< per value
+  bool streaming_ = false;                         ///< the function being generated streams
+  std::size_t entry_offset_[2] = {};               ///< per streaming flag
 };
 
 }  // namespace
@@ -441,10 +459,11 @@ std::unique_ptr<const JitProgram> JitProgram::compile(const fusion::Program& pro
   for (int unroll = Generator::kMaxUnroll; unroll >= 1; --unroll) {
     try {
       auto generator = std::make_unique<Generator>(program, isa, unroll);
-      const auto entry = generator->getCode<Entry>();
+      const Entries entries = {reinterpret_cast<Entry>(generator->entry(false)),
+                               reinterpret_cast<Entry>(generator->entry(true))};
       const int64_t block = generator->block();
       auto code = std::make_unique<Code>(Code{std::move(generator)});
-      return std::unique_ptr<const JitProgram>(new JitProgram(std::move(code), entry, block));
+      return std::unique_ptr<const JitProgram>(new JitProgram(std::move(code), entries, block));
     } catch (const OutOfRegisters&) {
       continue;  // fewer vectors a pass, or, at one, the tile interpreter runs it
     } catch (const Xbyak::Error&) {
@@ -469,8 +488,8 @@ std::unique_ptr<const JitProgram> JitProgram::compile(const fusion::Program& /*p
 
 #endif
 
-JitProgram::JitProgram(std::unique_ptr<Code> code, Entry entry, int64_t block)
-    : code_(std::move(code)), entry_(entry), block_(block) {}
+JitProgram::JitProgram(std::unique_ptr<Code> code, Entries entries, int64_t block)
+    : code_(std::move(code)), entries_(entries), block_(block) {}
 
 JitProgram::~JitProgram() = default;
 

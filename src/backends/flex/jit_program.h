@@ -10,6 +10,7 @@
 // tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,19 +40,22 @@ class JitProgram {
   int64_t block() const { return block_; }
   /// outputs[k][i] = program output k at element i, for i < n (a positive multiple of block()),
   /// from inputs[k][i] (contiguous f32 arrays, one per program input). scalars[j] is instruction
-  /// j's scalar operand, for the instructions that have one.
-  void run(const float* const* inputs, float* const* outputs, const float* scalars,
-           int64_t n) const {
-    entry_(inputs, outputs, scalars, n);
+  /// j's scalar operand, for the instructions that have one. With streaming, the outputs are
+  /// written with streaming stores (past the caches; hwy::FlushStream() before another thread
+  /// reads them), and each must be 64-byte aligned.
+  void run(const float* const* inputs, float* const* outputs, const float* scalars, int64_t n,
+           bool streaming = false) const {
+    entries_[streaming](inputs, outputs, scalars, n);
   }
 
  private:
   struct Code;  // the generated code, owned (Xbyak stays out of this header)
   using Entry = void (*)(const float* const*, float* const*, const float*, int64_t);
-  JitProgram(std::unique_ptr<Code> code, Entry entry, int64_t block);
+  using Entries = std::array<Entry, 2>;  ///< plain stores, streaming stores
+  JitProgram(std::unique_ptr<Code> code, Entries entries, int64_t block);
 
   std::unique_ptr<Code> code_;
-  Entry entry_;
+  Entries entries_;
   int64_t block_;
 };
 
