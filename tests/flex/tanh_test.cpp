@@ -51,8 +51,8 @@ TEST(FlexTanh, GivesSpecialValuesExactly) {
   constexpr float kDenormal = std::numeric_limits<float>::denorm_min();
   constexpr float kMax = std::numeric_limits<float>::max();
   const std::vector<float> x = {
-      0.0F,  -0.0F,  kInf, -kInf, kDenormal, 1e-40F, -1e-40F, std::numeric_limits<float>::min(),
-      3e-4F, -3e-4F, kMax, -kMax, 20.0F,     -20.0F};
+      0.0F,  -0.0F,  kInf, -kInf, kDenormal, 1e-40F, -1e-40F,     std::numeric_limits<float>::min(),
+      3e-4F, -3e-4F, kMax, -kMax, 20.0F,     -20.0F, 9.01091385F, -9.01091385F};
   const std::vector<float> out = flex_tanh(x);
   for (std::size_t i = 0; i < x.size(); ++i) {
     const float exact = std::tanh(x[i]);

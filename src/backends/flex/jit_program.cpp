@@ -118,7 +118,6 @@ struct OutOfRegisters {};
 // vcmpps predicates.
 constexpr uint8_t kUnordered = 3;         // either is NaN
 constexpr uint8_t kNotGreaterEqual = 25;  // NGE_UQ: a < b, or either is NaN
-constexpr uint8_t kGreaterEqual = 29;     // GE_OQ: a >= b, neither NaN
 
 /// The code of one program. Each pass of its loop computes a block of `unroll` vectors: every
 /// instruction, in order, for each vector of the block before the next instruction, so that the
@@ -374,14 +373,8 @@ class Generator : public Xbyak::CodeGenerator {
     release(q);
     const Regs magnitude = clamped;  // clamped is dead: its registers hold |x| now
     each([&](int u) { bit_and(magnitude[u], x[u], constant(kAbsMask)); });
-    const Regs one_signed = allocate();  // CopySign(1, x)
-    each([&](int u) { bit_and(one_signed[u], x[u], constant(kSignMask)); });
-    each([&](int u) { bit_or(one_signed[u], one_signed[u], constant(kOne)); });
-    const auto saturates = [&](int) { return constant(kTanhSaturates); };
     const auto tiny = [&](int) { return constant(kTanhTiny); };
-    select_where(p, magnitude, saturates, kGreaterEqual, one_signed);
     select_where(p, magnitude, tiny, kNotGreaterEqual, x);
-    release(one_signed);
     release(magnitude);
     return p;
   }
