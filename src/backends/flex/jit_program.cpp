@@ -5,6 +5,8 @@
 #include <type_traits>
 #include <variant>
 
+#include "backends/flex/simd.h"
+
 #if defined(EMBER_WITH_XBYAK)
 #include <xbyak/xbyak.h>
 #include <xbyak/xbyak_util.h>
@@ -487,9 +489,11 @@ JitProgram::JitProgram(std::unique_ptr<Code> code, Entries entries, int64_t bloc
 JitProgram::~JitProgram() = default;
 
 const JitProgram* compiled_program(const fusion::Program& program) {
+  // The compiled code rounds each multiply-add once; so must the loops it stands in for, or the
+  // fused values would differ from the eager ones.
   static const bool enabled = [] {
     const char* value = std::getenv("EMBER_JIT");
-    return value == nullptr || std::string_view(value) != "0";
+    return (value == nullptr || std::string_view(value) != "0") && simd::multiply_add_is_fused();
   }();
   const std::optional<JitIsa> isa = JitProgram::native_isa();
   if (!enabled || !isa) return nullptr;

@@ -60,7 +60,8 @@ class JitProgram {
 };
 
 /// program compiled for this CPU, compiled on the first call and kept with the program; null
-/// when EMBER_JIT=0, when native_isa() is none, or when compile() does not cover program.
+/// when EMBER_JIT=0, when native_isa() is none, when simd.h's loops run without FMA (their
+/// values would then differ from the compiled code's), or when compile() does not cover program.
 const JitProgram* compiled_program(const fusion::Program& program);
 
 }  // namespace ember::flex

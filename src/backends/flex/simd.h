@@ -13,6 +13,11 @@
 
 namespace ember::flex::simd {
 
+/// Whether the loops' multiply-adds round once: true where the target they run on has FMA
+/// (AVX2, AVX-512, NEON), false on SSE4 or the sanitizer build's baseline target. f32 tanh's
+/// values depend on it.
+bool multiply_add_is_fused();
+
 bool has_unary(ir::UnaryOp op);
 /// out[i] = op(x[i]), i < n.
 void unary(ir::UnaryOp op, const float* x, float* out, int64_t n);

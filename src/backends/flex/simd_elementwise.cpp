@@ -271,6 +271,10 @@ void StreamCopy(const std::byte* src, std::byte* dst, int64_t bytes) {
   std::memcpy(dst + i, src + i, static_cast<std::size_t>(bytes - i));
 }
 
+bool FusedMultiplyAdd() {
+  return HWY_NATIVE_FMA != 0;
+}
+
 void UnaryF32(UnaryOp op, const float* x, float* out, int64_t n) {
   Unary(op, x, out, n);
 }
@@ -310,6 +314,11 @@ HWY_EXPORT(BinaryF64);
 HWY_EXPORT(CompareF32);
 HWY_EXPORT(CompareF64);
 HWY_EXPORT(StreamCopy);
+HWY_EXPORT(FusedMultiplyAdd);
+
+bool multiply_add_is_fused() {
+  return HWY_DYNAMIC_DISPATCH(FusedMultiplyAdd)();
+}
 
 bool has_unary(ir::UnaryOp op) {
   switch (op) {
