@@ -5,8 +5,11 @@
 // how), and FusionBackend over flex must match the ndarray reference.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -243,6 +246,37 @@ TEST(FusionChains, AQueueCutByItsBoundGivesTheSameValues) {
     FusionBackend fused(std::make_unique<flex::FlexBackend>(), small);
     expect_same_values(run_chain(fused, chain), run_chain(eager, chain), describe(shape, 7));
   }
+}
+
+TEST(FusionChains, ExpBeyondItsVectorRangeGivesEagerValuesBitForBit) {
+  // A sigmoid and a scaled exp from primitives over [-200, 200], infinities and NaN: flex
+  // compiles the program, its code leaves the tiles whose exp arguments pass 88 (or are NaN or
+  // -inf) to the tile loops, which give eager flex's values.
+  std::vector<float> values;
+  for (int i = 0; i < 4 * 1000; ++i)
+    values.push_back(static_cast<float>(i % 401 - 200));
+  values[5] = std::numeric_limits<float>::infinity();
+  values[2100] = -std::numeric_limits<float>::infinity();
+  values[3999] = std::numeric_limits<float>::quiet_NaN();
+  const TensorData data(values, Shape{4, 1000});
+  const auto run = [&](backend::Backend& backend) {
+    const Value x = put(backend, data);
+    const Value e = apply(backend, ir::Unary{ir::UnaryOp::Exp},
+                          {apply(backend, ir::Unary{ir::UnaryOp::Neg}, {x})});
+    const Value sigmoid =
+        apply(backend, ir::Unary{ir::UnaryOp::Recip},
+              {apply(backend, ir::BinaryScalar{ir::BinaryOp::Add, Scalar(1.0)}, {e})});
+    const Value scaled = apply(backend, ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(0.5)},
+                               {apply(backend, ir::Unary{ir::UnaryOp::Exp}, {x})});
+    return std::vector<TensorData>{get(backend, sigmoid), get(backend, scaled)};
+  };
+  flex::FlexBackend eager;
+  FusionBackend fused(std::make_unique<flex::FlexBackend>(), FusionOptions{});
+  const std::vector<TensorData> expected = run(eager);
+  const std::vector<TensorData> actual = run(fused);
+  for (std::size_t k = 0; k < expected.size(); ++k)
+    EXPECT_EQ(actual[k], expected[k]) << "output " << k;
+  EXPECT_GT(fused.cache_stats().misses, 0u) << "nothing was fused";
 }
 
 TEST(FusionChains, FusedFlexMatchesTheNdArrayReference) {

@@ -166,8 +166,11 @@ class TileRunner {
       for (std::size_t k = 0; k < plan_.outputs.size(); ++k)
         compiled_outputs_[k] = reinterpret_cast<float*>(staging(k));
     }
-    plan_.compiled->run(compiled_inputs_.data(), compiled_outputs_.data(), plan_.scalars.data(), n,
-                        plan_.streaming && !staged);
+    const bool computed = plan_.compiled->run(compiled_inputs_.data(), compiled_outputs_.data(),
+                                              plan_.scalars.data(), n, plan_.streaming && !staged);
+    // A lane outside the compiled code's range (exp of a large value, of NaN): the tile loops
+    // compute these elements again, as eager flex does.
+    if (!computed) return interpret(begin, n);
     if (staged) stream_outputs(begin, n);
   }
 

@@ -15,6 +15,7 @@
 #include <bit>
 #include <vector>
 
+#include "backends/flex/highway_exp.h"
 #include "backends/flex/rational_tanh.h"
 #endif
 
@@ -40,7 +41,16 @@ enum Constant : uint8_t {
   kTanhTiny,
   kTanhP,               // the 7 coefficients of rational_tanh::kP
   kTanhQ = kTanhP + 7,  // the 4 of kQ
-  kConstantCount = kTanhQ + 4,
+  kHalf = kTanhQ + 4,
+  kExpValidMin,
+  kExpValidMax,
+  kExpLowerBound,
+  kOneOverLn2,
+  kLn2Part0,
+  kLn2Part1,
+  kExpPoly,                      // highway_exp::kPoly from k5 down to k0, in pairs for linear()
+  kExponentBias = kExpPoly + 6,  // the int32 127
+  kConstantCount,
 };
 
 struct alignas(64) ConstantRow {
@@ -71,6 +81,16 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
       rows[kTanhP + i] = splat(kP[i]);
     for (int i = 0; i < 4; ++i)
       rows[kTanhQ + i] = splat(kQ[i]);
+    rows[kHalf] = splat(0.5f);
+    rows[kExpValidMin] = splat(highway_exp::kValidMin);
+    rows[kExpValidMax] = splat(highway_exp::kValidMax);
+    rows[kExpLowerBound] = splat(highway_exp::kLowerBound);
+    rows[kOneOverLn2] = splat(highway_exp::kOneOverLn2);
+    rows[kLn2Part0] = splat(highway_exp::kLn2Part0);
+    rows[kLn2Part1] = splat(highway_exp::kLn2Part1);
+    for (int i = 0; i < 6; ++i)
+      rows[kExpPoly + i] = splat(highway_exp::kPoly[5 - i]);
+    rows[kExponentBias] = splat_bits(127);
     return rows;
   }();
   return table;
@@ -79,7 +99,7 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
 bool covered(ir::UnaryOp op) {
   using ir::UnaryOp;
   return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sqrt || op == UnaryOp::Recip ||
-         op == UnaryOp::Tanh;
+         op == UnaryOp::Tanh || op == UnaryOp::Exp;
 }
 
 bool covered(ir::BinaryOp op) {
@@ -104,6 +124,16 @@ bool covered(const ir::Op& op) {
       op);
 }
 
+/// Whether the program holds an op that the compiled code computes over part of the floats only
+/// (exp), flagging the other lanes.
+bool checks_range(const fusion::Program& program) {
+  for (const fusion::Instruction& instruction : program.instructions) {
+    const auto* unary = std::get_if<ir::Unary>(&instruction.op);
+    if (unary != nullptr && unary->op == ir::UnaryOp::Exp) return true;
+  }
+  return false;
+}
+
 bool covered(const fusion::Program& program) {
   for (const fusion::ProgramInput& input : program.inputs) {
     if (input.dtype != DType::F32) return false;
@@ -120,6 +150,7 @@ struct OutOfRegisters {};
 // vcmpps predicates.
 constexpr uint8_t kUnordered = 3;         // either is NaN
 constexpr uint8_t kNotGreaterEqual = 25;  // NGE_UQ: a < b, or either is NaN
+constexpr uint8_t kNotLessEqual = 22;     // NLE_UQ: a > b, or either is NaN
 
 /// The code of one program. Each pass of its loop computes a block of `unroll` vectors: every
 /// instruction, in order, for each vector of the block before the next instruction, so that the
@@ -127,8 +158,9 @@ constexpr uint8_t kNotGreaterEqual = 25;  // NGE_UQ: a < b, or either is NaN
 /// vector from its first use (inputs: loaded) to its last; outputs are stored as computed.
 ///
 /// Calling convention (System V): rdi the input pointers, rsi the output pointers, rdx the
-/// scalars, rcx the element count. In the loop r10 is the byte offset of the block, r8 the
-/// constant table, rax a scratch pointer.
+/// scalars, rcx the element count, r8 the byte that tells whether a lane left an op's range. In
+/// the loop r10 is the byte offset of the block, r11 the constant table, rax a scratch pointer;
+/// the lanes out of range gather in k5 (AVX-512) or in a vector register (AVX2).
 class Generator : public Xbyak::CodeGenerator {
  public:
   static constexpr int kMaxUnroll = 2;
@@ -140,7 +172,8 @@ class Generator : public Xbyak::CodeGenerator {
         unroll_(unroll),
         free_(isa == JitIsa::Avx512 ? 0xffffffffu : 0xffffu),
         registers_of_(program.inputs.size() + program.instructions.size()),
-        last_use_(last_uses(program)) {
+        last_use_(last_uses(program)),
+        checks_range_(checks_range(program)) {
     generate();
     ready();
     setProtectModeRE();  // writable while generated, executable (and no longer writable) now
@@ -179,7 +212,7 @@ class Generator : public Xbyak::CodeGenerator {
     return isa_ == JitIsa::Avx512 ? Xbyak::Xmm(Xbyak::Zmm(r)) : Xbyak::Xmm(Xbyak::Ymm(r));
   }
   Xbyak::Address constant(int row) const {
-    return ptr[r8 + row * static_cast<int>(sizeof(ConstantRow))];
+    return ptr[r11 + row * static_cast<int>(sizeof(ConstantRow))];
   }
   /// f(u) for each vector u of the block.
   template <typename F>
@@ -218,9 +251,10 @@ class Generator : public Xbyak::CodeGenerator {
 
   void generate_function(bool streaming) {
     streaming_ = streaming;
-    mov(r8, reinterpret_cast<uintptr_t>(constant_table().data()));
+    mov(r11, reinterpret_cast<uintptr_t>(constant_table().data()));
     shl(rcx, 2);  // elements to bytes
     xor_(r10, r10);
+    start_range_flags();
     Xbyak::Label loop;
     L(loop);
     for (std::size_t i = 0; i < program_.instructions.size(); ++i)
@@ -228,8 +262,49 @@ class Generator : public Xbyak::CodeGenerator {
     add(r10, unroll_ * vector_bytes());
     cmp(r10, rcx);
     jb(loop);
+    store_range_flag();
     vzeroupper();  // no penalty for SSE code after the call
     ret();
+  }
+
+  /// Clears the lanes out of range (AVX2: in a register kept for the whole function).
+  void start_range_flags() {
+    if (!checks_range_) return;
+    if (isa_ == JitIsa::Avx512) return kxorw(k5, k5, k5);
+    range_flags_ = allocate_one();
+    vpxor(vec(range_flags_), vec(range_flags_), vec(range_flags_));
+  }
+  /// *r8 = whether any lane was out of range.
+  void store_range_flag() {
+    if (!checks_range_) return mov(byte[r8], 0);
+    if (isa_ == JitIsa::Avx512) {
+      kortestw(k5, k5);
+    } else {
+      vptest(vec(range_flags_), vec(range_flags_));
+      free_ |= 1u << range_flags_;
+    }
+    setnz(al);
+    mov(byte[r8], al);
+  }
+  /// Adds the lanes of x outside [row valid_min, row valid_max] (NaN included) to the flags.
+  void flag_out_of_range(const Regs& x, int valid_min, int valid_max) {
+    if (isa_ == JitIsa::Avx512) {
+      each([&](int u) {
+        vcmpps(k6, vec(x[u]), constant(valid_min), kNotGreaterEqual);
+        vcmpps(k7, vec(x[u]), constant(valid_max), kNotLessEqual);
+        korw(k6, k6, k7);
+        korw(k5, k5, k6);
+      });
+      return;
+    }
+    const Regs outside = allocate();
+    each([&](int u) {
+      vcmpps(vec(outside[u]), vec(x[u]), constant(valid_min), kNotGreaterEqual);
+      vpor(vec(range_flags_), vec(range_flags_), vec(outside[u]));
+      vcmpps(vec(outside[u]), vec(x[u]), constant(valid_max), kNotLessEqual);
+      vpor(vec(range_flags_), vec(range_flags_), vec(outside[u]));
+    });
+    release(outside);
   }
 
   void emit_instruction(std::size_t i) {
@@ -328,6 +403,7 @@ class Generator : public Xbyak::CodeGenerator {
 
   Regs unary(ir::UnaryOp op, const Regs& x) {
     if (op == ir::UnaryOp::Tanh) return tanh(x);
+    if (op == ir::UnaryOp::Exp) return exp(x);
     const Regs d = allocate();
     each([&](int u) {
       switch (op) {
@@ -381,6 +457,56 @@ class Generator : public Xbyak::CodeGenerator {
     return p;
   }
 
+  /// Highway's f32 Exp (highway_exp.h), operation for operation; lanes outside its valid range
+  /// are flagged for the caller to compute otherwise.
+  Regs exp(const Regs& x) {
+    flag_out_of_range(x, kExpValidMin, kExpValidMax);
+    // q = int(x / ln 2 + 0.5 with x's sign), truncated
+    const Regs q = allocate();
+    each([&](int u) { bit_and(q[u], x[u], constant(kSignMask)); });
+    each([&](int u) { bit_or(q[u], q[u], constant(kHalf)); });
+    each([&](int u) { vfmadd231ps(vec(q[u]), vec(x[u]), constant(kOneOverLn2)); });
+    each([&](int u) { vcvttps2dq(vec(q[u]), vec(q[u])); });
+    // r = x - q ln 2, in two parts
+    const Regs r = allocate();
+    const Regs qf = allocate();
+    each([&](int u) { vcvtdq2ps(vec(qf[u]), vec(q[u])); });
+    each([&](int u) { vmovaps(vec(r[u]), vec(x[u])); });
+    each([&](int u) { vfmadd231ps(vec(r[u]), vec(qf[u]), constant(kLn2Part0)); });
+    each([&](int u) { vfmadd231ps(vec(r[u]), vec(qf[u]), constant(kLn2Part1)); });
+    release(qf);
+    // y = 1 + r + r^2 Estrin(r; k0..k5)
+    const Regs r2 = product(r, r);
+    const Regs r4 = product(r2, r2);
+    const Regs high = linear(r, kExpPoly);
+    const Regs middle = linear(r, kExpPoly + 2);
+    const Regs y = linear(r, kExpPoly + 4);
+    each([&](int u) { vfmadd231ps(vec(y[u]), vec(r2[u]), vec(middle[u])); });
+    each([&](int u) { vfmadd231ps(vec(y[u]), vec(r4[u]), vec(high[u])); });
+    each([&](int u) { vfmadd213ps(vec(y[u]), vec(r2[u]), vec(r[u])); });
+    each([&](int u) { vaddps(vec(y[u]), vec(y[u]), constant(kOne)); });
+    release(high);
+    release(middle);
+    release(r4);
+    release(r2);
+    // y * 2^(q >> 1) * 2^(q - (q >> 1)), each power built in the exponent bits
+    const Regs half = r;  // r is dead: its registers hold q >> 1, then the powers
+    each([&](int u) { vpsrad(vec(half[u]), vec(q[u]), 1); });
+    each([&](int u) { vpsubd(vec(q[u]), vec(q[u]), vec(half[u])); });
+    for (const Regs* part : {&half, &q}) {
+      each([&](int u) { vpaddd(vec((*part)[u]), vec((*part)[u]), constant(kExponentBias)); });
+      each([&](int u) { vpslld(vec((*part)[u]), vec((*part)[u]), 23); });
+      each([&](int u) { vmulps(vec(y[u]), vec(y[u]), vec((*part)[u])); });
+    }
+    // zero below kLowerBound
+    each([&](int u) { bit_xor(q[u], q[u], vec(q[u])); });
+    const auto lower_bound = [&](int) { return constant(kExpLowerBound); };
+    select_where(y, x, lower_bound, kNotGreaterEqual, q);
+    release(q);
+    release(half);
+    return y;
+  }
+
   /// New registers holding a times b.
   Regs product(const Regs& a, const Regs& b) {
     const Regs r = allocate();
@@ -432,6 +558,8 @@ class Generator : public Xbyak::CodeGenerator {
   std::vector<std::optional<Regs>> registers_of_;  ///< per value: its registers while alive
   std::vector<int64_t> last_use_;                  ///< per value
   bool streaming_ = false;                         ///< the function being generated streams
+  bool checks_range_ = false;                      ///< the program holds exp
+  Reg range_flags_ = 0;                            ///< AVX2: the lanes out of range so far
   std::size_t entry_offset_[2] = {};               ///< per streaming flag
 };
 

@@ -5,9 +5,9 @@
 // loops use, in the same order, so both give the same bits (NaN payloads aside).
 //
 // Covered: programs whose values are all F32 and whose instructions are all among Add, Sub, Mul,
-// Div, Maximum, Minimum (also with a scalar operand), Neg, Abs, Sqrt, Recip and Tanh. fused.cpp
-// runs every other program, and the elements of a tile past its last whole vector, through the
-// tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
+// Div, Maximum, Minimum (also with a scalar operand), Neg, Abs, Sqrt, Recip, Tanh and Exp.
+// fused.cpp runs every other program, and the elements of a tile past its last whole vector,
+// through the tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
 #pragma once
 
 #include <array>
@@ -42,15 +42,19 @@ class JitProgram {
   /// from inputs[k][i] (contiguous f32 arrays, one per program input). scalars[j] is instruction
   /// j's scalar operand, for the instructions that have one. With streaming, the outputs are
   /// written with streaming stores (past the caches; hwy::FlushStream() before another thread
-  /// reads them), and each must be 64-byte aligned.
-  void run(const float* const* inputs, float* const* outputs, const float* scalars, int64_t n,
-           bool streaming = false) const {
-    entries_[streaming](inputs, outputs, scalars, n);
+  /// reads them), and each must be 64-byte aligned. Returns false when some lane was outside the
+  /// range where the code computes an op as simd.h's loops do (exp beyond 88, of -inf or of NaN,
+  /// which they hand to std::exp): the outputs are then to be computed again another way.
+  [[nodiscard]] bool run(const float* const* inputs, float* const* outputs, const float* scalars,
+                         int64_t n, bool streaming = false) const {
+    uint8_t out_of_range = 0;
+    entries_[streaming](inputs, outputs, scalars, n, &out_of_range);
+    return out_of_range == 0;
   }
 
  private:
   struct Code;  // the generated code, owned (Xbyak stays out of this header)
-  using Entry = void (*)(const float* const*, float* const*, const float*, int64_t);
+  using Entry = void (*)(const float* const*, float* const*, const float*, int64_t, uint8_t*);
   using Entries = std::array<Entry, 2>;  ///< plain stores, streaming stores
   JitProgram(std::unique_ptr<Code> code, Entries entries, int64_t block);
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/flex/highway_exp.h"
 #include "backends/flex/rational_tanh.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
@@ -27,7 +28,7 @@ using ir::UnaryOp;
 
 /// The largest x whose exp Highway's Exp computes within its valid range without overflowing.
 template <typename T>
-constexpr T kExpMax = sizeof(T) == 4 ? T(88) : T(706);
+constexpr T kExpMax = sizeof(T) == 4 ? T(highway_exp::kValidMax) : T(706);
 /// Highway's Sin and Cos are valid on [-kTrigMax, kTrigMax].
 template <typename T>
 constexpr T kTrigMax = T(39000);
