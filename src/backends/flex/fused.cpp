@@ -263,7 +263,9 @@ std::vector<View> run_fused(const fusion::Program& program, Views inputs,
     plan.output_of[instruction] = static_cast<int32_t>(k);
   }
   plan.streaming = streams(program, inputs, shape);
-  plan.compiled = compiled_program(program);
+  // Compiled on its first run over a whole tile or more: below that, the few vectors do not
+  // repay the compilation (about 20 us for the GELU) nor the code's pages.
+  if (shape.num_elements() >= kTileElements) plan.compiled = compiled_program(program);
   if (plan.compiled != nullptr) plan.scalars = f32_scalars(plan.ops);
   const int64_t total = shape.num_elements();
   parallel_for((total + kTileElements - 1) / kTileElements, kTileGrain,
