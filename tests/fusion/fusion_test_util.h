@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -54,6 +55,22 @@ inline TensorData get(backend::Backend& backend, const Value& value) {
 
 inline bool is_lazy(const Value& value) {
   return dynamic_cast<const LazyBuffer*>(value.buffer.get()) != nullptr;
+}
+
+/// Builds values on a backend and reads back the ones to compare.
+using Computation = std::function<std::vector<TensorData>(backend::Backend&)>;
+
+/// Expects fusion over flex to give eager flex's values bit for bit for computation, and to have
+/// fused something.
+inline void expect_fused_flex_gives_eager_bits(const Computation& computation) {
+  flex::FlexBackend eager;
+  FusionBackend fused(std::make_unique<flex::FlexBackend>(), FusionOptions{});
+  const std::vector<TensorData> expected = computation(eager);
+  const std::vector<TensorData> actual = computation(fused);
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t k = 0; k < expected.size(); ++k)
+    EXPECT_EQ(actual[k], expected[k]) << "output " << k;
+  EXPECT_GT(fused.cache_stats().misses, 0u) << "nothing was fused";
 }
 
 /// Host values of shape in [-2, 2), varied by seed: ((i + seed) * 37 mod 101) / 25 - 2.
