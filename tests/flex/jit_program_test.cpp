@@ -74,6 +74,8 @@ std::vector<std::vector<float>> run_by_simd_loops(const Program& program,
       simd::unary(unary->op, arg(0), out.data(), n);
     } else if (const auto* binary = std::get_if<ir::Binary>(&instruction.op)) {
       simd::binary(binary->op, arg(0), 1, arg(1), 1, out.data(), n);
+    } else if (const auto* activation = std::get_if<ir::Activation>(&instruction.op)) {
+      simd::activation(*activation, arg(0), out.data(), n);
     } else {
       const auto& scalar = std::get<ir::BinaryScalar>(instruction.op);
       const float* value = &scalars[i];
@@ -153,10 +155,18 @@ constexpr ir::UnaryOp kCompiledUnaryOps[] = {ir::UnaryOp::Neg,  ir::UnaryOp::Abs
                                              ir::UnaryOp::Sqrt, ir::UnaryOp::Recip,
                                              ir::UnaryOp::Tanh, ir::UnaryOp::Exp};
 
-bool holds_exp(const Program& program) {
+constexpr ir::ActivationOp kCompiledActivations[] = {
+    ir::ActivationOp::Relu,     ir::ActivationOp::LeakyRelu, ir::ActivationOp::Gelu,
+    ir::ActivationOp::Sigmoid,  ir::ActivationOp::Silu,      ir::ActivationOp::HardSigmoid,
+    ir::ActivationOp::HardSwish};
+
+/// Whether the program holds an op whose compiled code may leave lanes to the caller: exp, or
+/// an activation (of an infinity or NaN).
+bool checks_range(const Program& program) {
   for (const Instruction& instruction : program.instructions) {
     const auto* unary = std::get_if<ir::Unary>(&instruction.op);
     if (unary != nullptr && unary->op == ir::UnaryOp::Exp) return true;
+    if (std::holds_alternative<ir::Activation>(instruction.op)) return true;
   }
   return false;
 }
@@ -177,7 +187,7 @@ std::pair<Program, std::vector<float>> random_program(std::mt19937& rng) {
       return k < input_count ? input(k) : result(k - input_count);
     };
     const auto binary_op = kCompiledBinaryOps[rng() % std::size(kCompiledBinaryOps)];
-    switch (rng() % 3) {
+    switch (rng() % 4) {
       case 0:
         instructions.push_back(
             f32(ir::Unary{kCompiledUnaryOps[rng() % std::size(kCompiledUnaryOps)]}, {any_value()}));
@@ -185,6 +195,14 @@ std::pair<Program, std::vector<float>> random_program(std::mt19937& rng) {
       case 1:
         instructions.push_back(f32(ir::Binary{binary_op}, {any_value(), any_value()}));
         break;
+      case 2: {
+        // The slope (LeakyRelu's) reaches the code through the scalars, as f32.
+        const float alpha = scalar(rng);
+        const auto op = kCompiledActivations[rng() % std::size(kCompiledActivations)];
+        instructions.push_back(f32(ir::Activation{op, alpha}, {any_value()}));
+        scalars.push_back(alpha);
+        continue;
+      }
       default:
         instructions.push_back(
             f32(ir::BinaryScalar{binary_op, Scalar(0.0), rng() % 2 == 0}, {any_value()}));
@@ -209,7 +227,7 @@ TEST(FlexJit, RandomProgramsGiveTheSimdLoopsBits) {
   if (!simd::multiply_add_is_fused()) GTEST_SKIP() << kLoopsWithoutFma;
   std::mt19937 rng(20261204);
   constexpr std::size_t kElements = 1024;
-  int compared_with_exp = 0;
+  int compared_with_checks = 0;
   for (int trial = 0; trial < 400; ++trial) {
     const auto [program, scalars] = random_program(rng);
     std::vector<std::vector<float>> inputs;
@@ -225,16 +243,17 @@ TEST(FlexJit, RandomProgramsGiveTheSimdLoopsBits) {
                                  std::to_string(trial) + " [" + program.describe() + "]";
         const auto actual = run_compiled(*compiled, program, inputs, scalars, streaming);
         if (!actual) {
-          EXPECT_TRUE(holds_exp(program)) << what << ": only exp leaves lanes out of range";
+          EXPECT_TRUE(checks_range(program))
+              << what << ": only exp and activations leave lanes out of range";
           continue;
         }
-        compared_with_exp += holds_exp(program) ? 1 : 0;
+        compared_with_checks += checks_range(program) ? 1 : 0;
         for (std::size_t k = 0; k < expected.size(); ++k)
           expect_same_bits((*actual)[k], expected[k], what + " output " + std::to_string(k));
       }
     }
   }
-  EXPECT_GE(compared_with_exp, 40) << "too few programs with exp ran whole";
+  EXPECT_GE(compared_with_checks, 40) << "too few programs with exp or activations ran whole";
 }
 
 TEST(FlexJit, ExpLeavesToTheCallerTheLanesTheLoopsGiveToTheStandardLibrary) {

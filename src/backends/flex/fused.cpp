@@ -235,12 +235,16 @@ class TileRunner {
   std::vector<float*> compiled_outputs_;
 };
 
-/// Each instruction's scalar as f32 (0 where it has none), as the compiled program reads them.
+/// Each instruction's scalar as f32, as the compiled program reads them: a scalar operand, an
+/// activation's alpha (LeakyRelu's slope), else 0.
 std::vector<float> f32_scalars(const std::vector<ir::Op>& ops) {
   std::vector<float> scalars;
   for (const ir::Op& op : ops) {
     const std::optional<Scalar> value = fusion::scalar_of(op);
-    scalars.push_back(value ? ndarray::scalar_as<float>(*value) : 0.0f);
+    const auto* activation = std::get_if<ir::Activation>(&op);
+    scalars.push_back(value        ? ndarray::scalar_as<float>(*value)
+                      : activation ? static_cast<float>(activation->alpha)
+                                   : 0.0f);
   }
   return scalars;
 }

@@ -13,8 +13,11 @@
 
 #include <array>
 #include <bit>
+#include <limits>
+#include <numbers>
 #include <vector>
 
+#include "backends/flex/gelu_erf.h"
 #include "backends/flex/highway_exp.h"
 #include "backends/flex/rational_tanh.h"
 #endif
@@ -50,7 +53,15 @@ enum Constant : uint8_t {
   kLn2Part1,
   kExpPoly,                      // highway_exp::kPoly from k5 down to k0, in pairs for linear()
   kExponentBias = kExpPoly + 6,  // the int32 127
-  kConstantCount,
+  kFloatMax,
+  kTwo,
+  kThree,
+  kMinusThree,
+  kSix,
+  kSqrt2Half,
+  kGeluMaxW,
+  kGeluPoly,  // gelu_erf::kPolyStart, then the 9 of kPoly
+  kConstantCount = kGeluPoly + 10,
 };
 
 struct alignas(64) ConstantRow {
@@ -91,6 +102,16 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
     for (int i = 0; i < 6; ++i)
       rows[kExpPoly + i] = splat(highway_exp::kPoly[5 - i]);
     rows[kExponentBias] = splat_bits(127);
+    rows[kFloatMax] = splat(std::numeric_limits<float>::max());
+    rows[kTwo] = splat(2.0f);
+    rows[kThree] = splat(3.0f);
+    rows[kMinusThree] = splat(-3.0f);
+    rows[kSix] = splat(6.0f);
+    rows[kSqrt2Half] = splat(std::numbers::sqrt2_v<float> / 2);
+    rows[kGeluMaxW] = splat(gelu_erf::kMaxW);
+    rows[kGeluPoly] = splat(gelu_erf::kPolyStart);
+    for (int i = 0; i < 9; ++i)
+      rows[kGeluPoly + 1 + i] = splat(gelu_erf::kPoly[i]);
     return rows;
   }();
   return table;
@@ -108,11 +129,18 @@ bool covered(ir::BinaryOp op) {
          op == BinaryOp::Maximum || op == BinaryOp::Minimum;
 }
 
+bool covered(ir::ActivationOp op) {
+  using ir::ActivationOp;
+  return op == ActivationOp::Relu || op == ActivationOp::LeakyRelu || op == ActivationOp::Gelu ||
+         op == ActivationOp::Sigmoid || op == ActivationOp::Silu ||
+         op == ActivationOp::HardSigmoid || op == ActivationOp::HardSwish;
+}
+
 bool covered(const ir::Op& op) {
   return std::visit(
       [](const auto& o) {
         using Op = std::decay_t<decltype(o)>;
-        if constexpr (std::is_same_v<Op, ir::Unary>) {
+        if constexpr (std::is_same_v<Op, ir::Unary> || std::is_same_v<Op, ir::Activation>) {
           return covered(o.op);
         } else if constexpr (std::is_same_v<Op, ir::Binary> ||
                              std::is_same_v<Op, ir::BinaryScalar>) {
@@ -125,11 +153,12 @@ bool covered(const ir::Op& op) {
 }
 
 /// Whether the program holds an op that the compiled code computes over part of the floats only
-/// (exp), flagging the other lanes.
+/// (exp; activations: finite values), flagging the other lanes.
 bool checks_range(const fusion::Program& program) {
   for (const fusion::Instruction& instruction : program.instructions) {
     const auto* unary = std::get_if<ir::Unary>(&instruction.op);
     if (unary != nullptr && unary->op == ir::UnaryOp::Exp) return true;
+    if (std::holds_alternative<ir::Activation>(instruction.op)) return true;
   }
   return false;
 }
@@ -149,6 +178,10 @@ struct OutOfRegisters {};
 
 // vcmpps predicates.
 constexpr uint8_t kUnordered = 3;         // either is NaN
+constexpr uint8_t kLess = 17;             // LT_OQ: a < b, neither NaN
+constexpr uint8_t kLessEqual = 18;        // LE_OQ
+constexpr uint8_t kGreaterEqual = 29;     // GE_OQ
+constexpr uint8_t kGreater = 30;          // GT_OQ
 constexpr uint8_t kNotGreaterEqual = 25;  // NGE_UQ: a < b, or either is NaN
 constexpr uint8_t kNotLessEqual = 22;     // NLE_UQ: a > b, or either is NaN
 
@@ -320,6 +353,8 @@ class Generator : public Xbyak::CodeGenerator {
             return binary(op.op, arg(instruction, 0), arg(instruction, 1));
           } else if constexpr (std::is_same_v<Op, ir::BinaryScalar>) {
             return binary_scalar(op, i, arg(instruction, 0));
+          } else if constexpr (std::is_same_v<Op, ir::Activation>) {
+            return activation(op.op, i, arg(instruction, 0));
           } else {
             return Regs{};  // unreachable: covered() admits nothing else
           }
@@ -403,7 +438,10 @@ class Generator : public Xbyak::CodeGenerator {
 
   Regs unary(ir::UnaryOp op, const Regs& x) {
     if (op == ir::UnaryOp::Tanh) return tanh(x);
-    if (op == ir::UnaryOp::Exp) return exp(x);
+    if (op == ir::UnaryOp::Exp) {
+      flag_out_of_range(x, kExpValidMin, kExpValidMax);
+      return exp(x);
+    }
     const Regs d = allocate();
     each([&](int u) {
       switch (op) {
@@ -457,10 +495,8 @@ class Generator : public Xbyak::CodeGenerator {
     return p;
   }
 
-  /// Highway's f32 Exp (highway_exp.h), operation for operation; lanes outside its valid range
-  /// are flagged for the caller to compute otherwise.
+  /// Highway's f32 Exp (highway_exp.h), operation for operation.
   Regs exp(const Regs& x) {
-    flag_out_of_range(x, kExpValidMin, kExpValidMax);
     // q = int(x / ln 2 + 0.5 with x's sign), truncated
     const Regs q = allocate();
     each([&](int u) { bit_and(q[u], x[u], constant(kSignMask)); });
@@ -507,6 +543,146 @@ class Generator : public Xbyak::CodeGenerator {
     return y;
   }
 
+  /// simd_activation.cpp's activation, operation for operation; the lanes it hands to the
+  /// reference kernel (infinities, NaN) are flagged. instruction: where LeakyRelu's slope is.
+  Regs activation(ir::ActivationOp op, std::size_t instruction, const Regs& x) {
+    flag_out_of_range(x, kExpValidMin, kFloatMax);
+    switch (op) {
+      case ir::ActivationOp::Relu:
+        return relu(x);
+      case ir::ActivationOp::LeakyRelu:
+        return leaky_relu(instruction, x);
+      case ir::ActivationOp::Sigmoid:
+        return sigmoid(x);
+      case ir::ActivationOp::Silu:
+        return times_x(x, sigmoid(x));
+      case ir::ActivationOp::HardSigmoid:
+        return hard_sigmoid(x);
+      case ir::ActivationOp::HardSwish:
+        return times_x(x, hard_sigmoid(x));
+      default:  // Gelu
+        return gelu(x);
+    }
+  }
+
+  /// y = x y.
+  Regs times_x(const Regs& x, const Regs& y) {
+    each([&](int u) { vmulps(vec(y[u]), vec(x[u]), vec(y[u])); });
+    return y;
+  }
+
+  /// New registers holding zeros.
+  Regs zeros() {
+    const Regs z = allocate();
+    each([&](int u) { bit_xor(z[u], z[u], vec(z[u])); });
+    return z;
+  }
+  /// New registers holding constant row.
+  Regs splat_of(int row) {
+    const Regs r = allocate();
+    each([&](int u) { vmovups(vec(r[u]), constant(row)); });
+    return r;
+  }
+  /// Lanes of d where x compares to zero by predicate become source's.
+  void select_by_sign(const Regs& d, const Regs& x, uint8_t predicate, const Regs& source) {
+    const Regs zero = zeros();
+    select_where(
+        d, x, [&](int u) { return vec(zero[u]); }, predicate, source);
+    release(zero);
+  }
+
+  Regs relu(const Regs& x) {
+    const Regs d = allocate();
+    each([&](int u) { vmovaps(vec(d[u]), vec(x[u])); });
+    const Regs zero = zeros();
+    select_where(
+        d, x, [&](int u) { return vec(zero[u]); }, kLess, zero);
+    release(zero);
+    return d;
+  }
+
+  Regs leaky_relu(std::size_t instruction, const Regs& x) {
+    const Regs d = allocate();
+    each([&](int u) {
+      vbroadcastss(vec(d[u]), ptr[rdx + static_cast<int>(instruction * sizeof(float))]);
+    });
+    each([&](int u) { vmulps(vec(d[u]), vec(d[u]), vec(x[u])); });
+    select_by_sign(d, x, kGreater, x);
+    return d;
+  }
+
+  /// 1 / (1 + e) where x >= 0, else e / (1 + e), with e = exp(-|x|).
+  Regs sigmoid(const Regs& x) {
+    const Regs minus_abs = allocate();
+    each([&](int u) { bit_and(minus_abs[u], x[u], constant(kAbsMask)); });
+    each([&](int u) { bit_xor(minus_abs[u], minus_abs[u], constant(kSignMask)); });
+    const Regs e = exp(minus_abs);
+    release(minus_abs);
+    const Regs sum = splat_of(kOne);
+    each([&](int u) { vaddps(vec(sum[u]), vec(sum[u]), vec(e[u])); });
+    const Regs positive = splat_of(kOne);
+    each([&](int u) { vdivps(vec(positive[u]), vec(positive[u]), vec(sum[u])); });
+    each([&](int u) { vdivps(vec(e[u]), vec(e[u]), vec(sum[u])); });
+    release(sum);
+    select_by_sign(e, x, kGreaterEqual, positive);
+    release(positive);
+    return e;
+  }
+
+  /// 0 below -3, 1 above 3, x / 6 + 1/2 between.
+  Regs hard_sigmoid(const Regs& x) {
+    const Regs d = allocate();
+    each([&](int u) { vdivps(vec(d[u]), vec(x[u]), constant(kSix)); });
+    each([&](int u) { vaddps(vec(d[u]), vec(d[u]), constant(kHalf)); });
+    const Regs one = splat_of(kOne);
+    select_where(
+        d, x, [&](int) { return constant(kThree); }, kGreaterEqual, one);
+    release(one);
+    const Regs zero = zeros();
+    select_where(
+        d, x, [&](int) { return constant(kMinusThree); }, kLessEqual, zero);
+    release(zero);
+    return d;
+  }
+
+  /// x / 2 erfc(-x / sqrt 2) (gelu_erf.h).
+  Regs gelu(const Regs& x) {
+    const Regs w = allocate();
+    each([&](int u) { bit_and(w[u], x[u], constant(kAbsMask)); });
+    each([&](int u) { vmulps(vec(w[u]), vec(w[u]), constant(kSqrt2Half)); });
+    each([&](int u) { vminps(vec(w[u]), vec(w[u]), constant(kGeluMaxW)); });
+    const Regs denominator = linear_of(w, kHalf, kOne);
+    const Regs t = splat_of(kOne);
+    each([&](int u) { vdivps(vec(t[u]), vec(t[u]), vec(denominator[u])); });
+    release(denominator);
+    const Regs poly = splat_of(kGeluPoly);
+    for (int k = 1; k <= 9; ++k)
+      each([&](int u) { vfmadd213ps(vec(poly[u]), vec(t[u]), constant(kGeluPoly + k)); });
+    each([&](int u) { vmulps(vec(w[u]), vec(w[u]), vec(w[u])); });
+    each([&](int u) { vsubps(vec(poly[u]), vec(poly[u]), vec(w[u])); });
+    release(w);
+    const Regs erfc = exp(poly);
+    release(poly);
+    each([&](int u) { vmulps(vec(erfc[u]), vec(t[u]), vec(erfc[u])); });
+    release(t);
+    const Regs one_plus_erf = splat_of(kTwo);
+    each([&](int u) { vsubps(vec(one_plus_erf[u]), vec(one_plus_erf[u]), vec(erfc[u])); });
+    select_by_sign(one_plus_erf, x, kLess, erfc);
+    release(erfc);
+    const Regs y = splat_of(kHalf);
+    each([&](int u) { vmulps(vec(y[u]), vec(y[u]), vec(x[u])); });
+    each([&](int u) { vmulps(vec(y[u]), vec(y[u]), vec(one_plus_erf[u])); });
+    release(one_plus_erf);
+    return y;
+  }
+
+  /// New registers holding constant row a times y plus row b, fused.
+  Regs linear_of(const Regs& y, int a, int b) {
+    const Regs r = splat_of(a);
+    each([&](int u) { vfmadd213ps(vec(r[u]), vec(y[u]), constant(b)); });
+    return r;
+  }
+
   /// New registers holding a times b.
   Regs product(const Regs& a, const Regs& b) {
     const Regs r = allocate();
@@ -514,12 +690,7 @@ class Generator : public Xbyak::CodeGenerator {
     return r;
   }
   /// New registers holding constant row first times y plus row first + 1, fused.
-  Regs linear(const Regs& y, int first) {
-    const Regs r = allocate();
-    each([&](int u) { vmovups(vec(r[u]), constant(first)); });
-    each([&](int u) { vfmadd213ps(vec(r[u]), vec(y[u]), constant(first + 1)); });
-    return r;
-  }
+  Regs linear(const Regs& y, int first) { return linear_of(y, first, first + 1); }
 
   /// Lanes of d where a compares to b(u) by predicate take source's value.
   template <typename Operand>

@@ -5,7 +5,8 @@
 // loops use, in the same order, so both give the same bits (NaN payloads aside).
 //
 // Covered: programs whose values are all F32 and whose instructions are all among Add, Sub, Mul,
-// Div, Maximum, Minimum (also with a scalar operand), Neg, Abs, Sqrt, Recip, Tanh and Exp.
+// Div, Maximum, Minimum (also with a scalar operand), Neg, Abs, Sqrt, Recip, Tanh, Exp and the
+// activations Relu, LeakyRelu, Gelu (erf form), Sigmoid, Silu, HardSigmoid and HardSwish.
 // fused.cpp runs every other program, and the elements of a tile past its last whole vector,
 // through the tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
 #pragma once
@@ -40,11 +41,12 @@ class JitProgram {
   int64_t block() const { return block_; }
   /// outputs[k][i] = program output k at element i, for i < n (a positive multiple of block()),
   /// from inputs[k][i] (contiguous f32 arrays, one per program input). scalars[j] is instruction
-  /// j's scalar operand, for the instructions that have one. With streaming, the outputs are
-  /// written with streaming stores (past the caches; hwy::FlushStream() before another thread
-  /// reads them), and each must be 64-byte aligned. Returns false when some lane was outside the
-  /// range where the code computes an op as simd.h's loops do (exp beyond 88, of -inf or of NaN,
-  /// which they hand to std::exp): the outputs are then to be computed again another way.
+  /// j's scalar operand, or its activation's alpha, for the instructions that have one. With
+  /// streaming, the outputs are written with streaming stores (past the caches; hwy::FlushStream()
+  /// before another thread reads them), and each must be 64-byte aligned. Returns false when some
+  /// lane was outside the range where the code computes an op as simd.h's loops do (exp beyond 88,
+  /// of -inf or of NaN, which they hand to std::exp; an activation of an infinity or NaN, which
+  /// they hand to the reference kernel): the outputs are then to be computed again another way.
   [[nodiscard]] bool run(const float* const* inputs, float* const* outputs, const float* scalars,
                          int64_t n, bool streaming = false) const {
     uint8_t out_of_range = 0;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <numbers>
 
+#include "backends/flex/gelu_erf.h"
 #include "backends/flex/reference.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
@@ -79,16 +80,13 @@ HWY_INLINE V GeluTanh(D d, V x) {
 /// keep their precision), and erfc(-w) = 2 - erfc(w).
 template <class D, class V>
 HWY_INLINE V Gelu(D d, V x) {
-  constexpr float kCoefficients[] = {-0.82215223f, 1.48851587f,  -1.13520398f,
-                                     0.27886807f,  -0.18628806f, 0.09678418f,
-                                     0.37409196f,  1.00002368f,  -1.26551223f};
+  using namespace ::ember::flex::gelu_erf;
   const auto one = hn::Set(d, 1.0f);
-  // erfc(10) is below the smallest float: larger w change nothing and could overflow w^2.
   const auto w =
-      hn::Min(hn::Mul(hn::Abs(x), hn::Set(d, std::numbers::sqrt2_v<float> / 2)), hn::Set(d, 10.0f));
+      hn::Min(hn::Mul(hn::Abs(x), hn::Set(d, std::numbers::sqrt2_v<float> / 2)), hn::Set(d, kMaxW));
   const auto t = hn::Div(one, hn::MulAdd(hn::Set(d, 0.5f), w, one));
-  auto poly = hn::Set(d, 0.17087277f);
-  for (const float c : kCoefficients)
+  auto poly = hn::Set(d, kPolyStart);
+  for (const float c : kPoly)
     poly = hn::MulAdd(poly, t, hn::Set(d, c));
   const auto erfc_w = hn::Mul(t, hn::Exp(d, hn::Sub(poly, hn::Mul(w, w))));
   const auto one_plus_erf =
