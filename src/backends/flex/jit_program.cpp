@@ -214,6 +214,11 @@ class Generator : public Xbyak::CodeGenerator {
 
   /// f32 elements per pass of the loop.
   int64_t block() const { return unroll_ * vector_bytes() / static_cast<int64_t>(sizeof(float)); }
+  /// The function at entry(false) stores with plain stores, the one at entry(true) with
+  /// streaming stores.
+  const uint8_t* entry(bool streaming) const { return getCode() + entry_offset_[streaming]; }
+
+ private:
   using Reg = int;  // a vector register's number
   /// A value's registers, one per vector of the block (the first unroll_ are used).
   using Regs = std::array<Reg, kMaxUnroll>;
@@ -269,11 +274,6 @@ class Generator : public Xbyak::CodeGenerator {
     each([&](int u) { free_ |= 1u << regs[u]; });
   }
 
-  /// The function at entry(false) stores with plain stores, the one at entry(true) with
-  /// streaming stores.
-  const uint8_t* entry(bool streaming) const { return getCode() + entry_offset_[streaming]; }
-
- private:
   void generate() {
     for (const bool streaming : {false, true}) {
       align(16);
