@@ -14,8 +14,8 @@
 namespace ember::flex::simd {
 
 /// Whether the loops' multiply-adds round once: true where the target they run on has FMA
-/// (AVX2, AVX-512, NEON), false on SSE4 or the sanitizer build's baseline target. f32 tanh's
-/// values depend on it.
+/// (AVX2, AVX-512, NEON), false on SSE4 or the sanitizer build's baseline target. The values of
+/// f32 tanh, exp and the activations depend on it (jit_program.h matches them only when true).
 bool multiply_add_is_fused();
 
 bool has_unary(ir::UnaryOp op);
