@@ -4,15 +4,18 @@
 // within flex's error bound of the exact value; what is not covered is refused, not miscompiled.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "backends/flex/fused_tile.h"
 #include "backends/flex/jit_program.h"
 #include "backends/flex/simd.h"
 #include "flex_test_util.h"
@@ -285,6 +288,174 @@ TEST(FlexJit, ExpLeavesToTheCallerTheLanesTheLoopsGiveToTheStandardLibrary) {
   }
 }
 
+using Bytes = std::vector<std::byte>;
+
+/// The program run one instruction at a time by the tile loops (fused_tile.h), over arrays of
+/// any fusible dtype: the bytes of its outputs.
+std::vector<Bytes> run_by_tile_loops(const Program& program, const std::vector<Bytes>& inputs,
+                                     int64_t n) {
+  std::vector<Bytes> values = inputs;
+  for (const Instruction& instruction : program.instructions) {
+    std::vector<TileArg> args;
+    for (const Ref ref : instruction.args) {
+      const std::size_t k = ref.kind == Ref::Kind::Input ? ref.index : inputs.size() + ref.index;
+      args.push_back({values[k].data(), program.dtype_of(ref)});
+    }
+    Bytes out(static_cast<std::size_t>(n) * dtype_size(instruction.dtype));
+    run_on_tile(instruction.op, args, out.data(), instruction.dtype, n);
+    values.push_back(std::move(out));
+  }
+  std::vector<Bytes> outputs;
+  for (const uint32_t output : program.outputs)
+    outputs.push_back(values[inputs.size() + output]);
+  return outputs;
+}
+
+/// The compiled program's output bytes (none when it reports a lane out of its range).
+std::optional<std::vector<Bytes>> run_compiled_bytes(const JitProgram& compiled,
+                                                     const Program& program,
+                                                     const std::vector<Bytes>& inputs,
+                                                     const std::vector<float>& scalars, int64_t n,
+                                                     bool streaming) {
+  constexpr std::size_t kAlign = 64;
+  std::vector<Bytes> storage;
+  std::vector<float*> out;
+  for (const uint32_t output : program.outputs) {
+    const std::size_t size =
+        static_cast<std::size_t>(n) * dtype_size(program.instructions[output].dtype);
+    storage.emplace_back(size + kAlign, std::byte{0x55});
+    const auto misaligned = reinterpret_cast<uintptr_t>(storage.back().data()) % kAlign;
+    out.push_back(reinterpret_cast<float*>(storage.back().data() +
+                                           (misaligned == 0 ? 0 : kAlign - misaligned)));
+  }
+  std::vector<const float*> in;
+  for (const Bytes& values : inputs)
+    in.push_back(reinterpret_cast<const float*>(values.data()));
+  if (!compiled.run(in.data(), out.data(), scalars.data(), n, streaming)) return std::nullopt;
+  std::vector<Bytes> outputs;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const auto* begin = reinterpret_cast<const std::byte*>(out[k]);
+    outputs.emplace_back(begin, begin + storage[k].size() - kAlign);
+  }
+  return outputs;
+}
+
+/// A random program mixing F32 and Bool values: comparisons, where, mask fills, casts, Bool
+/// logic and some arithmetic, over inputs (F32, F32, Bool); with each instruction's f32 scalar.
+std::pair<Program, std::vector<float>> random_bool_program(std::mt19937& rng) {
+  Program program;
+  program.inputs = {{DType::F32, {false}}, {DType::F32, {false}}, {DType::Bool, {false}}};
+  std::vector<Ref> f32_values = {input(0), input(1)};
+  std::vector<Ref> bool_values = {input(2)};
+  const auto pick = [&](const std::vector<Ref>& values) { return values[rng() % values.size()]; };
+  std::uniform_real_distribution<float> scalar(-3.0f, 3.0f);
+  std::vector<float> scalars;
+  const auto length = static_cast<uint32_t>(1 + rng() % 10);
+  for (uint32_t i = 0; i < length; ++i) {
+    const auto compare_op = static_cast<ir::CompareOp>(rng() % 6);
+    const auto logical_op =
+        std::array{ir::BinaryOp::And, ir::BinaryOp::Or, ir::BinaryOp::Xor}[rng() % 3];
+    // Half the scalars are 0, a value the inputs hold (varied_values' zeros).
+    const float value = rng() % 2 == 0 ? 0.0f : scalar(rng);
+    const bool bool_result = rng() % 2 == 0;
+    Instruction instruction;
+    switch (rng() % 7) {
+      case 0:
+        instruction = {ir::Compare{compare_op},
+                       {pick(f32_values), pick(f32_values)},
+                       DType::Bool,
+                       std::nullopt};
+        break;
+      case 1:
+        instruction = {
+            ir::CompareScalar{compare_op, Scalar(value)}, {pick(f32_values)}, DType::Bool, 0};
+        break;
+      case 2: {
+        const auto& pool = bool_result ? bool_values : f32_values;
+        instruction = {ir::Where{},
+                       {pick(bool_values), pick(pool), pick(pool)},
+                       bool_result ? DType::Bool : DType::F32,
+                       std::nullopt};
+        break;
+      }
+      case 3:
+        instruction = {
+            ir::MaskFill{Scalar(value)}, {pick(f32_values), pick(bool_values)}, DType::F32, 0};
+        break;
+      case 4:
+        instruction =
+            bool_result
+                ? Instruction{ir::Cast{DType::Bool}, {pick(f32_values)}, DType::Bool, std::nullopt}
+                : Instruction{ir::Cast{DType::F32}, {pick(bool_values)}, DType::F32, std::nullopt};
+        break;
+      case 5:
+        instruction = rng() % 4 == 0 ? Instruction{ir::Unary{ir::UnaryOp::Not},
+                                                   {pick(bool_values)},
+                                                   DType::Bool,
+                                                   std::nullopt}
+                                     : Instruction{ir::Binary{logical_op},
+                                                   {pick(bool_values), pick(bool_values)},
+                                                   DType::Bool,
+                                                   std::nullopt};
+        break;
+      default:
+        instruction = f32(ir::Binary{ir::BinaryOp::Mul}, {pick(f32_values), pick(f32_values)});
+    }
+    (instruction.dtype == DType::Bool ? bool_values : f32_values).push_back(result(i));
+    program.instructions.push_back(std::move(instruction));
+    scalars.push_back(value);
+  }
+  program.outputs = {length - 1};
+  if (length > 2) program.outputs.push_back(static_cast<uint32_t>(rng() % (length - 1)));
+  return {std::move(program), scalars};
+}
+
+TEST(FlexJit, RandomProgramsWithBoolValuesGiveTheTileLoopsBytes) {
+  const std::vector<JitIsa> isas = runnable_isas();
+  if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  // No op here rounds a multiply-add: the bytes match with or without FMA in the loops.
+  std::mt19937 rng(20261205);
+  constexpr int64_t kElements = 1024;
+  for (int trial = 0; trial < 300; ++trial) {
+    const auto [program, scalars] = random_bool_program(rng);
+    std::vector<Bytes> inputs;
+    for (int k = 0; k < 2; ++k) {
+      const std::vector<float> values = varied_values(rng, kElements);
+      const auto* begin = reinterpret_cast<const std::byte*>(values.data());
+      inputs.emplace_back(begin, begin + values.size() * sizeof(float));
+    }
+    Bytes flags(kElements);
+    for (std::byte& flag : flags)
+      flag = std::byte{static_cast<uint8_t>(rng() % 2)};
+    inputs.push_back(flags);
+    const std::vector<Bytes> expected = run_by_tile_loops(program, inputs, kElements);
+    for (const JitIsa isa : isas) {
+      const auto compiled = JitProgram::compile(program, isa);
+      ASSERT_NE(compiled, nullptr) << name(isa) << ": " << program.describe();
+      for (const bool streaming : {false, true}) {
+        const auto actual =
+            run_compiled_bytes(*compiled, program, inputs, scalars, kElements, streaming);
+        ASSERT_TRUE(actual) << name(isa) << ": no op here leaves lanes out of range";
+        for (std::size_t k = 0; k < expected.size(); ++k) {
+          const std::string what = name(isa) + (streaming ? " streaming" : "") + " trial " +
+                                   std::to_string(trial) + " [" + program.describe() + "] output " +
+                                   std::to_string(k);
+          if (program.instructions[program.outputs[k]].dtype == DType::Bool) {
+            EXPECT_EQ((*actual)[k], expected[k]) << what;
+            continue;
+          }
+          const auto as_floats = [](const Bytes& bytes) {
+            std::vector<float> values(bytes.size() / sizeof(float));
+            std::memcpy(values.data(), bytes.data(), bytes.size());
+            return values;
+          };
+          expect_same_bits(as_floats((*actual)[k]), as_floats(expected[k]), what);
+        }
+      }
+    }
+  }
+}
+
 TEST(FlexJit, TanhStaysWithinEightUlpOfTheExactValue) {
   const std::vector<JitIsa> isas = runnable_isas();
   if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
@@ -315,11 +486,11 @@ TEST(FlexJit, RefusesWhatItDoesNotCover) {
   const std::vector<JitIsa> isas = runnable_isas();
   if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
   const Program log = program_of(1, {f32(ir::Unary{ir::UnaryOp::Log}, {input(0)})}, {0});
-  Program compare = program_of(
-      1,
-      {Instruction{
-          ir::CompareScalar{ir::CompareOp::Greater, Scalar(0.0)}, {input(0)}, DType::Bool, 0}},
-      {0});
+  // A comparison of Bool values (the tile loops hand it to ndarray).
+  Program compare = program_of(1, {}, {0});
+  compare.inputs[0].dtype = DType::Bool;
+  compare.instructions = {
+      Instruction{ir::Compare{ir::CompareOp::Greater}, {input(0), input(0)}, DType::Bool, {}}};
   // 40 values alive at once: more than the 32 registers of AVX-512.
   std::vector<Instruction> wide;
   for (uint32_t k = 0; k < 40; ++k)

@@ -11,10 +11,12 @@
 #include <xbyak/xbyak.h>
 #include <xbyak/xbyak_util.h>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <limits>
 #include <numbers>
+#include <span>
 #include <vector>
 
 #include "backends/flex/gelu_erf.h"
@@ -60,8 +62,9 @@ enum Constant : uint8_t {
   kSix,
   kSqrt2Half,
   kGeluMaxW,
-  kGeluPoly,  // gelu_erf::kPolyStart, then the 9 of kPoly
-  kConstantCount = kGeluPoly + 10,
+  kGeluPoly,                  // gelu_erf::kPolyStart, then the 9 of kPoly
+  kAllOnes = kGeluPoly + 10,  // a Bool lane's true
+  kConstantCount,
 };
 
 struct alignas(64) ConstantRow {
@@ -112,6 +115,7 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
     rows[kGeluPoly] = splat(gelu_erf::kPolyStart);
     for (int i = 0; i < 9; ++i)
       rows[kGeluPoly + 1 + i] = splat(gelu_erf::kPoly[i]);
+    rows[kAllOnes] = splat_bits(0xffffffffu);
     return rows;
   }();
   return table;
@@ -136,15 +140,38 @@ bool covered(ir::ActivationOp op) {
          op == ActivationOp::HardSigmoid || op == ActivationOp::HardSwish;
 }
 
-bool covered(const ir::Op& op) {
+bool is_logical(ir::BinaryOp op) {
+  return op == ir::BinaryOp::And || op == ir::BinaryOp::Or || op == ir::BinaryOp::Xor;
+}
+
+/// Whether the compiler covers op with arguments and result of these dtypes (F32 or Bool).
+bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
+  const auto all = [&](DType dtype) {
+    return std::all_of(args.begin(), args.end(), [&](DType arg) { return arg == dtype; });
+  };
+  const bool f32 = all(DType::F32) && result == DType::F32;
   return std::visit(
-      [](const auto& o) {
+      [&](const auto& o) {
         using Op = std::decay_t<decltype(o)>;
-        if constexpr (std::is_same_v<Op, ir::Unary> || std::is_same_v<Op, ir::Activation>) {
-          return covered(o.op);
-        } else if constexpr (std::is_same_v<Op, ir::Binary> ||
-                             std::is_same_v<Op, ir::BinaryScalar>) {
-          return covered(o.op);
+        if constexpr (std::is_same_v<Op, ir::Unary>) {
+          if (o.op == ir::UnaryOp::Not) return all(DType::Bool) && result == DType::Bool;
+          return f32 && covered(o.op);
+        } else if constexpr (std::is_same_v<Op, ir::Activation>) {
+          return f32 && covered(o.op);
+        } else if constexpr (std::is_same_v<Op, ir::Binary>) {
+          if (is_logical(o.op)) return all(DType::Bool) && result == DType::Bool;
+          return f32 && covered(o.op);
+        } else if constexpr (std::is_same_v<Op, ir::BinaryScalar>) {
+          return f32 && covered(o.op);
+        } else if constexpr (std::is_same_v<Op, ir::Compare> ||
+                             std::is_same_v<Op, ir::CompareScalar>) {
+          return all(DType::F32) && result == DType::Bool;
+        } else if constexpr (std::is_same_v<Op, ir::Where>) {
+          return args[0] == DType::Bool && args[1] == result && args[2] == result;
+        } else if constexpr (std::is_same_v<Op, ir::MaskFill>) {
+          return args[0] == DType::F32 && args[1] == DType::Bool && result == DType::F32;
+        } else if constexpr (std::is_same_v<Op, ir::Cast>) {
+          return true;  // F32 and Bool, either way
         } else {
           return false;
         }
@@ -165,10 +192,14 @@ bool checks_range(const fusion::Program& program) {
 
 bool covered(const fusion::Program& program) {
   for (const fusion::ProgramInput& input : program.inputs) {
-    if (input.dtype != DType::F32) return false;
+    if (input.dtype != DType::F32 && input.dtype != DType::Bool) return false;
   }
+  std::vector<DType> args;
   for (const fusion::Instruction& instruction : program.instructions) {
-    if (instruction.dtype != DType::F32 || !covered(instruction.op)) return false;
+    args.clear();
+    for (const fusion::Ref arg : instruction.args)
+      args.push_back(program.dtype_of(arg));
+    if (!covered(instruction.op, args, instruction.dtype)) return false;
   }
   return true;
 }
@@ -177,7 +208,9 @@ bool covered(const fusion::Program& program) {
 struct OutOfRegisters {};
 
 // vcmpps predicates.
+constexpr uint8_t kEqual = 0;             // EQ_OQ: a == b, neither NaN
 constexpr uint8_t kUnordered = 3;         // either is NaN
+constexpr uint8_t kNotEqual = 4;          // NEQ_UQ: a != b, or either is NaN
 constexpr uint8_t kLess = 17;             // LT_OQ: a < b, neither NaN
 constexpr uint8_t kLessEqual = 18;        // LE_OQ
 constexpr uint8_t kGreaterEqual = 29;     // GE_OQ
@@ -192,8 +225,10 @@ constexpr uint8_t kNotLessEqual = 22;     // NLE_UQ: a > b, or either is NaN
 ///
 /// Calling convention (System V): rdi the input pointers, rsi the output pointers, rdx the
 /// scalars, rcx the element count, r8 the byte that tells whether a lane left an op's range. In
-/// the loop r10 is the byte offset of the block, r11 the constant table, rax a scratch pointer;
-/// the lanes out of range gather in k5 (AVX-512) or in a vector register (AVX2).
+/// the loop r10 is the byte offset of the block in F32 arrays, r9 its element offset (the byte
+/// offset in Bool arrays), r11 the constant table, rax a scratch pointer; the lanes out of range
+/// gather in k5 (AVX-512) or in a vector register (AVX2). A Bool value is held as lanes of all
+/// ones (true) or zeros.
 class Generator : public Xbyak::CodeGenerator {
  public:
   static constexpr int kMaxUnroll = 2;
@@ -246,6 +281,7 @@ class Generator : public Xbyak::CodeGenerator {
   }
 
   int vector_bytes() const { return isa_ == JitIsa::Avx512 ? 64 : 32; }
+  int lanes() const { return vector_bytes() / static_cast<int>(sizeof(float)); }
   Xbyak::Xmm vec(Reg r) const {
     return isa_ == JitIsa::Avx512 ? Xbyak::Xmm(Xbyak::Zmm(r)) : Xbyak::Xmm(Xbyak::Ymm(r));
   }
@@ -287,12 +323,14 @@ class Generator : public Xbyak::CodeGenerator {
     mov(r11, reinterpret_cast<uintptr_t>(constant_table().data()));
     shl(rcx, 2);  // elements to bytes
     xor_(r10, r10);
+    xor_(r9, r9);
     start_range_flags();
     Xbyak::Label loop;
     L(loop);
     for (std::size_t i = 0; i < program_.instructions.size(); ++i)
       emit_instruction(i);
     add(r10, unroll_ * vector_bytes());
+    add(r9, block());
     cmp(r10, rcx);
     jb(loop);
     store_range_flag();
@@ -355,6 +393,26 @@ class Generator : public Xbyak::CodeGenerator {
             return binary_scalar(op, i, arg(instruction, 0));
           } else if constexpr (std::is_same_v<Op, ir::Activation>) {
             return activation(op.op, i, arg(instruction, 0));
+          } else if constexpr (std::is_same_v<Op, ir::Compare>) {
+            const Regs b = arg(instruction, 1);
+            return compare(op.op, arg(instruction, 0), [&](int u) { return vec(b[u]); });
+          } else if constexpr (std::is_same_v<Op, ir::CompareScalar>) {
+            const Reg value = broadcast_scalar(i);
+            const Regs result =
+                compare(op.op, arg(instruction, 0), [&](int) { return vec(value); });
+            free_ |= 1u << value;
+            return result;
+          } else if constexpr (std::is_same_v<Op, ir::Where>) {
+            return select(arg(instruction, 0), arg(instruction, 1), arg(instruction, 2));
+          } else if constexpr (std::is_same_v<Op, ir::MaskFill>) {
+            Regs value{};
+            value.fill(broadcast_scalar(i));
+            const Regs result = select(arg(instruction, 1), value, arg(instruction, 0));
+            free_ |= 1u << value[0];
+            return result;
+          } else if constexpr (std::is_same_v<Op, ir::Cast>) {
+            return cast(program_.dtype_of(instruction.args[0]), instruction.dtype,
+                        arg(instruction, 0));
           } else {
             return Regs{};  // unreachable: covered() admits nothing else
           }
@@ -386,16 +444,114 @@ class Generator : public Xbyak::CodeGenerator {
     if (registers_of_[value]) return;
     const auto r = allocate();
     mov(rax, ptr[rdi + static_cast<int>(ref.index * sizeof(void*))]);
-    each([&](int u) { vmovups(vec(r[u]), ptr[rax + r10 + u * vector_bytes()]); });
+    if (program_.dtype_of(ref) == DType::Bool) {
+      // Bytes 0 / 1 widened to 32-bit lanes, then 1 spread to all ones.
+      each([&](int u) { vpmovzxbd(vec(r[u]), ptr[rax + r9 + u * lanes()]); });
+      each([&](int u) { vpslld(vec(r[u]), vec(r[u]), 31); });
+      each([&](int u) { vpsrad(vec(r[u]), vec(r[u]), 31); });
+    } else {
+      each([&](int u) { vmovups(vec(r[u]), ptr[rax + r10 + u * vector_bytes()]); });
+    }
     registers_of_[value] = r;
   }
   void store(std::size_t output, const Regs& r) {
     mov(rax, ptr[rsi + static_cast<int>(output * sizeof(void*))]);
+    if (program_.instructions[program_.outputs[output]].dtype == DType::Bool) return store_bools(r);
     each([&](int u) {
       const Xbyak::Address at = ptr[rax + r10 + u * vector_bytes()];
       if (streaming_) return vmovntps(at, vec(r[u]));
       vmovups(at, vec(r[u]));
     });
+  }
+
+  /// Bool lanes as bytes 0 / 1 at rax + r9, with plain stores (a streaming store of a few
+  /// bytes would cost more than it saves).
+  void store_bools(const Regs& r) {
+    const Reg ones = allocate_one();
+    each([&](int u) {
+      vpsrld(vec(ones), vec(r[u]), 31);
+      const Xbyak::Address at = ptr[rax + r9 + u * lanes()];
+      if (isa_ == JitIsa::Avx512) return vpmovdb(at, vec(ones));
+      // AVX2 has no narrowing store: pack the 8 lanes to 8 bytes through 128-bit halves.
+      const Reg upper = allocate_one();
+      vextracti128(Xbyak::Xmm(upper), Xbyak::Ymm(ones), 1);
+      vpackusdw(Xbyak::Xmm(ones), Xbyak::Xmm(ones), Xbyak::Xmm(upper));
+      vpackuswb(Xbyak::Xmm(ones), Xbyak::Xmm(ones), Xbyak::Xmm(ones));
+      vmovq(at, Xbyak::Xmm(ones));
+      free_ |= 1u << upper;
+    });
+    free_ |= 1u << ones;
+  }
+
+  /// A new register holding instruction's scalar in every lane.
+  Reg broadcast_scalar(std::size_t instruction) {
+    const Reg value = allocate_one();
+    vbroadcastss(vec(value), ptr[rdx + static_cast<int>(instruction * sizeof(float))]);
+    return value;
+  }
+
+  /// a compared to b(u) by op, as simd.h's loops compare (C++'s semantics: NaN is unequal to
+  /// everything), as Bool lanes.
+  template <typename Operand>
+  Regs compare(ir::CompareOp op, const Regs& a, const Operand& b) {
+    const uint8_t predicate = predicate_of(op);
+    const Regs d = allocate();
+    if (isa_ == JitIsa::Avx512) {
+      each([&](int u) {
+        vcmpps(k1, vec(a[u]), b(u), predicate);
+        vmovaps(vec(d[u]) | k1 | T_z, constant(kAllOnes));
+      });
+    } else {
+      each([&](int u) { vcmpps(vec(d[u]), vec(a[u]), b(u), predicate); });
+    }
+    return d;
+  }
+  static uint8_t predicate_of(ir::CompareOp op) {
+    switch (op) {
+      case ir::CompareOp::Equal:
+        return kEqual;
+      case ir::CompareOp::NotEqual:
+        return kNotEqual;
+      case ir::CompareOp::Greater:
+        return kGreater;
+      case ir::CompareOp::GreaterEqual:
+        return kGreaterEqual;
+      case ir::CompareOp::Lower:
+        return kLess;
+      case ir::CompareOp::LowerEqual:
+        break;
+    }
+    return kLessEqual;
+  }
+
+  /// New registers holding, lane by lane, a where condition is true, else b.
+  Regs select(const Regs& condition, const Regs& a, const Regs& b) {
+    const Regs d = allocate();
+    if (isa_ == JitIsa::Avx512) {
+      each([&](int u) { vmovaps(vec(d[u]), vec(condition[u])); });
+      each([&](int u) { vpternlogd(vec(d[u]), vec(a[u]), vec(b[u]), 0xCA); });  // d ? a : b
+    } else {
+      each([&](int u) { vblendvps(vec(d[u]), vec(b[u]), vec(a[u]), vec(condition[u])); });
+    }
+    return d;
+  }
+
+  /// x converted from one dtype to the other: to Bool "!= 0" (NaN is true), to F32 1 or 0.
+  Regs cast(DType from, DType to, const Regs& x) {
+    if (from == to) {
+      const Regs d = allocate();
+      each([&](int u) { vmovaps(vec(d[u]), vec(x[u])); });
+      return d;
+    }
+    if (to == DType::F32) {
+      const Regs d = allocate();
+      each([&](int u) { bit_and(d[u], x[u], constant(kOne)); });
+      return d;
+    }
+    const Regs zero = zeros();
+    const Regs d = compare(ir::CompareOp::NotEqual, x, [&](int u) { return vec(zero[u]); });
+    release(zero);
+    return d;
   }
 
   Regs binary_scalar(const ir::BinaryScalar& op, std::size_t instruction, const Regs& x) {
@@ -412,6 +568,12 @@ class Generator : public Xbyak::CodeGenerator {
     const Regs d = allocate();
     each([&](int u) {
       switch (op) {
+        case ir::BinaryOp::And:
+          return bit_and(d[u], a[u], vec(b[u]));
+        case ir::BinaryOp::Or:
+          return bit_or(d[u], a[u], vec(b[u]));
+        case ir::BinaryOp::Xor:
+          return bit_xor(d[u], a[u], vec(b[u]));
         case ir::BinaryOp::Add:
           return vaddps(vec(d[u]), vec(a[u]), vec(b[u]));
         case ir::BinaryOp::Sub:
@@ -445,6 +607,8 @@ class Generator : public Xbyak::CodeGenerator {
     const Regs d = allocate();
     each([&](int u) {
       switch (op) {
+        case ir::UnaryOp::Not:
+          return bit_xor(d[u], x[u], constant(kAllOnes));
         case ir::UnaryOp::Neg:
           return bit_xor(d[u], x[u], constant(kSignMask));
         case ir::UnaryOp::Abs:

@@ -4,11 +4,13 @@
 // loads and stores every instruction's tile. Each op is computed with the instructions simd.h's
 // loops use, in the same order, so both give the same bits (NaN payloads aside).
 //
-// Covered: programs whose values are all F32 and whose instructions are all among Add, Sub, Mul,
-// Div, Maximum, Minimum (also with a scalar operand), Neg, Abs, Sqrt, Recip, Tanh, Exp and the
-// activations Relu, LeakyRelu, Gelu (erf form), Sigmoid, Silu, HardSigmoid and HardSwish.
-// fused.cpp runs every other program, and the elements of a tile past its last whole vector,
-// through the tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
+// Covered: programs whose values are F32 or Bool (held as lanes of all ones or zeros) and whose
+// instructions are all among Add, Sub, Mul, Div, Maximum, Minimum (also with a scalar operand),
+// Neg, Abs, Sqrt, Recip, Tanh, Exp, the activations Relu, LeakyRelu, Gelu (erf form), Sigmoid,
+// Silu, HardSigmoid and HardSwish, comparisons of F32 values (also with a scalar), Where,
+// MaskFill of F32, Cast between F32 and Bool, and Bool And, Or, Xor and Not. fused.cpp runs every
+// other program, and the elements of a tile past its last whole block, through the tile
+// interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
 #pragma once
 
 #include <array>
