@@ -555,6 +555,13 @@ class Generator : public Xbyak::CodeGenerator {
   }
 
   Regs binary_scalar(const ir::BinaryScalar& op, std::size_t instruction, const Regs& x) {
+    if (isa_ == JitIsa::Avx512 && !op.scalar_lhs && is_arithmetic(op.op)) {
+      // The scalar broadcast from memory by the instruction itself (AVX-512's {1to16}).
+      const Xbyak::Address scalar = ptr_b[rdx + static_cast<int>(instruction * sizeof(float))];
+      const Regs d = allocate();
+      each([&](int u) { arithmetic(op.op, d[u], x[u], scalar); });
+      return d;
+    }
     // One register holds the scalar for every vector of the block.
     Regs value{};
     value.fill(allocate_one());
@@ -562,6 +569,24 @@ class Generator : public Xbyak::CodeGenerator {
     const Regs result = op.scalar_lhs ? binary(op.op, value, x) : binary(op.op, x, value);
     free_ |= 1u << value[0];
     return result;
+  }
+
+  static bool is_arithmetic(ir::BinaryOp op) {
+    return op == ir::BinaryOp::Add || op == ir::BinaryOp::Sub || op == ir::BinaryOp::Mul ||
+           op == ir::BinaryOp::Div;
+  }
+  /// d = a op b for Add, Sub, Mul or Div.
+  void arithmetic(ir::BinaryOp op, Reg d, Reg a, const Xbyak::Operand& b) {
+    switch (op) {
+      case ir::BinaryOp::Add:
+        return vaddps(vec(d), vec(a), b);
+      case ir::BinaryOp::Sub:
+        return vsubps(vec(d), vec(a), b);
+      case ir::BinaryOp::Mul:
+        return vmulps(vec(d), vec(a), b);
+      default:  // Div
+        vdivps(vec(d), vec(a), b);
+    }
   }
 
   Regs binary(ir::BinaryOp op, const Regs& a, const Regs& b) {
@@ -574,18 +599,12 @@ class Generator : public Xbyak::CodeGenerator {
           return bit_or(d[u], a[u], vec(b[u]));
         case ir::BinaryOp::Xor:
           return bit_xor(d[u], a[u], vec(b[u]));
-        case ir::BinaryOp::Add:
-          return vaddps(vec(d[u]), vec(a[u]), vec(b[u]));
-        case ir::BinaryOp::Sub:
-          return vsubps(vec(d[u]), vec(a[u]), vec(b[u]));
-        case ir::BinaryOp::Mul:
-          return vmulps(vec(d[u]), vec(a[u]), vec(b[u]));
-        case ir::BinaryOp::Div:
-          return vdivps(vec(d[u]), vec(a[u]), vec(b[u]));
         case ir::BinaryOp::Maximum:
           return vmaxps(vec(d[u]), vec(a[u]), vec(b[u]));
-        default:  // Minimum
+        case ir::BinaryOp::Minimum:
           return vminps(vec(d[u]), vec(a[u]), vec(b[u]));
+        default:  // Add, Sub, Mul, Div
+          return arithmetic(op, d[u], a[u], vec(b[u]));
       }
     });
     if (op == ir::BinaryOp::Maximum || op == ir::BinaryOp::Minimum) {
