@@ -483,10 +483,14 @@ class Generator : public Xbyak::CodeGenerator {
     free_ |= 1u << ones;
   }
 
+  /// Where instruction's scalar is (rdx: one f32 per instruction).
+  static int scalar_offset(std::size_t instruction) {
+    return static_cast<int>(instruction * sizeof(float));
+  }
   /// A new register holding instruction's scalar in every lane.
   Reg broadcast_scalar(std::size_t instruction) {
     const Reg value = allocate_one();
-    vbroadcastss(vec(value), ptr[rdx + static_cast<int>(instruction * sizeof(float))]);
+    vbroadcastss(vec(value), ptr[rdx + scalar_offset(instruction)]);
     return value;
   }
 
@@ -557,15 +561,14 @@ class Generator : public Xbyak::CodeGenerator {
   Regs binary_scalar(const ir::BinaryScalar& op, std::size_t instruction, const Regs& x) {
     if (isa_ == JitIsa::Avx512 && !op.scalar_lhs && is_arithmetic(op.op)) {
       // The scalar broadcast from memory by the instruction itself (AVX-512's {1to16}).
-      const Xbyak::Address scalar = ptr_b[rdx + static_cast<int>(instruction * sizeof(float))];
+      const Xbyak::Address scalar = ptr_b[rdx + scalar_offset(instruction)];
       const Regs d = allocate();
       each([&](int u) { arithmetic(op.op, d[u], x[u], scalar); });
       return d;
     }
     // One register holds the scalar for every vector of the block.
     Regs value{};
-    value.fill(allocate_one());
-    vbroadcastss(vec(value[0]), ptr[rdx + static_cast<int>(instruction * sizeof(float))]);
+    value.fill(broadcast_scalar(instruction));
     const Regs result = op.scalar_lhs ? binary(op.op, value, x) : binary(op.op, x, value);
     free_ |= 1u << value[0];
     return result;
@@ -786,9 +789,7 @@ class Generator : public Xbyak::CodeGenerator {
 
   Regs leaky_relu(std::size_t instruction, const Regs& x) {
     const Regs d = allocate();
-    each([&](int u) {
-      vbroadcastss(vec(d[u]), ptr[rdx + static_cast<int>(instruction * sizeof(float))]);
-    });
+    each([&](int u) { vbroadcastss(vec(d[u]), ptr[rdx + scalar_offset(instruction)]); });
     each([&](int u) { vmulps(vec(d[u]), vec(d[u]), vec(x[u])); });
     select_by_sign(d, x, kGreater, x);
     return d;
