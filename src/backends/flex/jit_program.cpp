@@ -215,6 +215,7 @@ constexpr uint8_t kLess = 17;             // LT_OQ: a < b, neither NaN
 constexpr uint8_t kLessEqual = 18;        // LE_OQ
 constexpr uint8_t kGreaterEqual = 29;     // GE_OQ
 constexpr uint8_t kGreater = 30;          // GT_OQ
+constexpr uint8_t kNotLess = 21;          // NLT_UQ: a >= b, or either is NaN
 constexpr uint8_t kNotGreaterEqual = 25;  // NGE_UQ: a < b, or either is NaN
 constexpr uint8_t kNotLessEqual = 22;     // NLE_UQ: a > b, or either is NaN
 
@@ -777,13 +778,10 @@ class Generator : public Xbyak::CodeGenerator {
     release(zero);
   }
 
+  /// Zero where x < 0, else x (-0 and NaN kept).
   Regs relu(const Regs& x) {
-    const Regs d = allocate();
-    each([&](int u) { vmovaps(vec(d[u]), vec(x[u])); });
-    const Regs zero = zeros();
-    select_where(
-        d, x, [&](int u) { return vec(zero[u]); }, kLess, zero);
-    release(zero);
+    const Regs d = zeros();
+    select_by_sign(d, x, kNotLess, x);
     return d;
   }
 
