@@ -51,8 +51,8 @@ void activation(const ir::Activation& op, const double* x, double* out, int64_t 
 /// under about 3 * 2^-24 * sum|x|, and an overflowing block falls back to summing in double.
 double sum(const float* x, int64_t n);
 double sum(const double* x, int64_t n);
-/// sums[r] = sum(x + r * n, n), r < rows: f32 reads several rows at once, which is faster than one
-/// long stream.
+/// sums[r] = sum(x + r * n, n), r < rows: f32 reads several rows at once on CPUs where that is
+/// faster than one long stream (simd_reduce.cpp's kRowsAtOnce).
 void row_sums(const float* x, int64_t rows, int64_t n, double* sums);
 void row_sums(const double* x, int64_t rows, int64_t n, double* sums);
 /// acc[i] += row[i], i < n (f32 widened to double).

@@ -1,6 +1,6 @@
-// Highway kernels of simd.h: sums of contiguous lanes (in double, f32 in blocks, several rows at
-// once), whole rows folded column by column (sums, extremes, arg-extremes), extremes with NaN
-// propagation, and softmax of one contiguous lane.
+// Highway kernels of simd.h: sums of contiguous lanes (in double, f32 in blocks, on some CPUs
+// several rows at once), whole rows folded column by column (sums, extremes, arg-extremes),
+// extremes with NaN propagation, and softmax of one contiguous lane.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/flex/simd_reduce.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -88,10 +88,17 @@ HWY_INLINE void AddWidened(DD dd, VF s, hn::Vec<DD>& lower, hn::Vec<DD>& upper) 
 #endif
 }
 
-/// Rows that RowSums reads at once. Each row is a stream of its own, and several streams keep
-/// more loads in flight than one: on Zen 3, 8 rows read about 1.5x as fast as one row at a time on
-/// one thread and 1.3x on two (4 rows gain less, 16 lose it again).
+/// Rows that RowSums reads at once. Each row is a stream of its own, and on older cores several
+/// streams keep more loads in flight than one: on Zen 3 (AVX2), 8 rows read about 1.5x as fast as
+/// one row at a time on one thread and 1.3x on two (4 rows gain less, 16 lose it again). The
+/// AVX-512 cores measured keep one stream fed on their own: one row at a time read 1.1-1.4x as
+/// fast as 8 on Zen 4 (2, 4 and 8 rows all slower), and as fast on Emerald Rapids (16 threads).
+/// The instruction set stands in for the core generation here.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+constexpr int64_t kRowsAtOnce = 1;
+#else
 constexpr int64_t kRowsAtOnce = 8;
+#endif
 
 /// sums[r] = the sum of row r < R of the contiguous rows of n values at x, each as blocks of
 /// kTreeVectors vectors added in f32, the blocks in double; the rows' blocks are read in turn.
