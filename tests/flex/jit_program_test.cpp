@@ -154,21 +154,22 @@ std::vector<float> varied_values(std::mt19937& rng, std::size_t n, bool with_spe
   return values;
 }
 
-constexpr ir::UnaryOp kCompiledUnaryOps[] = {ir::UnaryOp::Neg,  ir::UnaryOp::Abs,
-                                             ir::UnaryOp::Sqrt, ir::UnaryOp::Recip,
-                                             ir::UnaryOp::Tanh, ir::UnaryOp::Exp};
+constexpr ir::UnaryOp kCompiledUnaryOps[] = {
+    ir::UnaryOp::Neg,  ir::UnaryOp::Abs, ir::UnaryOp::Sqrt, ir::UnaryOp::Recip,
+    ir::UnaryOp::Tanh, ir::UnaryOp::Exp, ir::UnaryOp::Log};
 
 constexpr ir::ActivationOp kCompiledActivations[] = {
     ir::ActivationOp::Relu,     ir::ActivationOp::LeakyRelu, ir::ActivationOp::Gelu,
     ir::ActivationOp::Sigmoid,  ir::ActivationOp::Silu,      ir::ActivationOp::HardSigmoid,
     ir::ActivationOp::HardSwish};
 
-/// Whether the program holds an op whose compiled code may leave lanes to the caller: exp, or
-/// an activation (of an infinity or NaN).
+/// Whether the program holds an op whose compiled code may leave lanes to the caller: exp, log,
+/// or an activation (of an infinity or NaN).
 bool checks_range(const Program& program) {
   for (const Instruction& instruction : program.instructions) {
     const auto* unary = std::get_if<ir::Unary>(&instruction.op);
-    if (unary != nullptr && unary->op == ir::UnaryOp::Exp) return true;
+    if (unary != nullptr && (unary->op == ir::UnaryOp::Exp || unary->op == ir::UnaryOp::Log))
+      return true;
     if (std::holds_alternative<ir::Activation>(instruction.op)) return true;
   }
   return false;
@@ -191,10 +192,18 @@ std::pair<Program, std::vector<float>> random_program(std::mt19937& rng) {
     };
     const auto binary_op = kCompiledBinaryOps[rng() % std::size(kCompiledBinaryOps)];
     switch (rng() % 4) {
-      case 0:
-        instructions.push_back(
-            f32(ir::Unary{kCompiledUnaryOps[rng() % std::size(kCompiledUnaryOps)]}, {any_value()}));
+      case 0: {
+        const ir::UnaryOp op = kCompiledUnaryOps[rng() % std::size(kCompiledUnaryOps)];
+        // Log takes an absolute value half of the time, so that whole programs with it run.
+        const bool of_magnitude = op == ir::UnaryOp::Log && i + 1 < length && rng() % 2 == 0;
+        if (of_magnitude) {
+          instructions.push_back(f32(ir::Unary{ir::UnaryOp::Abs}, {any_value()}));
+          scalars.push_back(0.0f);
+          ++i;
+        }
+        instructions.push_back(f32(ir::Unary{op}, {of_magnitude ? result(i - 1) : any_value()}));
         break;
+      }
       case 1:
         instructions.push_back(f32(ir::Binary{binary_op}, {any_value(), any_value()}));
         break;
@@ -247,7 +256,7 @@ TEST(FlexJit, RandomProgramsGiveTheSimdLoopsBits) {
         const auto actual = run_compiled(*compiled, program, inputs, scalars, streaming);
         if (!actual) {
           EXPECT_TRUE(checks_range(program))
-              << what << ": only exp and activations leave lanes out of range";
+              << what << ": only exp, log and activations leave lanes out of range";
           continue;
         }
         compared_with_checks += checks_range(program) ? 1 : 0;
@@ -256,7 +265,7 @@ TEST(FlexJit, RandomProgramsGiveTheSimdLoopsBits) {
       }
     }
   }
-  EXPECT_GE(compared_with_checks, 40) << "too few programs with exp or activations ran whole";
+  EXPECT_GE(compared_with_checks, 40) << "too few programs with exp, log or activations ran whole";
 }
 
 TEST(FlexJit, ExpLeavesToTheCallerTheLanesTheLoopsGiveToTheStandardLibrary) {
@@ -284,6 +293,37 @@ TEST(FlexJit, ExpLeavesToTheCallerTheLanesTheLoopsGiveToTheStandardLibrary) {
       with_one[37] = outside;
       EXPECT_FALSE(run_compiled(*compiled, program, {with_one}, {0.0f}))
           << name(isa) << ": exp(" << outside << ") is left to the caller";
+    }
+  }
+}
+
+TEST(FlexJit, LogGivesTheLoopsBitsOnNormalPositiveValuesAndLeavesTheRestToTheCaller) {
+  const std::vector<JitIsa> isas = runnable_isas();
+  if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  // Every 4099th float from the smallest normal to the largest finite, and the ends themselves:
+  // every exponent, and mantissas on both sides of sqrt(2)/2 (where the exponent steps).
+  std::vector<float> x;
+  const auto first = std::bit_cast<uint32_t>(std::numeric_limits<float>::min());
+  const auto last = std::bit_cast<uint32_t>(std::numeric_limits<float>::max());
+  for (uint32_t bits = first; bits < last; bits += 4099)
+    x.push_back(std::bit_cast<float>(bits));
+  x.push_back(std::numeric_limits<float>::max());
+  x.resize((x.size() + 63) / 64 * 64, 1.0f);
+  const Program program = program_of(1, {f32(ir::Unary{ir::UnaryOp::Log}, {input(0)})}, {0});
+  const auto expected = run_by_simd_loops(program, {x}, {0.0f});
+  for (const JitIsa isa : isas) {
+    const auto compiled = JitProgram::compile(program, isa);
+    ASSERT_NE(compiled, nullptr);
+    const auto inside = run_compiled(*compiled, program, {x}, {0.0f});
+    ASSERT_TRUE(inside) << name(isa) << ": every lane is in range";
+    if (simd::multiply_add_is_fused()) expect_same_bits((*inside)[0], expected[0], name(isa));
+    for (const float outside : {0.0f, -0.0f, -1.0f, std::numeric_limits<float>::denorm_min(),
+                                std::nextafter(std::numeric_limits<float>::min(), 0.0f),
+                                std::numeric_limits<float>::infinity(), std::nanf("")}) {
+      std::vector<float> with_one = x;
+      with_one[37] = outside;
+      EXPECT_FALSE(run_compiled(*compiled, program, {with_one}, {0.0f}))
+          << name(isa) << ": log(" << outside << ") is left to the caller";
     }
   }
 }
@@ -485,7 +525,7 @@ TEST(FlexJit, TanhStaysWithinEightUlpOfTheExactValue) {
 TEST(FlexJit, RefusesWhatItDoesNotCover) {
   const std::vector<JitIsa> isas = runnable_isas();
   if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
-  const Program log = program_of(1, {f32(ir::Unary{ir::UnaryOp::Log}, {input(0)})}, {0});
+  const Program log1p = program_of(1, {f32(ir::Unary{ir::UnaryOp::Log1p}, {input(0)})}, {0});
   // A comparison of Bool values (the tile loops hand it to ndarray).
   Program compare = program_of(1, {}, {0});
   compare.inputs[0].dtype = DType::Bool;
@@ -503,7 +543,7 @@ TEST(FlexJit, RefusesWhatItDoesNotCover) {
   const auto last = static_cast<uint32_t>(wide.size() - 1);
   const Program many_alive = program_of(40, std::move(wide), {last});
   for (const JitIsa isa : isas) {
-    EXPECT_EQ(JitProgram::compile(log, isa), nullptr) << name(isa);
+    EXPECT_EQ(JitProgram::compile(log1p, isa), nullptr) << name(isa);
     EXPECT_EQ(JitProgram::compile(compare, isa), nullptr) << name(isa);
     EXPECT_EQ(JitProgram::compile(many_alive, isa), nullptr) << name(isa);
   }

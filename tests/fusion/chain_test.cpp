@@ -273,6 +273,29 @@ TEST(FusionChains, ExpBeyondItsVectorRangeGivesEagerValuesBitForBit) {
   expect_fused_flex_gives_eager_bits(run);
 }
 
+TEST(FusionChains, LogOutsideItsVectorRangeGivesEagerValuesBitForBit) {
+  // A softplus from primitives (log(1 + exp(x))) and a log of x itself over [-50, 50] in
+  // quarters, zeros, subnormals, infinities and NaN: flex compiles the program, its code leaves
+  // the tiles where log meets anything but a normal positive value to the tile loops.
+  std::vector<float> values;
+  for (int i = 0; i < 4 * 1000; ++i)
+    values.push_back(static_cast<float>(i % 401 - 200) / 4.0f);
+  values[7] = std::numeric_limits<float>::denorm_min();
+  values[1500] = std::numeric_limits<float>::infinity();
+  values[2100] = -std::numeric_limits<float>::infinity();
+  values[3999] = std::numeric_limits<float>::quiet_NaN();
+  const TensorData data(values, Shape{4, 1000});
+  const auto run = [&](backend::Backend& backend) {
+    const Value x = put(backend, data);
+    const Value one_plus_exp = apply(backend, ir::BinaryScalar{ir::BinaryOp::Add, Scalar(1.0)},
+                                     {apply(backend, ir::Unary{ir::UnaryOp::Exp}, {x})});
+    const Value softplus = apply(backend, ir::Unary{ir::UnaryOp::Log}, {one_plus_exp});
+    const Value log_x = apply(backend, ir::Unary{ir::UnaryOp::Log}, {x});
+    return std::vector<TensorData>{get(backend, softplus), get(backend, log_x)};
+  };
+  expect_fused_flex_gives_eager_bits(run);
+}
+
 TEST(FusionChains, FusedFlexMatchesTheNdArrayReference) {
   // Note: a chain compounds the few-ULP differences of flex's vector math (tanh, erf, ...)
   // through later products and differences, so the bound is looser than one op's; the exact

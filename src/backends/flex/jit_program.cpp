@@ -21,6 +21,7 @@
 
 #include "backends/flex/gelu_erf.h"
 #include "backends/flex/highway_exp.h"
+#include "backends/flex/highway_log.h"
 #include "backends/flex/rational_tanh.h"
 #endif
 
@@ -64,7 +65,14 @@ enum Constant : uint8_t {
   kGeluMaxW,
   kGeluPoly,                  // gelu_erf::kPolyStart, then the 9 of kPoly
   kAllOnes = kGeluPoly + 10,  // a Bool lane's true
-  kConstantCount,
+  kLogValidMin,
+  kLn2Hi,
+  kLn2Lo,
+  kLogExponentShift,
+  kSqrtHalfBits,
+  kMantissaMask,
+  kLogPoly,  // highway_log::kPoly, k0 to k3
+  kConstantCount = kLogPoly + 4,
 };
 
 struct alignas(64) ConstantRow {
@@ -116,6 +124,14 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
     for (int i = 0; i < 9; ++i)
       rows[kGeluPoly + 1 + i] = splat(gelu_erf::kPoly[i]);
     rows[kAllOnes] = splat_bits(0xffffffffu);
+    rows[kLogValidMin] = splat(highway_log::kValidMin);
+    rows[kLn2Hi] = splat(highway_log::kLn2Hi);
+    rows[kLn2Lo] = splat(highway_log::kLn2Lo);
+    rows[kLogExponentShift] = splat_bits(highway_log::kExponentShift);
+    rows[kSqrtHalfBits] = splat_bits(highway_log::kSqrtHalfBits);
+    rows[kMantissaMask] = splat_bits(highway_log::kMantissaMask);
+    for (int i = 0; i < 4; ++i)
+      rows[kLogPoly + i] = splat(highway_log::kPoly[i]);
     return rows;
   }();
   return table;
@@ -124,7 +140,7 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
 bool covered(ir::UnaryOp op) {
   using ir::UnaryOp;
   return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sqrt || op == UnaryOp::Recip ||
-         op == UnaryOp::Tanh || op == UnaryOp::Exp;
+         op == UnaryOp::Tanh || op == UnaryOp::Exp || op == UnaryOp::Log;
 }
 
 bool covered(ir::BinaryOp op) {
@@ -180,11 +196,12 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
 }
 
 /// Whether the program holds an op that the compiled code computes over part of the floats only
-/// (exp; activations: finite values), flagging the other lanes.
+/// (exp; log: normal positive values; activations: finite values), flagging the other lanes.
 bool checks_range(const fusion::Program& program) {
   for (const fusion::Instruction& instruction : program.instructions) {
     const auto* unary = std::get_if<ir::Unary>(&instruction.op);
-    if (unary != nullptr && unary->op == ir::UnaryOp::Exp) return true;
+    if (unary != nullptr && (unary->op == ir::UnaryOp::Exp || unary->op == ir::UnaryOp::Log))
+      return true;
     if (std::holds_alternative<ir::Activation>(instruction.op)) return true;
   }
   return false;
@@ -627,6 +644,10 @@ class Generator : public Xbyak::CodeGenerator {
       flag_out_of_range(x, kExpValidMin, kExpValidMax);
       return exp(x);
     }
+    if (op == ir::UnaryOp::Log) {
+      flag_out_of_range(x, kLogValidMin, kFloatMax);
+      return log(x);
+    }
     const Regs d = allocate();
     each([&](int u) {
       switch (op) {
@@ -728,6 +749,48 @@ class Generator : public Xbyak::CodeGenerator {
     release(q);
     release(half);
     return y;
+  }
+
+  /// Highway's f32 Log (highway_log.h), operation for operation, for normal positive x (the
+  /// other lanes are flagged: Highway's scaling of subnormals is left out).
+  Regs log(const Regs& x) {
+    // e = the exponent of x relative to sqrt(2)/2, as a float
+    const Regs bits = allocate();
+    each([&](int u) { vpaddd(vec(bits[u]), vec(x[u]), constant(kLogExponentShift)); });
+    const Regs e = allocate();
+    each([&](int u) { vpsrld(vec(e[u]), vec(bits[u]), 23); });
+    each([&](int u) { vpsubd(vec(e[u]), vec(e[u]), constant(kExponentBias)); });
+    each([&](int u) { vcvtdq2ps(vec(e[u]), vec(e[u])); });
+    // y = x / 2^e in [sqrt(2)/2, sqrt(2)); z = (y - 1) / (y + 1)
+    const Regs z = bits;  // bits die into y, then z
+    each([&](int u) { bit_and(z[u], bits[u], constant(kMantissaMask)); });
+    each([&](int u) { vpaddd(vec(z[u]), vec(z[u]), constant(kSqrtHalfBits)); });
+    const Regs ym1 = allocate();
+    each([&](int u) { vsubps(vec(ym1[u]), vec(z[u]), constant(kOne)); });
+    each([&](int u) { vaddps(vec(z[u]), vec(z[u]), constant(kOne)); });
+    each([&](int u) { vdivps(vec(z[u]), vec(ym1[u]), vec(z[u])); });
+    // poly = (k2 z^4 + k0) z^2 + (k3 z^4 + k1) z^4
+    const Regs z2 = product(z, z);
+    const Regs z4 = product(z2, z2);
+    const Regs poly = linear_of(z4, kLogPoly + 2, kLogPoly);
+    const Regs odd = linear_of(z4, kLogPoly + 3, kLogPoly + 1);
+    each([&](int u) { vmulps(vec(odd[u]), vec(odd[u]), vec(z4[u])); });
+    each([&](int u) { vfmadd213ps(vec(poly[u]), vec(z2[u]), vec(odd[u])); });
+    release(odd);
+    release(z4);
+    release(z2);
+    // e ln2_hi - ((z (ym1 - poly) - e ln2_lo) - ym1)
+    const Regs t = poly;  // poly dies into the sum
+    each([&](int u) { vsubps(vec(t[u]), vec(ym1[u]), vec(poly[u])); });
+    const Regs low_part = product_with_constant(e, kLn2Lo);
+    each([&](int u) { vfmsub213ps(vec(t[u]), vec(z[u]), vec(low_part[u])); });
+    release(low_part);
+    each([&](int u) { vsubps(vec(t[u]), vec(t[u]), vec(ym1[u])); });
+    each([&](int u) { vfmsub231ps(vec(t[u]), vec(e[u]), constant(kLn2Hi)); });
+    release(ym1);
+    release(z);
+    release(e);
+    return t;
   }
 
   /// simd_activation.cpp's activation, operation for operation; the lanes it hands to the
@@ -865,6 +928,12 @@ class Generator : public Xbyak::CodeGenerator {
     return r;
   }
 
+  /// New registers holding a times constant row c.
+  Regs product_with_constant(const Regs& a, int c) {
+    const Regs r = allocate();
+    each([&](int u) { vmulps(vec(r[u]), vec(a[u]), constant(c)); });
+    return r;
+  }
   /// New registers holding a times b.
   Regs product(const Regs& a, const Regs& b) {
     const Regs r = allocate();

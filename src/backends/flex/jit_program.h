@@ -6,7 +6,7 @@
 //
 // Covered: programs whose values are F32 or Bool (held as lanes of all ones or zeros) and whose
 // instructions are all among Add, Sub, Mul, Div, Maximum, Minimum (also with a scalar operand),
-// Neg, Abs, Sqrt, Recip, Tanh, Exp, the activations Relu, LeakyRelu, Gelu (erf form), Sigmoid,
+// Neg, Abs, Sqrt, Recip, Tanh, Exp, Log, the activations Relu, LeakyRelu, Gelu (erf form), Sigmoid,
 // Silu, HardSigmoid and HardSwish, comparisons of F32 values (also with a scalar), Where,
 // MaskFill of F32, Cast between F32 and Bool, and Bool And, Or, Xor and Not. fused.cpp runs every
 // other program, and the elements of a tile past its last whole block, through the tile
@@ -47,8 +47,9 @@ class JitProgram {
   /// streaming, the outputs are written with streaming stores (past the caches; hwy::FlushStream()
   /// before another thread reads them), and each must be 64-byte aligned. Returns false when some
   /// lane was outside the range where the code computes an op as simd.h's loops do (exp beyond 88,
-  /// of -inf or of NaN, which they hand to std::exp; an activation of an infinity or NaN, which
-  /// they hand to the reference kernel): the outputs are then to be computed again another way.
+  /// of -inf or of NaN, which they hand to std::exp; log of anything but a normal positive value,
+  /// which they hand to std::log; an activation of an infinity or NaN, which they hand to the
+  /// reference kernel): the outputs are then to be computed again another way.
   [[nodiscard]] bool run(const float* const* inputs, float* const* outputs, const float* scalars,
                          int64_t n, bool streaming = false) const {
     uint8_t out_of_range = 0;
