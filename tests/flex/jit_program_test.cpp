@@ -159,9 +159,10 @@ constexpr ir::UnaryOp kCompiledUnaryOps[] = {
     ir::UnaryOp::Tanh, ir::UnaryOp::Exp, ir::UnaryOp::Log};
 
 constexpr ir::ActivationOp kCompiledActivations[] = {
-    ir::ActivationOp::Relu,     ir::ActivationOp::LeakyRelu, ir::ActivationOp::Gelu,
-    ir::ActivationOp::Sigmoid,  ir::ActivationOp::Silu,      ir::ActivationOp::HardSigmoid,
-    ir::ActivationOp::HardSwish};
+    ir::ActivationOp::Relu,      ir::ActivationOp::LeakyRelu, ir::ActivationOp::Gelu,
+    ir::ActivationOp::Sigmoid,   ir::ActivationOp::Silu,      ir::ActivationOp::HardSigmoid,
+    ir::ActivationOp::HardSwish, ir::ActivationOp::Elu,       ir::ActivationOp::Selu,
+    ir::ActivationOp::Celu};
 
 /// Whether the program holds an op whose compiled code may leave lanes to the caller: exp, log,
 /// or an activation (of an infinity or NaN).

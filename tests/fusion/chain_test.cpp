@@ -120,7 +120,8 @@ class ChainBuilder {
         {ir::ActivationOp::GeluTanh}, {ir::ActivationOp::Silu},
         {ir::ActivationOp::Relu},     {ir::ActivationOp::LeakyRelu, 0.1},
         {ir::ActivationOp::Softplus}, {ir::ActivationOp::HardSwish},
-        {ir::ActivationOp::Elu, 1.0}};
+        {ir::ActivationOp::Elu, 1.0}, {ir::ActivationOp::Selu},
+        {ir::ActivationOp::Celu, 0.7}};
     const std::vector<ir::BinaryScalar> scalars = {
         {ir::BinaryOp::Mul, 0.5}, {ir::BinaryOp::Add, 1.0}, {ir::BinaryOp::Sub, 2.0, true},
         {ir::BinaryOp::Div, 3.0}, {ir::BinaryOp::Pow, 2.0}, {ir::BinaryOp::Maximum, -0.5}};

@@ -25,7 +25,9 @@ inline constexpr float kPoly[6] = {+0.5f,
                                    +0.00833336077630519866943359f,
                                    +0.00139304355252534151077271f,
                                    +0.000198527617612853646278381f};
-/// Below this x the result is zero.
+/// Below this x the result is zero (Expm1's: -1).
 inline constexpr float kLowerBound = -104.0f;
+/// Expm1 takes the polynomial itself where |x| < kLn2Over2.
+inline constexpr float kLn2Over2 = 0.346573590279972654708616f;
 
 }  // namespace ember::flex::highway_exp

@@ -17,12 +17,14 @@
 #include <limits>
 #include <numbers>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "backends/flex/gelu_erf.h"
 #include "backends/flex/highway_exp.h"
 #include "backends/flex/highway_log.h"
 #include "backends/flex/rational_tanh.h"
+#include "ir/activation_constants.h"
 #endif
 
 namespace ember::flex {
@@ -72,7 +74,11 @@ enum Constant : uint8_t {
   kSqrtHalfBits,
   kMantissaMask,
   kLogPoly,  // highway_log::kPoly, k0 to k3
-  kConstantCount = kLogPoly + 4,
+  kLowest = kLogPoly + 4,
+  kLn2Over2,
+  kSeluAlpha,
+  kSeluScale,
+  kConstantCount,
 };
 
 struct alignas(64) ConstantRow {
@@ -132,6 +138,10 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
     rows[kMantissaMask] = splat_bits(highway_log::kMantissaMask);
     for (int i = 0; i < 4; ++i)
       rows[kLogPoly + i] = splat(highway_log::kPoly[i]);
+    rows[kLowest] = splat(std::numeric_limits<float>::lowest());
+    rows[kLn2Over2] = splat(highway_exp::kLn2Over2);
+    rows[kSeluAlpha] = splat(static_cast<float>(ir::kSeluAlpha));
+    rows[kSeluScale] = splat(static_cast<float>(ir::kSeluScale));
     return rows;
   }();
   return table;
@@ -149,11 +159,16 @@ bool covered(ir::BinaryOp op) {
          op == BinaryOp::Maximum || op == BinaryOp::Minimum;
 }
 
-bool covered(ir::ActivationOp op) {
+/// Activations whose Highway loop the compiler reproduces (for the op's alpha: simd.h's loops
+/// leave a Celu of alpha 0 to the reference kernel).
+bool covered(const ir::Activation& activation) {
   using ir::ActivationOp;
-  return op == ActivationOp::Relu || op == ActivationOp::LeakyRelu || op == ActivationOp::Gelu ||
-         op == ActivationOp::Sigmoid || op == ActivationOp::Silu ||
-         op == ActivationOp::HardSigmoid || op == ActivationOp::HardSwish;
+  const ActivationOp op = activation.op;
+  return (op == ActivationOp::Relu || op == ActivationOp::LeakyRelu || op == ActivationOp::Gelu ||
+          op == ActivationOp::Sigmoid || op == ActivationOp::Silu ||
+          op == ActivationOp::HardSigmoid || op == ActivationOp::HardSwish ||
+          op == ActivationOp::Elu || op == ActivationOp::Selu || op == ActivationOp::Celu) &&
+         simd::has_activation(activation, false);
 }
 
 bool is_logical(ir::BinaryOp op) {
@@ -173,7 +188,7 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
           if (o.op == ir::UnaryOp::Not) return all(DType::Bool) && result == DType::Bool;
           return f32 && covered(o.op);
         } else if constexpr (std::is_same_v<Op, ir::Activation>) {
-          return f32 && covered(o.op);
+          return f32 && covered(o);
         } else if constexpr (std::is_same_v<Op, ir::Binary>) {
           if (is_logical(o.op)) return all(DType::Bool) && result == DType::Bool;
           return f32 && covered(o.op);
@@ -703,15 +718,16 @@ class Generator : public Xbyak::CodeGenerator {
     return p;
   }
 
-  /// Highway's f32 Exp (highway_exp.h), operation for operation.
-  Regs exp(const Regs& x) {
+  /// Highway's ExpPoly(ExpReduce(x, q)) (highway_exp.h), the start of its Exp and Expm1: q = x /
+  /// ln 2 rounded to an integer, r = x - q ln 2 (in two parts), y = r + r^2 Estrin(r; k0..k5).
+  /// Returns y's registers and q's.
+  std::pair<Regs, Regs> exp_polynomial(const Regs& x) {
     // q = int(x / ln 2 + 0.5 with x's sign), truncated
     const Regs q = allocate();
     each([&](int u) { bit_and(q[u], x[u], constant(kSignMask)); });
     each([&](int u) { bit_or(q[u], q[u], constant(kHalf)); });
     each([&](int u) { vfmadd231ps(vec(q[u]), vec(x[u]), constant(kOneOverLn2)); });
     each([&](int u) { vcvttps2dq(vec(q[u]), vec(q[u])); });
-    // r = x - q ln 2, in two parts
     const Regs r = allocate();
     const Regs qf = allocate();
     each([&](int u) { vcvtdq2ps(vec(qf[u]), vec(q[u])); });
@@ -719,7 +735,6 @@ class Generator : public Xbyak::CodeGenerator {
     each([&](int u) { vfmadd231ps(vec(r[u]), vec(qf[u]), constant(kLn2Part0)); });
     each([&](int u) { vfmadd231ps(vec(r[u]), vec(qf[u]), constant(kLn2Part1)); });
     release(qf);
-    // y = 1 + r + r^2 Estrin(r; k0..k5)
     const Regs r2 = product(r, r);
     const Regs r4 = product(r2, r2);
     const Regs high = linear(r, kExpPoly);
@@ -728,13 +743,18 @@ class Generator : public Xbyak::CodeGenerator {
     each([&](int u) { vfmadd231ps(vec(y[u]), vec(r2[u]), vec(middle[u])); });
     each([&](int u) { vfmadd231ps(vec(y[u]), vec(r4[u]), vec(high[u])); });
     each([&](int u) { vfmadd213ps(vec(y[u]), vec(r2[u]), vec(r[u])); });
-    each([&](int u) { vaddps(vec(y[u]), vec(y[u]), constant(kOne)); });
     release(high);
     release(middle);
     release(r4);
     release(r2);
-    // y * 2^(q >> 1) * 2^(q - (q >> 1)), each power built in the exponent bits
-    const Regs half = r;  // r is dead: its registers hold q >> 1, then the powers
+    release(r);
+    return {y, q};
+  }
+
+  /// y = y 2^(q >> 1) 2^(q - (q >> 1)), each power built in the exponent bits (Highway's
+  /// LoadExpShortRange); q's registers are released.
+  void times_power_of_two(const Regs& y, const Regs& q) {
+    const Regs half = allocate();
     each([&](int u) { vpsrad(vec(half[u]), vec(q[u]), 1); });
     each([&](int u) { vpsubd(vec(q[u]), vec(q[u]), vec(half[u])); });
     for (const Regs* part : {&half, &q}) {
@@ -742,13 +762,41 @@ class Generator : public Xbyak::CodeGenerator {
       each([&](int u) { vpslld(vec((*part)[u]), vec((*part)[u]), 23); });
       each([&](int u) { vmulps(vec(y[u]), vec(y[u]), vec((*part)[u])); });
     }
-    // zero below kLowerBound
-    each([&](int u) { bit_xor(q[u], q[u], vec(q[u])); });
-    const auto lower_bound = [&](int) { return constant(kExpLowerBound); };
-    select_where(y, x, lower_bound, kNotGreaterEqual, q);
-    release(q);
     release(half);
+    release(q);
+  }
+
+  /// Highway's f32 Exp (highway_exp.h), operation for operation.
+  Regs exp(const Regs& x) {
+    const auto [y, q] = exp_polynomial(x);
+    each([&](int u) { vaddps(vec(y[u]), vec(y[u]), constant(kOne)); });
+    times_power_of_two(y, q);
+    const Regs zero = zeros();  // below kLowerBound
+    const auto lower_bound = [&](int) { return constant(kExpLowerBound); };
+    select_where(y, x, lower_bound, kNotGreaterEqual, zero);
+    release(zero);
     return y;
+  }
+
+  /// Highway's f32 Expm1, operation for operation: the polynomial itself where |x| < ln 2 / 2,
+  /// else exp(x) - 1 from it; -1 below kLowerBound.
+  Regs expm1(const Regs& x) {
+    const auto [y, q] = exp_polynomial(x);
+    const Regs d = allocate();
+    each([&](int u) { vaddps(vec(d[u]), vec(y[u]), constant(kOne)); });
+    times_power_of_two(d, q);
+    each([&](int u) { vsubps(vec(d[u]), vec(d[u]), constant(kOne)); });
+    const Regs magnitude = allocate();
+    each([&](int u) { bit_and(magnitude[u], x[u], constant(kAbsMask)); });
+    select_where(
+        d, magnitude, [&](int) { return constant(kLn2Over2); }, kLess, y);
+    release(magnitude);
+    release(y);
+    const Regs minus_one = splat_of(kMinusOne);
+    select_where(
+        d, x, [&](int) { return constant(kExpLowerBound); }, kLess, minus_one);
+    release(minus_one);
+    return d;
   }
 
   /// Highway's f32 Log (highway_log.h), operation for operation, for normal positive x (the
@@ -796,7 +844,7 @@ class Generator : public Xbyak::CodeGenerator {
   /// simd_activation.cpp's activation, operation for operation; the lanes it hands to the
   /// reference kernel (infinities, NaN) are flagged. instruction: where LeakyRelu's slope is.
   Regs activation(ir::ActivationOp op, std::size_t instruction, const Regs& x) {
-    flag_out_of_range(x, kExpValidMin, kFloatMax);
+    flag_out_of_range(x, kLowest, kFloatMax);
     switch (op) {
       case ir::ActivationOp::Relu:
         return relu(x);
@@ -810,6 +858,15 @@ class Generator : public Xbyak::CodeGenerator {
         return hard_sigmoid(x);
       case ir::ActivationOp::HardSwish:
         return times_x(x, hard_sigmoid(x));
+      case ir::ActivationOp::Elu:
+        return exponential_unit(x, scalar_splat(instruction), false);
+      case ir::ActivationOp::Celu:
+        return exponential_unit(x, scalar_splat(instruction), true);
+      case ir::ActivationOp::Selu: {
+        const Regs d = exponential_unit(x, splat_of(kSeluAlpha), false);
+        each([&](int u) { vmulps(vec(d[u]), vec(d[u]), constant(kSeluScale)); });
+        return d;
+      }
       default:  // Gelu
         return gelu(x);
     }
@@ -848,9 +905,15 @@ class Generator : public Xbyak::CodeGenerator {
     return d;
   }
 
-  Regs leaky_relu(std::size_t instruction, const Regs& x) {
+  /// New registers holding instruction's scalar (an activation's alpha) in every lane.
+  Regs scalar_splat(std::size_t instruction) {
     const Regs d = allocate();
     each([&](int u) { vbroadcastss(vec(d[u]), ptr[rdx + scalar_offset(instruction)]); });
+    return d;
+  }
+
+  Regs leaky_relu(std::size_t instruction, const Regs& x) {
+    const Regs d = scalar_splat(instruction);
     each([&](int u) { vmulps(vec(d[u]), vec(d[u]), vec(x[u])); });
     select_by_sign(d, x, kGreater, x);
     return d;
@@ -888,6 +951,25 @@ class Generator : public Xbyak::CodeGenerator {
         d, x, [&](int) { return constant(kMinusThree); }, kLessEqual, zero);
     release(zero);
     return d;
+  }
+
+  /// x where x > 0, else alpha expm1(x / alpha when divided, else x), floored at the lowest
+  /// float (simd_activation.cpp's ExponentialUnit: Elu, Selu, Celu). Takes alpha's registers.
+  Regs exponential_unit(const Regs& x, const Regs& alpha, bool divided) {
+    Regs e;
+    if (divided) {
+      const Regs argument = allocate();
+      each([&](int u) { vdivps(vec(argument[u]), vec(x[u]), vec(alpha[u])); });
+      each([&](int u) { vmaxps(vec(argument[u]), vec(argument[u]), constant(kLowest)); });
+      e = expm1(argument);
+      release(argument);
+    } else {
+      e = expm1(x);  // x / 1 is x, and a flagged x is never below the lowest float
+    }
+    each([&](int u) { vmulps(vec(e[u]), vec(alpha[u]), vec(e[u])); });
+    release(alpha);
+    select_by_sign(e, x, kGreater, x);
+    return e;
   }
 
   /// x / 2 erfc(-x / sqrt 2) (gelu_erf.h).

@@ -6,11 +6,11 @@
 //
 // Covered: programs whose values are F32 or Bool (held as lanes of all ones or zeros) and whose
 // instructions are all among Add, Sub, Mul, Div, Maximum, Minimum (also with a scalar operand),
-// Neg, Abs, Sqrt, Recip, Tanh, Exp, Log, the activations Relu, LeakyRelu, Gelu (erf form), Sigmoid,
-// Silu, HardSigmoid and HardSwish, comparisons of F32 values (also with a scalar), Where,
-// MaskFill of F32, Cast between F32 and Bool, and Bool And, Or, Xor and Not. fused.cpp runs every
-// other program, and the elements of a tile past its last whole block, through the tile
-// interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
+// Neg, Abs, Sqrt, Recip, Tanh, Exp, Log, the activations Relu, LeakyRelu, Gelu (erf form),
+// Sigmoid, Silu, HardSigmoid, HardSwish, Elu, Selu and Celu, comparisons of F32 values (also with
+// a scalar), Where, MaskFill of F32, Cast between F32 and Bool, and Bool And, Or, Xor and Not.
+// fused.cpp runs every other program, and the elements of a tile past its last whole block,
+// through the tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
 #pragma once
 
 #include <array>
