@@ -159,10 +159,11 @@ constexpr ir::UnaryOp kCompiledUnaryOps[] = {
     ir::UnaryOp::Tanh, ir::UnaryOp::Exp, ir::UnaryOp::Log};
 
 constexpr ir::ActivationOp kCompiledActivations[] = {
-    ir::ActivationOp::Relu,      ir::ActivationOp::LeakyRelu, ir::ActivationOp::Gelu,
-    ir::ActivationOp::Sigmoid,   ir::ActivationOp::Silu,      ir::ActivationOp::HardSigmoid,
-    ir::ActivationOp::HardSwish, ir::ActivationOp::Elu,       ir::ActivationOp::Selu,
-    ir::ActivationOp::Celu};
+    ir::ActivationOp::Relu,       ir::ActivationOp::LeakyRelu, ir::ActivationOp::Gelu,
+    ir::ActivationOp::Sigmoid,    ir::ActivationOp::Silu,      ir::ActivationOp::HardSigmoid,
+    ir::ActivationOp::HardSwish,  ir::ActivationOp::Elu,       ir::ActivationOp::Selu,
+    ir::ActivationOp::Celu,       ir::ActivationOp::GeluTanh,  ir::ActivationOp::Softplus,
+    ir::ActivationOp::LogSigmoid, ir::ActivationOp::Mish};
 
 /// Whether the program holds an op whose compiled code may leave lanes to the caller: exp, log,
 /// or an activation (of an infinity or NaN).
@@ -209,11 +210,12 @@ std::pair<Program, std::vector<float>> random_program(std::mt19937& rng) {
         instructions.push_back(f32(ir::Binary{binary_op}, {any_value(), any_value()}));
         break;
       case 2: {
-        // The slope (LeakyRelu's) reaches the code through the scalars, as f32.
-        const float alpha = scalar(rng);
+        // The parameter (alpha, or Softplus's beta) reaches the code through the scalars, as f32.
+        const float parameter = scalar(rng);
         const auto op = kCompiledActivations[rng() % std::size(kCompiledActivations)];
-        instructions.push_back(f32(ir::Activation{op, alpha}, {any_value()}));
-        scalars.push_back(alpha);
+        const ir::Activation activation{op, parameter, parameter};
+        instructions.push_back(f32(activation, {any_value()}));
+        scalars.push_back(activation_parameter(activation));
         continue;
       }
       default:

@@ -116,12 +116,13 @@ class ChainBuilder {
     const std::vector<ir::UnaryOp> unary = {ir::UnaryOp::Neg, ir::UnaryOp::Abs, ir::UnaryOp::Tanh,
                                             ir::UnaryOp::Sin, ir::UnaryOp::Cos, ir::UnaryOp::Erf};
     const std::vector<ir::Activation> activations = {
-        {ir::ActivationOp::Sigmoid},  {ir::ActivationOp::Gelu},
-        {ir::ActivationOp::GeluTanh}, {ir::ActivationOp::Silu},
-        {ir::ActivationOp::Relu},     {ir::ActivationOp::LeakyRelu, 0.1},
-        {ir::ActivationOp::Softplus}, {ir::ActivationOp::HardSwish},
-        {ir::ActivationOp::Elu, 1.0}, {ir::ActivationOp::Selu},
-        {ir::ActivationOp::Celu, 0.7}};
+        {ir::ActivationOp::Sigmoid},    {ir::ActivationOp::Gelu},
+        {ir::ActivationOp::GeluTanh},   {ir::ActivationOp::Silu},
+        {ir::ActivationOp::Relu},       {ir::ActivationOp::LeakyRelu, 0.1},
+        {ir::ActivationOp::Softplus},   {ir::ActivationOp::HardSwish},
+        {ir::ActivationOp::Elu, 1.0},   {ir::ActivationOp::Selu},
+        {ir::ActivationOp::Celu, 0.7},  {ir::ActivationOp::Softplus, 0.0, 2.0},
+        {ir::ActivationOp::LogSigmoid}, {ir::ActivationOp::Mish}};
     const std::vector<ir::BinaryScalar> scalars = {
         {ir::BinaryOp::Mul, 0.5}, {ir::BinaryOp::Add, 1.0}, {ir::BinaryOp::Sub, 2.0, true},
         {ir::BinaryOp::Div, 3.0}, {ir::BinaryOp::Pow, 2.0}, {ir::BinaryOp::Maximum, -0.5}};

@@ -243,7 +243,7 @@ std::vector<float> f32_scalars(const std::vector<ir::Op>& ops) {
     const std::optional<Scalar> value = fusion::scalar_of(op);
     const auto* activation = std::get_if<ir::Activation>(&op);
     scalars.push_back(value        ? ndarray::scalar_as<float>(*value)
-                      : activation ? static_cast<float>(activation->alpha)
+                      : activation ? activation_parameter(*activation)
                                    : 0.0f);
   }
   return scalars;

@@ -1,8 +1,9 @@
-// The constants of Highway's f32 Exp (hwy/contrib/math/math-inl.h, Highway 1.0: a range
-// reduction by ln 2 in two parts, a degree-7 polynomial by Estrin's scheme, the exponent loaded
-// in two halves) and the range where flex's loops trust it (simd_elementwise.cpp). The
-// fused-program compiler (jit_program.cpp) reproduces Exp operation for operation from these, so
-// both give the same bits; tests/flex/jit_program_test.cpp checks it against Highway's own.
+// The constants of Highway's f32 Exp, and of its Expm1 and Tanh built on the same steps
+// (hwy/contrib/math/math-inl.h, Highway 1.0: a range reduction by ln 2 in two parts, a degree-7
+// polynomial by Estrin's scheme, the exponent loaded in two halves), and the range where flex's
+// loops trust Exp (simd_elementwise.cpp). The fused-program compiler (jit_program.cpp) reproduces
+// them operation for operation from these, so both give the same bits;
+// tests/flex/jit_program_test.cpp checks it against Highway's own.
 #pragma once
 
 #include <limits>
@@ -29,5 +30,7 @@ inline constexpr float kPoly[6] = {+0.5f,
 inline constexpr float kLowerBound = -104.0f;
 /// Expm1 takes the polynomial itself where |x| < kLn2Over2.
 inline constexpr float kLn2Over2 = 0.346573590279972654708616f;
+/// Highway's Tanh, built on its Expm1, is 1 beyond this magnitude.
+inline constexpr float kTanhLimit = 18.714973875f;
 
 }  // namespace ember::flex::highway_exp

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <span>
@@ -78,6 +79,12 @@ enum Constant : uint8_t {
   kLn2Over2,
   kSeluAlpha,
   kSeluScale,
+  kHighwayTanhLimit,
+  kGeluTanhCubic,
+  kGeluTanhK,
+  kCubeSafe,
+  kMinusCubeSafe,
+  kSoftplusThreshold,
   kConstantCount,
 };
 
@@ -142,6 +149,12 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
     rows[kLn2Over2] = splat(highway_exp::kLn2Over2);
     rows[kSeluAlpha] = splat(static_cast<float>(ir::kSeluAlpha));
     rows[kSeluScale] = splat(static_cast<float>(ir::kSeluScale));
+    rows[kHighwayTanhLimit] = splat(highway_exp::kTanhLimit);
+    rows[kGeluTanhCubic] = splat(static_cast<float>(ir::kGeluTanhCubic));
+    rows[kGeluTanhK] = splat(std::numbers::sqrt2_v<float> * std::numbers::inv_sqrtpi_v<float>);
+    rows[kCubeSafe] = splat(simd::kGeluTanhCubeSafe);
+    rows[kMinusCubeSafe] = splat(-simd::kGeluTanhCubeSafe);
+    rows[kSoftplusThreshold] = splat(static_cast<float>(ir::kSoftplusThreshold));
     return rows;
   }();
   return table;
@@ -159,16 +172,10 @@ bool covered(ir::BinaryOp op) {
          op == BinaryOp::Maximum || op == BinaryOp::Minimum;
 }
 
-/// Activations whose Highway loop the compiler reproduces (for the op's alpha: simd.h's loops
-/// leave a Celu of alpha 0 to the reference kernel).
+/// The compiler reproduces the Highway loop of every f32 activation, where there is one (simd.h's
+/// loops leave a Celu of alpha 0 to the reference kernel).
 bool covered(const ir::Activation& activation) {
-  using ir::ActivationOp;
-  const ActivationOp op = activation.op;
-  return (op == ActivationOp::Relu || op == ActivationOp::LeakyRelu || op == ActivationOp::Gelu ||
-          op == ActivationOp::Sigmoid || op == ActivationOp::Silu ||
-          op == ActivationOp::HardSigmoid || op == ActivationOp::HardSwish ||
-          op == ActivationOp::Elu || op == ActivationOp::Selu || op == ActivationOp::Celu) &&
-         simd::has_activation(activation, false);
+  return simd::has_activation(activation, false);
 }
 
 bool is_logical(ir::BinaryOp op) {
@@ -737,15 +744,15 @@ class Generator : public Xbyak::CodeGenerator {
     release(qf);
     const Regs r2 = product(r, r);
     const Regs r4 = product(r2, r2);
-    const Regs high = linear(r, kExpPoly);
-    const Regs middle = linear(r, kExpPoly + 2);
     const Regs y = linear(r, kExpPoly + 4);
+    const Regs middle = linear(r, kExpPoly + 2);
     each([&](int u) { vfmadd231ps(vec(y[u]), vec(r2[u]), vec(middle[u])); });
-    each([&](int u) { vfmadd231ps(vec(y[u]), vec(r4[u]), vec(high[u])); });
-    each([&](int u) { vfmadd213ps(vec(y[u]), vec(r2[u]), vec(r[u])); });
-    release(high);
     release(middle);
+    const Regs high = linear(r, kExpPoly);
+    each([&](int u) { vfmadd231ps(vec(y[u]), vec(r4[u]), vec(high[u])); });
+    release(high);
     release(r4);
+    each([&](int u) { vfmadd213ps(vec(y[u]), vec(r2[u]), vec(r[u])); });
     release(r2);
     release(r);
     return {y, q};
@@ -800,10 +807,11 @@ class Generator : public Xbyak::CodeGenerator {
   }
 
   /// Highway's f32 Log (highway_log.h), operation for operation, for normal positive x (the
-  /// other lanes are flagged: Highway's scaling of subnormals is left out).
-  Regs log(const Regs& x) {
+  /// other lanes are flagged: Highway's scaling of subnormals is left out). With consume, x's
+  /// registers are taken (fewer live at once).
+  Regs log(const Regs& x, bool consume = false) {
     // e = the exponent of x relative to sqrt(2)/2, as a float
-    const Regs bits = allocate();
+    const Regs bits = consume ? x : allocate();
     each([&](int u) { vpaddd(vec(bits[u]), vec(x[u]), constant(kLogExponentShift)); });
     const Regs e = allocate();
     each([&](int u) { vpsrld(vec(e[u]), vec(bits[u]), 23); });
@@ -866,6 +874,21 @@ class Generator : public Xbyak::CodeGenerator {
         const Regs d = exponential_unit(x, splat_of(kSeluAlpha), false);
         each([&](int u) { vmulps(vec(d[u]), vec(d[u]), constant(kSeluScale)); });
         return d;
+      }
+      case ir::ActivationOp::GeluTanh:
+        return gelu_tanh(x);
+      case ir::ActivationOp::Softplus:
+        return softplus(x, [&] { return scalar_splat(instruction); });
+      case ir::ActivationOp::LogSigmoid: {
+        const Regs minus_x = allocate();
+        each([&](int u) { bit_xor(minus_x[u], x[u], constant(kSignMask)); });
+        const Regs d = softplus(minus_x, [&] { return splat_of(kOne); });
+        release(minus_x);
+        each([&](int u) { bit_xor(d[u], d[u], constant(kSignMask)); });
+        return d;
+      }
+      case ir::ActivationOp::Mish: {
+        return times_x(x, highway_tanh(softplus(x, [&] { return splat_of(kOne); })));
       }
       default:  // Gelu
         return gelu(x);
@@ -970,6 +993,94 @@ class Generator : public Xbyak::CodeGenerator {
     release(alpha);
     select_by_sign(e, x, kGreater, x);
     return e;
+  }
+
+  /// x / 2 (1 + tanh(k (x + c x^3))) with Highway's tanh (simd_activation.cpp's GeluTanh); the
+  /// lanes beyond +-simd::kGeluTanhCubeSafe, which the loops hand to the reference, are flagged.
+  Regs gelu_tanh(const Regs& x) {
+    flag_out_of_range(x, kMinusCubeSafe, kCubeSafe);
+    const Regs inner = product_with_constant(x, kGeluTanhCubic);
+    each([&](int u) { vmulps(vec(inner[u]), vec(inner[u]), vec(x[u])); });
+    each([&](int u) { vmulps(vec(inner[u]), vec(inner[u]), vec(x[u])); });
+    each([&](int u) { vaddps(vec(inner[u]), vec(x[u]), vec(inner[u])); });
+    each([&](int u) { vmulps(vec(inner[u]), vec(inner[u]), constant(kGeluTanhK)); });
+    const Regs t = highway_tanh(inner);
+    each([&](int u) { vaddps(vec(t[u]), vec(t[u]), constant(kOne)); });
+    const Regs half_x = product_with_constant(x, kHalf);
+    each([&](int u) { vmulps(vec(t[u]), vec(half_x[u]), vec(t[u])); });
+    release(half_x);
+    return t;
+  }
+
+  /// Highway's f32 Tanh (flex's own tanh is rational_tanh.h's): with e = expm1(2 |x|),
+  /// e / (e + 2), or 1 beyond kTanhLimit, with x's sign. Takes x's registers (fewer live at once).
+  Regs highway_tanh(const Regs& x) {
+    const Regs sign = allocate();
+    each([&](int u) { bit_and(sign[u], x[u], constant(kSignMask)); });
+    const Regs magnitude = x;  // x is needed only through its sign and magnitude
+    each([&](int u) { bit_xor(magnitude[u], x[u], vec(sign[u])); });
+    const Regs doubled = product_with_constant(magnitude, kTwo);
+    const Regs e = expm1(doubled);
+    release(doubled);
+    const Regs z = allocate();
+    each([&](int u) { vaddps(vec(z[u]), vec(e[u]), constant(kTwo)); });
+    each([&](int u) { vdivps(vec(z[u]), vec(e[u]), vec(z[u])); });
+    release(e);
+    const Regs one = splat_of(kOne);
+    select_where(
+        z, magnitude, [&](int) { return constant(kHighwayTanhLimit); }, kGreater, one);
+    release(one);
+    release(magnitude);
+    each([&](int u) { bit_xor(z[u], z[u], vec(sign[u])); });
+    release(sign);
+    return z;
+  }
+
+  /// log1p(exp(beta x)) / beta, or x where beta x exceeds the threshold, with Highway's Log1p
+  /// (simd_activation.cpp's Softplus). beta() gives new registers holding beta: it is loaded
+  /// where it is used, and beta x computed twice, so that fewer registers are live at once.
+  Regs softplus(const Regs& x, const std::function<Regs()>& beta) {
+    const auto times_beta = [&] {
+      const Regs d = beta();
+      each([&](int u) { vmulps(vec(d[u]), vec(d[u]), vec(x[u])); });
+      return d;
+    };
+    const Regs bounded = times_beta();  // exp's argument kept inside its range
+    each([&](int u) { vminps(vec(bounded[u]), vec(bounded[u]), constant(kSoftplusThreshold)); });
+    each([&](int u) { vmaxps(vec(bounded[u]), vec(bounded[u]), constant(kLowest)); });
+    const Regs e = exp(bounded);
+    release(bounded);
+    const Regs soft = log1p(e);
+    release(e);
+    const Regs divisor = beta();
+    each([&](int u) { vdivps(vec(soft[u]), vec(soft[u]), vec(divisor[u])); });
+    release(divisor);
+    const Regs scaled = times_beta();
+    select_where(
+        soft, scaled, [&](int) { return constant(kSoftplusThreshold); }, kGreater, x);
+    release(scaled);
+    return soft;
+  }
+
+  /// Highway's f32 Log1p, for x >= 0 (the softplus's): x where 1 + x rounds to 1, else
+  /// log(1 + x) x / ((1 + x) - 1).
+  Regs log1p(const Regs& x) {
+    const auto one_plus_x = [&] {
+      const Regs y = allocate();
+      each([&](int u) { vaddps(vec(y[u]), vec(x[u]), constant(kOne)); });
+      return y;
+    };
+    const Regs ratio = one_plus_x();
+    each([&](int u) { vsubps(vec(ratio[u]), vec(ratio[u]), constant(kOne)); });
+    each([&](int u) { vdivps(vec(ratio[u]), vec(x[u]), vec(ratio[u])); });
+    const Regs d = log(one_plus_x(), true);
+    each([&](int u) { vmulps(vec(d[u]), vec(d[u]), vec(ratio[u])); });
+    release(ratio);
+    const Regs y = one_plus_x();
+    select_where(
+        d, y, [&](int) { return constant(kOne); }, kEqual, x);
+    release(y);
+    return d;
   }
 
   /// x / 2 erfc(-x / sqrt 2) (gelu_erf.h).
@@ -1119,6 +1230,12 @@ JitProgram::JitProgram(std::unique_ptr<Code> code, Entries entries, int64_t bloc
     : code_(std::move(code)), entries_(entries), block_(block) {}
 
 JitProgram::~JitProgram() = default;
+
+float activation_parameter(const ir::Activation& activation) {
+  const double parameter =
+      activation.op == ir::ActivationOp::Softplus ? activation.beta : activation.alpha;
+  return static_cast<float>(parameter);
+}
 
 const JitProgram* compiled_program(const fusion::Program& program) {
   // The compiled code rounds each multiply-add once; so must the loops it stands in for, or the

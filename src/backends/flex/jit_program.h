@@ -6,11 +6,11 @@
 //
 // Covered: programs whose values are F32 or Bool (held as lanes of all ones or zeros) and whose
 // instructions are all among Add, Sub, Mul, Div, Maximum, Minimum (also with a scalar operand),
-// Neg, Abs, Sqrt, Recip, Tanh, Exp, Log, the activations Relu, LeakyRelu, Gelu (erf form),
-// Sigmoid, Silu, HardSigmoid, HardSwish, Elu, Selu and Celu, comparisons of F32 values (also with
-// a scalar), Where, MaskFill of F32, Cast between F32 and Bool, and Bool And, Or, Xor and Not.
-// fused.cpp runs every other program, and the elements of a tile past its last whole block,
-// through the tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
+// Neg, Abs, Sqrt, Recip, Tanh, Exp, Log, every activation (a Celu of alpha 0 aside: simd.h's
+// loops leave it to the reference), comparisons of F32 values (also with a scalar), Where, MaskFill
+// of F32, Cast between F32 and Bool, and Bool And, Or, Xor and Not. fused.cpp runs every other
+// program, and the elements of a tile past its last whole block, through the tile interpreter.
+// EMBER_JIT=0 turns the compiler off, for comparison.
 #pragma once
 
 #include <array>
@@ -43,13 +43,14 @@ class JitProgram {
   int64_t block() const { return block_; }
   /// outputs[k][i] = program output k at element i, for i < n (a positive multiple of block()),
   /// from inputs[k][i] (contiguous f32 arrays, one per program input). scalars[j] is instruction
-  /// j's scalar operand, or its activation's alpha, for the instructions that have one. With
+  /// j's scalar operand, or its activation's parameter (activation_parameter). With
   /// streaming, the outputs are written with streaming stores (past the caches; hwy::FlushStream()
   /// before another thread reads them), and each must be 64-byte aligned. Returns false when some
   /// lane was outside the range where the code computes an op as simd.h's loops do (exp beyond 88,
   /// of -inf or of NaN, which they hand to std::exp; log of anything but a normal positive value,
   /// which they hand to std::log; an activation of an infinity or NaN, which they hand to the
-  /// reference kernel): the outputs are then to be computed again another way.
+  /// reference kernel; GELU's tanh form beyond +-1e12): the outputs are then to be computed again
+  /// another way.
   [[nodiscard]] bool run(const float* const* inputs, float* const* outputs, const float* scalars,
                          int64_t n, bool streaming = false) const {
     uint8_t out_of_range = 0;
@@ -67,6 +68,10 @@ class JitProgram {
   Entries entries_;
   int64_t block_;
 };
+
+/// The parameter of an activation that reaches the code through JitProgram::run's scalars:
+/// Softplus's beta, the others' alpha (unused by those without one).
+float activation_parameter(const ir::Activation& activation);
 
 /// program compiled for this CPU, compiled on the first call and kept with the program; null
 /// when EMBER_JIT=0, when native_isa() is none, when simd.h's loops run without FMA (their

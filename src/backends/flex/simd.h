@@ -41,6 +41,10 @@ void compare(ir::CompareOp op, const double* a, int64_t a_step, const double* b,
 /// hwy::FlushStream() before another thread reads dst.
 void stream_copy(const std::byte* src, std::byte* dst, int64_t bytes);
 
+/// Beyond this magnitude x^3 could overflow in f32 GELU's tanh form: activation hands such lanes
+/// to the reference kernel.
+inline constexpr float kGeluTanhCubeSafe = 1e12f;
+
 /// Whether activation covers op for f32 (f64 when is_f64).
 bool has_activation(const ir::Activation& op, bool is_f64);
 /// out[i] = op(x[i]), computed as ndarray does in the element type.

@@ -25,7 +25,7 @@ using ir::ActivationOp;
 
 /// Beyond this magnitude x^3 could overflow in GELU's tanh form: such lanes take the reference.
 template <typename T>
-constexpr T kCubeSafe = sizeof(T) == 4 ? T(1e12) : T(1e100);
+constexpr T kCubeSafe = sizeof(T) == 4 ? T(simd::kGeluTanhCubeSafe) : T(1e100);
 
 /// 1 / (1 + exp(-x)) for x >= 0, e / (1 + e) with e = exp(x) otherwise: no exp of a positive
 /// argument.
