@@ -271,38 +271,45 @@ TEST(FlexJit, RandomProgramsGiveTheSimdLoopsBits) {
   EXPECT_GE(compared_with_checks, 40) << "too few programs with exp, log or activations ran whole";
 }
 
+/// The compiled unary op over inside (values the loops take from Highway) gives the loops' bits
+/// (where they too fuse multiply-adds; the flags hold either way), and any one value of outside
+/// among them makes the code leave the lanes to the caller.
+void expect_bits_inside_and_flags_outside(ir::UnaryOp op, std::vector<float> inside,
+                                          const std::vector<float>& outside) {
+  inside.resize((inside.size() + 63) / 64 * 64, 1.0f);
+  const Program program = program_of(1, {f32(ir::Unary{op}, {input(0)})}, {0});
+  const auto expected = run_by_simd_loops(program, {inside}, {0.0f});
+  for (const JitIsa isa : runnable_isas()) {
+    const auto compiled = JitProgram::compile(program, isa);
+    ASSERT_NE(compiled, nullptr);
+    const auto actual = run_compiled(*compiled, program, {inside}, {0.0f});
+    ASSERT_TRUE(actual) << name(isa) << ": every lane is in range";
+    if (simd::multiply_add_is_fused()) expect_same_bits((*actual)[0], expected[0], name(isa));
+    for (const float value : outside) {
+      std::vector<float> with_one = inside;
+      with_one[37] = value;
+      EXPECT_FALSE(run_compiled(*compiled, program, {with_one}, {0.0f}))
+          << name(isa) << ": " << ir::name(ir::Op{ir::Unary{op}}) << "(" << value
+          << ") is left to the caller";
+    }
+  }
+}
+
 TEST(FlexJit, ExpLeavesToTheCallerTheLanesTheLoopsGiveToTheStandardLibrary) {
-  const std::vector<JitIsa> isas = runnable_isas();
-  if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  if (runnable_isas().empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
   // [-120, 88] in steps of 1/64, then the edges of the range the loops take from Highway.
   std::vector<float> x;
   for (int k = -120 * 64; k <= 88 * 64; ++k)
     x.push_back(static_cast<float>(k) / 64.0f);
   x.push_back(std::numeric_limits<float>::lowest());
   x.push_back(-std::numeric_limits<float>::denorm_min());
-  x.resize((x.size() + 63) / 64 * 64, 1.0f);
-  const Program program = program_of(1, {f32(ir::Unary{ir::UnaryOp::Exp}, {input(0)})}, {0});
-  const auto expected = run_by_simd_loops(program, {x}, {0.0f});
-  for (const JitIsa isa : isas) {
-    const auto compiled = JitProgram::compile(program, isa);
-    ASSERT_NE(compiled, nullptr);
-    const auto inside = run_compiled(*compiled, program, {x}, {0.0f});
-    ASSERT_TRUE(inside) << name(isa) << ": every lane is in range";
-    // The bits of the loops where they too fuse multiply-adds (the flags hold either way).
-    if (simd::multiply_add_is_fused()) expect_same_bits((*inside)[0], expected[0], name(isa));
-    for (const float outside : {88.01f, 100.0f, std::numeric_limits<float>::infinity(),
-                                -std::numeric_limits<float>::infinity(), std::nanf("")}) {
-      std::vector<float> with_one = x;
-      with_one[37] = outside;
-      EXPECT_FALSE(run_compiled(*compiled, program, {with_one}, {0.0f}))
-          << name(isa) << ": exp(" << outside << ") is left to the caller";
-    }
-  }
+  expect_bits_inside_and_flags_outside(ir::UnaryOp::Exp, x,
+                                       {88.01f, 100.0f, std::numeric_limits<float>::infinity(),
+                                        -std::numeric_limits<float>::infinity(), std::nanf("")});
 }
 
 TEST(FlexJit, LogGivesTheLoopsBitsOnNormalPositiveValuesAndLeavesTheRestToTheCaller) {
-  const std::vector<JitIsa> isas = runnable_isas();
-  if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  if (runnable_isas().empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
   // Every 4099th float from the smallest normal to the largest finite, and the ends themselves:
   // every exponent, and mantissas on both sides of sqrt(2)/2 (where the exponent steps).
   std::vector<float> x;
@@ -311,24 +318,11 @@ TEST(FlexJit, LogGivesTheLoopsBitsOnNormalPositiveValuesAndLeavesTheRestToTheCal
   for (uint32_t bits = first; bits < last; bits += 4099)
     x.push_back(std::bit_cast<float>(bits));
   x.push_back(std::numeric_limits<float>::max());
-  x.resize((x.size() + 63) / 64 * 64, 1.0f);
-  const Program program = program_of(1, {f32(ir::Unary{ir::UnaryOp::Log}, {input(0)})}, {0});
-  const auto expected = run_by_simd_loops(program, {x}, {0.0f});
-  for (const JitIsa isa : isas) {
-    const auto compiled = JitProgram::compile(program, isa);
-    ASSERT_NE(compiled, nullptr);
-    const auto inside = run_compiled(*compiled, program, {x}, {0.0f});
-    ASSERT_TRUE(inside) << name(isa) << ": every lane is in range";
-    if (simd::multiply_add_is_fused()) expect_same_bits((*inside)[0], expected[0], name(isa));
-    for (const float outside : {0.0f, -0.0f, -1.0f, std::numeric_limits<float>::denorm_min(),
-                                std::nextafter(std::numeric_limits<float>::min(), 0.0f),
-                                std::numeric_limits<float>::infinity(), std::nanf("")}) {
-      std::vector<float> with_one = x;
-      with_one[37] = outside;
-      EXPECT_FALSE(run_compiled(*compiled, program, {with_one}, {0.0f}))
-          << name(isa) << ": log(" << outside << ") is left to the caller";
-    }
-  }
+  expect_bits_inside_and_flags_outside(
+      ir::UnaryOp::Log, x,
+      {0.0f, -0.0f, -1.0f, std::numeric_limits<float>::denorm_min(),
+       std::nextafter(std::numeric_limits<float>::min(), 0.0f),
+       std::numeric_limits<float>::infinity(), std::nanf("")});
 }
 
 using Bytes = std::vector<std::byte>;
