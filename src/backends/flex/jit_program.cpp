@@ -850,7 +850,7 @@ class Generator : public Xbyak::CodeGenerator {
   }
 
   /// simd_activation.cpp's activation, operation for operation; the lanes it hands to the
-  /// reference kernel (infinities, NaN) are flagged. instruction: where LeakyRelu's slope is.
+  /// reference kernel (infinities, NaN) are flagged. instruction: where its parameter is.
   Regs activation(ir::ActivationOp op, std::size_t instruction, const Regs& x) {
     flag_out_of_range(x, kLowest, kFloatMax);
     switch (op) {
@@ -887,9 +887,8 @@ class Generator : public Xbyak::CodeGenerator {
         each([&](int u) { bit_xor(d[u], d[u], constant(kSignMask)); });
         return d;
       }
-      case ir::ActivationOp::Mish: {
+      case ir::ActivationOp::Mish:
         return times_x(x, highway_tanh(softplus(x, [&] { return splat_of(kOne); })));
-      }
       default:  // Gelu
         return gelu(x);
     }
@@ -928,7 +927,7 @@ class Generator : public Xbyak::CodeGenerator {
     return d;
   }
 
-  /// New registers holding instruction's scalar (an activation's alpha) in every lane.
+  /// New registers holding instruction's scalar (an activation's parameter) in every lane.
   Regs scalar_splat(std::size_t instruction) {
     const Regs d = allocate();
     each([&](int u) { vbroadcastss(vec(d[u]), ptr[rdx + scalar_offset(instruction)]); });
@@ -987,7 +986,7 @@ class Generator : public Xbyak::CodeGenerator {
       e = expm1(argument);
       release(argument);
     } else {
-      e = expm1(x);  // x / 1 is x, and a flagged x is never below the lowest float
+      e = expm1(x);  // x / 1 is x, and no finite x (the others are flagged) is below the lowest
     }
     each([&](int u) { vmulps(vec(e[u]), vec(alpha[u]), vec(e[u])); });
     release(alpha);
