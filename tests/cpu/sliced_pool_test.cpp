@@ -1,7 +1,7 @@
 // SlicedPool on small pages (4 KiB, 64-byte granules) so that every offset and count below can be
 // worked out by hand: best-fit reuse, splitting, merging with either neighbour, dedicated pages,
 // releasing free pages while live slices keep their bytes, the report, and the cache of recycled
-// slices; and the huge-page alignment of pages of 2 MiB or more.
+// slices; and the huge-page alignment of pages of 4 MiB or more.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,9 +52,9 @@ TEST(SlicedPool, CarvesConsecutiveAlignedSlicesFromOnePage) {
   EXPECT_EQ(pool.reserved_bytes(), kPage);
 }
 
-TEST(SlicedPool, PagesOfTwoMibOrMoreStartOnAHugePageBoundary) {
+TEST(SlicedPool, PagesOfFourMibOrMoreStartOnAHugePageBoundary) {
   constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
-  for (const std::size_t page : {std::size_t{2} << 20, std::size_t{3} << 20}) {
+  for (const std::size_t page : {std::size_t{4} << 20, std::size_t{5} << 20}) {
     SlicedPool pool(page, kGranule);
     const std::vector<std::byte*> firsts = allocate_each(pool, 3, page);  // a page each
     for (const std::byte* first : firsts)

@@ -20,12 +20,16 @@ void unpoison(std::uintptr_t address, std::size_t bytes) {
   ASAN_UNPOISON_MEMORY_REGION(reinterpret_cast<void*>(address), bytes);
 }
 
-/// A huge page on x86-64. Pages of this size or more start on such a boundary, so that the kernel
-/// can back them with transparent huge pages.
+/// A huge page on x86-64.
 constexpr std::size_t kHugePage = std::size_t{2} << 20;
+/// Pages of this size or more (the medium and large pools') start on a huge-page boundary and are
+/// offered for transparent huge pages. The small pool's 2 MiB pages are not: backed whole at their
+/// first touch, they raised the CNN training's peak memory by up to a fifth, and the tensors they
+/// hold (256 KiB at most) are too small to stream.
+constexpr std::size_t kHugePagesFrom = std::size_t{4} << 20;
 
 std::align_val_t page_alignment(std::size_t bytes) {
-  return std::align_val_t{bytes >= kHugePage ? kHugePage : SlicedPool::kSliceAlignment};
+  return std::align_val_t{bytes >= kHugePagesFrom ? kHugePage : SlicedPool::kSliceAlignment};
 }
 
 /// Asks for transparent huge pages where the kernel gives them only on request (THP "madvise",
@@ -33,7 +37,7 @@ std::align_val_t page_alignment(std::size_t bytes) {
 /// which the hardware prefetchers stop. On a Zen 4 VM a sum along the rows of a 64 MiB tensor ran
 /// 1.2-1.3x as fast (docs/benchmarks.md). Advice only: a kernel without THP ignores it.
 void advise_huge_pages(std::uintptr_t base, std::size_t bytes) {
-  if (bytes >= kHugePage) madvise(reinterpret_cast<void*>(base), bytes, MADV_HUGEPAGE);
+  if (bytes >= kHugePagesFrom) madvise(reinterpret_cast<void*>(base), bytes, MADV_HUGEPAGE);
 }
 
 std::uintptr_t page_from_os(std::size_t bytes) {

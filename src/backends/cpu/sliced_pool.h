@@ -5,7 +5,7 @@
 // again. A slice freed through recycle() is first kept whole in a small cache by size, which the
 // next allocation of that size takes without touching the trees (the cache is emptied into the
 // trees before a new page is taken and before pages are released, so it never costs a page).
-// Memory goes back to the OS only through release_free_pages(). Pages of 2 MiB or more start on a
+// Memory goes back to the OS only through release_free_pages(). Pages of 4 MiB or more start on a
 // 2 MiB boundary and are offered to the kernel for transparent huge pages. Under AddressSanitizer
 // every byte not handed out is poisoned, so ASan still catches a use after free or a read past a
 // tensor's end. Not thread-safe: the MemoryManager owning the pools serializes every call.
