@@ -1062,7 +1062,8 @@ class Generator : public Xbyak::CodeGenerator {
   }
 
   /// Highway's f32 Log1p, for x >= 0 (the softplus's): x where 1 + x rounds to 1, else
-  /// log(1 + x) x / ((1 + x) - 1).
+  /// log(1 + x) x / ((1 + x) - 1). 1 + x is computed where each use needs it rather than kept,
+  /// so that fewer registers are live during log.
   Regs log1p(const Regs& x) {
     const auto one_plus_x = [&] {
       const Regs y = allocate();
