@@ -13,6 +13,7 @@
 
 #include "backends/flex/dnnl_conv.h"
 #include "backends/flex/dnnl_gemm.h"
+#include "backends/flex/packed_gemm.h"
 #include "backends/flex/thread_pool.h"
 #include "ember/error.h"
 
@@ -48,14 +49,25 @@ GemmLibrary automatic_gemm_library() {
   return fallback ? GemmLibrary::OneDnn : GemmLibrary::OpenBlas;
 }
 
-/// The f32 GEMM library, decided on the first call: EMBER_GEMM, else the automatic rule.
-GemmLibrary f32_gemm_library() {
-  static const GemmLibrary library = [] {
-    const auto chosen = gemm_library_from(std::getenv("EMBER_GEMM"));
-    if (chosen == GemmLibrary::OneDnn && !dnnl_in_build())
+/// The library EMBER_GEMM names, read on the first call (nullopt: unset).
+const std::optional<GemmLibrary>& library_from_environment() {
+  static const std::optional<GemmLibrary> chosen = [] {
+    const auto library = gemm_library_from(std::getenv("EMBER_GEMM"));
+    if (library == GemmLibrary::OneDnn && !dnnl_in_build())
       throw InvalidArgument("EMBER_GEMM=onednn, but this build has no oneDNN (libdnnl-dev)");
-    return chosen ? *chosen : automatic_gemm_library();
+    if (library == GemmLibrary::Packed && !packed_gemm_available())
+      throw InvalidArgument("EMBER_GEMM=packed, but this CPU's vector target has no packed kernel");
+    return library;
   }();
+  return chosen;
+}
+
+/// The f32 GEMM library for an m x n x k product: EMBER_GEMM's, else ember's own for the large
+/// products where it is measured faster, else the automatic rule (decided once).
+GemmLibrary f32_gemm_library(int64_t m, int64_t n, int64_t k) {
+  if (const auto& chosen = library_from_environment()) return *chosen;
+  if (packed_gemm_preferred(m, n, k, ThreadPool::instance().threads())) return GemmLibrary::Packed;
+  static const GemmLibrary library = automatic_gemm_library();
   return library;
 }
 
@@ -86,8 +98,10 @@ std::optional<GemmLibrary> gemm_library_from(const char* env_value) {
   if (!env_value || !*env_value) return std::nullopt;
   if (std::strcmp(env_value, "openblas") == 0) return GemmLibrary::OpenBlas;
   if (std::strcmp(env_value, "onednn") == 0) return GemmLibrary::OneDnn;
+  if (std::strcmp(env_value, "packed") == 0) return GemmLibrary::Packed;
   throw InvalidArgument(std::string("EMBER_GEMM=") + env_value +
-                        ": expected \"openblas\" or \"onednn\" (or unset: chosen by CPU)");
+                        ": expected \"openblas\", \"onednn\" or \"packed\" (or unset: chosen "
+                        "by CPU and size)");
 }
 
 bool is_pre_avx2_openblas_core(std::string_view core_name) {
@@ -108,7 +122,9 @@ bool fits_blas(int64_t m, int64_t n, int64_t k) {
 
 void gemm(int64_t m, int64_t n, int64_t k, const BlasMatrix<float>& a, const BlasMatrix<float>& b,
           float beta, float* c, int64_t ldc) {
-  if (f32_gemm_library() == GemmLibrary::OneDnn && gemm_onednn(m, n, k, a, b, beta, c, ldc)) return;
+  const GemmLibrary library = f32_gemm_library(m, n, k);
+  if (library == GemmLibrary::Packed) return gemm_packed(m, n, k, a, b, beta, c, ldc);
+  if (library == GemmLibrary::OneDnn && gemm_onednn(m, n, k, a, b, beta, c, ldc)) return;
   configure_blas_threads();
   cblas_sgemm(CblasRowMajor, transpose_flag(a.transposed), transpose_flag(b.transposed), as_blas(m),
               as_blas(n), as_blas(k), 1.0f, a.data, as_blas(a.ld), b.data, as_blas(b.ld), beta, c,

@@ -1,7 +1,9 @@
 // GEMM through OpenBLAS (cblas_sgemm / cblas_dgemm), row-major. OpenBLAS runs as many threads as
-// the flex thread pool has (set before the first call). f32 GEMM goes to oneDNN instead
-// (dnnl_gemm.h) where OpenBLAS picked generic pre-AVX2 kernels on an AVX2 CPU (a model its
-// DYNAMIC_ARCH table does not know), or where EMBER_GEMM=onednn says so.
+// the flex thread pool has (set before the first call). f32 GEMM goes elsewhere in two cases: to
+// ember's own GEMM (packed_gemm.h) for large products on 8 threads or more of an AVX-512 CPU,
+// where it is measured faster than the libraries; and to oneDNN (dnnl_gemm.h) where OpenBLAS
+// picked generic pre-AVX2 kernels on an AVX2 CPU (a model its DYNAMIC_ARCH table does not know).
+// EMBER_GEMM=openblas|onednn|packed overrides both rules, for every product.
 #pragma once
 
 #include <cstdint>
@@ -29,10 +31,11 @@ std::optional<BlasMatrix<T>> blas_layout(int64_t rows, int64_t cols, int64_t row
                                          int64_t col_stride);
 
 /// The library that runs f32 GEMM.
-enum class GemmLibrary { OpenBlas, OneDnn };
+enum class GemmLibrary { OpenBlas, OneDnn, Packed };
 
-/// The library an EMBER_GEMM value names ("openblas" or "onednn"), or nullopt when it is unset or
-/// empty (the automatic rule then decides). Anything else is an InvalidArgument.
+/// The library an EMBER_GEMM value names ("openblas", "onednn" or "packed": ember's own), or
+/// nullopt when it is unset or empty (the automatic rules then decide). Anything else is an
+/// InvalidArgument.
 std::optional<GemmLibrary> gemm_library_from(const char* env_value);
 
 /// Whether an OpenBLAS core name (openblas_get_corename, any case) is one of its kernel sets

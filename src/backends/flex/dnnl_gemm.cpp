@@ -8,6 +8,7 @@
 #include <oneapi/dnnl/dnnl_debug.h>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -45,15 +46,25 @@ BlasMatrix<float> columns_of(BlasMatrix<float> matrix, int64_t begin) {
   return matrix;
 }
 
-/// How many parts the rows and the columns of c are cut into, for at most tiles tiles: about
-/// square tiles, since each call packs its own share of a and b (with whole rows per call, every
-/// call would pack all of b: 16 times a 64 MiB b on 16 threads at n = 4096).
+/// How many parts the rows and the columns of c are cut into, for at most tiles tiles: as many
+/// tiles as there are (or as the extents allow), and among those grids the one whose tiles are
+/// closest to square, since each call packs its own share of a and b (with whole rows per call,
+/// every call would pack all of b: 16 times a 64 MiB b on 16 threads at n = 4096).
 std::pair<int64_t, int64_t> grid(int64_t m, int64_t n, int64_t tiles) {
-  const double ideal =
-      std::sqrt(static_cast<double>(tiles) * static_cast<double>(m) / static_cast<double>(n));
-  const int64_t row_parts = std::clamp<int64_t>(std::llround(ideal), 1, std::min(tiles, m));
-  const int64_t col_parts = std::clamp<int64_t>(tiles / row_parts, 1, n);
-  return {row_parts, col_parts};
+  std::pair<int64_t, int64_t> best{1, 1};
+  double best_skew = std::numeric_limits<double>::infinity();
+  for (int64_t row_parts = 1; row_parts <= std::min(tiles, m); ++row_parts) {
+    const int64_t col_parts = std::min(tiles / row_parts, n);
+    const double skew =
+        std::abs(std::log(static_cast<double>(m) * static_cast<double>(col_parts) /
+                          (static_cast<double>(n) * static_cast<double>(row_parts))));
+    const int64_t count = row_parts * col_parts, best_count = best.first * best.second;
+    if (count > best_count || (count == best_count && skew < best_skew)) {
+      best = {row_parts, col_parts};
+      best_skew = skew;
+    }
+  }
+  return best;
 }
 
 }  // namespace

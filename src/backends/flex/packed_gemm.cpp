@@ -1,0 +1,232 @@
+// gemm_packed (packed_gemm.h), in the manner of GotoBLAS, in two passes over flex's pool. The first
+// packs all of op(a) and op(b), each once, into the slivers of simd_gemm.h's kernel, a depth step
+// (kDepth) at a time. The second cuts c into units of work (a range of rows by a range of
+// columns) that the threads claim one at a time; a unit walks the depth, and at each step runs
+// the kernel over its rows of a (the slivers stay in L1 in turn) and its columns of b a block at a
+// time (each block stays in L2). Nothing waits on anything but the end of each pass: on a machine
+// whose cores run at uneven speeds (a busy host, a VM) the faster threads take more units, where
+// a barrier per depth step would wait for the slowest; and nothing is packed twice, where a grid
+// of library calls packs each part of a and b once per call that reads it.
+#include "backends/flex/packed_gemm.h"
+
+#include <hwy/aligned_allocator.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "backends/flex/simd_gemm.h"
+#include "backends/flex/thread_pool.h"
+#include "ember/error.h"
+
+namespace ember::flex {
+namespace {
+
+/// Depth of one step: an a sliver (kDepth x 14 floats, 14 KiB) stays in L1 beside a b sliver.
+constexpr int64_t kDepth = 256;
+/// Columns of one block of b: kDepth x 512 floats (512 KiB) stay in L2.
+constexpr int64_t kBlockCols = 512;
+/// The largest unit of work, 256 x 512: its share of c (512 KiB) and of a (256 KiB) stay in L2
+/// beside a block of b (units of 1024 columns ran slower on 16 Emerald Rapids cores).
+constexpr int64_t kUnitRows = 256;
+constexpr int64_t kUnitCols = 512;
+/// Units per thread below which units shrink (to no less than a tile): a unit's time varies with
+/// its thread's speed, and the spread evens out over several.
+constexpr int64_t kUnitsPerThread = 4;
+/// The rule of packed_gemm_preferred, from products on 16 Emerald Rapids cores (GFLOP/s against
+/// oneDNN's grid of dnnl_sgemm calls in the same run, docs/backends/flex.md): 4096^3 1166-1244
+/// against 1032-1082, 3072^3 1088-1157 against 1035-1046, 2048^3 988-1037 against 1028-1060; on 8
+/// threads 4096^3 587 against 418 (when flex's grid left 2 of the 8 threads idle). On 1 and 2
+/// threads oneDNN stays ahead by 10-15%: there its calls pack each operand only once or twice.
+constexpr double kPreferredMultiplyAdds = 0x1p34;
+constexpr int kPreferredThreads = 8;
+/// simd_gemm.h's tile rows on AVX-512, the only kernel measured against the libraries.
+constexpr int64_t kAvx512TileRows = 14;
+
+/// Floats in a 64-byte cache line, the widest vector's alignment.
+constexpr int64_t kFloatsPerLine = 16;
+
+int64_t ceil_div(int64_t x, int64_t y) {
+  return (x + y - 1) / y;
+}
+
+/// The calling thread's packing buffer, 64-byte aligned, kept across calls and grown as needed:
+/// a steady loop of products allocates nothing (nor faults in fresh pages) to pack.
+float* packing_buffer(int64_t floats) {
+  struct Buffer {
+    hwy::AlignedFreeUniquePtr<float[]> data{nullptr, hwy::AlignedFreer()};
+    int64_t floats = 0;
+  };
+  thread_local Buffer buffer;
+  if (buffer.floats < floats) {
+    buffer.data.reset();  // the old buffer goes first: both at once may not fit
+    buffer.floats = 0;
+    buffer.data = hwy::AllocateAligned<float>(static_cast<size_t>(floats));
+    if (!buffer.data) {
+      throw ExecutionError("[matmul] cannot allocate " + std::to_string(floats * 4) +
+                           " bytes to pack the operands of a product");
+    }
+    buffer.floats = floats;
+  }
+  return buffer.data.get();
+}
+
+/// Packs op(a)[row, row + tile_rows) x [p, p + depth) (rows past m zero) into out, element [i][q]
+/// at q * tile_rows + i.
+void pack_a_sliver(const BlasMatrix<float>& a, int64_t m, int64_t row, int64_t p, int64_t depth,
+                   int64_t tile_rows, float* out) {
+  const int64_t live = std::min(tile_rows, m - row);
+  if (live < tile_rows) std::fill(out, out + depth * tile_rows, 0.0f);
+  if (a.transposed) {  // op(a)[i][q] = a[q][i]: each step's values lie side by side
+    const float* src = a.data + p * a.ld + row;
+    for (int64_t q = 0; q < depth; ++q)
+      std::memcpy(out + q * tile_rows, src + q * a.ld, live * sizeof(float));
+  } else {  // row by row: the reads run along memory, the writes stay in the sliver (in L1)
+    for (int64_t r = 0; r < live; ++r) {
+      const float* src = a.data + (row + r) * a.ld + p;
+      for (int64_t q = 0; q < depth; ++q)
+        out[q * tile_rows + r] = src[q];
+    }
+  }
+}
+
+/// Packs op(b)[p, p + depth) x [col, col + tile_cols) (columns past n zero) into out, element
+/// [q][j] at q * tile_cols + j.
+void pack_b_sliver(const BlasMatrix<float>& b, int64_t n, int64_t p, int64_t depth, int64_t col,
+                   int64_t tile_cols, float* out) {
+  const int64_t live = std::min(tile_cols, n - col);
+  if (live < tile_cols) std::fill(out, out + depth * tile_cols, 0.0f);
+  if (b.transposed) {  // op(b)[q][j] = b[j][q]: a column of the sliver is contiguous
+    for (int64_t j = 0; j < live; ++j) {
+      const float* src = b.data + (col + j) * b.ld + p;
+      for (int64_t q = 0; q < depth; ++q)
+        out[q * tile_cols + j] = src[q];
+    }
+  } else {
+    const float* src = b.data + p * b.ld + col;
+    for (int64_t q = 0; q < depth; ++q)
+      std::memcpy(out + q * tile_cols, src + q * b.ld, live * sizeof(float));
+  }
+}
+
+/// Where a and b are packed: step p (a multiple of kDepth) of op(a) starts at a + p * rows (rows
+/// padded to whole tiles), and its sliver s at s * tile.rows * depth from there; b likewise.
+struct Packed {
+  float* a;
+  float* b;
+  int64_t rows;  // m, padded to whole tiles
+  int64_t cols;  // n, padded to whole tiles
+};
+
+/// The first pass: every sliver of op(a) and op(b), each step of the depth, packed once.
+Packed pack(int64_t m, int64_t n, int64_t k, const BlasMatrix<float>& a, const BlasMatrix<float>& b,
+            const simd::GemmTile& tile) {
+  const int64_t a_slivers = ceil_div(m, tile.rows), b_slivers = ceil_div(n, tile.cols);
+  Packed packed{nullptr, nullptr, a_slivers * tile.rows, b_slivers * tile.cols};
+  // b starts on a 64-byte boundary, as the kernel's aligned loads of its slivers need.
+  const int64_t a_floats = ceil_div(packed.rows * k, kFloatsPerLine) * kFloatsPerLine;
+  packed.a = packing_buffer(a_floats + packed.cols * k);
+  packed.b = packed.a + a_floats;
+  const int64_t steps = ceil_div(k, kDepth), slivers = a_slivers + b_slivers;
+  parallel_for(steps * slivers, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t p = task / slivers * kDepth, s = task % slivers;
+      const int64_t depth = std::min(kDepth, k - p);
+      if (s < a_slivers) {
+        pack_a_sliver(a, m, s * tile.rows, p, depth, tile.rows,
+                      packed.a + p * packed.rows + s * tile.rows * depth);
+      } else {
+        const int64_t t = s - a_slivers;
+        pack_b_sliver(b, n, p, depth, t * tile.cols, tile.cols,
+                      packed.b + p * packed.cols + t * tile.cols * depth);
+      }
+    }
+  });
+  return packed;
+}
+
+/// The rows and columns of a unit of work, whole tiles: the largest unit, halved (columns first,
+/// down to a block of b, then rows, then columns again) until every thread finds
+/// kUnitsPerThread units or a unit is one tile.
+struct UnitShape {
+  int64_t rows, cols;
+};
+UnitShape unit_shape(int64_t m, int64_t n, const simd::GemmTile& tile, int64_t threads) {
+  const auto whole = [](int64_t extent, int64_t step) {
+    return std::max(extent / step, int64_t{1}) * step;
+  };
+  UnitShape unit{whole(std::min(kUnitRows, m), tile.rows),
+                 whole(std::min(kUnitCols, n), tile.cols)};
+  while (ceil_div(m, unit.rows) * ceil_div(n, unit.cols) < kUnitsPerThread * threads) {
+    if (unit.cols > std::max(kBlockCols, tile.cols)) {
+      unit.cols = whole(unit.cols / 2, tile.cols);
+    } else if (unit.rows > tile.rows) {
+      unit.rows = whole(unit.rows / 2, tile.rows);
+    } else if (unit.cols > tile.cols) {
+      unit.cols = whole(unit.cols / 2, tile.cols);
+    } else {
+      break;
+    }
+  }
+  return unit;
+}
+
+/// c[m, n] = beta c, for a product of depth 0.
+void scale(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* row = c + i * ldc;
+    if (beta == 0.0f) {
+      std::fill(row, row + n, 0.0f);
+    } else {
+      std::transform(row, row + n, row, [beta](float x) { return beta * x; });
+    }
+  }
+}
+
+/// One unit of the second pass: c[row, row + rows) x [col, col + cols) = op(a) op(b) + beta c
+/// over the whole depth k, from the packed slivers (row and col are multiples of the tile).
+void run_unit(int64_t row, int64_t rows, int64_t col, int64_t cols, int64_t k, const Packed& packed,
+              float beta, float* c, int64_t ldc) {
+  for (int64_t p = 0; p < k; p += kDepth) {
+    const int64_t depth = std::min(kDepth, k - p);
+    const float* a_step = packed.a + p * packed.rows + row * depth;
+    const float step_beta = p == 0 ? beta : 1.0f;  // later steps add to the earlier ones
+    for (int64_t left = col; left < col + cols; left += kBlockCols) {
+      const int64_t width = std::min(kBlockCols, col + cols - left);
+      simd::gemm_block(a_step, rows, packed.b + p * packed.cols + left * depth, width, depth,
+                       step_beta, c + row * ldc + left, ldc);
+    }
+  }
+}
+
+}  // namespace
+
+bool packed_gemm_available() {
+  return simd::gemm_tile().rows > 0;
+}
+
+bool packed_gemm_preferred(int64_t m, int64_t n, int64_t k, int threads) {
+  return simd::gemm_tile().rows == kAvx512TileRows && threads >= kPreferredThreads &&
+         static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
+             kPreferredMultiplyAdds;
+}
+
+void gemm_packed(int64_t m, int64_t n, int64_t k, const BlasMatrix<float>& a,
+                 const BlasMatrix<float>& b, float beta, float* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) return scale(m, n, beta, c, ldc);
+  const simd::GemmTile tile = simd::gemm_tile();
+  const Packed packed = pack(m, n, k, a, b, tile);
+  const UnitShape unit = unit_shape(m, n, tile, ThreadPool::instance().threads());
+  const int64_t col_units = ceil_div(n, unit.cols);
+  parallel_for(ceil_div(m, unit.rows) * col_units, 1, [&](int64_t first, int64_t last) {
+    for (int64_t u = first; u < last; ++u) {
+      const int64_t row = u / col_units * unit.rows;
+      const int64_t col = u % col_units * unit.cols;
+      run_unit(row, std::min(unit.rows, m - row), col, std::min(unit.cols, n - col), k, packed,
+               beta, c, ldc);
+    }
+  });
+}
+
+}  // namespace ember::flex
