@@ -126,6 +126,7 @@ TEST(FlexGemmPacked, EveryTransposeSizeBetaAndLeadingDimensionGivesTheNaiveProdu
 TEST(FlexGemmPacked, PreferredOnlyForLargeProductsOnManyThreads) {
   constexpr int64_t kLarge = 4096;
   EXPECT_FALSE(packed_gemm_preferred(kLarge, kLarge, kLarge, 2));
+  EXPECT_FALSE(packed_gemm_preferred(kLarge, kLarge, kLarge, 8));
   EXPECT_FALSE(packed_gemm_preferred(2048, 2048, 2048, 16));
   // Extents whose product overflows 64 bits still count as large.
   EXPECT_EQ(packed_gemm_preferred(int64_t{1} << 31, int64_t{1} << 31, int64_t{1} << 31, 16),

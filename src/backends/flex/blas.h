@@ -1,6 +1,6 @@
 // GEMM through OpenBLAS (cblas_sgemm / cblas_dgemm), row-major. OpenBLAS runs as many threads as
 // the flex thread pool has (set before the first call). f32 GEMM goes elsewhere in two cases: to
-// ember's own GEMM (packed_gemm.h) for large products on 8 threads or more of an AVX-512 CPU,
+// ember's own GEMM (packed_gemm.h) for large products on 16 threads or more of an AVX-512 CPU,
 // where it is measured faster than the libraries; and to oneDNN (dnnl_gemm.h) where OpenBLAS
 // picked generic pre-AVX2 kernels on an AVX2 CPU (a model its DYNAMIC_ARCH table does not know).
 // EMBER_GEMM=openblas|onednn|packed overrides both rules, for every product.

@@ -34,12 +34,12 @@ constexpr int64_t kUnitCols = 512;
 /// its thread's speed, and the spread evens out over several.
 constexpr int64_t kUnitsPerThread = 4;
 /// The rule of packed_gemm_preferred, from products on 16 Emerald Rapids cores (GFLOP/s against
-/// oneDNN's grid of dnnl_sgemm calls in the same run, docs/backends/flex.md): 4096^3 1166-1244
-/// against 1032-1082, 3072^3 1088-1157 against 1035-1046, 2048^3 988-1037 against 1028-1060; on 8
-/// threads 4096^3 587 against 418 (when flex's grid left 2 of the 8 threads idle). On 1 and 2
-/// threads oneDNN stays ahead by 10-15%: there its calls pack each operand only once or twice.
+/// oneDNN's grid of dnnl_sgemm calls in the same run, docs/backends/flex.md): on 16 threads 4096^3
+/// 1166-1244 against 1032-1082, 3072^3 1088-1157 against 1035-1046, 2048^3 988-1037 against
+/// 1028-1060; on 8 threads 4096^3 687 against 734. On 1 and 2 threads oneDNN stays ahead by
+/// 10-15%: the fewer the calls of its grid, the fewer times each operand is packed.
 constexpr double kPreferredMultiplyAdds = 0x1p34;
-constexpr int kPreferredThreads = 8;
+constexpr int kPreferredThreads = 16;
 /// simd_gemm.h's tile rows on AVX-512, the only kernel measured against the libraries.
 constexpr int64_t kAvx512TileRows = 14;
 
