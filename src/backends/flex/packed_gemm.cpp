@@ -184,17 +184,34 @@ void scale(int64_t m, int64_t n, float beta, float* c, int64_t ldc) {
 }
 
 /// One unit of the second pass: c[row, row + rows) x [col, col + cols) = op(a) op(b) + beta c
-/// over the whole depth k, from the packed slivers (row and col are multiples of the tile).
+/// over the whole depth k, from the packed slivers (row and col are multiples of the tile). While
+/// a block runs, the unit's next block of a and b is fetched toward L2: packed a and b are far
+/// larger than the caches, and a block that found them in memory would wait on them.
 void run_unit(int64_t row, int64_t rows, int64_t col, int64_t cols, int64_t k, const Packed& packed,
               float beta, float* c, int64_t ldc) {
+  const auto a_at = [&](int64_t p, int64_t depth) {
+    return packed.a + p * packed.rows + row * depth;
+  };
+  const auto b_at = [&](int64_t p, int64_t left, int64_t depth) {
+    return packed.b + p * packed.cols + left * depth;
+  };
   for (int64_t p = 0; p < k; p += kDepth) {
     const int64_t depth = std::min(kDepth, k - p);
-    const float* a_step = packed.a + p * packed.rows + row * depth;
     const float step_beta = p == 0 ? beta : 1.0f;  // later steps add to the earlier ones
     for (int64_t left = col; left < col + cols; left += kBlockCols) {
       const int64_t width = std::min(kBlockCols, col + cols - left);
-      simd::gemm_block(a_step, rows, packed.b + p * packed.cols + left * depth, width, depth,
-                       step_beta, c + row * ldc + left, ldc);
+      // The next block: this step's next columns, else the next step's first ones and its a.
+      simd::Upcoming upcoming[2];
+      if (left + kBlockCols < col + cols) {
+        upcoming[1] = {b_at(p, left + kBlockCols, depth),
+                       std::min(kBlockCols, col + cols - left - kBlockCols) * depth};
+      } else if (p + kDepth < k) {
+        const int64_t next_depth = std::min(kDepth, k - p - kDepth);
+        upcoming[0] = {a_at(p + kDepth, next_depth), rows * next_depth};
+        upcoming[1] = {b_at(p + kDepth, col, next_depth), std::min(kBlockCols, cols) * next_depth};
+      }
+      simd::gemm_block(a_at(p, depth), rows, b_at(p, left, depth), width, depth, step_beta,
+                       c + row * ldc + left, ldc, upcoming);
     }
   }
 }

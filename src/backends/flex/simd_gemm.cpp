@@ -10,6 +10,7 @@
 #include <hwy/cache_control.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "backends/flex/simd_gemm.h"
 
@@ -44,15 +45,31 @@ HWY_INLINE void StoreUpdated(D d, V acc, float beta, float* out) {
   hn::StoreU(acc, d, out);
 }
 
-/// One micro-tile: c[kTileRows, two vectors] = a_sliver b_sliver + beta c.
+/// Floats in a 64-byte cache line.
+constexpr int64_t kLineFloats = 16;
+
+/// Lines [first, first + count) of memory starting at data, fetched toward L2.
+HWY_INLINE void PrefetchLines(const float* data, int64_t first, int64_t count) {
+  for (int64_t line = first; line < first + count; ++line)
+    __builtin_prefetch(data + line * kLineFloats, 0, 2);
+}
+
+/// One micro-tile: c[kTileRows, two vectors] = a_sliver b_sliver + beta c; meanwhile the
+/// upcoming_lines cache lines from upcoming are fetched toward L2, one per step.
 HWY_INLINE void Tile(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, int64_t depth,
-                     float beta, float* HWY_RESTRICT c, int64_t ldc) {
+                     float beta, float* HWY_RESTRICT c, int64_t ldc, const float* upcoming,
+                     int64_t upcoming_lines) {
   const hn::ScalableTag<float> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   using V = hn::Vec<decltype(d)>;
   V low[kTileRows], high[kTileRows];
-  for (int64_t r = 0; r < kTileRows; ++r)
-    low[r] = high[r] = hn::Zero(d);
+  // Every loop over the tile's rows is unrolled whole: the arrays then live in registers only
+  // (with this one rolled, GCC zeroed a copy of one of them in memory for every tile).
+#pragma GCC unroll 16
+  for (int64_t r = 0; r < kTileRows; ++r) {
+    low[r] = hn::Zero(d);
+    high[r] = hn::Zero(d);
+  }
   for (int64_t p = 0; p < depth; ++p) {
     const float* b_step = b + p * 2 * lanes;
     const V b_low = hn::Load(d, b_step);
@@ -61,6 +78,7 @@ HWY_INLINE void Tile(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, i
     // never faults.
     hwy::Prefetch(b_step + kPrefetchSteps * 2 * lanes);
     hwy::Prefetch(b_step + kPrefetchSteps * 2 * lanes + lanes);
+    if (p < upcoming_lines) PrefetchLines(upcoming, p, 1);
     const float* a_step = a + p * kTileRows;
 #pragma GCC unroll 16
     for (int64_t r = 0; r < kTileRows; ++r) {
@@ -69,6 +87,8 @@ HWY_INLINE void Tile(const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, i
       high[r] = hn::MulAdd(a_value, b_high, high[r]);
     }
   }
+  PrefetchLines(upcoming, depth, upcoming_lines - depth);  // lines beyond one per step
+#pragma GCC unroll 16
   for (int64_t r = 0; r < kTileRows; ++r) {
     StoreUpdated(d, low[r], beta, c + r * ldc);
     StoreUpdated(d, high[r], beta, c + r * ldc + lanes);
@@ -82,7 +102,7 @@ HWY_NOINLINE void PartialTile(const float* HWY_RESTRICT a, const float* HWY_REST
                               int64_t rows, int64_t cols) {
   constexpr int64_t kCols = 2 * HWY_LANES(float);
   HWY_ALIGN float whole[kTileRows * kCols];
-  Tile(a, b, depth, 0.0f, whole, kCols);
+  Tile(a, b, depth, 0.0f, whole, kCols, nullptr, 0);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t j = 0; j < cols; ++j) {
       float& out = c[r * ldc + j];
@@ -91,15 +111,56 @@ HWY_NOINLINE void PartialTile(const float* HWY_RESTRICT a, const float* HWY_REST
   }
 }
 
+/// Which lines of upcoming one tile fetches: the first tiles share its first part, the others its
+/// second, each part in about equal shares.
+class UpcomingShares {
+ public:
+  UpcomingShares(const simd::Upcoming (&upcoming)[2], int64_t tiles) {
+    const int64_t lines[2] = {LinesOf(upcoming[0]), LinesOf(upcoming[1])};
+    const int64_t total = lines[0] + lines[1];
+    first_part_tiles_ =
+        total == 0 ? tiles : std::clamp<int64_t>(tiles * lines[0] / total, 1, tiles);
+    const int64_t part_tiles[2] = {first_part_tiles_,
+                                   std::max<int64_t>(tiles - first_part_tiles_, 1)};
+    for (int part = 0; part < 2; ++part) {
+      data_[part] = upcoming[part].data;
+      lines_[part] = lines[part];
+      per_tile_[part] = (lines[part] + part_tiles[part] - 1) / part_tiles[part];
+    }
+  }
+
+  /// Tile t's share: its start and its count of lines.
+  std::pair<const float*, int64_t> Of(int64_t tile) const {
+    const int part = tile < first_part_tiles_ ? 0 : 1;
+    const int64_t first = (part == 0 ? tile : tile - first_part_tiles_) * per_tile_[part];
+    const int64_t count = std::clamp<int64_t>(lines_[part] - first, 0, per_tile_[part]);
+    return {count > 0 ? data_[part] + first * kLineFloats : nullptr, count};
+  }
+
+ private:
+  static int64_t LinesOf(const simd::Upcoming& region) {
+    return region.data == nullptr ? 0 : (region.floats + kLineFloats - 1) / kLineFloats;
+  }
+
+  int64_t first_part_tiles_;
+  const float* data_[2];
+  int64_t lines_[2];
+  int64_t per_tile_[2];
+};
+
 void GemmBlock(const float* a, int64_t rows, const float* b, int64_t cols, int64_t depth,
-               float beta, float* c, int64_t ldc) {
+               float beta, float* c, int64_t ldc, const simd::Upcoming (&upcoming)[2]) {
   const int64_t tile_cols = GemmTile().cols;
+  const int64_t col_tiles = (cols + tile_cols - 1) / tile_cols;
+  const UpcomingShares shares(upcoming, (rows + kTileRows - 1) / kTileRows * col_tiles);
   for (int64_t i = 0; i < rows; i += kTileRows) {
     const float* a_sliver = a + i * depth;  // sliver i / kTileRows
     for (int64_t j = 0; j < cols; j += tile_cols) {
       const float* b_sliver = b + j * depth;
       if (i + kTileRows <= rows && j + tile_cols <= cols) {
-        Tile(a_sliver, b_sliver, depth, beta, c + i * ldc + j, ldc);
+        const auto [upcoming_data, upcoming_lines] =
+            shares.Of(i / kTileRows * col_tiles + j / tile_cols);
+        Tile(a_sliver, b_sliver, depth, beta, c + i * ldc + j, ldc, upcoming_data, upcoming_lines);
       } else {
         PartialTile(a_sliver, b_sliver, depth, beta, c + i * ldc + j, ldc,
                     std::min(kTileRows, rows - i), std::min(tile_cols, cols - j));
@@ -110,7 +171,8 @@ void GemmBlock(const float* a, int64_t rows, const float* b, int64_t cols, int64
 
 #else
 
-void GemmBlock(const float*, int64_t, const float*, int64_t, int64_t, float, float*, int64_t) {
+void GemmBlock(const float*, int64_t, const float*, int64_t, int64_t, float, float*, int64_t,
+               const simd::Upcoming (&)[2]) {
   HWY_ASSERT(false);  // unreachable: gemm_tile() said {0, 0}
 }
 
@@ -130,8 +192,8 @@ GemmTile gemm_tile() {
 }
 
 void gemm_block(const float* a, int64_t rows, const float* b, int64_t cols, int64_t depth,
-                float beta, float* c, int64_t ldc) {
-  HWY_DYNAMIC_DISPATCH(GemmBlock)(a, rows, b, cols, depth, beta, c, ldc);
+                float beta, float* c, int64_t ldc, const Upcoming (&upcoming)[2]) {
+  HWY_DYNAMIC_DISPATCH(GemmBlock)(a, rows, b, cols, depth, beta, c, ldc, upcoming);
 }
 
 }  // namespace ember::flex::simd
