@@ -17,6 +17,7 @@
 
 #include "backends/flex/simd_gemm.h"
 #include "backends/flex/thread_pool.h"
+#include "core/ceil_div.h"
 #include "ember/error.h"
 
 namespace ember::flex {
@@ -45,10 +46,6 @@ constexpr int64_t kAvx512TileRows = 14;
 
 /// Floats in a 64-byte cache line, the widest vector's alignment.
 constexpr int64_t kFloatsPerLine = 16;
-
-int64_t ceil_div(int64_t x, int64_t y) {
-  return (x + y - 1) / y;
-}
 
 /// The calling thread's packing buffer, 64-byte aligned, kept across calls and grown as needed:
 /// a steady loop of products allocates nothing (nor faults in fresh pages) to pack.

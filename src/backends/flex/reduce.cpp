@@ -22,6 +22,7 @@
 #include "backends/flex/simd.h"
 #include "backends/flex/thread_pool.h"
 #include "backends/ndarray/strided_index.h"
+#include "core/ceil_div.h"
 
 namespace ember::flex {
 namespace {
@@ -43,10 +44,6 @@ constexpr int64_t kRowSumBatch = 64;
 constexpr int64_t kMinChunkRows = 64;
 /// Most rows of a chunk: arg_extreme_rows counts f32 rows in 32 bits.
 constexpr int64_t kMaxChunkRows = std::numeric_limits<int32_t>::max();
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 bool is_arg(ReduceOp op) {
   return op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;

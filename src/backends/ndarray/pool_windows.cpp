@@ -3,13 +3,10 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "core/ceil_div.h"
+
 namespace ember::ndarray::pool {
 namespace {
-
-/// ceil(a / b) for a >= 0, b >= 1, without forming a + b - 1 (b may be near int64's maximum).
-int64_t ceil_div(int64_t a, int64_t b) {
-  return a == 0 ? 0 : (a - 1) / b + 1;
-}
 
 /// The window of a sliding pool that starts at start (o * stride - padding, which ir's size rule
 /// keeps before the input's end), with its taps dilation apart.
