@@ -44,9 +44,6 @@ constexpr int kPreferredThreads = 16;
 /// simd_gemm.h's tile rows on AVX-512, the only kernel measured against the libraries.
 constexpr int64_t kAvx512TileRows = 14;
 
-/// Floats in a 64-byte cache line, the widest vector's alignment.
-constexpr int64_t kFloatsPerLine = 16;
-
 /// The calling thread's packing buffer, 64-byte aligned, kept across calls and grown as needed:
 /// a steady loop of products allocates nothing (nor faults in fresh pages) to pack.
 float* packing_buffer(int64_t floats) {
@@ -121,7 +118,8 @@ Packed pack(int64_t m, int64_t n, int64_t k, const BlasMatrix<float>& a, const B
   const int64_t a_slivers = ceil_div(m, tile.rows), b_slivers = ceil_div(n, tile.cols);
   Packed packed{nullptr, nullptr, a_slivers * tile.rows, b_slivers * tile.cols};
   // b starts on a 64-byte boundary, as the kernel's aligned loads of its slivers need.
-  const int64_t a_floats = ceil_div(packed.rows * k, kFloatsPerLine) * kFloatsPerLine;
+  const int64_t a_floats =
+      ceil_div(packed.rows * k, simd::kCacheLineFloats) * simd::kCacheLineFloats;
   packed.a = packing_buffer(a_floats + packed.cols * k);
   packed.b = packed.a + a_floats;
   const int64_t steps = ceil_div(k, kDepth), slivers = a_slivers + b_slivers;

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "backends/flex/simd_gemm.h"
+#include "core/ceil_div.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
@@ -45,13 +46,10 @@ HWY_INLINE void StoreUpdated(D d, V acc, float beta, float* out) {
   hn::StoreU(acc, d, out);
 }
 
-/// Floats in a 64-byte cache line.
-constexpr int64_t kLineFloats = 16;
-
 /// Lines [first, first + count) of memory starting at data, fetched toward L2.
 HWY_INLINE void PrefetchLines(const float* data, int64_t first, int64_t count) {
   for (int64_t line = first; line < first + count; ++line)
-    __builtin_prefetch(data + line * kLineFloats, 0, 2);
+    __builtin_prefetch(data + line * simd::kCacheLineFloats, 0, 2);
 }
 
 /// One micro-tile: c[kTileRows, two vectors] = a_sliver b_sliver + beta c; meanwhile the
@@ -125,7 +123,7 @@ class UpcomingShares {
     for (int part = 0; part < 2; ++part) {
       data_[part] = upcoming[part].data;
       lines_[part] = lines[part];
-      per_tile_[part] = (lines[part] + part_tiles[part] - 1) / part_tiles[part];
+      per_tile_[part] = ceil_div(lines[part], part_tiles[part]);
     }
   }
 
@@ -134,12 +132,12 @@ class UpcomingShares {
     const int part = tile < first_part_tiles_ ? 0 : 1;
     const int64_t first = (part == 0 ? tile : tile - first_part_tiles_) * per_tile_[part];
     const int64_t count = std::clamp<int64_t>(lines_[part] - first, 0, per_tile_[part]);
-    return {count > 0 ? data_[part] + first * kLineFloats : nullptr, count};
+    return {count > 0 ? data_[part] + first * simd::kCacheLineFloats : nullptr, count};
   }
 
  private:
   static int64_t LinesOf(const simd::Upcoming& region) {
-    return region.data == nullptr ? 0 : (region.floats + kLineFloats - 1) / kLineFloats;
+    return region.data == nullptr ? 0 : ceil_div(region.floats, simd::kCacheLineFloats);
   }
 
   int64_t first_part_tiles_;
@@ -151,8 +149,8 @@ class UpcomingShares {
 void GemmBlock(const float* a, int64_t rows, const float* b, int64_t cols, int64_t depth,
                float beta, float* c, int64_t ldc, const simd::Upcoming (&upcoming)[2]) {
   const int64_t tile_cols = GemmTile().cols;
-  const int64_t col_tiles = (cols + tile_cols - 1) / tile_cols;
-  const UpcomingShares shares(upcoming, (rows + kTileRows - 1) / kTileRows * col_tiles);
+  const int64_t col_tiles = ceil_div(cols, tile_cols);
+  const UpcomingShares shares(upcoming, ceil_div(rows, kTileRows) * col_tiles);
   for (int64_t i = 0; i < rows; i += kTileRows) {
     const float* a_sliver = a + i * depth;  // sliver i / kTileRows
     for (int64_t j = 0; j < cols; j += tile_cols) {

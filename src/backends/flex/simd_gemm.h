@@ -6,6 +6,9 @@
 
 namespace ember::flex::simd {
 
+/// Floats in a 64-byte cache line, also the widest vector's alignment.
+inline constexpr int64_t kCacheLineFloats = 16;
+
 /// The micro-tile of gemm_block on this CPU: its rows (of a) and columns (of b, two vectors). Rows
 /// are 14 on AVX-512 (28 accumulators of its 32 registers) and 6 elsewhere (12 of 16). {0, 0}
 /// where the target has scalable vectors, which cannot be held in arrays: no kernel there.
