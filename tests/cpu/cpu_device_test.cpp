@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/flex/packed_gemm.h"
+#include "backends/flex/packing_buffer.h"
 #include "backends/flex/view.h"
 #include "core/device_context.h"
 #include "cpu_test_util.h"
@@ -150,6 +152,17 @@ TEST(CpuDevice, CleanupReleasesFreePagesAndKeepsLiveTensors) {
       << "at least the freed 10 MiB page";
   EXPECT_EQ(cleaned.number_allocs, 0);
   EXPECT_EQ(kept.into_data().to_vector<double>(), halves(3000));
+}
+
+TEST(CpuDevice, CleanupFreesTheOwnGemmsPackingBuffer) {
+  if (!flex::packed_gemm_available()) GTEST_SKIP() << "no packed GEMM kernel for this CPU";
+  const std::vector<float> a(20 * 30, 0.5f), b(30 * 40, 0.25f);
+  std::vector<float> c(20 * 40);
+  flex::gemm_packed(20, 40, 30, {a.data(), 30, false}, {b.data(), 40, false}, 0.0f, c.data(), 40);
+  EXPECT_EQ(c[0], 30 * 0.5f * 0.25f);
+  EXPECT_GT(flex::kept_packing_buffer_bytes(), 0);
+  Device::cpu().memory_cleanup();
+  EXPECT_EQ(flex::kept_packing_buffer_bytes(), 0);
 }
 
 TEST(CpuDevice, ATensorOutlivesTheBackendThatMadeIt) {

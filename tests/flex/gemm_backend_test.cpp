@@ -15,6 +15,8 @@
 #include "backends/flex/dnnl_conv.h"
 #include "backends/flex/dnnl_gemm.h"
 #include "backends/flex/packed_gemm.h"
+#include "backends/flex/packing_buffer.h"
+#include "ember/device.h"
 #include "ember/error.h"
 
 namespace ember::flex::test {
@@ -121,6 +123,24 @@ TEST(FlexGemmPacked, EveryTransposeSizeBetaAndLeadingDimensionGivesTheNaiveProdu
     check_case(gemm_packed, {33, 65, 17}, false, false, 1.0f, 0);
   }
   hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+}
+
+TEST(FlexGemmPacked, ThePackingBufferIsKeptUntilMemoryCleanup) {
+  if (!packed_gemm_available()) GTEST_SKIP() << "no packed kernel for this CPU's vector target";
+  const auto product = [] {
+    const Operand a(40, 300, false, 0, 1);
+    const Operand b(300, 50, false, 0, 2);
+    std::vector<float> c(40 * 50);
+    gemm_packed(40, 50, 300, a.matrix, b.matrix, 0.0f, c.data(), 50);
+  };
+  product();
+  // At least op(a) and op(b) themselves: 40 x 300 and 300 x 50 floats.
+  const int64_t kept = kept_packing_buffer_bytes();
+  EXPECT_GE(kept, (40 + 50) * 300 * 4);
+  product();  // the same product reuses the kept buffer
+  EXPECT_EQ(kept_packing_buffer_bytes(), kept);
+  Device::flex().memory_cleanup();
+  EXPECT_EQ(kept_packing_buffer_bytes(), 0);
 }
 
 TEST(FlexGemmPacked, PreferredOnlyForLargeProductsOnManyThreads) {

@@ -47,7 +47,10 @@ class CpuBackend final : public backend::Backend {
     return memory_->report();
   }
   std::optional<MemoryPoolUsage> memory_pool_usage() const override { return memory_->usage(); }
-  void memory_cleanup() override { memory_->cleanup(); }
+  void memory_cleanup() override {
+    memory_->cleanup();
+    flex_.memory_cleanup();
+  }
   void set_persistent_allocations(bool on) override { memory_->set_persistent(on); }
 
  private:

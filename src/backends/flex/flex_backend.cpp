@@ -10,6 +10,7 @@
 #include "backends/flex/fallback.h"
 #include "backends/flex/fused.h"
 #include "backends/flex/kernels.h"
+#include "backends/flex/packing_buffer.h"
 #include "backends/flex/thread_pool.h"
 #include "core/inline_vector.h"
 #include "core/recycled.h"
@@ -97,6 +98,10 @@ backend::Outputs FlexBackend::execute_fused(const fusion::Program& program,
 backend::BufferPtr FlexBackend::write(const TensorData& data) {
   const AllocatorScope allocating(allocator_);
   return buffer_of(from_tensor_data(data));
+}
+
+void FlexBackend::memory_cleanup() {
+  release_packing_buffer();
 }
 
 TensorData FlexBackend::read(const backend::Operand& operand) {

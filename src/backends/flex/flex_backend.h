@@ -35,6 +35,8 @@ class FlexBackend final : public backend::Backend {
                                  std::span<const Scalar> constants, const Shape& shape) override;
   backend::BufferPtr write(const TensorData& data) override;
   TensorData read(const backend::Operand& operand) override;
+  /// Frees the buffer ember's own GEMM keeps between products (packing_buffer.h).
+  void memory_cleanup() override;
 
  private:
   // Installed as the current allocator (allocator.h) while a call allocates storage.

@@ -9,16 +9,13 @@
 // of library calls packs each part of a and b once per call that reads it.
 #include "backends/flex/packed_gemm.h"
 
-#include <hwy/aligned_allocator.h>
-
 #include <algorithm>
 #include <cstring>
-#include <string>
 
+#include "backends/flex/packing_buffer.h"
 #include "backends/flex/simd_gemm.h"
 #include "backends/flex/thread_pool.h"
 #include "core/ceil_div.h"
-#include "ember/error.h"
 
 namespace ember::flex {
 namespace {
@@ -43,27 +40,6 @@ constexpr double kPreferredMultiplyAdds = 0x1p34;
 constexpr int kPreferredThreads = 16;
 /// simd_gemm.h's tile rows on AVX-512, the only kernel measured against the libraries.
 constexpr int64_t kAvx512TileRows = 14;
-
-/// The calling thread's packing buffer, 64-byte aligned, kept across calls and grown as needed:
-/// a steady loop of products allocates nothing (nor faults in fresh pages) to pack.
-float* packing_buffer(int64_t floats) {
-  struct Buffer {
-    hwy::AlignedFreeUniquePtr<float[]> data{nullptr, hwy::AlignedFreer()};
-    int64_t floats = 0;
-  };
-  thread_local Buffer buffer;
-  if (buffer.floats < floats) {
-    buffer.data.reset();  // the old buffer goes first: both at once may not fit
-    buffer.floats = 0;
-    buffer.data = hwy::AllocateAligned<float>(static_cast<size_t>(floats));
-    if (!buffer.data) {
-      throw ExecutionError("[matmul] cannot allocate " + std::to_string(floats * 4) +
-                           " bytes to pack the operands of a product");
-    }
-    buffer.floats = floats;
-  }
-  return buffer.data.get();
-}
 
 /// Packs op(a)[row, row + tile_rows) x [p, p + depth) (rows past m zero) into out, element [i][q]
 /// at q * tile_rows + i.
@@ -106,22 +82,27 @@ void pack_b_sliver(const BlasMatrix<float>& b, int64_t n, int64_t p, int64_t dep
 /// Where a and b are packed: step p (a multiple of kDepth) of op(a) starts at a + p * rows (rows
 /// padded to whole tiles), and its sliver s at s * tile.rows * depth from there; b likewise.
 struct Packed {
-  float* a;
-  float* b;
-  int64_t rows;  // m, padded to whole tiles
-  int64_t cols;  // n, padded to whole tiles
+  int64_t rows;      // m, padded to whole tiles
+  int64_t cols;      // n, padded to whole tiles
+  int64_t a_floats;  // a's share of the buffer, whole cache lines: b's slivers start aligned
+  int64_t floats;    // the whole buffer
+  float* a = nullptr;
+  float* b = nullptr;
+
+  Packed(int64_t m, int64_t n, int64_t k, const simd::GemmTile& tile)
+      : rows(ceil_div(m, tile.rows) * tile.rows),
+        cols(ceil_div(n, tile.cols) * tile.cols),
+        a_floats(ceil_div(rows * k, simd::kCacheLineFloats) * simd::kCacheLineFloats),
+        floats(a_floats + cols * k) {}
 };
 
-/// The first pass: every sliver of op(a) and op(b), each step of the depth, packed once.
+/// The first pass: every sliver of op(a) and op(b), each step of the depth, packed once into
+/// buffer (packed.floats floats).
 Packed pack(int64_t m, int64_t n, int64_t k, const BlasMatrix<float>& a, const BlasMatrix<float>& b,
-            const simd::GemmTile& tile) {
-  const int64_t a_slivers = ceil_div(m, tile.rows), b_slivers = ceil_div(n, tile.cols);
-  Packed packed{nullptr, nullptr, a_slivers * tile.rows, b_slivers * tile.cols};
-  // b starts on a 64-byte boundary, as the kernel's aligned loads of its slivers need.
-  const int64_t a_floats =
-      ceil_div(packed.rows * k, simd::kCacheLineFloats) * simd::kCacheLineFloats;
-  packed.a = packing_buffer(a_floats + packed.cols * k);
-  packed.b = packed.a + a_floats;
+            const simd::GemmTile& tile, Packed packed, float* buffer) {
+  packed.a = buffer;
+  packed.b = buffer + packed.a_floats;
+  const int64_t a_slivers = packed.rows / tile.rows, b_slivers = packed.cols / tile.cols;
   const int64_t steps = ceil_div(k, kDepth), slivers = a_slivers + b_slivers;
   parallel_for(steps * slivers, 1, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
@@ -228,7 +209,9 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const BlasMatrix<float>& a,
   if (m == 0 || n == 0) return;
   if (k == 0) return scale(m, n, beta, c, ldc);
   const simd::GemmTile tile = simd::gemm_tile();
-  const Packed packed = pack(m, n, k, a, b, tile);
+  const Packed layout(m, n, k, tile);
+  const PackingBuffer buffer(layout.floats);
+  const Packed packed = pack(m, n, k, a, b, tile, layout, buffer.data());
   const UnitShape unit = unit_shape(m, n, tile, ThreadPool::instance().threads());
   const int64_t col_units = ceil_div(n, unit.cols);
   parallel_for(ceil_div(m, unit.rows) * col_units, 1, [&](int64_t first, int64_t last) {

@@ -18,8 +18,9 @@ bool packed_gemm_available();
 bool packed_gemm_preferred(int64_t m, int64_t n, int64_t k, int threads);
 
 /// c[m, n] (row-major, leading dimension ldc) = op(a)[m, k] op(b)[k, n] + beta c, as gemm
-/// (blas.h). With beta 0, c is not read. Requires packed_gemm_available(). The calling thread
-/// keeps a packing buffer of (m + n) k floats (rounded up to whole tiles) for its next products.
+/// (blas.h). With beta 0, c is not read. Requires packed_gemm_available(). Packs into a buffer
+/// of about (m + n) k floats, kept for the next products until memory_cleanup
+/// (packing_buffer.h).
 void gemm_packed(int64_t m, int64_t n, int64_t k, const BlasMatrix<float>& a,
                  const BlasMatrix<float>& b, float beta, float* c, int64_t ldc);
 
