@@ -1,7 +1,8 @@
 // FlexBackend: the fast eager CPU backend. Tensors are strided views over shared, aligned
-// storage (view.h), so layout ops are zero-copy; GEMM and convolution go through OpenBLAS,
-// elementwise ops, activations, reductions and softmax through Highway SIMD on a shared thread
-// pool; every other op (or dtype) runs the ndarray reference kernel (fallback.h).
+// storage (view.h), so layout ops are zero-copy; GEMM goes through OpenBLAS, oneDNN or ember's
+// own (blas.h), convolution through oneDNN (or im2col and GEMM), elementwise ops, activations,
+// reductions and softmax through Highway SIMD on a shared thread pool; every other op (or dtype)
+// runs the ndarray reference kernel (fallback.h).
 #pragma once
 
 #include <memory>
