@@ -148,6 +148,7 @@ TEST(FlexGemmPacked, PreferredOnlyForLargeProductsOnManyThreads) {
   EXPECT_FALSE(packed_gemm_preferred(kLarge, kLarge, kLarge, 2));
   EXPECT_FALSE(packed_gemm_preferred(kLarge, kLarge, kLarge, 8));
   EXPECT_FALSE(packed_gemm_preferred(2048, 2048, 2048, 16));
+  EXPECT_FALSE(packed_gemm_preferred(16, int64_t{1} << 15, int64_t{1} << 15, 16));  // skinny
   // Extents whose product overflows 64 bits still count as large.
   EXPECT_EQ(packed_gemm_preferred(int64_t{1} << 31, int64_t{1} << 31, int64_t{1} << 31, 16),
             packed_gemm_preferred(kLarge, kLarge, kLarge, 16));

@@ -38,6 +38,9 @@ constexpr int64_t kUnitsPerThread = 4;
 /// 10-15%: the fewer the calls of its grid, the fewer times each operand is packed.
 constexpr double kPreferredMultiplyAdds = 0x1p34;
 constexpr int kPreferredThreads = 16;
+/// Every extent at least this: the products measured were square, and in a skinny one (a few
+/// rows against a wide b) packing b costs as much as the product itself.
+constexpr int64_t kPreferredMinExtent = 1024;
 /// simd_gemm.h's tile rows on AVX-512, the only kernel measured against the libraries.
 constexpr int64_t kAvx512TileRows = 14;
 
@@ -200,6 +203,7 @@ bool packed_gemm_available() {
 
 bool packed_gemm_preferred(int64_t m, int64_t n, int64_t k, int threads) {
   return simd::gemm_tile().rows == kAvx512TileRows && threads >= kPreferredThreads &&
+         std::min({m, n, k}) >= kPreferredMinExtent &&
          static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) >=
              kPreferredMultiplyAdds;
 }

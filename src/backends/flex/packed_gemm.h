@@ -14,7 +14,8 @@ namespace ember::flex {
 bool packed_gemm_available();
 
 /// Whether gemm_packed is the faster choice for an m x n x k product on a pool of threads
-/// threads, by measurement: on AVX-512, with 16 threads or more, from 2^34 multiply-adds on.
+/// threads, by measurement: on AVX-512, with 16 threads or more, from 2^34 multiply-adds on, each
+/// extent at least 1024.
 bool packed_gemm_preferred(int64_t m, int64_t n, int64_t k, int threads);
 
 /// c[m, n] (row-major, leading dimension ldc) = op(a)[m, k] op(b)[k, n] + beta c, as gemm
