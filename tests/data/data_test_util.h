@@ -1,17 +1,21 @@
-// Helpers shared by the ember::data tests: a scratch directory, file writers (plain and gzip,
-// through zlib's writer, independent of the reader under test), IDX images built byte by byte,
-// and error capture.
+// Helpers shared by the ember::data tests: a scratch directory, file writers and readers (plain
+// and gzip, through zlib's own, independent of the IDX code under test), IDX images built byte by
+// byte, and error capture.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <zlib.h>
 
+#include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <numeric>
+#include <span>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -59,6 +63,37 @@ inline Bytes gzip(const Bytes& bytes) {
 
 inline std::filesystem::path write_gzip(const std::filesystem::path& path, const Bytes& bytes) {
   return write_plain(path, gzip(bytes));
+}
+
+/// The bytes of the file at path, as stored.
+inline Bytes read_plain(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ADD_FAILURE() << "cannot read " << path;
+  return Bytes(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// The data of the gzip file at path, through zlib's file reader.
+inline Bytes read_gzip(const std::filesystem::path& path) {
+  const gzFile file = gzopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    ADD_FAILURE() << "cannot open " << path;
+    return {};
+  }
+  if (gzdirect(file) != 0) ADD_FAILURE() << path << " is not gzip";
+  Bytes data;
+  std::array<uint8_t, 4096> chunk;
+  int got = 0;
+  while ((got = gzread(file, chunk.data(), chunk.size())) > 0)
+    data.insert(data.end(), chunk.begin(), chunk.begin() + got);
+  if (got < 0) ADD_FAILURE() << "gzread failed on " << path;
+  gzclose(file);
+  return data;
+}
+
+/// bytes as uint8_t, to compare with Bytes.
+inline Bytes to_bytes(std::span<const std::byte> bytes) {
+  const auto* first = reinterpret_cast<const uint8_t*>(bytes.data());
+  return Bytes(first, first + bytes.size());
 }
 
 /// An IDX file: zero, zero, type code, dim count, the dims as big-endian u32, then payload

@@ -1,8 +1,12 @@
-// read_idx on missing, truncated, corrupt and lying files: an InvalidArgument naming the file and
-// the problem, never a crash or a huge allocation.
+// read_idx and decode_idx on missing, truncated, corrupt and lying files: an InvalidArgument
+// naming the file and the problem, never a crash or a huge allocation; encode_idx and write_idx
+// on what IDX cannot hold or a file that cannot be written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -148,6 +152,79 @@ TEST(ReadIdxErrors, CorruptGzip) {
   const std::filesystem::path data_path = test::write_plain(dir / "data.gz", bad_data);
   const std::string prefix = "[read_idx] " + data_path.string() + ": gzip stream is ";
   EXPECT_EQ(idx_error(data_path).rfind(prefix, 0), 0u) << idx_error(data_path);
+}
+
+TEST(ReadIdxErrors, GzipFollowedByTrailingGarbage) {
+  const test::TempDir dir;
+  const Bytes gz = test::gzip(idx_bytes(0x08, {3}, {1, 2, 3}));
+  // Bytes that are not a gzip member: text, zero padding, and gzip's first magic byte alone.
+  for (const Bytes& garbage : {Bytes{'j', 'u', 'n', 'k'}, Bytes(512, 0), Bytes{0x1F}}) {
+    Bytes file = gz;
+    file.insert(file.end(), garbage.begin(), garbage.end());
+    const std::filesystem::path path = test::write_plain(dir / "trailing.gz", file);
+    EXPECT_EQ(idx_error(path), "[read_idx] " + path.string() + ": trailing garbage: " +
+                                   std::to_string(garbage.size()) + " bytes after the gzip stream");
+  }
+}
+
+TEST(ReadIdxErrors, ConcatenatedGzipMembersAreOneStream) {
+  // gzip(1) reads concatenated members as the concatenation of their data, so this is valid.
+  const test::TempDir dir;
+  const Bytes file = idx_bytes(0x08, {2, 2}, {1, 2, 3, 4});
+  Bytes members = test::gzip(Bytes(file.begin(), file.begin() + 7));
+  const Bytes second = test::gzip(Bytes(file.begin() + 7, file.end()));
+  members.insert(members.end(), second.begin(), second.end());
+  EXPECT_EQ(read_idx(test::write_plain(dir / "members.gz", members)),
+            TensorData(std::vector<uint8_t>{1, 2, 3, 4}, Shape{2, 2}));
+}
+
+TEST(ReadIdxErrors, DecodeIdxNamesItsSource) {
+  EXPECT_EQ(invalid_argument_message([] { decode_idx({}, "memory"); }),
+            "[read_idx] memory: truncated header: 0 bytes, fewer than the 4 magic bytes");
+}
+
+TEST(EncodeIdxErrors, DTypesIdxCannotHold) {
+  constexpr DType kIdxDTypes[] = {DType::U8,  DType::I8,  DType::I16,
+                                  DType::I32, DType::F32, DType::F64};
+  const test::TempDir dir;
+  for (const DType dtype : kAllDTypes) {
+    if (std::find(std::begin(kIdxDTypes), std::end(kIdxDTypes), dtype) != std::end(kIdxDTypes))
+      continue;
+    const TensorData data = TensorData::zeros(Shape{2}, dtype);
+    std::ostringstream problem;
+    problem << "dtype " << dtype
+            << " has no IDX element type (IDX holds u8, i8, i16, i32, f32, f64)";
+    EXPECT_EQ(invalid_argument_message([&] { encode_idx(data, false); }),
+              "[encode_idx] " + problem.str());
+    const std::filesystem::path path = dir / "refused";
+    EXPECT_EQ(invalid_argument_message([&] { write_idx(path, data, true); }),
+              "[write_idx] " + path.string() + ": " + problem.str());
+    EXPECT_FALSE(std::filesystem::exists(path));
+  }
+}
+
+TEST(EncodeIdxErrors, ShapesIdxCannotHold) {
+  // Empty tensors, so that the shapes need no memory.
+  const TensorData wide = TensorData::zeros(Shape{0, int64_t{1} << 32}, DType::U8);
+  EXPECT_EQ(invalid_argument_message([&] { encode_idx(wide, true); }),
+            "[encode_idx] shape [0, 4294967296]: dim 4294967296 is over IDX's 32-bit limit");
+  std::vector<int64_t> dims(256, 1);
+  dims[0] = 0;
+  const std::string deep = invalid_argument_message(
+      [&] { encode_idx(TensorData::zeros(Shape(dims), DType::U8), false); });
+  EXPECT_TRUE(deep.starts_with("[encode_idx] shape [0, 1, 1, ")) << deep;
+  EXPECT_TRUE(deep.ends_with(", 1] has 256 dims, more than IDX's 255")) << deep;
+}
+
+TEST(WriteIdxErrors, FileThatCannotBeWritten) {
+  const test::TempDir dir;
+  const TensorData data(std::vector<uint8_t>{1}, Shape{1});
+  const std::filesystem::path path = dir / "absent" / "file";
+  EXPECT_EQ(
+      invalid_argument_message([&] { write_idx(path, data, false); }),
+      "[write_idx] " + path.string() + ": cannot open for writing: No such file or directory");
+  EXPECT_EQ(invalid_argument_message([&] { write_idx(dir.path(), data, false); }),
+            "[write_idx] " + dir.path().string() + ": cannot open for writing: Is a directory");
 }
 
 }  // namespace

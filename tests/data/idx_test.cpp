@@ -1,10 +1,11 @@
-// read_idx on well-formed files, plain and gzip: every element type, big-endian values written
-// by hand, shapes of every rank.
+// read_idx and decode_idx on well-formed files, plain and gzip, and encode_idx and write_idx
+// writing them: every element type, big-endian values written by hand, shapes of every rank.
 #include "ember/data/idx.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,43 @@ TEST(ReadIdx, ReadsAPayloadLargerThanItsBuffers) {
   const Bytes file = idx_bytes(0x08, {kRows, kCols}, payload);
   EXPECT_EQ(read_idx(test::write_plain(dir / "big", file)), expected);
   EXPECT_EQ(read_idx(test::write_gzip(dir / "big.gz", file)), expected);
+}
+
+TEST(EncodeIdx, WritesEachCaseByteForByte) {
+  for (const IdxCase& c : cases()) {
+    EXPECT_EQ(test::to_bytes(encode_idx(c.expected, false)), c.file) << c.name;
+  }
+}
+
+TEST(EncodeIdx, DecodesBackPlainAndGzip) {
+  for (const IdxCase& c : cases()) {
+    for (const bool gzip : {false, true}) {
+      EXPECT_EQ(decode_idx(encode_idx(c.expected, gzip), c.name), c.expected)
+          << c.name << (gzip ? " gzip" : " plain");
+    }
+  }
+}
+
+TEST(WriteIdx, WritesFilesThatZlibAndReadIdxRead) {
+  const test::TempDir dir;
+  for (const IdxCase& c : cases()) {
+    const std::filesystem::path plain = dir / c.name;
+    const std::filesystem::path gz = dir / (c.name + ".gz");
+    write_idx(plain, c.expected, false);
+    write_idx(gz, c.expected, true);
+    EXPECT_EQ(test::read_plain(plain), c.file) << c.name;
+    EXPECT_EQ(test::read_gzip(gz), c.file) << c.name;
+    EXPECT_EQ(read_idx(plain), c.expected) << c.name;
+    EXPECT_EQ(read_idx(gz), c.expected) << c.name;
+  }
+}
+
+TEST(WriteIdx, ReplacesAnExistingFile) {
+  const test::TempDir dir;
+  const std::vector<IdxCase> all = cases();
+  const std::filesystem::path path = test::write_plain(dir / "file", test::Bytes(100000, 7));
+  write_idx(path, all.front().expected, false);
+  EXPECT_EQ(test::read_plain(path), all.front().file);
 }
 
 }  // namespace
