@@ -2,7 +2,6 @@
 // context and backend. Profile windows live in device_profile.cpp.
 #include "ember/device.h"
 
-#include <exception>
 #include <string>
 #include <utility>
 
@@ -19,18 +18,6 @@ namespace {
 Device compiled_device(DispatchDevice d, const char* factory) {
   backend::require_compiled(d, factory);
   return Device(std::move(d));
-}
-
-/// Runs a backend call, reporting foreign exceptions as the ExecutionError the API promises.
-template <typename F>
-void run_on_backend(const char* op, F&& call) {
-  try {
-    call();
-  } catch (const Error&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw ExecutionError("[" + std::string(op) + "] " + e.what());
-  }
 }
 
 std::shared_ptr<detail::DeviceContext> context_of(const Device& d) {
@@ -130,13 +117,11 @@ std::optional<GradientCheckpointingStrategy> Device::gradient_checkpointing_stra
 }
 
 void Device::sync() const {
-  auto context = context_of(*this);
-  run_on_backend("sync", [&] { context->backend().sync(); });
+  context_of(*this)->sync();
 }
 
 void Device::flush() const {
-  auto context = context_of(*this);
-  run_on_backend("flush", [&] { context->backend().flush(); });
+  context_of(*this)->flush();
 }
 
 void Device::seed(uint64_t seed) const {

@@ -2,7 +2,10 @@
 #include "core/device_context.h"
 
 #include <deque>
+#include <new>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -54,7 +57,45 @@ const std::shared_ptr<DeviceContext>& table_entry(const DispatchDevice& d) {
   return table.contexts.emplace_back(std::make_shared<DeviceContext>(d, backend::create(d)));
 }
 
+/// The bytes of the tensors metas describe (their extents passed ir::infer's check).
+uint64_t bytes_of(std::span<const ir::TensorMeta> metas) {
+  uint64_t bytes = 0;
+  for (const ir::TensorMeta& meta : metas)
+    bytes += static_cast<uint64_t>(meta.shape.num_elements()) * dtype_size(meta.dtype);
+  return bytes;
+}
+
+/// "; the pools hold 6291456 bytes (512 in use by 2 tensors)", or that there are none.
+std::string pool_holdings(const backend::Backend& backend) {
+  const std::optional<MemoryPoolUsage> usage = backend.memory_pool_usage();
+  if (!usage) return "; " + backend.name() + " keeps no memory pool";
+  return "; the pools hold " + std::to_string(usage->bytes_reserved) + " bytes (" +
+         std::to_string(usage->bytes_in_use) + " in use by " +
+         std::to_string(usage->number_allocs) + " tensors)";
+}
+
 }  // namespace
+
+template <typename Site, typename Call>
+decltype(auto) DeviceContext::guarded(const Site& site, Call&& call) {
+  try {
+    return call();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw out_of_memory(site());
+  } catch (const std::length_error&) {  // a container asked for more than it can ever hold
+    throw out_of_memory(site());
+  } catch (const std::exception& e) {
+    throw ExecutionError("[" + site().what + "] " + device_name(device_) + ": " + e.what());
+  }
+}
+
+ExecutionError DeviceContext::out_of_memory(const CallSite& failed) const {
+  return ExecutionError("[" + failed.what + "] " + device_name(device_) +
+                        ": out of memory: " + std::to_string(failed.bytes) + " bytes requested" +
+                        pool_holdings(*backend_));
+}
 
 std::shared_ptr<DeviceContext> DeviceContext::of(const DispatchDevice& d) {
   // Note: table entries are never removed or moved, so the last one this thread found stays
@@ -111,15 +152,39 @@ uint64_t DeviceContext::next_random_key() {
 
 backend::Outputs DeviceContext::execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                                         std::span<const ir::TensorMeta> outputs) {
-  auto buffers = backend_->execute(op, inputs, outputs);
+  auto buffers = guarded(
+      [&] {
+        return CallSite{ir::name(op), bytes_of(outputs)};
+      },
+      [&] { return backend_->execute(op, inputs, outputs); });
   work_count_.fetch_add(1, std::memory_order_relaxed);
   return buffers;
 }
 
 backend::BufferPtr DeviceContext::write(const TensorData& data) {
-  auto buffer = backend_->write(data);
+  auto buffer = guarded(
+      [&] {
+        return CallSite{"from_data", data.bytes().size()};
+      },
+      [&] { return backend_->write(data); });
   work_count_.fetch_add(1, std::memory_order_relaxed);
   return buffer;
+}
+
+TensorData DeviceContext::read(const backend::Operand& operand) {
+  return guarded(
+      [&] {
+        return CallSite{"into_data", bytes_of({&operand.meta, 1})};
+      },
+      [&] { return backend_->read(operand); });
+}
+
+void DeviceContext::sync() {
+  guarded([] { return CallSite{"sync", 0}; }, [&] { backend_->sync(); });
+}
+
+void DeviceContext::flush() {
+  guarded([] { return CallSite{"flush", 0}; }, [&] { backend_->flush(); });
 }
 
 }  // namespace ember::detail

@@ -8,11 +8,13 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backends/backend.h"
 #include "ember/device_settings.h"
 #include "ember/dispatch_device.h"
+#include "ember/error.h"
 
 namespace ember::detail {
 
@@ -39,15 +41,38 @@ class DeviceContext {
   /// The key of the next random op (see ir/random.h).
   uint64_t next_random_key();
 
+  // Every call into the backend goes through these: an ember::Error passes through unchanged;
+  // running out of memory, and any other exception a backend or a library lets escape, becomes
+  // the ExecutionError error.h promises, naming the call, the device and (for memory) the bytes
+  // asked for and what the device's pools hold.
+
   /// Runs op on the backend and counts it as work.
   backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                            std::span<const ir::TensorMeta> outputs);
   /// Uploads host data and counts it as work.
   backend::BufferPtr write(const TensorData& data);
+  /// Copies a tensor back to the host.
+  TensorData read(const backend::Operand& operand);
+  /// Waits for the backend's work (Device::sync).
+  void sync();
+  /// Submits the backend's buffered work (Device::flush).
+  void flush();
   /// How many ops and uploads ran on this device so far.
   uint64_t work_count() const { return work_count_.load(std::memory_order_relaxed); }
 
  private:
+  /// What a backend call was for, for its error message: the op and the bytes it allocates.
+  struct CallSite {
+    std::string what;
+    uint64_t bytes;
+  };
+  /// Runs call, turning foreign exceptions into ExecutionError "[what] <device>: ...". site()
+  /// gives the CallSite, built only on failure (execute runs for every op).
+  template <typename Site, typename Call>
+  decltype(auto) guarded(const Site& site, Call&& call);
+  /// "[what] <device>: out of memory: <bytes> bytes requested; <what the pools hold>".
+  ExecutionError out_of_memory(const CallSite& failed) const;
+
   DispatchDevice device_;
   std::unique_ptr<backend::Backend> backend_;
   mutable std::mutex mutex_;  // guards settings_, locked_, rng_state_

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/number_format.h"
+#include "core/tensor_bytes.h"
 
 namespace ember {
 namespace {
@@ -17,19 +18,18 @@ std::string concat(const Parts&... parts) {
   return out.str();
 }
 
-/// The bytes a tensor of shape and dtype takes; InvalidArgument for a negative dim or a count
-/// that overflows.
+/// The bytes a tensor of shape and dtype takes; InvalidArgument for a negative dim or a size past
+/// the int64 limit every tensor keeps (core/tensor_bytes.h).
 std::size_t byte_count_of(const Shape& shape, DType dtype) {
   for (int64_t dim : shape.dims()) {
     if (dim < 0) throw InvalidArgument(concat("[TensorData] shape ", shape, " has a negative dim"));
   }
-  std::size_t bytes = 0;
-  if (__builtin_mul_overflow(static_cast<uint64_t>(shape.num_elements()), dtype_size(dtype),
-                             &bytes)) {
+  const std::optional<int64_t> bytes = detail::checked_tensor_bytes(shape, dtype);
+  if (!bytes) {
     throw InvalidArgument(
-        concat("[TensorData] shape ", shape, " of ", dtype, " has too many bytes to count"));
+        concat("[TensorData] shape ", shape, " of ", dtype, ' ', detail::kTooLargeForInt64));
   }
-  return bytes;
+  return static_cast<std::size_t>(*bytes);
 }
 
 /// Reading a bool whose byte is not 0 or 1 is undefined behaviour, so such bytes are refused.

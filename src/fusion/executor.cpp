@@ -90,7 +90,8 @@ backend::Outputs Executor::run_program(const Program& program,
   try {
     outputs = inner_.execute_fused(program, inputs, constants, shape);
   } catch (const std::exception& e) {
-    throw ExecutionError("[fusion] queued ops (" + program.describe() + ") failed: " + e.what());
+    throw ExecutionError("[fusion] queued ops (" + program.describe() +
+                         ") failed: " + failure_text(e));
   }
   if (outputs.size() != program.outputs.size()) {
     // A backend bug, not a user error: report it instead of indexing past the end.

@@ -1,6 +1,8 @@
 #include "fusion/op_by_op.h"
 
 #include <exception>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -23,6 +25,12 @@ std::vector<std::size_t> last_uses(const Program& program) {
 
 }  // namespace
 
+std::string failure_text(const std::exception& e) {
+  const bool out_of_memory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr ||
+                             dynamic_cast<const std::length_error*>(&e) != nullptr;
+  return out_of_memory ? "out of memory" : e.what();
+}
+
 backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
                                   std::span<const backend::Operand> args,
                                   const ir::TensorMeta& output) {
@@ -31,7 +39,7 @@ backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
     // decrement), a visible part of an op on a tiny tensor.
     return std::move(backend.execute(op, args, {&output, 1}).at(0));
   } catch (const std::exception& e) {
-    throw ExecutionError("[fusion] queued " + ir::name(op) + " failed: " + e.what());
+    throw ExecutionError("[fusion] queued " + ir::name(op) + " failed: " + failure_text(e));
   }
 }
 

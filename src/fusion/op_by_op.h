@@ -3,13 +3,19 @@
 // intermediate is materialized; each is dropped after its last use.
 #pragma once
 
+#include <exception>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "backends/backend.h"
 #include "fusion/program.h"
 
 namespace ember::fusion {
+
+/// What a queued op's failure says: "out of memory" for std::bad_alloc and std::length_error
+/// (whose what() is only the type or the container), else its message.
+std::string failure_text(const std::exception& e);
 
 /// op's one output computed on backend from args. A failure is rethrown as ExecutionError
 /// "[fusion] queued <op> failed: <its message>".

@@ -5,8 +5,10 @@ namespace ember::ir {
 
 OutputMetas infer(const Op& op, std::span<const TensorMeta> inputs) {
   rules::check_input_shapes(op, inputs);
-  return std::visit([&](const auto& specific) { return rules::infer_rule(specific, op, inputs); },
-                    op);
+  OutputMetas outputs =
+      std::visit([&](const auto& specific) { return rules::infer_rule(specific, op, inputs); }, op);
+  rules::check_output_sizes(op, outputs);
+  return outputs;
 }
 
 }  // namespace ember::ir

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/recycled_shapes.h"
+#include "core/tensor_bytes.h"
 
 namespace ember::ir::rules {
 namespace {
@@ -44,6 +45,16 @@ void check_dims(const Op& op, const Shape& shape, const Role&... role) {
   }
 }
 
+/// Requires meta's dims to be non-negative and its bytes countable in int64
+/// (core/tensor_bytes.h); role... names the tensor.
+template <typename... Role>
+void check_size(const Op& op, const TensorMeta& meta, const Role&... role) {
+  if (detail::checked_tensor_bytes(meta.shape, meta.dtype)) [[likely]]
+    return;
+  check_dims(op, meta.shape, role...);
+  fail(op, role..., ' ', meta.shape, " of ", meta.dtype, ' ', detail::kTooLargeForInt64);
+}
+
 }  // namespace
 
 const DTypeClass kFloatDTypes{"a float", is_float};
@@ -67,7 +78,12 @@ void check_arity(const Op& op, Inputs inputs, std::size_t expected) {
 
 void check_input_shapes(const Op& op, Inputs inputs) {
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    check_dims(op, inputs[i].shape, "input ", i);
+    check_size(op, inputs[i], "input ", i);
+}
+
+void check_output_sizes(const Op& op, std::span<const TensorMeta> outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    check_size(op, outputs[i], "output ", i);
 }
 
 void check_dtype(const Op& op, DType dtype, const DTypeClass& accepted, std::string_view role) {

@@ -70,9 +70,12 @@ inline Outputs one_output(TensorMeta meta) {
 
 /// Requires inputs.size() == expected: "expects 2 inputs, got 1".
 void check_arity(const Op& op, Inputs inputs, std::size_t expected);
-/// Requires every input's dims to be non-negative with a product that fits in int64 (metadata
-/// may come from untrusted bytes): "input 1 [2, -1] has negative dim -1".
+/// Requires every input's dims to be non-negative and its bytes countable in int64 (metadata may
+/// come from untrusted bytes): "input 1 [2, -1] has negative dim -1".
 void check_input_shapes(const Op& op, Inputs inputs);
+/// The same for the outputs a rule inferred, so that no backend is asked for a tensor whose byte
+/// count overflows: "output 0 [4611686018427387904] of f32 is too large: ...".
+void check_output_sizes(const Op& op, std::span<const TensorMeta> outputs);
 /// Requires dtype in accepted: "expects a float dtype, got i32" ("role: expects ..." with role).
 void check_dtype(const Op& op, DType dtype, const DTypeClass& accepted, std::string_view role = {});
 /// Requires a == b: "lhs dtype f32 and rhs dtype i64 differ".

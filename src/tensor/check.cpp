@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/tensor_bytes.h"
 #include "ember/tensor.h"
 #include "tensor/tensor_impl.h"
 
@@ -80,6 +81,12 @@ void check_exact_scalar(const Scalar& s, DType dtype, std::string_view op) {
   if (is_int(dtype) && s.kind == Scalar::Kind::Float && std::isfinite(s.f) &&
       std::trunc(s.f) != s.f) {
     fail(op, "float scalar ", s, " with an Int tensor (", dtype, ")");
+  }
+}
+
+void check_result_size(const Shape& shape, DType dtype, std::string_view op) {
+  if (!detail::checked_tensor_bytes(shape, dtype)) {
+    fail(op, "result ", shape, " of ", dtype, ' ', detail::kTooLargeForInt64);
   }
 }
 

@@ -67,6 +67,10 @@ void check_exact_scalar(const Scalar& s, DType dtype, std::string_view op);
 /// The element count of dims; InvalidArgument for a negative dim, rank 0 (ember tensors have
 /// rank >= 1) or a count that overflows int64.
 int64_t checked_num_elements(const ops::Dims& dims, std::string_view op);
+/// For a composite op, whose intermediates may be smaller than its result: requires the result,
+/// of shape and dtype, to fit the int64 byte limit every tensor keeps (core/tensor_bytes.h)
+/// before anything is computed.
+void check_result_size(const Shape& shape, DType dtype, std::string_view op);
 /// a * b; InvalidArgument when it overflows int64.
 int64_t checked_mul(int64_t a, int64_t b, std::string_view op);
 

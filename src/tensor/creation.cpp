@@ -104,6 +104,7 @@ TensorHandle eye(int64_t n, const TensorCreationOptions& options, TensorKind kin
   const Target target = lock_target(options);
   const DType dtype = resolve_dtype(options, kind, target.settings, "eye");
   if (n < 0) fail("eye", "size ", n, " must be >= 0");
+  tensor::check_result_size(Shape{n, n}, dtype, "eye");
   // Row index i equals column index j exactly on the diagonal: [n, 1] == [n] broadcasts to n x n.
   const TensorHandle index =
       tensor::run_on(ir::Arange{0, n, 1, DType::I64}, options.device, target.context);

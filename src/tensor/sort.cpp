@@ -89,13 +89,17 @@ TensorHandle cummin(const TensorHandle& x, int64_t dim) {
 TensorHandle one_hot(const TensorHandle& x, int64_t num_classes, TensorKind kind) {
   tensor::require(x, KindRule::Int, "one_hot");
   if (num_classes <= 0) fail("one_hot", "num_classes ", num_classes, " must be positive");
+  const detail::TensorImpl& impl = *x.impl();
+  const DType dtype = tensor::default_dtype(impl.context->settings(), kind);
+  Dims result = impl.meta.shape.dims();
+  result.push_back(num_classes);
+  tensor::check_result_size(Shape(std::move(result)), dtype, "one_hot");
   check_classes(x, num_classes);
   // [..., 1] == [num_classes] broadcasts to [..., num_classes], true where the class matches.
-  const detail::TensorImpl& impl = *x.impl();
   const TensorHandle classes =
       tensor::run_on(ir::Arange{0, num_classes, 1, DType::I64}, impl.device, impl.context);
   const TensorHandle hot = equal(unsqueeze_dim(cast(x, DType::I64), -1), classes);
-  return cast(hot, tensor::default_dtype(impl.context->settings(), kind));
+  return cast(hot, dtype);
 }
 
 }  // namespace ember::ops

@@ -22,7 +22,7 @@ TensorHandle with_autodiff(const TensorHandle& x, bool autodiff) {
 
 TensorData into_data(const TensorHandle& x) {
   const detail::TensorImpl& impl = tensor::impl_of(x, "into_data");
-  return impl.context->backend().read(impl.operand());
+  return impl.context->read(impl.operand());
 }
 
 }  // namespace ember::ops

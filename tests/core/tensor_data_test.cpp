@@ -97,6 +97,9 @@ TEST(TensorData, NegativeDimIsInvalidArgument) {
 TEST(TensorData, OverflowingByteCountIsInvalidArgument) {
   // 2^62 elements fit int64, but 2^62 * 8 bytes do not fit size_t.
   EXPECT_THROW(TensorData::zeros(Shape({int64_t{1} << 62}), DType::F64), InvalidArgument);
+  // 2^62 f32 elements: 2^64 bytes, which wrap to 0 in 64 bits (the huge-shape crash).
+  EXPECT_THROW(TensorData(std::vector<std::byte>{}, Shape({int64_t{1} << 62}), DType::F32),
+               InvalidArgument);
 }
 
 TEST(TensorData, BoolBytesMustBeZeroOrOne) {

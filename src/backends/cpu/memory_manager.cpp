@@ -4,7 +4,10 @@
 #include <bit>
 #include <limits>
 #include <new>
+#include <string>
 #include <utility>
+
+#include "ember/error.h"
 
 namespace ember::cpu {
 namespace {
@@ -45,6 +48,27 @@ MemoryManager::MemoryManager() {
 
 std::byte* MemoryManager::allocate(std::size_t bytes) {
   const std::lock_guard lock(mutex_);
+  try {
+    return allocate_locked(bytes);
+  } catch (const std::bad_alloc&) {
+    // Free pages of other size classes may be what stands in the way (a phase that allocated
+    // other sizes left them): give them back and try once more, as PyTorch's caching allocator
+    // does before it reports running out.
+  }
+  release_free_pages_locked();
+  try {
+    return allocate_locked(bytes);
+  } catch (const std::bad_alloc&) {
+    const MemoryPoolUsage held = usage_locked();
+    throw ExecutionError("[cpu] out of memory: cannot allocate " + std::to_string(bytes) +
+                         " bytes, even after giving every free page back; the pools hold " +
+                         std::to_string(held.bytes_reserved) + " bytes (" +
+                         std::to_string(held.bytes_in_use) + " in use by " +
+                         std::to_string(held.number_allocs) + " tensors)");
+  }
+}
+
+std::byte* MemoryManager::allocate_locked(std::size_t bytes) {
   std::byte* data = nullptr;
   std::size_t reserved = 0;
   if (persistent_on_this_thread()) {
@@ -101,6 +125,10 @@ void MemoryManager::set_persistent(bool on) {
 
 void MemoryManager::cleanup() {
   const std::lock_guard lock(mutex_);
+  release_free_pages_locked();
+}
+
+void MemoryManager::release_free_pages_locked() {
   for (const auto& pool : pools_)
     pool->release_free_pages();
 }
@@ -116,6 +144,10 @@ std::vector<SlicedPoolReport> MemoryManager::report() const {
 
 MemoryPoolUsage MemoryManager::usage() const {
   const std::lock_guard lock(mutex_);
+  return usage_locked();
+}
+
+MemoryPoolUsage MemoryManager::usage_locked() const {
   std::size_t reserved = persistent_bytes_;
   for (const auto& pool : pools_)
     reserved += pool->reserved_bytes();

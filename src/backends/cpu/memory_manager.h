@@ -41,7 +41,8 @@ class MemoryManager final : public flex::Allocator {
   MemoryManager();
 
   /// bytes from the pool of their size class, or from persistent storage when the calling thread
-  /// is in persistent mode.
+  /// is in persistent mode. When the OS refuses, the free pages are given back and the request
+  /// tried once more; then ExecutionError naming bytes and what the pools hold.
   std::byte* allocate(std::size_t bytes) override;
   /// Gives back data with the bytes allocate was given (which name its pool).
   void deallocate(std::byte* data, std::size_t bytes) noexcept override;
@@ -60,6 +61,9 @@ class MemoryManager final : public flex::Allocator {
   MemoryPoolUsage usage() const;
 
  private:
+  std::byte* allocate_locked(std::size_t bytes);
+  void release_free_pages_locked();
+  MemoryPoolUsage usage_locked() const;
   bool persistent_on_this_thread() const;
   /// The pool of bytes's size class; nullptr for a large class whose pool is not installed yet.
   /// Inline for the fixed classes: every allocation and free asks for one.

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <new>
+#include <string>
+
+#include "ember/error.h"
 
 namespace ember::flex {
 namespace {
@@ -10,8 +13,14 @@ class NewDeleteAllocator final : public Allocator {
  public:
   std::byte* allocate(std::size_t bytes) override {
     // One byte at least, so that an empty tensor still owns a distinct allocation.
-    return static_cast<std::byte*>(
-        ::operator new (std::max<std::size_t>(bytes, 1), std::align_val_t{kAlignment}));
+    void* data = ::operator new (std::max<std::size_t>(bytes, 1), std::align_val_t{kAlignment},
+                                 std::nothrow);
+    if (data == nullptr) {
+      throw ExecutionError("[flex] out of memory: cannot allocate " + std::to_string(bytes) +
+                           " bytes (flex keeps no memory pool: every tensor comes from the "
+                           "system heap)");
+    }
+    return static_cast<std::byte*>(data);
   }
   void deallocate(std::byte* data, std::size_t /*bytes*/) noexcept override {
     ::operator delete (data, std::align_val_t{kAlignment});

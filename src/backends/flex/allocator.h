@@ -23,7 +23,8 @@ class Allocator {
   virtual ~Allocator() = default;
 
   /// At least bytes uninitialized bytes aligned to kAlignment; a distinct address for every live
-  /// allocation, bytes == 0 included. Throws std::bad_alloc when memory runs out.
+  /// allocation, bytes == 0 included. Throws ExecutionError naming bytes and what the allocator
+  /// holds when memory runs out.
   virtual std::byte* allocate(std::size_t bytes) = 0;
   /// Gives back data, which allocate(bytes) returned, with the same bytes.
   virtual void deallocate(std::byte* data, std::size_t bytes) noexcept = 0;
