@@ -31,6 +31,39 @@ TEST(Metrics, TopKCountsRowsWhoseTargetIsAmongTheKLargest) {
                InvalidArgument);
 }
 
+TEST(Metrics, TiesAndNaNsCountAgainstTheTarget) {
+  const double nan = std::nan("");
+  // Row 0: every logit equal (all-zero weights); row 1: all NaN (NaN weights); row 2: target 0
+  // tied with class 1 for the top; row 3: target 1 is the largest number, but class 2 is NaN.
+  const TensorData logits(std::vector<double>{0, 0, 0, nan, nan, nan, 0.7, 0.7, 0.1, 0.2, 0.9, nan},
+                          Shape{4, 3});
+  const TensorData targets(std::vector<int64_t>{1, 0, 0, 1}, Shape{4});
+  EXPECT_EQ(count_top_k_correct(logits, targets, 1), 0);
+  // k = 2: row 2's target is within the top two with its tie; row 3's behind one NaN.
+  EXPECT_EQ(count_top_k_correct(logits, targets, 2), 2);
+  // k = 3 = C: every number is within the top three; a NaN target never is.
+  EXPECT_EQ(count_top_k_correct(logits, targets, 3), 3);
+}
+
+TEST(Metrics, TopKRefusesBadShapesAndK) {
+  const TensorData logits(std::vector<double>{0.1, 0.9}, Shape{1, 2});
+  const TensorData target(std::vector<int64_t>{1}, Shape{1});
+  EXPECT_THROW(count_top_k_correct(logits, target, 0), InvalidArgument);
+  EXPECT_THROW(count_top_k_correct(TensorData(std::vector<double>{0.1, 0.9}, Shape{2}), target, 1),
+               InvalidArgument);
+  EXPECT_THROW(count_top_k_correct(logits, TensorData(std::vector<int64_t>{1, 0}, Shape{2}), 1),
+               InvalidArgument);
+}
+
+TEST(Metrics, AConstantModelScoresZero) {
+  // What `ember eval` of all-zero weights computes: every logit 0.
+  const Device d = Device::ndarray();
+  EpochMetrics metrics;
+  metrics.update({Tensor<1>::from_floats({2.3}, d), Tensor<2>::zeros({3, 10}, d),
+                  Tensor<1, Int>::from_ints({0, 4, 9}, d)});
+  EXPECT_EQ(metrics.accuracy(), 0.0);
+}
+
 TEST(Metrics, EpochMetricsWeighLossesByBatchSize) {
   const Device d = Device::ndarray();
   EpochMetrics metrics(2);

@@ -53,8 +53,11 @@ class EpochMetrics {
   std::chrono::steady_clock::time_point start_;
 };
 
-/// The number of rows of logits [B, C] whose k largest entries include the target (k = 1:
-/// plain accuracy). Ties count against the target only when k entries beat it strictly.
+/// The number of rows of logits [B, C] whose target [B] is strictly among the k largest entries
+/// (k = 1: plain accuracy): fewer than k other entries are at least as large. Ties count against
+/// the target, a NaN entry ranks above every number (as in topk), and a NaN target entry is
+/// never correct, so a model whose logits are constant or NaN scores 0. InvalidArgument for
+/// other shapes, k < 1 or a target outside [0, C).
 int64_t count_top_k_correct(const TensorData& logits, const TensorData& targets, int64_t k);
 
 }  // namespace ember::train
