@@ -6,6 +6,7 @@ option(EMBER_BUILD_EXAMPLES "Build the examples" ON)
 option(EMBER_BUILD_BENCH "Build the benchmarks" ON)
 option(EMBER_WERROR "Treat warnings in ember's code as errors" ON)
 option(EMBER_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+option(EMBER_BUILD_FUZZERS "Build the libFuzzer targets in tests/fuzz (clang; the fuzz preset)" OFF)
 option(EMBER_UNITY_BUILD "Compile each target's files in batches (unity builds)" ON)
 set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest tests (GoogleTest \
 shards: every case once, one process per shard); 0: one CTest test (and process) per case")

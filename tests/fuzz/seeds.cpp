@@ -1,0 +1,128 @@
+// Writes the fuzz targets' seed corpora with ember's own writers (docs/fuzzing.md):
+//
+//   ember_fuzz_seeds DIR   writes DIR/safetensors/*, DIR/idx/* and DIR/device_name/*
+//
+// tests/fuzz/corpus/ holds its output, committed: a few small valid files per target, from
+// which libFuzzer's mutations reach the parsers' deeper checks sooner than from nothing.
+#include <cctype>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ember/data/idx.h"
+#include "ember/dispatch_device.h"
+#include "ember/record/safetensors.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ember::DType;
+using ember::Shape;
+using ember::TensorData;
+
+/// values 0, -0.5, 1, -1.5, ... converted to dtype.
+TensorData iota(Shape shape, DType dtype) {
+  std::vector<double> values(static_cast<std::size_t>(shape.num_elements()));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double half = static_cast<double>(i) / 2;  // zero, halves, and both signs
+    values[i] = i % 2 == 0 ? half : -half;
+  }
+  return TensorData(values, std::move(shape), dtype);
+}
+
+void write_safetensors_seeds(const fs::path& dir) {
+  using ember::record::Record;
+  ember::record::save_safetensors(Record{}, dir / "empty.safetensors");
+  ember::record::save_safetensors(
+      Record{{{"weight", iota(Shape{2, 3}, DType::F32)}}, {{"format", "pt"}}},
+      dir / "f32_with_metadata.safetensors");
+  Record every_dtype;
+  for (const DType dtype : ember::kAllDTypes) {
+    std::ostringstream name;
+    name << "t_" << dtype;
+    every_dtype.tensors.push_back({name.str(), iota(Shape{2}, dtype)});
+  }
+  ember::record::save_safetensors(every_dtype, dir / "every_dtype.safetensors");
+  ember::record::save_safetensors(
+      Record{{{"scalar", iota(Shape{}, DType::I64)}, {"empty", iota(Shape{0, 4}, DType::F16)}}, {}},
+      dir / "scalar_and_empty.safetensors");
+}
+
+void write_idx_seeds(const fs::path& dir) {
+  struct Seed {
+    const char* name;
+    TensorData data;
+    bool gzip;
+  };
+  const Seed seeds[] = {
+      {"u8_2x3", iota(Shape{2, 3}, DType::U8), false},
+      {"i8_3.gz", iota(Shape{3}, DType::I8), true},
+      {"i16_2", iota(Shape{2}, DType::I16), false},
+      {"i32_2x1.gz", iota(Shape{2, 1}, DType::I32), true},
+      {"f32_2", iota(Shape{2}, DType::F32), false},
+      {"f64_1x1x1.gz", iota(Shape{1, 1, 1}, DType::F64), true},
+      {"u8_scalar", iota(Shape{}, DType::U8), false},
+      {"u8_0x28.gz", iota(Shape{0, 28}, DType::U8), true},
+      {"u8_1x2x1x2", iota(Shape{1, 2, 1, 2}, DType::U8), false},
+  };
+  for (const Seed& seed : seeds)
+    ember::data::write_idx(dir / seed.name, seed.data, seed.gzip);
+}
+
+void write_device_name_seeds(const fs::path& dir) {
+  using ember::DeviceKind;
+  using ember::LibTorchDevice;
+  using ember::WgpuDevice;
+  const ember::DispatchDevice devices[] = {
+      ember::CpuDevice{},
+      ember::FlexDevice{},
+      ember::NdArrayDevice{},
+      ember::CaptureDevice{},
+      ember::CudaDevice{1},
+      ember::RocmDevice{0},
+      WgpuDevice{WgpuDevice::Api::Wgpu, DeviceKind::default_device()},
+      WgpuDevice{WgpuDevice::Api::Vulkan, DeviceKind::discrete_gpu(2)},
+      WgpuDevice{WgpuDevice::Api::Metal, DeviceKind::integrated_gpu(0)},
+      WgpuDevice{WgpuDevice::Api::WebGpu, DeviceKind::virtual_gpu(1)},
+      WgpuDevice{WgpuDevice::Api::Wgpu, DeviceKind::cpu()},
+      LibTorchDevice{LibTorchDevice::Target::Cpu},
+      LibTorchDevice{LibTorchDevice::Target::Cuda, 3},
+      LibTorchDevice{LibTorchDevice::Target::Mps},
+      ember::RemoteDevice{"localhost:7000", 1},
+  };
+  for (const ember::DispatchDevice& device : devices) {
+    std::string name = ember::device_name(device);
+    std::string file = name;
+    for (char& c : file) {
+      if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    std::ofstream(dir / file, std::ios::binary) << name;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s DIR (writes DIR/safetensors, DIR/idx, DIR/device_name)\n",
+                 argv[0]);
+    return 2;
+  }
+  const fs::path root = argv[1];
+  try {
+    for (const char* target : {"safetensors", "idx", "device_name"})
+      fs::create_directories(root / target);
+    write_safetensors_seeds(root / "safetensors");
+    write_idx_seeds(root / "idx");
+    write_device_name_seeds(root / "device_name");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
