@@ -2,7 +2,6 @@
 // the default device, with checkpointing Disabled and Balanced. A step is forward + backward;
 // prints the bytes the graph keeps after forward, the median step time over 10 steps after 2
 // warm-ups, and the ratios Balanced / Disabled.
-#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -10,6 +9,7 @@
 
 #include "ember/ember.h"
 #include "mlp_model.h"
+#include "support/median.h"
 
 namespace {
 
@@ -36,12 +36,6 @@ Measurement step(const ember::bench::Mlp& mlp, const Device& device) {
   return {retained, elapsed.count()};
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
-}
-
 Measurement measure(const Device& device) {
   const ember::bench::Mlp mlp = ember::bench::make_mlp(ember::bench::MlpSize{}, device, 1);
   for (int i = 0; i < kWarmups; ++i)
@@ -53,7 +47,7 @@ Measurement measure(const Device& device) {
     times.push_back(m.step_ms);
     retained = m.retained_bytes;  // the same every step: one model, one graph shape
   }
-  return {retained, median(times)};
+  return {retained, ember::bench::median(times)};
 }
 
 }  // namespace
