@@ -4,6 +4,7 @@
 #include <charconv>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include "ember/error.h"
 #include "ember/record/safetensors.h"
@@ -57,7 +58,27 @@ optim::OptimizerState take_state(const record::Record& in, std::string_view pref
   return state;
 }
 
+/// Throws InvalidArgument "[train] cannot <what> <path>: <reason>" when error is set.
+void check(const std::error_code& error, std::string_view what, const std::filesystem::path& path) {
+  if (error) {
+    throw InvalidArgument("[train] cannot " + std::string(what) + " " + path.string() + ": " +
+                          error.message());
+  }
+}
+
+void remove_all_checked(const std::filesystem::path& path) {
+  std::error_code error;
+  std::filesystem::remove_all(path, error);
+  check(error, "remove", path);
+}
+
 }  // namespace
+
+void create_directories_checked(const std::filesystem::path& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  check(error, "create directory", dir);
+}
 
 Checkpoints::Checkpoints(std::filesystem::path root) : root_(std::move(root)) {}
 
@@ -75,8 +96,8 @@ std::vector<int64_t> Checkpoints::epochs() const {
     const char* digits = name.data() + kEpochPrefix.size();
     const auto parsed = std::from_chars(digits, name.data() + name.size(), epoch);
     if (parsed.ec != std::errc() || parsed.ptr != name.data() + name.size() || epoch < 1) continue;
-    if (std::filesystem::exists(model_file(entry.path())) &&
-        std::filesystem::exists(state_file(entry.path()))) {
+    if (std::filesystem::exists(model_file(entry.path()), error) &&
+        std::filesystem::exists(state_file(entry.path()), error)) {
       found.push_back(epoch);
     }
   }
@@ -93,7 +114,7 @@ void Checkpoints::save_state(const TrainingState& state) const {
   if (state.best_epoch) out.metadata["learner.best_epoch"] = std::to_string(*state.best_epoch);
   if (state.best_value) out.metadata["learner.best_value"] = exact(*state.best_value);
   const std::filesystem::path dir = epoch_dir(state.epoch);
-  std::filesystem::create_directories(dir);
+  create_directories_checked(dir);
   record::save_safetensors(out, state_file(dir));
 }
 
@@ -122,17 +143,20 @@ TrainingState Checkpoints::load_state(int64_t epoch) const {
 
 void Checkpoints::mark_best(int64_t epoch) const {
   const std::filesystem::path staging = root_ / "best.tmp";
-  std::filesystem::remove_all(staging);
-  std::filesystem::copy(epoch_dir(epoch), staging, std::filesystem::copy_options::recursive);
-  std::filesystem::remove_all(best_dir());
-  std::filesystem::rename(staging, best_dir());
+  remove_all_checked(staging);
+  std::error_code error;
+  std::filesystem::copy(epoch_dir(epoch), staging, std::filesystem::copy_options::recursive, error);
+  check(error, "copy the checkpoint to", staging);
+  remove_all_checked(best_dir());
+  std::filesystem::rename(staging, best_dir(), error);
+  check(error, "rename the checkpoint to", best_dir());
 }
 
 void Checkpoints::prune(int64_t keep) const {
   const std::vector<int64_t> all = epochs();
   const auto excess = static_cast<int64_t>(all.size()) - std::max<int64_t>(keep, 1);
   for (int64_t i = 0; i < excess; ++i)
-    std::filesystem::remove_all(epoch_dir(all[static_cast<std::size_t>(i)]));
+    remove_all_checked(epoch_dir(all[static_cast<std::size_t>(i)]));
 }
 
 }  // namespace ember::train

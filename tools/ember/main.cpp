@@ -1,10 +1,10 @@
 // The ember command.
+#include <exception>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "devices_command.h"
-#include "ember/error.h"
 #include "train_command.h"
 
 int main(int argc, char** argv) {
@@ -12,9 +12,15 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   ember::cli::add_devices_command(app);
   ember::cli::add_train_commands(app);
+  // Every failure ends here as one line "ember: <message>" and exit status 1; nothing aborts.
   try {
-    CLI11_PARSE(app, argc, argv);
-  } catch (const ember::Error& e) {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {  // --help
+    return app.exit(e);
+  } catch (const CLI::Error& e) {  // a malformed command line
+    std::cerr << "ember: " << e.what() << "\nRun with --help for more information.\n";
+    return 1;
+  } catch (const std::exception& e) {  // ember::Error, and anything a library let escape
     std::cerr << "ember: " << e.what() << '\n';
     return 1;
   }

@@ -1,10 +1,13 @@
 #include "train_command.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "ember/device.h"
+#include "ember/error.h"
 #include "fashion_mnist.h"
 
 namespace ember::cli {
@@ -12,8 +15,28 @@ namespace {
 
 struct TrainArgs {
   std::string device;
+  int64_t epochs = fashion_mnist::Options{}.epochs;
+  int64_t batch_size = static_cast<int64_t>(fashion_mnist::Options{}.batch_size);
   fashion_mnist::Options options;
 };
+
+/// InvalidArgument "--name must be at least minimum (got value)" unless value >= minimum: CLI11's
+/// own range check prints its bounds in full ("0.000000 to 1797693...", DBL_MAX).
+void require_at_least(const char* name, int64_t value, int64_t minimum) {
+  if (value < minimum) {
+    throw InvalidArgument(std::string(name) + " must be at least " + std::to_string(minimum) +
+                          " (got " + std::to_string(value) + ")");
+  }
+}
+
+/// InvalidArgument "--name must be a positive number (got value)" unless value > 0.
+void require_positive(const char* name, double value) {
+  if (!(value > 0)) {
+    std::ostringstream message;
+    message << name << " must be a positive number (got " << value << ")";
+    throw InvalidArgument(message.str());
+  }
+}
 
 Device device_named(const std::string& name) {
   return name.empty() ? Device::default_device() : Device::from_name(name);
@@ -26,6 +49,11 @@ void add_device_option(CLI::App& command, std::string& device) {
 }
 
 void train_fashion_mnist(TrainArgs& args) {
+  require_at_least("--epochs", args.epochs, 1);
+  require_at_least("--batch-size", args.batch_size, 1);
+  require_positive("--lr", args.options.learning_rate);
+  args.options.epochs = args.epochs;
+  args.options.batch_size = static_cast<std::size_t>(args.batch_size);
   args.options.device = device_named(args.device);
   std::printf("training on %s\n", args.options.resolved_device().name().c_str());
   std::printf("test accuracy: %.4f\n", fashion_mnist::run(args.options));
@@ -48,12 +76,10 @@ void add_train_commands(CLI::App& app) {
   CLI::App* fmnist = train->add_subcommand(
       "fashion-mnist", "train a small CNN on Fashion-MNIST; last line: test accuracy");
   add_device_option(*fmnist, args->device);
-  fmnist->add_option("--epochs", args->options.epochs, "epochs (default 3)")
-      ->check(CLI::PositiveNumber);
-  fmnist->add_option("--batch-size", args->options.batch_size, "batch size (default 64)")
-      ->check(CLI::PositiveNumber);
-  fmnist->add_option("--lr", args->options.learning_rate, "initial learning rate (default 2e-3)")
-      ->check(CLI::PositiveNumber);
+  fmnist->add_option("--epochs", args->epochs, "epochs, at least 1 (default 3)");
+  fmnist->add_option("--batch-size", args->batch_size, "batch size, at least 1 (default 64)");
+  fmnist->add_option("--lr", args->options.learning_rate,
+                     "initial learning rate, positive (default 2e-3)");
   fmnist->add_option("--out", args->options.out, "run directory (default runs/fashion-mnist)");
   fmnist->add_flag("--resume", args->options.resume,
                    "continue from the newest checkpoint in --out");

@@ -23,6 +23,10 @@ struct TrainingState {
   int64_t epochs_since_best = 0;
 };
 
+/// Creates dir and its parents; InvalidArgument "[train] cannot create directory <dir>: <reason>"
+/// when it cannot (a file in the way, no permission, a read-only file system).
+void create_directories_checked(const std::filesystem::path& dir);
+
 class Checkpoints {
  public:
   /// Checkpoints under root (created when needed).
@@ -46,6 +50,8 @@ class Checkpoints {
   void mark_best(int64_t epoch) const;
   /// Deletes epoch checkpoints older than the newest keep (keep >= 1).
   void prune(int64_t keep) const;
+  // Every method throws InvalidArgument "[train] cannot <what> <path>: <reason>" when the file
+  // system refuses (never std::filesystem::filesystem_error).
 
  private:
   std::filesystem::path root_;

@@ -82,7 +82,7 @@ class Learner {
   /// Loaders are data::DataLoader (or anything with epoch(index), num_items()).
   template <typename TrainLoader, typename ValidLoader, typename Step>
   FitResult fit(TrainLoader& train_loader, ValidLoader& valid_loader, Step step) {
-    std::filesystem::create_directories(config_.directory);
+    create_directories_checked(config_.directory);
     FitResult result;
     const int64_t first = config_.resume ? restore(result.history) + 1 : 1;
     for (int64_t epoch = first; epoch <= config_.epochs; ++epoch) {
@@ -172,7 +172,7 @@ class Learner {
 
   /// Creates epoch's checkpoint folder and returns its model file.
   std::filesystem::path make_epoch_dir(int64_t epoch) const {
-    std::filesystem::create_directories(checkpoints_.epoch_dir(epoch));
+    create_directories_checked(checkpoints_.epoch_dir(epoch));
     return Checkpoints::model_file(checkpoints_.epoch_dir(epoch));
   }
 

@@ -1,0 +1,79 @@
+// The ember command as a user runs it: every failure is one line "ember: <message>" on stderr and
+// exit status 1, never an abort (exit 134) or CLI11's own status.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "support/temp_dir.h"
+
+namespace ember::test {
+namespace {
+
+struct Run {
+  int status;          ///< the exit status; -1 when the command did not exit normally
+  std::string output;  ///< stdout and stderr together
+};
+
+/// Runs `ember <arguments>` (arguments as a shell would split them).
+Run ember(const std::string& arguments) {
+  const std::string command = std::string(EMBER_CLI_PATH) + " " + arguments + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 4096> buffer{};
+  while (const std::size_t got = std::fread(buffer.data(), 1, buffer.size(), pipe))
+    output.append(buffer.data(), got);
+  const int wait_status = pclose(pipe);
+  return {WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1, output};
+}
+
+/// Expects a clean failure whose last line is "ember: ..." holding message.
+void expect_failure(const Run& run, const std::string& message) {
+  EXPECT_EQ(run.status, 1) << run.output;
+  EXPECT_NE(run.output.find("ember: "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(message), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find("terminate called"), std::string::npos) << run.output;
+}
+
+TEST(Cli, ARunDirectoryThatCannotBeCreatedIsAClearError) {
+  const TempDir dir("ember-cli");
+  std::ofstream(dir / "file") << "not a directory";
+  const std::string file = (dir / "file").string();
+  // --out naming a file, and a directory below a file.
+  expect_failure(ember("train fashion-mnist --device ndarray --epochs 1 --out " + file),
+                 "cannot create directory " + file);
+  expect_failure(ember("train fashion-mnist --device ndarray --epochs 1 --out " + file + "/run"),
+                 "cannot create directory " + file + "/run");
+}
+
+TEST(Cli, OutOfRangeOptionsSayTheirLimit) {
+  expect_failure(ember("train fashion-mnist --epochs 0"), "--epochs must be at least 1 (got 0)");
+  expect_failure(ember("train fashion-mnist --batch-size 0"),
+                 "--batch-size must be at least 1 (got 0)");
+  expect_failure(ember("train fashion-mnist --batch-size -5"),
+                 "--batch-size must be at least 1 (got -5)");
+  expect_failure(ember("train fashion-mnist --lr -0.5"),
+                 "--lr must be a positive number (got -0.5)");
+}
+
+TEST(Cli, MalformedCommandLinesExitWithStatusOne) {
+  expect_failure(ember("train fashion-mnist --epochs three"), "--epochs");
+  expect_failure(ember("train fashion-mnist --no-such-flag"), "--no-such-flag");
+  expect_failure(ember("no-such-command"), "subcommand");
+  EXPECT_EQ(ember("--help").status, 0);
+}
+
+TEST(Cli, EvalOfACorruptCheckpointIsAClearError) {
+  const TempDir dir("ember-cli");
+  std::ofstream(dir / "model.safetensors") << "garbage";
+  expect_failure(ember("eval " + (dir / "model.safetensors").string() + " --device ndarray"),
+                 "[load_safetensors]");
+}
+
+}  // namespace
+}  // namespace ember::test
