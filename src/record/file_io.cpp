@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "ember/record/file_io.h"
 #include "record/failure.h"
 
 namespace ember::record::detail {
@@ -149,16 +150,26 @@ std::vector<std::byte> read_file(const std::filesystem::path& path, std::string_
   return bytes;
 }
 
+}  // namespace ember::record::detail
+
+namespace ember::record {
+
 void write_file_atomically(const std::filesystem::path& path,
                            std::span<const std::span<const std::byte>> pieces,
                            std::string_view op) {
-  const Failure fail(op, path.string());
+  const detail::Failure fail(op, path.string());
   if (!path.has_filename()) fail("the path names no file");
-  TemporaryFile file(path, fail);
+  detail::TemporaryFile file(path, fail);
   for (std::span<const std::byte> piece : pieces)
     file.write(piece);
   file.commit();
-  sync_directory(directory_of(path));
+  detail::sync_directory(detail::directory_of(path));
 }
 
-}  // namespace ember::record::detail
+void write_file_atomically(const std::filesystem::path& path, std::string_view text,
+                           std::string_view op) {
+  const std::span<const std::byte> bytes = std::as_bytes(std::span(text));
+  write_file_atomically(path, {&bytes, 1}, op);
+}
+
+}  // namespace ember::record

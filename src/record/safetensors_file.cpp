@@ -2,6 +2,7 @@
 // whole-file I/O (file_io.cpp).
 #include "ember/record/safetensors.h"
 
+#include "ember/record/file_io.h"
 #include "record/file_io.h"
 #include "record/safetensors_layout.h"
 
@@ -16,7 +17,7 @@ const TensorData* Record::find(std::string_view name) const {
 
 void save_safetensors(const Record& record, const std::filesystem::path& path) {
   const detail::SafetensorsLayout layout = detail::layout_safetensors(record);
-  detail::write_file_atomically(path, layout.pieces(), "save_safetensors");
+  write_file_atomically(path, layout.pieces(), "save_safetensors");
 }
 
 Record load_safetensors(const std::filesystem::path& path) {

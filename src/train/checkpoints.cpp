@@ -1,13 +1,13 @@
 #include "ember/train/checkpoints.h"
 
 #include <algorithm>
-#include <charconv>
 #include <string>
 #include <string_view>
 #include <system_error>
 
 #include "ember/error.h"
 #include "ember/record/safetensors.h"
+#include "train/number_text.h"
 
 namespace ember::train {
 namespace {
@@ -20,29 +20,21 @@ std::filesystem::path state_file(const std::filesystem::path& dir) {
   return dir / "training.safetensors";
 }
 
-/// The shortest text that reads back as the same double.
-std::string exact(double value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
-  return std::string(buffer, result.ptr);
-}
-
 double parse_exact(const std::string& text, const std::filesystem::path& file,
                    const std::string& key) {
-  double value = 0;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (result.ec != std::errc() || result.ptr != text.data() + text.size()) {
+  const std::optional<double> value = detail::parse_number<double>(text);
+  if (!value) {
     throw InvalidArgument("[checkpoints] " + file.string() + ": entry " + key + " = '" + text +
                           "' is not a number");
   }
-  return value;
+  return *value;
 }
 
 void put_state(record::Record& out, std::string_view prefix, const optim::OptimizerState& state) {
   for (const auto& [name, data] : state.tensors)
     out.tensors.push_back({std::string(prefix) + name, data});
   for (const auto& [name, value] : state.scalars)
-    out.metadata[std::string(prefix) + name] = exact(value);
+    out.metadata[std::string(prefix) + name] = detail::exact_text(value);
 }
 
 optim::OptimizerState take_state(const record::Record& in, std::string_view prefix,
@@ -92,13 +84,12 @@ std::vector<int64_t> Checkpoints::epochs() const {
   for (const auto& entry : std::filesystem::directory_iterator(root_, error)) {
     const std::string name = entry.path().filename().string();
     if (!name.starts_with(kEpochPrefix)) continue;
-    int64_t epoch = 0;
-    const char* digits = name.data() + kEpochPrefix.size();
-    const auto parsed = std::from_chars(digits, name.data() + name.size(), epoch);
-    if (parsed.ec != std::errc() || parsed.ptr != name.data() + name.size() || epoch < 1) continue;
+    const std::optional<int64_t> epoch =
+        detail::parse_number<int64_t>(std::string_view(name).substr(kEpochPrefix.size()));
+    if (!epoch || *epoch < 1) continue;
     if (std::filesystem::exists(model_file(entry.path()), error) &&
         std::filesystem::exists(state_file(entry.path()), error)) {
-      found.push_back(epoch);
+      found.push_back(*epoch);
     }
   }
   std::sort(found.begin(), found.end());
@@ -112,7 +103,7 @@ void Checkpoints::save_state(const TrainingState& state) const {
   out.metadata["learner.epoch"] = std::to_string(state.epoch);
   out.metadata["learner.epochs_since_best"] = std::to_string(state.epochs_since_best);
   if (state.best_epoch) out.metadata["learner.best_epoch"] = std::to_string(*state.best_epoch);
-  if (state.best_value) out.metadata["learner.best_value"] = exact(*state.best_value);
+  if (state.best_value) out.metadata["learner.best_value"] = detail::exact_text(*state.best_value);
   const std::filesystem::path dir = epoch_dir(state.epoch);
   create_directories_checked(dir);
   record::save_safetensors(out, state_file(dir));

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
-#include <iomanip>
-#include <limits>
 #include <sstream>
 
 #include "ember/error.h"
+#include "ember/record/file_io.h"
+#include "train/number_text.h"
 
 namespace ember::train {
 namespace {
@@ -46,14 +46,14 @@ void History::truncate_after(int64_t epoch) {
 }
 
 void History::write_csv(const std::filesystem::path& path) const {
-  std::ostringstream out;
-  out << "epoch,split,metric,value\n"
-      << std::setprecision(std::numeric_limits<double>::max_digits10);
+  std::string out = "epoch,split,metric,value\n";
   for (const EpochRecord& r : records_) {
-    for (const auto& [name, value] : r.values)
-      out << r.epoch << ',' << r.split << ',' << name << ',' << value << '\n';
+    for (const auto& [name, value] : r.values) {
+      out += std::to_string(r.epoch) + ',' + r.split + ',' + name + ',' +
+             detail::exact_text(value) + '\n';
+    }
   }
-  write_file_atomically(path, out.str());
+  record::write_file_atomically(path, out, "write_csv");
 }
 
 History History::read_csv(const std::filesystem::path& path) {
@@ -70,35 +70,13 @@ History History::read_csv(const std::filesystem::path& path) {
         !std::getline(fields, metric, ',') || !std::getline(fields, value)) {
       malformed(path, number, "expected 4 fields");
     }
-    try {
-      std::size_t used = 0;
-      const int64_t e = std::stoll(epoch, &used);
-      if (used != epoch.size() || e < 1) malformed(path, number, "bad epoch " + epoch);
-      const double v = std::stod(value, &used);
-      if (used != value.size()) malformed(path, number, "bad value " + value);
-      record_for(history.records_, e, split).values.emplace_back(metric, v);
-    } catch (const std::logic_error&) {  // stoll / stod: not a number, out of range
-      malformed(path, number, "not a number");
-    }
+    const std::optional<int64_t> e = detail::parse_number<int64_t>(epoch);
+    if (!e || *e < 1) malformed(path, number, "bad epoch " + epoch);
+    const std::optional<double> v = detail::parse_number<double>(value);
+    if (!v) malformed(path, number, "bad value " + value);
+    record_for(history.records_, *e, split).values.emplace_back(metric, *v);
   }
   return history;
-}
-
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path temp = path;
-  temp += ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw ConfigError("[train] cannot write " + temp.string());
-  }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) {
-    std::filesystem::remove(temp, error);
-    throw ConfigError("[train] cannot replace " + path.string());
-  }
 }
 
 }  // namespace ember::train

@@ -1,13 +1,13 @@
 // write_svg_plot: small multiples, one panel per metric, one polyline per split.
 #include <algorithm>
 #include <cmath>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "ember/record/file_io.h"
 #include "ember/train/history.h"
+#include "train/number_text.h"
 
 namespace ember::train {
 namespace {
@@ -56,13 +56,17 @@ struct Range {
   }
 };
 
-std::string number(double v) {
-  std::ostringstream s;
-  s << std::setprecision(4) << v;
-  return s.str();
+/// A label: 4 significant digits.
+std::string label(double v) {
+  return detail::rounded_text(v, 4);
 }
 
-void panel(std::ostringstream& svg, double x0, const std::string& metric,
+/// A coordinate: 6 significant digits, a hundredth of a pixel on a panel.
+std::string at(double v) {
+  return detail::rounded_text(v, 6);
+}
+
+void panel(std::string& svg, double x0, const std::string& metric,
            const std::vector<std::pair<std::string, std::vector<Point>>>& splits) {
   Range epochs, values;
   for (const auto& [split, points] : splits) {
@@ -71,23 +75,24 @@ void panel(std::ostringstream& svg, double x0, const std::string& metric,
   }
   const double left = x0 + kMargin, right = x0 + kPanelWidth - 10;
   const double top = 30, bottom = kPanelHeight - kMargin + 10;
-  svg << "<text x='" << (left + right) / 2 << "' y='18' text-anchor='middle'>" << metric
-      << "</text>\n<rect x='" << left << "' y='" << top << "' width='" << right - left
-      << "' height='" << bottom - top << "' fill='none' stroke='#888'/>\n";
-  svg << "<text x='" << left - 4 << "' y='" << top + 10 << "' text-anchor='end'>"
-      << number(values.hi) << "</text>\n<text x='" << left - 4 << "' y='" << bottom
-      << "' text-anchor='end'>" << number(values.lo) << "</text>\n";
-  svg << "<text x='" << left << "' y='" << bottom + 16 << "'>epoch " << number(epochs.lo)
-      << "</text>\n<text x='" << right << "' y='" << bottom + 16 << "' text-anchor='end'>"
-      << number(epochs.hi) << "</text>\n";
+  svg += "<text x='" + at((left + right) / 2) + "' y='18' text-anchor='middle'>" + metric +
+         "</text>\n<rect x='" + at(left) + "' y='" + at(top) + "' width='" + at(right - left) +
+         "' height='" + at(bottom - top) + "' fill='none' stroke='#888'/>\n";
+  svg += "<text x='" + at(left - 4) + "' y='" + at(top + 10) + "' text-anchor='end'>" +
+         label(values.hi) + "</text>\n<text x='" + at(left - 4) + "' y='" + at(bottom) +
+         "' text-anchor='end'>" + label(values.lo) + "</text>\n";
+  svg += "<text x='" + at(left) + "' y='" + at(bottom + 16) + "'>epoch " + label(epochs.lo) +
+         "</text>\n<text x='" + at(right) + "' y='" + at(bottom + 16) + "' text-anchor='end'>" +
+         label(epochs.hi) + "</text>\n";
   std::size_t color = 0;
   for (const auto& [split, points] : splits) {
-    const char* stroke = kColors[color++ % std::size(kColors)];
-    svg << "<polyline fill='none' stroke='" << stroke << "' stroke-width='2' points='";
+    const std::string stroke = kColors[color++ % std::size(kColors)];
+    svg += "<polyline fill='none' stroke='" + stroke + "' stroke-width='2' points='";
     for (const Point& p : points)
-      svg << epochs.map(p.epoch, left, right) << ',' << values.map(p.value, bottom, top) << ' ';
-    svg << "'/>\n<text x='" << right - 4 << "' y='" << top + 14 * static_cast<double>(color)
-        << "' text-anchor='end' fill='" << stroke << "'>" << split << "</text>\n";
+      svg +=
+          at(epochs.map(p.epoch, left, right)) + ',' + at(values.map(p.value, bottom, top)) + ' ';
+    svg += "'/>\n<text x='" + at(right - 4) + "' y='" + at(top + 14 * static_cast<double>(color)) +
+           "' text-anchor='end' fill='" + stroke + "'>" + split + "</text>\n";
   }
 }
 
@@ -96,17 +101,17 @@ void panel(std::ostringstream& svg, double x0, const std::string& metric,
 void write_svg_plot(const History& history, const std::filesystem::path& path) {
   const Series series = series_of(history);
   const double width = kPanelWidth * static_cast<double>(std::max<std::size_t>(series.size(), 1));
-  std::ostringstream svg;
-  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << kPanelHeight
-      << "' font-family='sans-serif' font-size='11'>\n"
-      << "<rect width='100%' height='100%' fill='white'/>\n";
+  std::string svg = "<svg xmlns='http://www.w3.org/2000/svg' width='" + at(width) + "' height='" +
+                    at(kPanelHeight) +
+                    "' font-family='sans-serif' font-size='11'>\n"
+                    "<rect width='100%' height='100%' fill='white'/>\n";
   double x0 = 0;
   for (const auto& [metric, splits] : series) {
     panel(svg, x0, metric, splits);
     x0 += kPanelWidth;
   }
-  svg << "</svg>\n";
-  write_file_atomically(path, svg.str());
+  svg += "</svg>\n";
+  record::write_file_atomically(path, svg, "write_svg_plot");
 }
 
 }  // namespace ember::train

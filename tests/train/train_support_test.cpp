@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <locale>
 #include <sstream>
 #include <string>
 
@@ -166,6 +167,62 @@ TEST(Plot, SvgHasAPanelPerMetricAndALinePerSplit) {
   EXPECT_EQ(count("<polyline"), 4u);  // loss and accuracy, train and valid; no items_per_second
   EXPECT_EQ(count(">loss<"), 1u);
   EXPECT_EQ(count(">accuracy<"), 1u);
+}
+
+/// A locale whose numbers use ',' for the decimal point and '.' between thousands (German-like),
+/// made global for the scope: what a program that localizes its output sets.
+class CommaLocaleScope {
+ public:
+  CommaLocaleScope()
+      : previous_(std::locale::global(std::locale(std::locale::classic(), new Comma))) {}
+  ~CommaLocaleScope() { std::locale::global(previous_); }
+
+ private:
+  struct Comma : std::numpunct<char> {
+    char do_decimal_point() const override { return ','; }
+    char do_thousands_sep() const override { return '.'; }
+    std::string do_grouping() const override { return "\3"; }
+  };
+  std::locale previous_;
+};
+
+std::string file_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(History, FilesAreTheSameInEveryLocale) {
+  History history;
+  history.add({1, "train", {{"loss", 1.234}, {"items_per_second", 12345.5}}});
+  history.add({2, "train", {{"loss", 0.5}, {"items_per_second", 23456.0}}});
+  const ::ember::test::TempDir dir("ember-train-locale");
+  history.write_csv(dir / "classic.csv");
+  write_svg_plot(history, dir / "classic.svg");
+  {
+    const CommaLocaleScope comma;
+    history.write_csv(dir / "comma.csv");
+    write_svg_plot(history, dir / "comma.svg");
+    EXPECT_EQ(History::read_csv(dir / "comma.csv").value(1, "train", "loss"), 1.234);
+  }
+  EXPECT_EQ(file_text(dir / "comma.csv"),
+            "epoch,split,metric,value\n1,train,loss,1.234\n1,train,items_per_second,12345.5\n"
+            "2,train,loss,0.5\n2,train,items_per_second,23456\n");
+  EXPECT_EQ(file_text(dir / "comma.svg"), file_text(dir / "classic.svg"));
+}
+
+TEST(History, FilesAreWrittenThroughTheAtomicWriter) {
+  // A directory in the way: the record writer's error, naming the op and the path.
+  const ::ember::test::TempDir dir("ember-train-atomic");
+  std::filesystem::create_directory(dir / "metrics.csv");
+  try {
+    History{}.write_csv(dir / "metrics.csv");
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("[write_csv] " + (dir / "metrics.csv").string()),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(dir.entries(), std::vector<std::string>{"metrics.csv"});  // no temporary file left
 }
 
 TEST(BestTracker, LowerIsBetterWithMinDeltaAndNaN) {

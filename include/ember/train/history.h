@@ -29,7 +29,8 @@ class History {
   /// Drops the records after epoch (a resumed run continues from its checkpoint).
   void truncate_after(int64_t epoch);
 
-  /// Writes every record (atomically: a temp file renamed over path).
+  /// Writes every record, numbers in the same text in every locale, through
+  /// record::write_file_atomically (InvalidArgument "[write_csv] <path>: ..." on failure).
   void write_csv(const std::filesystem::path& path) const;
   /// Reads a file write_csv wrote; InvalidArgument "[history] path:line ..." for a malformed
   /// line.
@@ -40,11 +41,8 @@ class History {
 };
 
 /// An SVG with one panel per metric (loss, accuracy, ... as recorded), a line per split over
-/// the epochs, axes with their ranges. Written atomically.
+/// the epochs, axes with their ranges. Written through record::write_file_atomically
+/// (InvalidArgument "[write_svg_plot] <path>: ..." on failure); numbers do not follow the locale.
 void write_svg_plot(const History& history, const std::filesystem::path& path);
-
-/// Writes text to path through a temp file beside it renamed over path, so a reader never sees
-/// half a file. ConfigError naming the path when it cannot be written.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace ember::train
