@@ -111,7 +111,9 @@ class Device {
   /// True when the device supports dtype for storage, conversion and arithmetic.
   bool supports_dtype(DTypeArg dtype) const;
 
-  /// Runs f(input) with allocations routed to persistent (exact-size, never pooled) storage.
+  /// Runs f(input) with this thread's allocations routed to persistent (exact-size, never
+  /// pooled) storage. Scopes nest: when an inner one ends, the outer one's mode holds until it
+  /// ends too, also when f throws.
   template <typename I, typename F>
   decltype(auto) memory_persistent_allocations(I&& input, F&& f) const;
   /// Asks the allocator to release free memory; may release nothing.
@@ -150,7 +152,8 @@ class Device {
   };
   ProfileWindow profile_begin() const;
   ProfileDuration profile_end(ProfileWindow window, ProfileOptions options) const;
-  void set_persistent_allocations(bool on) const;
+  void begin_persistent_allocations() const;
+  void end_persistent_allocations() const noexcept;
 
   DispatchDevice dispatch_;
   bool autodiff_ = false;
@@ -178,8 +181,8 @@ decltype(auto) Device::memory_persistent_allocations(I&& input, F&& f) const {
   // Restores the previous mode even when f throws.
   struct Scope {
     const Device& device;
-    explicit Scope(const Device& d) : device(d) { device.set_persistent_allocations(true); }
-    ~Scope() { device.set_persistent_allocations(false); }
+    explicit Scope(const Device& d) : device(d) { device.begin_persistent_allocations(); }
+    ~Scope() { device.end_persistent_allocations(); }
   } scope(*this);
   return std::invoke(std::forward<F>(f), std::forward<I>(input));
 }

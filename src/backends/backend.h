@@ -83,7 +83,12 @@ class Backend {
   }
   virtual std::optional<MemoryPoolUsage> memory_pool_usage() const { return std::nullopt; }
   virtual void memory_cleanup() {}
-  virtual void set_persistent_allocations(bool /*on*/) {}
+  /// Persistent allocations (exact-size, never pooled: for weights) on the calling thread from
+  /// begin to the matching end. Scopes nest: an end restores the mode of the enclosing scope.
+  /// Default: no pools, nothing to change.
+  virtual void begin_persistent_allocations() {}
+  /// Ends the innermost scope. Must not throw: it runs when a scope unwinds.
+  virtual void end_persistent_allocations() noexcept {}
   /// Prepares host data for upload (pinned memory, ...). Default: nothing to do.
   virtual void staging(std::span<TensorData*> /*data*/) {}
 };

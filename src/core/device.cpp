@@ -144,8 +144,12 @@ std::optional<MemoryPoolUsage> Device::memory_pool_usage() const {
   return context_of(*this)->backend().memory_pool_usage();
 }
 
-void Device::set_persistent_allocations(bool on) const {
-  context_of(*this)->backend().set_persistent_allocations(on);
+void Device::begin_persistent_allocations() const {
+  context_of(*this)->backend().begin_persistent_allocations();
+}
+
+void Device::end_persistent_allocations() const noexcept {
+  context_of(*this)->backend().end_persistent_allocations();
 }
 
 void Device::staging(std::span<TensorData*> data) const {

@@ -98,9 +98,19 @@ void FusionBackend::flush() {
   inner_->flush();
 }
 
-void FusionBackend::set_persistent_allocations(bool on) {
+// The queue runs at both edges, so each queued op allocates in the mode it was queued under.
+void FusionBackend::begin_persistent_allocations() {
   execute_this_thread();
-  inner_->set_persistent_allocations(on);
+  inner_->begin_persistent_allocations();
+}
+
+void FusionBackend::end_persistent_allocations() noexcept {
+  try {
+    execute_this_thread();
+  } catch (...) {
+    // Nothing is lost: a queued op that failed marks its results, which throw when used.
+  }
+  inner_->end_persistent_allocations();
 }
 
 Stream& FusionBackend::this_thread_stream() {

@@ -79,7 +79,8 @@ class FusionBackend final : public backend::Backend {
   void memory_cleanup() override { inner_->memory_cleanup(); }
   /// Executes the calling thread's queue first, so that ops queued before the switch allocate
   /// as they would have eagerly.
-  void set_persistent_allocations(bool on) override;
+  void begin_persistent_allocations() override;
+  void end_persistent_allocations() noexcept override;
   void staging(std::span<TensorData*> data) override { inner_->staging(data); }
 
   /// Program cache counters: a miss is a program built (tests, diagnostics).

@@ -108,6 +108,36 @@ TEST(CpuDevice, ReportListsThePoolsInInstallationOrder) {
   EXPECT_TRUE(found) << "no 6 MiB pool";
 }
 
+/// The bytes the device reserves more after making a tensor of floats f32 values (read back, so
+/// that the queued op has run): exactly floats * 4 for a persistent block, a whole pool page
+/// (or nothing, on a page already held) otherwise.
+uint64_t reserved_for(const Device& device, int64_t floats, std::vector<Tensor<1>>& kept) {
+  const uint64_t before = usage_of(device).bytes_reserved;
+  kept.push_back(Tensor<1>::ones({floats}, device));
+  device.sync();
+  return usage_of(device).bytes_reserved - before;
+}
+
+TEST(CpuDevice, PersistentScopesNestAndAnInnerEndRestoresTheOuterMode) {
+  const Device device = Device::cpu();
+  std::vector<Tensor<1>> kept;
+  device.memory_persistent_allocations(0, [&](int) {
+    EXPECT_EQ(reserved_for(device, 1000, kept), 4000u);
+    device.memory_persistent_allocations(0, [&](int) {
+      EXPECT_EQ(reserved_for(device, 2000, kept), 8000u);
+      return 0;
+    });
+    EXPECT_EQ(reserved_for(device, 3000, kept), 12000u) << "the outer scope is still open";
+    // An inner scope left by an exception restores the outer mode too.
+    EXPECT_THROW(device.memory_persistent_allocations(
+                     0, [](int) -> int { throw std::runtime_error("user code failed"); }),
+                 std::runtime_error);
+    EXPECT_EQ(reserved_for(device, 4000, kept), 16000u);
+    return 0;
+  });
+  EXPECT_NE(reserved_for(device, 5000, kept), 20000u) << "pooled again after the outer scope";
+}
+
 TEST(CpuDevice, PersistentAllocationsHoldAModelsWeightsAtTheirExactSize) {
   const Device device = Device::cpu();
   const MemoryPoolUsage before = usage_of(device);

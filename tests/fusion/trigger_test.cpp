@@ -64,9 +64,9 @@ TEST(FusionTriggers, FlushAndSyncExecuteTheQueue) {
 TEST(FusionTriggers, SwitchingPersistentAllocationsExecutesTheQueueFirst) {
   SpiedFusion spied;
   const Value y = apply(*spied.fusion, kTanh, {put(*spied.fusion, varied_data({5}))});
-  spied.fusion->set_persistent_allocations(true);
+  spied.fusion->begin_persistent_allocations();
   EXPECT_EQ(spied.spy->runs(), 1);
-  spied.fusion->set_persistent_allocations(false);
+  spied.fusion->end_persistent_allocations();
 }
 
 TEST(FusionTriggers, TheQueueExecutesWhenItReachesItsBound) {

@@ -51,7 +51,8 @@ class CpuBackend final : public backend::Backend {
     memory_->cleanup();
     flex_.memory_cleanup();
   }
-  void set_persistent_allocations(bool on) override { memory_->set_persistent(on); }
+  void begin_persistent_allocations() override { memory_->set_persistent(true); }
+  void end_persistent_allocations() noexcept override { memory_->set_persistent(false); }
 
  private:
   // Shared with every storage allocated from it, so tensors may outlive this backend.
