@@ -90,6 +90,14 @@ void check_result_size(const Shape& shape, DType dtype, std::string_view op) {
   }
 }
 
+void rethrow_renamed(const InvalidArgument& e, std::string_view lowered, std::string_view op) {
+  std::string_view message = e.what();
+  const std::string prefix = "[" + std::string(lowered) + "] ";
+  if (!message.starts_with(prefix)) throw e;
+  message.remove_prefix(prefix.size());
+  fail(op, message);
+}
+
 int64_t checked_mul(int64_t a, int64_t b, std::string_view op) {
   int64_t product = 0;
   if (__builtin_mul_overflow(a, b, &product)) fail(op, a, " * ", b, " overflows int64");

@@ -64,6 +64,11 @@ std::string kind_phrase(TensorKind kind);
 /// the Tensor API is the only one kept here.
 void check_exact_scalar(const Scalar& s, DType dtype, std::string_view op);
 
+/// Rethrows e, an InvalidArgument of the op a composite lowered to ("[select] ..."), as the
+/// composite's own ("[embedding] ...").
+[[noreturn]] void rethrow_renamed(const InvalidArgument& e, std::string_view lowered,
+                                  std::string_view op);
+
 /// The element count of dims; InvalidArgument for a negative dim, rank 0 (ember tensors have
 /// rank >= 1) or a count that overflows int64.
 int64_t checked_num_elements(const ops::Dims& dims, std::string_view op);

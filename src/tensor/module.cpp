@@ -340,7 +340,13 @@ TensorHandle embedding(const TensorHandle& weight, const TensorHandle& indices) 
   require_rank(weight, 2, "weight", "embedding");
   Dims out_dims = dims_of(indices);
   out_dims.push_back(dim_size(weight, 1));
-  return reshape(select(weight, 0, reshape(indices, {-1})), out_dims);
+  // The backend's select finds a bad index (reading the indices here would wait for a device),
+  // and names itself: the error is the embedding's.
+  try {
+    return reshape(select(weight, 0, reshape(indices, {-1})), out_dims);
+  } catch (const InvalidArgument& e) {
+    tensor::rethrow_renamed(e, "select", "embedding");
+  }
 }
 
 TensorHandle layer_norm(const TensorHandle& x, const Dims& normalized_shape,

@@ -25,9 +25,12 @@ TEST(ModuleBadInput, Linear) {
                  "[4]");
 }
 
-TEST(ModuleBadInput, EmbeddingIndexOutOfRange) {
-  EXPECT_THROW(module::embedding(zeros2(3, 2), i64_tensor<1>({0, 3}, Shape{2})).into_data(),
-               InvalidArgument);
+TEST(ModuleBadInput, EmbeddingIndexOutOfRangeNamesTheEmbedding) {
+  for (const Device& device : Device::enumerate(DeviceFilter::all())) {
+    const Tensor<2> weight = Tensor<2>::zeros({3, 2}, device);
+    EXPECT_INVALID(module::embedding(weight, Tensor<1, Int>::from_ints({0, 3}, device)).into_data(),
+                   "[embedding] index 3 out of range", "size 3");
+  }
 }
 
 TEST(ModuleBadInput, Normalizations) {
