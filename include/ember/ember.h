@@ -13,3 +13,4 @@
 #include "ember/tensor.h"          // IWYU pragma: export
 #include "ember/tensor_data.h"     // IWYU pragma: export
 #include "ember/tensor_options.h"  // IWYU pragma: export
+#include "ember/threads.h"         // IWYU pragma: export

@@ -16,6 +16,7 @@
 #endif
 #if EMBER_BACKEND_FLEX
 #include "backends/flex/flex_backend.h"
+#include "backends/flex/thread_pool.h"
 #endif
 #if EMBER_BACKEND_CPU
 #include "backends/cpu/cpu_backend.h"
@@ -218,6 +219,20 @@ DispatchDevice default_device() {
     if (auto device = first_device(kind)) return *std::move(device);
   }
   fail_no_device();
+}
+
+int cpu_threads() {
+#if EMBER_BACKEND_FLEX
+  return flex::ThreadPool::instance().threads();
+#else
+  return 1;
+#endif
+}
+
+void set_cpu_threads([[maybe_unused]] int threads) {
+#if EMBER_BACKEND_FLEX
+  flex::ThreadPool::instance().set_threads(threads);
+#endif
 }
 
 }  // namespace ember::backend

@@ -22,5 +22,9 @@ bool is_compiled(DeviceType::Kind kind);
 std::vector<DispatchDevice> enumerate(DeviceType::Kind kind);
 /// The default device: EMBER_DEVICE when set, else the first compiled backend in spec order.
 DispatchDevice default_device();
+/// The CPU backends' thread count (ember/threads.h); 1 when none is compiled in.
+int cpu_threads();
+/// Sets it (threads >= 1); nothing to do when no CPU backend is compiled in.
+void set_cpu_threads(int threads);
 
 }  // namespace ember::backend

@@ -14,14 +14,14 @@
 namespace ember::test {
 namespace {
 
-struct Run {
+struct CommandRun {
   int status;          ///< the exit status; -1 when the command did not exit normally
   std::string output;  ///< stdout and stderr together
 };
 
-/// Runs `ember <arguments>` (arguments as a shell would split them).
-Run ember(const std::string& arguments) {
-  const std::string command = std::string(EMBER_CLI_PATH) + " " + arguments + " 2>&1";
+/// Runs `<prefix> ember <arguments>` (as a shell would split them; prefix: env, taskset).
+CommandRun ember(const std::string& arguments, const std::string& prefix = "") {
+  const std::string command = prefix + " " + EMBER_CLI_PATH + " " + arguments + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return {-1, "popen failed"};
   std::string output;
@@ -33,7 +33,7 @@ Run ember(const std::string& arguments) {
 }
 
 /// Expects a clean failure whose last line is "ember: ..." holding message.
-void expect_failure(const Run& run, const std::string& message) {
+void expect_failure(const CommandRun& run, const std::string& message) {
   EXPECT_EQ(run.status, 1) << run.output;
   EXPECT_NE(run.output.find("ember: "), std::string::npos) << run.output;
   EXPECT_NE(run.output.find(message), std::string::npos) << run.output;
@@ -66,6 +66,15 @@ TEST(Cli, MalformedCommandLinesExitWithStatusOne) {
   expect_failure(ember("train fashion-mnist --no-such-flag"), "--no-such-flag");
   expect_failure(ember("no-such-command"), "subcommand");
   EXPECT_EQ(ember("--help").status, 0);
+}
+
+TEST(Cli, TheCpuThreadCountFollowsOmpNumThreadsAndTheAffinityMask) {
+  // `ember devices` describes flex with its thread count.
+  const CommandRun omp = ember("devices", "env -u EMBER_NUM_THREADS OMP_NUM_THREADS=3");
+  EXPECT_NE(omp.output.find("3 threads"), std::string::npos) << omp.output;
+  const CommandRun one_cpu =
+      ember("devices", "env -u EMBER_NUM_THREADS -u OMP_NUM_THREADS taskset -c 0");
+  EXPECT_NE(one_cpu.output.find("1 threads"), std::string::npos) << one_cpu.output;
 }
 
 TEST(Cli, EvalOfACorruptCheckpointIsAClearError) {

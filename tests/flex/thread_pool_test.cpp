@@ -1,9 +1,14 @@
 // The flex thread pool: coverage of the index range, chunk sizes, nesting, exceptions, several
-// callers at once, and the EMBER_NUM_THREADS rule.
+// callers at once, the default thread count (EMBER_NUM_THREADS, OMP_NUM_THREADS, the affinity
+// mask) and resizing.
 #include <gtest/gtest.h>
 
+#include <sched.h>
+
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <utility>
@@ -111,16 +116,58 @@ TEST(FlexThreadPool, SeveralCallersShareThePool) {
     EXPECT_EQ(s, 20 * (4999 * 5000 / 2));
 }
 
-TEST(FlexThreadPool, ThreadCountComesFromEmberNumThreadsOrTheHardware) {
-  EXPECT_EQ(thread_count_from(nullptr, 8), 8);
-  EXPECT_EQ(thread_count_from("3", 8), 3);
-  EXPECT_EQ(thread_count_from("", 8), 8);
-  EXPECT_EQ(thread_count_from("0", 8), 8);
-  EXPECT_EQ(thread_count_from("-2", 8), 8);
-  EXPECT_EQ(thread_count_from("4x", 8), 8);
-  EXPECT_EQ(thread_count_from("many", 8), 8);
-  EXPECT_EQ(thread_count_from(nullptr, 0), 1) << "an unknown hardware count still gives 1";
-  EXPECT_GE(ThreadPool::instance().threads(), 1);
+TEST(FlexThreadPool, ThreadCountComesFromEmberNumThreadsThenOmpNumThreadsThenTheAffinity) {
+  EXPECT_EQ(thread_count_from(nullptr, nullptr, 8), 8);
+  EXPECT_EQ(thread_count_from("3", nullptr, 8), 3);
+  EXPECT_EQ(thread_count_from("3", "5", 8), 3) << "EMBER_NUM_THREADS first";
+  EXPECT_EQ(thread_count_from(nullptr, "5", 8), 5);
+  EXPECT_EQ(thread_count_from(nullptr, "6,2", 8), 6) << "OpenMP's outermost level";
+  EXPECT_EQ(thread_count_from("0", "5", 8), 5) << "an unusable EMBER_NUM_THREADS is skipped";
+  for (const char* bad : {"", "0", "-2", "4x", "many", ",4"})
+    EXPECT_EQ(thread_count_from(bad, bad, 8), 8) << "'" << bad << "'";
+  EXPECT_EQ(thread_count_from(nullptr, nullptr, 0), 1) << "an unknown CPU count still gives 1";
+}
+
+TEST(FlexThreadPool, AvailableCpusFollowTheAffinityMask) {
+  cpu_set_t original;
+  ASSERT_EQ(sched_getaffinity(0, sizeof original, &original), 0);
+  const int allowed = CPU_COUNT(&original);
+  EXPECT_EQ(available_cpus(), allowed);
+  // What `taskset -c <first allowed CPU>` does: one CPU, whatever the machine has.
+  int first = 0;
+  while (!CPU_ISSET(first, &original))
+    ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const int restricted = available_cpus();
+  ASSERT_EQ(sched_setaffinity(0, sizeof original, &original), 0);
+  EXPECT_EQ(restricted, 1);
+}
+
+TEST(FlexThreadPool, SetThreadsStartsAndRetiresWorkers) {
+  ThreadPool pool(2);
+  const auto threads_used = [&pool] {
+    std::mutex mutex;
+    std::set<std::thread::id> ids;
+    // Each chunk waits a little, so that every worker takes part.
+    pool.parallel_for(128, 1, [&](int64_t, int64_t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      const std::lock_guard lock(mutex);
+      ids.insert(std::this_thread::get_id());
+    });
+    return ids.size();
+  };
+  EXPECT_LE(threads_used(), 2u);
+  pool.set_threads(5);
+  EXPECT_EQ(pool.threads(), 5);
+  EXPECT_GT(threads_used(), 2u);
+  EXPECT_LE(threads_used(), 5u);
+  pool.set_threads(1);
+  EXPECT_EQ(threads_used(), 1u) << "one thread: the caller alone";
+  pool.set_threads(0);
+  EXPECT_EQ(pool.threads(), 1) << "at least 1";
 }
 
 }  // namespace

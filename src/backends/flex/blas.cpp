@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -20,10 +21,17 @@
 namespace ember::flex {
 namespace {
 
-/// Gives OpenBLAS the pool's thread count, once: both pools then size themselves alike.
+/// Gives OpenBLAS the pool's thread count whenever it changed (set_num_threads), so that both
+/// pools size themselves alike.
 void configure_blas_threads() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(ThreadPool::instance().threads()); });
+  static std::atomic<int> configured{0};
+  static std::mutex mutex;
+  const int threads = ThreadPool::instance().threads();
+  if (configured.load(std::memory_order_acquire) == threads) return;
+  const std::lock_guard lock(mutex);
+  if (configured.load(std::memory_order_relaxed) == threads) return;
+  openblas_set_num_threads(threads);
+  configured.store(threads, std::memory_order_release);
 }
 
 blasint as_blas(int64_t value) {

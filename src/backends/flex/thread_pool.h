@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -17,13 +18,19 @@
 
 namespace ember::flex {
 
-/// The thread count for an EMBER_NUM_THREADS value: a positive integer is taken as it is;
-/// unset, empty or anything else gives hardware (at least 1).
-int thread_count_from(const char* env_value, unsigned hardware);
+/// The default thread count: EMBER_NUM_THREADS when it is a positive integer, else the first
+/// entry of OMP_NUM_THREADS ("4" or "4,2") when that is, else available (at least 1): the CPUs
+/// the process may run on.
+int thread_count_from(const char* ember_num_threads, const char* omp_num_threads, int available);
+
+/// The CPUs this process may run on: its affinity mask (what taskset or a container's cpuset
+/// allows), else std::thread::hardware_concurrency.
+int available_cpus();
 
 class ThreadPool {
  public:
-  /// The shared pool, sized by EMBER_NUM_THREADS (default: std::thread::hardware_concurrency).
+  /// The shared pool, sized by thread_count_from(EMBER_NUM_THREADS, OMP_NUM_THREADS,
+  /// available_cpus()) until set_threads changes it.
   static ThreadPool& instance();
 
   /// A pool of threads threads in all: the caller plus threads - 1 workers.
@@ -32,7 +39,10 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  int threads() const { return threads_; }
+  int threads() const { return threads_.load(std::memory_order_relaxed); }
+  /// Runs later work on threads threads (>= 1): workers are started or retired to match. Work
+  /// already running finishes on the threads it has; safe to call from any thread.
+  void set_threads(int threads);
 
   /// Calls body(begin, end) on disjoint chunks covering [0, n), each at least grain long but the
   /// last, on the workers and the calling thread; returns when every chunk is done, rethrowing
@@ -42,13 +52,16 @@ class ThreadPool {
 
  private:
   struct Job;
-  void work();
+  /// Worker index's loop: runs jobs until the pool stops or shrinks below it.
+  void work(int index);
+  void start_workers_locked(int threads);
 
-  int threads_;
-  std::mutex mutex_;  // guards jobs_ and stopping_
+  std::atomic<int> threads_;  // written under mutex_, read without it
+  std::mutex mutex_;          // guards jobs_, stopping_ and threads_' writes
   std::condition_variable wake_;
   std::deque<std::shared_ptr<Job>> jobs_;
   bool stopping_ = false;
+  std::mutex resize_mutex_;  // guards workers_: one set_threads at a time
   std::vector<std::thread> workers_;
 };
 
