@@ -78,8 +78,8 @@ std::filesystem::path Checkpoints::epoch_dir(int64_t epoch) const {
   return root_ / (std::string(kEpochPrefix) + std::to_string(epoch));
 }
 
-std::vector<int64_t> Checkpoints::epochs() const {
-  std::vector<int64_t> found;
+std::vector<Checkpoints::Folder> Checkpoints::folders() const {
+  std::vector<Folder> found;
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator(root_, error)) {
     const std::string name = entry.path().filename().string();
@@ -87,12 +87,30 @@ std::vector<int64_t> Checkpoints::epochs() const {
     const std::optional<int64_t> epoch =
         detail::parse_number<int64_t>(std::string_view(name).substr(kEpochPrefix.size()));
     if (!epoch || *epoch < 1) continue;
-    if (std::filesystem::exists(model_file(entry.path()), error) &&
-        std::filesystem::exists(state_file(entry.path()), error)) {
-      found.push_back(*epoch);
-    }
+    found.push_back({*epoch, std::filesystem::exists(model_file(entry.path()), error),
+                     std::filesystem::exists(state_file(entry.path()), error)});
   }
-  std::sort(found.begin(), found.end());
+  std::sort(found.begin(), found.end(),
+            [](const Folder& a, const Folder& b) { return a.epoch < b.epoch; });
+  return found;
+}
+
+std::vector<int64_t> Checkpoints::epochs() const {
+  std::vector<int64_t> complete;
+  for (const Folder& folder : folders()) {
+    if (folder.has_model && folder.has_state) complete.push_back(folder.epoch);
+  }
+  return complete;
+}
+
+std::vector<Checkpoints::Incomplete> Checkpoints::incomplete() const {
+  std::vector<Incomplete> found;
+  for (const Folder& folder : folders()) {
+    if (!folder.has_model)
+      found.push_back({folder.epoch, model_file({}).string()});
+    else if (!folder.has_state)
+      found.push_back({folder.epoch, state_file({}).string()});
+  }
   return found;
 }
 

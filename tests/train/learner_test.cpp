@@ -74,9 +74,11 @@ TrainingRun fresh_run(const Device& device) {
   return {Classifier{nn::LinearConfig{2, 2}.init(device)}};
 }
 
-FitResult fit(TrainingRun& run, LearnerConfig config, const Device& device) {
+/// Trains run; what the learner prints goes to console when given.
+FitResult fit(TrainingRun& run, LearnerConfig config, const Device& device,
+              std::ostringstream* console = nullptr) {
   std::ostringstream out;
-  config.out = &out;
+  config.out = console != nullptr ? console : &out;
   config.terminal = false;
   data::DataLoader<Point, PointBatch> train(points(), make_batch,
                                             {.batch_size = 8, .shuffle = 11, .device = device});
@@ -127,6 +129,37 @@ TEST(Learner, ResumingGivesTheWeightsOfAnUninterruptedRun) {
   EXPECT_EQ(weights(second.model), weights(straight.model));
   EXPECT_EQ(resumed.history.value(1, "train", "loss"),
             History::read_csv(straight_dir / "metrics.csv").value(1, "train", "loss"));
+}
+
+TEST(Learner, ResumingSaysWhichCheckpointsItSkipsAndWhenItStartsAfresh) {
+  const Device device = Device::ndarray().autodiff();
+  const ::ember::test::TempDir dir_holder("ember-train-incomplete");
+  const std::filesystem::path dir = dir_holder.path();
+  TrainingRun first = fresh_run(device);
+  fit(first, {.epochs = 2, .directory = dir}, device);
+  const std::filesystem::path checkpoints = dir / "checkpoints";
+  // Epoch 2 lost its training state: the run resumes after epoch 1, and says why.
+  std::filesystem::remove(checkpoints / "epoch-2" / "training.safetensors");
+  std::ostringstream console;
+  TrainingRun second = fresh_run(device);
+  const FitResult resumed =
+      fit(second, {.epochs = 2, .directory = dir, .resume = true}, device, &console);
+  EXPECT_EQ(resumed.last_epoch, 2);
+  EXPECT_NE(console.str().find("resume: skipping " + (checkpoints / "epoch-2").string() +
+                               ", which lacks training.safetensors"),
+            std::string::npos)
+      << console.str();
+  EXPECT_NE(console.str().find("resuming after epoch 1"), std::string::npos) << console.str();
+  // No complete checkpoint at all: training starts at epoch 1, and the console says so.
+  for (const char* epoch : {"epoch-1", "epoch-2"})
+    std::filesystem::remove(checkpoints / epoch / "training.safetensors");
+  std::ostringstream afresh;
+  TrainingRun third = fresh_run(device);
+  fit(third, {.epochs = 1, .directory = dir, .resume = true}, device, &afresh);
+  EXPECT_NE(afresh.str().find("resume: no complete checkpoint in " + checkpoints.string() +
+                              "; training from epoch 1"),
+            std::string::npos)
+      << afresh.str();
 }
 
 TEST(Learner, StopsEarlyWhenTheBestMetricStopsImproving) {

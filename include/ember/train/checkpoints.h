@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ember/optim/state.h"
@@ -41,6 +42,13 @@ class Checkpoints {
 
   /// The epochs with a complete checkpoint (both files), ascending.
   std::vector<int64_t> epochs() const;
+  /// An epoch folder without one of its files (a run stopped while saving, a file deleted).
+  struct Incomplete {
+    int64_t epoch;
+    std::string missing;  ///< "model.safetensors" or "training.safetensors"
+  };
+  /// The epoch folders that are not complete checkpoints, ascending.
+  std::vector<Incomplete> incomplete() const;
   /// Writes state into epoch_dir(state.epoch) (model.safetensors is the caller's).
   void save_state(const TrainingState& state) const;
   /// Reads epoch's training state; InvalidArgument "[checkpoints] ..." naming the file and
@@ -54,6 +62,14 @@ class Checkpoints {
   // system refuses (never std::filesystem::filesystem_error).
 
  private:
+  /// Every epoch folder under root: its epoch and which of its files exist, ascending.
+  struct Folder {
+    int64_t epoch;
+    bool has_model;
+    bool has_state;
+  };
+  std::vector<Folder> folders() const;
+
   std::filesystem::path root_;
 };
 

@@ -176,11 +176,20 @@ class Learner {
     return Checkpoints::model_file(checkpoints_.epoch_dir(epoch));
   }
 
-  /// Loads the newest checkpoint into model, optimizer and scheduler; returns its epoch (0 when
-  /// there is none: a fresh start).
+  /// Loads the newest complete checkpoint into model, optimizer and scheduler; returns its epoch
+  /// (0 when there is none: a fresh start). Says on the console which folders it skipped, and
+  /// when it starts afresh.
   int64_t restore(History& history) {
+    for (const Checkpoints::Incomplete& skipped : checkpoints_.incomplete()) {
+      *config_.out << "resume: skipping " << checkpoints_.epoch_dir(skipped.epoch).string()
+                   << ", which lacks " << skipped.missing << '\n';
+    }
     const std::vector<int64_t> epochs = checkpoints_.epochs();
-    if (epochs.empty()) return 0;
+    if (epochs.empty()) {
+      *config_.out << "resume: no complete checkpoint in " << checkpoints_.root().string()
+                   << "; training from epoch 1\n";
+      return 0;
+    }
     const int64_t epoch = epochs.back();
     const TrainingState state = checkpoints_.load_state(epoch);
     record::load(model_, Checkpoints::model_file(checkpoints_.epoch_dir(epoch)));
