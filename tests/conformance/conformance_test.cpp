@@ -4,6 +4,8 @@
 // case does not accept must be rejected with InvalidArgument on ndarray, never crash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -55,28 +57,80 @@ std::vector<ExpectedOutput> reference_outputs(const OpCase& op, const OpInputs& 
   return expected;
 }
 
+/// Runs op on device in every dtype it is compared in, on inputs_for(dtype), against ndarray.
+template <typename InputsFor>
+void expect_matches_ndarray(const OpCase& op, const Device& device, const InputsFor& inputs_for) {
+  for (DType dtype : kAllDTypes) {
+    if (coverage_of(op, dtype, device) != Coverage::Compared) continue;
+    const OpInputs inputs = inputs_for(dtype);
+    std::vector<ExpectedOutput> expected;
+    try {
+      expected = reference_outputs(op, inputs, dtype);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << op.name << " " << dtype << " on ndarray threw: " << e.what();
+      continue;
+    }
+    EXPECT_TRUE(run_matches(op, inputs, {device, dtype}, expected))
+        << op.name << " " << dtype << " on " << device;
+  }
+}
+
 class Conformance : public ::testing::TestWithParam<DeviceOp> {};
 
 TEST_P(Conformance, MatchesNdarray) {
   const auto& [device, op] = GetParam();
-  for (DType dtype : kAllDTypes) {
-    if (coverage_of(*op, dtype, device) != Coverage::Compared) continue;
-    const OpInputs inputs = op->make_inputs(dtype);
-    std::vector<ExpectedOutput> expected;
-    try {
-      expected = reference_outputs(*op, inputs, dtype);
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << op->name << " " << dtype << " on ndarray threw: " << e.what();
-      continue;
-    }
-    EXPECT_TRUE(run_matches(*op, inputs, {device, dtype}, expected))
-        << op->name << " " << dtype << " on " << device;
-  }
+  expect_matches_ndarray(*op, device, op->make_inputs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, Conformance, ::testing::ValuesIn(device_ops()), [](const auto& info) {
   return test_name(info.param.device.name() + "_" + info.param.op->name);
 });
+
+/// Copies of the case's inputs along a new leading dim: 32808 elements for a [2, 3, 4] input,
+/// past the size from which a lone op runs as a fused program (32768, fusion/executor.cpp) that
+/// flex compiles (from 2048, flex/fused.h), and not a whole number of vectors. Every input is
+/// first brought to the same rank with leading ones, as broadcasting aligns shapes, so that the
+/// copies broadcast as the originals did.
+constexpr int64_t kLargeCopies = 1367;
+
+TensorData repeated(const TensorData& data, std::size_t rank) {
+  std::vector<int64_t> dims{kLargeCopies};
+  dims.insert(dims.end(), rank - data.shape().rank(), 1);
+  dims.insert(dims.end(), data.shape().dims().begin(), data.shape().dims().end());
+  std::vector<std::byte> bytes;
+  bytes.reserve(data.bytes().size() * kLargeCopies);
+  for (int64_t copy = 0; copy < kLargeCopies; ++copy)
+    bytes.insert(bytes.end(), data.bytes().begin(), data.bytes().end());
+  return TensorData(std::move(bytes), Shape(std::move(dims)), data.dtype());
+}
+
+OpInputs enlarged(OpInputs inputs) {
+  std::size_t rank = 0;
+  for (const TensorData& t : inputs.tensors)
+    rank = std::max(rank, t.shape().rank());
+  for (TensorData& t : inputs.tensors)
+    t = repeated(t, rank);
+  return inputs;
+}
+
+std::vector<DeviceOp> elementwise_device_ops() {
+  std::vector<DeviceOp> rows = device_ops();
+  std::erase_if(rows, [](const DeviceOp& row) { return !row.op->elementwise; });
+  return rows;
+}
+
+class LargeConformance : public ::testing::TestWithParam<DeviceOp> {};
+
+TEST_P(LargeConformance, MatchesNdarrayWhereProgramsAreFusedAndCompiled) {
+  const auto& [device, op] = GetParam();
+  expect_matches_ndarray(*op, device,
+                         [&](DType dtype) { return enlarged(op->make_inputs(dtype)); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, LargeConformance, ::testing::ValuesIn(elementwise_device_ops()),
+                         [](const auto& info) {
+                           return test_name(info.param.device.name() + "_" + info.param.op->name);
+                         });
 
 /// The names of the cases that reject some dtype.
 std::vector<std::string> restricted_ops() {

@@ -14,8 +14,15 @@ const ValueSpec kWide{-25.0, 25.0};
 /// Past the ±3 where the hard activations saturate.
 const ValueSpec kPastThree{-5.0, 5.0};
 
+/// c, marked elementwise (op_table.h).
+OpCase elementwise(OpCase c) {
+  c.elementwise = true;
+  return c;
+}
+
 OpCase activation(std::string name, UnaryFn fn, ValueSpec values = {}) {
-  return make_case(std::move(name), DTypes::Float, {drawn(kShape, values)}, run_unary(fn));
+  return elementwise(
+      make_case(std::move(name), DTypes::Float, {drawn(kShape, values)}, run_unary(fn)));
 }
 
 /// fn(x, args.real(key)): an activation with one real parameter.
@@ -25,8 +32,8 @@ OpCase with_parameter(std::string name, ParameterFn fn, std::string key, double 
   OpRun run = [fn, key](const ops::Handles& in, const OpArgs& args, const OpTarget&) {
     return ops::Handles{fn(in.at(0), args.real(key))};
   };
-  return make_case(std::move(name), DTypes::Float, {drawn(kShape, values)}, std::move(run),
-                   fixed_args({{key, value}}));
+  return elementwise(make_case(std::move(name), DTypes::Float, {drawn(kShape, values)},
+                               std::move(run), fixed_args({{key, value}})));
 }
 
 /// prelu with a weight of weight_size slopes (1, or x's 3 channels).

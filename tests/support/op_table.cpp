@@ -20,8 +20,13 @@ const std::vector<OpCase>& op_table() {
     for (auto family : {creation_cases, unary_cases, binary_cases, scalar_cases, compare_cases,
                         reduce_cases, layout_cases, index_cases, sort_cases, activation_cases,
                         conv_cases, pool_cases, interpolate_cases}) {
-      for (OpCase& c : family())
+      // Every case of these families is elementwise; activation_cases marks its own.
+      const bool elementwise = family == unary_cases || family == binary_cases ||
+                               family == scalar_cases || family == compare_cases;
+      for (OpCase& c : family()) {
+        c.elementwise = c.elementwise || elementwise;
         all.push_back(std::move(c));
+      }
     }
     return all;
   }();

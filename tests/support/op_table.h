@@ -63,6 +63,10 @@ struct OpCase {
   bool values_defined = true;
   /// False when no NumPy reference exists (random): the golden suite skips the case.
   bool has_golden = true;
+  /// An elementwise op (inputs broadcast, no dim argument): the conformance suite also runs it on
+  /// inputs enlarged to thousands of elements, where fused programs run compiled (flex's JIT)
+  /// or tile by tile rather than op by op.
+  bool elementwise = false;
 };
 
 /// Every case, in a fixed order.

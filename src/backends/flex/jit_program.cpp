@@ -160,20 +160,59 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
   return table;
 }
 
+// Note: the switches over ops below list every enumerator and have no default, so that a new op
+// does not compile until it says whether the compiler covers it (and the generator how).
+
+/// Whether the compiler covers the f32 unary op (Not: of Bool values).
 bool covered(ir::UnaryOp op) {
-  using ir::UnaryOp;
-  return op == UnaryOp::Neg || op == UnaryOp::Abs || op == UnaryOp::Sqrt || op == UnaryOp::Recip ||
-         op == UnaryOp::Tanh || op == UnaryOp::Exp || op == UnaryOp::Log;
+  switch (op) {
+    case ir::UnaryOp::Neg:
+    case ir::UnaryOp::Abs:
+    case ir::UnaryOp::Sqrt:
+    case ir::UnaryOp::Recip:
+    case ir::UnaryOp::Tanh:
+    case ir::UnaryOp::Exp:
+    case ir::UnaryOp::Log:
+    case ir::UnaryOp::Not:
+      return true;
+    case ir::UnaryOp::Sign:
+    case ir::UnaryOp::Log1p:
+    case ir::UnaryOp::Sin:
+    case ir::UnaryOp::Cos:
+    case ir::UnaryOp::Tan:
+    case ir::UnaryOp::Erf:
+    case ir::UnaryOp::Floor:
+    case ir::UnaryOp::Ceil:
+    case ir::UnaryOp::Round:
+    case ir::UnaryOp::IsNan:
+    case ir::UnaryOp::IsInf:
+      return false;
+  }
+  return false;  // not an enumerator
 }
 
+/// Whether the compiler covers the binary op (And, Or, Xor: of Bool values).
 bool covered(ir::BinaryOp op) {
-  using ir::BinaryOp;
-  return op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div ||
-         op == BinaryOp::Maximum || op == BinaryOp::Minimum;
+  switch (op) {
+    case ir::BinaryOp::Add:
+    case ir::BinaryOp::Sub:
+    case ir::BinaryOp::Mul:
+    case ir::BinaryOp::Div:
+    case ir::BinaryOp::Maximum:
+    case ir::BinaryOp::Minimum:
+    case ir::BinaryOp::And:
+    case ir::BinaryOp::Or:
+    case ir::BinaryOp::Xor:
+      return true;
+    case ir::BinaryOp::Rem:
+    case ir::BinaryOp::Pow:
+      return false;
+  }
+  return false;  // not an enumerator
 }
 
 /// The compiler reproduces the Highway loop of every f32 activation, where there is one (simd.h's
-/// loops leave a Celu of alpha 0 to the reference kernel).
+/// loops leave a Celu of alpha 0 to the reference kernel): Generator::activation lists them all.
 bool covered(const ir::Activation& activation) {
   return simd::has_activation(activation, false);
 }
@@ -245,6 +284,9 @@ bool covered(const fusion::Program& program) {
 
 /// Thrown while generating when the values alive at once need more registers than there are.
 struct OutOfRegisters {};
+/// Thrown while generating an op that covered() refused: not reached, but it makes the
+/// generator's switches total without a default.
+struct NotCovered {};
 
 // vcmpps predicates.
 constexpr uint8_t kEqual = 0;             // EQ_OQ: a == b, neither NaN
@@ -603,7 +645,7 @@ class Generator : public Xbyak::CodeGenerator {
       // The scalar broadcast from memory by the instruction itself (AVX-512's {1to16}).
       const Xbyak::Address scalar = ptr_b[rdx + scalar_offset(instruction)];
       const Regs d = allocate();
-      each([&](int u) { arithmetic(op.op, d[u], x[u], scalar); });
+      each([&](int u) { binary_op(op.op, d[u], x[u], scalar); });
       return d;
     }
     // One register holds the scalar for every vector of the block.
@@ -618,8 +660,8 @@ class Generator : public Xbyak::CodeGenerator {
     return op == ir::BinaryOp::Add || op == ir::BinaryOp::Sub || op == ir::BinaryOp::Mul ||
            op == ir::BinaryOp::Div;
   }
-  /// d = a op b for Add, Sub, Mul or Div.
-  void arithmetic(ir::BinaryOp op, Reg d, Reg a, const Xbyak::Operand& b) {
+  /// d = a op b (b a register, or for the arithmetic ops a broadcast from memory).
+  void binary_op(ir::BinaryOp op, Reg d, Reg a, const Xbyak::Operand& b) {
     switch (op) {
       case ir::BinaryOp::Add:
         return vaddps(vec(d), vec(a), b);
@@ -627,29 +669,27 @@ class Generator : public Xbyak::CodeGenerator {
         return vsubps(vec(d), vec(a), b);
       case ir::BinaryOp::Mul:
         return vmulps(vec(d), vec(a), b);
-      default:  // Div
-        vdivps(vec(d), vec(a), b);
+      case ir::BinaryOp::Div:
+        return vdivps(vec(d), vec(a), b);
+      case ir::BinaryOp::And:
+        return bit_and(d, a, b);
+      case ir::BinaryOp::Or:
+        return bit_or(d, a, b);
+      case ir::BinaryOp::Xor:
+        return bit_xor(d, a, b);
+      case ir::BinaryOp::Maximum:
+        return vmaxps(vec(d), vec(a), b);
+      case ir::BinaryOp::Minimum:
+        return vminps(vec(d), vec(a), b);
+      case ir::BinaryOp::Rem:
+      case ir::BinaryOp::Pow:
+        throw NotCovered{};
     }
   }
 
   Regs binary(ir::BinaryOp op, const Regs& a, const Regs& b) {
     const Regs d = allocate();
-    each([&](int u) {
-      switch (op) {
-        case ir::BinaryOp::And:
-          return bit_and(d[u], a[u], vec(b[u]));
-        case ir::BinaryOp::Or:
-          return bit_or(d[u], a[u], vec(b[u]));
-        case ir::BinaryOp::Xor:
-          return bit_xor(d[u], a[u], vec(b[u]));
-        case ir::BinaryOp::Maximum:
-          return vmaxps(vec(d[u]), vec(a[u]), vec(b[u]));
-        case ir::BinaryOp::Minimum:
-          return vminps(vec(d[u]), vec(a[u]), vec(b[u]));
-        default:  // Add, Sub, Mul, Div
-          return arithmetic(op, d[u], a[u], vec(b[u]));
-      }
-    });
+    each([&](int u) { binary_op(op, d[u], a[u], vec(b[u])); });
     if (op == ir::BinaryOp::Maximum || op == ir::BinaryOp::Minimum) {
       // A NaN on either side wins, a's first (simd.h).
       select_where(
@@ -671,22 +711,41 @@ class Generator : public Xbyak::CodeGenerator {
       return log(x);
     }
     const Regs d = allocate();
-    each([&](int u) {
-      switch (op) {
-        case ir::UnaryOp::Not:
-          return bit_xor(d[u], x[u], constant(kAllOnes));
-        case ir::UnaryOp::Neg:
-          return bit_xor(d[u], x[u], constant(kSignMask));
-        case ir::UnaryOp::Abs:
-          return bit_and(d[u], x[u], constant(kAbsMask));
-        case ir::UnaryOp::Sqrt:
-          return vsqrtps(vec(d[u]), vec(x[u]));
-        default:  // Recip: 1 / x
-          vmovups(vec(d[u]), constant(kOne));
-          return vdivps(vec(d[u]), vec(d[u]), vec(x[u]));
-      }
-    });
+    each([&](int u) { single_instruction_unary(op, d[u], x[u]); });
     return d;
+  }
+
+  /// d = op(x) for the unary ops of one instruction or two: Not, Neg, Abs (bit masks), Sqrt,
+  /// Recip (1 / x). unary() generates Tanh, Exp and Log itself.
+  void single_instruction_unary(ir::UnaryOp op, Reg d, Reg x) {
+    switch (op) {
+      case ir::UnaryOp::Not:
+        return bit_xor(d, x, constant(kAllOnes));
+      case ir::UnaryOp::Neg:
+        return bit_xor(d, x, constant(kSignMask));
+      case ir::UnaryOp::Abs:
+        return bit_and(d, x, constant(kAbsMask));
+      case ir::UnaryOp::Sqrt:
+        return vsqrtps(vec(d), vec(x));
+      case ir::UnaryOp::Recip:
+        vmovups(vec(d), constant(kOne));
+        return vdivps(vec(d), vec(d), vec(x));
+      case ir::UnaryOp::Tanh:
+      case ir::UnaryOp::Exp:
+      case ir::UnaryOp::Log:
+      case ir::UnaryOp::Sign:
+      case ir::UnaryOp::Log1p:
+      case ir::UnaryOp::Sin:
+      case ir::UnaryOp::Cos:
+      case ir::UnaryOp::Tan:
+      case ir::UnaryOp::Erf:
+      case ir::UnaryOp::Floor:
+      case ir::UnaryOp::Ceil:
+      case ir::UnaryOp::Round:
+      case ir::UnaryOp::IsNan:
+      case ir::UnaryOp::IsInf:
+        throw NotCovered{};
+    }
   }
 
   /// RationalTanh of simd_elementwise.cpp, operation for operation; NaN lanes give x.
@@ -889,9 +948,10 @@ class Generator : public Xbyak::CodeGenerator {
       }
       case ir::ActivationOp::Mish:
         return times_x(x, highway_tanh(softplus(x, [&] { return splat_of(kOne); })));
-      default:  // Gelu
+      case ir::ActivationOp::Gelu:
         return gelu(x);
     }
+    throw NotCovered{};  // not an enumerator
   }
 
   /// y = x y.
@@ -1204,6 +1264,8 @@ std::unique_ptr<const JitProgram> JitProgram::compile(const fusion::Program& pro
       return std::unique_ptr<const JitProgram>(new JitProgram(std::move(code), entries, block));
     } catch (const OutOfRegisters&) {
       continue;  // fewer vectors a pass, or, at one, the tile interpreter runs it
+    } catch (const NotCovered&) {
+      return nullptr;
     } catch (const Xbyak::Error&) {
       return nullptr;  // no executable memory (a hardened system, or none left): likewise
     }

@@ -170,10 +170,27 @@ HWY_EXPORT(ActivationF32);
 HWY_EXPORT(ActivationF64);
 
 bool has_activation(const ir::Activation& op, bool is_f64) {
-  if (op.op == ir::ActivationOp::Gelu) return !is_f64;
-  // A Celu of alpha 0 divides by zero: left to the reference.
-  if (op.op == ir::ActivationOp::Celu) return op.alpha != 0.0;
-  return true;
+  // Every enumerator, no default: a new activation does not compile until it says.
+  switch (op.op) {
+    case ir::ActivationOp::Gelu:
+      return !is_f64;
+    case ir::ActivationOp::Celu:
+      return op.alpha != 0.0;  // alpha 0 divides by zero: left to the reference
+    case ir::ActivationOp::Relu:
+    case ir::ActivationOp::LeakyRelu:
+    case ir::ActivationOp::GeluTanh:
+    case ir::ActivationOp::Sigmoid:
+    case ir::ActivationOp::LogSigmoid:
+    case ir::ActivationOp::Silu:
+    case ir::ActivationOp::Softplus:
+    case ir::ActivationOp::Mish:
+    case ir::ActivationOp::Elu:
+    case ir::ActivationOp::Selu:
+    case ir::ActivationOp::HardSigmoid:
+    case ir::ActivationOp::HardSwish:
+      return true;
+  }
+  return false;  // not an enumerator
 }
 
 void activation(const ir::Activation& op, const float* x, float* out, int64_t n) {
