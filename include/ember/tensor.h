@@ -31,6 +31,25 @@ template <typename K>
 concept Numeric = std::same_as<K, Float> || std::same_as<K, Int>;
 
 namespace detail {
+// The op table's columns (ember/ops.def) as the typed API reads them: which kinds an op's method
+// exists for (its dtypes column), and the kind of its result (its result column).
+template <typename K>
+inline constexpr bool kTakesFloat = std::same_as<K, Float>;
+template <typename K>
+inline constexpr bool kTakesFloatOrSigned = Numeric<K>;
+template <typename K>
+inline constexpr bool kTakesNumeric = Numeric<K>;
+template <typename K>
+inline constexpr bool kTakesBool = std::same_as<K, Bool>;
+template <typename K>
+inline constexpr bool kTakesAny = true;
+template <typename K>
+using SameResult = K;
+template <typename K>
+using BoolResult = Bool;
+}  // namespace detail
+
+namespace detail {
 /// Checks that h has rank D and kind k; InvalidArgument "[op] ..." otherwise.
 void check_typed(const TensorHandle& h, std::size_t rank, TensorKind kind, const char* op);
 /// Throws InvalidArgument "[into_scalar] ..." naming the shape.
@@ -175,9 +194,6 @@ class Tensor {
   Tensor remainder_scalar(Scalar s) const requires Numeric<K> {
     return wrap(ops::remainder_scalar(h_, s));
   }
-  Tensor neg() const requires Numeric<K> { return wrap(ops::neg(h_)); }
-  Tensor abs() const requires Numeric<K> { return wrap(ops::abs(h_)); }
-  Tensor sign() const requires Numeric<K> { return wrap(ops::sign(h_)); }
   Tensor powi_scalar(int64_t e) const requires Numeric<K> { return wrap(ops::powi_scalar(h_, e)); }
   Tensor clamp(Scalar lo, Scalar hi) const requires Numeric<K> {
     return wrap(ops::clamp(h_, lo, hi));
@@ -195,35 +211,24 @@ class Tensor {
     return wrap(ops::matmul(h_, o.h_));
   }
 
+  // ---- one tensor: a method per unary op of the op table (ember/ops.def) ----------------------
+  // neg, abs, sign (Float and Int), exp ... round, is_nan and is_inf (Float; the last two give
+  // Bool tensors), bool_not (Bool).
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, result)                                 \
+  Tensor<D, detail::result##Result<K>> name() const requires detail::kTakes##dtypes<K> { \
+    return Tensor<D, detail::result##Result<K>>(ops::name(h_));                          \
+  }
+#include "ember/ops.def"
+
   // ---- float math ---------------------------------------------------------------------------
-  Tensor exp() const requires std::same_as<K, Float> { return wrap(ops::exp(h_)); }
-  Tensor log() const requires std::same_as<K, Float> { return wrap(ops::log(h_)); }
-  Tensor log1p() const requires std::same_as<K, Float> { return wrap(ops::log1p(h_)); }
-  Tensor sqrt() const requires std::same_as<K, Float> { return wrap(ops::sqrt(h_)); }
-  Tensor sin() const requires std::same_as<K, Float> { return wrap(ops::sin(h_)); }
-  Tensor cos() const requires std::same_as<K, Float> { return wrap(ops::cos(h_)); }
-  Tensor tan() const requires std::same_as<K, Float> { return wrap(ops::tan(h_)); }
-  Tensor tanh() const requires std::same_as<K, Float> { return wrap(ops::tanh(h_)); }
-  Tensor erf() const requires std::same_as<K, Float> { return wrap(ops::erf(h_)); }
-  Tensor recip() const requires std::same_as<K, Float> { return wrap(ops::recip(h_)); }
-  Tensor floor() const requires std::same_as<K, Float> { return wrap(ops::floor(h_)); }
-  Tensor ceil() const requires std::same_as<K, Float> { return wrap(ops::ceil(h_)); }
-  Tensor round() const requires std::same_as<K, Float> { return wrap(ops::round(h_)); }
   Tensor powf(const Tensor& o) const requires std::same_as<K, Float> {
     return wrap(ops::powf(h_, o.h_));
   }
   Tensor powf_scalar(double e) const requires std::same_as<K, Float> {
     return wrap(ops::powf_scalar(h_, e));
   }
-  Tensor<D, Bool> is_nan() const requires std::same_as<K, Float> {
-    return Tensor<D, Bool>(ops::is_nan(h_));
-  }
-  Tensor<D, Bool> is_inf() const requires std::same_as<K, Float> {
-    return Tensor<D, Bool>(ops::is_inf(h_));
-  }
 
   // ---- bool ---------------------------------------------------------------------------------
-  Tensor bool_not() const requires std::same_as<K, Bool> { return wrap(ops::bool_not(h_)); }
   Tensor bool_and(const Tensor& o) const requires std::same_as<K, Bool> {
     return wrap(ops::bool_and(h_, o.h_));
   }
@@ -235,22 +240,42 @@ class Tensor {
   }
 
   // ---- comparisons --------------------------------------------------------------------------
-  Tensor<D, Bool> equal(const Tensor& o) const { return bool_of(ops::equal(h_, o.h_)); }
-  Tensor<D, Bool> not_equal(const Tensor& o) const { return bool_of(ops::not_equal(h_, o.h_)); }
-  Tensor<D, Bool> greater(const Tensor& o) const { return bool_of(ops::greater(h_, o.h_)); }
+  Tensor<D, Bool> equal(const Tensor& o) const {
+    return bool_of(ops::equal(h_, o.h_));
+  }
+  Tensor<D, Bool> not_equal(const Tensor& o) const {
+    return bool_of(ops::not_equal(h_, o.h_));
+  }
+  Tensor<D, Bool> greater(const Tensor& o) const {
+    return bool_of(ops::greater(h_, o.h_));
+  }
   Tensor<D, Bool> greater_equal(const Tensor& o) const {
     return bool_of(ops::greater_equal(h_, o.h_));
   }
-  Tensor<D, Bool> lower(const Tensor& o) const { return bool_of(ops::lower(h_, o.h_)); }
-  Tensor<D, Bool> lower_equal(const Tensor& o) const { return bool_of(ops::lower_equal(h_, o.h_)); }
-  Tensor<D, Bool> equal_elem(Scalar s) const { return bool_of(ops::equal_elem(h_, s)); }
-  Tensor<D, Bool> not_equal_elem(Scalar s) const { return bool_of(ops::not_equal_elem(h_, s)); }
-  Tensor<D, Bool> greater_elem(Scalar s) const { return bool_of(ops::greater_elem(h_, s)); }
+  Tensor<D, Bool> lower(const Tensor& o) const {
+    return bool_of(ops::lower(h_, o.h_));
+  }
+  Tensor<D, Bool> lower_equal(const Tensor& o) const {
+    return bool_of(ops::lower_equal(h_, o.h_));
+  }
+  Tensor<D, Bool> equal_elem(Scalar s) const {
+    return bool_of(ops::equal_elem(h_, s));
+  }
+  Tensor<D, Bool> not_equal_elem(Scalar s) const {
+    return bool_of(ops::not_equal_elem(h_, s));
+  }
+  Tensor<D, Bool> greater_elem(Scalar s) const {
+    return bool_of(ops::greater_elem(h_, s));
+  }
   Tensor<D, Bool> greater_equal_elem(Scalar s) const {
     return bool_of(ops::greater_equal_elem(h_, s));
   }
-  Tensor<D, Bool> lower_elem(Scalar s) const { return bool_of(ops::lower_elem(h_, s)); }
-  Tensor<D, Bool> lower_equal_elem(Scalar s) const { return bool_of(ops::lower_equal_elem(h_, s)); }
+  Tensor<D, Bool> lower_elem(Scalar s) const {
+    return bool_of(ops::lower_elem(h_, s));
+  }
+  Tensor<D, Bool> lower_equal_elem(Scalar s) const {
+    return bool_of(ops::lower_equal_elem(h_, s));
+  }
 
   // ---- masking ------------------------------------------------------------------------------
   /// mask ? value : this.
@@ -264,16 +289,36 @@ class Tensor {
 
   // ---- reductions ---------------------------------------------------------------------------
   /// The sum of every element, as a one-element tensor.
-  Tensor<1, K> sum() const requires Numeric<K> { return Tensor<1, K>(ops::sum(h_)); }
-  Tensor sum_dim(int64_t dim) const requires Numeric<K> { return wrap(ops::sum_dim(h_, dim)); }
-  Tensor<1, K> mean() const requires Numeric<K> { return Tensor<1, K>(ops::mean(h_)); }
-  Tensor mean_dim(int64_t dim) const requires Numeric<K> { return wrap(ops::mean_dim(h_, dim)); }
-  Tensor<1, K> prod() const requires Numeric<K> { return Tensor<1, K>(ops::prod(h_)); }
-  Tensor prod_dim(int64_t dim) const requires Numeric<K> { return wrap(ops::prod_dim(h_, dim)); }
-  Tensor<1, K> max() const { return Tensor<1, K>(ops::max(h_)); }
-  Tensor max_dim(int64_t dim) const { return wrap(ops::max_dim(h_, dim)); }
-  Tensor<1, K> min() const { return Tensor<1, K>(ops::min(h_)); }
-  Tensor min_dim(int64_t dim) const { return wrap(ops::min_dim(h_, dim)); }
+  Tensor<1, K> sum() const requires Numeric<K> {
+    return Tensor<1, K>(ops::sum(h_));
+  }
+  Tensor sum_dim(int64_t dim) const requires Numeric<K> {
+    return wrap(ops::sum_dim(h_, dim));
+  }
+  Tensor<1, K> mean() const requires Numeric<K> {
+    return Tensor<1, K>(ops::mean(h_));
+  }
+  Tensor mean_dim(int64_t dim) const requires Numeric<K> {
+    return wrap(ops::mean_dim(h_, dim));
+  }
+  Tensor<1, K> prod() const requires Numeric<K> {
+    return Tensor<1, K>(ops::prod(h_));
+  }
+  Tensor prod_dim(int64_t dim) const requires Numeric<K> {
+    return wrap(ops::prod_dim(h_, dim));
+  }
+  Tensor<1, K> max() const {
+    return Tensor<1, K>(ops::max(h_));
+  }
+  Tensor max_dim(int64_t dim) const {
+    return wrap(ops::max_dim(h_, dim));
+  }
+  Tensor<1, K> min() const {
+    return Tensor<1, K>(ops::min(h_));
+  }
+  Tensor min_dim(int64_t dim) const {
+    return wrap(ops::min_dim(h_, dim));
+  }
   Tensor<D, Int> argmax(int64_t dim) const requires Numeric<K> {
     return Tensor<D, Int>(ops::argmax(h_, dim));
   }
@@ -281,14 +326,24 @@ class Tensor {
     return Tensor<D, Int>(ops::argmin(h_, dim));
   }
   /// Unbiased variance along dim (kept with size 1).
-  Tensor var(int64_t dim) const requires std::same_as<K, Float> { return wrap(ops::var(h_, dim)); }
+  Tensor var(int64_t dim) const requires std::same_as<K, Float> {
+    return wrap(ops::var(h_, dim));
+  }
   Tensor var_biased(int64_t dim) const requires std::same_as<K, Float> {
     return wrap(ops::var(h_, dim, 0));
   }
-  Tensor<1, Bool> any() const { return Tensor<1, Bool>(ops::any(h_)); }
-  Tensor<D, Bool> any_dim(int64_t dim) const { return bool_of(ops::any_dim(h_, dim)); }
-  Tensor<1, Bool> all() const { return Tensor<1, Bool>(ops::all(h_)); }
-  Tensor<D, Bool> all_dim(int64_t dim) const { return bool_of(ops::all_dim(h_, dim)); }
+  Tensor<1, Bool> any() const {
+    return Tensor<1, Bool>(ops::any(h_));
+  }
+  Tensor<D, Bool> any_dim(int64_t dim) const {
+    return bool_of(ops::any_dim(h_, dim));
+  }
+  Tensor<1, Bool> all() const {
+    return Tensor<1, Bool>(ops::all(h_));
+  }
+  Tensor<D, Bool> all_dim(int64_t dim) const {
+    return bool_of(ops::all_dim(h_, dim));
+  }
 
   // ---- layout -------------------------------------------------------------------------------
   /// New shape of rank D2 with the same element count; one dim may be -1.
@@ -297,18 +352,26 @@ class Tensor {
     return Tensor<D2, K>(ops::reshape(h_, ops::Dims(dims.begin(), dims.end())));
   }
   /// Swaps the last two dims.
-  Tensor transpose() const { return wrap(ops::transpose(h_)); }
-  Tensor swap_dims(int64_t a, int64_t b) const { return wrap(ops::swap_dims(h_, a, b)); }
+  Tensor transpose() const {
+    return wrap(ops::transpose(h_));
+  }
+  Tensor swap_dims(int64_t a, int64_t b) const {
+    return wrap(ops::swap_dims(h_, a, b));
+  }
   Tensor permute(const Dims& axes) const {
     return wrap(ops::permute(h_, ops::Dims(axes.begin(), axes.end())));
   }
-  Tensor flip(const std::vector<int64_t>& axes) const { return wrap(ops::flip(h_, axes)); }
+  Tensor flip(const std::vector<int64_t>& axes) const {
+    return wrap(ops::flip(h_, axes));
+  }
   /// Broadcasts to dims (rank D2 >= D; -1 keeps a dim).
   template <std::size_t D2>
   Tensor<D2, K> expand(const std::array<int64_t, D2>& dims) const {
     return Tensor<D2, K>(ops::expand(h_, ops::Dims(dims.begin(), dims.end())));
   }
-  Tensor slice(const std::vector<Slice>& slices) const { return wrap(ops::slice(h_, slices)); }
+  Tensor slice(const std::vector<Slice>& slices) const {
+    return wrap(ops::slice(h_, slices));
+  }
   Tensor slice_assign(const std::vector<Slice>& slices, const Tensor& values) const {
     return wrap(ops::slice_assign(h_, slices, values.h_));
   }
@@ -369,7 +432,9 @@ class Tensor {
   }
 
   // ---- sort, cumulative -----------------------------------------------------------------------
-  Tensor sort(int64_t dim) const requires Numeric<K> { return wrap(ops::sort(h_, dim)); }
+  Tensor sort(int64_t dim) const requires Numeric<K> {
+    return wrap(ops::sort(h_, dim));
+  }
   Tensor sort_descending(int64_t dim) const requires Numeric<K> {
     return wrap(ops::sort(h_, dim, true));
   }
@@ -389,10 +454,18 @@ class Tensor {
     auto [v, i] = ops::topk_with_indices(h_, k, dim);
     return {wrap(std::move(v)), Tensor<D, Int>(std::move(i))};
   }
-  Tensor cumsum(int64_t dim) const requires Numeric<K> { return wrap(ops::cumsum(h_, dim)); }
-  Tensor cumprod(int64_t dim) const requires Numeric<K> { return wrap(ops::cumprod(h_, dim)); }
-  Tensor cummax(int64_t dim) const requires Numeric<K> { return wrap(ops::cummax(h_, dim)); }
-  Tensor cummin(int64_t dim) const requires Numeric<K> { return wrap(ops::cummin(h_, dim)); }
+  Tensor cumsum(int64_t dim) const requires Numeric<K> {
+    return wrap(ops::cumsum(h_, dim));
+  }
+  Tensor cumprod(int64_t dim) const requires Numeric<K> {
+    return wrap(ops::cumprod(h_, dim));
+  }
+  Tensor cummax(int64_t dim) const requires Numeric<K> {
+    return wrap(ops::cummax(h_, dim));
+  }
+  Tensor cummin(int64_t dim) const requires Numeric<K> {
+    return wrap(ops::cummin(h_, dim));
+  }
   /// One-hot encoding of class indices: shape + [num_classes], of kind K2.
   template <typename K2 = Float>
   Tensor<D + 1, K2> one_hot(int64_t num_classes) const requires std::same_as<K, Int> {
@@ -400,8 +473,12 @@ class Tensor {
   }
 
  private:
-  static Tensor wrap(TensorHandle h) { return Tensor(std::move(h)); }
-  static Tensor<D, Bool> bool_of(TensorHandle h) { return Tensor<D, Bool>(std::move(h)); }
+  static Tensor wrap(TensorHandle h) {
+    return Tensor(std::move(h));
+  }
+  static Tensor<D, Bool> bool_of(TensorHandle h) {
+    return Tensor<D, Bool>(std::move(h));
+  }
   static ops::Handles handles(const std::vector<Tensor>& xs) {
     ops::Handles hs;
     hs.reserve(xs.size());

@@ -57,26 +57,11 @@ TensorHandle eye(int64_t n, const TensorCreationOptions& options, TensorKind kin
 TensorHandle full_like(const TensorHandle& x, Scalar value);
 
 // ---- elementwise ------------------------------------------------------------------------------
-TensorHandle neg(const TensorHandle& x);
-TensorHandle abs(const TensorHandle& x);
-TensorHandle sign(const TensorHandle& x);
-TensorHandle exp(const TensorHandle& x);
-TensorHandle log(const TensorHandle& x);
-TensorHandle log1p(const TensorHandle& x);
-TensorHandle sqrt(const TensorHandle& x);
-TensorHandle sin(const TensorHandle& x);
-TensorHandle cos(const TensorHandle& x);
-TensorHandle tan(const TensorHandle& x);
-TensorHandle tanh(const TensorHandle& x);
-TensorHandle erf(const TensorHandle& x);
-TensorHandle recip(const TensorHandle& x);
-TensorHandle floor(const TensorHandle& x);
-TensorHandle ceil(const TensorHandle& x);
-/// Half to even.
-TensorHandle round(const TensorHandle& x);
-TensorHandle is_nan(const TensorHandle& x);
-TensorHandle is_inf(const TensorHandle& x);
-TensorHandle bool_not(const TensorHandle& x);
+// One tensor: neg, abs, sign, exp, log, log1p, sqrt, sin, cos, tan, tanh, erf, recip, floor,
+// ceil, round (half to even), bool_not, is_nan, is_inf: one function per line of the op table
+// (ember/ops.def), which says the dtypes each takes and whether its result is Bool.
+#define EMBER_UNARY_OP(Enumerator, name, ...) TensorHandle name(const TensorHandle& x);
+#include "ember/ops.def"
 
 // Two tensors: broadcast, dtypes promoted (promote_types) within a kind; kinds must match.
 TensorHandle add(const TensorHandle& a, const TensorHandle& b);

@@ -1,4 +1,5 @@
 // Rules of the elementwise ops: unary, binary (tensor and scalar), compare, cast.
+#include <array>
 #include <cmath>
 
 #include "core/recycled_shapes.h"
@@ -7,26 +8,39 @@
 namespace ember::ir::rules {
 namespace {
 
+/// Entry op of table (indexed by the enum, from the op table); the first entry stands for a value
+/// past the table (an op decoded from untrusted bytes), which ir then refuses as unknown.
+template <typename Enum, typename Table>
+const auto& entry(const Table& table, Enum op) {
+  const auto index = static_cast<std::size_t>(op);
+  return table[index < table.size() ? index : 0];
+}
+
+const std::array kUnaryDTypes = {
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, result) DTypeSet::dtypes,
+#include "ember/ops.def"
+};
+const std::array kUnaryResults = {
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, result) ResultDType::result,
+#include "ember/ops.def"
+};
+const std::array kBinaryDTypes = {
+#define EMBER_BINARY_OP(Enumerator, name, scalar_name, dtypes, commutative) DTypeSet::dtypes,
+#include "ember/ops.def"
+};
+
+void check_known(const Op& op, std::size_t index, std::size_t count) {
+  require(index < count, op, "unknown op ", index, " (", count, " ops of its kind)");
+}
+
 const DTypeClass& unary_dtypes(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg:
-      return kFloatOrSignedDTypes;
-    case UnaryOp::Abs:
-    case UnaryOp::Sign:
-      return kNumericDTypes;
-    case UnaryOp::Not:
-      return kBoolDTypes;
-    default:  // Exp .. Round, IsNan, IsInf
-      return kFloatDTypes;
-  }
+  return dtype_class(entry(kUnaryDTypes, op));
 }
 
-bool is_logical(BinaryOp op) {
-  return op == BinaryOp::And || op == BinaryOp::Or || op == BinaryOp::Xor;
-}
-
-const DTypeClass& binary_dtypes(BinaryOp op) {
-  return is_logical(op) ? kBoolDTypes : kNumericDTypes;
+/// The tensor-tensor dtypes of the table; a scalar power also takes integers (powi_scalar).
+const DTypeClass& binary_dtypes(BinaryOp op, bool scalar) {
+  if (scalar && op == BinaryOp::Pow) return kNumericDTypes;
+  return dtype_class(entry(kBinaryDTypes, op));
 }
 
 /// An integer `x op value` whose value is known now: reject what would divide by zero or need
@@ -45,25 +59,28 @@ void check_integer_divisor_or_exponent(const BinaryScalar& binary, const Op& op)
 
 Outputs infer_rule(const Unary& unary, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 1);
+  check_known(op, static_cast<std::size_t>(unary.op), kOpCount<UnaryOp>);
   const TensorMeta& x = inputs[0];
   check_dtype(op, x.dtype, unary_dtypes(unary.op));
-  const bool predicate = unary.op == UnaryOp::IsNan || unary.op == UnaryOp::IsInf;
+  const bool predicate = entry(kUnaryResults, unary.op) == ResultDType::Bool;
   return one_output({detail::recycled_copy(x.shape), predicate ? DType::Bool : x.dtype});
 }
 
 Outputs infer_rule(const Binary& binary, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 2);
+  check_known(op, static_cast<std::size_t>(binary.op), kOpCount<BinaryOp>);
   const TensorMeta& lhs = inputs[0];
   const TensorMeta& rhs = inputs[1];
   check_same_dtype(op, "lhs", lhs.dtype, "rhs", rhs.dtype);
-  check_dtype(op, lhs.dtype, binary_dtypes(binary.op));
+  check_dtype(op, lhs.dtype, binary_dtypes(binary.op, false));
   return one_output({broadcast(op, "lhs", lhs.shape, "rhs", rhs.shape), lhs.dtype});
 }
 
 Outputs infer_rule(const BinaryScalar& binary, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 1);
+  check_known(op, static_cast<std::size_t>(binary.op), kOpCount<BinaryOp>);
   const TensorMeta& x = inputs[0];
-  check_dtype(op, x.dtype, binary_dtypes(binary.op));
+  check_dtype(op, x.dtype, binary_dtypes(binary.op, true));
   check_scalar_fits(op, binary.value, x.dtype);
   if (is_int(x.dtype) && !binary.scalar_lhs) check_integer_divisor_or_exponent(binary, op);
   return one_output({detail::recycled_copy(x.shape), x.dtype});

@@ -8,19 +8,25 @@
 namespace ember::ir {
 namespace {
 
-// Each table is indexed by its enum's value.
-constexpr std::array<std::string_view, 19> kUnaryNames = {
-    "neg",  "abs", "sign",  "exp",   "log",  "log1p", "sqrt",     "sin",    "cos",   "tan",
-    "tanh", "erf", "recip", "floor", "ceil", "round", "bool_not", "is_nan", "is_inf"};
-constexpr std::array<std::string_view, 11> kBinaryNames = {
-    "add",     "sub",     "mul",      "div",     "remainder", "powf",
-    "maximum", "minimum", "bool_and", "bool_or", "bool_xor"};
-// The tensor-scalar forms as the Tensor API names them: maximum and minimum with a scalar are
-// its clamp_min and clamp_max.
-constexpr std::array<std::string_view, 11> kBinaryScalarNames = {
-    "add_scalar",       "sub_scalar",     "mul_scalar",     "div_scalar",
-    "remainder_scalar", "powf_scalar",    "clamp_min",      "clamp_max",
-    "bool_and_scalar",  "bool_or_scalar", "bool_xor_scalar"};
+// Each table is indexed by its enum's value; the op table's (ember/ops.def) come from it.
+constexpr std::array kUnaryNames = {
+#define EMBER_UNARY_OP(Enumerator, name, ...) std::string_view(#name),
+#include "ember/ops.def"
+};
+constexpr std::array kBinaryNames = {
+#define EMBER_BINARY_OP(Enumerator, name, ...) std::string_view(#name),
+#include "ember/ops.def"
+};
+// The tensor-scalar forms as the Tensor API names them (maximum and minimum with a scalar are
+// its clamp_min and clamp_max).
+constexpr std::array kBinaryScalarNames = {
+#define EMBER_BINARY_OP(Enumerator, name, scalar_name, ...) std::string_view(#scalar_name),
+#include "ember/ops.def"
+};
+constexpr std::array kBinaryCommutative = {
+#define EMBER_BINARY_OP(Enumerator, name, scalar_name, dtypes, commutative) commutative,
+#include "ember/ops.def"
+};
 constexpr std::array<std::string_view, 6> kCompareNames = {
     "equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal"};
 constexpr std::array<std::string_view, 10> kReduceNames = {
@@ -32,9 +38,6 @@ constexpr std::array<std::string_view, 14> kActivationNames = {
     "softplus", "mish",       "elu",  "selu",      "celu",    "hard_sigmoid", "hard_swish"};
 constexpr std::array<std::string_view, 2> kPoolNames = {"max", "avg"};
 
-static_assert(kUnaryNames.size() == static_cast<std::size_t>(UnaryOp::IsInf) + 1);
-static_assert(kBinaryNames.size() == static_cast<std::size_t>(BinaryOp::Xor) + 1);
-static_assert(kBinaryScalarNames.size() == kBinaryNames.size());
 static_assert(kCompareNames.size() == static_cast<std::size_t>(CompareOp::LowerEqual) + 1);
 static_assert(kReduceNames.size() == static_cast<std::size_t>(ReduceOp::All) + 1);
 static_assert(kCumulativeNames.size() == static_cast<std::size_t>(CumulativeOp::Min) + 1);
@@ -55,7 +58,8 @@ bool has_dim_suffix(const Reduce& reduce) {
 }
 
 bool is_commutative(BinaryOp op) {
-  return op != BinaryOp::Sub && op != BinaryOp::Div && op != BinaryOp::Rem && op != BinaryOp::Pow;
+  const auto index = static_cast<std::size_t>(op);
+  return index < kBinaryCommutative.size() && kBinaryCommutative[index];
 }
 
 /// The name of the public function that makes o: an integer power is powi_scalar, and value op x

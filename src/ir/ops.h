@@ -4,7 +4,9 @@
 // one_hot, ...) are lowered to these by the Tensor API and have no struct of their own.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,46 +35,57 @@ using OutputMetas = detail::InlineVector<TensorMeta, 2>;
 /// A scalar operand (the public ember::Scalar).
 using Scalar = ember::Scalar;
 
+// ---- the op table ---------------------------------------------------------------------------
+
+/// The dtypes an op of the op table takes (its dtypes column, include/ember/ops.def).
+enum class DTypeSet : uint8_t { Float, FloatOrSigned, Numeric, Bool, Any };
+/// The dtype of such an op's result: its input's, or Bool.
+enum class ResultDType : uint8_t { Same, Bool };
+
+/// Every enumerator of an op enum of the op table, in table order: OpList<UnaryOp>::all.
+template <typename Enum>
+struct OpList;
+/// all_ops<UnaryOp>(): every unary op, for tables and tests that go through them all.
+template <typename Enum>
+constexpr std::span<const Enum> all_ops() {
+  return OpList<Enum>::all;
+}
+/// How many ops an op enum has.
+template <typename Enum>
+inline constexpr std::size_t kOpCount = std::size(OpList<Enum>::all);
+
 // ---- elementwise ----------------------------------------------------------------------------
 
+/// The unary ops, in the op table's order (see ops.def for dtypes and results).
 enum class UnaryOp : uint8_t {
-  Neg,
-  Abs,
-  Sign,  // float, signed int (Abs and Sign also unsigned)
-  Exp,
-  Log,
-  Log1p,
-  Sqrt,
-  Sin,
-  Cos,
-  Tan,  // float only
-  Tanh,
-  Erf,
-  Recip,
-  Floor,
-  Ceil,
-  Round,  // float only (Round: half to even)
-  Not,    // bool only
-  IsNan,
-  IsInf,  // float → bool
+#define EMBER_UNARY_OP(Enumerator, ...) Enumerator,
+#include "ember/ops.def"
 };
-/// inputs: (x). Output: x's shape; dtype x's, or Bool for IsNan/IsInf.
+template <>
+struct OpList<UnaryOp> {
+  static constexpr UnaryOp all[] = {
+#define EMBER_UNARY_OP(Enumerator, ...) UnaryOp::Enumerator,
+#include "ember/ops.def"
+  };
+};
+/// inputs: (x). Output: x's shape; dtype x's, or Bool where the table says so (IsNan, IsInf).
 struct Unary {
   UnaryOp op;
 };
 
+/// The binary ops, in the op table's order. Div of integers truncates toward zero (by zero is an
+/// error), Rem takes the divisor's sign (Python's %), Pow of an integer base needs a
+/// non-negative integer exponent, Maximum and Minimum propagate NaN.
 enum class BinaryOp : uint8_t {
-  Add,
-  Sub,
-  Mul,
-  Div,  // numeric; integer Div truncates toward zero, by zero is an error
-  Rem,  // numeric; result takes the divisor's sign (Python/PyTorch remainder)
-  Pow,  // numeric; an integer base needs a non-negative integer exponent
-  Maximum,
-  Minimum,  // numeric; NaN propagates
-  And,
-  Or,
-  Xor,  // bool only
+#define EMBER_BINARY_OP(Enumerator, ...) Enumerator,
+#include "ember/ops.def"
+};
+template <>
+struct OpList<BinaryOp> {
+  static constexpr BinaryOp all[] = {
+#define EMBER_BINARY_OP(Enumerator, ...) BinaryOp::Enumerator,
+#include "ember/ops.def"
+  };
 };
 /// inputs: (lhs, rhs) of one dtype, broadcast (NumPy rules).
 struct Binary {

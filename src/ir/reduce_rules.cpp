@@ -15,7 +15,7 @@ const DTypeClass& reduce_dtypes(ReduceOp op) {
     case ReduceOp::Var:
       return kFloatDTypes;
     default:  // Max, Min (numeric and bool), Any, All
-      return kAnyDType;
+      return kAnyDTypes;
   }
 }
 

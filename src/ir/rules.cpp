@@ -62,7 +62,23 @@ const DTypeClass kIntDTypes{"an int", is_int};
 const DTypeClass kNumericDTypes{"a numeric", is_numeric};
 const DTypeClass kFloatOrSignedDTypes{"a float or signed int", is_float_or_signed};
 const DTypeClass kBoolDTypes{"a bool", is_bool};
-const DTypeClass kAnyDType{"any", is_any};
+const DTypeClass kAnyDTypes{"any", is_any};
+
+const DTypeClass& dtype_class(DTypeSet set) {
+  switch (set) {
+    case DTypeSet::Float:
+      return kFloatDTypes;
+    case DTypeSet::FloatOrSigned:
+      return kFloatOrSignedDTypes;
+    case DTypeSet::Numeric:
+      return kNumericDTypes;
+    case DTypeSet::Bool:
+      return kBoolDTypes;
+    case DTypeSet::Any:
+      return kAnyDTypes;
+  }
+  return kAnyDTypes;  // not an enumerator
+}
 
 std::ostream& operator<<(std::ostream& os, List list) {
   os << '[';

@@ -58,7 +58,9 @@ extern const DTypeClass kIntDTypes;            ///< signed and unsigned
 extern const DTypeClass kNumericDTypes;        ///< float or int
 extern const DTypeClass kFloatOrSignedDTypes;  ///< float or signed int
 extern const DTypeClass kBoolDTypes;           ///< bool
-extern const DTypeClass kAnyDType;             ///< every dtype
+extern const DTypeClass kAnyDTypes;            ///< every dtype
+/// The class of an op table's dtypes column (ember/ops.def).
+const DTypeClass& dtype_class(DTypeSet set);
 
 /// A list of the one output meta, moved in: `return {{shape, dtype}}` copies the meta out of its
 /// initializer list, a heap allocation for the shape (a visible part of an op on a tiny tensor).

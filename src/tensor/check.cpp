@@ -84,6 +84,21 @@ void check_exact_scalar(const Scalar& s, DType dtype, std::string_view op) {
   }
 }
 
+KindRule kind_rule(ir::DTypeSet dtypes) {
+  switch (dtypes) {
+    case ir::DTypeSet::Float:
+      return KindRule::Float;
+    case ir::DTypeSet::FloatOrSigned:
+    case ir::DTypeSet::Numeric:
+      return KindRule::Numeric;
+    case ir::DTypeSet::Bool:
+      return KindRule::Bool;
+    case ir::DTypeSet::Any:
+      return KindRule::Any;
+  }
+  return KindRule::Any;  // not an enumerator
+}
+
 void check_result_size(const Shape& shape, DType dtype, std::string_view op) {
   if (!detail::checked_tensor_bytes(shape, dtype)) {
     fail(op, "result ", shape, " of ", dtype, ' ', detail::kTooLargeForInt64);

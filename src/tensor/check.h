@@ -14,6 +14,7 @@
 #include "ember/scalar.h"
 #include "ember/tensor_handle.h"
 #include "ember/tensor_ops.h"
+#include "ir/ops.h"
 
 namespace ember::detail {
 struct TensorImpl;
@@ -51,6 +52,9 @@ int64_t normalize_insert_dim(int64_t dim, std::size_t rank, std::string_view op)
 
 /// The tensor kinds an op accepts.
 enum class KindRule : uint8_t { Float, Int, Bool, Numeric, Any };
+/// The tensor kinds an op of the op table takes, from its dtypes column (FloatOrSigned: Numeric;
+/// ir's rule then refuses the unsigned dtypes).
+KindRule kind_rule(ir::DTypeSet dtypes);
 /// Checks that x is defined and of a kind rule accepts ("[exp] expects a Float tensor, got i64").
 void require(const TensorHandle& x, KindRule rule, std::string_view op);
 void require_same_kind(const TensorHandle& a, const TensorHandle& b, std::string_view op);

@@ -60,63 +60,11 @@ bool scalar_less(const Scalar& a, const Scalar& b) {
 
 }  // namespace
 
-TensorHandle neg(const TensorHandle& x) {
-  return unary(x, UnaryOp::Neg, KindRule::Numeric, "neg");
-}
-TensorHandle abs(const TensorHandle& x) {
-  return unary(x, UnaryOp::Abs, KindRule::Numeric, "abs");
-}
-TensorHandle sign(const TensorHandle& x) {
-  return unary(x, UnaryOp::Sign, KindRule::Numeric, "sign");
-}
-TensorHandle exp(const TensorHandle& x) {
-  return unary(x, UnaryOp::Exp, KindRule::Float, "exp");
-}
-TensorHandle log(const TensorHandle& x) {
-  return unary(x, UnaryOp::Log, KindRule::Float, "log");
-}
-TensorHandle log1p(const TensorHandle& x) {
-  return unary(x, UnaryOp::Log1p, KindRule::Float, "log1p");
-}
-TensorHandle sqrt(const TensorHandle& x) {
-  return unary(x, UnaryOp::Sqrt, KindRule::Float, "sqrt");
-}
-TensorHandle sin(const TensorHandle& x) {
-  return unary(x, UnaryOp::Sin, KindRule::Float, "sin");
-}
-TensorHandle cos(const TensorHandle& x) {
-  return unary(x, UnaryOp::Cos, KindRule::Float, "cos");
-}
-TensorHandle tan(const TensorHandle& x) {
-  return unary(x, UnaryOp::Tan, KindRule::Float, "tan");
-}
-TensorHandle tanh(const TensorHandle& x) {
-  return unary(x, UnaryOp::Tanh, KindRule::Float, "tanh");
-}
-TensorHandle erf(const TensorHandle& x) {
-  return unary(x, UnaryOp::Erf, KindRule::Float, "erf");
-}
-TensorHandle recip(const TensorHandle& x) {
-  return unary(x, UnaryOp::Recip, KindRule::Float, "recip");
-}
-TensorHandle floor(const TensorHandle& x) {
-  return unary(x, UnaryOp::Floor, KindRule::Float, "floor");
-}
-TensorHandle ceil(const TensorHandle& x) {
-  return unary(x, UnaryOp::Ceil, KindRule::Float, "ceil");
-}
-TensorHandle round(const TensorHandle& x) {
-  return unary(x, UnaryOp::Round, KindRule::Float, "round");
-}
-TensorHandle is_nan(const TensorHandle& x) {
-  return unary(x, UnaryOp::IsNan, KindRule::Float, "is_nan");
-}
-TensorHandle is_inf(const TensorHandle& x) {
-  return unary(x, UnaryOp::IsInf, KindRule::Float, "is_inf");
-}
-TensorHandle bool_not(const TensorHandle& x) {
-  return unary(x, UnaryOp::Not, KindRule::Bool, "bool_not");
-}
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, result)                                  \
+  TensorHandle name(const TensorHandle& x) {                                              \
+    return unary(x, UnaryOp::Enumerator, tensor::kind_rule(ir::DTypeSet::dtypes), #name); \
+  }
+#include "ember/ops.def"
 
 TensorHandle add(const TensorHandle& a, const TensorHandle& b) {
   return binary(a, b, BinaryOp::Add, KindRule::Numeric, "add");

@@ -4,6 +4,22 @@
 
 namespace ember::test {
 
+DTypes of_table(ir::DTypeSet dtypes) {
+  switch (dtypes) {
+    case ir::DTypeSet::Float:
+      return DTypes::Float;
+    case ir::DTypeSet::FloatOrSigned:
+      return DTypes::FloatOrSigned;
+    case ir::DTypeSet::Numeric:
+      return DTypes::Numeric;
+    case ir::DTypeSet::Bool:
+      return DTypes::Bool;
+    case ir::DTypeSet::Any:
+      return DTypes::All;
+  }
+  return DTypes::None;  // not an enumerator
+}
+
 InputSpec drawn(Shape shape, ValueSpec values) {
   return {std::move(shape), values, {}, {}};
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/ops.h"
 #include "support/op_table.h"
 #include "support/op_values.h"
 
@@ -24,6 +25,9 @@ struct InputSpec {
   /// When not empty: these values (converted to the dtype) instead of drawn ones.
   std::vector<double> fixed;
 };
+
+/// The test dtypes of an op table's dtypes column.
+DTypes of_table(ir::DTypeSet dtypes);
 
 /// Drawn values of the case's dtype.
 InputSpec drawn(Shape shape, ValueSpec values = {});

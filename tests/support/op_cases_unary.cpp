@@ -1,7 +1,10 @@
-// Unary elementwise ops, each on the values it is defined for.
+// Unary elementwise ops, one case per op of the op table (ember/ops.def), each on the values it
+// is defined for.
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
+#include "ir/ops.h"
 #include "support/op_cases.h"
 
 namespace ember::test {
@@ -27,30 +30,53 @@ OpCase special_values_case(std::string name, UnaryFn fn) {
                    {given({2, 3}, {kNan, 1.0, -kInf, kInf, 0.0, -2.5})}, run_unary(fn));
 }
 
+/// The case of op: every op of the table listed, no default, so that a new op does not compile
+/// until it says which values it is tested on.
+OpCase unary_case(ir::UnaryOp op, std::string name, DTypes dtypes, UnaryFn fn) {
+  using ir::UnaryOp;
+  switch (op) {
+    case UnaryOp::Sign:
+      return unary(std::move(name), dtypes, fn, {-3.0, 3.0, 0.5});  // 0.5 steps: zeros occur
+    case UnaryOp::Log:
+      return unary(std::move(name), dtypes, fn, {0.1, 5.0});
+    case UnaryOp::Log1p:
+      return unary(std::move(name), dtypes, fn, {-0.5, 3.0});
+    case UnaryOp::Sqrt:
+      return unary(std::move(name), dtypes, fn, {0.0, 5.0});
+    case UnaryOp::Tan:
+      return unary(std::move(name), dtypes, fn, {-1.2, 1.2});
+    case UnaryOp::Erf:
+      return unary(std::move(name), dtypes, fn, {-2.0, 2.0});
+    case UnaryOp::Recip:
+      return unary(std::move(name), dtypes, fn, {.nonzero = true});
+    case UnaryOp::Round:
+      return round_case();
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+      return special_values_case(std::move(name), fn);
+    case UnaryOp::Neg:
+    case UnaryOp::Abs:
+    case UnaryOp::Exp:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Tanh:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Not:
+      return unary(std::move(name), dtypes, fn);
+  }
+  throw std::logic_error("unary_case: not a UnaryOp");
+}
+
 }  // namespace
 
 std::vector<OpCase> unary_cases() {
-  return {
-      unary("neg", DTypes::FloatOrSigned, ops::neg),
-      unary("abs", DTypes::Numeric, ops::abs),
-      unary("sign", DTypes::Numeric, ops::sign, {-3.0, 3.0, 0.5}),  // 0.5 steps: zeros occur
-      unary("exp", DTypes::Float, ops::exp),
-      unary("log", DTypes::Float, ops::log, {0.1, 5.0}),
-      unary("log1p", DTypes::Float, ops::log1p, {-0.5, 3.0}),
-      unary("sqrt", DTypes::Float, ops::sqrt, {0.0, 5.0}),
-      unary("sin", DTypes::Float, ops::sin),
-      unary("cos", DTypes::Float, ops::cos),
-      unary("tan", DTypes::Float, ops::tan, {-1.2, 1.2}),
-      unary("tanh", DTypes::Float, ops::tanh),
-      unary("erf", DTypes::Float, ops::erf, {-2.0, 2.0}),
-      unary("recip", DTypes::Float, ops::recip, {.nonzero = true}),
-      unary("floor", DTypes::Float, ops::floor),
-      unary("ceil", DTypes::Float, ops::ceil),
-      round_case(),
-      special_values_case("is_nan", ops::is_nan),
-      special_values_case("is_inf", ops::is_inf),
-      unary("bool_not", DTypes::Bool, ops::bool_not),
-  };
+  std::vector<OpCase> cases;
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, result) \
+  cases.push_back(                                       \
+      unary_case(ir::UnaryOp::Enumerator, #name, of_table(ir::DTypeSet::dtypes), ops::name));
+#include "ember/ops.def"
+  return cases;
 }
 
 }  // namespace ember::test
