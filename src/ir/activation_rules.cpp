@@ -9,8 +9,8 @@ namespace {
 
 /// Requires op to be an enumerator (an op decoded from untrusted bytes may hold any value).
 void check_activation_op(const Activation& activation, const Op& op) {
-  require(activation.op <= ActivationOp::HardSwish, op, "unknown activation ",
-          static_cast<int>(activation.op));
+  require(static_cast<std::size_t>(activation.op) < kOpCount<ActivationOp>, op,
+          "unknown activation ", static_cast<int>(activation.op));
 }
 
 /// alpha as the public function calls it.

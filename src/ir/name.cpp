@@ -33,15 +33,15 @@ constexpr std::array<std::string_view, 10> kReduceNames = {
     "sum", "mean", "prod", "max", "min", "argmax", "argmin", "var", "any", "all"};
 constexpr std::array<std::string_view, 4> kCumulativeNames = {"cumsum", "cumprod", "cummax",
                                                               "cummin"};
-constexpr std::array<std::string_view, 14> kActivationNames = {
-    "relu",     "leaky_relu", "gelu", "gelu_tanh", "sigmoid", "log_sigmoid",  "silu",
-    "softplus", "mish",       "elu",  "selu",      "celu",    "hard_sigmoid", "hard_swish"};
+constexpr std::array kActivationNames = {
+#define EMBER_ACTIVATION_OP(Enumerator, name, ...) std::string_view(#name),
+#include "ember/ops.def"
+};
 constexpr std::array<std::string_view, 2> kPoolNames = {"max", "avg"};
 
 static_assert(kCompareNames.size() == static_cast<std::size_t>(CompareOp::LowerEqual) + 1);
 static_assert(kReduceNames.size() == static_cast<std::size_t>(ReduceOp::All) + 1);
 static_assert(kCumulativeNames.size() == static_cast<std::size_t>(CumulativeOp::Min) + 1);
-static_assert(kActivationNames.size() == static_cast<std::size_t>(ActivationOp::HardSwish) + 1);
 
 /// The name of enumerator e; an op decoded from untrusted bytes may hold a value past the table.
 template <typename Enum, std::size_t N>

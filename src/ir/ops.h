@@ -224,21 +224,17 @@ struct Cumulative {
 
 // ---- neural-network activations ------------------------------------------------------------
 
+/// The activations, in the op table's order.
 enum class ActivationOp : uint8_t {
-  Relu,
-  LeakyRelu,
-  Gelu,
-  GeluTanh,
-  Sigmoid,
-  LogSigmoid,
-  Silu,
-  Softplus,
-  Mish,
-  Elu,
-  Selu,
-  Celu,
-  HardSigmoid,
-  HardSwish,
+#define EMBER_ACTIVATION_OP(Enumerator, ...) Enumerator,
+#include "ember/ops.def"
+};
+template <>
+struct OpList<ActivationOp> {
+  static constexpr ActivationOp all[] = {
+#define EMBER_ACTIVATION_OP(Enumerator, ...) ActivationOp::Enumerator,
+#include "ember/ops.def"
+  };
 };
 /// inputs: (x) float. Output x's meta. alpha: LeakyRelu's negative slope, Elu's and Celu's
 /// alpha; beta: Softplus's beta (linear above beta * x > 20, as PyTorch).

@@ -154,16 +154,43 @@ std::vector<float> varied_values(std::mt19937& rng, std::size_t n, bool with_spe
   return values;
 }
 
-constexpr ir::UnaryOp kCompiledUnaryOps[] = {
-    ir::UnaryOp::Neg,  ir::UnaryOp::Abs, ir::UnaryOp::Sqrt, ir::UnaryOp::Recip,
-    ir::UnaryOp::Tanh, ir::UnaryOp::Exp, ir::UnaryOp::Log};
+/// The ops of the op table (ember/ops.def) whose one-instruction f32 program the compiler takes,
+/// as make_op(op) with arity inputs: what the random programs draw from. Derived from the table,
+/// not listed here, so that every op the compiler covers is compared, a new one included.
+template <typename Enum, typename MakeOp>
+std::vector<Enum> compiled_ops(uint32_t arity, const MakeOp& make_op) {
+  std::vector<Ref> args;
+  for (uint32_t k = 0; k < arity; ++k)
+    args.push_back(input(k));
+  std::vector<Enum> compiled;
+  for (const Enum op : ir::all_ops<Enum>()) {
+    if (JitProgram::compile(program_of(arity, {f32(make_op(op), args)}, {0}), JitIsa::Avx2))
+      compiled.push_back(op);
+  }
+  return compiled;
+}
 
-constexpr ir::ActivationOp kCompiledActivations[] = {
-    ir::ActivationOp::Relu,       ir::ActivationOp::LeakyRelu, ir::ActivationOp::Gelu,
-    ir::ActivationOp::Sigmoid,    ir::ActivationOp::Silu,      ir::ActivationOp::HardSigmoid,
-    ir::ActivationOp::HardSwish,  ir::ActivationOp::Elu,       ir::ActivationOp::Selu,
-    ir::ActivationOp::Celu,       ir::ActivationOp::GeluTanh,  ir::ActivationOp::Softplus,
-    ir::ActivationOp::LogSigmoid, ir::ActivationOp::Mish};
+const std::vector<ir::UnaryOp>& compiled_unary_ops() {
+  static const auto ops =
+      compiled_ops<ir::UnaryOp>(1, [](ir::UnaryOp op) { return ir::Unary{op}; });
+  return ops;
+}
+const std::vector<ir::BinaryOp>& compiled_binary_ops() {
+  static const auto ops =
+      compiled_ops<ir::BinaryOp>(2, [](ir::BinaryOp op) { return ir::Binary{op}; });
+  return ops;
+}
+const std::vector<ir::ActivationOp>& compiled_activations() {
+  static const auto ops = compiled_ops<ir::ActivationOp>(1, [](ir::ActivationOp op) {
+    return ir::Activation{op, 1.0, 1.0};
+  });
+  return ops;
+}
+
+template <typename Op>
+Op pick(std::mt19937& rng, const std::vector<Op>& ops) {
+  return ops[rng() % ops.size()];
+}
 
 /// Whether the program holds an op whose compiled code may leave lanes to the caller: exp, log,
 /// or an activation (of an infinity or NaN).
@@ -176,9 +203,6 @@ bool checks_range(const Program& program) {
   }
   return false;
 }
-constexpr ir::BinaryOp kCompiledBinaryOps[] = {ir::BinaryOp::Add,     ir::BinaryOp::Sub,
-                                               ir::BinaryOp::Mul,     ir::BinaryOp::Div,
-                                               ir::BinaryOp::Maximum, ir::BinaryOp::Minimum};
 
 /// A random straight-line program over the covered ops, with its scalars.
 std::pair<Program, std::vector<float>> random_program(std::mt19937& rng) {
@@ -192,10 +216,10 @@ std::pair<Program, std::vector<float>> random_program(std::mt19937& rng) {
       const auto k = static_cast<uint32_t>(rng() % (input_count + i));
       return k < input_count ? input(k) : result(k - input_count);
     };
-    const auto binary_op = kCompiledBinaryOps[rng() % std::size(kCompiledBinaryOps)];
+    const ir::BinaryOp binary_op = pick(rng, compiled_binary_ops());
     switch (rng() % 4) {
       case 0: {
-        const ir::UnaryOp op = kCompiledUnaryOps[rng() % std::size(kCompiledUnaryOps)];
+        const ir::UnaryOp op = pick(rng, compiled_unary_ops());
         // Log takes an absolute value half of the time, so that whole programs with it run.
         const bool of_magnitude = op == ir::UnaryOp::Log && i + 1 < length && rng() % 2 == 0;
         if (of_magnitude) {
@@ -212,7 +236,7 @@ std::pair<Program, std::vector<float>> random_program(std::mt19937& rng) {
       case 2: {
         // The parameter (alpha, or Softplus's beta) reaches the code through the scalars, as f32.
         const float parameter = scalar(rng);
-        const auto op = kCompiledActivations[rng() % std::size(kCompiledActivations)];
+        const ir::ActivationOp op = pick(rng, compiled_activations());
         const ir::Activation activation{op, parameter, parameter};
         instructions.push_back(f32(activation, {any_value()}));
         scalars.push_back(activation_parameter(activation));

@@ -30,6 +30,7 @@ TEST(IrOpTable, EveryOpIsListedInOrderWithANameOfItsOwn) {
   expect_ordered_and_named<UnaryOp>([](UnaryOp op) { return Op{Unary{op}}; });
   expect_ordered_and_named<BinaryOp>([](BinaryOp op) { return Op{Binary{op}}; });
   expect_ordered_and_named<BinaryOp>([](BinaryOp op) { return Op{BinaryScalar{op, 1.0}}; });
+  expect_ordered_and_named<ActivationOp>([](ActivationOp op) { return Op{Activation{op, 1.0}}; });
 }
 
 TEST(IrOpTable, AnOpPastTheTableIsRefused) {
