@@ -5,10 +5,6 @@
 
 namespace ember::backend {
 
-bool Backend::supports_op(const ir::Op& /*op*/) const {
-  return true;
-}
-
 Outputs Backend::execute_fused(const fusion::Program& /*program*/,
                                std::span<const Operand> /*inputs*/,
                                std::span<const Scalar> /*constants*/, const Shape& /*shape*/) {

@@ -47,8 +47,6 @@ class Backend {
   /// A human-readable description of the hardware ("reference CPU (plain loops)").
   virtual std::string description() const = 0;
   virtual bool supports_dtype(DType dtype) const = 0;
-  /// Whether execute accepts op (ggml's supports_op). Default: every op.
-  virtual bool supports_op(const ir::Op& op) const;
   /// The settings a fresh device of this backend starts with.
   virtual DeviceSettings default_settings() const { return {}; }
 

@@ -54,7 +54,6 @@ class FusionBackend final : public backend::Backend {
   std::string name() const override { return inner_->name(); }
   std::string description() const override { return inner_->description(); }
   bool supports_dtype(DType dtype) const override { return inner_->supports_dtype(dtype); }
-  bool supports_op(const ir::Op& op) const override { return inner_->supports_op(op); }
   DeviceSettings default_settings() const override { return inner_->default_settings(); }
 
   backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,

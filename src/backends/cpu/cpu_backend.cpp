@@ -23,7 +23,6 @@ class CpuBackend final : public backend::Backend {
     return flex_.description() + " on sliced memory pools";
   }
   bool supports_dtype(DType dtype) const override { return flex_.supports_dtype(dtype); }
-  bool supports_op(const ir::Op& op) const override { return flex_.supports_op(op); }
   DeviceSettings default_settings() const override { return flex_.default_settings(); }
 
   backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
