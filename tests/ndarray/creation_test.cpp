@@ -31,10 +31,21 @@ TEST(NdArrayCreation, RandomIsAFunctionOfTheKey) {
   };
   EXPECT_EQ(draw(7), draw(7));
   EXPECT_NE(draw(7), draw(8));
-  // Element i is ir::uniform01(key, i), in row-major order.
-  const TensorData f64 = run(ir::Random{{2, 3}, DType::F64, Distribution::Default, 42});
-  for (uint64_t i = 0; i < 6; ++i)
-    EXPECT_EQ(f64.as<double>()[i], ir::uniform01(42, i));
+  // Element i is the stream's element i (ir/random.h), in row-major order.
+  const auto uniform = [](DType dtype) {
+    return run(ir::Random{{2, 3}, dtype, Distribution::Default, 42});
+  };
+  const TensorData f64 = uniform(DType::F64);
+  const TensorData f32 = uniform(DType::F32);
+  const TensorData f16 = uniform(DType::F16);
+  for (uint64_t i = 0; i < 6; ++i) {
+    const double u = f64.as<double>()[i];
+    EXPECT_EQ(u, ir::random_value<double>(Distribution::Default, 42, i));
+    // f32 draws from the same bits: the f64 draw truncated to 24 bits; f16 rounds the f32 draw.
+    const float truncated = static_cast<float>(std::ldexp(std::floor(std::ldexp(u, 24)), -24));
+    EXPECT_EQ(f32.as<float>()[i], truncated);
+    EXPECT_EQ(f16.as<Half>()[i].bits, Half(truncated).bits);
+  }
 }
 
 /// Mean and (population) standard deviation of data's values.
@@ -62,10 +73,13 @@ TEST(NdArrayCreation, BernoulliMeanIsP) {
 
 TEST(NdArrayCreation, NormalHasTheRequestedMoments) {
   // N(2, 3), 10k draws: standard error of the mean 3 / 100, of the std about 3 / sqrt(2 * 10k).
-  const auto [mean, stddev] =
-      moments(run(ir::Random{{100, 100}, DType::F64, Distribution::normal(2, 3), 5}));
-  EXPECT_NEAR(mean, 2.0, 5 * 0.03);
-  EXPECT_NEAR(stddev, 3.0, 5 * 3 / std::sqrt(20000.0));
+  // f32 computes Box-Muller in f32, f64 in f64.
+  for (const DType dtype : {DType::F64, DType::F32}) {
+    const auto [mean, stddev] =
+        moments(run(ir::Random{{100, 100}, dtype, Distribution::normal(2, 3), 5}));
+    EXPECT_NEAR(mean, 2.0, 5 * 0.03) << dtype;
+    EXPECT_NEAR(stddev, 3.0, 5 * 3 / std::sqrt(20000.0)) << dtype;
+  }
 }
 
 TEST(NdArrayCreation, IntegerUniformTakesTheFloor) {

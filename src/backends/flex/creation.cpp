@@ -1,7 +1,6 @@
 // Full and Random, in parallel on the pool. Every element depends on its index alone (ir/random.h
 // draws by counter), so chunks fill independently and give ndarray's values exactly.
 #include <algorithm>
-#include <cmath>
 
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/kernels.h"
@@ -40,9 +39,8 @@ std::optional<View> run(const ir::Full& op, Views /*in*/, Outputs out) {
 
 std::optional<View> run(const ir::Random& op, Views /*in*/, Outputs out) {
   return generate(out[0], [&]<typename T>(int64_t i) {
-    const double value = ir::random_value(op.distribution, op.key, static_cast<uint64_t>(i));
-    // As ndarray: an integer (or bool) dtype takes the floor.
-    return detail::convert_element<T>(ndarray::is_float_v<T> ? value : std::floor(value));
+    const auto value = ir::random_element<T>(op.distribution, op.key, static_cast<uint64_t>(i));
+    return detail::convert_element<T>(value);
   });
 }
 

@@ -1,6 +1,4 @@
 // Ops that create a tensor from their arguments alone: full, arange, random.
-#include <cmath>
-
 #include "backends/ndarray/arithmetic.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
@@ -38,10 +36,7 @@ TensorData run(const ir::Arange& op, Inputs /*in*/, Outputs out) {
 
 TensorData run(const ir::Random& op, Inputs /*in*/, Outputs out) {
   return generate(out[0], [&]<typename T>(std::size_t i) {
-    const double value = ir::random_value(op.distribution, op.key, i);
-    // An integer (or bool) dtype takes the floor: uniform on [0, 10) gives 0..9 equally often,
-    // and Bernoulli's 0/1 stay as they are.
-    return detail::convert_element<T>(is_float_v<T> ? value : std::floor(value));
+    return detail::convert_element<T>(ir::random_element<T>(op.distribution, op.key, i));
   });
 }
 
