@@ -37,9 +37,7 @@ const DTypeClass& unary_dtypes(UnaryOp op) {
   return dtype_class(entry(kUnaryDTypes, op));
 }
 
-/// The tensor-tensor dtypes of the table; a scalar power also takes integers (powi_scalar).
-const DTypeClass& binary_dtypes(BinaryOp op, bool scalar) {
-  if (scalar && op == BinaryOp::Pow) return kNumericDTypes;
+const DTypeClass& binary_dtypes(BinaryOp op) {
   return dtype_class(entry(kBinaryDTypes, op));
 }
 
@@ -72,7 +70,7 @@ Outputs infer_rule(const Binary& binary, const Op& op, Inputs inputs) {
   const TensorMeta& lhs = inputs[0];
   const TensorMeta& rhs = inputs[1];
   check_same_dtype(op, "lhs", lhs.dtype, "rhs", rhs.dtype);
-  check_dtype(op, lhs.dtype, binary_dtypes(binary.op, false));
+  check_dtype(op, lhs.dtype, binary_dtypes(binary.op));
   return one_output({broadcast(op, "lhs", lhs.shape, "rhs", rhs.shape), lhs.dtype});
 }
 
@@ -80,7 +78,7 @@ Outputs infer_rule(const BinaryScalar& binary, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 1);
   check_known(op, static_cast<std::size_t>(binary.op), kOpCount<BinaryOp>);
   const TensorMeta& x = inputs[0];
-  check_dtype(op, x.dtype, binary_dtypes(binary.op, true));
+  check_dtype(op, x.dtype, binary_dtypes(binary.op));
   check_scalar_fits(op, binary.value, x.dtype);
   if (is_int(x.dtype) && !binary.scalar_lhs) check_integer_divisor_or_exponent(binary, op);
   return one_output({detail::recycled_copy(x.shape), x.dtype});
