@@ -1,6 +1,7 @@
-// The backend registry: one line per backend of DESIGN.md §3 in kBackends, plus a Hooks
-// specialization for each backend that exists. EMBER_BACKEND_<NAME> (0 or 1) is defined for
-// every backend by src/CMakeLists.txt.
+// The backend registry: one line per backend of DESIGN.md §3 in kBackends (its name, its CMake
+// option, whether ember has its source), and the registrations of the compiled-in ones
+// (registration.h), which each backend defines in its own folder: nothing here includes a
+// backend's headers.
 #include "backends/registry.h"
 
 #include <algorithm>
@@ -8,19 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "backends/registration.h"
 #include "core/device_name.h"
 #include "ember/error.h"
-
-#if EMBER_BACKEND_NDARRAY
-#include "backends/ndarray/ndarray_backend.h"
-#endif
-#if EMBER_BACKEND_FLEX
-#include "backends/flex/flex_backend.h"
-#include "backends/flex/thread_pool.h"
-#endif
-#if EMBER_BACKEND_CPU
-#include "backends/cpu/cpu_backend.h"
-#endif
 
 namespace ember::backend {
 
@@ -28,62 +19,27 @@ namespace {
 
 using Kind = DeviceType::Kind;
 
-/// How to create a backend and list its devices. Enumerators must not throw: a backend that
-/// cannot reach its hardware reports no devices.
-struct Hooks {
-  std::unique_ptr<Backend> (*create)(const DispatchDevice&) = nullptr;
-  std::vector<DispatchDevice> (*enumerate)() = nullptr;
-};
-
-/// A backend without hooks here is not compiled in (or, like remote, lists no local devices).
-template <Kind K>
-constexpr Hooks kHooks{};
-
-#if EMBER_BACKEND_NDARRAY
-template <>
-constexpr Hooks kHooks<Kind::NdArray>{
-    [](const DispatchDevice&) -> std::unique_ptr<Backend> {
-      return std::make_unique<ndarray::NdArrayBackend>();
-    },
-    []() -> std::vector<DispatchDevice> { return {NdArrayDevice{}}; }};
-#endif
-#if EMBER_BACKEND_FLEX
-template <>
-constexpr Hooks kHooks<Kind::Flex>{[](const DispatchDevice&) -> std::unique_ptr<Backend> {
-                                     return std::make_unique<flex::FlexBackend>();
-                                   },
-                                   []() -> std::vector<DispatchDevice> { return {FlexDevice{}}; }};
-#endif
-#if EMBER_BACKEND_CPU
-template <>
-constexpr Hooks kHooks<Kind::Cpu>{
-    [](const DispatchDevice&) -> std::unique_ptr<Backend> { return cpu::make_cpu_backend(); },
-    []() -> std::vector<DispatchDevice> { return {CpuDevice{}}; }};
-#endif
-
 struct BackendEntry {
   Kind kind;
   std::string_view name;
   std::string_view option;
   bool implemented;  // ember has this backend's source (its option may be turned on)
-  bool compiled;
-  Hooks hooks;
 };
 
 // clang-format off
 constexpr BackendEntry kBackends[] = {
-    {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  true,  EMBER_BACKEND_NDARRAY,  kHooks<Kind::NdArray>},
-    {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     true,  EMBER_BACKEND_FLEX,     kHooks<Kind::Flex>},
-    {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      true,  EMBER_BACKEND_CPU,      kHooks<Kind::Cpu>},
-    {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     false, EMBER_BACKEND_CUDA,     kHooks<Kind::Cuda>},
-    {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false, EMBER_BACKEND_ROCM,     kHooks<Kind::Rocm>},
-    {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   false, EMBER_BACKEND_VULKAN,   kHooks<Kind::Vulkan>},
-    {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     false, EMBER_BACKEND_WGPU,     kHooks<Kind::Wgpu>},
-    {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false, EMBER_BACKEND_METAL,    kHooks<Kind::Metal>},
-    {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   false, EMBER_BACKEND_WEBGPU,   kHooks<Kind::WebGpu>},
-    {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", false, EMBER_BACKEND_LIBTORCH, kHooks<Kind::LibTorch>},
-    {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   false, EMBER_BACKEND_REMOTE,   kHooks<Kind::Remote>},
-    {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  false, EMBER_BACKEND_CAPTURE,  kHooks<Kind::Capture>},
+    {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  true},
+    {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     true},
+    {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      true},
+    {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     false},
+    {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false},
+    {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   false},
+    {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     false},
+    {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false},
+    {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   false},
+    {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", false},
+    {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   false},
+    {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  false},
 };
 // clang-format on
 
@@ -101,15 +57,25 @@ constexpr bool has_one_line_per_kind() {
   return true;
 }
 static_assert(has_one_line_per_kind(), "every DeviceType::Kind needs exactly one line");
-static_assert(std::ranges::all_of(kBackends,
-                                  [](const BackendEntry& e) {
-                                    return !e.compiled || e.hooks.create != nullptr;
-                                  }),
-              "a compiled-in backend needs a kHooks specialization with a factory");
 
 const BackendEntry& entry_of(Kind kind) {
   return *std::find_if(std::begin(kBackends), std::end(kBackends),
                        [&](const BackendEntry& e) { return e.kind == kind; });
+}
+
+/// The registration of the backend of this type; nullptr when it is not compiled in.
+const Registration* registration_of(Kind kind) {
+  const std::span<const Registration> compiled = compiled_backends();
+  const auto found = std::ranges::find(compiled, kind, &Registration::kind);
+  return found != compiled.end() ? &*found : nullptr;
+}
+
+/// The compiled-in backend that runs on ember's CPU thread pool; nullptr when none is.
+const Registration* thread_pool_owner() {
+  const std::span<const Registration> compiled = compiled_backends();
+  const auto found =
+      std::ranges::find_if(compiled, [](const Registration& r) { return r.threads != nullptr; });
+  return found != compiled.end() ? &*found : nullptr;
 }
 
 Kind wgpu_kind(WgpuDevice::Api api) {
@@ -167,8 +133,7 @@ std::optional<DispatchDevice> first_device(Kind kind) {
 }
 
 [[noreturn]] void fail_no_device() {
-  const bool any_compiled = std::any_of(std::begin(kBackends), std::end(kBackends),
-                                        [](const BackendEntry& e) { return e.compiled; });
+  const bool any_compiled = !compiled_backends().empty();
   std::string message = "[Device::default_device] ";
   message += any_compiled ? "the compiled-in backends found no device; configure with one of"
                           : "no backend is compiled in; configure with one of";
@@ -181,12 +146,12 @@ std::optional<DispatchDevice> first_device(Kind kind) {
 }  // namespace
 
 bool is_compiled(Kind kind) {
-  return entry_of(kind).compiled;
+  return registration_of(kind) != nullptr;
 }
 
 void require_compiled(const DispatchDevice& d, const char* factory) {
+  if (is_compiled(kind_of(d))) return;
   const BackendEntry& entry = entry_of(kind_of(d));
-  if (entry.compiled) return;
   if (!entry.implemented) {
     throw ConfigError("[" + std::string(factory) + "] the " + std::string(entry.name) +
                       " backend is not implemented yet in this version of ember (its option " +
@@ -200,13 +165,13 @@ void require_compiled(const DispatchDevice& d, const char* factory) {
 std::unique_ptr<Backend> create(const DispatchDevice& d) {
   const std::string name = device_name(d);
   require_compiled(d, name.c_str());
-  return entry_of(kind_of(d)).hooks.create(d);
+  return registration_of(kind_of(d))->create(d);
 }
 
 std::vector<DispatchDevice> enumerate(Kind kind) {
-  const BackendEntry& entry = entry_of(kind);
-  if (!entry.compiled || entry.hooks.enumerate == nullptr) return {};
-  return entry.hooks.enumerate();
+  const Registration* registration = registration_of(kind);
+  if (registration == nullptr) return {};
+  return registration->enumerate();
 }
 
 DispatchDevice default_device() {
@@ -222,17 +187,12 @@ DispatchDevice default_device() {
 }
 
 int cpu_threads() {
-#if EMBER_BACKEND_FLEX
-  return flex::ThreadPool::instance().threads();
-#else
-  return 1;
-#endif
+  const Registration* owner = thread_pool_owner();
+  return owner != nullptr ? owner->threads() : 1;
 }
 
-void set_cpu_threads([[maybe_unused]] int threads) {
-#if EMBER_BACKEND_FLEX
-  flex::ThreadPool::instance().set_threads(threads);
-#endif
+void set_cpu_threads(int threads) {
+  if (const Registration* owner = thread_pool_owner()) owner->set_threads(threads);
 }
 
 }  // namespace ember::backend
