@@ -1,6 +1,6 @@
 #include "ember/nn/activation.h"
 
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 namespace ember::nn {
 namespace {

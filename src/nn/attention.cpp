@@ -4,7 +4,7 @@
 
 #include "ember/module.h"
 #include "ember/nn/init.h"
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 namespace ember::nn {
 namespace {

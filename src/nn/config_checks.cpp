@@ -1,4 +1,4 @@
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 #include <cmath>
 

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 namespace ember::nn {
 namespace {

@@ -1,6 +1,6 @@
 #include "ember/nn/dropout.h"
 
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 namespace ember::nn {
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 namespace ember::nn {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 namespace ember::nn {
 namespace {

@@ -7,7 +7,7 @@
 #include "ember/activation.h"
 #include "ember/module.h"
 #include "ember/nn/init.h"
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 namespace ember::nn {
 namespace {

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "ember/activation.h"
-#include "nn/config_checks.h"
+#include "config_checks.h"
 
 namespace ember::nn {
 namespace {

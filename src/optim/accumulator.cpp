@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "ember/tensor_ops.h"
-#include "optim/checks.h"
+#include "checks.h"
 
 namespace ember::optim {
 

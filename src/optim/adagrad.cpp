@@ -1,8 +1,8 @@
 #include "ember/optim/adagrad.h"
 
 #include "ember/tensor_ops.h"
-#include "optim/checks.h"
-#include "optim/update_math.h"
+#include "checks.h"
+#include "update_math.h"
 
 namespace ember::optim {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 
 #include "ember/tensor_ops.h"
-#include "optim/checks.h"
-#include "optim/update_math.h"
+#include "checks.h"
+#include "update_math.h"
 
 namespace ember::optim {
 namespace {

@@ -1,4 +1,4 @@
-#include "optim/checks.h"
+#include "checks.h"
 
 #include <cmath>
 #include <sstream>

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ember/tensor_ops.h"
-#include "optim/checks.h"
+#include "checks.h"
 
 namespace ember::optim {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "optim/checks.h"
+#include "checks.h"
 
 namespace ember::optim {
 namespace {

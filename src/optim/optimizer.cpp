@@ -7,7 +7,7 @@
 
 #include "ember/autodiff.h"
 #include "ember/tensor_ops.h"
-#include "optim/checks.h"
+#include "checks.h"
 
 namespace ember::optim {
 namespace {

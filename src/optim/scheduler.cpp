@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "optim/checks.h"
+#include "checks.h"
 
 namespace ember::optim {
 

@@ -1,7 +1,7 @@
 #include "ember/optim/sgd.h"
 
-#include "optim/checks.h"
-#include "optim/update_math.h"
+#include "checks.h"
+#include "update_math.h"
 
 namespace ember::optim {
 

@@ -1,4 +1,4 @@
-#include "optim/update_math.h"
+#include "update_math.h"
 
 #include "ember/tensor_ops.h"
 

@@ -1,4 +1,4 @@
-#include "record/file_io.h"
+#include "file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ember/record/file_io.h"
-#include "record/failure.h"
+#include "failure.h"
 
 namespace ember::record::detail {
 namespace {

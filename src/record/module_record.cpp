@@ -8,7 +8,7 @@
 
 #include "ember/error.h"
 #include "ember/tensor_ops.h"
-#include "record/failure.h"
+#include "failure.h"
 
 namespace ember::record::detail {
 namespace {

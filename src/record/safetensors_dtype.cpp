@@ -1,4 +1,4 @@
-#include "record/safetensors_dtype.h"
+#include "safetensors_dtype.h"
 
 #include <array>
 #include <iterator>

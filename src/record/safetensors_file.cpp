@@ -3,8 +3,8 @@
 #include "ember/record/safetensors.h"
 
 #include "ember/record/file_io.h"
-#include "record/file_io.h"
-#include "record/safetensors_layout.h"
+#include "file_io.h"
+#include "safetensors_layout.h"
 
 namespace ember::record {
 

@@ -13,8 +13,8 @@
 
 #include "ember/error.h"
 #include "ember/record/safetensors.h"
-#include "record/failure.h"
-#include "record/safetensors_dtype.h"
+#include "failure.h"
+#include "safetensors_dtype.h"
 
 namespace ember::record {
 namespace {

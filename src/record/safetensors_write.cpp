@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "record/failure.h"
-#include "record/safetensors_dtype.h"
-#include "record/safetensors_layout.h"
+#include "failure.h"
+#include "safetensors_dtype.h"
+#include "safetensors_layout.h"
 
 namespace ember::record {
 namespace detail {

@@ -7,7 +7,7 @@
 
 #include "ember/error.h"
 #include "ember/record/safetensors.h"
-#include "train/number_text.h"
+#include "number_text.h"
 
 namespace ember::train {
 namespace {

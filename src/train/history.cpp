@@ -6,7 +6,7 @@
 
 #include "ember/error.h"
 #include "ember/record/file_io.h"
-#include "train/number_text.h"
+#include "number_text.h"
 
 namespace ember::train {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "ember/record/file_io.h"
 #include "ember/train/history.h"
-#include "train/number_text.h"
+#include "number_text.h"
 
 namespace ember::train {
 namespace {
