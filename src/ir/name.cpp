@@ -29,8 +29,10 @@ constexpr std::array kBinaryCommutative = {
 };
 constexpr std::array<std::string_view, 6> kCompareNames = {
     "equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal"};
-constexpr std::array<std::string_view, 10> kReduceNames = {
-    "sum", "mean", "prod", "max", "min", "argmax", "argmin", "var", "any", "all"};
+constexpr std::array kReduceNames = {
+#define EMBER_REDUCE_OP(Enumerator, name, ...) std::string_view(#name),
+#include "ember/ops.def"
+};
 constexpr std::array<std::string_view, 4> kCumulativeNames = {"cumsum", "cumprod", "cummax",
                                                               "cummin"};
 constexpr std::array kActivationNames = {
@@ -40,7 +42,6 @@ constexpr std::array kActivationNames = {
 constexpr std::array<std::string_view, 2> kPoolNames = {"max", "avg"};
 
 static_assert(kCompareNames.size() == static_cast<std::size_t>(CompareOp::LowerEqual) + 1);
-static_assert(kReduceNames.size() == static_cast<std::size_t>(ReduceOp::All) + 1);
 static_assert(kCumulativeNames.size() == static_cast<std::size_t>(CumulativeOp::Min) + 1);
 
 /// The name of enumerator e; an op decoded from untrusted bytes may hold a value past the table.

@@ -39,8 +39,8 @@ using Scalar = ember::Scalar;
 
 /// The dtypes an op of the op table takes (its dtypes column, include/ember/ops.def).
 enum class DTypeSet : uint8_t { Float, FloatOrSigned, Numeric, Bool, Any };
-/// The dtype of such an op's result: its input's, or Bool.
-enum class ResultDType : uint8_t { Same, Bool };
+/// The dtype of such an op's result: its input's, Bool, or the index dtype the op names.
+enum class ResultDType : uint8_t { Same, Bool, Index };
 
 /// Every enumerator of an op enum of the op table, in table order: OpList<UnaryOp>::all.
 template <typename Enum>
@@ -122,17 +122,17 @@ struct Cast {
 
 // ---- reductions ---------------------------------------------------------------------------
 
+/// The reductions, in the op table's order.
 enum class ReduceOp : uint8_t {
-  Sum,
-  Mean,
-  Prod,  // numeric; integer Mean truncates
-  Max,
-  Min,  // numeric and bool
-  ArgMax,
-  ArgMin,  // numeric; first index of the extreme; output index_dtype
-  Var,     // float; divides by (n - correction)
-  Any,
-  All,  // any dtype (nonzero is true); output Bool
+#define EMBER_REDUCE_OP(Enumerator, ...) Enumerator,
+#include "ember/ops.def"
+};
+template <>
+struct OpList<ReduceOp> {
+  static constexpr ReduceOp all[] = {
+#define EMBER_REDUCE_OP(Enumerator, ...) ReduceOp::Enumerator,
+#include "ember/ops.def"
+  };
 };
 /// inputs: (x). With a dim, that dim becomes 1 (kept); without, the output has shape [1].
 struct Reduce {

@@ -1,23 +1,20 @@
 // Rules of the reductions: sum, mean, prod, max, min, argmax, argmin, var, any, all.
+#include <array>
+
 #include "ir/op_rules.h"
 
 namespace ember::ir::rules {
 namespace {
 
-const DTypeClass& reduce_dtypes(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Mean:
-    case ReduceOp::Prod:
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin:
-      return kNumericDTypes;
-    case ReduceOp::Var:
-      return kFloatDTypes;
-    default:  // Max, Min (numeric and bool), Any, All
-      return kAnyDTypes;
-  }
-}
+// The op table's columns (ember/ops.def), indexed by the enum.
+const std::array kReduceDTypes = {
+#define EMBER_REDUCE_OP(Enumerator, name, dtypes, result) DTypeSet::dtypes,
+#include "ember/ops.def"
+};
+const std::array kReduceResults = {
+#define EMBER_REDUCE_OP(Enumerator, name, dtypes, result) ResultDType::result,
+#include "ember/ops.def"
+};
 
 /// Reductions with no value for zero elements (sum, prod, any and all have their identity).
 bool needs_elements(ReduceOp op) {
@@ -26,16 +23,15 @@ bool needs_elements(ReduceOp op) {
 }
 
 DType reduce_output_dtype(const Reduce& reduce, DType x) {
-  switch (reduce.op) {
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin:
-      return reduce.index_dtype;
-    case ReduceOp::Any:
-    case ReduceOp::All:
-      return DType::Bool;
-    default:
+  switch (kReduceResults[static_cast<std::size_t>(reduce.op)]) {
+    case ResultDType::Same:
       return x;
+    case ResultDType::Bool:
+      return DType::Bool;
+    case ResultDType::Index:
+      return reduce.index_dtype;
   }
+  return x;  // not an enumerator
 }
 
 /// Checks the op's own arguments against the count of elements each output reduces.
@@ -58,8 +54,10 @@ void check_reduce_arguments(const Reduce& reduce, const Op& op, const Shape& x, 
 
 Outputs infer_rule(const Reduce& reduce, const Op& op, Inputs inputs) {
   check_arity(op, inputs, 1);
+  require(static_cast<std::size_t>(reduce.op) < kOpCount<ReduceOp>, op, "unknown reduction ",
+          static_cast<int>(reduce.op));
   const TensorMeta& x = inputs[0];
-  check_dtype(op, x.dtype, reduce_dtypes(reduce.op));
+  check_dtype(op, x.dtype, dtype_class(kReduceDTypes[static_cast<std::size_t>(reduce.op)]));
   require(x.shape.rank() >= 1, op, "expects rank >= 1, got shape ", x.shape);
   if (!reduce.dim) {
     check_reduce_arguments(reduce, op, x.shape, x.shape.num_elements());

@@ -1,6 +1,7 @@
 #include "backends/flex/fused_tile.h"
 
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 #include "backends/flex/simd.h"
@@ -48,16 +49,26 @@ void zip_bools(const TileArg& a, const TileArg& b, std::byte* out, int64_t n, F 
     dst[i] = f(lhs[i], rhs[i]);
 }
 
-/// The Bool logic of And, Or and Xor.
+/// The Bool logic of And, Or and Xor (the other ops take no Bool values).
 bool logical(ir::BinaryOp op, bool a, bool b) {
   switch (op) {
     case ir::BinaryOp::And:
       return a && b;
     case ir::BinaryOp::Or:
       return a || b;
-    default:
-      return a != b;  // Xor
+    case ir::BinaryOp::Xor:
+      return a != b;
+    case ir::BinaryOp::Add:
+    case ir::BinaryOp::Sub:
+    case ir::BinaryOp::Mul:
+    case ir::BinaryOp::Div:
+    case ir::BinaryOp::Rem:
+    case ir::BinaryOp::Pow:
+    case ir::BinaryOp::Maximum:
+    case ir::BinaryOp::Minimum:
+      break;
   }
+  throw std::logic_error("[fusion] a Bool tile of a non-logical op");
 }
 
 bool is_logical(ir::BinaryOp op) {

@@ -151,7 +151,11 @@ void Unary(UnaryOp op, const T* x, T* out, int64_t n) {
             }
           },
           [](T v) { return std::tanh(v); });
-    default:
+    case UnaryOp::Tan:
+    case UnaryOp::Erf:
+    case UnaryOp::Not:
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
       return;  // not covered: has_unary is false, the caller never asks
   }
 }
@@ -198,7 +202,11 @@ void Binary(BinaryOp op, const T* a, int64_t a_step, const T* b, int64_t b_step,
       return extreme(true);
     case BinaryOp::Minimum:
       return extreme(false);
-    default:
+    case BinaryOp::Rem:
+    case BinaryOp::Pow:
+    case BinaryOp::And:
+    case BinaryOp::Or:
+    case BinaryOp::Xor:
       return;  // not covered: has_binary is false, the caller never asks
   }
 }
@@ -338,9 +346,14 @@ bool has_unary(ir::UnaryOp op) {
     case UnaryOp::Cos:
     case UnaryOp::Tanh:
       return true;
-    default:
+    case UnaryOp::Tan:
+    case UnaryOp::Erf:
+    case UnaryOp::Not:
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
       return false;
   }
+  return false;  // not an enumerator
 }
 
 void unary(ir::UnaryOp op, const float* x, float* out, int64_t n) {
@@ -359,9 +372,14 @@ bool has_binary(ir::BinaryOp op) {
     case BinaryOp::Maximum:
     case BinaryOp::Minimum:
       return true;
-    default:
+    case BinaryOp::Rem:
+    case BinaryOp::Pow:
+    case BinaryOp::And:
+    case BinaryOp::Or:
+    case BinaryOp::Xor:
       return false;
   }
+  return false;  // not an enumerator
 }
 
 void binary(ir::BinaryOp op, const float* a, int64_t a_step, const float* b, int64_t b_step,

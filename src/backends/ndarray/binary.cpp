@@ -41,9 +41,12 @@ F float_binary(const ir::Op& op, BinaryOp kind, F a, F b, DType dtype) {
       return nan_propagating_extreme(a, b, true);
     case BinaryOp::Minimum:
       return nan_propagating_extreme(a, b, false);
-    default:
-      throw_unsupported(op, dtype);
+    case BinaryOp::And:
+    case BinaryOp::Or:
+    case BinaryOp::Xor:
+      break;
   }
+  throw_unsupported(op, dtype);
 }
 
 template <typename I>
@@ -69,9 +72,12 @@ I int_binary(const ir::Op& op, BinaryOp kind, I a, I b) {
       return std::max(a, b);
     case BinaryOp::Minimum:
       return std::min(a, b);
-    default:
-      throw_unsupported(op, dtype_of<I>());
+    case BinaryOp::And:
+    case BinaryOp::Or:
+    case BinaryOp::Xor:
+      break;
   }
+  throw_unsupported(op, dtype_of<I>());
 }
 
 bool bool_binary(const ir::Op& op, BinaryOp kind, bool a, bool b) {
@@ -82,9 +88,17 @@ bool bool_binary(const ir::Op& op, BinaryOp kind, bool a, bool b) {
       return a || b;
     case BinaryOp::Xor:
       return a != b;
-    default:
-      throw_unsupported(op, DType::Bool);
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+    case BinaryOp::Rem:
+    case BinaryOp::Pow:
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum:
+      break;
   }
+  throw_unsupported(op, DType::Bool);
 }
 
 /// a op b for one element of T; op is the whole op, for error messages.

@@ -84,7 +84,12 @@ T reduce_to_value(const ir::Reduce& op, const Lane<T>& lane) {
                                           static_cast<double>(lane.size()));
       case ReduceOp::Var:
         return detail::convert_element<T>(variance(lane, op.correction));
-      default:
+      case ReduceOp::Max:
+      case ReduceOp::Min:
+      case ReduceOp::ArgMax:
+      case ReduceOp::ArgMin:
+      case ReduceOp::Any:
+      case ReduceOp::All:
         break;
     }
   } else if constexpr (is_int_v<T>) {
@@ -95,7 +100,13 @@ T reduce_to_value(const ir::Reduce& op, const Lane<T>& lane) {
         return accumulate(lane, true);
       case ReduceOp::Mean:
         return integer_mean(op, lane);
-      default:
+      case ReduceOp::Max:
+      case ReduceOp::Min:
+      case ReduceOp::ArgMax:
+      case ReduceOp::ArgMin:
+      case ReduceOp::Var:
+      case ReduceOp::Any:
+      case ReduceOp::All:
         break;
     }
   }

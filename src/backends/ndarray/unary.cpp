@@ -48,9 +48,12 @@ F float_unary(const ir::Unary& op, F x, DType dtype) {
     // nearbyint in the default rounding mode rounds half to even.
     case UnaryOp::Round:
       return std::nearbyint(x);
-    default:
-      throw_unsupported(op, dtype);
+    case UnaryOp::Not:
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+      break;
   }
+  throw_unsupported(op, dtype);
 }
 
 // Abs and Sign of an unsigned integer are the identity and 0-or-1.
@@ -64,9 +67,25 @@ I int_unary(const ir::Unary& op, I x) {
       return negative ? wrapping_sub(I{0}, x) : x;
     case UnaryOp::Sign:
       return negative ? static_cast<I>(-1) : static_cast<I>(x != 0);
-    default:
-      throw_unsupported(op, dtype_of<I>());
+    case UnaryOp::Exp:
+    case UnaryOp::Log:
+    case UnaryOp::Log1p:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Tan:
+    case UnaryOp::Tanh:
+    case UnaryOp::Erf:
+    case UnaryOp::Recip:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Not:
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+      break;
   }
+  throw_unsupported(op, dtype_of<I>());
 }
 
 template <typename T>
