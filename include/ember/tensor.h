@@ -146,8 +146,8 @@ class Tensor {
   /// This tensor with autodiff on (it may then take part in a graph).
   Tensor autodiff() const { return wrap(ops::with_autodiff(h_, true)); }
   Tensor without_autodiff() const { return wrap(ops::with_autodiff(h_, false)); }
+  /// The tensor's values, copied to the host (waits for the work that computes them).
   TensorData into_data() const { return ops::into_data(h_); }
-  TensorData to_data() const { return ops::into_data(h_); }
   /// The single value of a one-element tensor; InvalidArgument otherwise.
   template <typename T>
   T into_scalar() const;

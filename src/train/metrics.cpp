@@ -61,13 +61,13 @@ EpochMetrics::EpochMetrics(int64_t top_k)
     : top_k_(top_k), start_(std::chrono::steady_clock::now()) {}
 
 void EpochMetrics::update(const ClassificationOutput& output) {
-  const TensorData logits = output.logits.to_data();
-  const TensorData targets = output.targets.to_data();
+  const TensorData logits = output.logits.into_data();
+  const TensorData targets = output.targets.into_data();
   // Counted first: count_top_k_correct checks the shapes before anything is added up.
   const int64_t correct = count_top_k_correct(logits, targets, 1);
   const int64_t correct_top_k = top_k_ > 1 ? count_top_k_correct(logits, targets, top_k_) : 0;
   const int64_t batch = targets.shape()[0];
-  loss_sum_ += output.loss.to_data().to_vector<double>().at(0) * static_cast<double>(batch);
+  loss_sum_ += output.loss.into_data().to_vector<double>().at(0) * static_cast<double>(batch);
   correct_ += correct;
   correct_top_k_ += correct_top_k;
   items_ += batch;

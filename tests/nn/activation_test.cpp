@@ -56,7 +56,7 @@ TEST(ActivationLayer, PreluPerChannelMatchesPyTorchWithGradients) {
 
 TEST(ActivationLayer, PreluStartsAtItsInitValue) {
   const Prelu prelu = PreluConfig{.num_parameters = 2, .init_value = 0.1}.init(Device::ndarray());
-  EXPECT_EQ(prelu.weight->to_data().to_vector<double>(), (std::vector<double>{0.1f, 0.1f}));
+  EXPECT_EQ(prelu.weight->into_data().to_vector<double>(), (std::vector<double>{0.1f, 0.1f}));
   EXPECT_EQ(named_parameters(prelu).front().name, "weight");
   EXPECT_TRUE(state(Relu{}).empty());
 }

@@ -87,7 +87,7 @@ TEST(MultiHeadAttention, MaskedKeysGetZeroWeightAndRowsSumToOne) {
   const AttentionOutput out = golden_attention(c, device).forward_with_weights(
       in.query, in.key, in.value, golden_masks(c, device));
   // [B = 2, L = 4, S = 4]; batch 0 pads key 3, and the mask is causal.
-  const std::vector<double> w = out.weights.to_data().to_vector<double>();
+  const std::vector<double> w = out.weights.into_data().to_vector<double>();
   for (int64_t b = 0; b < 2; ++b) {
     for (int64_t i = 0; i < 4; ++i) {
       double row = 0.0;
@@ -119,7 +119,7 @@ TEST(MultiHeadAttention, APaddedKeyDoesNotChangeTheOutput) {
   const Tensor<3> before = m.forward(in.query, in.key, in.value, masks);
   const Tensor<3> after = m.forward(in.query, in.key.slice_assign(padded, noise),
                                     in.value.slice_assign(padded, noise), masks);
-  EXPECT_EQ(before.to_data().to_vector<double>(), after.to_data().to_vector<double>());
+  EXPECT_EQ(before.into_data().to_vector<double>(), after.into_data().to_vector<double>());
 }
 
 TEST(MultiHeadAttention, DropoutDropsWeightsAndTheOutputUsesTheSameDraw) {
@@ -130,12 +130,12 @@ TEST(MultiHeadAttention, DropoutDropsWeightsAndTheOutputUsesTheSameDraw) {
   const AttentionMasks masks = golden_masks(c, device);
   eval(m);
   const std::vector<double> kept = m.forward_with_weights(in.query, in.key, in.value, masks)
-                                       .weights.to_data()
+                                       .weights.into_data()
                                        .to_vector<double>();
   m.dropout = 0.5;
   train(m);
   const AttentionOutput out = m.forward_with_weights(in.query, in.key, in.value, masks);
-  const std::vector<double> dropped = out.weights.to_data().to_vector<double>();
+  const std::vector<double> dropped = out.weights.into_data().to_vector<double>();
   int zeroed = 0;
   for (std::size_t i = 0; i < kept.size(); ++i) {
     if (dropped[i] == 0.0 && kept[i] != 0.0) ++zeroed;
@@ -156,10 +156,10 @@ TEST(MultiHeadAttention, InitHasPyTorchShapesAndInitialization) {
   EXPECT_EQ(m.out_proj.weight->shape(), Shape({8, 8}));
   // Xavier-uniform over [3E, E]: bound sqrt(6 / (E + 3E)).
   const double bound = std::sqrt(6.0 / 32.0);
-  for (double v : m.in_proj_weight->to_data().to_vector<double>())
+  for (double v : m.in_proj_weight->into_data().to_vector<double>())
     EXPECT_LE(std::abs(v), bound);
-  EXPECT_EQ(m.in_proj_bias->value().to_data().to_vector<double>(), std::vector<double>(24, 0.0));
-  EXPECT_EQ(m.out_proj.bias->value().to_data().to_vector<double>(), std::vector<double>(8, 0.0));
+  EXPECT_EQ(m.in_proj_bias->value().into_data().to_vector<double>(), std::vector<double>(24, 0.0));
+  EXPECT_EQ(m.out_proj.bias->value().into_data().to_vector<double>(), std::vector<double>(8, 0.0));
   EXPECT_EQ(num_parameters(MultiHeadAttentionConfig{8, 2, 0.0, false}.init(Device::ndarray())),
             24 * 8 + 8 * 8);
 }

@@ -120,8 +120,8 @@ TEST(ConvLayer, InitializersCanBeChosen) {
                                    .weight_init = Initializer::constant(0.5),
                                    .bias_init = Initializer::zeros()}
                           .init(Device::ndarray());
-  EXPECT_EQ(conv.weight->to_data().to_vector<double>(), std::vector<double>(4, 0.5));
-  EXPECT_EQ(conv.bias->value().to_data().to_vector<double>(), std::vector<double>(2, 0.0));
+  EXPECT_EQ(conv.weight->into_data().to_vector<double>(), std::vector<double>(4, 0.5));
+  EXPECT_EQ(conv.bias->value().into_data().to_vector<double>(), std::vector<double>(2, 0.0));
 }
 
 TEST(ConvLayer, BadConfigsNameTheLayerAndTheValue) {

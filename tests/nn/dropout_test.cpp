@@ -27,7 +27,7 @@ TEST(DropoutLayer, TrainingZeroesAboutPAndScalesTheRestByOneOverOneMinusP) {
   Dropout dropout = DropoutConfig{0.25}.init(device);
   EXPECT_TRUE(dropout.training);
   const std::vector<double> y =
-      dropout.forward(Tensor<2>::full({100, 40}, 3.0, device)).to_data().to_vector<double>();
+      dropout.forward(Tensor<2>::full({100, 40}, 3.0, device)).into_data().to_vector<double>();
   int zeros = 0;
   for (double v : y) {
     if (v == 0.0) {
@@ -45,15 +45,15 @@ TEST(DropoutLayer, SeedMakesTheMaskReproducible) {
   const Dropout dropout = DropoutConfig{0.5}.init(device);
   const Tensor<1> x = Tensor<1>::ones({64}, device);
   device.seed(11);
-  const TensorData first = dropout.forward(x).to_data();
+  const TensorData first = dropout.forward(x).into_data();
   device.seed(11);
-  EXPECT_EQ(dropout.forward(x).to_data(), first);
+  EXPECT_EQ(dropout.forward(x).into_data(), first);
 }
 
 TEST(DropoutLayer, ZeroPIsTheIdentityInTraining) {
   const Device device = Device::ndarray();
   const Tensor<1> x = Tensor<1>::from_floats({1.0, -2.0, 3.0}, device);
-  EXPECT_EQ(DropoutConfig{0.0}.init(device).forward(x).to_data(), x.to_data());
+  EXPECT_EQ(DropoutConfig{0.0}.init(device).forward(x).into_data(), x.into_data());
 }
 
 TEST(DropoutLayer, PMustBeInZeroToOne) {

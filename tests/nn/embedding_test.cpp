@@ -30,7 +30,7 @@ TEST(EmbeddingLayer, WeightIsStandardNormalWithThePaddingRowZeroed) {
   // padding_idx -1 is the last row. 2000 N(0, 1) draws: mean within 0.1 and std within 0.1.
   const Embedding embedding = EmbeddingConfig{1001, 2, -1}.init(Device::ndarray());
   EXPECT_EQ(embedding.padding_idx, 1000);
-  const std::vector<double> w = embedding.weight->to_data().to_vector<double>();
+  const std::vector<double> w = embedding.weight->into_data().to_vector<double>();
   EXPECT_EQ(w[2000], 0.0);
   EXPECT_EQ(w[2001], 0.0);
   const double mean = std::accumulate(w.begin(), w.end() - 2, 0.0) / 2000.0;

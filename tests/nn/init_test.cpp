@@ -94,14 +94,15 @@ TEST(Linear, ForwardIsXTimesWeightTransposedPlusBias) {
   linear.bias->assign(floats<1>({10, 20}, {2}, device).handle());
   const Tensor<2> x = floats<2>({1, 0, -1, 2, 1, 0}, {2, 3}, device);
   // Row 0: [1-3, 4-6] + b = [8, 18]; row 1: [2+2, 8+5] + b = [14, 33].
-  EXPECT_EQ(linear.forward(x).to_data().to_vector<double>(), (std::vector<double>{8, 18, 14, 33}));
+  EXPECT_EQ(linear.forward(x).into_data().to_vector<double>(),
+            (std::vector<double>{8, 18, 14, 33}));
 }
 
 TEST(Linear, DefaultInitIsBoundedByOneOverSqrtFanIn) {
   const Linear linear = LinearConfig{64, 32}.init(Device::ndarray());
   EXPECT_EQ(linear.weight->dims(), (Tensor<2>::Dims{32, 64}));
-  EXPECT_LE(max_abs(linear.weight->to_data().to_vector<double>()), 1.0 / 8.0 + 1e-7);
-  EXPECT_LE(max_abs(linear.bias->value().to_data().to_vector<double>()), 1.0 / 8.0 + 1e-7);
+  EXPECT_LE(max_abs(linear.weight->into_data().to_vector<double>()), 1.0 / 8.0 + 1e-7);
+  EXPECT_LE(max_abs(linear.bias->value().into_data().to_vector<double>()), 1.0 / 8.0 + 1e-7);
   EXPECT_FALSE(LinearConfig({4, 2, false}).init(Device::ndarray()).bias.has_value());
   EXPECT_THROW(LinearConfig({0, 2}).init(Device::ndarray()), InvalidArgument);
 }

@@ -67,7 +67,7 @@ TEST(Layers, OneBackwardReachesEveryParam) {
   const Gradients grads = y.mul(y).sum().backward();
   for (const NamedTensor& p : named_parameters(cnn))
     EXPECT_TRUE(grads.get(p.tensor).has_value()) << p.name;
-  EXPECT_EQ(cnn.bn.num_batches_tracked->value().to_data().to_vector<double>(),
+  EXPECT_EQ(cnn.bn.num_batches_tracked->value().into_data().to_vector<double>(),
             std::vector<double>{1});
 }
 

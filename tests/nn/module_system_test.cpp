@@ -97,7 +97,7 @@ TEST(ModuleSystem, GradientsReachParamsAndFrozenParamsGetNone) {
       x.matmul(leaf.weight->transpose()).add(leaf.bias->value().unsqueeze<2>()).sum();
   const Gradients grads = loss.backward();
   ASSERT_TRUE(leaf.weight.grad(grads).has_value());
-  EXPECT_EQ(leaf.weight.grad(grads)->to_data().to_vector<double>(), std::vector<double>(6, 8.0));
+  EXPECT_EQ(leaf.weight.grad(grads)->into_data().to_vector<double>(), std::vector<double>(6, 8.0));
   EXPECT_FALSE(leaf.bias->grad(grads).has_value());
   EXPECT_FALSE(leaf.bias->trainable());
   EXPECT_TRUE(leaf.weight.trainable());
@@ -125,8 +125,8 @@ TEST(ModuleSystem, ACopyIsAnIndependentClone) {
   Leaf original = make_leaf(Device::ndarray(), true);
   Leaf copy = original;
   copy.weight.assign(filled(2, 3, 5.0, Device::ndarray()).handle());
-  EXPECT_EQ(original.weight->to_data().to_vector<double>(), std::vector<double>(6, 1.0));
-  EXPECT_EQ(copy.weight->to_data().to_vector<double>(), std::vector<double>(6, 5.0));
+  EXPECT_EQ(original.weight->into_data().to_vector<double>(), std::vector<double>(6, 1.0));
+  EXPECT_EQ(copy.weight->into_data().to_vector<double>(), std::vector<double>(6, 5.0));
 }
 
 TEST(ModuleSystem, AssignRejectsAnotherShapeAndKeepsTheValue) {
@@ -138,7 +138,7 @@ TEST(ModuleSystem, AssignRejectsAnotherShapeAndKeepsTheValue) {
     EXPECT_NE(std::string(e.what()).find("[param]"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("[3, 2]"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(leaf.weight->to_data().shape(), Shape({2, 3}));
+  EXPECT_EQ(leaf.weight->into_data().shape(), Shape({2, 3}));
   EXPECT_THROW(leaf.count.assign(Tensor<1>::zeros({4}, Device::ndarray()).handle()),
                InvalidArgument);
 }

@@ -64,7 +64,7 @@ TEST(BatchNormLayer, InferenceLeavesTheRunningStatsAlone) {
   eval(bn);
   const Tensor<2> x =
       Tensor<2>::from_data(TensorData(std::vector<double>{1, 3}, Shape{2, 1}), Device::ndarray());
-  const std::vector<double> y = bn.forward(x).to_data().to_vector<double>();
+  const std::vector<double> y = bn.forward(x).into_data().to_vector<double>();
   EXPECT_NEAR(y[0], 1.0 / std::sqrt(1.0 + 1e-5), 1e-12);
   EXPECT_NEAR(y[1], 3.0 / std::sqrt(1.0 + 1e-5), 1e-12);
   EXPECT_EQ(values(bn.running_mean->handle()), (std::vector<double>{0}));
@@ -79,7 +79,7 @@ TEST(BatchNormLayer, WithoutRunningStatsInferenceUsesTheBatch) {
   eval(bn);
   const Tensor<2> x =
       Tensor<2>::from_data(TensorData(std::vector<double>{1, 3}, Shape{2, 1}), Device::ndarray());
-  const std::vector<double> y = bn.forward(x).to_data().to_vector<double>();
+  const std::vector<double> y = bn.forward(x).into_data().to_vector<double>();
   EXPECT_NEAR(y[0], -1.0 / std::sqrt(1.0 + 1e-5), 1e-12);
   EXPECT_NEAR(y[1], 1.0 / std::sqrt(1.0 + 1e-5), 1e-12);
 }

@@ -28,7 +28,7 @@ TEST(PositionalEncoding, TableMatchesTheFormula) {
 TEST(PositionalEncoding, FirstRowsByHand) {
   // Position 0: sin 0 = 0, cos 0 = 1; position 1, pair 0: sin 1, cos 1; pair 1 of d_model 4:
   // angle 1 / 10000^(2/4) = 0.01.
-  const std::vector<double> table = sinusoidal_table(2, 4, f64()).to_data().to_vector<double>();
+  const std::vector<double> table = sinusoidal_table(2, 4, f64()).into_data().to_vector<double>();
   const std::vector<double> expected{
       0, 1, 0, 1, std::sin(1.0), std::cos(1.0), std::sin(0.01), std::cos(0.01)};
   ASSERT_EQ(table.size(), expected.size());
@@ -40,11 +40,11 @@ TEST(PositionalEncoding, ForwardAddsTheTableToEverySequence) {
   PositionalEncoding pe = PositionalEncodingConfig{6, 0.5}.init(Device::ndarray());
   eval(pe);
   const Tensor<3> x = Tensor<3>::random({2, 5, 6}, Distribution::normal(0.0, 1.0), f64());
-  const std::vector<double> got = pe.forward(x).to_data().to_vector<double>();
-  const std::vector<double> xs = x.to_data().to_vector<double>();
+  const std::vector<double> got = pe.forward(x).into_data().to_vector<double>();
+  const std::vector<double> xs = x.into_data().to_vector<double>();
   const std::vector<double> table =
       golden::tensor<2>(golden::sequence_case("positional_even").at("table"), Device::ndarray())
-          .to_data()
+          .into_data()
           .to_vector<double>();
   for (std::size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], xs[i] + table[i % table.size()], 1e-12) << i;
@@ -54,9 +54,9 @@ TEST(PositionalEncoding, ForwardAddsTheTableToEverySequence) {
 TEST(PositionalEncoding, TrainingDropsAndRescalesTheSum) {
   PositionalEncoding pe = PositionalEncodingConfig{4, 0.5}.init(Device::ndarray());
   const Tensor<3> x = Tensor<3>::random({3, 4, 4}, Distribution::normal(0.0, 1.0), f64());
-  const std::vector<double> dropped = pe.forward(x).to_data().to_vector<double>();
+  const std::vector<double> dropped = pe.forward(x).into_data().to_vector<double>();
   eval(pe);
-  const std::vector<double> kept = pe.forward(x).to_data().to_vector<double>();
+  const std::vector<double> kept = pe.forward(x).into_data().to_vector<double>();
   int zeroed = 0;
   for (std::size_t i = 0; i < kept.size(); ++i) {
     if (dropped[i] == 0.0) {

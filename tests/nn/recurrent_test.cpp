@@ -139,12 +139,12 @@ TEST(Lstm, GradientsMatchFiniteDifferences) {
   const Tensor<3> probe = Tensor<3>::random({1, 3, 2}, Distribution::normal(0.0, 1.0), f64);
   const Tensor<3> tracked = x.require_grad();
   const Gradients grads = (lstm.forward(tracked).output * probe).sum().backward();
-  const std::vector<double> dx = tracked.grad(grads)->to_data().to_vector<double>();
+  const std::vector<double> dx = tracked.grad(grads)->into_data().to_vector<double>();
   const std::vector<double> dw =
-      lstm.weights[0].weight_hh.grad(grads)->to_data().to_vector<double>();
+      lstm.weights[0].weight_hh.grad(grads)->into_data().to_vector<double>();
 
   constexpr double eps = 1e-6;
-  const std::vector<double> xs = x.to_data().to_vector<double>();
+  const std::vector<double> xs = x.into_data().to_vector<double>();
   for (std::size_t i = 0; i < xs.size(); ++i) {
     std::vector<double> up = xs, down = xs;
     up[i] += eps;
@@ -155,7 +155,7 @@ TEST(Lstm, GradientsMatchFiniteDifferences) {
     EXPECT_NEAR(dx[i], numeric, 1e-7) << "x " << i;
   }
   const Tensor<2> w = *lstm.weights[0].weight_hh;
-  const std::vector<double> ws = w.to_data().to_vector<double>();
+  const std::vector<double> ws = w.into_data().to_vector<double>();
   for (std::size_t i = 0; i < ws.size(); ++i) {
     Lstm shifted = lstm;
     std::vector<double> values = ws;
@@ -172,16 +172,16 @@ TEST(Lstm, DropoutActsBetweenLayersInTrainingOnly) {
   const Device device = Device::ndarray();
   const Tensor<3> x = Tensor<3>::random({2, 3, 2}, Distribution::normal(0.0, 1.0), device);
   Lstm deep = LstmConfig{2, 8, 2, true, 0.5}.init(device);
-  const std::vector<double> trained = deep.forward(x).output.to_data().to_vector<double>();
+  const std::vector<double> trained = deep.forward(x).output.into_data().to_vector<double>();
   eval(deep);
-  const std::vector<double> evaluated = deep.forward(x).output.to_data().to_vector<double>();
+  const std::vector<double> evaluated = deep.forward(x).output.into_data().to_vector<double>();
   EXPECT_NE(trained, evaluated);
   // One layer: nothing follows the last layer, so training changes nothing.
   Lstm shallow = LstmConfig{2, 8, 1, true, 0.5}.init(device);
   const std::vector<double> shallow_trained =
-      shallow.forward(x).output.to_data().to_vector<double>();
+      shallow.forward(x).output.into_data().to_vector<double>();
   eval(shallow);
-  EXPECT_EQ(shallow_trained, shallow.forward(x).output.to_data().to_vector<double>());
+  EXPECT_EQ(shallow_trained, shallow.forward(x).output.into_data().to_vector<double>());
 }
 
 TEST(Recurrent, ConfigErrorsNameTheValues) {

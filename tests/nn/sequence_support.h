@@ -45,7 +45,7 @@ template <std::size_t D>
 void expect_near(const Tensor<D>& actual, const Tensor<D>& expected, const std::string& what) {
   expect_near(actual,
               json{{"shape", expected.shape().dims()},
-                   {"data", expected.to_data().template to_vector<double>()}},
+                   {"data", expected.into_data().template to_vector<double>()}},
               what);
 }
 

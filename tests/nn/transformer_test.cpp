@@ -72,8 +72,8 @@ TEST(TransformerEncoder, ParamsHavePyTorchNames) {
   EXPECT_EQ(names.back(), "norm.bias");
   EXPECT_EQ(encoder.layers[1].linear1.weight->shape(), Shape({8, 4}));
   // Independent draws: the layers do not start equal.
-  EXPECT_NE(encoder.layers[0].linear1.weight->to_data().to_vector<double>(),
-            encoder.layers[1].linear1.weight->to_data().to_vector<double>());
+  EXPECT_NE(encoder.layers[0].linear1.weight->into_data().to_vector<double>(),
+            encoder.layers[1].linear1.weight->into_data().to_vector<double>());
 }
 
 TEST(TransformerEncoder, CausalOutputsIgnoreLaterPositions) {
@@ -86,21 +86,21 @@ TEST(TransformerEncoder, CausalOutputsIgnoreLaterPositions) {
   AttentionMasks causal;
   causal.is_causal = true;
   const std::vector<Slice> first_two{Slice(), Slice::to(2), Slice()};
-  EXPECT_EQ(encoder.forward(x, causal).slice(first_two).to_data().to_vector<double>(),
-            encoder.forward(later, causal).slice(first_two).to_data().to_vector<double>());
-  EXPECT_NE(encoder.forward(x).slice(first_two).to_data().to_vector<double>(),
-            encoder.forward(later).slice(first_two).to_data().to_vector<double>());
+  EXPECT_EQ(encoder.forward(x, causal).slice(first_two).into_data().to_vector<double>(),
+            encoder.forward(later, causal).slice(first_two).into_data().to_vector<double>());
+  EXPECT_NE(encoder.forward(x).slice(first_two).into_data().to_vector<double>(),
+            encoder.forward(later).slice(first_two).into_data().to_vector<double>());
 }
 
 TEST(TransformerEncoder, DropoutActsInTrainingOnly) {
   const Device device = Device::ndarray();
   TransformerEncoderLayer layer = TransformerEncoderLayerConfig{4, 2, 8, 0.5}.init(device);
   const Tensor<3> x = Tensor<3>::random({2, 3, 4}, Distribution::normal(0.0, 1.0), device);
-  const std::vector<double> trained = layer.forward(x).to_data().to_vector<double>();
+  const std::vector<double> trained = layer.forward(x).into_data().to_vector<double>();
   eval(layer);
-  const std::vector<double> evaluated = layer.forward(x).to_data().to_vector<double>();
+  const std::vector<double> evaluated = layer.forward(x).into_data().to_vector<double>();
   EXPECT_NE(trained, evaluated);
-  EXPECT_EQ(evaluated, layer.forward(x).to_data().to_vector<double>());
+  EXPECT_EQ(evaluated, layer.forward(x).into_data().to_vector<double>());
   EXPECT_FALSE(layer.self_attn.training);
   EXPECT_FALSE(layer.dropout2.training);
 }

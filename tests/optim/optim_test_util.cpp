@@ -70,8 +70,8 @@ void expect_near(const TensorHandle& actual, const json& expected) {
 }
 
 void expect_identical(const nn::Linear& a, const nn::Linear& b) {
-  EXPECT_EQ(a.weight->to_data(), b.weight->to_data());
-  EXPECT_EQ(a.bias->value().to_data(), b.bias->value().to_data());
+  EXPECT_EQ(a.weight->into_data(), b.weight->into_data());
+  EXPECT_EQ(a.bias->value().into_data(), b.bias->value().into_data());
 }
 
 }  // namespace ember::optim::test

@@ -38,10 +38,10 @@ TEST(OptimizerStep, FrozenParamsAndParamsWithoutGradientAreUntouched) {
   grads.insert("not.a.param", *fixed_grads(0).get("bias"));  // unknown: ignored
   Adam adam;
   adam.step(model, grads, 0.1);
-  EXPECT_NE(model.fc.weight->to_data(), before.fc.weight->to_data());
-  EXPECT_EQ(model.fc.bias->value().to_data(), before.fc.bias->value().to_data());
-  EXPECT_EQ(model.unused->to_data(), before.unused->to_data());
-  EXPECT_EQ(model.count.value().to_data(), before.count.value().to_data());
+  EXPECT_NE(model.fc.weight->into_data(), before.fc.weight->into_data());
+  EXPECT_EQ(model.fc.bias->value().into_data(), before.fc.bias->value().into_data());
+  EXPECT_EQ(model.unused->into_data(), before.unused->into_data());
+  EXPECT_EQ(model.count.value().into_data(), before.count.value().into_data());
   EXPECT_FALSE(model.fc.bias->trainable());
   for (const auto& [name, data] : adam.state().tensors)
     EXPECT_TRUE(name.starts_with("fc.weight.")) << name;

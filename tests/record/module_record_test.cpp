@@ -163,9 +163,9 @@ TEST(ModuleRecord, FloatAndIntDtypesConvertToTheModels) {
   load_record(net, record);
   const Tensor<1> bias = net.first.bias->value();
   EXPECT_EQ(bias.dtype(), DType::F32);
-  EXPECT_EQ(bias.to_data().to_vector<float>(), (std::vector<float>{0.1f, -2.0f}));
+  EXPECT_EQ(bias.into_data().to_vector<float>(), (std::vector<float>{0.1f, -2.0f}));
   EXPECT_EQ(net.first.steps.value().dtype(), DType::I64);
-  EXPECT_EQ(net.first.steps.value().to_data().to_vector<int64_t>(), std::vector<int64_t>{-4});
+  EXPECT_EQ(net.first.steps.value().into_data().to_vector<int64_t>(), std::vector<int64_t>{-4});
 }
 
 TEST(ModuleRecord, LoadedParamsStayOnTheirDeviceAndTrainable) {
@@ -184,7 +184,7 @@ TEST(ModuleRecord, LoadedParamsStayOnTheirDeviceAndTrainable) {
   // sum(bias) has gradient 1 for each element of the loaded bias.
   const Gradients grads = net.first.bias->value().sum().backward();
   ASSERT_TRUE(net.first.bias->grad(grads).has_value());
-  EXPECT_EQ(net.first.bias->grad(grads)->to_data().to_vector<double>(),
+  EXPECT_EQ(net.first.bias->grad(grads)->into_data().to_vector<double>(),
             std::vector<double>(2, 1.0));
 }
 

@@ -81,8 +81,8 @@ Tensor<2> matrix(const nlohmann::json& rows, const Device& device) {
 /// model's output on expected's input equals PyTorch's, to f32 accuracy.
 template <typename M>
 void expect_pytorch_output(const M& model, const nlohmann::json& expected, const Device& device) {
-  const TensorData got = model.forward(matrix(expected["input"], device)).to_data();
-  const TensorData want = matrix(expected["output"], device).to_data();
+  const TensorData got = model.forward(matrix(expected["input"], device)).into_data();
+  const TensorData want = matrix(expected["output"], device).into_data();
   std::string why;
   EXPECT_TRUE(got.approx_equal(want, Tolerance{1e-5, 1e-6}, &why)) << why;
 }
@@ -99,7 +99,7 @@ TEST(PyTorchInterop, ABatchNormStateDictWithBuffersReproducesPyTorchsOutput) {
   BatchNormNet net = make_batchnorm_net(device);
   load(net, test::fixture("batchnorm.safetensors"));
   // generate.py ran three training batches; the 0-dim int64 counter loads as shape [1].
-  EXPECT_EQ(net.bn.num_batches_tracked.value().to_data().to_vector<int64_t>(),
+  EXPECT_EQ(net.bn.num_batches_tracked.value().into_data().to_vector<int64_t>(),
             std::vector<int64_t>{3});
   EXPECT_TRUE(ops::is_require_grad(net.bn.weight.handle()));
   expect_pytorch_output(net, expected_for("batchnorm"), device);

@@ -45,7 +45,7 @@ TEST(Transfer, IntoDataAndToData) {
   const TensorData data = x.into_data();
   EXPECT_EQ(data.shape(), (Shape{2, 2}));
   EXPECT_EQ(data.dtype(), DType::I64);
-  EXPECT_EQ(data, x.to_data());
+  EXPECT_EQ(data, x.into_data());
   EXPECT_EQ(data.to_vector<int64_t>(), (std::vector<int64_t>{1, 2, 3, 4}));
 }
 

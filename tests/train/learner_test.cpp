@@ -89,7 +89,7 @@ FitResult fit(TrainingRun& run, LearnerConfig config, const Device& device,
 }
 
 std::vector<double> weights(const Classifier& model) {
-  return model.fc.weight->to_data().to_vector<double>();
+  return model.fc.weight->into_data().to_vector<double>();
 }
 
 TEST(Learner, LearnsAndWritesMetricsPlotAndCheckpoints) {
