@@ -4,6 +4,21 @@
 
 #include "ir/op_rules.h"
 
+namespace ember::ir {
+
+double parameter_of(const Activation& activation) {
+  const struct { double none, alpha, beta; } parameters{0.0, activation.alpha, activation.beta};
+  switch (activation.op) {
+#define EMBER_ACTIVATION_OP(Enumerator, name, parameter) \
+  case ActivationOp::Enumerator:                         \
+    return parameters.parameter;
+#include "ember/ops.def"
+  }
+  return 0.0;  // not an enumerator: ir::infer refuses it
+}
+
+}  // namespace ember::ir
+
 namespace ember::ir::rules {
 namespace {
 

@@ -10,6 +10,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -53,6 +55,19 @@ constexpr std::span<const Enum> all_ops() {
 /// How many ops an op enum has.
 template <typename Enum>
 inline constexpr std::size_t kOpCount = std::size(OpList<Enum>::all);
+/// f(std::integral_constant<Enum, op>{}): code specialized for each op, one chosen at run time
+/// (a loop written once for every op, with the op's formula folded into it). op is an enumerator
+/// (ir::infer has checked it).
+template <typename Enum, std::size_t kFirst = 0, typename F>
+decltype(auto) visit_op(Enum op, F&& f) {
+  constexpr Enum kCandidate = OpList<Enum>::all[kFirst];
+  if constexpr (kFirst + 1 == kOpCount<Enum>) {
+    return f(std::integral_constant<Enum, kCandidate>{});
+  } else {
+    if (op == kCandidate) return f(std::integral_constant<Enum, kCandidate>{});
+    return visit_op<Enum, kFirst + 1>(op, std::forward<F>(f));
+  }
+}
 
 // ---- elementwise ----------------------------------------------------------------------------
 
@@ -243,6 +258,9 @@ struct Activation {
   double alpha = 0.0;
   double beta = 1.0;
 };
+/// The one parameter activation's formula takes, as the op table's parameter column names it
+/// (alpha or beta); 0 for the ops without one.
+double parameter_of(const Activation& activation);
 /// inputs: (x) float. Softmax (or log-softmax) along dim, computed stably (max subtracted).
 struct Softmax {
   int64_t dim;

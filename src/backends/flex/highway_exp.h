@@ -30,7 +30,5 @@ inline constexpr float kPoly[6] = {+0.5f,
 inline constexpr float kLowerBound = -104.0f;
 /// Expm1 takes the polynomial itself where |x| < kLn2Over2.
 inline constexpr float kLn2Over2 = 0.346573590279972654708616f;
-/// Highway's Tanh, built on its Expm1, is 1 beyond this magnitude.
-inline constexpr float kTanhLimit = 18.714973875f;
 
 }  // namespace ember::flex::highway_exp

@@ -21,11 +21,11 @@
 #include <utility>
 #include <vector>
 
-#include "backends/flex/gelu_erf.h"
 #include "backends/flex/highway_exp.h"
 #include "backends/flex/highway_log.h"
 #include "backends/flex/rational_tanh.h"
 #include "ir/activation_constants.h"
+#include "ir/formulas.h"
 #endif
 
 namespace ember::flex {
@@ -66,7 +66,7 @@ enum Constant : uint8_t {
   kSix,
   kSqrt2Half,
   kGeluMaxW,
-  kGeluPoly,                  // gelu_erf::kPolyStart, then the 9 of kPoly
+  kGeluPoly,                  // formula::ErfcRational::kPolyStart, then the 9 of kPoly
   kAllOnes = kGeluPoly + 10,  // a Bool lane's true
   kLogValidMin,
   kLn2Hi,
@@ -79,7 +79,6 @@ enum Constant : uint8_t {
   kLn2Over2,
   kSeluAlpha,
   kSeluScale,
-  kHighwayTanhLimit,
   kGeluTanhCubic,
   kGeluTanhK,
   kCubeSafe,
@@ -132,10 +131,11 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
     rows[kMinusThree] = splat(-3.0f);
     rows[kSix] = splat(6.0f);
     rows[kSqrt2Half] = splat(std::numbers::sqrt2_v<float> / 2);
-    rows[kGeluMaxW] = splat(gelu_erf::kMaxW);
-    rows[kGeluPoly] = splat(gelu_erf::kPolyStart);
+    using formula::ErfcRational;
+    rows[kGeluMaxW] = splat(ErfcRational::kMaxW);
+    rows[kGeluPoly] = splat(ErfcRational::kPolyStart);
     for (int i = 0; i < 9; ++i)
-      rows[kGeluPoly + 1 + i] = splat(gelu_erf::kPoly[i]);
+      rows[kGeluPoly + 1 + i] = splat(ErfcRational::kPoly[i]);
     rows[kAllOnes] = splat_bits(0xffffffffu);
     rows[kLogValidMin] = splat(highway_log::kValidMin);
     rows[kLn2Hi] = splat(highway_log::kLn2Hi);
@@ -149,15 +149,23 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
     rows[kLn2Over2] = splat(highway_exp::kLn2Over2);
     rows[kSeluAlpha] = splat(static_cast<float>(ir::kSeluAlpha));
     rows[kSeluScale] = splat(static_cast<float>(ir::kSeluScale));
-    rows[kHighwayTanhLimit] = splat(highway_exp::kTanhLimit);
     rows[kGeluTanhCubic] = splat(static_cast<float>(ir::kGeluTanhCubic));
-    rows[kGeluTanhK] = splat(std::numbers::sqrt2_v<float> * std::numbers::inv_sqrtpi_v<float>);
+    rows[kGeluTanhK] = splat(static_cast<float>(ir::kSqrtTwoOverPi));
     rows[kCubeSafe] = splat(simd::kGeluTanhCubeSafe);
     rows[kMinusCubeSafe] = splat(-simd::kGeluTanhCubeSafe);
     rows[kSoftplusThreshold] = splat(static_cast<float>(ir::kSoftplusThreshold));
     return rows;
   }();
   return table;
+}
+
+/// The rows of a program's constant table: constant_table(), with room for the formulas' constants.
+std::vector<ConstantRow> constant_rows() {
+  constexpr std::size_t kFormulaConstants = 64;
+  std::vector<ConstantRow> rows;
+  rows.reserve(kConstantCount + kFormulaConstants);
+  rows.assign(constant_table().begin(), constant_table().end());
+  return rows;
 }
 
 // Note: the switches over ops below list every enumerator and have no default, so that a new op
@@ -168,22 +176,22 @@ bool covered(ir::UnaryOp op) {
   switch (op) {
     case ir::UnaryOp::Neg:
     case ir::UnaryOp::Abs:
+    case ir::UnaryOp::Sign:
     case ir::UnaryOp::Sqrt:
     case ir::UnaryOp::Recip:
     case ir::UnaryOp::Tanh:
     case ir::UnaryOp::Exp:
     case ir::UnaryOp::Log:
+    case ir::UnaryOp::Floor:
+    case ir::UnaryOp::Ceil:
+    case ir::UnaryOp::Round:
     case ir::UnaryOp::Not:
       return true;
-    case ir::UnaryOp::Sign:
     case ir::UnaryOp::Log1p:
     case ir::UnaryOp::Sin:
     case ir::UnaryOp::Cos:
     case ir::UnaryOp::Tan:
     case ir::UnaryOp::Erf:
-    case ir::UnaryOp::Floor:
-    case ir::UnaryOp::Ceil:
-    case ir::UnaryOp::Round:
     case ir::UnaryOp::IsNan:
     case ir::UnaryOp::IsInf:
       return false;
@@ -341,12 +349,12 @@ class Generator : public Xbyak::CodeGenerator {
   using Regs = std::array<Reg, kMaxUnroll>;
   static constexpr int64_t kNever = -1;
 
-  /// Room for the longest code per instruction (tanh: about 40 instructions of up to 10 bytes
+  /// Room for the longest code per instruction (mish: about 150 instructions of up to 10 bytes
   /// per vector).
   static std::size_t code_bytes(const fusion::Program& program, int unroll) {
     const std::size_t items =
         program.inputs.size() + program.instructions.size() + program.outputs.size();
-    return 4096 + 512 * static_cast<std::size_t>(unroll) * items;
+    return 4096 + 2048 * static_cast<std::size_t>(unroll) * items;
   }
 
   /// Per value (inputs first, then instructions): the last instruction reading it, or kNever.
@@ -402,7 +410,7 @@ class Generator : public Xbyak::CodeGenerator {
 
   void generate_function(bool streaming) {
     streaming_ = streaming;
-    mov(r11, reinterpret_cast<uintptr_t>(constant_table().data()));
+    mov(r11, reinterpret_cast<uintptr_t>(rows_.data()));
     shl(rcx, 2);  // elements to bytes
     xor_(r10, r10);
     xor_(r9, r9);
@@ -580,15 +588,18 @@ class Generator : public Xbyak::CodeGenerator {
   /// everything), as Bool lanes.
   template <typename Operand>
   Regs compare(ir::CompareOp op, const Regs& a, const Operand& b) {
-    const uint8_t predicate = predicate_of(op);
-    const Regs d = allocate();
+    Regs d{};
+    each([&](int u) { d[u] = compare_by(predicate_of(op), a[u], b(u)); });
+    return d;
+  }
+  /// A new register holding, lane by lane, all ones where a compares to b by predicate.
+  Reg compare_by(uint8_t predicate, Reg a, const Xbyak::Operand& b) {
+    const Reg d = allocate_one();
     if (isa_ == JitIsa::Avx512) {
-      each([&](int u) {
-        vcmpps(k1, vec(a[u]), b(u), predicate);
-        vmovaps(vec(d[u]) | k1 | T_z, constant(kAllOnes));
-      });
+      vcmpps(k1, vec(a), b, predicate);
+      vmovaps(vec(d) | k1 | T_z, constant(kAllOnes));
     } else {
-      each([&](int u) { vcmpps(vec(d[u]), vec(a[u]), b(u), predicate); });
+      vcmpps(vec(d), vec(a), b, predicate);
     }
     return d;
   }
@@ -700,52 +711,17 @@ class Generator : public Xbyak::CodeGenerator {
     return d;
   }
 
+  /// Not of Bool lanes, or the float op by its formula (ir/formulas.h); the lanes of exp and log
+  /// outside the range where the Highway loop computes them are flagged.
   Regs unary(ir::UnaryOp op, const Regs& x) {
-    if (op == ir::UnaryOp::Tanh) return tanh(x);
-    if (op == ir::UnaryOp::Exp) {
-      flag_out_of_range(x, kExpValidMin, kExpValidMax);
-      return exp(x);
+    if (op == ir::UnaryOp::Not) {
+      const Regs d = allocate();
+      each([&](int u) { bit_xor(d[u], x[u], constant(kAllOnes)); });
+      return d;
     }
-    if (op == ir::UnaryOp::Log) {
-      flag_out_of_range(x, kLogValidMin, kFloatMax);
-      return log(x);
-    }
-    const Regs d = allocate();
-    each([&](int u) { single_instruction_unary(op, d[u], x[u]); });
-    return d;
-  }
-
-  /// d = op(x) for the unary ops of one instruction or two: Not, Neg, Abs (bit masks), Sqrt,
-  /// Recip (1 / x). unary() generates Tanh, Exp and Log itself.
-  void single_instruction_unary(ir::UnaryOp op, Reg d, Reg x) {
-    switch (op) {
-      case ir::UnaryOp::Not:
-        return bit_xor(d, x, constant(kAllOnes));
-      case ir::UnaryOp::Neg:
-        return bit_xor(d, x, constant(kSignMask));
-      case ir::UnaryOp::Abs:
-        return bit_and(d, x, constant(kAbsMask));
-      case ir::UnaryOp::Sqrt:
-        return vsqrtps(vec(d), vec(x));
-      case ir::UnaryOp::Recip:
-        vmovups(vec(d), constant(kOne));
-        return vdivps(vec(d), vec(d), vec(x));
-      case ir::UnaryOp::Tanh:
-      case ir::UnaryOp::Exp:
-      case ir::UnaryOp::Log:
-      case ir::UnaryOp::Sign:
-      case ir::UnaryOp::Log1p:
-      case ir::UnaryOp::Sin:
-      case ir::UnaryOp::Cos:
-      case ir::UnaryOp::Tan:
-      case ir::UnaryOp::Erf:
-      case ir::UnaryOp::Floor:
-      case ir::UnaryOp::Ceil:
-      case ir::UnaryOp::Round:
-      case ir::UnaryOp::IsNan:
-      case ir::UnaryOp::IsInf:
-        throw NotCovered{};
-    }
+    if (op == ir::UnaryOp::Exp) flag_out_of_range(x, kExpValidMin, kExpValidMax);
+    if (op == ir::UnaryOp::Log) flag_out_of_range(x, kLogValidMin, kFloatMax);
+    return take(formula::unary(Math(*this), op, borrow(x)));
   }
 
   /// RationalTanh of simd_elementwise.cpp, operation for operation; NaN lanes give x.
@@ -908,56 +884,15 @@ class Generator : public Xbyak::CodeGenerator {
     return t;
   }
 
-  /// simd_activation.cpp's activation, operation for operation; the lanes it hands to the
-  /// reference kernel (infinities, NaN) are flagged. instruction: where its parameter is.
+  /// The activation by its formula (ir/formulas.h) on this code's primitives, as the Highway loop
+  /// computes it; the lanes that loop hands to the reference kernel (infinities, NaN, and GELU's
+  /// tanh form beyond +-simd::kGeluTanhCubeSafe) are flagged. instruction: where its parameter is.
   Regs activation(ir::ActivationOp op, std::size_t instruction, const Regs& x) {
     flag_out_of_range(x, kLowest, kFloatMax);
-    switch (op) {
-      case ir::ActivationOp::Relu:
-        return relu(x);
-      case ir::ActivationOp::LeakyRelu:
-        return leaky_relu(instruction, x);
-      case ir::ActivationOp::Sigmoid:
-        return sigmoid(x);
-      case ir::ActivationOp::Silu:
-        return times_x(x, sigmoid(x));
-      case ir::ActivationOp::HardSigmoid:
-        return hard_sigmoid(x);
-      case ir::ActivationOp::HardSwish:
-        return times_x(x, hard_sigmoid(x));
-      case ir::ActivationOp::Elu:
-        return exponential_unit(x, scalar_splat(instruction), false);
-      case ir::ActivationOp::Celu:
-        return exponential_unit(x, scalar_splat(instruction), true);
-      case ir::ActivationOp::Selu: {
-        const Regs d = exponential_unit(x, splat_of(kSeluAlpha), false);
-        each([&](int u) { vmulps(vec(d[u]), vec(d[u]), constant(kSeluScale)); });
-        return d;
-      }
-      case ir::ActivationOp::GeluTanh:
-        return gelu_tanh(x);
-      case ir::ActivationOp::Softplus:
-        return softplus(x, [&] { return scalar_splat(instruction); });
-      case ir::ActivationOp::LogSigmoid: {
-        const Regs minus_x = allocate();
-        each([&](int u) { bit_xor(minus_x[u], x[u], constant(kSignMask)); });
-        const Regs d = softplus(minus_x, [&] { return splat_of(kOne); });
-        release(minus_x);
-        each([&](int u) { bit_xor(d[u], d[u], constant(kSignMask)); });
-        return d;
-      }
-      case ir::ActivationOp::Mish:
-        return times_x(x, highway_tanh(softplus(x, [&] { return splat_of(kOne); })));
-      case ir::ActivationOp::Gelu:
-        return gelu(x);
-    }
-    throw NotCovered{};  // not an enumerator
-  }
-
-  /// y = x y.
-  Regs times_x(const Regs& x, const Regs& y) {
-    each([&](int u) { vmulps(vec(y[u]), vec(x[u]), vec(y[u])); });
-    return y;
+    if (op == ir::ActivationOp::GeluTanh) flag_out_of_range(x, kMinusCubeSafe, kCubeSafe);
+    const Math m(*this);
+    const auto parameter = [&] { return own(scalar_splat(instruction)); };
+    return take(formula::activation(m, op, borrow(x), parameter));
   }
 
   /// New registers holding zeros.
@@ -972,20 +907,6 @@ class Generator : public Xbyak::CodeGenerator {
     each([&](int u) { vmovups(vec(r[u]), constant(row)); });
     return r;
   }
-  /// Lanes of d where x compares to zero by predicate become source's.
-  void select_by_sign(const Regs& d, const Regs& x, uint8_t predicate, const Regs& source) {
-    const Regs zero = zeros();
-    select_where(
-        d, x, [&](int u) { return vec(zero[u]); }, predicate, source);
-    release(zero);
-  }
-
-  /// Zero where x < 0, else x (-0 and NaN kept).
-  Regs relu(const Regs& x) {
-    const Regs d = zeros();
-    select_by_sign(d, x, kNotLess, x);
-    return d;
-  }
 
   /// New registers holding instruction's scalar (an activation's parameter) in every lane.
   Regs scalar_splat(std::size_t instruction) {
@@ -994,146 +915,19 @@ class Generator : public Xbyak::CodeGenerator {
     return d;
   }
 
-  Regs leaky_relu(std::size_t instruction, const Regs& x) {
-    const Regs d = scalar_splat(instruction);
-    each([&](int u) { vmulps(vec(d[u]), vec(d[u]), vec(x[u])); });
-    select_by_sign(d, x, kGreater, x);
-    return d;
-  }
-
-  /// 1 / (1 + e) where x >= 0, else e / (1 + e), with e = exp(-|x|).
-  Regs sigmoid(const Regs& x) {
-    const Regs minus_abs = allocate();
-    each([&](int u) { bit_and(minus_abs[u], x[u], constant(kAbsMask)); });
-    each([&](int u) { bit_xor(minus_abs[u], minus_abs[u], constant(kSignMask)); });
-    const Regs e = exp(minus_abs);
-    release(minus_abs);
-    const Regs sum = splat_of(kOne);
-    each([&](int u) { vaddps(vec(sum[u]), vec(sum[u]), vec(e[u])); });
-    const Regs positive = splat_of(kOne);
-    each([&](int u) { vdivps(vec(positive[u]), vec(positive[u]), vec(sum[u])); });
-    each([&](int u) { vdivps(vec(e[u]), vec(e[u]), vec(sum[u])); });
-    release(sum);
-    select_by_sign(e, x, kGreaterEqual, positive);
-    release(positive);
-    return e;
-  }
-
-  /// 0 below -3, 1 above 3, x / 6 + 1/2 between.
-  Regs hard_sigmoid(const Regs& x) {
-    const Regs d = allocate();
-    each([&](int u) { vdivps(vec(d[u]), vec(x[u]), constant(kSix)); });
-    each([&](int u) { vaddps(vec(d[u]), vec(d[u]), constant(kHalf)); });
-    const Regs one = splat_of(kOne);
-    select_where(
-        d, x, [&](int) { return constant(kThree); }, kGreaterEqual, one);
-    release(one);
-    const Regs zero = zeros();
-    select_where(
-        d, x, [&](int) { return constant(kMinusThree); }, kLessEqual, zero);
-    release(zero);
-    return d;
-  }
-
-  /// x where x > 0, else alpha expm1(x / alpha when divided, else x), floored at the lowest
-  /// float (simd_activation.cpp's ExponentialUnit: Elu, Selu, Celu). Takes alpha's registers.
-  Regs exponential_unit(const Regs& x, const Regs& alpha, bool divided) {
-    Regs e;
-    if (divided) {
-      const Regs argument = allocate();
-      each([&](int u) { vdivps(vec(argument[u]), vec(x[u]), vec(alpha[u])); });
-      each([&](int u) { vmaxps(vec(argument[u]), vec(argument[u]), constant(kLowest)); });
-      e = expm1(argument);
-      release(argument);
-    } else {
-      e = expm1(x);  // x / 1 is x, and no finite x (the others are flagged) is below the lowest
-    }
-    each([&](int u) { vmulps(vec(e[u]), vec(alpha[u]), vec(e[u])); });
-    release(alpha);
-    select_by_sign(e, x, kGreater, x);
-    return e;
-  }
-
-  /// x / 2 (1 + tanh(k (x + c x^3))) with Highway's tanh (simd_activation.cpp's GeluTanh); the
-  /// lanes beyond +-simd::kGeluTanhCubeSafe, which the loops hand to the reference, are flagged.
-  Regs gelu_tanh(const Regs& x) {
-    flag_out_of_range(x, kMinusCubeSafe, kCubeSafe);
-    const Regs inner = product_with_constant(x, kGeluTanhCubic);
-    each([&](int u) { vmulps(vec(inner[u]), vec(inner[u]), vec(x[u])); });
-    each([&](int u) { vmulps(vec(inner[u]), vec(inner[u]), vec(x[u])); });
-    each([&](int u) { vaddps(vec(inner[u]), vec(x[u]), vec(inner[u])); });
-    each([&](int u) { vmulps(vec(inner[u]), vec(inner[u]), constant(kGeluTanhK)); });
-    const Regs t = highway_tanh(inner);
-    each([&](int u) { vaddps(vec(t[u]), vec(t[u]), constant(kOne)); });
-    const Regs half_x = product_with_constant(x, kHalf);
-    each([&](int u) { vmulps(vec(t[u]), vec(half_x[u]), vec(t[u])); });
-    release(half_x);
-    return t;
-  }
-
-  /// Highway's f32 Tanh (flex's own tanh is rational_tanh.h's): with e = expm1(2 |x|),
-  /// e / (e + 2), or 1 beyond kTanhLimit, with x's sign. Takes x's registers (fewer live at once).
-  Regs highway_tanh(const Regs& x) {
-    const Regs sign = allocate();
-    each([&](int u) { bit_and(sign[u], x[u], constant(kSignMask)); });
-    const Regs magnitude = x;  // x is needed only through its sign and magnitude
-    each([&](int u) { bit_xor(magnitude[u], x[u], vec(sign[u])); });
-    const Regs doubled = product_with_constant(magnitude, kTwo);
-    const Regs e = expm1(doubled);
-    release(doubled);
-    const Regs z = allocate();
-    each([&](int u) { vaddps(vec(z[u]), vec(e[u]), constant(kTwo)); });
-    each([&](int u) { vdivps(vec(z[u]), vec(e[u]), vec(z[u])); });
-    release(e);
-    const Regs one = splat_of(kOne);
-    select_where(
-        z, magnitude, [&](int) { return constant(kHighwayTanhLimit); }, kGreater, one);
-    release(one);
-    release(magnitude);
-    each([&](int u) { bit_xor(z[u], z[u], vec(sign[u])); });
-    release(sign);
-    return z;
-  }
-
-  /// log1p(exp(beta x)) / beta, or x where beta x exceeds the threshold, with Highway's Log1p
-  /// (simd_activation.cpp's Softplus). beta() gives new registers holding beta: it is loaded
-  /// where it is used, and beta x computed twice, so that fewer registers are live at once.
-  Regs softplus(const Regs& x, const std::function<Regs()>& beta) {
-    const auto times_beta = [&] {
-      const Regs d = beta();
-      each([&](int u) { vmulps(vec(d[u]), vec(d[u]), vec(x[u])); });
-      return d;
-    };
-    const Regs bounded = times_beta();  // exp's argument kept inside its range
-    each([&](int u) { vminps(vec(bounded[u]), vec(bounded[u]), constant(kSoftplusThreshold)); });
-    each([&](int u) { vmaxps(vec(bounded[u]), vec(bounded[u]), constant(kLowest)); });
-    const Regs e = exp(bounded);
-    release(bounded);
-    const Regs soft = log1p(e);
-    release(e);
-    const Regs divisor = beta();
-    each([&](int u) { vdivps(vec(soft[u]), vec(soft[u]), vec(divisor[u])); });
-    release(divisor);
-    const Regs scaled = times_beta();
-    select_where(
-        soft, scaled, [&](int) { return constant(kSoftplusThreshold); }, kGreater, x);
-    release(scaled);
-    return soft;
-  }
-
   /// Highway's f32 Log1p, for x >= 0 (the softplus's): x where 1 + x rounds to 1, else
   /// log(1 + x) x / ((1 + x) - 1). 1 + x is computed where each use needs it rather than kept,
-  /// so that fewer registers are live during log.
+  /// and the ratio after the log, so that fewer registers are live during log.
   Regs log1p(const Regs& x) {
     const auto one_plus_x = [&] {
       const Regs y = allocate();
       each([&](int u) { vaddps(vec(y[u]), vec(x[u]), constant(kOne)); });
       return y;
     };
+    const Regs d = log(one_plus_x(), true);
     const Regs ratio = one_plus_x();
     each([&](int u) { vsubps(vec(ratio[u]), vec(ratio[u]), constant(kOne)); });
     each([&](int u) { vdivps(vec(ratio[u]), vec(x[u]), vec(ratio[u])); });
-    const Regs d = log(one_plus_x(), true);
     each([&](int u) { vmulps(vec(d[u]), vec(d[u]), vec(ratio[u])); });
     release(ratio);
     const Regs y = one_plus_x();
@@ -1143,36 +937,231 @@ class Generator : public Xbyak::CodeGenerator {
     return d;
   }
 
-  /// x / 2 erfc(-x / sqrt 2) (gelu_erf.h).
-  Regs gelu(const Regs& x) {
-    const Regs w = allocate();
-    each([&](int u) { bit_and(w[u], x[u], constant(kAbsMask)); });
-    each([&](int u) { vmulps(vec(w[u]), vec(w[u]), constant(kSqrt2Half)); });
-    each([&](int u) { vminps(vec(w[u]), vec(w[u]), constant(kGeluMaxW)); });
-    const Regs denominator = linear_of(w, kHalf, kOne);
-    const Regs t = splat_of(kOne);
-    each([&](int u) { vdivps(vec(t[u]), vec(t[u]), vec(denominator[u])); });
-    release(denominator);
-    const Regs poly = splat_of(kGeluPoly);
-    for (int k = 1; k <= 9; ++k)
-      each([&](int u) { vfmadd213ps(vec(poly[u]), vec(t[u]), constant(kGeluPoly + k)); });
-    each([&](int u) { vmulps(vec(w[u]), vec(w[u]), vec(w[u])); });
-    each([&](int u) { vsubps(vec(poly[u]), vec(poly[u]), vec(w[u])); });
-    release(w);
-    const Regs erfc = exp(poly);
-    release(poly);
-    each([&](int u) { vmulps(vec(erfc[u]), vec(t[u]), vec(erfc[u])); });
-    release(t);
-    const Regs one_plus_erf = splat_of(kTwo);
-    each([&](int u) { vsubps(vec(one_plus_erf[u]), vec(one_plus_erf[u]), vec(erfc[u])); });
-    select_by_sign(one_plus_erf, x, kLess, erfc);
-    release(erfc);
-    const Regs y = splat_of(kHalf);
-    each([&](int u) { vmulps(vec(y[u]), vec(y[u]), vec(x[u])); });
-    each([&](int u) { vmulps(vec(y[u]), vec(y[u]), vec(one_plus_erf[u])); });
-    release(one_plus_erf);
-    return y;
+  // ---- the formulas' target (ir/formulas.h): values in this code's registers -----------------
+
+  /// Registers that formula values hold, released when the last copy of the value goes where
+  /// owned (a program value's registers are only borrowed).
+  struct Held {
+    Held(Generator* generator, const Regs& regs, bool owned)
+        : generator(generator), regs(regs), owned(owned) {}
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    ~Held() {
+      if (owned) generator->release(regs);
+    }
+    Generator* generator;
+    Regs regs;
+    bool owned;
+  };
+  /// A formula value: registers, or a constant row that an instruction reads from memory (no
+  /// register, and no instruction to load it, where the instruction can take it as an operand).
+  struct Formula {
+    std::shared_ptr<Held> held;  ///< null for a constant
+    int row = 0;
+  };
+  Formula own(const Regs& regs) { return {std::make_shared<Held>(this, regs, true)}; }
+  Formula borrow(const Regs& regs) { return {std::make_shared<Held>(this, regs, false)}; }
+  /// v in registers: a constant is loaded into new ones, which the returned value holds.
+  Formula in_registers(const Formula& v) { return v.held ? v : own(splat_of(v.row)); }
+  const Regs& regs(const Formula& v) const { return v.held->regs; }
+  /// v's registers, now the caller's: taken where no other value holds them, else copied.
+  Regs take(Formula&& v) {
+    v = in_registers(v);
+    if (v.held.use_count() == 1 && v.held->owned) {
+      v.held->owned = false;
+      return regs(v);
+    }
+    const Regs d = allocate();
+    each([&](int u) { vmovaps(vec(d[u]), vec(regs(v)[u])); });
+    return d;
   }
+  /// f(u, operand) for each vector u of b: its register, or its constant row in memory.
+  template <typename F>
+  void each_operand(const Formula& b, const F& f) {
+    each([&](int u) {
+      if (b.held) return f(u, vec(regs(b)[u]));
+      f(u, constant(b.row));
+    });
+  }
+  /// A new value, emit(d, a, b) for each vector: b may be a constant in memory; a constant a is
+  /// loaded, or for a commutative op swapped with a register b.
+  /// The primitives take their arguments by value and release them once they have emitted their
+  /// instructions: a formula's temporaries then hold registers no longer than they are needed.
+  template <typename Emit>
+  Formula arithmetic(Formula a, Formula b, bool commutative, const Emit& emit) {
+    if (!a.held && b.held && commutative) std::swap(a, b);
+    a = in_registers(a);
+    const Regs d = allocate();
+    each_operand(b, [&](int u, const auto& operand) { emit(d[u], regs(a)[u], operand); });
+    a = b = {};
+    return own(d);
+  }
+  /// A new Bool value (lanes of all ones or zeros): a compared to b by predicate.
+  Formula compared(uint8_t predicate, Formula a, Formula b) {
+    a = in_registers(a);
+    Regs d{};
+    each_operand(
+        b, [&](int u, const auto& operand) { d[u] = compare_by(predicate, regs(a)[u], operand); });
+    a = b = {};
+    return own(d);
+  }
+  /// A new value, f(x's registers) giving new registers.
+  template <typename F>
+  Formula transformed(Formula x, const F& f) {
+    x = in_registers(x);
+    const Regs d = f(regs(x));
+    x = {};
+    return own(d);
+  }
+  /// A row of the constant table holding value in every lane, added where none does.
+  int row_of(float value) {
+    const ConstantRow row = splat(value);
+    const auto found = std::find_if(rows_.begin(), rows_.end(),
+                                    [&](const ConstantRow& r) { return r.bits == row.bits; });
+    if (found != rows_.end()) return static_cast<int>(found - rows_.begin());
+    // The code holds the table's address: it must not move.
+    if (rows_.size() == rows_.capacity()) throw NotCovered{};
+    rows_.push_back(row);
+    return static_cast<int>(rows_.size() - 1);
+  }
+
+  /// The formulas' primitives (ir/formulas.h), each the instructions of the Highway loop's.
+  class Math {
+   public:
+    using Value = Formula;
+    using Mask = Formula;  ///< lanes of all ones or zeros
+
+    explicit Math(Generator& generator) : g_(&generator) {}
+
+    Value constant(double c) const { return {nullptr, g_->row_of(static_cast<float>(c))}; }
+    Value lowest() const { return {nullptr, kLowest}; }
+
+    Value add(Value a, Value b) const {
+      return g_->arithmetic(
+          std::move(a), std::move(b), true,
+          [g = g_](Reg d, Reg x, const auto& y) { g->vaddps(g->vec(d), g->vec(x), y); });
+    }
+    Value sub(Value a, Value b) const {
+      return g_->arithmetic(
+          std::move(a), std::move(b), false,
+          [g = g_](Reg d, Reg x, const auto& y) { g->vsubps(g->vec(d), g->vec(x), y); });
+    }
+    Value mul(Value a, Value b) const {
+      return g_->arithmetic(
+          std::move(a), std::move(b), true,
+          [g = g_](Reg d, Reg x, const auto& y) { g->vmulps(g->vec(d), g->vec(x), y); });
+    }
+    Value div(Value a, Value b) const {
+      return g_->arithmetic(
+          std::move(a), std::move(b), false,
+          [g = g_](Reg d, Reg x, const auto& y) { g->vdivps(g->vec(d), g->vec(x), y); });
+    }
+    // vminps and vmaxps give their second operand where the two are equal (+-0) or either is
+    // NaN, as Highway's Min and Max do: never swapped.
+    Value min(Value a, Value b) const {
+      return g_->arithmetic(
+          std::move(a), std::move(b), false,
+          [g = g_](Reg d, Reg x, const auto& y) { g->vminps(g->vec(d), g->vec(x), y); });
+    }
+    Value max(Value a, Value b) const {
+      return g_->arithmetic(
+          std::move(a), std::move(b), false,
+          [g = g_](Reg d, Reg x, const auto& y) { g->vmaxps(g->vec(d), g->vec(x), y); });
+    }
+    /// a b + c, rounded once (vfmadd213ps: d = d b + c, d a copy of a).
+    Value mul_add(Value a, Value b, Value c) const {
+      const Regs d = g_->take(std::move(a));
+      b = g_->in_registers(b);
+      g_->each_operand(c, [&](int u, const auto& operand) {
+        g_->vfmadd213ps(g_->vec(d[u]), g_->vec(g_->regs(b)[u]), operand);
+      });
+      b = c = {};
+      return g_->own(d);
+    }
+
+    Value neg(Value x) const { return bitwise(std::move(x), kSignMask, &Generator::bit_xor); }
+    Value abs(Value x) const { return bitwise(std::move(x), kAbsMask, &Generator::bit_and); }
+    Value sqrt(Value x) const {
+      return g_->transformed(std::move(x), [g = g_](const Regs& r) {
+        const Regs d = g->allocate();
+        g->each([&](int u) { g->vsqrtps(g->vec(d[u]), g->vec(r[u])); });
+        return d;
+      });
+    }
+    Value exp(Value x) const {
+      return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->exp(r); });
+    }
+    Value expm1(Value x) const {
+      return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->expm1(r); });
+    }
+    /// For normal positive x: the caller flags the other lanes (Generator::unary).
+    Value log(Value x) const {
+      return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->log(r); });
+    }
+    /// Highway's Log1p takes x >= 0 (the only lanes the formulas give it, exp's values): any
+    /// other lane is flagged.
+    Value log1p(Value x) const {
+      return g_->transformed(std::move(x), [g = g_](const Regs& r) {
+        g->flag_out_of_range(r, g->row_of(0.0f), kFloatMax);
+        return g->log1p(r);
+      });
+    }
+    Value tanh(Value x) const {
+      return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->tanh(r); });
+    }
+    Value erfc(Value x) const { return formula::erfc_rational(*this, std::move(x)); }
+    // Not compiled: covered() refuses the ops that are these primitives, and no formula the
+    // compiler covers uses them.
+    Value sin(const Value& /*x*/) const { throw NotCovered{}; }
+    Value cos(const Value& /*x*/) const { throw NotCovered{}; }
+    Value tan(const Value& /*x*/) const { throw NotCovered{}; }
+    Value erf(const Value& /*x*/) const { throw NotCovered{}; }
+    // Rounded to an integer by vroundps / vrndscaleps, exceptions suppressed (8), as Highway's.
+    Value floor(Value x) const { return rounded(std::move(x), 8 | 1); }
+    Value ceil(Value x) const { return rounded(std::move(x), 8 | 2); }
+    Value round(Value x) const { return rounded(std::move(x), 8 | 0); }  // half to even
+
+    Mask lt(Value a, Value b) const { return g_->compared(kLess, std::move(a), std::move(b)); }
+    Mask le(Value a, Value b) const { return g_->compared(kLessEqual, std::move(a), std::move(b)); }
+    Mask gt(Value a, Value b) const { return g_->compared(kGreater, std::move(a), std::move(b)); }
+    Mask ge(Value a, Value b) const {
+      return g_->compared(kGreaterEqual, std::move(a), std::move(b));
+    }
+    Mask is_nan(Value x) const {
+      x = g_->in_registers(x);
+      return g_->compared(kUnordered, x, x);
+    }
+    Value select(Mask m, Value a, Value b) const {
+      m = g_->in_registers(m);
+      a = g_->in_registers(a);
+      b = g_->in_registers(b);
+      const Regs d = g_->select(g_->regs(m), g_->regs(a), g_->regs(b));
+      m = a = b = {};
+      return g_->own(d);
+    }
+
+   private:
+    Value rounded(Value x, uint8_t mode) const {
+      return g_->transformed(std::move(x), [&](const Regs& r) {
+        const Regs d = g_->allocate();
+        g_->each([&](int u) {
+          if (g_->isa_ == JitIsa::Avx512)
+            return g_->vrndscaleps(g_->vec(d[u]), g_->vec(r[u]), mode);
+          g_->vroundps(g_->vec(d[u]), g_->vec(r[u]), mode);
+        });
+        return d;
+      });
+    }
+    Value bitwise(Value x, int row, void (Generator::*op)(Reg, Reg, const Xbyak::Operand&)) const {
+      return g_->transformed(std::move(x), [&](const Regs& r) {
+        const Regs d = g_->allocate();
+        g_->each([&](int u) { (g_->*op)(d[u], r[u], g_->constant(row)); });
+        return d;
+      });
+    }
+
+    Generator* g_;
+  };
 
   /// New registers holding constant row a times y plus row b, fused.
   Regs linear_of(const Regs& y, int a, int b) {
@@ -1236,6 +1225,9 @@ class Generator : public Xbyak::CodeGenerator {
   bool checks_range_ = false;                      ///< the program holds exp
   Reg range_flags_ = 0;                            ///< AVX2: the lanes out of range so far
   std::size_t entry_offset_[2] = {};               ///< per streaming flag
+  /// The constants the code reads (constant_table(), then the formulas' own), at an address
+  /// fixed for the code's life: reserved once, never reallocated.
+  std::vector<ConstantRow> rows_ = constant_rows();
 };
 
 }  // namespace
@@ -1294,9 +1286,7 @@ JitProgram::JitProgram(std::unique_ptr<Code> code, Entries entries, int64_t bloc
 JitProgram::~JitProgram() = default;
 
 float activation_parameter(const ir::Activation& activation) {
-  const double parameter =
-      activation.op == ir::ActivationOp::Softplus ? activation.beta : activation.alpha;
-  return static_cast<float>(parameter);
+  return static_cast<float>(ir::parameter_of(activation));
 }
 
 const JitProgram* compiled_program(const fusion::Program& program) {

@@ -1,16 +1,17 @@
 // Fused f32 programs (src/fusion/program.h) compiled to x86-64 machine code with Xbyak, for AVX2
 // with FMA or for AVX-512: the whole program runs in vector registers, one load per input and
 // one store per output for each vector of elements, where the tile interpreter (fused_tile.h)
-// loads and stores every instruction's tile. Each op is computed with the instructions simd.h's
-// loops use, in the same order, so both give the same bits (NaN payloads aside).
+// loads and stores every instruction's tile. The unary ops and the activations are their formulas
+// (ir/formulas.h) on the compiler's primitives, which are the instructions simd.h's loops use, in
+// the same order, so both give the same bits (NaN payloads aside).
 //
 // Covered: programs whose values are F32 or Bool (held as lanes of all ones or zeros) and whose
 // instructions are all among Add, Sub, Mul, Div, Maximum, Minimum (also with a scalar operand),
-// Neg, Abs, Sqrt, Recip, Tanh, Exp, Log, every activation (a Celu of alpha 0 aside: simd.h's
-// loops leave it to the reference), comparisons of F32 values (also with a scalar), Where, MaskFill
-// of F32, Cast between F32 and Bool, and Bool And, Or, Xor and Not. fused.cpp runs every other
-// program, and the elements of a tile past its last whole block, through the tile interpreter.
-// EMBER_JIT=0 turns the compiler off, for comparison.
+// Neg, Abs, Sign, Sqrt, Recip, Tanh, Exp, Log, Floor, Ceil, Round, every activation (a Celu of
+// alpha 0 aside: simd.h's loops leave it to the reference), comparisons of F32 values (also with a
+// scalar), Where, MaskFill of F32, Cast between F32 and Bool, and Bool And, Or, Xor and Not.
+// fused.cpp runs every other program, and the elements of a tile past its last whole block, through
+// the tile interpreter. EMBER_JIT=0 turns the compiler off, for comparison.
 #pragma once
 
 #include <array>

@@ -14,9 +14,9 @@
 #include <limits>
 
 #include "backends/flex/highway_exp.h"
-#include "backends/flex/rational_tanh.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
+#include "backends/flex/simd_math-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
@@ -32,48 +32,6 @@ constexpr T kExpMax = sizeof(T) == 4 ? T(highway_exp::kValidMax) : T(706);
 /// Highway's Sin and Cos are valid on [-kTrigMax, kTrigMax].
 template <typename T>
 constexpr T kTrigMax = T(39000);
-
-/// log1p on (-1, max]: Highway's Log1p takes [0, max], so a negative x uses
-/// log1p(x) = -log1p(-x / (1 + x)).
-template <class D, class V>
-HWY_INLINE V Log1pAnySign(D d, V x) {
-  const auto negative = hn::Lt(x, hn::Zero(d));
-  const auto y = hn::IfThenElse(negative, hn::Div(hn::Neg(x), hn::Add(hn::Set(d, 1), x)), x);
-  const auto r = hn::Log1p(d, y);
-  return hn::IfThenElse(negative, hn::Neg(r), r);
-}
-
-/// tanh in f32 by the rational of rational_tanh.h: within 5.6 ulp of the exact value over every
-/// finite float (with FMA; tests/flex/tanh_test.cpp), at 60% of the cost of Highway's Tanh (an
-/// Expm1 and a division). From |x| = kSaturates on tanh rounds to +-1, which the clamped rational
-/// gives exactly; below kTiny it rounds to x itself. In between the result is clamped to [-1, 1],
-/// which the rational overshoots by an ulp near 9. jit_program.cpp emits the same operations in the
-/// same order.
-template <class D, class V>
-HWY_INLINE V RationalTanh(D d, V x) {
-  using namespace ::ember::flex::rational_tanh;
-  const auto c = [d](float value) { return hn::Set(d, value); };
-  const auto one = c(1.0f);
-  // Clamped so that the powers of x stay finite on lanes whose result is not used.
-  const auto clamped = hn::Min(hn::Max(x, c(-kSaturates)), c(kSaturates));
-  const auto y = hn::Mul(clamped, clamped);
-  // Both polynomials in y = x^2 by Estrin's scheme: a short dependency chain, so that the loop
-  // is not bound by the latency of a long one.
-  const auto y2 = hn::Mul(y, y);
-  const auto y4 = hn::Mul(y2, y2);
-  const auto p0 = hn::MulAdd(c(kP[0]), y, c(kP[1]));
-  const auto p1 = hn::MulAdd(c(kP[2]), y, c(kP[3]));
-  const auto p2 = hn::MulAdd(c(kP[4]), y, c(kP[5]));
-  const auto p3 = hn::MulAdd(c(kP[6]), y2, p2);
-  const auto p = hn::MulAdd(p3, y4, hn::MulAdd(p1, y2, p0));
-  const auto q0 = hn::MulAdd(c(kQ[0]), y, c(kQ[1]));
-  const auto q1 = hn::MulAdd(c(kQ[2]), y, c(kQ[3]));
-  const auto q = hn::MulAdd(q1, y2, q0);
-  const auto tanh = hn::Min(hn::Max(hn::Div(hn::Mul(p, clamped), q), hn::Neg(one)), one);
-  // Every |x| >= kSaturates, infinities included, was clamped to +-kSaturates, where the
-  // rational gives +-1 exactly: no select is needed for them (tests/flex/tanh_test.cpp).
-  return hn::IfThenElse(hn::Lt(hn::Abs(x), c(kTiny)), x, tanh);
-}
 
 /// -1, 0 or 1 as x is negative, zero or positive (NaN lanes are fixed up by the caller).
 template <class D, class V>

@@ -1,96 +1,24 @@
 // Activations and softmax. Elements are computed in compute_t (f32 for f16/bf16, f32 for f32,
-// f64 for f64) in numerically stable forms: no exp of a large positive argument, softmax with the
-// lane's maximum subtracted.
+// f64 for f64): activations by their formulas (ir/formulas.h), softmax with the lane's maximum
+// subtracted.
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <span>
 
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
+#include "backends/ndarray/scalar_math.h"
 #include "backends/ndarray/strided_index.h"
-#include "ir/activation_constants.h"
+#include "ir/formulas.h"
 
 namespace ember::ndarray {
 namespace {
 
-using ir::ActivationOp;
-using ir::kGeluTanhCubic;
-using ir::kSeluAlpha;
-using ir::kSeluScale;
-using ir::kSoftplusThreshold;
-
-/// 1 / (1 + exp(-x)), without exp of a large positive argument.
-template <typename F>
-F sigmoid(F x) {
-  if (x >= F{0}) return F{1} / (F{1} + std::exp(-x));
-  const F e = std::exp(x);
-  return e / (F{1} + e);
-}
-
-/// log(1 + exp(beta * x)) / beta, linear where beta * x exceeds the threshold (PyTorch).
-template <typename F>
-F softplus(F x, F beta) {
-  const F scaled = beta * x;
-  if (scaled > F(kSoftplusThreshold)) return x;
-  return std::log1p(std::exp(scaled)) / beta;
-}
-
-/// x for x > 0, else alpha * (exp(x / divisor) - 1): elu (divisor 1), celu (divisor alpha).
-template <typename F>
-F exponential_unit(F x, F alpha, F divisor) {
-  return x > F{0} ? x : alpha * std::expm1(x / divisor);
-}
-
-/// relu6(x + 3) / 6, written so that NaN propagates.
-template <typename F>
-F hard_sigmoid(F x) {
-  if (x <= F{-3}) return F{0};
-  if (x >= F{3}) return F{1};
-  return x / F{6} + F{0.5};
-}
-
-template <typename F>
-F gelu_tanh(F x) {
-  const F k = std::numbers::sqrt2_v<F> * std::numbers::inv_sqrtpi_v<F>;  // sqrt(2 / pi)
-  return F{0.5} * x * (F{1} + std::tanh(k * (x + F(kGeluTanhCubic) * x * x * x)));
-}
-
+/// op of x by its formula (ir/formulas.h) in F.
 template <typename F>
 F activation(const ir::Activation& op, F x) {
-  const F alpha = static_cast<F>(op.alpha);
-  switch (op.op) {
-    case ActivationOp::Relu:
-      return x < F{0} ? F{0} : x;  // NaN propagates
-    case ActivationOp::LeakyRelu:
-      return x > F{0} ? x : alpha * x;
-    case ActivationOp::Gelu:
-      return F{0.5} * x * (F{1} + std::erf(x * std::numbers::sqrt2_v<F> / F{2}));
-    case ActivationOp::GeluTanh:
-      return gelu_tanh(x);
-    case ActivationOp::Sigmoid:
-      return sigmoid(x);
-    case ActivationOp::LogSigmoid:
-      return -softplus(-x, F{1});
-    case ActivationOp::Silu:
-      return x * sigmoid(x);
-    case ActivationOp::Softplus:
-      return softplus(x, static_cast<F>(op.beta));
-    case ActivationOp::Mish:
-      return x * std::tanh(softplus(x, F{1}));
-    case ActivationOp::Elu:
-      return exponential_unit(x, alpha, F{1});
-    case ActivationOp::Selu:
-      return F(kSeluScale) * exponential_unit(x, F(kSeluAlpha), F{1});
-    case ActivationOp::Celu:
-      return exponential_unit(x, alpha, alpha);
-    case ActivationOp::HardSigmoid:
-      return hard_sigmoid(x);
-    case ActivationOp::HardSwish:
-      return x * hard_sigmoid(x);
-  }
-  // Unreachable after ir::infer, which rejects unknown enumerators.
-  throw InvalidArgument("[" + ir::name(op) + "] unknown activation");
+  const auto parameter = [&] { return static_cast<F>(ir::parameter_of(op)); };
+  return formula::activation(ScalarMath<F>{}, op.op, x, parameter);
 }
 
 /// The maximum of lane (NaN when the lane holds one), in compute_t.

@@ -72,14 +72,6 @@ I integer_rem(I a, I b, const ir::Op& op) {
   }
 }
 
-/// The float remainder with the divisor's sign: fmod (exact) moved into the divisor's range.
-template <typename F>
-F float_rem(F a, F b) {
-  F r = std::fmod(a, b);
-  if (r != 0 && (r < 0) != (b < 0)) r += b;
-  return r;
-}
-
 /// a + b in a compute or accumulator type: wrapping for ints, "or" for bool, IEEE for floats.
 template <typename A>
 A add_values(A a, A b) {

@@ -8,45 +8,18 @@
 #include "backends/ndarray/broadcast_map.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
+#include "backends/ndarray/scalar_math.h"
+#include "ir/formulas.h"
 
 namespace ember::ndarray {
 namespace {
 
 using ir::BinaryOp;
 
-/// Maximum or minimum where a NaN on either side wins.
-template <typename F>
-F nan_propagating_extreme(F a, F b, bool maximum) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  return maximum ? std::max(a, b) : std::min(a, b);
-}
-
 template <typename F>
 F float_binary(const ir::Op& op, BinaryOp kind, F a, F b, DType dtype) {
-  switch (kind) {
-    case BinaryOp::Add:
-      return a + b;
-    case BinaryOp::Sub:
-      return a - b;
-    case BinaryOp::Mul:
-      return a * b;
-    case BinaryOp::Div:
-      return a / b;
-    case BinaryOp::Rem:
-      return float_rem(a, b);
-    case BinaryOp::Pow:
-      return std::pow(a, b);
-    case BinaryOp::Maximum:
-      return nan_propagating_extreme(a, b, true);
-    case BinaryOp::Minimum:
-      return nan_propagating_extreme(a, b, false);
-    case BinaryOp::And:
-    case BinaryOp::Or:
-    case BinaryOp::Xor:
-      break;
-  }
-  throw_unsupported(op, dtype);
+  if (!formula::is_float_binary(kind)) throw_unsupported(op, dtype);
+  return formula::binary(ScalarMath<F>{}, kind, a, b);
 }
 
 template <typename I>

@@ -6,6 +6,8 @@
 #include "backends/ndarray/arithmetic.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
+#include "backends/ndarray/scalar_math.h"
+#include "ir/formulas.h"
 
 namespace ember::ndarray {
 namespace {
@@ -14,46 +16,8 @@ using ir::UnaryOp;
 
 template <typename F>
 F float_unary(const ir::Unary& op, F x, DType dtype) {
-  switch (op.op) {
-    case UnaryOp::Neg:
-      return -x;
-    case UnaryOp::Abs:
-      return std::abs(x);
-    case UnaryOp::Sign:
-      return std::isnan(x) ? x : static_cast<F>((x > 0) - (x < 0));
-    case UnaryOp::Exp:
-      return std::exp(x);
-    case UnaryOp::Log:
-      return std::log(x);
-    case UnaryOp::Log1p:
-      return std::log1p(x);
-    case UnaryOp::Sqrt:
-      return std::sqrt(x);
-    case UnaryOp::Sin:
-      return std::sin(x);
-    case UnaryOp::Cos:
-      return std::cos(x);
-    case UnaryOp::Tan:
-      return std::tan(x);
-    case UnaryOp::Tanh:
-      return std::tanh(x);
-    case UnaryOp::Erf:
-      return std::erf(x);
-    case UnaryOp::Recip:
-      return F{1} / x;
-    case UnaryOp::Floor:
-      return std::floor(x);
-    case UnaryOp::Ceil:
-      return std::ceil(x);
-    // nearbyint in the default rounding mode rounds half to even.
-    case UnaryOp::Round:
-      return std::nearbyint(x);
-    case UnaryOp::Not:
-    case UnaryOp::IsNan:
-    case UnaryOp::IsInf:
-      break;
-  }
-  throw_unsupported(op, dtype);
+  if (!formula::is_float_unary(op.op)) throw_unsupported(op, dtype);
+  return formula::unary(ScalarMath<F>{}, op.op, x);
 }
 
 // Abs and Sign of an unsigned integer are the identity and 0-or-1.

@@ -1,0 +1,257 @@
+// The formulas of formulas.h (read it first), without includes or a namespace: formulas.h includes
+// this file into ember::formula, and a target compiled once per instruction set includes it into a
+// namespace of each set (backends/flex/simd_math-inl.h), so that the formulas are compiled with
+// that set's instructions. It needs <numbers>, <utility>, ember/error.h, ir/activation_constants.h
+// and ir/ops.h, included before, and an enclosing namespace inside ember.
+//
+// A value made inside a formula is moved at its last use (never in a call where another argument
+// names it: the order in which arguments are evaluated is unspecified), so that a target whose
+// values hold registers (the x86 compiler's) frees them at once.
+// NOLINTBEGIN(llvm-header-guard): included once per enclosing namespace, by design.
+
+template <class M>
+using Value = typename M::Value;
+
+/// 1 / (1 + e) where x >= 0, else e / (1 + e), with e = exp(-|x|): no exp of a positive value.
+template <class M>
+Value<M> sigmoid(const M& m, Value<M> x) {
+  auto e = m.exp(m.neg(m.abs(x)));
+  auto sum = m.add(m.constant(1), e);
+  auto positive = m.div(m.constant(1), sum);
+  auto negative = m.div(std::move(e), std::move(sum));
+  return m.select(m.ge(x, m.constant(0)), std::move(positive), std::move(negative));
+}
+
+/// log1p(exp(beta x)) / beta, or x where beta x exceeds the threshold (PyTorch's softplus). exp's
+/// argument is clamped into [lowest, threshold], where it neither overflows nor leaves a SIMD
+/// target's range, on the lanes whose value is not used. beta x is written twice rather than kept
+/// (a compiler computes it once where that is cheaper).
+template <class M>
+Value<M> softplus(const M& m, Value<M> x, Value<M> beta) {
+  const auto threshold = m.constant(ir::kSoftplusThreshold);
+  auto bounded = m.max(m.min(m.mul(beta, x), threshold), m.lowest());
+  auto soft = m.div(m.log1p(m.exp(std::move(bounded))), beta);
+  return m.select(m.gt(m.mul(beta, x), threshold), x, std::move(soft));
+}
+
+/// x where x > 0, else alpha expm1(argument): ELU and SELU (argument x), CELU (x / alpha).
+template <class M>
+Value<M> exponential_unit(const M& m, Value<M> x, Value<M> alpha, Value<M> argument) {
+  return m.select(m.gt(x, m.constant(0)), x, m.mul(std::move(alpha), m.expm1(std::move(argument))));
+}
+
+/// relu6(x + 3) / 6, written so that NaN propagates: 0 up to -3, 1 from 3, x / 6 + 1/2 between.
+template <class M>
+Value<M> hard_sigmoid(const M& m, Value<M> x) {
+  auto linear = m.add(m.div(x, m.constant(6)), m.constant(0.5));
+  return m.select(m.le(x, m.constant(-3)), m.constant(0),
+                  m.select(m.ge(x, m.constant(3)), m.constant(1), std::move(linear)));
+}
+
+/// x / 2 (1 + tanh(sqrt(2 / pi) (x + c x^3))).
+template <class M>
+Value<M> gelu_tanh(const M& m, Value<M> x) {
+  auto cube = m.mul(m.mul(m.mul(m.constant(ir::kGeluTanhCubic), x), x), x);
+  auto t = m.tanh(m.mul(m.constant(ir::kSqrtTwoOverPi), m.add(x, std::move(cube))));
+  return m.mul(m.mul(m.constant(0.5), x), m.add(m.constant(1), std::move(t)));
+}
+
+/// x / 2 (1 + erf(x / sqrt 2)), written x / 2 erfc(-x / sqrt 2) so that the tiny outputs of large
+/// negative x keep their precision.
+template <class M>
+Value<M> gelu(const M& m, Value<M> x) {
+  auto z = m.mul(x, m.constant(-std::numbers::sqrt2 / 2));
+  return m.mul(m.mul(m.constant(0.5), x), m.erfc(std::move(z)));
+}
+
+/// The coefficients of erfc_rational, as floats: the approximation is fit for f32 only.
+struct ErfcRational {
+  /// erfc(kMaxW), 2e-45, rounds to the smallest subnormal float: larger w would change almost
+  /// nothing and could overflow w^2.
+  static constexpr float kMaxW = 10.0f;
+  /// poly(t) by Horner's scheme: kPolyStart, then poly = poly t + c for each of kPoly in order.
+  static constexpr float kPolyStart = 0.17087277f;
+  static constexpr float kPoly[9] = {-0.82215223f, 1.48851587f,  -1.13520398f,
+                                     0.27886807f,  -0.18628806f, 0.09678418f,
+                                     0.37409196f,  1.00002368f,  -1.26551223f};
+};
+
+/// erfc(z) by Numerical Recipes' erfcc, for targets without an erfc of their own (relative error
+/// below 1.2e-7 everywhere, so fit for f32 only): with w = |z|, erfc(w) = t exp(poly(t) - w^2),
+/// t = 1 / (1 + w / 2), and erfc(-w) = 2 - erfc(w).
+template <class M>
+Value<M> erfc_rational(const M& m, Value<M> z) {
+  using C = ErfcRational;
+  auto w = m.min(m.abs(z), m.constant(C::kMaxW));
+  auto t = m.div(m.constant(1), m.mul_add(m.constant(0.5), w, m.constant(1)));
+  auto poly = m.constant(C::kPolyStart);
+  for (const float c : C::kPoly)
+    poly = m.mul_add(std::move(poly), t, m.constant(c));
+  auto w_squared = m.mul(w, w);
+  w = m.constant(0);  // dead: its registers go
+  auto erfc_w = m.mul(std::move(t), m.exp(m.sub(std::move(poly), std::move(w_squared))));
+  return m.select(m.lt(z, m.constant(0)), m.sub(m.constant(2), erfc_w), erfc_w);
+}
+
+/// Activation kOp of x. parameter() gives the op's parameter as a value (alpha, or Softplus's
+/// beta: the op table's parameter column); it is called only by the ops that have one. A loop over
+/// many elements takes this form, the op fixed at compile time (ir::visit_op).
+template <ir::ActivationOp kOp, class M, class Parameter>
+Value<M> activation(const M& m, Value<M> x, const Parameter& parameter) {
+  using ir::ActivationOp;
+  switch (kOp) {
+    case ActivationOp::Relu:
+      return m.select(m.lt(x, m.constant(0)), m.constant(0), x);  // NaN and -0 kept
+    case ActivationOp::LeakyRelu:
+      return m.select(m.gt(x, m.constant(0)), x, m.mul(parameter(), x));
+    case ActivationOp::Gelu:
+      return gelu(m, x);
+    case ActivationOp::GeluTanh:
+      return gelu_tanh(m, x);
+    case ActivationOp::Sigmoid:
+      return sigmoid(m, x);
+    case ActivationOp::LogSigmoid:
+      return m.neg(softplus(m, m.neg(x), m.constant(1)));
+    case ActivationOp::Silu:
+      return m.mul(x, sigmoid(m, x));
+    case ActivationOp::Softplus:
+      return softplus(m, x, parameter());
+    case ActivationOp::Mish:
+      return m.mul(x, m.tanh(softplus(m, x, m.constant(1))));
+    case ActivationOp::Elu:
+      return exponential_unit(m, x, parameter(), x);
+    case ActivationOp::Selu:
+      return m.mul(m.constant(ir::kSeluScale),
+                   exponential_unit(m, x, m.constant(ir::kSeluAlpha), x));
+    case ActivationOp::Celu: {
+      const auto alpha = parameter();
+      auto argument = m.max(m.div(x, alpha), m.lowest());
+      return exponential_unit(m, x, alpha, std::move(argument));
+    }
+    case ActivationOp::HardSigmoid:
+      return hard_sigmoid(m, x);
+    case ActivationOp::HardSwish:
+      return m.mul(x, hard_sigmoid(m, x));
+  }
+  __builtin_unreachable();  // every enumerator returns above
+}
+
+/// Activation op of x, the op chosen at run time; op is an enumerator (ir::infer checks that of
+/// every op it admits).
+template <class M, class Parameter>
+Value<M> activation(const M& m, ir::ActivationOp op, Value<M> x, const Parameter& parameter) {
+  return ir::visit_op(op, [&](auto kind) { return activation<kind()>(m, x, parameter); });
+}
+
+/// Whether op maps a float to a float of its dtype (the others give Bool, or take Bool).
+constexpr bool is_float_unary(ir::UnaryOp op) {
+  return op != ir::UnaryOp::Not && op != ir::UnaryOp::IsNan && op != ir::UnaryOp::IsInf;
+}
+
+/// -1, 0 or 1 as x is negative, zero or positive; NaN stays NaN.
+template <class M>
+Value<M> sign(const M& m, Value<M> x) {
+  const auto zero = m.constant(0);
+  auto sign = m.select(m.gt(x, zero), m.constant(1), m.select(m.lt(x, zero), m.constant(-1), zero));
+  return m.select(m.is_nan(x), x, std::move(sign));
+}
+
+/// Float unary op of x; op is_float_unary.
+template <class M>
+Value<M> unary(const M& m, ir::UnaryOp op, Value<M> x) {
+  using ir::UnaryOp;
+  switch (op) {
+    case UnaryOp::Neg:
+      return m.neg(x);
+    case UnaryOp::Abs:
+      return m.abs(x);
+    case UnaryOp::Sign:
+      return sign(m, x);
+    case UnaryOp::Exp:
+      return m.exp(x);
+    case UnaryOp::Log:
+      return m.log(x);
+    case UnaryOp::Log1p:
+      return m.log1p(x);
+    case UnaryOp::Sqrt:
+      return m.sqrt(x);
+    case UnaryOp::Sin:
+      return m.sin(x);
+    case UnaryOp::Cos:
+      return m.cos(x);
+    case UnaryOp::Tan:
+      return m.tan(x);
+    case UnaryOp::Tanh:
+      return m.tanh(x);
+    case UnaryOp::Erf:
+      return m.erf(x);
+    case UnaryOp::Recip:
+      return m.div(m.constant(1), x);
+    case UnaryOp::Floor:
+      return m.floor(x);
+    case UnaryOp::Ceil:
+      return m.ceil(x);
+    case UnaryOp::Round:
+      return m.round(x);
+    case UnaryOp::Not:
+    case UnaryOp::IsNan:
+    case UnaryOp::IsInf:
+      break;
+  }
+  throw InvalidArgument("[" + ir::name(ir::Op{ir::Unary{op}}) + "] is not a float op");
+}
+
+/// The float remainder with the divisor's sign (Python's %, torch.remainder): fmod, exact, moved
+/// into the divisor's range.
+template <class M>
+Value<M> remainder(const M& m, Value<M> a, Value<M> b) {
+  const auto zero = m.constant(0);
+  auto r = m.fmod(a, b);
+  auto moved = m.add(r, b);
+  auto below = m.select(m.gt(b, zero), moved, r);             // r < 0 < b
+  auto above = m.select(m.lt(b, zero), std::move(moved), r);  // b < 0 < r
+  return m.select(m.lt(r, zero), std::move(below), m.select(m.gt(r, zero), std::move(above), r));
+}
+
+/// The larger (smaller) of a and b, NaN on either side winning, a's first.
+template <class M>
+Value<M> extreme(const M& m, Value<M> a, Value<M> b, bool maximum) {
+  auto best = maximum ? m.max(a, b) : m.min(a, b);
+  return m.select(m.is_nan(a), a, m.select(m.is_nan(b), b, std::move(best)));
+}
+
+/// Whether op maps two floats to a float of their dtype (And, Or and Xor take Bool).
+constexpr bool is_float_binary(ir::BinaryOp op) {
+  return op != ir::BinaryOp::And && op != ir::BinaryOp::Or && op != ir::BinaryOp::Xor;
+}
+
+/// Float binary op of a and b; op is_float_binary.
+template <class M>
+Value<M> binary(const M& m, ir::BinaryOp op, Value<M> a, Value<M> b) {
+  using ir::BinaryOp;
+  switch (op) {
+    case BinaryOp::Add:
+      return m.add(a, b);
+    case BinaryOp::Sub:
+      return m.sub(a, b);
+    case BinaryOp::Mul:
+      return m.mul(a, b);
+    case BinaryOp::Div:
+      return m.div(a, b);
+    case BinaryOp::Rem:
+      return remainder(m, a, b);
+    case BinaryOp::Pow:
+      return m.pow(a, b);
+    case BinaryOp::Maximum:
+      return extreme(m, a, b, true);
+    case BinaryOp::Minimum:
+      return extreme(m, a, b, false);
+    case BinaryOp::And:
+    case BinaryOp::Or:
+    case BinaryOp::Xor:
+      break;
+  }
+  throw InvalidArgument("[" + ir::name(ir::Op{ir::Binary{op}}) + "] is not a float op");
+}
+
+// NOLINTEND(llvm-header-guard)

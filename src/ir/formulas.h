@@ -1,0 +1,44 @@
+// Elementwise math written once (DESIGN.md §3, "one definition per op"): every activation and
+// every float unary and binary op is a formula over a small set of primitives, and each target
+// implements the primitives once. The targets:
+//   - ndarray's reference loop (backends/ndarray/scalar_math.h): a value is one float;
+//   - flex's Highway loops (backends/flex/simd_math-inl.h): a value is a vector;
+//   - the CUDA C emitter (codegen/cuda_c.h): a value is a variable of the kernel's source text.
+// A formula is a function template over the target M. A composite (GELU, mish, softplus) is
+// written here and nowhere else; a target that computes a primitive as a composite of others (the
+// Highway target's erfc) takes that composite from here too.
+//
+// The primitives a target M provides, each a const member function:
+//   using Value, Mask               an element (or a vector, or a source variable) and a predicate
+//   constant(double c)              c in the target's float type (rounded once, to nearest)
+//   lowest()                        the target type's lowest finite value
+//   add sub mul div (a, b)          IEEE arithmetic
+//   mul_add(a, b, c)                a * b + c, rounded once
+//   min(a, b), max(a, b)            b < a ? b : a and a < b ? b : a: a NaN in a propagates (the
+//                                   formulas clamp their variable, a, by a constant, b)
+//   neg abs sqrt floor ceil         IEEE; round: half to even
+//   exp expm1 log log1p sin cos tan tanh erf erfc (x)   each within a few ulp
+//   pow(a, b), fmod(a, b)           C's powf/pow and fmod
+//   lt le gt ge eq (a, b) -> Mask   C++'s comparisons: false where either is NaN
+//   is_nan(x) -> Mask
+//   select(Mask m, a, b)            a where m holds, else b
+// The formulas themselves are in formulas-inl.h, which this header includes into ember::formula: a
+// SIMD target whose code is compiled once per instruction set includes it again into each set's
+// namespace, so that the formulas are compiled for that set too (simd_math-inl.h).
+//
+// A SIMD target may hand lanes outside a primitive's range (NaN, infinities, exp's overflow) to
+// the reference instead of computing them; every other target computes every input, so the
+// formulas are written to give IEEE's special values (NaN in, NaN out) through the
+// primitives alone.
+#pragma once
+
+#include <numbers>
+#include <utility>
+
+#include "ember/error.h"
+#include "ir/activation_constants.h"
+#include "ir/ops.h"
+
+namespace ember::formula {
+#include "ir/formulas-inl.h"
+}  // namespace ember::formula
