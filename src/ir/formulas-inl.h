@@ -156,11 +156,12 @@ Value<M> sign(const M& m, Value<M> x) {
   return m.select(m.is_nan(x), x, std::move(sign));
 }
 
-/// Float unary op of x; op is_float_unary.
-template <class M>
-Value<M> unary(const M& m, ir::UnaryOp op, Value<M> x) {
+/// Float unary op kOp of x; kOp is_float_unary. A loop over many elements takes this form, the op
+/// fixed at compile time (ir::visit_op).
+template <ir::UnaryOp kOp, class M>
+Value<M> unary(const M& m, Value<M> x) {
   using ir::UnaryOp;
-  switch (op) {
+  switch (kOp) {
     case UnaryOp::Neg:
       return m.neg(x);
     case UnaryOp::Abs:
@@ -198,7 +199,13 @@ Value<M> unary(const M& m, ir::UnaryOp op, Value<M> x) {
     case UnaryOp::IsInf:
       break;
   }
-  throw InvalidArgument("[" + ir::name(ir::Op{ir::Unary{op}}) + "] is not a float op");
+  throw InvalidArgument("[" + ir::name(ir::Op{ir::Unary{kOp}}) + "] is not a float op");
+}
+
+/// Float unary op of x, the op chosen at run time.
+template <class M>
+Value<M> unary(const M& m, ir::UnaryOp op, Value<M> x) {
+  return ir::visit_op(op, [&](auto kind) { return unary<kind()>(m, std::move(x)); });
 }
 
 /// The float remainder with the divisor's sign (Python's %, torch.remainder): fmod, exact, moved

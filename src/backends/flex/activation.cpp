@@ -13,9 +13,7 @@ namespace ember::flex {
 
 std::optional<View> run(const ir::Activation& op, Views in, Outputs out) {
   const DType dtype = in[0].dtype;
-  if (!is_simd_float(dtype) || !simd::has_activation(op, dtype == DType::F64)) {
-    return std::nullopt;
-  }
+  if (!is_simd_float(dtype)) return std::nullopt;
   return visit_simd_float(dtype, [&]<typename T>() {
     const View x = contiguous(in[0]);
     OutputTensor result(out[0]);

@@ -188,7 +188,7 @@ void tile(const ir::Cast& /*op*/, Args args, std::byte* out, DType dtype, int64_
 }
 
 void tile(const ir::Activation& op, Args args, std::byte* out, DType dtype, int64_t n) {
-  if (all_f32(args) && simd::has_activation(op, /*is_f64=*/false)) {
+  if (all_f32(args)) {
     return simd::activation(op, elements<float>(args[0]), elements<float>(out), n);
   }
   run_reference(op, args, out, dtype, n);

@@ -81,8 +81,6 @@ enum Constant : uint8_t {
   kSeluScale,
   kGeluTanhCubic,
   kGeluTanhK,
-  kCubeSafe,
-  kMinusCubeSafe,
   kSoftplusThreshold,
   kConstantCount,
 };
@@ -151,8 +149,6 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
     rows[kSeluScale] = splat(static_cast<float>(ir::kSeluScale));
     rows[kGeluTanhCubic] = splat(static_cast<float>(ir::kGeluTanhCubic));
     rows[kGeluTanhK] = splat(static_cast<float>(ir::kSqrtTwoOverPi));
-    rows[kCubeSafe] = splat(simd::kGeluTanhCubeSafe);
-    rows[kMinusCubeSafe] = splat(-simd::kGeluTanhCubeSafe);
     rows[kSoftplusThreshold] = splat(static_cast<float>(ir::kSoftplusThreshold));
     return rows;
   }();
@@ -170,34 +166,6 @@ std::vector<ConstantRow> constant_rows() {
 
 // Note: the switches over ops below list every enumerator and have no default, so that a new op
 // does not compile until it says whether the compiler covers it (and the generator how).
-
-/// Whether the compiler covers the f32 unary op (Not: of Bool values).
-bool covered(ir::UnaryOp op) {
-  switch (op) {
-    case ir::UnaryOp::Neg:
-    case ir::UnaryOp::Abs:
-    case ir::UnaryOp::Sign:
-    case ir::UnaryOp::Sqrt:
-    case ir::UnaryOp::Recip:
-    case ir::UnaryOp::Tanh:
-    case ir::UnaryOp::Exp:
-    case ir::UnaryOp::Log:
-    case ir::UnaryOp::Floor:
-    case ir::UnaryOp::Ceil:
-    case ir::UnaryOp::Round:
-    case ir::UnaryOp::Not:
-      return true;
-    case ir::UnaryOp::Log1p:
-    case ir::UnaryOp::Sin:
-    case ir::UnaryOp::Cos:
-    case ir::UnaryOp::Tan:
-    case ir::UnaryOp::Erf:
-    case ir::UnaryOp::IsNan:
-    case ir::UnaryOp::IsInf:
-      return false;
-  }
-  return false;  // not an enumerator
-}
 
 /// Whether the compiler covers the binary op (And, Or, Xor: of Bool values).
 bool covered(ir::BinaryOp op) {
@@ -219,12 +187,6 @@ bool covered(ir::BinaryOp op) {
   return false;  // not an enumerator
 }
 
-/// The compiler reproduces the Highway loop of every f32 activation, where there is one (simd.h's
-/// loops leave a Celu of alpha 0 to the reference kernel): Generator::activation lists them all.
-bool covered(const ir::Activation& activation) {
-  return simd::has_activation(activation, false);
-}
-
 bool is_logical(ir::BinaryOp op) {
   return op == ir::BinaryOp::And || op == ir::BinaryOp::Or || op == ir::BinaryOp::Xor;
 }
@@ -238,11 +200,13 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
   return std::visit(
       [&](const auto& o) {
         using Op = std::decay_t<decltype(o)>;
+        // A float op whose formula uses a primitive the compiler lacks (Math's sin) is refused
+        // while its code is generated.
         if constexpr (std::is_same_v<Op, ir::Unary>) {
           if (o.op == ir::UnaryOp::Not) return all(DType::Bool) && result == DType::Bool;
-          return f32 && covered(o.op);
+          return f32 && formula::is_float_unary(o.op);
         } else if constexpr (std::is_same_v<Op, ir::Activation>) {
-          return f32 && covered(o);
+          return f32;
         } else if constexpr (std::is_same_v<Op, ir::Binary>) {
           if (is_logical(o.op)) return all(DType::Bool) && result == DType::Bool;
           return f32 && covered(o.op);
@@ -264,16 +228,65 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
       op);
 }
 
-/// Whether the program holds an op that the compiled code computes over part of the floats only
-/// (exp; log: normal positive values; activations: finite values), flagging the other lanes.
-bool checks_range(const fusion::Program& program) {
-  for (const fusion::Instruction& instruction : program.instructions) {
-    const auto* unary = std::get_if<ir::Unary>(&instruction.op);
-    if (unary != nullptr && (unary->op == ir::UnaryOp::Exp || unary->op == ir::UnaryOp::Log))
-      return true;
-    if (std::holds_alternative<ir::Activation>(instruction.op)) return true;
+/// A target of the formulas that computes nothing and finds whether a formula uses a primitive
+/// that flags lanes out of its range (Generator::Math's exp, expm1, log, log1p and erfc).
+struct FlagProbe {
+  struct Value {};
+  using Mask = Value;
+  mutable bool flags = false;
+
+  Value flagging() const {
+    flags = true;
+    return {};
   }
-  return false;
+  static Value constant(double /*c*/) { return {}; }
+  static Value lowest() { return {}; }
+  static Value add(Value, Value) { return {}; }
+  static Value sub(Value, Value) { return {}; }
+  static Value mul(Value, Value) { return {}; }
+  static Value div(Value, Value) { return {}; }
+  static Value mul_add(Value, Value, Value) { return {}; }
+  static Value min(Value, Value) { return {}; }
+  static Value max(Value, Value) { return {}; }
+  static Value pow(Value, Value) { return {}; }
+  static Value fmod(Value, Value) { return {}; }
+  static Value neg(Value) { return {}; }
+  static Value abs(Value) { return {}; }
+  static Value sqrt(Value) { return {}; }
+  static Value floor(Value) { return {}; }
+  static Value ceil(Value) { return {}; }
+  static Value round(Value) { return {}; }
+  Value exp(Value) const { return flagging(); }
+  Value expm1(Value) const { return flagging(); }
+  Value log(Value) const { return flagging(); }
+  Value log1p(Value) const { return flagging(); }
+  Value erfc(Value) const { return flagging(); }
+  static Value sin(Value) { return {}; }
+  static Value cos(Value) { return {}; }
+  static Value tan(Value) { return {}; }
+  static Value tanh(Value) { return {}; }
+  static Value erf(Value) { return {}; }
+  static Mask lt(Value, Value) { return {}; }
+  static Mask le(Value, Value) { return {}; }
+  static Mask gt(Value, Value) { return {}; }
+  static Mask ge(Value, Value) { return {}; }
+  static Mask eq(Value, Value) { return {}; }
+  static Mask is_nan(Value) { return {}; }
+  static Value select(Mask, Value, Value) { return {}; }
+};
+
+/// Whether the program's code checks the range of some lanes: whether a formula it computes uses
+/// a primitive that flags lanes.
+bool checks_range(const fusion::Program& program) {
+  const FlagProbe probe;
+  for (const fusion::Instruction& instruction : program.instructions) {
+    if (const auto* unary = std::get_if<ir::Unary>(&instruction.op)) {
+      if (formula::is_float_unary(unary->op)) formula::unary(probe, unary->op, {});
+    } else if (const auto* activation = std::get_if<ir::Activation>(&instruction.op)) {
+      formula::activation(probe, activation->op, {}, [] { return FlagProbe::Value{}; });
+    }
+  }
+  return probe.flags;
 }
 
 bool covered(const fusion::Program& program) {
@@ -711,16 +724,13 @@ class Generator : public Xbyak::CodeGenerator {
     return d;
   }
 
-  /// Not of Bool lanes, or the float op by its formula (ir/formulas.h); the lanes of exp and log
-  /// outside the range where the Highway loop computes them are flagged.
+  /// Not of Bool lanes, or the float op by its formula (ir/formulas.h).
   Regs unary(ir::UnaryOp op, const Regs& x) {
     if (op == ir::UnaryOp::Not) {
       const Regs d = allocate();
       each([&](int u) { bit_xor(d[u], x[u], constant(kAllOnes)); });
       return d;
     }
-    if (op == ir::UnaryOp::Exp) flag_out_of_range(x, kExpValidMin, kExpValidMax);
-    if (op == ir::UnaryOp::Log) flag_out_of_range(x, kLogValidMin, kFloatMax);
     return take(formula::unary(Math(*this), op, borrow(x)));
   }
 
@@ -884,12 +894,9 @@ class Generator : public Xbyak::CodeGenerator {
     return t;
   }
 
-  /// The activation by its formula (ir/formulas.h) on this code's primitives, as the Highway loop
-  /// computes it; the lanes that loop hands to the reference kernel (infinities, NaN, and GELU's
-  /// tanh form beyond +-simd::kGeluTanhCubeSafe) are flagged. instruction: where its parameter is.
+  /// The activation by its formula (ir/formulas.h), as the Highway loop computes it.
+  /// instruction: where its parameter is.
   Regs activation(ir::ActivationOp op, std::size_t instruction, const Regs& x) {
-    flag_out_of_range(x, kLowest, kFloatMax);
-    if (op == ir::ActivationOp::GeluTanh) flag_out_of_range(x, kMinusCubeSafe, kCubeSafe);
     const Math m(*this);
     const auto parameter = [&] { return own(scalar_splat(instruction)); };
     return take(formula::activation(m, op, borrow(x), parameter));
@@ -1056,16 +1063,16 @@ class Generator : public Xbyak::CodeGenerator {
           std::move(a), std::move(b), false,
           [g = g_](Reg d, Reg x, const auto& y) { g->vdivps(g->vec(d), g->vec(x), y); });
     }
-    // vminps and vmaxps give their second operand where the two are equal (+-0) or either is
-    // NaN, as Highway's Min and Max do: never swapped.
+    // vminps(b, a) is b < a ? b : a and vmaxps(b, a) is b > a ? b : a: formulas.h's min(a, b)
+    // and max(a, b) exactly, NaN and +-0 included (either one NaN, or the two equal: a).
     Value min(Value a, Value b) const {
       return g_->arithmetic(
-          std::move(a), std::move(b), false,
+          std::move(b), std::move(a), false,
           [g = g_](Reg d, Reg x, const auto& y) { g->vminps(g->vec(d), g->vec(x), y); });
     }
     Value max(Value a, Value b) const {
       return g_->arithmetic(
-          std::move(a), std::move(b), false,
+          std::move(b), std::move(a), false,
           [g = g_](Reg d, Reg x, const auto& y) { g->vmaxps(g->vec(d), g->vec(x), y); });
     }
     /// a b + c, rounded once (vfmadd213ps: d = d b + c, d a copy of a).
@@ -1088,28 +1095,33 @@ class Generator : public Xbyak::CodeGenerator {
         return d;
       });
     }
+    // The lanes where the Highway target flags a primitive (simd_math-inl.h), which its loops
+    // compute by the reference formulas, are flagged here too, and those where this code's
+    // primitive is narrower than Highway's (log1p of a negative value).
     Value exp(Value x) const {
-      return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->exp(r); });
+      return flagged(std::move(x), kExpValidMin, kExpValidMax,
+                     [g = g_](const Regs& r) { return g->exp(r); });
     }
     Value expm1(Value x) const {
-      return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->expm1(r); });
+      return flagged(std::move(x), kExpValidMin, kExpValidMax,
+                     [g = g_](const Regs& r) { return g->expm1(r); });
     }
-    /// For normal positive x: the caller flags the other lanes (Generator::unary).
     Value log(Value x) const {
-      return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->log(r); });
+      return flagged(std::move(x), kLogValidMin, kFloatMax,
+                     [g = g_](const Regs& r) { return g->log(r); });
     }
-    /// Highway's Log1p takes x >= 0 (the only lanes the formulas give it, exp's values): any
-    /// other lane is flagged.
     Value log1p(Value x) const {
-      return g_->transformed(std::move(x), [g = g_](const Regs& r) {
-        g->flag_out_of_range(r, g->row_of(0.0f), kFloatMax);
-        return g->log1p(r);
-      });
+      return flagged(std::move(x), g_->row_of(0.0f), kFloatMax,
+                     [g = g_](const Regs& r) { return g->log1p(r); });
     }
     Value tanh(Value x) const {
       return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->tanh(r); });
     }
-    Value erfc(Value x) const { return formula::erfc_rational(*this, std::move(x)); }
+    Value erfc(Value x) const {
+      x = g_->in_registers(x);
+      g_->flag_out_of_range(g_->regs(x), kLowest, kFloatMax);
+      return formula::erfc_rational(*this, std::move(x));
+    }
     // Not compiled: covered() refuses the ops that are these primitives, and no formula the
     // compiler covers uses them.
     Value sin(const Value& /*x*/) const { throw NotCovered{}; }
@@ -1141,6 +1153,14 @@ class Generator : public Xbyak::CodeGenerator {
     }
 
    private:
+    /// primitive(x's registers), the lanes of x outside [row lo, row hi] (NaN included) flagged.
+    template <typename F>
+    Value flagged(Value x, int lo, int hi, const F& primitive) const {
+      return g_->transformed(std::move(x), [&](const Regs& r) {
+        g_->flag_out_of_range(r, lo, hi);
+        return primitive(r);
+      });
+    }
     Value rounded(Value x, uint8_t mode) const {
       return g_->transformed(std::move(x), [&](const Regs& r) {
         const Regs d = g_->allocate();

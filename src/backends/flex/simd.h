@@ -18,8 +18,9 @@ namespace ember::flex::simd {
 /// f32 tanh, exp and the activations depend on it (jit_program.h matches them only when true).
 bool multiply_add_is_fused();
 
+/// Whether unary covers op: every float op (formula::is_float_unary).
 bool has_unary(ir::UnaryOp op);
-/// out[i] = op(x[i]), i < n.
+/// out[i] = op(x[i]), i < n, by op's formula (ir/formulas.h).
 void unary(ir::UnaryOp op, const float* x, float* out, int64_t n);
 void unary(ir::UnaryOp op, const double* x, double* out, int64_t n);
 
@@ -41,13 +42,8 @@ void compare(ir::CompareOp op, const double* a, int64_t a_step, const double* b,
 /// hwy::FlushStream() before another thread reads dst.
 void stream_copy(const std::byte* src, std::byte* dst, int64_t bytes);
 
-/// Beyond this magnitude x^3 could overflow in f32 GELU's tanh form: activation hands such lanes
-/// to the reference kernel.
-inline constexpr float kGeluTanhCubeSafe = 1e12f;
-
-/// Whether activation covers op for f32 (f64 when is_f64).
-bool has_activation(const ir::Activation& op, bool is_f64);
-/// out[i] = op(x[i]), computed as ndarray does in the element type.
+/// out[i] = op(x[i]), computed by its formula (ir/formulas.h) in the element type, as ndarray does
+/// (every activation).
 void activation(const ir::Activation& op, const float* x, float* out, int64_t n);
 void activation(const ir::Activation& op, const double* x, double* out, int64_t n);
 

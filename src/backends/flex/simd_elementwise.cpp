@@ -13,10 +13,11 @@
 #include <cstring>
 #include <limits>
 
-#include "backends/flex/highway_exp.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
 #include "backends/flex/simd_math-inl.h"
+#include "backends/ndarray/scalar_math.h"
+#include "ir/formulas.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
@@ -26,96 +27,16 @@ using ir::BinaryOp;
 using ir::CompareOp;
 using ir::UnaryOp;
 
-/// The largest x whose exp Highway's Exp computes within its valid range without overflowing.
-template <typename T>
-constexpr T kExpMax = sizeof(T) == 4 ? T(highway_exp::kValidMax) : T(706);
-/// Highway's Sin and Cos are valid on [-kTrigMax, kTrigMax].
-template <typename T>
-constexpr T kTrigMax = T(39000);
-
-/// -1, 0 or 1 as x is negative, zero or positive (NaN lanes are fixed up by the caller).
-template <class D, class V>
-HWY_INLINE V SignOf(D d, V x) {
-  const auto zero = hn::Zero(d);
-  return hn::IfThenElse(hn::Gt(x, zero), hn::Set(d, 1),
-                        hn::IfThenElse(hn::Lt(x, zero), hn::Set(d, -1), zero));
-}
-
+/// op by its formula on the Highway target; the lanes its primitives cannot compute, by the
+/// reference formula.
 template <typename T>
 void Unary(UnaryOp op, const T* x, T* out, int64_t n) {
-  constexpr T inf = std::numeric_limits<T>::infinity();
-  constexpr T lowest = std::numeric_limits<T>::lowest();
-  constexpr T max = std::numeric_limits<T>::max();
-  // Exact lanewise operations are valid everywhere: only NaN lanes take the scalar path.
-  const auto exact = [&](const auto& vec, const auto& scalar) {
-    MapChecked(x, out, n, -inf, inf, vec, scalar);
-  };
-  switch (op) {
-    case UnaryOp::Neg:
-      return exact([](auto, auto v) HWY_ATTR { return hn::Neg(v); }, [](T v) { return -v; });
-    case UnaryOp::Abs:
-      return exact([](auto, auto v) HWY_ATTR { return hn::Abs(v); },
-                   [](T v) { return std::abs(v); });
-    case UnaryOp::Sign:
-      return exact([](auto d, auto v) HWY_ATTR { return SignOf(d, v); },
-                   [](T v) { return std::isnan(v) ? v : static_cast<T>((v > 0) - (v < 0)); });
-    case UnaryOp::Sqrt:
-      return exact([](auto, auto v) HWY_ATTR { return hn::Sqrt(v); },
-                   [](T v) { return std::sqrt(v); });
-    case UnaryOp::Recip:
-      return exact([](auto d, auto v) HWY_ATTR { return hn::Div(hn::Set(d, 1), v); },
-                   [](T v) { return T{1} / v; });
-    case UnaryOp::Floor:
-      return MapChecked(
-          x, out, n, lowest, max, [](auto, auto v) HWY_ATTR { return hn::Floor(v); },
-          [](T v) { return std::floor(v); });
-    case UnaryOp::Ceil:
-      return MapChecked(
-          x, out, n, lowest, max, [](auto, auto v) HWY_ATTR { return hn::Ceil(v); },
-          [](T v) { return std::ceil(v); });
-    case UnaryOp::Round:  // half to even, like nearbyint in the default rounding mode
-      return MapChecked(
-          x, out, n, lowest, max, [](auto, auto v) HWY_ATTR { return hn::Round(v); },
-          [](T v) { return std::nearbyint(v); });
-    case UnaryOp::Exp:
-      return MapChecked(
-          x, out, n, lowest, kExpMax<T>, [](auto d, auto v) HWY_ATTR { return hn::Exp(d, v); },
-          [](T v) { return std::exp(v); });
-    case UnaryOp::Log:
-      return MapChecked(
-          x, out, n, std::numeric_limits<T>::min(), max,
-          [](auto d, auto v) HWY_ATTR { return hn::Log(d, v); }, [](T v) { return std::log(v); });
-    case UnaryOp::Log1p:
-      return MapChecked(
-          x, out, n, std::nextafter(T{-1}, T{0}), max,
-          [](auto d, auto v) HWY_ATTR { return Log1pAnySign(d, v); },
-          [](T v) { return std::log1p(v); });
-    case UnaryOp::Sin:
-      return MapChecked(
-          x, out, n, -kTrigMax<T>, kTrigMax<T>,
-          [](auto d, auto v) HWY_ATTR { return hn::Sin(d, v); }, [](T v) { return std::sin(v); });
-    case UnaryOp::Cos:
-      return MapChecked(
-          x, out, n, -kTrigMax<T>, kTrigMax<T>,
-          [](auto d, auto v) HWY_ATTR { return hn::Cos(d, v); }, [](T v) { return std::cos(v); });
-    case UnaryOp::Tanh:
-      return MapChecked(
-          x, out, n, lowest, max,
-          [](auto d, auto v) HWY_ATTR {
-            if constexpr (sizeof(T) == 4) {
-              return RationalTanh(d, v);
-            } else {
-              return hn::Tanh(d, v);
-            }
-          },
-          [](T v) { return std::tanh(v); });
-    case UnaryOp::Tan:
-    case UnaryOp::Erf:
-    case UnaryOp::Not:
-    case UnaryOp::IsNan:
-    case UnaryOp::IsInf:
-      return;  // not covered: has_unary is false, the caller never asks
-  }
+  ir::visit_op(op, [&](auto kind) {
+    constexpr UnaryOp kOp = decltype(kind)::value;
+    MapFormula(
+        x, out, n, [](const auto& m, auto v) HWY_ATTR { return formula::unary<kOp>(m, v); },
+        [](T v) { return ::ember::formula::unary<kOp>(ndarray::ScalarMath<T>{}, v); });
+  });
 }
 
 /// Maximum or minimum where a NaN on either side wins (a's first), as ndarray's.
@@ -288,30 +209,7 @@ bool multiply_add_is_fused() {
 }
 
 bool has_unary(ir::UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg:
-    case UnaryOp::Abs:
-    case UnaryOp::Sign:
-    case UnaryOp::Sqrt:
-    case UnaryOp::Recip:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::Exp:
-    case UnaryOp::Log:
-    case UnaryOp::Log1p:
-    case UnaryOp::Sin:
-    case UnaryOp::Cos:
-    case UnaryOp::Tanh:
-      return true;
-    case UnaryOp::Tan:
-    case UnaryOp::Erf:
-    case UnaryOp::Not:
-    case UnaryOp::IsNan:
-    case UnaryOp::IsInf:
-      return false;
-  }
-  return false;  // not an enumerator
+  return formula::is_float_unary(op);  // every primitive has a Highway form
 }
 
 void unary(ir::UnaryOp op, const float* x, float* out, int64_t n) {

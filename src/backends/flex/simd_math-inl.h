@@ -1,7 +1,7 @@
 // The Highway target of the formulas (ir/formulas.h): a value is a vector of T, and each
 // primitive is one Highway operation or one of flex's own vector functions (tanh by the rational of
-// rational_tanh.h, log1p of either sign). Valid inside each primitive's range: the loops hand NaN,
-// infinities and lanes beyond an exp's range to the reference kernel. Included once per target by
+// rational_tanh.h, log1p of either sign); MapFormula, the loop of every formula, gives the lanes a
+// primitive cannot compute to the reference formulas. Included once per target by
 // hwy/foreach_target.h, hence the toggling include guard.
 #if defined(EMBER_FLEX_SIMD_MATH_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef EMBER_FLEX_SIMD_MATH_INL_H_
@@ -14,10 +14,14 @@
 
 #include <hwy/contrib/math/math-inl.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <numbers>
 #include <utility>
 
+#include "backends/flex/highway_exp.h"
 #include "backends/flex/rational_tanh.h"
 #include "ember/error.h"
 #include "ir/activation_constants.h"
@@ -72,19 +76,32 @@ HWY_INLINE V RationalTanh(D d, V x) {
   const auto q = hn::MulAdd(q1, y2, q0);
   const auto tanh = hn::Min(hn::Max(hn::Div(hn::Mul(p, clamped), q), hn::Neg(one)), one);
   // Every |x| >= kSaturates, infinities included, was clamped to +-kSaturates, where the
-  // rational gives +-1 exactly: no select is needed for them (tests/flex/tanh_test.cpp).
-  return hn::IfThenElse(hn::Lt(hn::Abs(x), c(kTiny)), x, tanh);
+  // rational gives +-1 exactly: no select is needed for them (tests/flex/tanh_test.cpp). A NaN
+  // lane, which the clamping lost, gives x (not |x| >= kTiny), as the JIT's.
+  return hn::IfThenElse(hn::Not(hn::Ge(hn::Abs(x), c(kTiny))), x, tanh);
 }
 
-/// The formulas' primitives on vectors of d's lane type.
+/// The formulas' primitives on vectors of d's lane type. A primitive valid on part of its inputs
+/// only (Highway's Exp up to 88, Log of normal positive values, Sin and Cos up to 39000, ...)
+/// flags the lanes outside that part, NaN and infinities among them, in `flagged`: MapFormula
+/// computes those lanes again by the reference formulas, so that they come out exactly as
+/// ndarray's. The flags are conservative: a lane whose flagged value a select then drops is
+/// computed again all the same.
 template <class D>
 struct HwyMath {
   using T = hn::TFromD<D>;
   using Value = hn::Vec<D>;
   using Mask = hn::Mask<D>;
   static constexpr bool kIsF32 = sizeof(T) == 4;
+  /// Highway's Exp and Expm1 are valid up to this.
+  static constexpr T kExpMax = kIsF32 ? T(highway_exp::kValidMax) : T(706);
+  /// Highway's Sin and Cos are valid on [-kTrigMax, kTrigMax].
+  static constexpr T kTrigMax = T(39000);
+
+  explicit HwyMath(D d) : d(d), flagged(hn::FirstN(d, 0)) {}
 
   D d;
+  mutable Mask flagged;  ///< the lanes a primitive computed outside its valid range
 
   HWY_INLINE Value constant(double c) const { return hn::Set(d, static_cast<T>(c)); }
   HWY_INLINE Value lowest() const { return hn::Set(d, hwy::LowestValue<T>()); }
@@ -94,34 +111,70 @@ struct HwyMath {
   HWY_INLINE Value mul(Value a, Value b) const { return hn::Mul(a, b); }
   HWY_INLINE Value div(Value a, Value b) const { return hn::Div(a, b); }
   HWY_INLINE Value mul_add(Value a, Value b, Value c) const { return hn::MulAdd(a, b, c); }
-  // The formulas' NaN rule for min and max holds on the lanes computed here: NaN lanes take the
-  // reference kernel.
-  HWY_INLINE Value min(Value a, Value b) const { return hn::Min(a, b); }
-  HWY_INLINE Value max(Value a, Value b) const { return hn::Max(a, b); }
+  /// b < a ? b : a, as formulas.h defines it (x86's minps(b, a) exactly).
+  HWY_INLINE Value min(Value a, Value b) const { return hn::IfThenElse(hn::Lt(b, a), b, a); }
+  HWY_INLINE Value max(Value a, Value b) const { return hn::IfThenElse(hn::Lt(a, b), b, a); }
+  HWY_INLINE Value pow(Value a, Value b) const {
+    return lanewise(a, b, [](T u, T v) { return std::pow(u, v); });
+  }
+  HWY_INLINE Value fmod(Value a, Value b) const {
+    return lanewise(a, b, [](T u, T v) { return std::fmod(u, v); });
+  }
 
   HWY_INLINE Value neg(Value x) const { return hn::Neg(x); }
   HWY_INLINE Value abs(Value x) const { return hn::Abs(x); }
-  HWY_INLINE Value exp(Value x) const { return hn::Exp(d, x); }
-  HWY_INLINE Value expm1(Value x) const { return hn::Expm1(d, x); }
-  HWY_INLINE Value log1p(Value x) const { return Log1pAnySign(d, x); }
+  HWY_INLINE Value sqrt(Value x) const { return hn::Sqrt(x); }
+  HWY_INLINE Value floor(Value x) const { return hn::Floor(x); }
+  HWY_INLINE Value ceil(Value x) const { return hn::Ceil(x); }
+  HWY_INLINE Value round(Value x) const { return hn::Round(x); }  // half to even
+  HWY_INLINE Value exp(Value x) const {
+    flag_outside(x, hwy::LowestValue<T>(), kExpMax);
+    return hn::Exp(d, x);
+  }
+  HWY_INLINE Value expm1(Value x) const {
+    flag_outside(x, hwy::LowestValue<T>(), kExpMax);
+    return hn::Expm1(d, x);
+  }
+  HWY_INLINE Value log(Value x) const {
+    flag_outside(x, std::numeric_limits<T>::min(), hwy::HighestValue<T>());
+    return hn::Log(d, x);
+  }
+  HWY_INLINE Value log1p(Value x) const {
+    flag_outside(x, std::nextafter(T{-1}, T{0}), hwy::HighestValue<T>());
+    return Log1pAnySign(d, x);
+  }
+  HWY_INLINE Value sin(Value x) const {
+    flag_outside(x, -kTrigMax, kTrigMax);
+    return hn::Sin(d, x);
+  }
+  HWY_INLINE Value cos(Value x) const {
+    flag_outside(x, -kTrigMax, kTrigMax);
+    return hn::Cos(d, x);
+  }
+  HWY_INLINE Value tan(Value x) const {
+    return lanewise(x, [](T v) { return std::tan(v); });
+  }
+  /// f32 by the rational of rational_tanh.h (every input, infinities and NaN included), f64 by
+  /// Highway's Tanh (finite inputs).
   HWY_INLINE Value tanh(Value x) const {
     if constexpr (kIsF32) {
       return RationalTanh(d, x);
     } else {
+      flag_outside(x, hwy::LowestValue<T>(), hwy::HighestValue<T>());
       return hn::Tanh(d, x);
     }
   }
-  /// f32 by the formulas' rational approximation; f64, which it does not fit, lane by lane by the
-  /// standard library.
+  HWY_INLINE Value erf(Value x) const {
+    return lanewise(x, [](T v) { return std::erf(v); });
+  }
+  /// f32 by the formulas' rational approximation (finite inputs: erfc(inf) is 0, which it does not
+  /// reach); f64, which it does not fit, lane by lane by the standard library.
   HWY_INLINE Value erfc(Value x) const {
     if constexpr (kIsF32) {
+      flag_outside(x, hwy::LowestValue<T>(), hwy::HighestValue<T>());
       return formula::erfc_rational(*this, x);
     } else {
-      HWY_ALIGN T lanes[HWY_MAX_BYTES / sizeof(T)];
-      hn::Store(x, d, lanes);
-      for (std::size_t i = 0; i < hn::Lanes(d); ++i)
-        lanes[i] = std::erfc(lanes[i]);
-      return hn::Load(d, lanes);
+      return lanewise(x, [](T v) { return std::erfc(v); });
     }
   }
 
@@ -129,9 +182,69 @@ struct HwyMath {
   HWY_INLINE Mask le(Value a, Value b) const { return hn::Le(a, b); }
   HWY_INLINE Mask gt(Value a, Value b) const { return hn::Gt(a, b); }
   HWY_INLINE Mask ge(Value a, Value b) const { return hn::Ge(a, b); }
+  HWY_INLINE Mask eq(Value a, Value b) const { return hn::Eq(a, b); }
   HWY_INLINE Mask is_nan(Value x) const { return hn::IsNaN(x); }
   HWY_INLINE Value select(Mask m, Value a, Value b) const { return hn::IfThenElse(m, a, b); }
+
+ private:
+  /// Flags the lanes of x outside [lo, hi], NaN included.
+  HWY_INLINE void flag_outside(Value x, T lo, T hi) const {
+    const Mask inside = hn::And(hn::Ge(x, hn::Set(d, lo)), hn::Le(x, hn::Set(d, hi)));
+    flagged = hn::Or(flagged, hn::Not(inside));
+  }
+  /// f of each lane (the primitives Highway lacks: the standard library's, a lane at a time).
+  template <class F>
+  HWY_INLINE Value lanewise(Value x, const F& f) const {
+    HWY_ALIGN T lanes[HWY_MAX_BYTES / sizeof(T)];
+    hn::Store(x, d, lanes);
+    for (std::size_t i = 0; i < hn::Lanes(d); ++i)
+      lanes[i] = f(lanes[i]);
+    return hn::Load(d, lanes);
+  }
+  template <class F>
+  HWY_INLINE Value lanewise(Value a, Value b, const F& f) const {
+    HWY_ALIGN T left[HWY_MAX_BYTES / sizeof(T)];
+    HWY_ALIGN T right[HWY_MAX_BYTES / sizeof(T)];
+    hn::Store(a, d, left);
+    hn::Store(b, d, right);
+    for (std::size_t i = 0; i < hn::Lanes(d); ++i)
+      left[i] = f(left[i], right[i]);
+    return hn::Load(d, left);
+  }
 };
+
+/// out[i] = vec(m, x[i]) a vector at a time on a HwyMath m (the tail in a zero-padded vector),
+/// then out[i] = scalar(x[i]) for every lane that one of m's primitives flagged. x and out may be
+/// the same array.
+template <typename T, class VecFn, class ScalarFn>
+HWY_INLINE void MapFormula(const T* x, T* out, int64_t n, const VecFn& vec,
+                           const ScalarFn& scalar) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  HWY_ALIGN T input[HWY_MAX_BYTES / sizeof(T)] = {};
+  HWY_ALIGN T result[HWY_MAX_BYTES / sizeof(T)];
+  uint8_t flags[(HWY_MAX_BYTES / sizeof(T) + 7) / 8];
+  for (int64_t i = 0; i < n; i += lanes) {
+    const int64_t count = std::min(lanes, n - i);
+    const bool whole = count == lanes;
+    if (!whole) std::copy(x + i, x + n, input);
+    const auto v = whole ? hn::LoadU(d, x + i) : hn::Load(d, input);
+    const HwyMath<decltype(d)> m(d);
+    const auto y = vec(m, v);
+    if (whole && hn::AllFalse(d, m.flagged)) {
+      hn::StoreU(y, d, out + i);
+      continue;
+    }
+    hn::Store(v, d, input);
+    hn::Store(y, d, result);
+    hn::StoreMaskBits(d, m.flagged, flags);
+    for (int64_t j = 0; j < count; ++j) {
+      const bool flagged = (flags[j / 8] >> (j % 8)) & 1;
+      out[i + j] = flagged ? scalar(input[j]) : result[j];
+    }
+    std::fill(input, input + lanes, T{0});  // the tail's padding lanes stay zero
+  }
+}
 
 }  // namespace ember::flex::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

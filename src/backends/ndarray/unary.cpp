@@ -20,36 +20,60 @@ F float_unary(const ir::Unary& op, F x, DType dtype) {
   return formula::unary(ScalarMath<F>{}, op.op, x);
 }
 
-// Abs and Sign of an unsigned integer are the identity and 0-or-1.
+/// The formulas' integer target: the ops that take integers (neg, abs, sign: the op table's
+/// FloatOrSigned and Numeric ops) in I, wrapping as C++20 defines (-MIN is MIN); Abs and Sign of
+/// an unsigned integer are the identity and 0-or-1. The float-only primitives are never reached
+/// (ir::infer refuses those ops for integers) and throw.
+template <typename I>
+struct IntegerMath {
+  using Value = I;
+  using Mask = bool;
+  ir::Op op;
+
+  /// c converted through int64 (-1 wraps to the largest unsigned value, defined where a
+  /// conversion of the double would not be).
+  static I constant(double c) { return static_cast<I>(static_cast<int64_t>(c)); }
+  static I neg(I x) { return wrapping_sub(I{0}, x); }
+  static I abs(I x) { return lt(x, I{0}) ? neg(x) : x; }
+  static bool lt(I a, I b) { return std::cmp_less(a, b); }
+  static bool gt(I a, I b) { return std::cmp_greater(a, b); }
+  static bool le(I a, I b) { return std::cmp_less_equal(a, b); }
+  static bool ge(I a, I b) { return std::cmp_greater_equal(a, b); }
+  static bool eq(I a, I b) { return std::cmp_equal(a, b); }
+  static bool is_nan(I /*x*/) { return false; }
+  static I select(bool m, I a, I b) { return m ? a : b; }
+
+  [[noreturn]] I unsupported() const { throw_unsupported(op, dtype_of<I>()); }
+  I lowest() const { unsupported(); }
+  I add(I, I) const { unsupported(); }
+  I sub(I, I) const { unsupported(); }
+  I mul(I, I) const { unsupported(); }
+  I div(I, I) const { unsupported(); }
+  I mul_add(I, I, I) const { unsupported(); }
+  I min(I, I) const { unsupported(); }
+  I max(I, I) const { unsupported(); }
+  I pow(I, I) const { unsupported(); }
+  I fmod(I, I) const { unsupported(); }
+  I sqrt(I) const { unsupported(); }
+  I floor(I) const { unsupported(); }
+  I ceil(I) const { unsupported(); }
+  I round(I) const { unsupported(); }
+  I exp(I) const { unsupported(); }
+  I expm1(I) const { unsupported(); }
+  I log(I) const { unsupported(); }
+  I log1p(I) const { unsupported(); }
+  I sin(I) const { unsupported(); }
+  I cos(I) const { unsupported(); }
+  I tan(I) const { unsupported(); }
+  I tanh(I) const { unsupported(); }
+  I erf(I) const { unsupported(); }
+  I erfc(I) const { unsupported(); }
+};
+
 template <typename I>
 I int_unary(const ir::Unary& op, I x) {
-  const bool negative = std::is_signed_v<I> && std::cmp_less(x, 0);
-  switch (op.op) {
-    case UnaryOp::Neg:
-      return wrapping_sub(I{0}, x);  // -MIN wraps to MIN
-    case UnaryOp::Abs:
-      return negative ? wrapping_sub(I{0}, x) : x;
-    case UnaryOp::Sign:
-      return negative ? static_cast<I>(-1) : static_cast<I>(x != 0);
-    case UnaryOp::Exp:
-    case UnaryOp::Log:
-    case UnaryOp::Log1p:
-    case UnaryOp::Sqrt:
-    case UnaryOp::Sin:
-    case UnaryOp::Cos:
-    case UnaryOp::Tan:
-    case UnaryOp::Tanh:
-    case UnaryOp::Erf:
-    case UnaryOp::Recip:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::Not:
-    case UnaryOp::IsNan:
-    case UnaryOp::IsInf:
-      break;
-  }
-  throw_unsupported(op, dtype_of<I>());
+  if (!formula::is_float_unary(op.op)) throw_unsupported(op, dtype_of<I>());
+  return formula::unary(IntegerMath<I>{op}, op.op, x);
 }
 
 template <typename T>
