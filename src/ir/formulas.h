@@ -32,6 +32,10 @@
 // primitives alone.
 #pragma once
 
+#include <bitset>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <numbers>
 #include <utility>
 
@@ -41,4 +45,66 @@
 
 namespace ember::formula {
 #include "ir/formulas-inl.h"
+
+/// Every primitive of the list above, by name: the one list the usage probe below follows.
+#define EMBER_FORMULA_PRIMITIVES(X)                                                           \
+  X(constant)                                                                                 \
+  X(lowest) X(add) X(sub) X(mul) X(div) X(mul_add) X(min) X(max) X(pow) X(fmod) X(neg) X(abs) \
+      X(sqrt) X(floor) X(ceil) X(round) X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos) X(tan)  \
+          X(tanh) X(erf) X(erfc) X(lt) X(le) X(gt) X(ge) X(eq) X(is_nan) X(select)
+
+enum class Primitive : uint8_t {
+#define EMBER_PRIMITIVE_ENUMERATOR(name) name,
+  EMBER_FORMULA_PRIMITIVES(EMBER_PRIMITIVE_ENUMERATOR)
+#undef EMBER_PRIMITIVE_ENUMERATOR
+      kCount
+};
+/// A set of primitives: what a formula uses, or what a target implements.
+using Primitives = std::bitset<static_cast<std::size_t>(Primitive::kCount)>;
+
+/// primitives({Primitive::exp, Primitive::log}).
+inline Primitives primitives(std::initializer_list<Primitive> list) {
+  Primitives set;
+  for (const Primitive p : list)
+    set.set(static_cast<std::size_t>(p));
+  return set;
+}
+
+/// A target that computes nothing and records which primitives a formula calls: a target lacking
+/// some primitive (a GPU language without erfc, the x86 compiler without sin) asks it which ops it
+/// can run, and a target whose primitives flag lanes asks which ops may flag.
+struct UsageProbe {
+  struct Value {};
+  using Mask = Value;
+  mutable Primitives used;
+
+#define EMBER_PRIMITIVE_PROBE(name)                      \
+  template <class... Args>                               \
+  Value name(const Args&... /*args*/) const {            \
+    used.set(static_cast<std::size_t>(Primitive::name)); \
+    return {};                                           \
+  }
+  EMBER_FORMULA_PRIMITIVES(EMBER_PRIMITIVE_PROBE)
+#undef EMBER_PRIMITIVE_PROBE
+};
+
+/// The primitives float unary op's formula uses (op is_float_unary).
+inline Primitives primitives_of(ir::UnaryOp op) {
+  const UsageProbe probe;
+  unary(probe, op, UsageProbe::Value{});
+  return probe.used;
+}
+/// The primitives activation op's formula uses.
+inline Primitives primitives_of(ir::ActivationOp op) {
+  const UsageProbe probe;
+  activation(probe, op, UsageProbe::Value{}, [] { return UsageProbe::Value{}; });
+  return probe.used;
+}
+/// The primitives float binary op's formula uses (op is_float_binary).
+inline Primitives primitives_of(ir::BinaryOp op) {
+  const UsageProbe probe;
+  binary(probe, op, UsageProbe::Value{}, UsageProbe::Value{});
+  return probe.used;
+}
+
 }  // namespace ember::formula

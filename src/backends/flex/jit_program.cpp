@@ -167,6 +167,33 @@ std::vector<ConstantRow> constant_rows() {
 // Note: the switches over ops below list every enumerator and have no default, so that a new op
 // does not compile until it says whether the compiler covers it (and the generator how).
 
+/// The primitives the compiler has code for (Generator::Math), and those of them that flag the
+/// lanes they cannot compute as the Highway loops do.
+const formula::Primitives& compiled_primitives() {
+  static const formula::Primitives set = [] {
+    using P = formula::Primitive;
+    return formula::Primitives().set() &
+           ~formula::primitives({P::sin, P::cos, P::tan, P::erf, P::pow, P::fmod});
+  }();
+  return set;
+}
+const formula::Primitives& flagging_primitives() {
+  using P = formula::Primitive;
+  static const formula::Primitives set =
+      formula::primitives({P::exp, P::expm1, P::log, P::log1p, P::erfc});
+  return set;
+}
+
+/// The primitives the formula of op uses (none for an op that is no formula).
+formula::Primitives primitives_of(const ir::Op& op) {
+  if (const auto* unary = std::get_if<ir::Unary>(&op)) {
+    if (formula::is_float_unary(unary->op)) return formula::primitives_of(unary->op);
+  } else if (const auto* activation = std::get_if<ir::Activation>(&op)) {
+    return formula::primitives_of(activation->op);
+  }
+  return {};
+}
+
 /// Whether the compiler covers the binary op (And, Or, Xor: of Bool values).
 bool covered(ir::BinaryOp op) {
   switch (op) {
@@ -200,13 +227,13 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
   return std::visit(
       [&](const auto& o) {
         using Op = std::decay_t<decltype(o)>;
-        // A float op whose formula uses a primitive the compiler lacks (Math's sin) is refused
-        // while its code is generated.
+        // A float op is covered where its formula uses only primitives the compiler has.
+        const auto compiled = [&] { return (primitives_of(op) & ~compiled_primitives()).none(); };
         if constexpr (std::is_same_v<Op, ir::Unary>) {
           if (o.op == ir::UnaryOp::Not) return all(DType::Bool) && result == DType::Bool;
-          return f32 && formula::is_float_unary(o.op);
+          return f32 && formula::is_float_unary(o.op) && compiled();
         } else if constexpr (std::is_same_v<Op, ir::Activation>) {
-          return f32;
+          return f32 && compiled();
         } else if constexpr (std::is_same_v<Op, ir::Binary>) {
           if (is_logical(o.op)) return all(DType::Bool) && result == DType::Bool;
           return f32 && covered(o.op);
@@ -228,65 +255,13 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
       op);
 }
 
-/// A target of the formulas that computes nothing and finds whether a formula uses a primitive
-/// that flags lanes out of its range (Generator::Math's exp, expm1, log, log1p and erfc).
-struct FlagProbe {
-  struct Value {};
-  using Mask = Value;
-  mutable bool flags = false;
-
-  Value flagging() const {
-    flags = true;
-    return {};
-  }
-  static Value constant(double /*c*/) { return {}; }
-  static Value lowest() { return {}; }
-  static Value add(Value, Value) { return {}; }
-  static Value sub(Value, Value) { return {}; }
-  static Value mul(Value, Value) { return {}; }
-  static Value div(Value, Value) { return {}; }
-  static Value mul_add(Value, Value, Value) { return {}; }
-  static Value min(Value, Value) { return {}; }
-  static Value max(Value, Value) { return {}; }
-  static Value pow(Value, Value) { return {}; }
-  static Value fmod(Value, Value) { return {}; }
-  static Value neg(Value) { return {}; }
-  static Value abs(Value) { return {}; }
-  static Value sqrt(Value) { return {}; }
-  static Value floor(Value) { return {}; }
-  static Value ceil(Value) { return {}; }
-  static Value round(Value) { return {}; }
-  Value exp(Value) const { return flagging(); }
-  Value expm1(Value) const { return flagging(); }
-  Value log(Value) const { return flagging(); }
-  Value log1p(Value) const { return flagging(); }
-  Value erfc(Value) const { return flagging(); }
-  static Value sin(Value) { return {}; }
-  static Value cos(Value) { return {}; }
-  static Value tan(Value) { return {}; }
-  static Value tanh(Value) { return {}; }
-  static Value erf(Value) { return {}; }
-  static Mask lt(Value, Value) { return {}; }
-  static Mask le(Value, Value) { return {}; }
-  static Mask gt(Value, Value) { return {}; }
-  static Mask ge(Value, Value) { return {}; }
-  static Mask eq(Value, Value) { return {}; }
-  static Mask is_nan(Value) { return {}; }
-  static Value select(Mask, Value, Value) { return {}; }
-};
-
 /// Whether the program's code checks the range of some lanes: whether a formula it computes uses
 /// a primitive that flags lanes.
 bool checks_range(const fusion::Program& program) {
-  const FlagProbe probe;
-  for (const fusion::Instruction& instruction : program.instructions) {
-    if (const auto* unary = std::get_if<ir::Unary>(&instruction.op)) {
-      if (formula::is_float_unary(unary->op)) formula::unary(probe, unary->op, {});
-    } else if (const auto* activation = std::get_if<ir::Activation>(&instruction.op)) {
-      formula::activation(probe, activation->op, {}, [] { return FlagProbe::Value{}; });
-    }
-  }
-  return probe.flags;
+  return std::any_of(program.instructions.begin(), program.instructions.end(),
+                     [](const fusion::Instruction& instruction) {
+                       return (primitives_of(instruction.op) & flagging_primitives()).any();
+                     });
 }
 
 bool covered(const fusion::Program& program) {
@@ -1122,8 +1097,8 @@ class Generator : public Xbyak::CodeGenerator {
       g_->flag_out_of_range(g_->regs(x), kLowest, kFloatMax);
       return formula::erfc_rational(*this, std::move(x));
     }
-    // Not compiled: covered() refuses the ops that are these primitives, and no formula the
-    // compiler covers uses them.
+    // No code (compiled_primitives() leaves them out): covered() refuses every formula that uses
+    // them.
     Value sin(const Value& /*x*/) const { throw NotCovered{}; }
     Value cos(const Value& /*x*/) const { throw NotCovered{}; }
     Value tan(const Value& /*x*/) const { throw NotCovered{}; }
