@@ -186,6 +186,8 @@ Value<M> unary(const M& m, Value<M> x) {
       return m.tanh(x);
     case UnaryOp::Erf:
       return m.erf(x);
+    case UnaryOp::Logit:
+      return m.log(m.div(x, m.sub(m.constant(1), x)));
     case UnaryOp::Recip:
       return m.div(m.constant(1), x);
     case UnaryOp::Floor:

@@ -311,6 +311,7 @@ def unary_cases():
     unary("tan", FLOAT, np.tan, lo=-1.2, hi=1.2)
     unary("tanh", FLOAT + HALF, np.tanh)
     unary("erf", FLOAT, np.vectorize(math.erf), lo=-2.0, hi=2.0)
+    unary("logit", FLOAT, lambda x: np.log(x / (1.0 - x)), lo=0.05, hi=0.95)
     unary("recip", FLOAT, lambda x: 1.0 / x, nonzero=True)
     unary("floor", FLOAT, np.floor)
     unary("ceil", FLOAT, np.ceil)

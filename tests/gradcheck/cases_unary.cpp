@@ -46,6 +46,8 @@ std::optional<GradCase> unary_grad_case(UnaryOp op, const std::string& name) {
       return unary(name, op, reals(name, kShape, -0.5, 2.0));
     case UnaryOp::Tan:
       return unary(name, op, reals(name, kShape, -1.0, 1.0));
+    case UnaryOp::Logit:
+      return unary(name, op, reals(name, kShape, 0.1, 0.9));
     case UnaryOp::Recip:
       return unary(name, op, f64({-1.5, 0.7, 2.1, -0.6, 1.2, -2.3}, kShape));
     case UnaryOp::Not:

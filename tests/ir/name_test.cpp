@@ -9,8 +9,8 @@ namespace {
 
 TEST(IrName, UnaryOpsInDeclarationOrder) {
   const std::vector<std::string> expected = {
-      "neg",  "abs", "sign",  "exp",   "log",  "log1p", "sqrt",     "sin",    "cos",   "tan",
-      "tanh", "erf", "recip", "floor", "ceil", "round", "bool_not", "is_nan", "is_inf"};
+      "neg",  "abs", "sign",  "exp",   "log",   "log1p", "sqrt",  "sin",      "cos",    "tan",
+      "tanh", "erf", "logit", "recip", "floor", "ceil",  "round", "bool_not", "is_nan", "is_inf"};
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(name(Unary{static_cast<UnaryOp>(i)}), expected[i]);
   }

@@ -47,6 +47,8 @@ OpCase unary_case(ir::UnaryOp op, std::string name, DTypes dtypes, UnaryFn fn) {
       return unary(std::move(name), dtypes, fn, {-1.2, 1.2});
     case UnaryOp::Erf:
       return unary(std::move(name), dtypes, fn, {-2.0, 2.0});
+    case UnaryOp::Logit:  // logit(0) = -inf and logit(1) = inf included; 0 and 1 for integers
+      return unary(std::move(name), dtypes, fn, {0.0, 1.0});
     case UnaryOp::Recip:
       return unary(std::move(name), dtypes, fn, {.nonzero = true});
     case UnaryOp::Round:

@@ -67,6 +67,11 @@ Handles erf_backward(const BackwardArgs& args) {
   const double scale = 2.0 * std::numbers::inv_sqrtpi;
   return {ops::mul(output_grad(args), ops::mul_scalar(density, scale))};
 }
+/// logit'(x) = 1 / (x (1 - x)).
+Handles logit_backward(const BackwardArgs& args) {
+  const TensorHandle& x = input(args);
+  return {ops::div(output_grad(args), ops::mul(x, ops::rsub_scalar(x, 1)))};
+}
 /// (1/x)' = -1/x^2 = -y^2.
 Handles recip_backward(const BackwardArgs& args) {
   const TensorHandle& y = output(args);
@@ -85,6 +90,7 @@ constexpr BackwardRule kCos = memory_rule<cos_backward>(Needs::Inputs);
 constexpr BackwardRule kTan = memory_rule<tan_backward>(Needs::Outputs);
 constexpr BackwardRule kTanh = memory_rule<tanh_backward>(Needs::Outputs);
 constexpr BackwardRule kErf = memory_rule<erf_backward>(Needs::Inputs);
+constexpr BackwardRule kLogit = memory_rule<logit_backward>(Needs::Inputs);
 constexpr BackwardRule kRecip = memory_rule<recip_backward>(Needs::Outputs);
 
 }  // namespace
@@ -118,6 +124,8 @@ const BackwardRule* rule_for(const ir::Unary& op) {
       return &kTanh;
     case UnaryOp::Erf:
       return &kErf;
+    case UnaryOp::Logit:
+      return &kLogit;
     case UnaryOp::Recip:
       return &kRecip;
     case UnaryOp::Not:
