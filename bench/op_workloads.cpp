@@ -44,6 +44,10 @@ Step elementwise(const OpSpec& spec, const Device& device) {
   }
   if (spec.op == "exp") return [a] { return ops::exp(a); };
   if (spec.op == "tanh") return [a] { return ops::tanh(a); };
+  // Activations, each one op (and one formula, ir/formulas.h).
+  if (spec.op == "sigmoid") return [a] { return ops::sigmoid(a); };
+  if (spec.op == "gelu_erf") return [a] { return ops::gelu(a); };
+  if (spec.op == "mish") return [a] { return ops::mish(a); };
   return [a] { return gelu(a); };
 }
 
@@ -120,7 +124,8 @@ class MlpTraining {
 
 Step make_step(const OpSpec& spec, const Device& device) {
   const std::string& op = spec.op;
-  if (op == "add" || op == "mul" || op == "exp" || op == "tanh" || op == "gelu")
+  if (op == "add" || op == "mul" || op == "exp" || op == "tanh" || op == "gelu" ||
+      op == "sigmoid" || op == "gelu_erf" || op == "mish")
     return elementwise(spec, device);
   if (op == "sum" || op == "argmax" || op == "softmax") return along_dim(spec, device);
   if (op == "matmul") return matmul(spec, device);

@@ -179,8 +179,7 @@ const formula::Primitives& compiled_primitives() {
 }
 const formula::Primitives& flagging_primitives() {
   using P = formula::Primitive;
-  static const formula::Primitives set =
-      formula::primitives({P::exp, P::expm1, P::log, P::log1p, P::erfc});
+  static const formula::Primitives set = formula::primitives({P::exp, P::expm1, P::log, P::log1p});
   return set;
 }
 
@@ -1092,11 +1091,7 @@ class Generator : public Xbyak::CodeGenerator {
     Value tanh(Value x) const {
       return g_->transformed(std::move(x), [g = g_](const Regs& r) { return g->tanh(r); });
     }
-    Value erfc(Value x) const {
-      x = g_->in_registers(x);
-      g_->flag_out_of_range(g_->regs(x), kLowest, kFloatMax);
-      return formula::erfc_rational(*this, std::move(x));
-    }
+    Value erfc(Value x) const { return formula::erfc_rational(*this, std::move(x)); }
     // No code (compiled_primitives() leaves them out): covered() refuses every formula that uses
     // them.
     Value sin(const Value& /*x*/) const { throw NotCovered{}; }

@@ -83,7 +83,7 @@ HWY_INLINE V RationalTanh(D d, V x) {
 
 /// The formulas' primitives on vectors of d's lane type. A primitive valid on part of its inputs
 /// only (Highway's Exp up to 88, Log of normal positive values, Sin and Cos up to 39000, ...)
-/// flags the lanes outside that part, NaN and infinities among them, in `flagged`: MapFormula
+/// clears the lanes outside that part (NaN among them) from `valid`: MapFormula
 /// computes those lanes again by the reference formulas, so that they come out exactly as
 /// ndarray's. The flags are conservative: a lane whose flagged value a select then drops is
 /// computed again all the same.
@@ -98,10 +98,10 @@ struct HwyMath {
   /// Highway's Sin and Cos are valid on [-kTrigMax, kTrigMax].
   static constexpr T kTrigMax = T(39000);
 
-  explicit HwyMath(D d) : d(d), flagged(hn::FirstN(d, 0)) {}
+  explicit HwyMath(D d) : d(d), valid(hn::FirstN(d, hn::Lanes(d))) {}
 
   D d;
-  mutable Mask flagged;  ///< the lanes a primitive computed outside its valid range
+  mutable Mask valid;  ///< false where a primitive computed a lane outside its valid range
 
   HWY_INLINE Value constant(double c) const { return hn::Set(d, static_cast<T>(c)); }
   HWY_INLINE Value lowest() const { return hn::Set(d, hwy::LowestValue<T>()); }
@@ -111,9 +111,23 @@ struct HwyMath {
   HWY_INLINE Value mul(Value a, Value b) const { return hn::Mul(a, b); }
   HWY_INLINE Value div(Value a, Value b) const { return hn::Div(a, b); }
   HWY_INLINE Value mul_add(Value a, Value b, Value c) const { return hn::MulAdd(a, b, c); }
-  /// b < a ? b : a, as formulas.h defines it (x86's minps(b, a) exactly).
-  HWY_INLINE Value min(Value a, Value b) const { return hn::IfThenElse(hn::Lt(b, a), b, a); }
-  HWY_INLINE Value max(Value a, Value b) const { return hn::IfThenElse(hn::Lt(a, b), b, a); }
+  /// b < a ? b : a and a < b ? b : a, as formulas.h defines them: on x86 Min(b, a) and
+  /// Max(b, a) exactly (minps and maxps give their second operand where either is NaN or the two
+  /// are equal); elsewhere a select.
+  HWY_INLINE Value min(Value a, Value b) const {
+#if HWY_ARCH_X86
+    return hn::Min(b, a);
+#else
+    return hn::IfThenElse(hn::Lt(b, a), b, a);
+#endif
+  }
+  HWY_INLINE Value max(Value a, Value b) const {
+#if HWY_ARCH_X86
+    return hn::Max(b, a);
+#else
+    return hn::IfThenElse(hn::Lt(a, b), b, a);
+#endif
+  }
   HWY_INLINE Value pow(Value a, Value b) const {
     return lanewise(a, b, [](T u, T v) { return std::pow(u, v); });
   }
@@ -121,34 +135,48 @@ struct HwyMath {
     return lanewise(a, b, [](T u, T v) { return std::fmod(u, v); });
   }
 
-  HWY_INLINE Value neg(Value x) const { return hn::Neg(x); }
-  HWY_INLINE Value abs(Value x) const { return hn::Abs(x); }
-  HWY_INLINE Value sqrt(Value x) const { return hn::Sqrt(x); }
-  HWY_INLINE Value floor(Value x) const { return hn::Floor(x); }
-  HWY_INLINE Value ceil(Value x) const { return hn::Ceil(x); }
-  HWY_INLINE Value round(Value x) const { return hn::Round(x); }  // half to even
+  HWY_INLINE Value neg(Value x) const {
+    return hn::Neg(x);
+  }
+  HWY_INLINE Value abs(Value x) const {
+    return hn::Abs(x);
+  }
+  HWY_INLINE Value sqrt(Value x) const {
+    return hn::Sqrt(x);
+  }
+  HWY_INLINE Value floor(Value x) const {
+    return hn::Floor(x);
+  }
+  HWY_INLINE Value ceil(Value x) const {
+    return hn::Ceil(x);
+  }
+  HWY_INLINE Value round(Value x) const {
+    return hn::Round(x);
+  }  // half to even
+  // Exp and Expm1 give 0 and -1 from -inf (below their lower bound): only NaN and what exceeds
+  // kExpMax are left to the reference.
   HWY_INLINE Value exp(Value x) const {
-    flag_outside(x, hwy::LowestValue<T>(), kExpMax);
+    keep(hn::Le(x, hn::Set(d, kExpMax)));
     return hn::Exp(d, x);
   }
   HWY_INLINE Value expm1(Value x) const {
-    flag_outside(x, hwy::LowestValue<T>(), kExpMax);
+    keep(hn::Le(x, hn::Set(d, kExpMax)));
     return hn::Expm1(d, x);
   }
   HWY_INLINE Value log(Value x) const {
-    flag_outside(x, std::numeric_limits<T>::min(), hwy::HighestValue<T>());
+    keep_inside(x, std::numeric_limits<T>::min(), hwy::HighestValue<T>());
     return hn::Log(d, x);
   }
   HWY_INLINE Value log1p(Value x) const {
-    flag_outside(x, std::nextafter(T{-1}, T{0}), hwy::HighestValue<T>());
+    keep_inside(x, std::nextafter(T{-1}, T{0}), hwy::HighestValue<T>());
     return Log1pAnySign(d, x);
   }
   HWY_INLINE Value sin(Value x) const {
-    flag_outside(x, -kTrigMax, kTrigMax);
+    keep(hn::Le(hn::Abs(x), hn::Set(d, kTrigMax)));
     return hn::Sin(d, x);
   }
   HWY_INLINE Value cos(Value x) const {
-    flag_outside(x, -kTrigMax, kTrigMax);
+    keep(hn::Le(hn::Abs(x), hn::Set(d, kTrigMax)));
     return hn::Cos(d, x);
   }
   HWY_INLINE Value tan(Value x) const {
@@ -160,37 +188,53 @@ struct HwyMath {
     if constexpr (kIsF32) {
       return RationalTanh(d, x);
     } else {
-      flag_outside(x, hwy::LowestValue<T>(), hwy::HighestValue<T>());
+      keep(hn::IsFinite(x));
       return hn::Tanh(d, x);
     }
   }
   HWY_INLINE Value erf(Value x) const {
     return lanewise(x, [](T v) { return std::erf(v); });
   }
-  /// f32 by the formulas' rational approximation (finite inputs: erfc(inf) is 0, which it does not
-  /// reach); f64, which it does not fit, lane by lane by the standard library.
+  /// f32 by the formulas' rational approximation; f64, which it does not fit, lane by lane by the
+  /// standard library.
   HWY_INLINE Value erfc(Value x) const {
     if constexpr (kIsF32) {
-      flag_outside(x, hwy::LowestValue<T>(), hwy::HighestValue<T>());
       return formula::erfc_rational(*this, x);
     } else {
       return lanewise(x, [](T v) { return std::erfc(v); });
     }
   }
 
-  HWY_INLINE Mask lt(Value a, Value b) const { return hn::Lt(a, b); }
-  HWY_INLINE Mask le(Value a, Value b) const { return hn::Le(a, b); }
-  HWY_INLINE Mask gt(Value a, Value b) const { return hn::Gt(a, b); }
-  HWY_INLINE Mask ge(Value a, Value b) const { return hn::Ge(a, b); }
-  HWY_INLINE Mask eq(Value a, Value b) const { return hn::Eq(a, b); }
-  HWY_INLINE Mask is_nan(Value x) const { return hn::IsNaN(x); }
-  HWY_INLINE Value select(Mask m, Value a, Value b) const { return hn::IfThenElse(m, a, b); }
+  HWY_INLINE Mask lt(Value a, Value b) const {
+    return hn::Lt(a, b);
+  }
+  HWY_INLINE Mask le(Value a, Value b) const {
+    return hn::Le(a, b);
+  }
+  HWY_INLINE Mask gt(Value a, Value b) const {
+    return hn::Gt(a, b);
+  }
+  HWY_INLINE Mask ge(Value a, Value b) const {
+    return hn::Ge(a, b);
+  }
+  HWY_INLINE Mask eq(Value a, Value b) const {
+    return hn::Eq(a, b);
+  }
+  HWY_INLINE Mask is_nan(Value x) const {
+    return hn::IsNaN(x);
+  }
+  HWY_INLINE Value select(Mask m, Value a, Value b) const {
+    return hn::IfThenElse(m, a, b);
+  }
 
  private:
-  /// Flags the lanes of x outside [lo, hi], NaN included.
-  HWY_INLINE void flag_outside(Value x, T lo, T hi) const {
-    const Mask inside = hn::And(hn::Ge(x, hn::Set(d, lo)), hn::Le(x, hn::Set(d, hi)));
-    flagged = hn::Or(flagged, hn::Not(inside));
+  /// Keeps valid only the lanes where computed holds.
+  HWY_INLINE void keep(Mask computed) const {
+    valid = hn::And(valid, computed);
+  }
+  /// Keeps valid only the lanes of x inside [lo, hi] (not NaN).
+  HWY_INLINE void keep_inside(Value x, T lo, T hi) const {
+    keep(hn::And(hn::Ge(x, hn::Set(d, lo)), hn::Le(x, hn::Set(d, hi))));
   }
   /// f of each lane (the primitives Highway lacks: the standard library's, a lane at a time).
   template <class F>
@@ -214,8 +258,8 @@ struct HwyMath {
 };
 
 /// out[i] = vec(m, x[i]) a vector at a time on a HwyMath m (the tail in a zero-padded vector),
-/// then out[i] = scalar(x[i]) for every lane that one of m's primitives flagged. x and out may be
-/// the same array.
+/// then out[i] = scalar(x[i]) for every lane that one of m's primitives could not compute. x and
+/// out may be the same array.
 template <typename T, class VecFn, class ScalarFn>
 HWY_INLINE void MapFormula(const T* x, T* out, int64_t n, const VecFn& vec,
                            const ScalarFn& scalar) {
@@ -223,7 +267,7 @@ HWY_INLINE void MapFormula(const T* x, T* out, int64_t n, const VecFn& vec,
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   HWY_ALIGN T input[HWY_MAX_BYTES / sizeof(T)] = {};
   HWY_ALIGN T result[HWY_MAX_BYTES / sizeof(T)];
-  uint8_t flags[(HWY_MAX_BYTES / sizeof(T) + 7) / 8];
+  uint8_t valid[(HWY_MAX_BYTES / sizeof(T) + 7) / 8];
   for (int64_t i = 0; i < n; i += lanes) {
     const int64_t count = std::min(lanes, n - i);
     const bool whole = count == lanes;
@@ -231,16 +275,16 @@ HWY_INLINE void MapFormula(const T* x, T* out, int64_t n, const VecFn& vec,
     const auto v = whole ? hn::LoadU(d, x + i) : hn::Load(d, input);
     const HwyMath<decltype(d)> m(d);
     const auto y = vec(m, v);
-    if (whole && hn::AllFalse(d, m.flagged)) {
+    if (whole && hn::AllTrue(d, m.valid)) {
       hn::StoreU(y, d, out + i);
       continue;
     }
     hn::Store(v, d, input);
     hn::Store(y, d, result);
-    hn::StoreMaskBits(d, m.flagged, flags);
+    hn::StoreMaskBits(d, m.valid, valid);
     for (int64_t j = 0; j < count; ++j) {
-      const bool flagged = (flags[j / 8] >> (j % 8)) & 1;
-      out[i + j] = flagged ? scalar(input[j]) : result[j];
+      const bool computed = (valid[j / 8] >> (j % 8)) & 1;
+      out[i + j] = computed ? result[j] : scalar(input[j]);
     }
     std::fill(input, input + lanes, T{0});  // the tail's padding lanes stay zero
   }
