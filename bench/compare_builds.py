@@ -65,7 +65,9 @@ def parse_args():
     p.add_argument("--quick", action="store_true", help="run_ops.py's --quick sizes")
     p.add_argument("--min-time", type=float, default=None)
     p.add_argument("--cnn-batch", type=int, default=32)
-    p.add_argument("--only", default=None, help="only the workloads whose label holds this")
+    p.add_argument("--only", default=None,
+                   help="only the workloads whose label holds one of these texts (comma "
+                        "separated; CNN for the training step)")
     args = p.parse_args()
     if args.min_time is None:
         args.min_time = 0.2 if args.quick else 0.5
@@ -75,8 +77,9 @@ def parse_args():
 def main():
     args = parse_args()
     sizes = run_ops.QUICK if args.quick else run_ops.FULL
+    wanted = None if args.only is None else args.only.split(",")
     chosen = [w for w in run_ops.workloads(sizes, False) + activation_workloads(sizes)
-              if args.only is None or args.only in w.label]
+              if wanted is None or any(text in w.label for text in wanted)]
     builds = {"before": args.before, "after": args.after}
     rows = []
     for threads in bd.thread_counts(args.threads):
@@ -86,7 +89,7 @@ def main():
                                 args.rounds)
             rows.append([workload.label, threads, f"{seconds['before'] * 1e3:.3f}",
                          f"{seconds['after'] * 1e3:.3f}", f"{seconds['before'] / seconds['after']:.3f}"])
-        if args.only is None or "CNN" in args.only:
+        if wanted is None or "CNN" in wanted:
             print(f"CNN training step, {threads} threads", flush=True)
             seconds = alternate(lambda side: cnn_seconds(builds[side], threads, args), args.rounds)
             rows.append([f"CNN train step (run_cnn_train.py's model), batch {args.cnn_batch}",

@@ -5,6 +5,9 @@
 //   dweight = ConvWeightGrad(x, g);
 //   dbias   = g summed over the samples and the spatial dims.
 // ConvWeightGrad itself has no rule: gradients are first order only.
+// Not ember::ops (rule.h): ConvWeightGrad and the adjoint convolution are gradient ops with no
+// public function (a user never calls them), so the rule runs them through tensor::run_one, the
+// dispatch that every ops:: function ends in.
 #include <cstddef>
 #include <cstdint>
 #include <variant>

@@ -1,6 +1,8 @@
 // Backward rule of interpolate (compute-bound): every output is a weighted sum of inputs, so x's
 // gradient is the transposed resampling, the op InterpolateGrad (which has no rule: first order
-// only). It needs neither x nor the output, only x's shape.
+// only). It needs neither x nor the output, only x's shape. Not ember::ops (rule.h):
+// InterpolateGrad has no public function, so the rule runs it through tensor::run_one, the
+// dispatch that every ops:: function ends in.
 #include <variant>
 
 #include "autodiff/rules/family_rules.h"

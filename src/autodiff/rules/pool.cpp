@@ -2,7 +2,9 @@
 // its index names, so the output gradient is added back there: a scatter over the flattened
 // spatial dims (the rule keeps the outputs, for the indices). Average pooling's gradient is its own
 // op, AvgPoolGrad / AdaptiveAvgPoolGrad, which spreads each output gradient over its window; those
-// ops have no rule (first order only).
+// ops have no rule (first order only). Not ember::ops (rule.h) for those two: they have no
+// public function, so the rule runs them through tensor::run_one, the dispatch that every ops::
+// function ends in.
 #include <cstddef>
 #include <cstdint>
 #include <variant>

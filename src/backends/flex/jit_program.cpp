@@ -16,7 +16,6 @@
 #include <bit>
 #include <functional>
 #include <limits>
-#include <numbers>
 #include <span>
 #include <utility>
 #include <vector>
@@ -24,7 +23,6 @@
 #include "backends/flex/highway_exp.h"
 #include "backends/flex/highway_log.h"
 #include "backends/flex/rational_tanh.h"
-#include "ir/activation_constants.h"
 #include "ir/formulas.h"
 #endif
 
@@ -60,14 +58,7 @@ enum Constant : uint8_t {
   kExpPoly,                      // highway_exp::kPoly from k5 down to k0, in pairs for linear()
   kExponentBias = kExpPoly + 6,  // the int32 127
   kFloatMax,
-  kTwo,
-  kThree,
-  kMinusThree,
-  kSix,
-  kSqrt2Half,
-  kGeluMaxW,
-  kGeluPoly,                  // formula::ErfcRational::kPolyStart, then the 9 of kPoly
-  kAllOnes = kGeluPoly + 10,  // a Bool lane's true
+  kAllOnes,  // a Bool lane's true
   kLogValidMin,
   kLn2Hi,
   kLn2Lo,
@@ -77,11 +68,6 @@ enum Constant : uint8_t {
   kLogPoly,  // highway_log::kPoly, k0 to k3
   kLowest = kLogPoly + 4,
   kLn2Over2,
-  kSeluAlpha,
-  kSeluScale,
-  kGeluTanhCubic,
-  kGeluTanhK,
-  kSoftplusThreshold,
   kConstantCount,
 };
 
@@ -124,16 +110,6 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
       rows[kExpPoly + i] = splat(highway_exp::kPoly[5 - i]);
     rows[kExponentBias] = splat_bits(127);
     rows[kFloatMax] = splat(std::numeric_limits<float>::max());
-    rows[kTwo] = splat(2.0f);
-    rows[kThree] = splat(3.0f);
-    rows[kMinusThree] = splat(-3.0f);
-    rows[kSix] = splat(6.0f);
-    rows[kSqrt2Half] = splat(std::numbers::sqrt2_v<float> / 2);
-    using formula::ErfcRational;
-    rows[kGeluMaxW] = splat(ErfcRational::kMaxW);
-    rows[kGeluPoly] = splat(ErfcRational::kPolyStart);
-    for (int i = 0; i < 9; ++i)
-      rows[kGeluPoly + 1 + i] = splat(ErfcRational::kPoly[i]);
     rows[kAllOnes] = splat_bits(0xffffffffu);
     rows[kLogValidMin] = splat(highway_log::kValidMin);
     rows[kLn2Hi] = splat(highway_log::kLn2Hi);
@@ -145,11 +121,6 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
       rows[kLogPoly + i] = splat(highway_log::kPoly[i]);
     rows[kLowest] = splat(std::numeric_limits<float>::lowest());
     rows[kLn2Over2] = splat(highway_exp::kLn2Over2);
-    rows[kSeluAlpha] = splat(static_cast<float>(ir::kSeluAlpha));
-    rows[kSeluScale] = splat(static_cast<float>(ir::kSeluScale));
-    rows[kGeluTanhCubic] = splat(static_cast<float>(ir::kGeluTanhCubic));
-    rows[kGeluTanhK] = splat(static_cast<float>(ir::kSqrtTwoOverPi));
-    rows[kSoftplusThreshold] = splat(static_cast<float>(ir::kSoftplusThreshold));
     return rows;
   }();
   return table;
@@ -978,12 +949,27 @@ class Generator : public Xbyak::CodeGenerator {
     return own(d);
   }
   /// A new Bool value (lanes of all ones or zeros): a compared to b by predicate.
-  Formula compared(uint8_t predicate, Formula a, Formula b) {
+  /// A formula's predicate, a compare not yet emitted: the select that takes it emits the
+  /// compare into a mask register (AVX-512) or a vector (AVX2) and blends at once.
+  struct Comparison {
+    uint8_t predicate;
+    Formula a, b;
+  };
+  /// A new value: where c holds, a, else b.
+  Formula selected(Comparison c, Formula a, Formula b) {
+    c.a = in_registers(c.a);
     a = in_registers(a);
-    Regs d{};
-    each_operand(
-        b, [&](int u, const auto& operand) { d[u] = compare_by(predicate, regs(a)[u], operand); });
-    a = b = {};
+    b = in_registers(b);
+    const Regs d = allocate();
+    each_operand(c.b, [&](int u, const auto& operand) {
+      if (isa_ == JitIsa::Avx512) {
+        vcmpps(k1, vec(regs(c.a)[u]), operand, c.predicate);
+        return vblendmps(vec(d[u]) | k1, vec(regs(b)[u]), vec(regs(a)[u]));
+      }
+      vcmpps(vec(d[u]), vec(regs(c.a)[u]), operand, c.predicate);
+      vblendvps(vec(d[u]), vec(regs(b)[u]), vec(regs(a)[u]), vec(d[u]));
+    });
+    c.a = c.b = a = b = {};
     return own(d);
   }
   /// A new value, f(x's registers) giving new registers.
@@ -1010,7 +996,7 @@ class Generator : public Xbyak::CodeGenerator {
   class Math {
    public:
     using Value = Formula;
-    using Mask = Formula;  ///< lanes of all ones or zeros
+    using Mask = Comparison;
 
     explicit Math(Generator& generator) : g_(&generator) {}
 
@@ -1103,23 +1089,15 @@ class Generator : public Xbyak::CodeGenerator {
     Value ceil(Value x) const { return rounded(std::move(x), 8 | 2); }
     Value round(Value x) const { return rounded(std::move(x), 8 | 0); }  // half to even
 
-    Mask lt(Value a, Value b) const { return g_->compared(kLess, std::move(a), std::move(b)); }
-    Mask le(Value a, Value b) const { return g_->compared(kLessEqual, std::move(a), std::move(b)); }
-    Mask gt(Value a, Value b) const { return g_->compared(kGreater, std::move(a), std::move(b)); }
-    Mask ge(Value a, Value b) const {
-      return g_->compared(kGreaterEqual, std::move(a), std::move(b));
-    }
-    Mask is_nan(Value x) const {
-      x = g_->in_registers(x);
-      return g_->compared(kUnordered, x, x);
-    }
+    // Predicates as vcmpps's (ordered: false where either is NaN), emitted by the select.
+    static Mask lt(Value a, Value b) { return {kLess, std::move(a), std::move(b)}; }
+    static Mask le(Value a, Value b) { return {kLessEqual, std::move(a), std::move(b)}; }
+    static Mask gt(Value a, Value b) { return {kGreater, std::move(a), std::move(b)}; }
+    static Mask ge(Value a, Value b) { return {kGreaterEqual, std::move(a), std::move(b)}; }
+    static Mask eq(Value a, Value b) { return {kEqual, std::move(a), std::move(b)}; }
+    static Mask is_nan(const Value& x) { return {kUnordered, x, x}; }
     Value select(Mask m, Value a, Value b) const {
-      m = g_->in_registers(m);
-      a = g_->in_registers(a);
-      b = g_->in_registers(b);
-      const Regs d = g_->select(g_->regs(m), g_->regs(a), g_->regs(b));
-      m = a = b = {};
-      return g_->own(d);
+      return g_->selected(std::move(m), std::move(a), std::move(b));
     }
 
    private:
