@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "ember/module_common.h"
+#include "ember/functional_common.h"
 #include "ember/tensor.h"
 
 namespace ember::module {

@@ -2,9 +2,9 @@
 
 #include <array>
 
-#include "ember/module.h"
-#include "ember/nn/init.h"
 #include "config_checks.h"
+#include "ember/functional.h"
+#include "ember/nn/init.h"
 
 namespace ember::nn {
 namespace {

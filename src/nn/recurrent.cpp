@@ -4,10 +4,10 @@
 #include <cmath>
 #include <utility>
 
-#include "ember/activation.h"
-#include "ember/module.h"
-#include "ember/nn/init.h"
 #include "config_checks.h"
+#include "ember/activation_functions.h"
+#include "ember/functional.h"
+#include "ember/nn/init.h"
 
 namespace ember::nn {
 namespace {

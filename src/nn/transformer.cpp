@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "ember/activation.h"
 #include "config_checks.h"
+#include "ember/activation_functions.h"
 
 namespace ember::nn {
 namespace {

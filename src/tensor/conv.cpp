@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "ember/conv.h"
+#include "ember/convolution.h"
 #include "tensor/check.h"
 #include "tensor/dispatch.h"
 #include "tensor/promote.h"

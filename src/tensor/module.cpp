@@ -1,6 +1,6 @@
 // Neural-network functions (module.h) as composites of public ops: autodiff records the ops they
 // are made of, so they need no backward rule and no kernel. Only the argument checks are theirs.
-#include "ember/module.h"
+#include "ember/functional.h"
 
 #include <cmath>
 #include <cstddef>

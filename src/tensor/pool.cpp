@@ -8,7 +8,7 @@
 #include <string_view>
 #include <utility>
 
-#include "ember/pool.h"
+#include "ember/pooling.h"
 #include "tensor/check.h"
 #include "tensor/dispatch.h"
 

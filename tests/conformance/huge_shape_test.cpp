@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/conv.h"
+#include "ember/convolution.h"
 #include "ember/device.h"
 #include "ember/error.h"
 #include "ember/tensor_ops.h"

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "ember/activation.h"
+#include "ember/activation_functions.h"
 #include "ember/device.h"
-#include "ember/module.h"
+#include "ember/functional.h"
 #include "ember/nn/linear.h"
 #include "ember/optim/gradients_params.h"
 #include "ember/optim/sgd.h"

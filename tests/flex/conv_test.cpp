@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backends/flex/dnnl_conv.h"
-#include "ember/conv.h"
+#include "ember/convolution.h"
 #include "flex_test_util.h"
 
 namespace ember::flex::test {

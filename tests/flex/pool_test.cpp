@@ -12,7 +12,7 @@
 
 #include "ember/autodiff.h"
 #include "ember/error.h"
-#include "ember/pool.h"
+#include "ember/pooling.h"
 #include "flex_test_util.h"
 
 namespace ember::flex::test {

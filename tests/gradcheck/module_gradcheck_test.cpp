@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ember/autodiff.h"
-#include "ember/module.h"
+#include "ember/functional.h"
 #include "gradcheck/gradcheck.h"
 #include "support/op_table.h"
 

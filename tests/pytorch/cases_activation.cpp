@@ -1,6 +1,6 @@
-// Activation cases (generate.py's activation_cases): every function of ember/activation.h with
-// its hyper-parameters, on inputs kept away from the points where its derivative jumps. prelu's
-// second input is its per-channel weight, whose gradient is checked too.
+// Activation cases (generate.py's activation_cases): every function of ember/activation_functions.h
+// with its hyper-parameters, on inputs kept away from the points where its derivative jumps.
+// prelu's second input is its per-channel weight, whose gradient is checked too.
 #include <string>
 #include <utility>
 

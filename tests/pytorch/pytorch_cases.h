@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ember/module.h"
+#include "ember/functional.h"
 #include "ember/tensor_ops.h"
 
 namespace ember::test {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "ember/conv.h"
+#include "ember/convolution.h"
 #include "support/op_cases.h"
 
 namespace ember::test {

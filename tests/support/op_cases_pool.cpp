@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ember/pool.h"
+#include "ember/pooling.h"
 #include "support/op_cases.h"
 
 namespace ember::test {

@@ -1,6 +1,6 @@
-// The typed activation functions of ember/activation.h: ranks and dtypes kept, prelu's weight
-// broadcast along dim 1, glu halving its dim, softmax's negative dims, and results recorded by
-// autodiff.
+// The typed activation functions of ember/activation_functions.h: ranks and dtypes kept, prelu's
+// weight broadcast along dim 1, glu halving its dim, softmax's negative dims, and results recorded
+// by autodiff.
 #include <cmath>
 #include <vector>
 

@@ -1,4 +1,4 @@
-// The pooling functions of ember/pool.h: PyTorch's defaults (stride = kernel_size, no padding,
+// The pooling functions of ember/pooling.h: PyTorch's defaults (stride = kernel_size, no padding,
 // count_include_pad), per-dim options given once or per dim, indices in the device's int dtype,
 // integer max pooling, gradients through autodiff, and the bad inputs each function rejects
 // with an InvalidArgument naming it.

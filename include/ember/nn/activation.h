@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ember/activation.h"
+#include "ember/activation_functions.h"
 #include "ember/nn/module.h"
 #include "ember/nn/stateless.h"
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "ember/conv.h"
+#include "ember/convolution.h"
 #include "ember/nn/init.h"
 #include "ember/nn/module.h"
 #include "ember/nn/optional_handle.h"

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-#include "ember/module.h"
+#include "ember/functional.h"
 #include "ember/nn/stateless.h"
 
 namespace ember::nn {

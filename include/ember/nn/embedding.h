@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "ember/module.h"
+#include "ember/functional.h"
 #include "ember/nn/init.h"
 #include "ember/nn/module.h"
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "ember/module.h"
+#include "ember/functional.h"
 #include "ember/nn/module.h"
 #include "ember/nn/optional_handle.h"
 

@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "ember/module_common.h"
+#include "ember/functional_common.h"
 #include "ember/nn/param.h"
 
 namespace ember::nn {

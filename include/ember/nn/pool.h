@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "ember/nn/stateless.h"
-#include "ember/pool.h"
+#include "ember/pooling.h"
 
 namespace ember::nn {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "ember/module_common.h"
+#include "ember/functional_common.h"
 #include "ember/tensor.h"
 
 namespace ember::module {

@@ -12,7 +12,7 @@
 #include <optional>
 #include <utility>
 
-#include "ember/module_common.h"
+#include "ember/functional_common.h"
 #include "ember/tensor.h"
 
 namespace ember::module {

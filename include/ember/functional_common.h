@@ -1,6 +1,6 @@
-// What the ember::module headers (module.h, conv.h, pool.h, interpolate.h) share: the loss
-// reduction, the optional tensor argument of the untyped functions, and the conversions the typed
-// wrappers use.
+// What the ember::module headers (functional.h, convolution.h, pooling.h, interpolate.h) share: the
+// loss reduction, the optional tensor argument of the untyped functions, and the conversions the
+// typed wrappers use.
 #pragma once
 
 #include <array>

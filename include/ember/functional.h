@@ -1,6 +1,6 @@
 // Neural-network functions (torch.nn.functional's names, formulas and defaults) as free functions
 // in ember::module: linear and embedding, the normalizations, dropout, the losses and scaled
-// dot-product attention; convolution, pooling and resampling come from conv.h, pool.h and
+// dot-product attention; convolution, pooling and resampling come from convolution.h, pooling.h and
 // interpolate.h, included here. Each function of this file is a composite of public ops, so
 // autodiff records it and every device runs it with no kernel of its own. The untyped functions
 // (ember::ops, on TensorHandle) come first; the typed wrappers on Tensor<D> follow.
@@ -15,10 +15,10 @@
 #include <optional>
 #include <type_traits>
 
-#include "ember/conv.h"         // IWYU pragma: export
+#include "ember/convolution.h"  // IWYU pragma: export
+#include "ember/functional_common.h"
 #include "ember/interpolate.h"  // IWYU pragma: export
-#include "ember/module_common.h"
-#include "ember/pool.h"  // IWYU pragma: export
+#include "ember/pooling.h"      // IWYU pragma: export
 #include "ember/tensor.h"
 
 namespace ember::ops {
