@@ -10,8 +10,7 @@
 #include "autodiff/checkpoint.h"
 #include "autodiff/node.h"
 #include "autodiff/tape.h"
-#include "tensor/check.h"
-#include "tensor/tensor_impl.h"
+#include "tensor/for_autodiff.h"
 
 namespace ember::autodiff {
 namespace {

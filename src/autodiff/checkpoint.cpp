@@ -4,8 +4,7 @@
 #include <vector>
 
 #include "ember/error.h"
-#include "tensor/dispatch.h"
-#include "tensor/tensor_impl.h"
+#include "tensor/for_autodiff.h"
 
 namespace ember::autodiff {
 namespace {

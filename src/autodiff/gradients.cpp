@@ -2,8 +2,7 @@
 
 #include "autodiff/node.h"
 #include "ember/autodiff.h"
-#include "tensor/check.h"
-#include "tensor/tensor_impl.h"
+#include "tensor/for_autodiff.h"
 
 namespace ember {
 namespace {

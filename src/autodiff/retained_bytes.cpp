@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "ember/autodiff.h"
-#include "tensor/tensor_impl.h"
+#include "tensor/for_autodiff.h"
 
 namespace ember::autodiff {
 namespace {

@@ -6,8 +6,7 @@
 
 #include "autodiff/checkpoint.h"
 #include "autodiff/node.h"
-#include "tensor/check.h"
-#include "tensor/tensor_impl.h"
+#include "tensor/for_autodiff.h"
 
 namespace ember::autodiff {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "autodiff/rules/family_rules.h"
 #include "autodiff/rules/rule_helpers.h"
-#include "tensor/dispatch.h"
+#include "tensor/for_autodiff.h"
 
 namespace ember::autodiff::rules {
 namespace {
