@@ -235,11 +235,12 @@ constexpr bool is_float_binary(ir::BinaryOp op) {
   return op != ir::BinaryOp::And && op != ir::BinaryOp::Or && op != ir::BinaryOp::Xor;
 }
 
-/// Float binary op of a and b; op is_float_binary.
-template <class M>
-Value<M> binary(const M& m, ir::BinaryOp op, Value<M> a, Value<M> b) {
+/// Float binary op kOp of a and b; kOp is_float_binary. A loop over many elements takes this
+/// form, the op fixed at compile time (ir::visit_op).
+template <ir::BinaryOp kOp, class M>
+Value<M> binary(const M& m, Value<M> a, Value<M> b) {
   using ir::BinaryOp;
-  switch (op) {
+  switch (kOp) {
     case BinaryOp::Add:
       return m.add(a, b);
     case BinaryOp::Sub:
@@ -261,7 +262,13 @@ Value<M> binary(const M& m, ir::BinaryOp op, Value<M> a, Value<M> b) {
     case BinaryOp::Xor:
       break;
   }
-  throw InvalidArgument("[" + ir::name(ir::Op{ir::Binary{op}}) + "] is not a float op");
+  throw InvalidArgument("[" + ir::name(ir::Op{ir::Binary{kOp}}) + "] is not a float op");
+}
+
+/// Float binary op of a and b, the op chosen at run time.
+template <class M>
+Value<M> binary(const M& m, ir::BinaryOp op, Value<M> a, Value<M> b) {
+  return ir::visit_op(op, [&](auto kind) { return binary<kind()>(m, std::move(a), std::move(b)); });
 }
 
 // NOLINTEND(llvm-header-guard)

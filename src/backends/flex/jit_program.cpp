@@ -656,16 +656,13 @@ class Generator : public Xbyak::CodeGenerator {
     }
   }
 
+  /// a op b: one instruction for the arithmetic and Bool ops, the formula (ir/formulas.h) for
+  /// maximum and minimum (a NaN on either side wins, a's first; of +-0, a).
   Regs binary(ir::BinaryOp op, const Regs& a, const Regs& b) {
+    if (op == ir::BinaryOp::Maximum || op == ir::BinaryOp::Minimum)
+      return take(formula::binary(Math(*this), op, borrow(a), borrow(b)));
     const Regs d = allocate();
     each([&](int u) { binary_op(op, d[u], a[u], vec(b[u])); });
-    if (op == ir::BinaryOp::Maximum || op == ir::BinaryOp::Minimum) {
-      // A NaN on either side wins, a's first (simd.h).
-      select_where(
-          d, b, [&](int u) { return vec(b[u]); }, kUnordered, b);
-      select_where(
-          d, a, [&](int u) { return vec(a[u]); }, kUnordered, a);
-    }
     return d;
   }
 
@@ -1084,6 +1081,8 @@ class Generator : public Xbyak::CodeGenerator {
     Value cos(const Value& /*x*/) const { throw NotCovered{}; }
     Value tan(const Value& /*x*/) const { throw NotCovered{}; }
     Value erf(const Value& /*x*/) const { throw NotCovered{}; }
+    Value pow(const Value& /*a*/, const Value& /*b*/) const { throw NotCovered{}; }
+    Value fmod(const Value& /*a*/, const Value& /*b*/) const { throw NotCovered{}; }
     // Rounded to an integer by vroundps / vrndscaleps, exceptions suppressed (8), as Highway's.
     Value floor(Value x) const { return rounded(std::move(x), 8 | 1); }
     Value ceil(Value x) const { return rounded(std::move(x), 8 | 2); }

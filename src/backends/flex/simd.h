@@ -24,6 +24,7 @@ bool has_unary(ir::UnaryOp op);
 void unary(ir::UnaryOp op, const float* x, float* out, int64_t n);
 void unary(ir::UnaryOp op, const double* x, double* out, int64_t n);
 
+/// Whether binary covers op: every float op (formula::is_float_binary), by its formula.
 bool has_binary(ir::BinaryOp op);
 /// out[i] = a[i * a_step] op b[i * b_step], i < n; a step is 1, or 0 for a broadcast value.
 void binary(ir::BinaryOp op, const float* a, int64_t a_step, const float* b, int64_t b_step,

@@ -39,55 +39,35 @@ void Unary(UnaryOp op, const T* x, T* out, int64_t n) {
   });
 }
 
-/// Maximum or minimum where a NaN on either side wins (a's first), as ndarray's.
-template <typename T>
-T NanPropagatingExtreme(T a, T b, bool maximum) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  return maximum ? std::max(a, b) : std::min(a, b);
-}
-
+/// op by its formula on the Highway target, a[i * a_step] op b[i * b_step]; the lanes its
+/// primitives cannot compute, and the elements after the last whole vector, by the reference
+/// formula.
 template <typename T>
 void Binary(BinaryOp op, const T* a, int64_t a_step, const T* b, int64_t b_step, T* out,
             int64_t n) {
-  const auto zip = [&](const auto& vec, const auto& scalar) {
-    Zip(
-        a, a_step, b, b_step, n,
-        [&](auto d, int64_t i, auto va, auto vb) HWY_ATTR { hn::StoreU(vec(va, vb), d, out + i); },
-        [&](int64_t i) { out[i] = scalar(a[i * a_step], b[i * b_step]); });
-  };
-  const auto extreme = [&](bool maximum) {
-    zip(
-        [maximum](auto va, auto vb) HWY_ATTR {
-          const auto m = maximum ? hn::Max(va, vb) : hn::Min(va, vb);
-          return hn::IfThenElse(hn::IsNaN(va), va, hn::IfThenElse(hn::IsNaN(vb), vb, m));
-        },
-        [maximum](T u, T v) { return NanPropagatingExtreme(u, v, maximum); });
-  };
-  switch (op) {
-    case BinaryOp::Add:
-      return zip([](auto u, auto v) HWY_ATTR { return hn::Add(u, v); },
-                 [](T u, T v) { return u + v; });
-    case BinaryOp::Sub:
-      return zip([](auto u, auto v) HWY_ATTR { return hn::Sub(u, v); },
-                 [](T u, T v) { return u - v; });
-    case BinaryOp::Mul:
-      return zip([](auto u, auto v) HWY_ATTR { return hn::Mul(u, v); },
-                 [](T u, T v) { return u * v; });
-    case BinaryOp::Div:
-      return zip([](auto u, auto v) HWY_ATTR { return hn::Div(u, v); },
-                 [](T u, T v) { return u / v; });
-    case BinaryOp::Maximum:
-      return extreme(true);
-    case BinaryOp::Minimum:
-      return extreme(false);
-    case BinaryOp::Rem:
-    case BinaryOp::Pow:
-    case BinaryOp::And:
-    case BinaryOp::Or:
-    case BinaryOp::Xor:
-      return;  // not covered: has_binary is false, the caller never asks
-  }
+  ir::visit_op(op, [&](auto kind) {
+    constexpr BinaryOp kOp = decltype(kind)::value;
+    if constexpr (formula::is_float_binary(kOp)) {
+      const auto scalar = [&](int64_t i) {
+        return ::ember::formula::binary<kOp>(ndarray::ScalarMath<T>{}, a[i * a_step],
+                                             b[i * b_step]);
+      };
+      Zip(
+          a, a_step, b, b_step, n,
+          [&](auto d, int64_t i, auto va, auto vb) HWY_ATTR {
+            const HwyMath<decltype(d)> m(d);
+            hn::StoreU(formula::binary<kOp>(m, va, vb), d, out + i);
+            if (hn::AllTrue(d, m.valid)) return;
+            uint8_t valid[(HWY_MAX_BYTES / sizeof(T) + 7) / 8];
+            hn::StoreMaskBits(d, m.valid, valid);
+            for (std::size_t j = 0; j < hn::Lanes(d); ++j) {
+              if (((valid[j / 8] >> (j % 8)) & 1) == 0)
+                out[i + j] = scalar(i + static_cast<int64_t>(j));
+            }
+          },
+          [&](int64_t i) { out[i] = scalar(i); });
+    }
+  });
 }
 
 /// a op b with C++'s semantics (Highway's Ne is false for NaN, so NotEqual is Not(Eq)).
@@ -220,22 +200,7 @@ void unary(ir::UnaryOp op, const double* x, double* out, int64_t n) {
 }
 
 bool has_binary(ir::BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add:
-    case BinaryOp::Sub:
-    case BinaryOp::Mul:
-    case BinaryOp::Div:
-    case BinaryOp::Maximum:
-    case BinaryOp::Minimum:
-      return true;
-    case BinaryOp::Rem:
-    case BinaryOp::Pow:
-    case BinaryOp::And:
-    case BinaryOp::Or:
-    case BinaryOp::Xor:
-      return false;
-  }
-  return false;  // not an enumerator
+  return formula::is_float_binary(op);  // every primitive has a Highway form
 }
 
 void binary(ir::BinaryOp op, const float* a, int64_t a_step, const float* b, int64_t b_step,
