@@ -27,6 +27,14 @@
 #include "ir/activation_constants.h"
 #include "ir/ops.h"
 
+// Whether this target's Min and Max are x86's minps and maxps (not an emulation).
+#undef EMBER_MINPS_ORDER
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+#define EMBER_MINPS_ORDER 1
+#else
+#define EMBER_MINPS_ORDER 0
+#endif
+
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
@@ -111,18 +119,18 @@ struct HwyMath {
   HWY_INLINE Value mul(Value a, Value b) const { return hn::Mul(a, b); }
   HWY_INLINE Value div(Value a, Value b) const { return hn::Div(a, b); }
   HWY_INLINE Value mul_add(Value a, Value b, Value c) const { return hn::MulAdd(a, b, c); }
-  /// b < a ? b : a and a < b ? b : a, as formulas.h defines them: on x86 Min(b, a) and
-  /// Max(b, a) exactly (minps and maxps give their second operand where either is NaN or the two
-  /// are equal); elsewhere a select.
+  /// b < a ? b : a and a < b ? b : a, as formulas.h defines them: on the x86 vector targets
+  /// Min(b, a) and Max(b, a) exactly (minps and maxps give their second operand where either is
+  /// NaN or the two are equal); elsewhere (the emulated targets too) a select.
   HWY_INLINE Value min(Value a, Value b) const {
-#if HWY_ARCH_X86
+#if EMBER_MINPS_ORDER
     return hn::Min(b, a);
 #else
     return hn::IfThenElse(hn::Lt(b, a), b, a);
 #endif
   }
   HWY_INLINE Value max(Value a, Value b) const {
-#if HWY_ARCH_X86
+#if EMBER_MINPS_ORDER
     return hn::Max(b, a);
 #else
     return hn::IfThenElse(hn::Lt(a, b), b, a);
