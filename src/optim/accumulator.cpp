@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "ember/tensor_ops.h"
 #include "checks.h"
+#include "ember/tensor_ops.h"
 
 namespace ember::optim {
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "ember/tensor_ops.h"
 #include "checks.h"
+#include "ember/tensor_ops.h"
 #include "update_math.h"
 
 namespace ember::optim {

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "ember/tensor_ops.h"
 #include "checks.h"
+#include "ember/tensor_ops.h"
 
 namespace ember::optim {
 namespace {

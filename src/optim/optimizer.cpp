@@ -5,9 +5,9 @@
 #include <sstream>
 #include <utility>
 
+#include "checks.h"
 #include "ember/autodiff.h"
 #include "ember/tensor_ops.h"
-#include "checks.h"
 
 namespace ember::optim {
 namespace {

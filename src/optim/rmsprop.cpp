@@ -1,7 +1,7 @@
 #include "ember/optim/rmsprop.h"
 
-#include "ember/tensor_ops.h"
 #include "checks.h"
+#include "ember/tensor_ops.h"
 #include "update_math.h"
 
 namespace ember::optim {

@@ -197,8 +197,7 @@ Op pick(std::mt19937& rng, const std::vector<Op>& ops) {
 /// with a primitive that flags the lanes the Highway loops give to the reference formulas.
 bool checks_range(const Program& program) {
   using P = formula::Primitive;
-  const formula::Primitives flagging =
-      formula::primitives({P::exp, P::expm1, P::log, P::log1p});
+  const formula::Primitives flagging = formula::primitives({P::exp, P::expm1, P::log, P::log1p});
   for (const Instruction& instruction : program.instructions) {
     const auto* unary = std::get_if<ir::Unary>(&instruction.op);
     if (unary != nullptr && formula::is_float_unary(unary->op) &&
@@ -290,8 +289,7 @@ TEST(FlexJit, RandomProgramsGiveTheSimdLoopsBits) {
         const auto actual = run_compiled(*compiled, program, inputs, scalars, streaming);
         if (!actual) {
           EXPECT_TRUE(checks_range(program))
-              << what
-              << ": only formulas with exp, expm1, log or log1p leave lanes out of range";
+              << what << ": only formulas with exp, expm1, log or log1p leave lanes out of range";
           continue;
         }
         compared_with_checks += checks_range(program) ? 1 : 0;

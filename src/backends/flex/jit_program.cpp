@@ -1000,38 +1000,14 @@ class Generator : public Xbyak::CodeGenerator {
     Value constant(double c) const { return {nullptr, g_->row_of(static_cast<float>(c))}; }
     Value lowest() const { return {nullptr, kLowest}; }
 
-    Value add(Value a, Value b) const {
-      return g_->arithmetic(
-          std::move(a), std::move(b), true,
-          [g = g_](Reg d, Reg x, const auto& y) { g->vaddps(g->vec(d), g->vec(x), y); });
-    }
-    Value sub(Value a, Value b) const {
-      return g_->arithmetic(
-          std::move(a), std::move(b), false,
-          [g = g_](Reg d, Reg x, const auto& y) { g->vsubps(g->vec(d), g->vec(x), y); });
-    }
-    Value mul(Value a, Value b) const {
-      return g_->arithmetic(
-          std::move(a), std::move(b), true,
-          [g = g_](Reg d, Reg x, const auto& y) { g->vmulps(g->vec(d), g->vec(x), y); });
-    }
-    Value div(Value a, Value b) const {
-      return g_->arithmetic(
-          std::move(a), std::move(b), false,
-          [g = g_](Reg d, Reg x, const auto& y) { g->vdivps(g->vec(d), g->vec(x), y); });
-    }
+    Value add(Value a, Value b) const { return instruction(ir::BinaryOp::Add, a, b, true); }
+    Value sub(Value a, Value b) const { return instruction(ir::BinaryOp::Sub, a, b, false); }
+    Value mul(Value a, Value b) const { return instruction(ir::BinaryOp::Mul, a, b, true); }
+    Value div(Value a, Value b) const { return instruction(ir::BinaryOp::Div, a, b, false); }
     // vminps(b, a) is b < a ? b : a and vmaxps(b, a) is b > a ? b : a: formulas.h's min(a, b)
     // and max(a, b) exactly, NaN and +-0 included (either one NaN, or the two equal: a).
-    Value min(Value a, Value b) const {
-      return g_->arithmetic(
-          std::move(b), std::move(a), false,
-          [g = g_](Reg d, Reg x, const auto& y) { g->vminps(g->vec(d), g->vec(x), y); });
-    }
-    Value max(Value a, Value b) const {
-      return g_->arithmetic(
-          std::move(b), std::move(a), false,
-          [g = g_](Reg d, Reg x, const auto& y) { g->vmaxps(g->vec(d), g->vec(x), y); });
-    }
+    Value min(Value a, Value b) const { return instruction(ir::BinaryOp::Minimum, b, a, false); }
+    Value max(Value a, Value b) const { return instruction(ir::BinaryOp::Maximum, b, a, false); }
     /// a b + c, rounded once (vfmadd213ps: d = d b + c, d a copy of a).
     Value mul_add(Value a, Value b, Value c) const {
       const Regs d = g_->take(std::move(a));
@@ -1100,6 +1076,12 @@ class Generator : public Xbyak::CodeGenerator {
     }
 
    private:
+    /// A new value, x op y by the one instruction Generator::binary_op emits for op.
+    Value instruction(ir::BinaryOp op, Value& x, Value& y, bool commutative) const {
+      return g_->arithmetic(
+          std::move(x), std::move(y), commutative,
+          [g = g_, op](Reg d, Reg r, const auto& operand) { g->binary_op(op, d, r, operand); });
+    }
     /// primitive(x's registers), the lanes of x outside [row lo, row hi] (NaN included) flagged.
     template <typename F>
     Value flagged(Value x, int lo, int hi, const F& primitive) const {
