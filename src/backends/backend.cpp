@@ -5,8 +5,7 @@
 
 namespace ember::backend {
 
-Outputs Backend::execute_fused(const fusion::Program& /*program*/,
-                               std::span<const Operand> /*inputs*/,
+Outputs Backend::execute_fused(const ir::Program& /*program*/, std::span<const Operand> /*inputs*/,
                                std::span<const Scalar> /*constants*/, const Shape& /*shape*/) {
   throw ExecutionError("[" + name() + "] does not run fused programs");
 }

@@ -15,10 +15,7 @@
 #include "ember/memory.h"
 #include "ember/tensor_data.h"
 #include "ir/ops.h"
-
-namespace ember::fusion {
-struct Program;  // src/fusion/program.h
-}
+#include "ir/program.h"
 
 namespace ember::backend {
 
@@ -31,6 +28,23 @@ using BufferPtr = std::shared_ptr<Buffer>;
 /// An op's result buffers, one per output: held inline for up to two outputs (every op but a
 /// few has one), so that returning them allocates nothing.
 using Outputs = detail::InlineVector<BufferPtr, 2>;
+
+/// What a backend fuses: the fusion decorator (src/fusion) queues an elementwise op, to run later
+/// as part of an ir::Program, only when the op, its dtypes and its rank are inside this, and the
+/// op cannot fail on its data (fusible.cpp: a deferred op must not move an error away from the
+/// call that caused it). The default fuses nothing: every op runs at once.
+struct FusionSupport {
+  /// The element types a program's inputs, results and outputs may have. Empty: nothing fuses.
+  std::vector<DType> dtypes;
+  /// The largest rank of a program's shape.
+  std::size_t max_rank = 0;
+  /// Whether the backend fuses op (an elementwise op: Unary, Binary, BinaryScalar, Compare,
+  /// CompareScalar, Where, MaskFill, Cast or Activation). Null: every one of them.
+  bool (*fuses_op)(const ir::Op& op) = nullptr;
+  /// Whether execute_fused runs a program as one pass. Otherwise the decorator still queues
+  /// the ops above and runs each program's instructions one by one through execute.
+  bool runs_programs = false;
+};
 
 /// One input of an op: its storage and metadata.
 struct Operand {
@@ -55,13 +69,13 @@ class Backend {
   /// integer division by zero) and ExecutionError when the device fails.
   virtual Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
                           std::span<const ir::TensorMeta> outputs) = 0;
-  /// Whether execute_fused runs fused elementwise programs (src/fusion/program.h). Default: no;
-  /// the fusion decorator then runs a program's instructions one by one through execute.
-  virtual bool supports_fused() const { return false; }
-  /// Runs program as one pass over shape: inputs[k] is program input k (any layout,
-  /// broadcastable to shape), constants the scalars of its instructions. Returns one buffer per
-  /// program output, of shape and that output's dtype. Called only when supports_fused().
-  virtual Outputs execute_fused(const fusion::Program& program, std::span<const Operand> inputs,
+  /// What the fusion decorator may queue and hand to execute_fused (FusionSupport).
+  virtual FusionSupport fusion_support() const { return {}; }
+  /// Runs program (ir/program.h) as one pass over shape: inputs[k] is program input k (any
+  /// layout, broadcastable to shape), constants the scalars of its instructions. Returns one
+  /// buffer per program output, of shape and that output's dtype. Called only when
+  /// fusion_support().runs_programs.
+  virtual Outputs execute_fused(const ir::Program& program, std::span<const Operand> inputs,
                                 std::span<const Scalar> constants, const Shape& shape);
   /// Copies host data into a new buffer.
   virtual BufferPtr write(const TensorData& data) = 0;

@@ -62,7 +62,7 @@ std::span<backend::BufferPtr> Executor::run(const PendingWork& work, const std::
     }
     GroupSignature& signature = scratch.signature;
     signature_of(group, work, signature);
-    const std::shared_ptr<const Program> program =
+    const std::shared_ptr<const ir::Program> program =
         cache_.find_or_build(signature.key, [&] { return build_program(group, work); });
     backend::Outputs outputs =
         run_program(*program, operands_of(group.inputs, work, results, scratch.inputs),
@@ -82,10 +82,10 @@ void Executor::run_lone(uint32_t index, const PendingWork& work, Scratch& scratc
   scratch.inputs.clear();  // holds buffers: not past their use
 }
 
-backend::Outputs Executor::run_program(const Program& program,
+backend::Outputs Executor::run_program(const ir::Program& program,
                                        std::span<const backend::Operand> inputs,
                                        std::span<const Scalar> constants, const Shape& shape) {
-  if (!inner_.supports_fused()) return run_op_by_op(inner_, program, inputs, constants, shape);
+  if (!runs_programs_) return run_op_by_op(inner_, program, inputs, constants, shape);
   backend::Outputs outputs;
   try {
     outputs = inner_.execute_fused(program, inputs, constants, shape);

@@ -1,7 +1,8 @@
 // Executor: runs a stream's pending work on the inner backend — grouping it into programs,
 // finding each program in the cache (or building it), and running it as one fused pass when the
-// backend supports_fused, op by op otherwise. A group of one small op skips the program and runs
-// through the backend's eager kernel (same values: a fused pass runs the eager kernels' loops).
+// backend runs programs (FusionSupport::runs_programs), op by op otherwise. A group of one small op
+// skips the program and runs through the backend's eager kernel (same values: a fused pass runs the
+// eager kernels' loops).
 #pragma once
 
 #include <span>
@@ -10,9 +11,9 @@
 #include "backends/backend.h"
 #include "fusion/grouping.h"
 #include "fusion/pending_work.h"
-#include "fusion/program.h"
 #include "fusion/program_builder.h"
 #include "fusion/program_cache.h"
+#include "ir/program.h"
 
 namespace ember::fusion {
 
@@ -28,7 +29,9 @@ class Executor {
     std::vector<backend::BufferPtr> results;
   };
 
-  explicit Executor(backend::Backend& inner) : inner_(inner) {}
+  /// runs_programs: inner's FusionSupport::runs_programs.
+  Executor(backend::Backend& inner, bool runs_programs)
+      : inner_(inner), runs_programs_(runs_programs) {}
 
   /// Computes work. live[i]: whether queued op i's result is held outside the queue. Returns,
   /// per queued op, the inner buffer of its result where it was stored (every live op has one),
@@ -42,10 +45,11 @@ class Executor {
  private:
   /// Runs queued op index alone through the inner backend's execute, into scratch.results.
   void run_lone(uint32_t index, const PendingWork& work, Scratch& scratch);
-  backend::Outputs run_program(const Program& program, std::span<const backend::Operand> inputs,
+  backend::Outputs run_program(const ir::Program& program, std::span<const backend::Operand> inputs,
                                std::span<const Scalar> constants, const Shape& shape);
 
   backend::Backend& inner_;
+  bool runs_programs_;
   ProgramCache cache_;
 };
 

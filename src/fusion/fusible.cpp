@@ -17,21 +17,34 @@ constexpr bool kIsElementwise =
     std::is_same_v<Op, ir::MaskFill> || std::is_same_v<Op, ir::Cast> ||
     std::is_same_v<Op, ir::Activation>;
 
-}  // namespace
-
-bool is_fusible_dtype(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::Bool;
+bool is_elementwise(const ir::Op& op) {
+  return std::visit([](const auto& o) { return kIsElementwise<std::decay_t<decltype(o)>>; }, op);
 }
 
+/// Integer division and remainder throw on a zero divisor, an integer power on a negative
+/// exponent (ndarray's arithmetic.h and binary.cpp); every other elementwise op is total.
+bool may_fail_on_data(const ir::Op& op, DType dtype) {
+  if (is_float(dtype)) return false;
+  const auto fails = [](ir::BinaryOp binary) {
+    return binary == ir::BinaryOp::Div || binary == ir::BinaryOp::Rem ||
+           binary == ir::BinaryOp::Pow;
+  };
+  if (const auto* binary = std::get_if<ir::Binary>(&op)) return fails(binary->op);
+  if (const auto* scalar = std::get_if<ir::BinaryScalar>(&op)) return fails(scalar->op);
+  return false;
+}
+
+}  // namespace
+
 bool is_fusible(const ir::Op& op, std::span<const backend::Operand> inputs,
-                std::span<const ir::TensorMeta> outputs) {
-  const bool elementwise =
-      std::visit([](const auto& o) { return kIsElementwise<std::decay_t<decltype(o)>>; }, op);
-  return elementwise && inputs.size() <= kMaxArgs && outputs.size() == 1 &&
-         is_fusible_dtype(outputs[0].dtype) &&
-         std::ranges::all_of(inputs, [](const backend::Operand& input) {
-           return is_fusible_dtype(input.meta.dtype);
-         });
+                std::span<const ir::TensorMeta> outputs, const backend::FusionSupport& support) {
+  const auto declared = [&](DType dtype) { return std::ranges::count(support.dtypes, dtype) > 0; };
+  if (!is_elementwise(op) || inputs.size() > kMaxArgs || outputs.size() != 1) return false;
+  if (!declared(outputs[0].dtype) || outputs[0].shape.rank() > support.max_rank) return false;
+  if (support.fuses_op != nullptr && !support.fuses_op(op)) return false;
+  return std::ranges::all_of(inputs, [&](const backend::Operand& input) {
+    return declared(input.meta.dtype) && !may_fail_on_data(op, input.meta.dtype);
+  });
 }
 
 }  // namespace ember::fusion

@@ -1,7 +1,8 @@
-// Which ops the fusion decorator queues instead of running at once: the elementwise ops whose
-// element types are all F32 or Bool. Those never fail on their data (no integer division), so
-// running them later cannot move an error away from the call that caused it, except a device
-// failure, which surfaces from the call that executes the queue (stream.h).
+// Which ops the fusion decorator queues instead of running at once: the elementwise ops inside
+// what the backend declares it fuses (backend::FusionSupport: dtypes, ops, rank) that cannot
+// fail on their data. Running an op later must not move an error away from the call that
+// caused it; only a device failure may surface from the call that executes the queue
+// (stream.h).
 #pragma once
 
 #include <span>
@@ -11,10 +12,9 @@
 
 namespace ember::fusion {
 
-/// Whether a fused program may hold values of dtype.
-bool is_fusible_dtype(DType dtype);
-/// Whether op over inputs (one output, outputs[0]) may be queued and fused.
+/// Whether op over inputs (one output, outputs[0]) may be queued and fused on a backend that
+/// declares support.
 bool is_fusible(const ir::Op& op, std::span<const backend::Operand> inputs,
-                std::span<const ir::TensorMeta> outputs);
+                std::span<const ir::TensorMeta> outputs, const backend::FusionSupport& support);
 
 }  // namespace ember::fusion

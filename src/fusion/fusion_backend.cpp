@@ -59,7 +59,11 @@ FusionBackend::FusionBackend(std::unique_ptr<backend::Backend> inner)
     : FusionBackend(std::move(inner), FusionOptions::from_environment()) {}
 
 FusionBackend::FusionBackend(std::unique_ptr<backend::Backend> inner, FusionOptions options)
-    : inner_(std::move(inner)), options_(options), executor_(*inner_), id_(next_backend_id()) {
+    : inner_(std::move(inner)),
+      options_(options),
+      support_(inner_->fusion_support()),
+      executor_(*inner_, support_.runs_programs),
+      id_(next_backend_id()) {
   if (options_.max_queued == 0) throw InvalidArgument("[fusion] max_queued must be at least 1");
 }
 
@@ -73,7 +77,7 @@ FusionBackend::~FusionBackend() {
 backend::Outputs FusionBackend::execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                                         std::span<const ir::TensorMeta> outputs) {
   std::vector<backend::Operand> storage;
-  if (!options_.enabled || !is_fusible(op, inputs, outputs))
+  if (!options_.enabled || !is_fusible(op, inputs, outputs, support_))
     return inner_->execute(op, resolved(inputs, nullptr, storage), outputs);
   Stream& stream = this_thread_stream();
   // Another stream's buffer is computed now, before this stream is locked: a thread never

@@ -93,6 +93,8 @@ class FusionBackend final : public backend::Backend {
 
   std::unique_ptr<backend::Backend> inner_;
   FusionOptions options_;
+  /// inner_'s, asked once: execute consults it on every op.
+  backend::FusionSupport support_;
   Executor executor_;
   /// Tells this backend's streams apart in each thread's table of streams; never reused.
   uint64_t id_;

@@ -12,13 +12,13 @@ namespace {
 constexpr int32_t kNoGroup = Grouping::OpPlan::kNoGroup;
 
 /// The program input that reads value, added on first use.
-Ref input_ref(Group& group, ValueRef value) {
+ir::ProgramRef input_ref(Group& group, ValueRef value) {
   auto found = std::ranges::find(group.inputs, value);
   if (found == group.inputs.end()) {
     group.inputs.push_back(value);
     found = std::prev(group.inputs.end());
   }
-  return {Ref::Kind::Input, static_cast<uint32_t>(found - group.inputs.begin())};
+  return {ir::ProgramRef::Kind::Input, static_cast<uint32_t>(found - group.inputs.begin())};
 }
 
 }  // namespace
@@ -120,11 +120,12 @@ void Grouping::fill_group(const PendingWork& work, int32_t g, Group& group) {
     OpPlan& plan = plans_[i];
     if (plan.group != g) continue;
     plan.instruction = static_cast<uint32_t>(group.ops.size());
-    ArgList<Ref> args;
+    ArgList<ir::ProgramRef> args;
     for (const ValueRef arg : work.ops[i].args) {
       const bool local = arg.kind == ValueRef::Kind::Queued && plans_[arg.index].group == g;
-      args.push_back(local ? Ref{Ref::Kind::Instruction, plans_[arg.index].instruction}
-                           : input_ref(group, arg));
+      args.push_back(
+          local ? ir::ProgramRef{ir::ProgramRef::Kind::Instruction, plans_[arg.index].instruction}
+                : input_ref(group, arg));
     }
     group.ops.push_back(static_cast<uint32_t>(i));
     group.args.push_back(args);

@@ -13,7 +13,7 @@
 #include "ember/shape.h"
 #include "fusion/arg_list.h"
 #include "fusion/pending_work.h"
-#include "fusion/program.h"
+#include "ir/program.h"
 
 namespace ember::fusion {
 
@@ -25,7 +25,7 @@ struct Group {
   /// Instruction j computes queued op ops[j] (in submission order) ...
   std::vector<uint32_t> ops;
   /// ... reading args[j].
-  std::vector<ArgList<Ref>> args;
+  std::vector<ArgList<ir::ProgramRef>> args;
   /// The instructions whose results are stored: live, or read by a later group.
   std::vector<uint32_t> outputs;
 };

@@ -12,12 +12,12 @@ namespace ember::fusion {
 namespace {
 
 /// last_use[i]: the last instruction reading instruction i's result (i itself when none does).
-std::vector<std::size_t> last_uses(const Program& program) {
+std::vector<std::size_t> last_uses(const ir::Program& program) {
   std::vector<std::size_t> last_use(program.instructions.size());
   for (std::size_t i = 0; i < program.instructions.size(); ++i) {
     last_use[i] = i;
-    for (const Ref arg : program.instructions[i].args) {
-      if (arg.kind == Ref::Kind::Instruction) last_use[arg.index] = i;
+    for (const ir::ProgramRef arg : program.instructions[i].args) {
+      if (arg.kind == ir::ProgramRef::Kind::Instruction) last_use[arg.index] = i;
     }
   }
   return last_use;
@@ -43,7 +43,7 @@ backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
   }
 }
 
-backend::Outputs run_op_by_op(backend::Backend& backend, const Program& program,
+backend::Outputs run_op_by_op(backend::Backend& backend, const ir::Program& program,
                               std::span<const backend::Operand> inputs,
                               std::span<const Scalar> constants, const Shape& shape) {
   std::vector<bool> is_output(program.instructions.size(), false);
@@ -52,15 +52,17 @@ backend::Outputs run_op_by_op(backend::Backend& backend, const Program& program,
   const std::vector<std::size_t> last_use = last_uses(program);
   std::vector<backend::Operand> results(program.instructions.size());
   for (std::size_t i = 0; i < program.instructions.size(); ++i) {
-    const Instruction& instruction = program.instructions[i];
+    const ir::Instruction& instruction = program.instructions[i];
     std::vector<backend::Operand> args;
-    for (const Ref arg : instruction.args)
-      args.push_back(arg.kind == Ref::Kind::Input ? inputs[arg.index] : results[arg.index]);
+    for (const ir::ProgramRef arg : instruction.args)
+      args.push_back(arg.kind == ir::ProgramRef::Kind::Input ? inputs[arg.index]
+                                                             : results[arg.index]);
     const ir::TensorMeta output{shape, instruction.dtype};
     results[i] = {execute_queued(backend, program.bound_op(i, constants), args, output), output};
     // Free the intermediates this instruction read for the last time.
-    for (const Ref arg : instruction.args) {
-      if (arg.kind == Ref::Kind::Instruction && last_use[arg.index] == i && !is_output[arg.index])
+    for (const ir::ProgramRef arg : instruction.args) {
+      if (arg.kind == ir::ProgramRef::Kind::Instruction && last_use[arg.index] == i &&
+          !is_output[arg.index])
         results[arg.index].buffer.reset();
     }
   }

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "fusion/program.h"
+#include "ir/program.h"
 
 namespace ember::fusion {
 
@@ -24,7 +24,7 @@ backend::BufferPtr execute_queued(backend::Backend& backend, const ir::Op& op,
                                   const ir::TensorMeta& output);
 /// The program's outputs computed op by op on backend. An op's failure is rethrown as
 /// ExecutionError "[fusion] queued <op> failed: <its message>".
-backend::Outputs run_op_by_op(backend::Backend& backend, const Program& program,
+backend::Outputs run_op_by_op(backend::Backend& backend, const ir::Program& program,
                               std::span<const backend::Operand> inputs,
                               std::span<const Scalar> constants, const Shape& shape);
 

@@ -62,7 +62,7 @@ void signature_of(const Group& group, const PendingWork& work, GroupSignature& s
     key.put(meta.dtype);
     key.put_size(meta.shape.rank());
     for (std::size_t d = 0; d < meta.shape.rank(); ++d)
-      key.put(broadcasts_along(meta.shape, group.shape, d));
+      key.put(ir::broadcasts_along(meta.shape, group.shape, d));
   }
   key.put_size(group.ops.size());
   for (std::size_t j = 0; j < group.ops.size(); ++j) {
@@ -70,34 +70,35 @@ void signature_of(const Group& group, const PendingWork& work, GroupSignature& s
     put_op(key, queued.op);
     key.put(queued.output.dtype);
     key.put_size(group.args[j].size());
-    for (const Ref arg : group.args[j]) {
+    for (const ir::ProgramRef arg : group.args[j]) {
       key.put(arg.kind);
       key.put(arg.index);
     }
-    if (std::optional<Scalar> value = scalar_of(queued.op)) signature.constants.push_back(*value);
+    if (std::optional<Scalar> value = ir::scalar_of(queued.op))
+      signature.constants.push_back(*value);
   }
   key.put_size(group.outputs.size());
   for (const uint32_t output : group.outputs)
     key.put(output);
 }
 
-Program build_program(const Group& group, const PendingWork& work) {
-  Program program;
+ir::Program build_program(const Group& group, const PendingWork& work) {
+  ir::Program program;
   for (const ValueRef input : group.inputs) {
     const ir::TensorMeta& meta = work.meta_of(input);
-    program.inputs.push_back({meta.dtype, broadcast_flags(meta.shape, group.shape)});
+    program.inputs.push_back({meta.dtype, ir::broadcast_flags(meta.shape, group.shape)});
   }
   uint32_t constants = 0;
   for (std::size_t j = 0; j < group.ops.size(); ++j) {
     const QueuedOp& queued = work.ops[group.ops[j]];
     std::optional<uint32_t> constant;
-    if (scalar_of(queued.op)) constant = constants++;
-    const ArgList<Ref>& args = group.args[j];
+    if (ir::scalar_of(queued.op)) constant = constants++;
+    const ArgList<ir::ProgramRef>& args = group.args[j];
     program.instructions.push_back(
         {queued.op, {args.begin(), args.end()}, queued.output.dtype, constant});
   }
   program.outputs = group.outputs;
-  program.slots = plan_slots(program);
+  program.slots = ir::plan_slots(program);
   return program;
 }
 

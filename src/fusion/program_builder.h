@@ -7,7 +7,7 @@
 
 #include "fusion/grouping.h"
 #include "fusion/pending_work.h"
-#include "fusion/program.h"
+#include "ir/program.h"
 
 namespace ember::fusion {
 
@@ -24,6 +24,6 @@ struct GroupSignature {
 /// Sets signature to group's, reusing its memory (a stream computes one per group it executes).
 void signature_of(const Group& group, const PendingWork& work, GroupSignature& signature);
 /// The program of group; its instructions' constants index signature_of(group).constants.
-Program build_program(const Group& group, const PendingWork& work);
+ir::Program build_program(const Group& group, const PendingWork& work);
 
 }  // namespace ember::fusion

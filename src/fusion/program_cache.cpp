@@ -2,8 +2,8 @@
 
 namespace ember::fusion {
 
-std::shared_ptr<const Program> ProgramCache::find_or_build(const std::string& key,
-                                                           const std::function<Program()>& build) {
+std::shared_ptr<const ir::Program> ProgramCache::find_or_build(
+    const std::string& key, const std::function<ir::Program()>& build) {
   {
     const std::lock_guard lock(mutex_);
     if (const auto found = programs_.find(key); found != programs_.end()) {
@@ -12,7 +12,7 @@ std::shared_ptr<const Program> ProgramCache::find_or_build(const std::string& ke
     }
   }
   // Built outside the lock: two threads may build the same program; the first one stays.
-  auto program = std::make_shared<const Program>(build());
+  auto program = std::make_shared<const ir::Program>(build());
   const std::lock_guard lock(mutex_);
   ++stats_.misses;
   if (programs_.size() >= kMaxPrograms) programs_.clear();

@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "fusion/program.h"
+#include "ir/program.h"
 
 namespace ember::fusion {
 
@@ -29,13 +29,13 @@ class ProgramCache {
   };
 
   /// The program cached under key, or build()'s result, cached now.
-  std::shared_ptr<const Program> find_or_build(const std::string& key,
-                                               const std::function<Program()>& build);
+  std::shared_ptr<const ir::Program> find_or_build(const std::string& key,
+                                                   const std::function<ir::Program()>& build);
   Stats stats() const;
 
  private:
   mutable std::mutex mutex_;  // guards everything below
-  std::unordered_map<std::string, std::shared_ptr<const Program>> programs_;
+  std::unordered_map<std::string, std::shared_ptr<const ir::Program>> programs_;
   Stats stats_;
 };
 

@@ -24,9 +24,9 @@
 namespace ember::flex::test {
 namespace {
 
-using fusion::Instruction;
-using fusion::Program;
-using fusion::Ref;
+using ir::Instruction;
+using ir::Program;
+using ir::ProgramRef;
 
 /// The instruction sets to test: those this CPU runs (AVX-512 CPUs run AVX2 too).
 std::vector<JitIsa> runnable_isas() {
@@ -40,23 +40,23 @@ std::string name(JitIsa isa) {
   return isa == JitIsa::Avx512 ? "AVX-512" : "AVX2";
 }
 
-Ref input(uint32_t k) {
-  return {Ref::Kind::Input, k};
+ProgramRef input(uint32_t k) {
+  return {ProgramRef::Kind::Input, k};
 }
-Ref result(uint32_t i) {
-  return {Ref::Kind::Instruction, i};
+ProgramRef result(uint32_t i) {
+  return {ProgramRef::Kind::Instruction, i};
 }
 
 Program program_of(uint32_t input_count, std::vector<Instruction> instructions,
                    std::vector<uint32_t> outputs) {
   Program program;
-  program.inputs.assign(input_count, fusion::ProgramInput{DType::F32, {false}});
+  program.inputs.assign(input_count, ir::ProgramInput{DType::F32, {false}});
   program.instructions = std::move(instructions);
   program.outputs = std::move(outputs);
   return program;
 }
 
-Instruction f32(ir::Op op, std::vector<Ref> args) {
+Instruction f32(ir::Op op, std::vector<ProgramRef> args) {
   return Instruction{std::move(op), std::move(args), DType::F32, std::nullopt};
 }
 
@@ -70,8 +70,9 @@ std::vector<std::vector<float>> run_by_simd_loops(const Program& program,
   for (std::size_t i = 0; i < program.instructions.size(); ++i) {
     const Instruction& instruction = program.instructions[i];
     const auto arg = [&](std::size_t k) {
-      const Ref ref = instruction.args[k];
-      return values[ref.kind == Ref::Kind::Input ? ref.index : inputs.size() + ref.index].data();
+      const ProgramRef ref = instruction.args[k];
+      return values[ref.kind == ProgramRef::Kind::Input ? ref.index : inputs.size() + ref.index]
+          .data();
     };
     std::vector<float> out(static_cast<std::size_t>(n));
     if (const auto* unary = std::get_if<ir::Unary>(&instruction.op)) {
@@ -160,7 +161,7 @@ std::vector<float> varied_values(std::mt19937& rng, std::size_t n, bool with_spe
 /// not listed here, so that every op the compiler covers is compared, a new one included.
 template <typename Enum, typename MakeOp>
 std::vector<Enum> compiled_ops(uint32_t arity, const MakeOp& make_op) {
-  std::vector<Ref> args;
+  std::vector<ProgramRef> args;
   for (uint32_t k = 0; k < arity; ++k)
     args.push_back(input(k));
   std::vector<Enum> compiled;
@@ -364,8 +365,9 @@ std::vector<Bytes> run_by_tile_loops(const Program& program, const std::vector<B
   std::vector<Bytes> values = inputs;
   for (const Instruction& instruction : program.instructions) {
     std::vector<TileArg> args;
-    for (const Ref ref : instruction.args) {
-      const std::size_t k = ref.kind == Ref::Kind::Input ? ref.index : inputs.size() + ref.index;
+    for (const ProgramRef ref : instruction.args) {
+      const std::size_t k =
+          ref.kind == ProgramRef::Kind::Input ? ref.index : inputs.size() + ref.index;
       args.push_back({values[k].data(), program.dtype_of(ref)});
     }
     Bytes out(static_cast<std::size_t>(n) * dtype_size(instruction.dtype));
@@ -412,9 +414,11 @@ std::optional<std::vector<Bytes>> run_compiled_bytes(const JitProgram& compiled,
 std::pair<Program, std::vector<float>> random_bool_program(std::mt19937& rng) {
   Program program;
   program.inputs = {{DType::F32, {false}}, {DType::F32, {false}}, {DType::Bool, {false}}};
-  std::vector<Ref> f32_values = {input(0), input(1)};
-  std::vector<Ref> bool_values = {input(2)};
-  const auto pick = [&](const std::vector<Ref>& values) { return values[rng() % values.size()]; };
+  std::vector<ProgramRef> f32_values = {input(0), input(1)};
+  std::vector<ProgramRef> bool_values = {input(2)};
+  const auto pick = [&](const std::vector<ProgramRef>& values) {
+    return values[rng() % values.size()];
+  };
   std::uniform_real_distribution<float> scalar(-3.0f, 3.0f);
   std::vector<float> scalars;
   const auto length = static_cast<uint32_t>(1 + rng() % 10);

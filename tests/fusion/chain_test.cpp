@@ -5,8 +5,6 @@
 // how), and FusionBackend over flex must match the ndarray reference.
 #include <gtest/gtest.h>
 
-#include <limits>
-
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -233,7 +231,13 @@ TEST(FusionChains, FusedNdArrayGivesEagerNdArrayValuesBitForBit) {
     for (uint32_t seed = 0; seed < kSeeds; ++seed) {
       const Chain chain = ChainBuilder(shape, seed).build(kSteps);
       ndarray::NdArrayBackend eager;
-      FusionBackend fused(std::make_unique<ndarray::NdArrayBackend>(), FusionOptions{});
+      // ndarray runs no programs: a spy declares that it fuses f32 and bool ops of any rank, so
+      // the decorator queues them and runs each program op by op.
+      backend::FusionSupport queued{.dtypes = {DType::F32, DType::Bool},
+                                    .max_rank = std::numeric_limits<std::size_t>::max()};
+      FusionBackend fused(
+          std::make_unique<SpyBackend>(std::make_unique<ndarray::NdArrayBackend>(), queued),
+          FusionOptions{});
       expect_same_values(run_chain(fused, chain), run_chain(eager, chain), describe(shape, seed));
     }
   }

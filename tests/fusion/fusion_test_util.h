@@ -20,7 +20,7 @@
 #include "ember/tensor_data.h"
 #include "fusion/fusion_backend.h"
 #include "fusion/lazy_buffer.h"
-#include "fusion/program.h"
+#include "ir/program.h"
 
 namespace ember::fusion::test {
 
@@ -88,7 +88,13 @@ class SpyBackend final : public backend::Backend {
  public:
   /// fused: whether to offer execute_fused (when the inner backend has it).
   explicit SpyBackend(std::unique_ptr<backend::Backend> inner, bool fused = true)
-      : inner_(std::move(inner)), fused_(fused && inner_->supports_fused()) {}
+      : inner_(std::move(inner)), support_(inner_->fusion_support()) {
+    support_.runs_programs = support_.runs_programs && fused;
+  }
+  /// Declares support instead of the inner backend's (a backend without execute_fused then
+  /// has its queued programs run op by op).
+  SpyBackend(std::unique_ptr<backend::Backend> inner, backend::FusionSupport support)
+      : inner_(std::move(inner)), support_(std::move(support)) {}
 
   std::atomic<int> ops{0};
   std::atomic<int> programs{0};
@@ -109,10 +115,11 @@ class SpyBackend final : public backend::Backend {
     outputs_written += static_cast<int>(buffers.size());
     return buffers;
   }
-  bool supports_fused() const override { return fused_; }
-  backend::Outputs execute_fused(const Program& program, std::span<const backend::Operand> inputs,
+  backend::FusionSupport fusion_support() const override { return support_; }
+  backend::Outputs execute_fused(const ir::Program& program,
+                                 std::span<const backend::Operand> inputs,
                                  std::span<const Scalar> constants, const Shape& shape) override {
-    for (const Instruction& instruction : program.instructions) {
+    for (const ir::Instruction& instruction : program.instructions) {
       if (fail_on == ir::name(instruction.op)) {
         throw std::runtime_error("spy failure in " + *fail_on);
       }
@@ -127,7 +134,7 @@ class SpyBackend final : public backend::Backend {
 
  private:
   std::unique_ptr<backend::Backend> inner_;
-  bool fused_;
+  backend::FusionSupport support_;
 };
 
 /// A FusionBackend over a spy over flex, keeping a pointer to the spy.

@@ -29,8 +29,8 @@ class CpuBackend final : public backend::Backend {
                            std::span<const ir::TensorMeta> outputs) override {
     return flex_.execute(op, inputs, outputs);
   }
-  bool supports_fused() const override { return flex_.supports_fused(); }
-  backend::Outputs execute_fused(const fusion::Program& program,
+  backend::FusionSupport fusion_support() const override { return flex_.fusion_support(); }
+  backend::Outputs execute_fused(const ir::Program& program,
                                  std::span<const backend::Operand> inputs,
                                  std::span<const Scalar> constants, const Shape& shape) override {
     return flex_.execute_fused(program, inputs, constants, shape);

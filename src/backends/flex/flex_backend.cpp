@@ -1,5 +1,6 @@
 #include "backends/flex/flex_backend.h"
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <typeinfo>
@@ -87,7 +88,17 @@ backend::Outputs FlexBackend::execute(const ir::Op& op, std::span<const backend:
   return std::visit([&](const auto& o) { return run_op(o, views.views(), outputs); }, op);
 }
 
-backend::Outputs FlexBackend::execute_fused(const fusion::Program& program,
+// The tile interpreter and the JIT keep one register type per element type: f32 lanes and bool
+// bytes (fused.h). Ranks are unbounded: a program walks its shape as rows of the last dim.
+backend::FusionSupport FlexBackend::fusion_support() const {
+  backend::FusionSupport support;
+  support.dtypes = {DType::F32, DType::Bool};
+  support.max_rank = std::numeric_limits<std::size_t>::max();
+  support.runs_programs = true;
+  return support;
+}
+
+backend::Outputs FlexBackend::execute_fused(const ir::Program& program,
                                             std::span<const backend::Operand> inputs,
                                             std::span<const Scalar> constants, const Shape& shape) {
   const AllocatorScope allocating(allocator_);

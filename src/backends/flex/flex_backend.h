@@ -29,9 +29,10 @@ class FlexBackend final : public backend::Backend {
 
   backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                            std::span<const ir::TensorMeta> outputs) override;
-  /// Fused elementwise programs run tile by tile on the thread pool (fused.h).
-  bool supports_fused() const override { return true; }
-  backend::Outputs execute_fused(const fusion::Program& program,
+  /// Fused f32/bool programs of any rank run tile by tile on the thread pool (fused.h), or as
+  /// machine code (jit_program.h).
+  backend::FusionSupport fusion_support() const override;
+  backend::Outputs execute_fused(const ir::Program& program,
                                  std::span<const backend::Operand> inputs,
                                  std::span<const Scalar> constants, const Shape& shape) override;
   backend::BufferPtr write(const TensorData& data) override;

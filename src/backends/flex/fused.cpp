@@ -93,9 +93,9 @@ class TileInput {
 
 /// What every thread shares while a program runs.
 struct TilePlan {
-  explicit TilePlan(const fusion::Program& p) : program(p), output_of(p.instructions.size(), -1) {}
+  explicit TilePlan(const ir::Program& p) : program(p), output_of(p.instructions.size(), -1) {}
 
-  const fusion::Program& program;
+  const ir::Program& program;
   std::vector<ir::Op> ops;               ///< the instructions' ops, constants bound
   std::vector<TileInput> inputs;         ///< per program input
   std::vector<std::byte*> outputs;       ///< per program output
@@ -106,7 +106,7 @@ struct TilePlan {
 };
 
 /// Whether the program's traffic over shape exceeds kStreamingBytes.
-bool streams(const fusion::Program& program, Views inputs, const Shape& shape) {
+bool streams(const ir::Program& program, Views inputs, const Shape& shape) {
   int64_t bytes = 0;
   for (const View& input : inputs)
     bytes += input.num_elements() * static_cast<int64_t>(input.element_size());
@@ -148,7 +148,7 @@ class TileRunner {
 
  private:
   void run_compiled(int64_t begin, int64_t n) {
-    const fusion::Program& program = plan_.program;
+    const ir::Program& program = plan_.program;
     for (std::size_t k = 0; k < program.inputs.size(); ++k) {
       const std::byte* data = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
       compiled_inputs_[k] = reinterpret_cast<const float*>(data);
@@ -175,14 +175,14 @@ class TileRunner {
   }
 
   void interpret(int64_t begin, int64_t n) {
-    const fusion::Program& program = plan_.program;
+    const ir::Program& program = plan_.program;
     for (std::size_t k = 0; k < program.inputs.size(); ++k)
       values_[k] = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
     for (std::size_t i = 0; i < program.instructions.size(); ++i) {
-      const fusion::Instruction& instruction = program.instructions[i];
+      const ir::Instruction& instruction = program.instructions[i];
       std::byte* result = result_of(i, begin);
       args_.clear();
-      for (const fusion::Ref arg : instruction.args)
+      for (const ir::ProgramRef arg : instruction.args)
         args_.push_back({value(arg), program.dtype_of(arg)});
       run_on_tile(plan_.ops[i], args_, result, instruction.dtype, n);
       values_[program.inputs.size() + i] = result;
@@ -219,9 +219,10 @@ class TileRunner {
                         n * element_size(k));
     }
   }
-  const std::byte* value(fusion::Ref ref) const {
-    return values_[ref.kind == fusion::Ref::Kind::Input ? ref.index
-                                                        : plan_.program.inputs.size() + ref.index];
+  const std::byte* value(ir::ProgramRef ref) const {
+    return values_[ref.kind == ir::ProgramRef::Kind::Input
+                       ? ref.index
+                       : plan_.program.inputs.size() + ref.index];
   }
 
   const TilePlan& plan_;
@@ -240,7 +241,7 @@ class TileRunner {
 std::vector<float> f32_scalars(const std::vector<ir::Op>& ops) {
   std::vector<float> scalars;
   for (const ir::Op& op : ops) {
-    const std::optional<Scalar> value = fusion::scalar_of(op);
+    const std::optional<Scalar> value = ir::scalar_of(op);
     const auto* activation = std::get_if<ir::Activation>(&op);
     scalars.push_back(value        ? ndarray::scalar_as<float>(*value)
                       : activation ? activation_parameter(*activation)
@@ -251,7 +252,7 @@ std::vector<float> f32_scalars(const std::vector<ir::Op>& ops) {
 
 }  // namespace
 
-std::vector<View> run_fused(const fusion::Program& program, Views inputs,
+std::vector<View> run_fused(const ir::Program& program, Views inputs,
                             std::span<const Scalar> constants, const Shape& shape) {
   TilePlan plan(program);
   for (std::size_t i = 0; i < program.instructions.size(); ++i)

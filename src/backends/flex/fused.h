@@ -1,4 +1,4 @@
-// Flex's fused elementwise kernel: runs a program of the fusion decorator (src/fusion/program.h)
+// Flex's fused elementwise kernel: runs a fused program (src/ir/program.h)
 // as one pass over its output shape. The elements are cut into tiles of a few thousand, and the
 // tiles are shared out over the thread pool; on a tile every input is read once (straight from
 // memory when it is laid out row-major, else gathered: broadcast, strided or a single repeated
@@ -14,7 +14,7 @@
 #include "backends/flex/view.h"
 #include "ember/scalar.h"
 #include "ember/shape.h"
-#include "fusion/program.h"
+#include "ir/program.h"
 
 namespace ember::flex {
 
@@ -25,7 +25,7 @@ inline constexpr int64_t kTileElements = 2048;
 
 /// The program's outputs over shape, inputs[k] being program input k (broadcastable to shape)
 /// and constants the scalars of its instructions.
-std::vector<View> run_fused(const fusion::Program& program, Views inputs,
+std::vector<View> run_fused(const ir::Program& program, Views inputs,
                             std::span<const Scalar> constants, const Shape& shape);
 
 }  // namespace ember::flex

@@ -1,4 +1,4 @@
-// One instruction of a fused program (src/fusion/program.h) on one tile: n consecutive elements
+// One instruction of a fused program (src/ir/program.h) on one tile: n consecutive elements
 // of each argument, laid out contiguously. F32 work goes through the SIMD loops of simd.h;
 // selections, casts and Bool logic are plain loops; the variants simd.h does not cover (erf,
 // pow, Bool comparisons, ...) run the ndarray kernel on a copy of the tile, so every op gives

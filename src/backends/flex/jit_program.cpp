@@ -227,21 +227,21 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
 
 /// Whether the program's code checks the range of some lanes: whether a formula it computes uses
 /// a primitive that flags lanes.
-bool checks_range(const fusion::Program& program) {
+bool checks_range(const ir::Program& program) {
   return std::any_of(program.instructions.begin(), program.instructions.end(),
-                     [](const fusion::Instruction& instruction) {
+                     [](const ir::Instruction& instruction) {
                        return (primitives_of(instruction.op) & flagging_primitives()).any();
                      });
 }
 
-bool covered(const fusion::Program& program) {
-  for (const fusion::ProgramInput& input : program.inputs) {
+bool covered(const ir::Program& program) {
+  for (const ir::ProgramInput& input : program.inputs) {
     if (input.dtype != DType::F32 && input.dtype != DType::Bool) return false;
   }
   std::vector<DType> args;
-  for (const fusion::Instruction& instruction : program.instructions) {
+  for (const ir::Instruction& instruction : program.instructions) {
     args.clear();
-    for (const fusion::Ref arg : instruction.args)
+    for (const ir::ProgramRef arg : instruction.args)
       args.push_back(program.dtype_of(arg));
     if (!covered(instruction.op, args, instruction.dtype)) return false;
   }
@@ -281,7 +281,7 @@ class Generator : public Xbyak::CodeGenerator {
  public:
   static constexpr int kMaxUnroll = 2;
 
-  Generator(const fusion::Program& program, JitIsa isa, int unroll)
+  Generator(const ir::Program& program, JitIsa isa, int unroll)
       : Xbyak::CodeGenerator(code_bytes(program, unroll), Xbyak::DontSetProtectRWE),
         program_(program),
         isa_(isa),
@@ -309,23 +309,23 @@ class Generator : public Xbyak::CodeGenerator {
 
   /// Room for the longest code per instruction (mish: about 150 instructions of up to 10 bytes
   /// per vector).
-  static std::size_t code_bytes(const fusion::Program& program, int unroll) {
+  static std::size_t code_bytes(const ir::Program& program, int unroll) {
     const std::size_t items =
         program.inputs.size() + program.instructions.size() + program.outputs.size();
     return 4096 + 2048 * static_cast<std::size_t>(unroll) * items;
   }
 
   /// Per value (inputs first, then instructions): the last instruction reading it, or kNever.
-  static std::vector<int64_t> last_uses(const fusion::Program& program) {
+  static std::vector<int64_t> last_uses(const ir::Program& program) {
     std::vector<int64_t> last(program.inputs.size() + program.instructions.size(), kNever);
     for (std::size_t i = 0; i < program.instructions.size(); ++i) {
-      for (const fusion::Ref arg : program.instructions[i].args)
+      for (const ir::ProgramRef arg : program.instructions[i].args)
         last[value_of(program, arg)] = static_cast<int64_t>(i);
     }
     return last;
   }
-  static std::size_t value_of(const fusion::Program& program, fusion::Ref ref) {
-    return ref.kind == fusion::Ref::Kind::Input ? ref.index : program.inputs.size() + ref.index;
+  static std::size_t value_of(const ir::Program& program, ir::ProgramRef ref) {
+    return ref.kind == ir::ProgramRef::Kind::Input ? ref.index : program.inputs.size() + ref.index;
   }
 
   int vector_bytes() const { return isa_ == JitIsa::Avx512 ? 64 : 32; }
@@ -427,8 +427,8 @@ class Generator : public Xbyak::CodeGenerator {
   }
 
   void emit_instruction(std::size_t i) {
-    const fusion::Instruction& instruction = program_.instructions[i];
-    for (const fusion::Ref arg : instruction.args)
+    const ir::Instruction& instruction = program_.instructions[i];
+    for (const ir::ProgramRef arg : instruction.args)
       load(arg);
     const auto result = std::visit(
         [&](const auto& op) {
@@ -471,14 +471,14 @@ class Generator : public Xbyak::CodeGenerator {
     for (std::size_t k = 0; k < program_.outputs.size(); ++k) {
       if (program_.outputs[k] == i) store(k, result);
     }
-    for (const fusion::Ref ref : instruction.args) {
+    for (const ir::ProgramRef ref : instruction.args) {
       const std::size_t dying = value_of(program_, ref);
       if (last_use_[dying] == static_cast<int64_t>(i)) release_value(dying);
     }
     if (last_use_[value] == kNever) release_value(value);
   }
 
-  Regs arg(const fusion::Instruction& instruction, std::size_t k) const {
+  Regs arg(const ir::Instruction& instruction, std::size_t k) const {
     return *registers_of_[value_of(program_, instruction.args[k])];
   }
   void release_value(std::size_t value) {
@@ -487,7 +487,7 @@ class Generator : public Xbyak::CodeGenerator {
     registers_of_[value].reset();
   }
 
-  void load(fusion::Ref ref) {
+  void load(ir::ProgramRef ref) {
     const std::size_t value = value_of(program_, ref);
     if (registers_of_[value]) return;
     const auto r = allocate();
@@ -1164,7 +1164,7 @@ class Generator : public Xbyak::CodeGenerator {
     vpxor(vec(d), vec(a), b);
   }
 
-  const fusion::Program& program_;
+  const ir::Program& program_;
   JitIsa isa_;
   int unroll_;
   uint32_t free_;                                  ///< one bit per free vector register
@@ -1192,7 +1192,7 @@ std::optional<JitIsa> JitProgram::native_isa() {
   return isa;
 }
 
-std::unique_ptr<const JitProgram> JitProgram::compile(const fusion::Program& program, JitIsa isa) {
+std::unique_ptr<const JitProgram> JitProgram::compile(const ir::Program& program, JitIsa isa) {
   if (!covered(program)) return nullptr;
   // Two vectors a pass where the registers suffice, else one.
   for (int unroll = Generator::kMaxUnroll; unroll >= 1; --unroll) {
@@ -1222,7 +1222,7 @@ std::optional<JitIsa> JitProgram::native_isa() {
   return std::nullopt;
 }
 
-std::unique_ptr<const JitProgram> JitProgram::compile(const fusion::Program& /*program*/,
+std::unique_ptr<const JitProgram> JitProgram::compile(const ir::Program& /*program*/,
                                                       JitIsa /*isa*/) {
   return nullptr;
 }
@@ -1238,7 +1238,7 @@ float activation_parameter(const ir::Activation& activation) {
   return static_cast<float>(ir::parameter_of(activation));
 }
 
-const JitProgram* compiled_program(const fusion::Program& program) {
+const JitProgram* compiled_program(const ir::Program& program) {
   // The compiled code rounds each multiply-add once; so must the loops it stands in for, or the
   // fused values would differ from the eager ones.
   static const bool enabled = [] {

@@ -1,4 +1,4 @@
-// Fused f32 programs (src/fusion/program.h) compiled to x86-64 machine code with Xbyak, for AVX2
+// Fused f32 programs (src/ir/program.h) compiled to x86-64 machine code with Xbyak, for AVX2
 // with FMA or for AVX-512: the whole program runs in vector registers, one load per input and
 // one store per output for each vector of elements, where the tile interpreter (fused_tile.h)
 // loads and stores every instruction's tile. The unary ops and the activations are their formulas
@@ -19,7 +19,7 @@
 #include <memory>
 #include <optional>
 
-#include "fusion/program.h"
+#include "ir/program.h"
 
 namespace ember::flex {
 
@@ -34,7 +34,7 @@ class JitProgram {
   /// program compiled for isa (which the caller has checked the CPU runs), or null when the
   /// program holds what the compiler does not cover or keeps more values alive than isa has
   /// registers.
-  static std::unique_ptr<const JitProgram> compile(const fusion::Program& program, JitIsa isa);
+  static std::unique_ptr<const JitProgram> compile(const ir::Program& program, JitIsa isa);
 
   JitProgram(const JitProgram&) = delete;
   JitProgram& operator=(const JitProgram&) = delete;
@@ -77,6 +77,6 @@ float activation_parameter(const ir::Activation& activation);
 /// program compiled for this CPU, compiled on the first call and kept with the program; null
 /// when EMBER_JIT=0, when native_isa() is none, when simd.h's loops run without FMA (their
 /// values would then differ from the compiled code's), or when compile() does not cover program.
-const JitProgram* compiled_program(const fusion::Program& program);
+const JitProgram* compiled_program(const ir::Program& program);
 
 }  // namespace ember::flex

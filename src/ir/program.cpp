@@ -1,10 +1,10 @@
-#include "fusion/program.h"
+#include "ir/program.h"
 
 #include <algorithm>
 #include <type_traits>
 #include <variant>
 
-namespace ember::fusion {
+namespace ember::ir {
 namespace {
 
 /// The ops whose struct carries a `value` scalar.
@@ -14,8 +14,8 @@ constexpr bool kHasScalar =
     std::is_same_v<Op, ir::MaskFill>;
 
 /// Values numbered inputs first, then instructions.
-std::size_t value_index(const Program& program, Ref ref) {
-  return ref.kind == Ref::Kind::Input ? ref.index : program.inputs.size() + ref.index;
+std::size_t value_index(const Program& program, ProgramRef ref) {
+  return ref.kind == ProgramRef::Kind::Input ? ref.index : program.inputs.size() + ref.index;
 }
 
 }  // namespace
@@ -34,8 +34,9 @@ ir::Op Program::bound_op(std::size_t i, std::span<const Scalar> constants) const
   return op;
 }
 
-DType Program::dtype_of(Ref ref) const {
-  return ref.kind == Ref::Kind::Input ? inputs[ref.index].dtype : instructions[ref.index].dtype;
+DType Program::dtype_of(ProgramRef ref) const {
+  return ref.kind == ProgramRef::Kind::Input ? inputs[ref.index].dtype
+                                             : instructions[ref.index].dtype;
 }
 
 std::string Program::describe() const {
@@ -75,7 +76,7 @@ SlotPlan plan_slots(const Program& program) {
   const std::size_t values = program.inputs.size() + program.instructions.size();
   std::vector<std::size_t> last_use(values, 0);
   for (std::size_t i = 0; i < program.instructions.size(); ++i) {
-    for (const Ref arg : program.instructions[i].args)
+    for (const ProgramRef arg : program.instructions[i].args)
       last_use[value_index(program, arg)] = i;
   }
   std::vector<bool> is_output(program.instructions.size(), false);
@@ -90,9 +91,9 @@ SlotPlan plan_slots(const Program& program) {
     free_slots.pop_back();
     return slot;
   };
-  const auto slot_of = [&](Ref ref) {
-    return ref.kind == Ref::Kind::Input ? plan.input_slots[ref.index]
-                                        : plan.instruction_slots[ref.index];
+  const auto slot_of = [&](ProgramRef ref) {
+    return ref.kind == ProgramRef::Kind::Input ? plan.input_slots[ref.index]
+                                               : plan.instruction_slots[ref.index];
   };
   for (std::size_t k = 0; k < program.inputs.size(); ++k)
     plan.input_slots.push_back(take_slot());
@@ -100,7 +101,7 @@ SlotPlan plan_slots(const Program& program) {
     const Instruction& instruction = program.instructions[i];
     // The slots of the arguments read for the last time here, each once.
     std::vector<std::pair<int32_t, DType>> dying;
-    for (const Ref arg : instruction.args) {
+    for (const ProgramRef arg : instruction.args) {
       const int32_t slot = slot_of(arg);
       const bool seen = std::ranges::any_of(dying, [&](const auto& d) { return d.first == slot; });
       if (last_use[value_index(program, arg)] == i && slot != SlotPlan::kNoSlot && !seen) {
@@ -125,4 +126,4 @@ SlotPlan plan_slots(const Program& program) {
   return plan;
 }
 
-}  // namespace ember::fusion
+}  // namespace ember::ir

@@ -2,11 +2,11 @@
 // execute_fused (backend.h). It computes a straight-line list of elementwise instructions over
 // ONE output shape, reading each input once (an input may broadcast into the shape) and storing
 // only the results listed in outputs. Programs hold no sizes and no scalar values, so one
-// program serves every execution of the same op graph (the cache of program_cache.h): the
+// program serves every execution of the same op graph (src/fusion/program_cache.h): the
 // shape and the constants come with each execution.
 //
-// Element types: every input, instruction result and output is F32 or Bool (fusible.h), so a
-// backend that keeps one register type per element type covers every program.
+// Element types: every input, instruction result and output has one of the dtypes that the
+// backend running it declared in its backend::FusionSupport (flex: F32 or Bool).
 #pragma once
 
 #include <atomic>
@@ -22,15 +22,15 @@
 #include "ember/shape.h"
 #include "ir/ops.h"
 
-namespace ember::fusion {
+namespace ember::ir {
 
 /// Where an instruction argument comes from: program input `index`, or the result of
 /// instruction `index` (always an earlier one).
-struct Ref {
+struct ProgramRef {
   enum class Kind : uint8_t { Input, Instruction };
   Kind kind;
   uint32_t index;
-  friend bool operator==(const Ref&, const Ref&) = default;
+  friend bool operator==(const ProgramRef&, const ProgramRef&) = default;
 };
 
 struct ProgramInput {
@@ -45,7 +45,7 @@ struct Instruction {
   /// Cast, Activation). The scalar of a BinaryScalar, CompareScalar or MaskFill is not part of
   /// the program: bound_op takes it from the execution's constants[constant].
   ir::Op op;
-  std::vector<Ref> args;
+  std::vector<ProgramRef> args;
   /// The result's element type (its shape is the program's).
   DType dtype;
   std::optional<uint32_t> constant;
@@ -102,7 +102,7 @@ struct Program {
   /// Instruction i's op with its scalar set to constants[instruction.constant].
   ir::Op bound_op(std::size_t i, std::span<const Scalar> constants) const;
   /// The element type of a value.
-  DType dtype_of(Ref ref) const;
+  DType dtype_of(ProgramRef ref) const;
   /// The ops, for messages: "mul, add_scalar, tanh".
   std::string describe() const;
 };
@@ -116,4 +116,4 @@ bool broadcasts_along(const Shape& input, const Shape& output, std::size_t d);
 /// The slot plan of a program whose inputs, instructions and outputs are set.
 SlotPlan plan_slots(const Program& program);
 
-}  // namespace ember::fusion
+}  // namespace ember::ir
