@@ -308,7 +308,7 @@ def parse_args():
 
 def main():
     args = parse_args()
-    torch_version = bd.check_peer(args.python)
+    peer = bd.check_peer(args)
     with_libtorch = libtorch_program(args.build_dir) is not None
     if not with_libtorch:
         print("no bench/tiny_ops_libtorch in the build (libtorch-dev missing): the LibTorch C++ "
@@ -351,7 +351,7 @@ def main():
     print()
     print(body)
     bd.write_results(bd.results_path(args.results, "ops"), "Op workloads: ember vs PyTorch CPU",
-                     torch_version, body)
+                     peer, body)
 
 
 if __name__ == "__main__":
