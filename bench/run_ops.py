@@ -299,7 +299,8 @@ def parse_args():
                    help="smaller sizes (see QUICK) and a shorter min time: a few minutes "
                         "instead of about twenty on a 2-core machine")
     p.add_argument("--only", default=None,
-                   help="run only the workloads whose label contains this text (and STREAM)")
+                   help="run only the workloads whose label contains one of these texts (comma "
+                        "separated), and STREAM")
     args = p.parse_args()
     if args.min_time is None:
         args.min_time = 0.2 if args.quick else 0.5
@@ -313,8 +314,9 @@ def main():
     if not with_libtorch:
         print("no bench/tiny_ops_libtorch in the build (libtorch-dev missing): the LibTorch C++ "
               "rows are left out", flush=True)
+    wanted = None if args.only is None else args.only.split(",")
     chosen = [w for w in workloads(QUICK if args.quick else FULL, with_libtorch)
-              if args.only is None or w.target is None or args.only in w.label]
+              if wanted is None or w.target is None or any(text in w.label for text in wanted)]
     rows, device = [], None
     for threads in bd.thread_counts(args.threads):
         worker = TorchWorker(args.python, threads)
