@@ -225,6 +225,16 @@ def libtorch_program(build_dir):
     return path if os.access(path, os.X_OK) else None
 
 
+def libtorch_dir(build_dir):
+    """The Torch_DIR the C++ peer was built with: it need not be the Python peer's torch
+    (CMake finds Debian's libtorch-dev, 1.13, unless pointed at another), so the table says."""
+    with open(os.path.join(build_dir, "CMakeCache.txt")) as cache:
+        for line in cache:
+            if line.startswith("Torch_DIR:"):
+                return line.split("=", 1)[1].strip()
+    return "unknown"
+
+
 def measure(args, threads, torch_worker, workload):
     """Per side ("ember", "torch", "torch_out"): the runs of each round."""
     runs = {"ember": [], "torch": [], "torch_out": []}
@@ -348,7 +358,8 @@ def main():
         "thread count. `same result`: sum of |output| within 1e-3 relative (argmax: equal). "
         "Rows marked `LibTorch C++ peer` compare with torch's C++ API "
         "(peer_torch/tiny_ops_libtorch.cpp) instead of Python: dispatch overhead without the "
-        "interpreter.",
+        "interpreter." + (f" Their LibTorch: {libtorch_dir(args.build_dir)}."
+                          if with_libtorch else ""),
     ])
     print()
     print(body)
