@@ -2,8 +2,10 @@
 thread environment of each side, medians, the markdown table, and the results file with the
 machine, the versions and the command (shared/BENCHMARKING.md says what a figure needs).
 
-The drivers need only the standard library; the PyTorch peer runs with --python (default
-/usr/bin/python3, Debian's python3-torch: bench/install-peer installs it).
+The drivers need only the standard library. The PyTorch peer is chosen with --peer: "pypi",
+PyTorch 2.x from PyPI (MKL, oneDNN) in the venv $EMBER_PEER_VENV (default /opt/ember-peer-torch),
+the PyTorch users install and the default where it imports; or "debian", Debian's python3-torch
+1.13 under /usr/bin/python3. bench/install-peer installs the first, with --debian the second.
 """
 
 import argparse
@@ -19,6 +21,9 @@ import sys
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
 PEER_DIR = os.path.join(BENCH_DIR, "peer_torch")
+PEER_VENV = os.environ.get("EMBER_PEER_VENV", "/opt/ember-peer-torch")
+# Debian's interpreter by its full path: a pyenv python3 first on PATH does not see Debian's torch.
+PEERS = {"pypi": os.path.join(PEER_VENV, "bin", "python"), "debian": "/usr/bin/python3"}
 
 
 def parser(description):
@@ -33,7 +38,12 @@ def parser(description):
                         "cores)")
     p.add_argument("--rounds", type=int, default=3,
                    help="ember and torch run alternately this many times; figures are medians")
-    p.add_argument("--python", default="/usr/bin/python3", help="the peer's Python")
+    p.add_argument("--peer", choices=PEERS,
+                   help=f"the PyTorch peer: pypi, PyTorch 2.x from PyPI in the venv {PEER_VENV} "
+                        f"($EMBER_PEER_VENV); debian, Debian's python3-torch 1.13 (default: pypi "
+                        f"where its torch imports, else debian)")
+    p.add_argument("--python", default=None,
+                   help="the peer's Python, instead of --peer's (e.g. a GPU machine's python3)")
     p.add_argument("--results", default=None,
                    help="the markdown file the table goes to (default: bench/results/<suite>.md)")
     return p
@@ -70,16 +80,47 @@ def ember_program(build_dir, name):
     return path
 
 
-def check_peer(python):
-    """Exits with the fix when python cannot import torch; returns its version and origin."""
-    probe = subprocess.run([python, "-c", "import torch; print(torch.__version__, torch.__file__)"],
-                           capture_output=True, text=True)
+def _about_peer(python, threads):
+    """(peer_torch/about.py's description of python's torch in the environment of a timed run
+    with `threads` threads, None) or (None, why not)."""
+    if not os.access(python, os.X_OK):
+        return None, f"{python} does not exist"
+    probe = subprocess.run([python, os.path.join(PEER_DIR, "about.py"), str(threads)],
+                           capture_output=True, text=True, env=torch_env(threads))
     if probe.returncode != 0:
-        sys.exit(f"{python} cannot import torch: run bench/install-peer (as root)")
-    version, path = probe.stdout.strip().split(" ", 1)
-    origin = ("Debian python3-torch" if path.startswith("/usr/lib/python3/dist-packages/")
-              else f"{python}'s")
-    return f"{version} ({origin}, CPU)"
+        return None, f"{python}: {(probe.stderr.strip().splitlines() or ['failed'])[-1]}"
+    return json.loads(probe.stdout), None
+
+
+def _peer_lines(about, threads):
+    yes = lambda available: "yes" if available else "no"
+    return [
+        f"- peer: PyTorch {about['version']} ({about['origin']}, CPU)",
+        f"- peer build: MKL {yes(about['mkl'])}, oneDNN {yes(about['mkldnn'])}, "
+        f"BLAS {about['blas']}, CPU kernels {about['capability']}; "
+        f"{'; '.join(about['libraries'])}; at {threads} threads: {', '.join(about['threads'])}",
+    ]
+
+
+def check_peer(args):
+    """Sets args.python to the peer's Python (--python, else --peer's, else the PyPI venv's where
+    its torch imports, else Debian's) and returns the results file's lines about that peer;
+    exits naming both installs when it cannot import torch."""
+    threads = max(thread_counts(args.threads))
+    default = args.python is None and args.peer is None
+    args.python = args.python or PEERS[args.peer or "pypi"]
+    about, why = _about_peer(args.python, threads)
+    if about is None and default:
+        args.python = PEERS["debian"]
+        about, why = _about_peer(args.python, threads)
+    if about is None:
+        sys.exit(f"{why}\nInstall a PyTorch peer (as root where something is missing): "
+                 f"bench/install-peer for PyTorch 2.x from PyPI in the venv {PEER_VENV} "
+                 f"(--peer pypi, the default), or bench/install-peer --debian for Debian's "
+                 f"python3-torch 1.13 (--peer debian)")
+    lines = _peer_lines(about, threads)
+    print("\n".join(lines), flush=True)
+    return lines
 
 
 def run_json_line(command, env):
@@ -141,8 +182,15 @@ def _memory_gib():
     return kib / 2**20
 
 
-def machine_lines(torch_version):
-    """The machine and the versions, as bullet lines."""
+def machine_lines(peer_lines):
+    """The machine and the versions, as bullet lines; peer_lines from check_peer, or None where
+    no peer ran (ember against ember)."""
+    if peer_lines is None:
+        peer_lines = ["- peer: none (ember against ember)"]
+        threads = "ember: EMBER_NUM_THREADS=N"
+    else:
+        threads = (f"torch: torch.set_num_threads(N), OMP/MKL/OPENBLAS_NUM_THREADS=N, "
+                   f"OMP_WAIT_POLICY={torch_env(1)['OMP_WAIT_POLICY']}; ember: EMBER_NUM_THREADS=N")
     return [
         f"- date: {datetime.datetime.now().isoformat(timespec='seconds')}",
         f"- CPU: {_lscpu_model()}, {os.cpu_count()} cores, {_memory_gib():.0f} GiB memory, "
@@ -150,16 +198,15 @@ def machine_lines(torch_version):
         f"- load average (1, 5, 15 min) when the table was written: "
         f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} (the machine is shared)",
         f"- ember: {_git_revision()}",
-        f"- peer: PyTorch {torch_version}; its threads: "
-        f"torch.set_num_threads(N), OMP/MKL/OPENBLAS_NUM_THREADS=N, "
-        f"OMP_WAIT_POLICY={torch_env(1)['OMP_WAIT_POLICY']}; ember's: EMBER_NUM_THREADS=N",
+        *peer_lines,
+        f"- threads (N): {threads}",
     ]
 
 
-def write_results(path, title, torch_version, body):
+def write_results(path, title, peer_lines, body):
     """Writes the results file: title, machine, command, then body (tables and notes)."""
     command = "bench/" + os.path.basename(sys.argv[0]) + " " + shlex.join(sys.argv[1:])
-    text = "\n".join([f"# {title}", "", *machine_lines(torch_version),
+    text = "\n".join([f"# {title}", "", *machine_lines(peer_lines),
                       f"- command: `{command.strip()}`", "", body, ""])
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:

@@ -106,7 +106,7 @@ def main():
     print(body)
     bd.write_results(os.path.join(os.path.dirname(os.path.abspath(__file__)), "results",
                                   "compare.md"), "ember before and after a change",
-                     "none (ember against ember)", body)
+                     None, body)
 
 
 if __name__ == "__main__":

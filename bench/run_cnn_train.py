@@ -48,7 +48,7 @@ def memory_cell(figures):
 
 def main():
     args = parse_args()
-    torch_version = bd.check_peer(args.python)
+    peer = bd.check_peer(args)
     rows, sanity = [], []
     device = None
     for threads in bd.thread_counts(args.threads):
@@ -85,7 +85,7 @@ def main():
     print()
     print(body)
     bd.write_results(bd.results_path(args.results, "cnn_train"),
-                     "CNN training: ember vs PyTorch CPU", torch_version, body)
+                     "CNN training: ember vs PyTorch CPU", peer, body)
 
 
 if __name__ == "__main__":

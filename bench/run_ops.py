@@ -225,6 +225,16 @@ def libtorch_program(build_dir):
     return path if os.access(path, os.X_OK) else None
 
 
+def libtorch_dir(build_dir):
+    """The Torch_DIR the C++ peer was built with: it need not be the Python peer's torch
+    (CMake finds Debian's libtorch-dev, 1.13, unless pointed at another), so the table says."""
+    with open(os.path.join(build_dir, "CMakeCache.txt")) as cache:
+        for line in cache:
+            if line.startswith("Torch_DIR:"):
+                return line.split("=", 1)[1].strip()
+    return "unknown"
+
+
 def measure(args, threads, torch_worker, workload):
     """Per side ("ember", "torch", "torch_out"): the runs of each round."""
     runs = {"ember": [], "torch": [], "torch_out": []}
@@ -299,7 +309,8 @@ def parse_args():
                    help="smaller sizes (see QUICK) and a shorter min time: a few minutes "
                         "instead of about twenty on a 2-core machine")
     p.add_argument("--only", default=None,
-                   help="run only the workloads whose label contains this text (and STREAM)")
+                   help="run only the workloads whose label contains one of these texts (comma "
+                        "separated), and STREAM")
     args = p.parse_args()
     if args.min_time is None:
         args.min_time = 0.2 if args.quick else 0.5
@@ -308,13 +319,14 @@ def parse_args():
 
 def main():
     args = parse_args()
-    torch_version = bd.check_peer(args.python)
+    peer = bd.check_peer(args)
     with_libtorch = libtorch_program(args.build_dir) is not None
     if not with_libtorch:
         print("no bench/tiny_ops_libtorch in the build (libtorch-dev missing): the LibTorch C++ "
               "rows are left out", flush=True)
+    wanted = None if args.only is None else args.only.split(",")
     chosen = [w for w in workloads(QUICK if args.quick else FULL, with_libtorch)
-              if args.only is None or w.target is None or args.only in w.label]
+              if wanted is None or w.target is None or any(text in w.label for text in wanted)]
     rows, device = [], None
     for threads in bd.thread_counts(args.threads):
         worker = TorchWorker(args.python, threads)
@@ -346,12 +358,13 @@ def main():
         "thread count. `same result`: sum of |output| within 1e-3 relative (argmax: equal). "
         "Rows marked `LibTorch C++ peer` compare with torch's C++ API "
         "(peer_torch/tiny_ops_libtorch.cpp) instead of Python: dispatch overhead without the "
-        "interpreter.",
+        "interpreter." + (f" Their LibTorch: {libtorch_dir(args.build_dir)}."
+                          if with_libtorch else ""),
     ])
     print()
     print(body)
     bd.write_results(bd.results_path(args.results, "ops"), "Op workloads: ember vs PyTorch CPU",
-                     torch_version, body)
+                     peer, body)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """PyTorch side of the CNN training benchmark (bench/run_cnn_train.py runs it; the ember side is
 bench/cnn_train_bench.cpp): examples/fashion_mnist.h's Cnn, Adam (lr 2e-3), cross-entropy, on real
 Fashion-MNIST batches: the first (warmup + steps) * batch training images in file order,

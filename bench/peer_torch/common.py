@@ -2,7 +2,8 @@
 (the same values as bench/support/pattern.cpp on the ember side), the process's memory, and a
 timing loop that follows Google Benchmark's (the ember side's harness).
 
-Run with Debian's PyTorch: /usr/bin/python3 (bench/install-peer installs it).
+Run with the peer's Python, which the drivers choose (bench_driver.py's --peer: PyPI's PyTorch 2.x
+in a venv by default, or Debian's 1.13; bench/install-peer installs them). Written for both.
 """
 
 import time

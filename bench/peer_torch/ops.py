@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 """PyTorch side of the op benchmarks (bench/run_ops.py drives it; the ember side is
 bench/op_bench.cpp). A worker: it reads one JSON request a line on stdin and answers one JSON
 line on stdout, so that torch is imported once and the driver can alternate ember and torch
