@@ -239,43 +239,15 @@ class Tensor {
     return wrap(ops::bool_xor(h_, o.h_));
   }
 
-  // ---- comparisons --------------------------------------------------------------------------
-  Tensor<D, Bool> equal(const Tensor& o) const {
-    return bool_of(ops::equal(h_, o.h_));
+  // ---- comparisons: a pair per comparison of the op table (ember/ops.def) ------------------
+#define EMBER_COMPARE_OP(Enumerator, name, scalar_name) \
+  Tensor<D, Bool> name(const Tensor& o) const {         \
+    return bool_of(ops::name(h_, o.h_));                \
+  }                                                     \
+  Tensor<D, Bool> scalar_name(Scalar s) const {         \
+    return bool_of(ops::scalar_name(h_, s));            \
   }
-  Tensor<D, Bool> not_equal(const Tensor& o) const {
-    return bool_of(ops::not_equal(h_, o.h_));
-  }
-  Tensor<D, Bool> greater(const Tensor& o) const {
-    return bool_of(ops::greater(h_, o.h_));
-  }
-  Tensor<D, Bool> greater_equal(const Tensor& o) const {
-    return bool_of(ops::greater_equal(h_, o.h_));
-  }
-  Tensor<D, Bool> lower(const Tensor& o) const {
-    return bool_of(ops::lower(h_, o.h_));
-  }
-  Tensor<D, Bool> lower_equal(const Tensor& o) const {
-    return bool_of(ops::lower_equal(h_, o.h_));
-  }
-  Tensor<D, Bool> equal_elem(Scalar s) const {
-    return bool_of(ops::equal_elem(h_, s));
-  }
-  Tensor<D, Bool> not_equal_elem(Scalar s) const {
-    return bool_of(ops::not_equal_elem(h_, s));
-  }
-  Tensor<D, Bool> greater_elem(Scalar s) const {
-    return bool_of(ops::greater_elem(h_, s));
-  }
-  Tensor<D, Bool> greater_equal_elem(Scalar s) const {
-    return bool_of(ops::greater_equal_elem(h_, s));
-  }
-  Tensor<D, Bool> lower_elem(Scalar s) const {
-    return bool_of(ops::lower_elem(h_, s));
-  }
-  Tensor<D, Bool> lower_equal_elem(Scalar s) const {
-    return bool_of(ops::lower_equal_elem(h_, s));
-  }
+#include "ember/ops.def"
 
   // ---- masking ------------------------------------------------------------------------------
   /// mask ? value : this.

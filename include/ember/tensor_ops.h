@@ -96,22 +96,15 @@ TensorHandle clamp(const TensorHandle& x, Scalar min, Scalar max);
 TensorHandle clamp_min(const TensorHandle& x, Scalar min);
 TensorHandle clamp_max(const TensorHandle& x, Scalar max);
 
-// Comparisons → Bool tensors.
-TensorHandle equal(const TensorHandle& a, const TensorHandle& b);
-TensorHandle not_equal(const TensorHandle& a, const TensorHandle& b);
-TensorHandle greater(const TensorHandle& a, const TensorHandle& b);
-TensorHandle greater_equal(const TensorHandle& a, const TensorHandle& b);
-TensorHandle lower(const TensorHandle& a, const TensorHandle& b);
-TensorHandle lower_equal(const TensorHandle& a, const TensorHandle& b);
-/// x op s for any scalar s, even one x's dtype cannot hold: an Int or Bool tensor compares
-/// exactly (a u8 is always greater than -1, 2 is lower than 2.5, true equals 1 and not 2); a
-/// Float tensor compares with s rounded to its dtype (f32 0.1 equals the scalar 0.1).
-TensorHandle equal_elem(const TensorHandle& x, Scalar s);
-TensorHandle not_equal_elem(const TensorHandle& x, Scalar s);
-TensorHandle greater_elem(const TensorHandle& x, Scalar s);
-TensorHandle greater_equal_elem(const TensorHandle& x, Scalar s);
-TensorHandle lower_elem(const TensorHandle& x, Scalar s);
-TensorHandle lower_equal_elem(const TensorHandle& x, Scalar s);
+// Comparisons → Bool tensors, one pair per comparison of the op table (ember/ops.def): a op b
+// (equal ... lower_equal), a and b broadcast; and x op s (equal_elem ... lower_equal_elem) for
+// any scalar s, even one x's dtype cannot hold: an Int or Bool tensor compares exactly (a u8 is
+// always greater than -1, 2 is lower than 2.5, true equals 1 and not 2); a Float tensor compares
+// with s rounded to its dtype (f32 0.1 equals the scalar 0.1).
+#define EMBER_COMPARE_OP(Enumerator, name, scalar_name)            \
+  TensorHandle name(const TensorHandle& a, const TensorHandle& b); \
+  TensorHandle scalar_name(const TensorHandle& x, Scalar s);
+#include "ember/ops.def"
 
 /// mask ? value : x. mask and value broadcast to x's shape; the result keeps x's shape and dtype
 /// (value is cast to it).

@@ -11,6 +11,8 @@
 
 template <class M>
 using Value = typename M::Value;
+template <class M>
+using Mask = typename M::Mask;
 
 /// 1 / (1 + e) where x >= 0, else e / (1 + e), with e = exp(-|x|): no exp of a positive value.
 template <class M>
@@ -269,6 +271,106 @@ Value<M> binary(const M& m, Value<M> a, Value<M> b) {
 template <class M>
 Value<M> binary(const M& m, ir::BinaryOp op, Value<M> a, Value<M> b) {
   return ir::visit_op(op, [&](auto kind) { return binary<kind()>(m, std::move(a), std::move(b)); });
+}
+
+// ---- predicates: ops whose results (or arguments) are Bool ----------------------------------
+// A Bool tensor is a target's Mask: a comparison gives one, where and mask_fill take one. A
+// target stores and loads masks in its Bool dtype's layout (a byte 0 / 1 in memory).
+
+/// Comparison kOp of a and b: C++'s, NaN unequal to everything (NotEqual true where either is NaN).
+/// a and b may be of two types where the target compares such pairs (ndarray: an integer tensor
+/// with a scalar).
+template <ir::CompareOp kOp, class M, class A, class B>
+auto compare(const M& m, A a, B b) {
+  using ir::CompareOp;
+  if constexpr (kOp == CompareOp::Equal) {
+    return m.eq(std::move(a), std::move(b));
+  } else if constexpr (kOp == CompareOp::NotEqual) {
+    return m.ne(std::move(a), std::move(b));
+  } else if constexpr (kOp == CompareOp::Greater) {
+    return m.gt(std::move(a), std::move(b));
+  } else if constexpr (kOp == CompareOp::GreaterEqual) {
+    return m.ge(std::move(a), std::move(b));
+  } else if constexpr (kOp == CompareOp::Lower) {
+    return m.lt(std::move(a), std::move(b));
+  } else {
+    static_assert(kOp == CompareOp::LowerEqual, "a comparison of the op table has no formula");
+    return m.le(std::move(a), std::move(b));
+  }
+}
+
+/// Comparison op of a and b, the op chosen at run time.
+template <class M, class A, class B>
+auto compare(const M& m, ir::CompareOp op, A a, B b) {
+  return ir::visit_op(op, [&](auto kind) { return compare<kind()>(m, std::move(a), std::move(b)); });
+}
+
+/// The Bool result of unary op kOp on a float x (IsNan, IsInf); !is_float_unary(kOp), kOp != Not.
+template <ir::UnaryOp kOp, class M>
+Mask<M> float_predicate(const M& m, Value<M> x) {
+  if constexpr (kOp == ir::UnaryOp::IsNan) {
+    return m.is_nan(x);
+  } else if constexpr (kOp == ir::UnaryOp::IsInf) {
+    return m.eq(m.abs(std::move(x)), m.constant(std::numeric_limits<double>::infinity()));
+  } else {
+    throw InvalidArgument("[" + ir::name(ir::Op{ir::Unary{kOp}}) + "] is not a float predicate");
+  }
+}
+
+/// Float predicate op of x (IsNan, IsInf), the op chosen at run time.
+template <class M>
+Mask<M> float_predicate(const M& m, ir::UnaryOp op, Value<M> x) {
+  return ir::visit_op(op, [&](auto kind) { return float_predicate<kind()>(m, std::move(x)); });
+}
+
+/// Logical op kOp of two Bool values: And, Or, Xor (!is_float_binary(kOp)).
+template <ir::BinaryOp kOp, class M>
+Mask<M> logical(const M& m, Mask<M> a, Mask<M> b) {
+  if constexpr (kOp == ir::BinaryOp::And) {
+    return m.mask_and(std::move(a), std::move(b));
+  } else if constexpr (kOp == ir::BinaryOp::Or) {
+    return m.mask_or(std::move(a), std::move(b));
+  } else if constexpr (kOp == ir::BinaryOp::Xor) {
+    return m.mask_xor(std::move(a), std::move(b));
+  } else {
+    throw InvalidArgument("[" + ir::name(ir::Op{ir::Binary{kOp}}) + "] is not a Bool op");
+  }
+}
+
+/// Logical op of a and b, the op chosen at run time.
+template <class M>
+Mask<M> logical(const M& m, ir::BinaryOp op, Mask<M> a, Mask<M> b) {
+  return ir::visit_op(op, [&](auto kind) { return logical<kind()>(m, std::move(a), std::move(b)); });
+}
+
+/// bool_not(a): the Bool op Not.
+template <class M>
+Mask<M> bool_not(const M& m, Mask<M> a) {
+  return m.mask_not(std::move(a));
+}
+
+/// where(condition, a, b): a where condition holds, else b.
+template <class M>
+Value<M> where(const M& m, Mask<M> condition, Value<M> a, Value<M> b) {
+  return m.select(std::move(condition), std::move(a), std::move(b));
+}
+
+/// mask_fill(x, mask, value): value where mask holds, else x.
+template <class M>
+Value<M> mask_fill(const M& m, Value<M> x, Mask<M> mask, Value<M> value) {
+  return m.select(std::move(mask), std::move(value), std::move(x));
+}
+
+/// A float cast to Bool: true where x != 0, NaN included (C++'s bool(x)).
+template <class M>
+Mask<M> to_bool(const M& m, Value<M> x) {
+  return m.ne(std::move(x), m.constant(0));
+}
+
+/// A Bool cast to a float: 1 or 0.
+template <class M>
+Value<M> from_bool(const M& m, Mask<M> b) {
+  return m.select(std::move(b), m.constant(1), m.constant(0));
 }
 
 // NOLINTEND(llvm-header-guard)

@@ -1,6 +1,7 @@
-// Elementwise math written once (DESIGN.md §3, "one definition per op"): every activation and
-// every float unary and binary op is a formula over a small set of primitives, and each target
-// implements the primitives once. The targets:
+// Elementwise math written once (DESIGN.md §3, "one definition per op"): every activation, every
+// float unary and binary op, the comparisons, the Bool ops, where, mask_fill and the casts
+// between a float and Bool are formulas over a small set of primitives, and each target
+// implements the primitives once. A Bool value is a target's Mask. The targets:
 //   - ndarray's reference loop (backends/ndarray/scalar_math.h): a value is one float;
 //   - flex's Highway loops (backends/flex/simd_math-inl.h): a value is a vector;
 //   - the CUDA C emitter (codegen/cuda_c.h): a value is a variable of the kernel's source text.
@@ -20,7 +21,9 @@
 //   exp expm1 log log1p sin cos tan tanh erf erfc (x)   each within a few ulp
 //   pow(a, b), fmod(a, b)           C's powf/pow and fmod
 //   lt le gt ge eq (a, b) -> Mask   C++'s comparisons: false where either is NaN
+//   ne(a, b) -> Mask                C++'s !=: true where either is NaN
 //   is_nan(x) -> Mask
+//   mask_and mask_or mask_xor (Mask a, Mask b), mask_not(Mask a) -> Mask
 //   select(Mask m, a, b)            a where m holds, else b
 // The formulas themselves are in formulas-inl.h, which this header includes into ember::formula: a
 // SIMD target whose code is compiled once per instruction set includes it again into each set's
@@ -36,6 +39,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <numbers>
 #include <utility>
 
@@ -52,7 +56,8 @@ namespace ember::formula {
   X(lowest)                                                                                  \
   X(add) X(sub) X(mul) X(div) X(mul_add) X(min) X(max) X(pow) X(fmod) X(neg) X(abs) X(sqrt)  \
       X(floor) X(ceil) X(round) X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos) X(tan) X(tanh) \
-          X(erf) X(erfc) X(lt) X(le) X(gt) X(ge) X(eq) X(is_nan) X(select)
+          X(erf) X(erfc) X(lt) X(le) X(gt) X(ge) X(eq) X(ne) X(is_nan) X(mask_and)      \
+              X(mask_or) X(mask_xor) X(mask_not) X(select)
 
 enum class Primitive : uint8_t {
 #define EMBER_PRIMITIVE_ENUMERATOR(name) name,

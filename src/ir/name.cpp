@@ -27,8 +27,14 @@ constexpr std::array kBinaryCommutative = {
 #define EMBER_BINARY_OP(Enumerator, name, scalar_name, dtypes, commutative) commutative,
 #include "ember/ops.def"
 };
-constexpr std::array<std::string_view, 6> kCompareNames = {
-    "equal", "not_equal", "greater", "greater_equal", "lower", "lower_equal"};
+constexpr std::array kCompareNames = {
+#define EMBER_COMPARE_OP(Enumerator, name, ...) std::string_view(#name),
+#include "ember/ops.def"
+};
+constexpr std::array kCompareScalarNames = {
+#define EMBER_COMPARE_OP(Enumerator, name, scalar_name) std::string_view(#scalar_name),
+#include "ember/ops.def"
+};
 constexpr std::array kReduceNames = {
 #define EMBER_REDUCE_OP(Enumerator, name, ...) std::string_view(#name),
 #include "ember/ops.def"
@@ -41,7 +47,6 @@ constexpr std::array kActivationNames = {
 };
 constexpr std::array<std::string_view, 2> kPoolNames = {"max", "avg"};
 
-static_assert(kCompareNames.size() == static_cast<std::size_t>(CompareOp::LowerEqual) + 1);
 static_assert(kCumulativeNames.size() == static_cast<std::size_t>(CumulativeOp::Min) + 1);
 
 /// The name of enumerator e; an op decoded from untrusted bytes may hold a value past the table.
@@ -77,9 +82,7 @@ struct Namer {
   std::string operator()(const Binary& o) const { return lookup(kBinaryNames, o.op); }
   std::string operator()(const BinaryScalar& o) const { return binary_scalar_name(o); }
   std::string operator()(const Compare& o) const { return lookup(kCompareNames, o.op); }
-  std::string operator()(const CompareScalar& o) const {
-    return lookup(kCompareNames, o.op) + "_elem";
-  }
+  std::string operator()(const CompareScalar& o) const { return lookup(kCompareScalarNames, o.op); }
   std::string operator()(const Where&) const { return "where"; }
   std::string operator()(const MaskFill&) const { return "mask_fill"; }
   std::string operator()(const Cast&) const { return "cast"; }

@@ -113,7 +113,18 @@ struct BinaryScalar {
   bool scalar_lhs = false;
 };
 
-enum class CompareOp : uint8_t { Equal, NotEqual, Greater, GreaterEqual, Lower, LowerEqual };
+/// The comparisons, in the op table's order.
+enum class CompareOp : uint8_t {
+#define EMBER_COMPARE_OP(Enumerator, ...) Enumerator,
+#include "ember/ops.def"
+};
+template <>
+struct OpList<CompareOp> {
+  static constexpr CompareOp all[] = {
+#define EMBER_COMPARE_OP(Enumerator, ...) CompareOp::Enumerator,
+#include "ember/ops.def"
+  };
+};
 /// inputs: (lhs, rhs) of one dtype, broadcast. Output Bool.
 struct Compare {
   CompareOp op;

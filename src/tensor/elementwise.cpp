@@ -145,42 +145,14 @@ TensorHandle clamp_max(const TensorHandle& x, Scalar max) {
   return binary_scalar(x, max, BinaryOp::Minimum, "clamp_max");
 }
 
-TensorHandle equal(const TensorHandle& a, const TensorHandle& b) {
-  return compare(a, b, CompareOp::Equal, "equal");
-}
-TensorHandle not_equal(const TensorHandle& a, const TensorHandle& b) {
-  return compare(a, b, CompareOp::NotEqual, "not_equal");
-}
-TensorHandle greater(const TensorHandle& a, const TensorHandle& b) {
-  return compare(a, b, CompareOp::Greater, "greater");
-}
-TensorHandle greater_equal(const TensorHandle& a, const TensorHandle& b) {
-  return compare(a, b, CompareOp::GreaterEqual, "greater_equal");
-}
-TensorHandle lower(const TensorHandle& a, const TensorHandle& b) {
-  return compare(a, b, CompareOp::Lower, "lower");
-}
-TensorHandle lower_equal(const TensorHandle& a, const TensorHandle& b) {
-  return compare(a, b, CompareOp::LowerEqual, "lower_equal");
-}
-TensorHandle equal_elem(const TensorHandle& x, Scalar s) {
-  return compare_elem(x, s, CompareOp::Equal, "equal_elem");
-}
-TensorHandle not_equal_elem(const TensorHandle& x, Scalar s) {
-  return compare_elem(x, s, CompareOp::NotEqual, "not_equal_elem");
-}
-TensorHandle greater_elem(const TensorHandle& x, Scalar s) {
-  return compare_elem(x, s, CompareOp::Greater, "greater_elem");
-}
-TensorHandle greater_equal_elem(const TensorHandle& x, Scalar s) {
-  return compare_elem(x, s, CompareOp::GreaterEqual, "greater_equal_elem");
-}
-TensorHandle lower_elem(const TensorHandle& x, Scalar s) {
-  return compare_elem(x, s, CompareOp::Lower, "lower_elem");
-}
-TensorHandle lower_equal_elem(const TensorHandle& x, Scalar s) {
-  return compare_elem(x, s, CompareOp::LowerEqual, "lower_equal_elem");
-}
+#define EMBER_COMPARE_OP(Enumerator, name, scalar_name)             \
+  TensorHandle name(const TensorHandle& a, const TensorHandle& b) { \
+    return compare(a, b, CompareOp::Enumerator, #name);             \
+  }                                                                 \
+  TensorHandle scalar_name(const TensorHandle& x, Scalar s) {       \
+    return compare_elem(x, s, CompareOp::Enumerator, #scalar_name); \
+  }
+#include "ember/ops.def"
 
 TensorHandle mask_where(const TensorHandle& x, const TensorHandle& mask,
                         const TensorHandle& value) {

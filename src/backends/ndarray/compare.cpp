@@ -6,48 +6,61 @@
 #include "backends/ndarray/broadcast_map.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
+#include "ir/formulas.h"
 
 namespace ember::ndarray {
 namespace {
 
 using ir::CompareOp;
 
-/// a op b. Two integers of any types compare by value (std::cmp_*: no sign-conversion
-/// surprises); otherwise the built-in operators, so a NaN is unequal to everything.
-template <typename A, typename B>
-bool compare_values(CompareOp op, A a, B b) {
-  if constexpr (is_int_v<A> && is_int_v<B>) {
-    switch (op) {
-      case CompareOp::Equal:
-        return std::cmp_equal(a, b);
-      case CompareOp::NotEqual:
-        return std::cmp_not_equal(a, b);
-      case CompareOp::Greater:
-        return std::cmp_greater(a, b);
-      case CompareOp::GreaterEqual:
-        return std::cmp_greater_equal(a, b);
-      case CompareOp::Lower:
-        return std::cmp_less(a, b);
-      case CompareOp::LowerEqual:
-        return std::cmp_less_equal(a, b);
-    }
-  } else {
-    switch (op) {
-      case CompareOp::Equal:
-        return a == b;
-      case CompareOp::NotEqual:
-        return a != b;
-      case CompareOp::Greater:
-        return a > b;
-      case CompareOp::GreaterEqual:
-        return a >= b;
-      case CompareOp::Lower:
-        return a < b;
-      case CompareOp::LowerEqual:
-        return a <= b;
+/// The comparison primitives of the formulas (ir/formulas.h) on two values of any types: two
+/// integers compare by value (std::cmp_*: no sign-conversion surprises), the rest by C++'s
+/// operators, so that a NaN is unequal to everything.
+struct CompareMath {
+  template <typename A, typename B>
+  static constexpr bool kByValue = is_int_v<A> && is_int_v<B>;
+
+  template <typename A, typename B>
+  static bool eq(A a, B b) {
+    if constexpr (kByValue<A, B>) {
+      return std::cmp_equal(a, b);
+    } else {
+      return a == b;
     }
   }
-  return false;  // unreachable: every CompareOp is handled above
+  template <typename A, typename B>
+  static bool ne(A a, B b) {
+    return !eq(a, b);
+  }
+  template <typename A, typename B>
+  static bool lt(A a, B b) {
+    if constexpr (kByValue<A, B>) {
+      return std::cmp_less(a, b);
+    } else {
+      return a < b;
+    }
+  }
+  template <typename A, typename B>
+  static bool gt(A a, B b) {
+    return lt(b, a);
+  }
+  template <typename A, typename B>
+  static bool le(A a, B b) {
+    if constexpr (kByValue<A, B>) {
+      return std::cmp_less_equal(a, b);
+    } else {
+      return a <= b;
+    }
+  }
+  template <typename A, typename B>
+  static bool ge(A a, B b) {
+    return le(b, a);
+  }
+};
+
+template <typename A, typename B>
+bool compare_values(CompareOp op, A a, B b) {
+  return formula::compare(CompareMath{}, op, a, b);
 }
 
 /// Writes compare(x[i]) for every element into result (Bool).

@@ -48,7 +48,12 @@ struct ScalarMath {
   static bool gt(F a, F b) { return a > b; }
   static bool ge(F a, F b) { return a >= b; }
   static bool eq(F a, F b) { return a == b; }
+  static bool ne(F a, F b) { return a != b; }
   static bool is_nan(F x) { return std::isnan(x); }
+  static bool mask_and(bool a, bool b) { return a && b; }
+  static bool mask_or(bool a, bool b) { return a || b; }
+  static bool mask_xor(bool a, bool b) { return a != b; }
+  static bool mask_not(bool a) { return !a; }
   static F select(bool m, F a, F b) { return m ? a : b; }
 };
 
