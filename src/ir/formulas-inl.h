@@ -302,7 +302,8 @@ auto compare(const M& m, A a, B b) {
 /// Comparison op of a and b, the op chosen at run time.
 template <class M, class A, class B>
 auto compare(const M& m, ir::CompareOp op, A a, B b) {
-  return ir::visit_op(op, [&](auto kind) { return compare<kind()>(m, std::move(a), std::move(b)); });
+  return ir::visit_op(op,
+                      [&](auto kind) { return compare<kind()>(m, std::move(a), std::move(b)); });
 }
 
 /// The Bool result of unary op kOp on a float x (IsNan, IsInf); !is_float_unary(kOp), kOp != Not.
@@ -340,7 +341,8 @@ Mask<M> logical(const M& m, Mask<M> a, Mask<M> b) {
 /// Logical op of a and b, the op chosen at run time.
 template <class M>
 Mask<M> logical(const M& m, ir::BinaryOp op, Mask<M> a, Mask<M> b) {
-  return ir::visit_op(op, [&](auto kind) { return logical<kind()>(m, std::move(a), std::move(b)); });
+  return ir::visit_op(op,
+                      [&](auto kind) { return logical<kind()>(m, std::move(a), std::move(b)); });
 }
 
 /// bool_not(a): the Bool op Not.

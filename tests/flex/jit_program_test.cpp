@@ -411,6 +411,13 @@ std::optional<std::vector<Bytes>> run_compiled_bytes(const JitProgram& compiled,
 
 /// A random program mixing F32 and Bool values: comparisons, where, mask fills, casts, Bool
 /// logic and some arithmetic, over inputs (F32, F32, Bool); with each instruction's f32 scalar.
+/// An op of the table drawn at random.
+template <typename Enum>
+Enum pick_op(std::mt19937& rng) {
+  const std::span<const Enum> ops = ir::all_ops<Enum>();
+  return ops[rng() % ops.size()];
+}
+
 std::pair<Program, std::vector<float>> random_bool_program(std::mt19937& rng) {
   Program program;
   program.inputs = {{DType::F32, {false}}, {DType::F32, {false}}, {DType::Bool, {false}}};
@@ -423,14 +430,15 @@ std::pair<Program, std::vector<float>> random_bool_program(std::mt19937& rng) {
   std::vector<float> scalars;
   const auto length = static_cast<uint32_t>(1 + rng() % 10);
   for (uint32_t i = 0; i < length; ++i) {
-    const auto compare_op = static_cast<ir::CompareOp>(rng() % 6);
-    const auto logical_op =
-        std::array{ir::BinaryOp::And, ir::BinaryOp::Or, ir::BinaryOp::Xor}[rng() % 3];
+    const ir::CompareOp compare_op = pick_op<ir::CompareOp>(rng);
+    ir::BinaryOp logical_op = pick_op<ir::BinaryOp>(rng);
+    while (formula::is_float_binary(logical_op))
+      logical_op = pick_op<ir::BinaryOp>(rng);
     // Half the scalars are 0, a value the inputs hold (varied_values' zeros).
     const float value = rng() % 2 == 0 ? 0.0f : scalar(rng);
     const bool bool_result = rng() % 2 == 0;
     Instruction instruction;
-    switch (rng() % 7) {
+    switch (rng() % 9) {
       case 0:
         instruction = {ir::Compare{compare_op},
                        {pick(f32_values), pick(f32_values)},
@@ -469,6 +477,23 @@ std::pair<Program, std::vector<float>> random_bool_program(std::mt19937& rng) {
                                                    DType::Bool,
                                                    std::nullopt};
         break;
+      case 6: {
+        const ir::UnaryOp predicate = rng() % 2 == 0 ? ir::UnaryOp::IsNan : ir::UnaryOp::IsInf;
+        instruction = {ir::Unary{predicate}, {pick(f32_values)}, DType::Bool, std::nullopt};
+        break;
+      }
+      case 7: {
+        // A Bool scalar reaches the code as f32 1 or 0 (flex's fused.cpp).
+        const bool flag = rng() % 2 == 0;
+        instruction = {ir::BinaryScalar{logical_op, Scalar(flag), rng() % 2 == 0},
+                       {pick(bool_values)},
+                       DType::Bool,
+                       0};
+        scalars.push_back(flag ? 1.0f : 0.0f);
+        (instruction.dtype == DType::Bool ? bool_values : f32_values).push_back(result(i));
+        program.instructions.push_back(std::move(instruction));
+        continue;
+      }
       default:
         instruction = f32(ir::Binary{ir::BinaryOp::Mul}, {pick(f32_values), pick(f32_values)});
     }

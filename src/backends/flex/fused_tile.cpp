@@ -1,13 +1,14 @@
 #include "backends/flex/fused_tile.h"
 
 #include <cstring>
-#include <stdexcept>
 #include <vector>
 
 #include "backends/flex/simd.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
+#include "backends/ndarray/scalar_math.h"
 #include "ember/error.h"
+#include "ir/formulas.h"
 
 namespace ember::flex {
 namespace {
@@ -39,40 +40,23 @@ void map_tile(const TileArg& x, std::byte* out, int64_t n, F f) {
     dst[i] = f(src[i]);
 }
 
-/// out[i] = f(a[i], b[i]) over Bool tiles.
-template <typename F>
-void zip_bools(const TileArg& a, const TileArg& b, std::byte* out, int64_t n, F f) {
-  const bool* lhs = elements<bool>(a);
-  const bool* rhs = elements<bool>(b);
-  bool* dst = elements<bool>(out);
-  for (int64_t i = 0; i < n; ++i)
-    dst[i] = f(lhs[i], rhs[i]);
-}
-
-/// The Bool logic of And, Or and Xor (the other ops take no Bool values).
-bool logical(ir::BinaryOp op, bool a, bool b) {
-  switch (op) {
-    case ir::BinaryOp::And:
-      return a && b;
-    case ir::BinaryOp::Or:
-      return a || b;
-    case ir::BinaryOp::Xor:
-      return a != b;
-    case ir::BinaryOp::Add:
-    case ir::BinaryOp::Sub:
-    case ir::BinaryOp::Mul:
-    case ir::BinaryOp::Div:
-    case ir::BinaryOp::Rem:
-    case ir::BinaryOp::Pow:
-    case ir::BinaryOp::Maximum:
-    case ir::BinaryOp::Minimum:
-      break;
-  }
-  throw std::logic_error("[fusion] a Bool tile of a non-logical op");
-}
+/// The formulas' reference target (ir/formulas.h): the Bool ops, where, mask_fill and the casts
+/// of a tile are its formulas, element by element.
+template <typename T>
+constexpr ndarray::ScalarMath<T> kMath{};
 
 bool is_logical(ir::BinaryOp op) {
-  return op == ir::BinaryOp::And || op == ir::BinaryOp::Or || op == ir::BinaryOp::Xor;
+  return !formula::is_float_binary(op);
+}
+
+/// out[i] = a[i] op b (b_step 0: one value) for a logical op of Bool tiles.
+void logical_tile(ir::BinaryOp op, const bool* a, const bool* b, int64_t b_step, std::byte* out,
+                  int64_t n) {
+  bool* dst = elements<bool>(out);
+  ir::visit_op(op, [&](auto kind) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = formula::logical<kind()>(kMath<float>, a[i], b[i * b_step]);
+  });
 }
 
 /// op by its ndarray kernel on copies of the tile's arguments.
@@ -96,8 +80,10 @@ void tile(const ir::Unary& op, Args args, std::byte* out, DType dtype, int64_t n
   if (all_f32(args) && dtype == DType::F32 && simd::has_unary(op.op)) {
     return simd::unary(op.op, elements<float>(args[0]), elements<float>(out), n);
   }
-  if (op.op == ir::UnaryOp::Not)
-    return map_tile<bool, bool>(args[0], out, n, [](bool v) { return !v; });
+  if (op.op == ir::UnaryOp::Not) {
+    return map_tile<bool, bool>(args[0], out, n,
+                                [](bool v) { return formula::bool_not(kMath<float>, v); });
+  }
   run_reference(op, args, out, dtype, n);
 }
 
@@ -106,10 +92,8 @@ void tile(const ir::Binary& op, Args args, std::byte* out, DType dtype, int64_t 
     return simd::binary(op.op, elements<float>(args[0]), 1, elements<float>(args[1]), 1,
                         elements<float>(out), n);
   }
-  if (is_logical(op.op)) {
-    return zip_bools(args[0], args[1], out, n,
-                     [&](bool a, bool b) { return logical(op.op, a, b); });
-  }
+  if (is_logical(op.op))
+    return logical_tile(op.op, elements<bool>(args[0]), elements<bool>(args[1]), 1, out, n);
   run_reference(op, args, out, dtype, n);
 }
 
@@ -122,7 +106,7 @@ void tile(const ir::BinaryScalar& op, Args args, std::byte* out, DType dtype, in
   }
   if (is_logical(op.op)) {
     const bool value = ndarray::scalar_as<bool>(op.value);  // logical ops commute
-    return map_tile<bool, bool>(args[0], out, n, [&](bool v) { return logical(op.op, v, value); });
+    return logical_tile(op.op, elements<bool>(args[0]), &value, 0, out, n);
   }
   run_reference(op, args, out, dtype, n);
 }
@@ -151,7 +135,7 @@ void select(Args args, std::byte* out, int64_t n) {
   const T* b = elements<T>(args[2]);
   T* dst = elements<T>(out);
   for (int64_t i = 0; i < n; ++i)
-    dst[i] = take_a[i] ? a[i] : b[i];
+    dst[i] = formula::where(kMath<T>, take_a[i], a[i], b[i]);
 }
 
 void tile(const ir::Where& /*op*/, Args args, std::byte* out, DType dtype, int64_t n) {
@@ -166,7 +150,7 @@ void fill_masked(const ir::MaskFill& op, Args args, std::byte* out, int64_t n) {
   const bool* mask = elements<bool>(args[1]);
   T* dst = elements<T>(out);
   for (int64_t i = 0; i < n; ++i)
-    dst[i] = mask[i] ? value : x[i];
+    dst[i] = formula::mask_fill(kMath<T>, x[i], mask[i], value);
 }
 
 void tile(const ir::MaskFill& op, Args args, std::byte* out, DType dtype, int64_t n) {
@@ -180,10 +164,10 @@ void tile(const ir::Cast& /*op*/, Args args, std::byte* out, DType dtype, int64_
     std::memmove(out, args[0].data, static_cast<std::size_t>(n) * dtype_size(dtype));
   } else if (from == DType::F32) {
     map_tile<float, bool>(args[0], out, n,
-                          [](float v) { return detail::convert_element<bool>(v); });
+                          [](float v) { return formula::to_bool(kMath<float>, v); });
   } else {
     map_tile<bool, float>(args[0], out, n,
-                          [](bool v) { return detail::convert_element<float>(v); });
+                          [](bool v) { return formula::from_bool(kMath<float>, v); });
   }
 }
 

@@ -157,7 +157,7 @@ const formula::Primitives& flagging_primitives() {
 /// The primitives the formula of op uses (none for an op that is no formula).
 formula::Primitives primitives_of(const ir::Op& op) {
   if (const auto* unary = std::get_if<ir::Unary>(&op)) {
-    if (formula::is_float_unary(unary->op)) return formula::primitives_of(unary->op);
+    return formula::primitives_of(unary->op);
   } else if (const auto* activation = std::get_if<ir::Activation>(&op)) {
     return formula::primitives_of(activation->op);
   }
@@ -201,13 +201,16 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
         const auto compiled = [&] { return (primitives_of(op) & ~compiled_primitives()).none(); };
         if constexpr (std::is_same_v<Op, ir::Unary>) {
           if (o.op == ir::UnaryOp::Not) return all(DType::Bool) && result == DType::Bool;
-          return f32 && formula::is_float_unary(o.op) && compiled();
+          if (!formula::is_float_unary(o.op))  // IsNan, IsInf
+            return all(DType::F32) && result == DType::Bool && compiled();
+          return f32 && compiled();
         } else if constexpr (std::is_same_v<Op, ir::Activation>) {
           return f32 && compiled();
         } else if constexpr (std::is_same_v<Op, ir::Binary>) {
           if (is_logical(o.op)) return all(DType::Bool) && result == DType::Bool;
           return f32 && covered(o.op);
         } else if constexpr (std::is_same_v<Op, ir::BinaryScalar>) {
+          if (is_logical(o.op)) return all(DType::Bool) && result == DType::Bool;
           return f32 && covered(o.op);
         } else if constexpr (std::is_same_v<Op, ir::Compare> ||
                              std::is_same_v<Op, ir::CompareScalar>) {
@@ -265,6 +268,8 @@ constexpr uint8_t kGreater = 30;          // GT_OQ
 constexpr uint8_t kNotLess = 21;          // NLT_UQ: a >= b, or either is NaN
 constexpr uint8_t kNotGreaterEqual = 25;  // NGE_UQ: a < b, or either is NaN
 constexpr uint8_t kNotLessEqual = 22;     // NLE_UQ: a > b, or either is NaN
+/// Not a vcmpps predicate: a Comparison whose lanes are computed already (a Bool value).
+constexpr uint8_t kLanes = 0xff;
 
 /// The code of one program. Each pass of its loop computes a block of `unroll` vectors: every
 /// instruction, in order, for each vector of the block before the next instruction, so that the
@@ -442,22 +447,21 @@ class Generator : public Xbyak::CodeGenerator {
           } else if constexpr (std::is_same_v<Op, ir::Activation>) {
             return activation(op.op, i, arg(instruction, 0));
           } else if constexpr (std::is_same_v<Op, ir::Compare>) {
-            const Regs b = arg(instruction, 1);
-            return compare(op.op, arg(instruction, 0), [&](int u) { return vec(b[u]); });
+            return lanes_of(formula::compare(Math(*this), op.op, borrow(arg(instruction, 0)),
+                                             borrow(arg(instruction, 1))));
           } else if constexpr (std::is_same_v<Op, ir::CompareScalar>) {
-            const Reg value = broadcast_scalar(i);
-            const Regs result =
-                compare(op.op, arg(instruction, 0), [&](int) { return vec(value); });
-            free_ |= 1u << value;
-            return result;
+            return with_scalar(i, [&](Formula value) {
+              return lanes_of(formula::compare(Math(*this), op.op, borrow(arg(instruction, 0)),
+                                               std::move(value)));
+            });
           } else if constexpr (std::is_same_v<Op, ir::Where>) {
-            return select(arg(instruction, 0), arg(instruction, 1), arg(instruction, 2));
+            return take(formula::where(Math(*this), mask_of(arg(instruction, 0)),
+                                       borrow(arg(instruction, 1)), borrow(arg(instruction, 2))));
           } else if constexpr (std::is_same_v<Op, ir::MaskFill>) {
-            Regs value{};
-            value.fill(broadcast_scalar(i));
-            const Regs result = select(arg(instruction, 1), value, arg(instruction, 0));
-            free_ |= 1u << value[0];
-            return result;
+            return with_scalar(i, [&](Formula value) {
+              return take(formula::mask_fill(Math(*this), borrow(arg(instruction, 0)),
+                                             mask_of(arg(instruction, 1)), std::move(value)));
+            });
           } else if constexpr (std::is_same_v<Op, ir::Cast>) {
             return cast(program_.dtype_of(instruction.args[0]), instruction.dtype,
                         arg(instruction, 0));
@@ -542,14 +546,6 @@ class Generator : public Xbyak::CodeGenerator {
     return value;
   }
 
-  /// a compared to b(u) by op, as simd.h's loops compare (C++'s semantics: NaN is unequal to
-  /// everything), as Bool lanes.
-  template <typename Operand>
-  Regs compare(ir::CompareOp op, const Regs& a, const Operand& b) {
-    Regs d{};
-    each([&](int u) { d[u] = compare_by(predicate_of(op), a[u], b(u)); });
-    return d;
-  }
   /// A new register holding, lane by lane, all ones where a compares to b by predicate.
   Reg compare_by(uint8_t predicate, Reg a, const Xbyak::Operand& b) {
     const Reg d = allocate_one();
@@ -561,25 +557,8 @@ class Generator : public Xbyak::CodeGenerator {
     }
     return d;
   }
-  static uint8_t predicate_of(ir::CompareOp op) {
-    switch (op) {
-      case ir::CompareOp::Equal:
-        return kEqual;
-      case ir::CompareOp::NotEqual:
-        return kNotEqual;
-      case ir::CompareOp::Greater:
-        return kGreater;
-      case ir::CompareOp::GreaterEqual:
-        return kGreaterEqual;
-      case ir::CompareOp::Lower:
-        return kLess;
-      case ir::CompareOp::LowerEqual:
-        break;
-    }
-    return kLessEqual;
-  }
 
-  /// New registers holding, lane by lane, a where condition is true, else b.
+  /// New registers holding, lane by lane, a where condition's lanes are all ones, else b.
   Regs select(const Regs& condition, const Regs& a, const Regs& b) {
     const Regs d = allocate();
     if (isa_ == JitIsa::Avx512) {
@@ -591,22 +570,27 @@ class Generator : public Xbyak::CodeGenerator {
     return d;
   }
 
-  /// x converted from one dtype to the other: to Bool "!= 0" (NaN is true), to F32 1 or 0.
+  /// f(the scalar of instruction as a formula value) with its register freed after: f returns
+  /// the instruction's registers.
+  template <typename F>
+  Regs with_scalar(std::size_t instruction, const F& f) {
+    Regs value{};
+    value.fill(broadcast_scalar(instruction));
+    const Regs result = f(borrow(value));
+    free_ |= 1u << value[0];
+    return result;
+  }
+
+  /// x converted from one dtype to the other by the formulas: to Bool "!= 0" (NaN is true), to
+  /// F32 1 or 0.
   Regs cast(DType from, DType to, const Regs& x) {
     if (from == to) {
       const Regs d = allocate();
       each([&](int u) { vmovaps(vec(d[u]), vec(x[u])); });
       return d;
     }
-    if (to == DType::F32) {
-      const Regs d = allocate();
-      each([&](int u) { bit_and(d[u], x[u], constant(kOne)); });
-      return d;
-    }
-    const Regs zero = zeros();
-    const Regs d = compare(ir::CompareOp::NotEqual, x, [&](int u) { return vec(zero[u]); });
-    release(zero);
-    return d;
+    if (to == DType::F32) return take(formula::from_bool(Math(*this), mask_of(x)));
+    return lanes_of(formula::to_bool(Math(*this), borrow(x)));
   }
 
   Regs binary_scalar(const ir::BinaryScalar& op, std::size_t instruction, const Regs& x) {
@@ -616,6 +600,13 @@ class Generator : public Xbyak::CodeGenerator {
       const Regs d = allocate();
       each([&](int u) { binary_op(op.op, d[u], x[u], scalar); });
       return d;
+    }
+    if (is_logical(op.op)) {
+      // The Bool scalar is 1 or 0 in f32 (fused.cpp): its mask is its to_bool.
+      return with_scalar(instruction, [&](Formula value) {
+        const Math m(*this);
+        return lanes_of(formula::logical(m, op.op, mask_of(x), formula::to_bool(m, value)));
+      });
     }
     // One register holds the scalar for every vector of the block.
     Regs value{};
@@ -640,25 +631,23 @@ class Generator : public Xbyak::CodeGenerator {
         return vmulps(vec(d), vec(a), b);
       case ir::BinaryOp::Div:
         return vdivps(vec(d), vec(a), b);
-      case ir::BinaryOp::And:
-        return bit_and(d, a, b);
-      case ir::BinaryOp::Or:
-        return bit_or(d, a, b);
-      case ir::BinaryOp::Xor:
-        return bit_xor(d, a, b);
       case ir::BinaryOp::Maximum:
         return vmaxps(vec(d), vec(a), b);
       case ir::BinaryOp::Minimum:
         return vminps(vec(d), vec(a), b);
       case ir::BinaryOp::Rem:
       case ir::BinaryOp::Pow:
+      case ir::BinaryOp::And:  // formula::logical (binary())
+      case ir::BinaryOp::Or:
+      case ir::BinaryOp::Xor:
         throw NotCovered{};
     }
   }
 
-  /// a op b: one instruction for the arithmetic and Bool ops, the formula (ir/formulas.h) for
-  /// maximum and minimum (a NaN on either side wins, a's first; of +-0, a).
+  /// a op b: one instruction for the arithmetic ops, the formulas (ir/formulas.h) for maximum and
+  /// minimum (a NaN on either side wins, a's first; of +-0, a) and the Bool ops.
   Regs binary(ir::BinaryOp op, const Regs& a, const Regs& b) {
+    if (is_logical(op)) return lanes_of(formula::logical(Math(*this), op, mask_of(a), mask_of(b)));
     if (op == ir::BinaryOp::Maximum || op == ir::BinaryOp::Minimum)
       return take(formula::binary(Math(*this), op, borrow(a), borrow(b)));
     const Regs d = allocate();
@@ -666,13 +655,12 @@ class Generator : public Xbyak::CodeGenerator {
     return d;
   }
 
-  /// Not of Bool lanes, or the float op by its formula (ir/formulas.h).
+  /// op by its formula (ir/formulas.h): Not of Bool lanes, IsNan and IsInf of f32 lanes giving
+  /// Bool lanes, or a float op.
   Regs unary(ir::UnaryOp op, const Regs& x) {
-    if (op == ir::UnaryOp::Not) {
-      const Regs d = allocate();
-      each([&](int u) { bit_xor(d[u], x[u], constant(kAllOnes)); });
-      return d;
-    }
+    if (op == ir::UnaryOp::Not) return lanes_of(formula::bool_not(Math(*this), mask_of(x)));
+    if (!formula::is_float_unary(op))
+      return lanes_of(formula::float_predicate(Math(*this), op, borrow(x)));
     return take(formula::unary(Math(*this), op, borrow(x)));
   }
 
@@ -945,15 +933,50 @@ class Generator : public Xbyak::CodeGenerator {
     a = b = {};
     return own(d);
   }
-  /// A new Bool value (lanes of all ones or zeros): a compared to b by predicate.
-  /// A formula's predicate, a compare not yet emitted: the select that takes it emits the
-  /// compare into a mask register (AVX-512) or a vector (AVX2) and blends at once.
+  /// A formula's mask: a compare not yet emitted, which the select that takes it emits into a
+  /// mask register (AVX-512) or a vector (AVX2) and blends at once; or, with predicate kLanes, a
+  /// Bool value whose lanes (all ones or zeros) a holds.
   struct Comparison {
     uint8_t predicate;
     Formula a, b;
   };
+  /// A Bool program value as a formula's mask.
+  Comparison mask_of(const Regs& lanes) { return {kLanes, borrow(lanes), {}}; }
+  /// c's lanes, all ones where it holds: a new value.
+  Formula lanes(Comparison c) {
+    if (c.predicate == kLanes) return std::move(c.a);
+    c.a = in_registers(c.a);
+    Regs d{};
+    each_operand(c.b, [&](int u, const auto& operand) {
+      d[u] = compare_by(c.predicate, regs(c.a)[u], operand);
+    });
+    return own(d);
+  }
+  /// c's lanes in registers that are now the caller's (a Bool instruction's result).
+  Regs lanes_of(Comparison c) { return take(lanes(std::move(c))); }
+  /// A new mask: op(a's lanes, b's lanes), bitwise.
+  Comparison combined(Comparison a, Comparison b,
+                      void (Generator::*op)(Reg, Reg, const Xbyak::Operand&)) {
+    Formula x = lanes(std::move(a));
+    Formula y = lanes(std::move(b));
+    const Regs d = allocate();
+    each([&](int u) { (this->*op)(d[u], regs(x)[u], vec(regs(y)[u])); });
+    return {kLanes, own(d), {}};
+  }
+  /// A new mask: not c.
+  Comparison inverted(Comparison c) {
+    Formula x = lanes(std::move(c));
+    const Regs d = allocate();
+    each([&](int u) { bit_xor(d[u], regs(x)[u], constant(kAllOnes)); });
+    return {kLanes, own(d), {}};
+  }
   /// A new value: where c holds, a, else b.
   Formula selected(Comparison c, Formula a, Formula b) {
+    if (c.predicate == kLanes) {
+      a = in_registers(a);
+      b = in_registers(b);
+      return own(select(regs(c.a), regs(a), regs(b)));
+    }
     c.a = in_registers(c.a);
     a = in_registers(a);
     b = in_registers(b);
@@ -1070,7 +1093,19 @@ class Generator : public Xbyak::CodeGenerator {
     static Mask gt(Value a, Value b) { return {kGreater, std::move(a), std::move(b)}; }
     static Mask ge(Value a, Value b) { return {kGreaterEqual, std::move(a), std::move(b)}; }
     static Mask eq(Value a, Value b) { return {kEqual, std::move(a), std::move(b)}; }
+    static Mask ne(Value a, Value b) { return {kNotEqual, std::move(a), std::move(b)}; }
     static Mask is_nan(const Value& x) { return {kUnordered, x, x}; }
+    // Bool values as lanes of all ones or zeros, combined bitwise.
+    Mask mask_and(Mask a, Mask b) const {
+      return g_->combined(std::move(a), std::move(b), &Generator::bit_and);
+    }
+    Mask mask_or(Mask a, Mask b) const {
+      return g_->combined(std::move(a), std::move(b), &Generator::bit_or);
+    }
+    Mask mask_xor(Mask a, Mask b) const {
+      return g_->combined(std::move(a), std::move(b), &Generator::bit_xor);
+    }
+    Mask mask_not(Mask a) const { return g_->inverted(std::move(a)); }
     Value select(Mask m, Value a, Value b) const {
       return g_->selected(std::move(m), std::move(a), std::move(b));
     }

@@ -70,58 +70,26 @@ void Binary(BinaryOp op, const T* a, int64_t a_step, const T* b, int64_t b_step,
   });
 }
 
-/// a op b with C++'s semantics (Highway's Ne is false for NaN, so NotEqual is Not(Eq)).
-template <class V>
-HWY_INLINE auto CompareVectors(CompareOp op, V a, V b) {
-  switch (op) {
-    case CompareOp::Equal:
-      return hn::Eq(a, b);
-    case CompareOp::NotEqual:
-      return hn::Not(hn::Eq(a, b));
-    case CompareOp::Greater:
-      return hn::Gt(a, b);
-    case CompareOp::GreaterEqual:
-      return hn::Ge(a, b);
-    case CompareOp::Lower:
-      return hn::Lt(a, b);
-    case CompareOp::LowerEqual:
-      break;
-  }
-  return hn::Le(a, b);
-}
-
-template <typename T>
-bool CompareValues(CompareOp op, T a, T b) {
-  switch (op) {
-    case CompareOp::Equal:
-      return a == b;
-    case CompareOp::NotEqual:
-      return a != b;
-    case CompareOp::Greater:
-      return a > b;
-    case CompareOp::GreaterEqual:
-      return a >= b;
-    case CompareOp::Lower:
-      return a < b;
-    case CompareOp::LowerEqual:
-      break;
-  }
-  return a <= b;
-}
-
+/// a op b by formula::compare, vector by vector (HwyMath), the remainder by the reference.
 template <typename T>
 void Compare(CompareOp op, const T* a, int64_t a_step, const T* b, int64_t b_step, bool* out,
              int64_t n) {
-  Zip(
-      a, a_step, b, b_step, n,
-      [&](auto d, int64_t i, auto va, auto vb) HWY_ATTR {
-        uint8_t bits[kMaxLanes<T> / 8 + 1];
-        const size_t lanes = hn::Lanes(d);
-        hn::StoreMaskBits(d, CompareVectors(op, va, vb), bits);
-        for (size_t j = 0; j < lanes; ++j)
-          out[i + static_cast<int64_t>(j)] = ((bits[j / 8] >> (j % 8)) & 1) != 0;
-      },
-      [&](int64_t i) { out[i] = CompareValues(op, a[i * a_step], b[i * b_step]); });
+  ir::visit_op(op, [&](auto kind) {
+    constexpr CompareOp kOp = kind();
+    Zip(
+        a, a_step, b, b_step, n,
+        [&](auto d, int64_t i, auto va, auto vb) HWY_ATTR {
+          uint8_t bits[kMaxLanes<T> / 8 + 1];
+          const size_t lanes = hn::Lanes(d);
+          hn::StoreMaskBits(d, formula::compare<kOp>(HwyMath(d), va, vb), bits);
+          for (size_t j = 0; j < lanes; ++j)
+            out[i + static_cast<int64_t>(j)] = ((bits[j / 8] >> (j % 8)) & 1) != 0;
+        },
+        [&](int64_t i) {
+          out[i] = ::ember::formula::compare<kOp>(ndarray::ScalarMath<T>{}, a[i * a_step],
+                                                  b[i * b_step]);
+        });
+  });
 }
 
 void StreamCopy(const std::byte* src, std::byte* dst, int64_t bytes) {

@@ -228,8 +228,24 @@ struct HwyMath {
   HWY_INLINE Mask eq(Value a, Value b) const {
     return hn::Eq(a, b);
   }
+  /// C++'s !=: true where either is NaN (Highway's Ne is false there).
+  HWY_INLINE Mask ne(Value a, Value b) const {
+    return hn::Not(hn::Eq(a, b));
+  }
   HWY_INLINE Mask is_nan(Value x) const {
     return hn::IsNaN(x);
+  }
+  HWY_INLINE Mask mask_and(Mask a, Mask b) const {
+    return hn::And(a, b);
+  }
+  HWY_INLINE Mask mask_or(Mask a, Mask b) const {
+    return hn::Or(a, b);
+  }
+  HWY_INLINE Mask mask_xor(Mask a, Mask b) const {
+    return hn::Xor(a, b);
+  }
+  HWY_INLINE Mask mask_not(Mask a) const {
+    return hn::Not(a);
   }
   HWY_INLINE Value select(Mask m, Value a, Value b) const {
     return hn::IfThenElse(m, a, b);

@@ -18,7 +18,7 @@ using ir::CompareOp;
 /// operators, so that a NaN is unequal to everything.
 struct CompareMath {
   template <typename A, typename B>
-  static constexpr bool kByValue = is_int_v<A> && is_int_v<B>;
+  static constexpr bool kByValue = is_int_v<A>&& is_int_v<B>;
 
   template <typename A, typename B>
   static bool eq(A a, B b) {
