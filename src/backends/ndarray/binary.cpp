@@ -53,25 +53,10 @@ I int_binary(const ir::Op& op, BinaryOp kind, I a, I b) {
   throw_unsupported(op, dtype_of<I>());
 }
 
+/// And, Or and Xor by their formula (formula::logical); the other ops take no Bool values.
 bool bool_binary(const ir::Op& op, BinaryOp kind, bool a, bool b) {
-  switch (kind) {
-    case BinaryOp::And:
-      return a && b;
-    case BinaryOp::Or:
-      return a || b;
-    case BinaryOp::Xor:
-      return a != b;
-    case BinaryOp::Add:
-    case BinaryOp::Sub:
-    case BinaryOp::Mul:
-    case BinaryOp::Div:
-    case BinaryOp::Rem:
-    case BinaryOp::Pow:
-    case BinaryOp::Maximum:
-    case BinaryOp::Minimum:
-      break;
-  }
-  throw_unsupported(op, DType::Bool);
+  if (formula::is_float_binary(kind)) throw_unsupported(op, DType::Bool);
+  return formula::logical(ScalarMath<float>{}, kind, a, b);
 }
 
 /// a op b for one element of T; op is the whole op, for error messages.

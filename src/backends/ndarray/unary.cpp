@@ -82,7 +82,7 @@ T unary_element(const ir::Unary& op, T x) {
     return store<T>(float_unary(op, load(x), dtype_of<T>()));
   } else if constexpr (is_bool_v<T>) {
     if (op.op != UnaryOp::Not) throw_unsupported(op, DType::Bool);
-    return !x;
+    return formula::bool_not(ScalarMath<float>{}, x);
   } else {
     return int_unary(op, x);
   }
@@ -95,7 +95,8 @@ bool is_predicate(UnaryOp op) {
 template <typename T>
 bool predicate_element(const ir::Unary& op, T x) {
   if constexpr (is_float_v<T>) {
-    return op.op == UnaryOp::IsNan ? std::isnan(load(x)) : std::isinf(load(x));
+    using F = decltype(load(x));
+    return formula::float_predicate(ScalarMath<F>{}, op.op, load(x));
   } else {
     throw_unsupported(op, dtype_of<T>());
   }
