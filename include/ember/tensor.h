@@ -200,10 +200,10 @@ class Tensor {
   }
   Tensor clamp_min(Scalar lo) const requires Numeric<K> { return wrap(ops::clamp_min(h_, lo)); }
   Tensor clamp_max(Scalar hi) const requires Numeric<K> { return wrap(ops::clamp_max(h_, hi)); }
-  Tensor max_pair(const Tensor& o) const requires Numeric<K> {
+  Tensor maximum(const Tensor& o) const requires Numeric<K> {
     return wrap(ops::maximum(h_, o.h_));
   }
-  Tensor min_pair(const Tensor& o) const requires Numeric<K> {
+  Tensor minimum(const Tensor& o) const requires Numeric<K> {
     return wrap(ops::minimum(h_, o.h_));
   }
   /// Batched matmul; batch dims broadcast.

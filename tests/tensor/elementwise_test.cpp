@@ -87,8 +87,8 @@ TEST(Elementwise, PowMaxMin) {
   EXPECT_EQ(values<float>(a.powi_scalar(3)), (std::vector<float>{8, 27}));
   EXPECT_EQ(values<int64_t>(ints<1>({2, 3}, Shape{2}).powi_scalar(3)),
             (std::vector<int64_t>{8, 27}));
-  EXPECT_EQ(values<float>(a.max_pair(b)), (std::vector<float>{3, 3}));
-  EXPECT_EQ(values<float>(a.min_pair(b)), (std::vector<float>{2, 2}));
+  EXPECT_EQ(values<float>(a.maximum(b)), (std::vector<float>{3, 3}));
+  EXPECT_EQ(values<float>(a.minimum(b)), (std::vector<float>{2, 2}));
 }
 
 TEST(Elementwise, PromotionWithinAKind) {
