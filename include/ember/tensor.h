@@ -214,7 +214,7 @@ class Tensor {
   // ---- one tensor: a method per unary op of the op table (ember/ops.def) ----------------------
   // neg, abs, sign (Float and Int), exp ... round, is_nan and is_inf (Float; the last two give
   // Bool tensors), bool_not (Bool).
-#define EMBER_UNARY_OP(Enumerator, name, dtypes, result)                                 \
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, result, ...)                            \
   Tensor<D, detail::result##Result<K>> name() const requires detail::kTakes##dtypes<K> { \
     return Tensor<D, detail::result##Result<K>>(ops::name(h_));                          \
   }

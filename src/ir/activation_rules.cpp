@@ -9,8 +9,8 @@ namespace ember::ir {
 double parameter_of(const Activation& activation) {
   const struct { double none, alpha, beta; } parameters{0.0, activation.alpha, activation.beta};
   switch (activation.op) {
-#define EMBER_ACTIVATION_OP(Enumerator, name, parameter) \
-  case ActivationOp::Enumerator:                         \
+#define EMBER_ACTIVATION_OP(Enumerator, name, parameter, ...) \
+  case ActivationOp::Enumerator:                              \
     return parameters.parameter;
 #include "ember/ops.def"
   }

@@ -17,15 +17,15 @@ const auto& entry(const Table& table, Enum op) {
 }
 
 const std::array kUnaryDTypes = {
-#define EMBER_UNARY_OP(Enumerator, name, dtypes, result) DTypeSet::dtypes,
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, ...) DTypeSet::dtypes,
 #include "ember/ops.def"
 };
 const std::array kUnaryResults = {
-#define EMBER_UNARY_OP(Enumerator, name, dtypes, result) ResultDType::result,
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, result, ...) ResultDType::result,
 #include "ember/ops.def"
 };
 const std::array kBinaryDTypes = {
-#define EMBER_BINARY_OP(Enumerator, name, scalar_name, dtypes, commutative) DTypeSet::dtypes,
+#define EMBER_BINARY_OP(Enumerator, name, scalar_name, dtypes, ...) DTypeSet::dtypes,
 #include "ember/ops.def"
 };
 

@@ -24,7 +24,7 @@ constexpr std::array kBinaryScalarNames = {
 #include "ember/ops.def"
 };
 constexpr std::array kBinaryCommutative = {
-#define EMBER_BINARY_OP(Enumerator, name, scalar_name, dtypes, commutative) commutative,
+#define EMBER_BINARY_OP(Enumerator, name, scalar_name, dtypes, commutative, ...) commutative,
 #include "ember/ops.def"
 };
 constexpr std::array kCompareNames = {

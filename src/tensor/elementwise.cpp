@@ -60,7 +60,7 @@ bool scalar_less(const Scalar& a, const Scalar& b) {
 
 }  // namespace
 
-#define EMBER_UNARY_OP(Enumerator, name, dtypes, result)                                  \
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, ...)                                     \
   TensorHandle name(const TensorHandle& x) {                                              \
     return unary(x, UnaryOp::Enumerator, tensor::kind_rule(ir::DTypeSet::dtypes), #name); \
   }

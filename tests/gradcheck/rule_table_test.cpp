@@ -72,6 +72,10 @@ TEST(RuleTable, RulesKeepOnlyWhatTheyNeed) {
   const std::vector<Expected> table{
       {ir::Binary{ir::BinaryOp::Add}, false, false},
       {ir::Binary{ir::BinaryOp::Mul}, true, false},
+      {ir::BinaryScalar{ir::BinaryOp::Mul, 2.0}, false, false},
+      {ir::BinaryScalar{ir::BinaryOp::Div, 2.0, true}, true, false},
+      {ir::BinaryScalar{ir::BinaryOp::Pow, 2.0}, true, false},
+      {ir::BinaryScalar{ir::BinaryOp::Pow, 2.0, true}, false, true},
       {ir::Unary{ir::UnaryOp::Exp}, false, true},
       {ir::Unary{ir::UnaryOp::Tanh}, false, true},
       {ir::Reduce{ir::ReduceOp::Sum, 0}, false, false},
@@ -85,6 +89,18 @@ TEST(RuleTable, RulesKeepOnlyWhatTheyNeed) {
     EXPECT_EQ(rule->needs_inputs, e.inputs) << ir::name(e.op);
     EXPECT_EQ(rule->needs_outputs, e.outputs) << ir::name(e.op);
   }
+}
+
+// s op x of a commutative op is x op s: the same rule (ops.def's rscalar_gradient column says none
+// for it, and binary_scalar.cpp takes scalar_gradient's).
+TEST(RuleTable, ScalarOnTheLeftOfACommutativeOpHasTheRuleOfTheScalarOnTheRight) {
+  for (ir::BinaryOp op :
+       {ir::BinaryOp::Add, ir::BinaryOp::Mul, ir::BinaryOp::Maximum, ir::BinaryOp::Minimum}) {
+    const autodiff::BackwardRule* rule = backward_rule(ir::BinaryScalar{op, 2.0});
+    ASSERT_NE(rule, nullptr) << ir::name(ir::BinaryScalar{op, 2.0});
+    EXPECT_EQ(backward_rule(ir::BinaryScalar{op, 2.0, true}), rule);
+  }
+  EXPECT_EQ(backward_rule(ir::BinaryScalar{ir::BinaryOp::And, true, true}), nullptr);
 }
 
 }  // namespace

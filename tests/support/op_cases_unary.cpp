@@ -74,8 +74,8 @@ OpCase unary_case(ir::UnaryOp op, std::string name, DTypes dtypes, UnaryFn fn) {
 
 std::vector<OpCase> unary_cases() {
   std::vector<OpCase> cases;
-#define EMBER_UNARY_OP(Enumerator, name, dtypes, result) \
-  cases.push_back(                                       \
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, ...) \
+  cases.push_back(                                    \
       unary_case(ir::UnaryOp::Enumerator, #name, of_table(ir::DTypeSet::dtypes), ops::name));
 #include "ember/ops.def"
   return cases;

@@ -1,19 +1,19 @@
-// Backward rules of the activations and softmax. An activation's gradient is g * f'(x), f'
-// written with ember::ops from the input (activations are memory-bound: under Balanced
-// checkpointing their output is not kept). At kinks the derivative is PyTorch's: relu'(0) = 0,
-// hard_sigmoid' = 0 at ±3, hard_swish'(3) = 1.5. Softmax is compute-bound: its gradient is
-// cheapest from its output, which is kept.
+// Backward rules of the activations and softmax. An activation's gradient is g * f'(x), f' its
+// <name>_derivative, written with ember::ops from the input (its gradient column in the op table,
+// ember/ops.def, says Inputs; activations are memory-bound: under Balanced checkpointing their
+// output is not kept). At kinks the derivative is PyTorch's: relu'(0) = 0, hard_sigmoid' = 0 at
+// ±3, hard_swish'(3) = 1.5. Softmax is compute-bound: its gradient is cheapest from its output,
+// which is kept.
 #include <numbers>
 #include <variant>
 
 #include "autodiff/rules/activation.h"
+#include "autodiff/rules/gradient_column.h"
 #include "autodiff/rules/rule_helpers.h"
 #include "ir/activation_constants.h"
 
 namespace ember::autodiff::rules {
 namespace {
-
-using ir::ActivationOp;
 
 using ir::kGeluTanhCubic;
 using ir::kSeluAlpha;
@@ -33,8 +33,19 @@ TensorHandle mul_add(const TensorHandle& a, const TensorHandle& b, const TensorH
   return ops::add(ops::mul(a, b), c);
 }
 
+/// f'(x) of an activation (op carries its parameter): its <name>_derivative below.
+using Derivative = TensorHandle (*)(const TensorHandle& x, const ir::Activation& op);
+
+TensorHandle relu_derivative(const TensorHandle& x, const ir::Activation&) {
+  return as_weights(ops::greater_elem(x, 0), x.dtype());
+}
+
+TensorHandle leaky_relu_derivative(const TensorHandle& x, const ir::Activation& op) {
+  return one_where_positive(x, ops::full_like(x, op.alpha));
+}
+
 /// Phi(x) + x * phi(x), Phi and phi the standard normal CDF and density.
-TensorHandle gelu_derivative(const TensorHandle& x) {
+TensorHandle gelu_derivative(const TensorHandle& x, const ir::Activation&) {
   const TensorHandle cdf = ops::mul_scalar(
       ops::add_scalar(ops::erf(ops::mul_scalar(x, std::numbers::sqrt2 / 2)), 1), 0.5);
   const TensorHandle density = ops::mul_scalar(ops::exp(ops::mul_scalar(ops::mul(x, x), -0.5)),
@@ -43,7 +54,7 @@ TensorHandle gelu_derivative(const TensorHandle& x) {
 }
 
 /// With t = tanh(k (x + c x^3)): (1 + t) / 2 + x (1 - t^2) k (1 + 3 c x^2) / 2.
-TensorHandle gelu_tanh_derivative(const TensorHandle& x) {
+TensorHandle gelu_tanh_derivative(const TensorHandle& x, const ir::Activation&) {
   const TensorHandle x2 = ops::mul(x, x);
   const TensorHandle inner = ops::mul_scalar(
       ops::mul(x, ops::add_scalar(ops::mul_scalar(x2, kGeluTanhCubic), 1)), kSqrt2OverPi);
@@ -56,82 +67,66 @@ TensorHandle gelu_tanh_derivative(const TensorHandle& x) {
 }
 
 /// s (1 - s), s = sigmoid(x).
-TensorHandle sigmoid_derivative(const TensorHandle& x) {
+TensorHandle sigmoid_derivative(const TensorHandle& x, const ir::Activation&) {
   const TensorHandle s = ops::sigmoid(x);
   return ops::mul(s, ops::rsub_scalar(s, 1));
 }
 
+/// sigmoid(-x).
+TensorHandle log_sigmoid_derivative(const TensorHandle& x, const ir::Activation&) {
+  return ops::sigmoid(ops::neg(x));
+}
+
 /// s (1 + x (1 - s)), s = sigmoid(x).
-TensorHandle silu_derivative(const TensorHandle& x) {
+TensorHandle silu_derivative(const TensorHandle& x, const ir::Activation&) {
   const TensorHandle s = ops::sigmoid(x);
   return ops::mul(s, ops::add_scalar(ops::mul(x, ops::rsub_scalar(s, 1)), 1));
 }
 
 /// sigmoid(beta x), exactly 1 where softplus is linear.
-TensorHandle softplus_derivative(const TensorHandle& x, double beta) {
-  const TensorHandle scaled = ops::mul_scalar(x, beta);
+TensorHandle softplus_derivative(const TensorHandle& x, const ir::Activation& op) {
+  const TensorHandle scaled = ops::mul_scalar(x, op.beta);
   return ops::mask_fill(ops::sigmoid(scaled), ops::greater_elem(scaled, kSoftplusThreshold), 1);
 }
 
 /// t + x sigmoid(x) (1 - t^2), t = tanh(softplus(x)).
-TensorHandle mish_derivative(const TensorHandle& x) {
+TensorHandle mish_derivative(const TensorHandle& x, const ir::Activation&) {
   const TensorHandle t = ops::tanh(ops::softplus(x));
   const TensorHandle sech2 = ops::rsub_scalar(ops::mul(t, t), 1);
   return mul_add(ops::mul(x, ops::sigmoid(x)), sech2, t);
 }
 
+TensorHandle elu_derivative(const TensorHandle& x, const ir::Activation& op) {
+  return one_where_positive(x, ops::mul_scalar(ops::exp(x), op.alpha));
+}
+
+TensorHandle selu_derivative(const TensorHandle& x, const ir::Activation&) {
+  return ops::mul_scalar(one_where_positive(x, ops::mul_scalar(ops::exp(x), kSeluAlpha)),
+                         kSeluScale);
+}
+
+TensorHandle celu_derivative(const TensorHandle& x, const ir::Activation& op) {
+  return one_where_positive(x, ops::exp(ops::div_scalar(x, op.alpha)));
+}
+
 /// 1/6 on (-3, 3), 0 elsewhere.
-TensorHandle hard_sigmoid_derivative(const TensorHandle& x) {
+TensorHandle hard_sigmoid_derivative(const TensorHandle& x, const ir::Activation&) {
   const TensorHandle inside = ops::bool_and(ops::greater_elem(x, -3), ops::lower_elem(x, 3));
   return ops::div_scalar(as_weights(inside, x.dtype()), 6);
 }
 
 /// 0 below -3, x / 3 + 1/2 on [-3, 3], 1 above 3.
-TensorHandle hard_swish_derivative(const TensorHandle& x) {
+TensorHandle hard_swish_derivative(const TensorHandle& x, const ir::Activation&) {
   const TensorHandle middle = ops::add_scalar(ops::div_scalar(x, 3), 0.5);
   return ops::mask_fill(ops::mask_fill(middle, ops::lower_elem(x, -3), 0), ops::greater_elem(x, 3),
                         1);
 }
 
-TensorHandle derivative(const ir::Activation& op, const TensorHandle& x) {
-  switch (op.op) {
-    case ActivationOp::Relu:
-      return as_weights(ops::greater_elem(x, 0), x.dtype());
-    case ActivationOp::LeakyRelu:
-      return one_where_positive(x, ops::full_like(x, op.alpha));
-    case ActivationOp::Gelu:
-      return gelu_derivative(x);
-    case ActivationOp::GeluTanh:
-      return gelu_tanh_derivative(x);
-    case ActivationOp::Sigmoid:
-      return sigmoid_derivative(x);
-    case ActivationOp::LogSigmoid:
-      return ops::sigmoid(ops::neg(x));
-    case ActivationOp::Silu:
-      return silu_derivative(x);
-    case ActivationOp::Softplus:
-      return softplus_derivative(x, op.beta);
-    case ActivationOp::Mish:
-      return mish_derivative(x);
-    case ActivationOp::Elu:
-      return one_where_positive(x, ops::mul_scalar(ops::exp(x), op.alpha));
-    case ActivationOp::Selu:
-      return ops::mul_scalar(one_where_positive(x, ops::mul_scalar(ops::exp(x), kSeluAlpha)),
-                             kSeluScale);
-    case ActivationOp::Celu:
-      return one_where_positive(x, ops::exp(ops::div_scalar(x, op.alpha)));
-    case ActivationOp::HardSigmoid:
-      return hard_sigmoid_derivative(x);
-    case ActivationOp::HardSwish:
-      return hard_swish_derivative(x);
-  }
-  // activation_rule gives no rule for an unknown enumerator, so this is not reached.
-  return ops::full_like(x, 0);
-}
-
+/// g * f'(x): the backward function of every activation, f' its derivative.
+template <Derivative derivative>
 Handles activation_backward(const BackwardArgs& args) {
   const auto& op = std::get<ir::Activation>(args.op);
-  return {ops::mul(output_grad(args), derivative(op, args.inputs[0]))};
+  return {ops::mul(output_grad(args), derivative(args.inputs[0], op))};
 }
 
 /// softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g); sums along the op's dim.
@@ -143,13 +138,19 @@ Handles softmax_backward(const BackwardArgs& args) {
   return {ops::mul(y, ops::sub(g, ops::sum_dim(ops::mul(g, y), op.dim)))};
 }
 
-constexpr BackwardRule kActivation = memory_rule<activation_backward>(Needs::Inputs);
+// The rule of each activation, indexed by ir::ActivationOp: what its gradient column in the op
+// table names, with its <name>_derivative above.
+constexpr const BackwardRule* kActivationRules[] = {
+#define EMBER_ACTIVATION_OP(Enumerator, name, parameter, gradient) \
+  EMBER_GRADIENT_RULE(gradient, activation_backward<name##_derivative>),
+#include "ember/ops.def"
+};
 constexpr BackwardRule kSoftmax = compute_rule<softmax_backward>(Needs::Outputs);
 
 }  // namespace
 
 const BackwardRule* activation_rule(const ir::Activation& op) {
-  return op.op <= ActivationOp::HardSwish ? &kActivation : nullptr;
+  return rule_in(kActivationRules, op.op);
 }
 
 const BackwardRule* softmax_rule(const ir::Softmax&) {

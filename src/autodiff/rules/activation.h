@@ -7,8 +7,8 @@
 
 namespace ember::autodiff::rules {
 
-/// The rule of every activation: memory-bound (recomputed under Balanced checkpointing), needs
-/// the input. nullptr for an enumerator past the last activation.
+/// The rule of op that its gradient column in the op table names: memory-bound (recomputed under
+/// Balanced checkpointing), keeping the input. nullptr for an enumerator past the last activation.
 const BackwardRule* activation_rule(const ir::Activation& op);
 /// The rule of softmax and log-softmax: compute-bound, needs the output.
 const BackwardRule* softmax_rule(const ir::Softmax& op);

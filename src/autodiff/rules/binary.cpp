@@ -1,13 +1,13 @@
-// Backward rules of the binary elementwise ops on two tensors (memory-bound). The operands
-// broadcast, so each gradient is summed back to its operand's shape (reduce_to_shape). And, Or
-// and Xor act on Bool tensors: no rule.
+// Backward rules of the binary elementwise ops on two tensors (memory-bound): <name>_backward for
+// each op whose gradient column in the op table (ember/ops.def) names one, registered by the
+// table at the end. The operands broadcast, so each gradient is summed back to its operand's
+// shape (reduce_to_shape). And, Or and Xor act on Bool tensors: no rule (none).
 #include "autodiff/rules/family_rules.h"
+#include "autodiff/rules/gradient_column.h"
 #include "autodiff/rules/rule_helpers.h"
 
 namespace ember::autodiff::rules {
 namespace {
-
-using ir::BinaryOp;
 
 const TensorHandle& lhs(const BackwardArgs& args) {
   return args.inputs[0];
@@ -42,7 +42,7 @@ Handles div_backward(const BackwardArgs& args) {
                            ops::neg(ops::mul(g_over_b, ops::div(lhs(args), rhs(args)))));
 }
 /// remainder(a, b) = a - b * floor(a / b): d/da = 1, d/db = -floor(a / b).
-Handles rem_backward(const BackwardArgs& args) {
+Handles remainder_backward(const BackwardArgs& args) {
   const TensorHandle& g = output_grad(args);
   const TensorHandle quotient = ops::floor(ops::div(lhs(args), rhs(args)));
   return to_operand_shapes(args, g, ops::neg(ops::mul(g, quotient)));
@@ -50,7 +50,7 @@ Handles rem_backward(const BackwardArgs& args) {
 /// d(a^b)/da = b a^(b-1), zero where b = 0 (not 0 * inf at a = 0); d(a^b)/db = a^b log(a), zero
 /// where a = 0 and b >= 0 (not 0 * -inf); NaN for a < 0, as in PyTorch. The output is recomputed
 /// rather than kept: the op is memory-bound.
-Handles pow_backward(const BackwardArgs& args) {
+Handles powf_backward(const BackwardArgs& args) {
   const TensorHandle& g = output_grad(args);
   const TensorHandle& a = lhs(args);
   const TensorHandle& b = rhs(args);
@@ -80,41 +80,18 @@ Handles minimum_backward(const BackwardArgs& args) {
                           ops::lower(lhs(args), rhs(args)));
 }
 
-constexpr BackwardRule kAdd = memory_rule<add_backward>(Needs::Nothing);
-constexpr BackwardRule kSub = memory_rule<sub_backward>(Needs::Nothing);
-constexpr BackwardRule kMul = memory_rule<mul_backward>(Needs::Inputs);
-constexpr BackwardRule kDiv = memory_rule<div_backward>(Needs::Inputs);
-constexpr BackwardRule kRem = memory_rule<rem_backward>(Needs::Inputs);
-constexpr BackwardRule kPow = memory_rule<pow_backward>(Needs::Inputs);
-constexpr BackwardRule kMaximum = memory_rule<maximum_backward>(Needs::Inputs);
-constexpr BackwardRule kMinimum = memory_rule<minimum_backward>(Needs::Inputs);
+// The rule of each binary op, indexed by ir::BinaryOp: what its gradient column in the op table
+// names, with its <name>_backward above.
+constexpr const BackwardRule* kBinaryRules[] = {
+#define EMBER_BINARY_OP(Enumerator, name, scalar_name, dtypes, commutative, gradient, ...) \
+  EMBER_GRADIENT_RULE(gradient, name##_backward),
+#include "ember/ops.def"
+};
 
 }  // namespace
 
 const BackwardRule* rule_for(const ir::Binary& op) {
-  switch (op.op) {
-    case BinaryOp::Add:
-      return &kAdd;
-    case BinaryOp::Sub:
-      return &kSub;
-    case BinaryOp::Mul:
-      return &kMul;
-    case BinaryOp::Div:
-      return &kDiv;
-    case BinaryOp::Rem:
-      return &kRem;
-    case BinaryOp::Pow:
-      return &kPow;
-    case BinaryOp::Maximum:
-      return &kMaximum;
-    case BinaryOp::Minimum:
-      return &kMinimum;
-    case BinaryOp::And:
-    case BinaryOp::Or:
-    case BinaryOp::Xor:
-      return nullptr;
-  }
-  return nullptr;
+  return rule_in(kBinaryRules, op.op);
 }
 
 }  // namespace ember::autodiff::rules

@@ -1,18 +1,20 @@
-// Backward rules of the unary elementwise ops (memory-bound). Each is g * f'(x), written with
-// the output where f' is cheapest from it (exp, sqrt, tan, tanh, recip), else with the input.
+// Backward rules of the unary elementwise ops (memory-bound): <name>_backward for each op whose
+// gradient column in the op table (ember/ops.def) names one, registered by the table at the end.
+// Each is g * f'(x), written with the output where f' is cheapest from it (exp, sqrt, tan, tanh,
+// recip: the column says Outputs), else with the input (Inputs).
 //
 // Note: sign, floor, ceil and round are piecewise constant. Like PyTorch they get a rule that
-// returns zeros rather than no rule, so a graph through them (x.floor() * y) still gives every
-// leaf a gradient of its shape. Not, IsNan and IsInf have Bool outputs: no rule.
+// returns zeros rather than no rule (the column says zero), so a graph through them
+// (x.floor() * y) still gives every leaf a gradient of its shape. Not, IsNan and IsInf have Bool
+// outputs: no rule (none).
 #include <numbers>
 
 #include "autodiff/rules/family_rules.h"
+#include "autodiff/rules/gradient_column.h"
 #include "autodiff/rules/rule_helpers.h"
 
 namespace ember::autodiff::rules {
 namespace {
-
-using ir::UnaryOp;
 
 const TensorHandle& input(const BackwardArgs& args) {
   return args.inputs[0];
@@ -28,6 +30,7 @@ Handles neg_backward(const BackwardArgs& args) {
 Handles abs_backward(const BackwardArgs& args) {
   return {ops::mul(output_grad(args), ops::sign(input(args)))};
 }
+/// The rule of the ops whose gradient column says zero.
 Handles zero_backward(const BackwardArgs& args) {
   return {ops::full_like(output_grad(args), 0)};
 }
@@ -78,62 +81,18 @@ Handles recip_backward(const BackwardArgs& args) {
   return {ops::neg(ops::mul(output_grad(args), ops::mul(y, y)))};
 }
 
-constexpr BackwardRule kNeg = memory_rule<neg_backward>(Needs::Nothing);
-constexpr BackwardRule kAbs = memory_rule<abs_backward>(Needs::Inputs);
-constexpr BackwardRule kZero = memory_rule<zero_backward>(Needs::Nothing);
-constexpr BackwardRule kExp = memory_rule<exp_backward>(Needs::Outputs);
-constexpr BackwardRule kLog = memory_rule<log_backward>(Needs::Inputs);
-constexpr BackwardRule kLog1p = memory_rule<log1p_backward>(Needs::Inputs);
-constexpr BackwardRule kSqrt = memory_rule<sqrt_backward>(Needs::Outputs);
-constexpr BackwardRule kSin = memory_rule<sin_backward>(Needs::Inputs);
-constexpr BackwardRule kCos = memory_rule<cos_backward>(Needs::Inputs);
-constexpr BackwardRule kTan = memory_rule<tan_backward>(Needs::Outputs);
-constexpr BackwardRule kTanh = memory_rule<tanh_backward>(Needs::Outputs);
-constexpr BackwardRule kErf = memory_rule<erf_backward>(Needs::Inputs);
-constexpr BackwardRule kLogit = memory_rule<logit_backward>(Needs::Inputs);
-constexpr BackwardRule kRecip = memory_rule<recip_backward>(Needs::Outputs);
+// The rule of each unary op, indexed by ir::UnaryOp: what its gradient column in the op table
+// names, with its <name>_backward above.
+constexpr const BackwardRule* kUnaryRules[] = {
+#define EMBER_UNARY_OP(Enumerator, name, dtypes, result, gradient) \
+  EMBER_GRADIENT_RULE(gradient, name##_backward),
+#include "ember/ops.def"
+};
 
 }  // namespace
 
 const BackwardRule* rule_for(const ir::Unary& op) {
-  switch (op.op) {
-    case UnaryOp::Neg:
-      return &kNeg;
-    case UnaryOp::Abs:
-      return &kAbs;
-    case UnaryOp::Sign:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-      return &kZero;
-    case UnaryOp::Exp:
-      return &kExp;
-    case UnaryOp::Log:
-      return &kLog;
-    case UnaryOp::Log1p:
-      return &kLog1p;
-    case UnaryOp::Sqrt:
-      return &kSqrt;
-    case UnaryOp::Sin:
-      return &kSin;
-    case UnaryOp::Cos:
-      return &kCos;
-    case UnaryOp::Tan:
-      return &kTan;
-    case UnaryOp::Tanh:
-      return &kTanh;
-    case UnaryOp::Erf:
-      return &kErf;
-    case UnaryOp::Logit:
-      return &kLogit;
-    case UnaryOp::Recip:
-      return &kRecip;
-    case UnaryOp::Not:
-    case UnaryOp::IsNan:
-    case UnaryOp::IsInf:
-      return nullptr;
-  }
-  return nullptr;
+  return rule_in(kUnaryRules, op.op);
 }
 
 }  // namespace ember::autodiff::rules
