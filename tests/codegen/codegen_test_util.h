@@ -288,6 +288,8 @@ inline bool is_unsupported_ptx(const std::runtime_error& e) {
   return std::string(e.what()).find("(222)") != std::string::npos;  // UNSUPPORTED_PTX_VERSION
 }
 
+#endif  // EMBER_WITH_NVRTC
+
 /// Tolerances of the GPU's values against ndarray's: |gpu - ref| <= rtol |ref| + atol scale,
 /// scale 1 + the largest finite input. CUDA's math library is within a few ulp, as libm is; an
 /// f16 or bf16 result may round to the neighbour of ndarray's.
@@ -336,7 +338,5 @@ inline int count_mismatches(const std::string& label, const TensorData& got, con
   }
   return mismatches;
 }
-
-#endif  // EMBER_WITH_NVRTC
 
 }  // namespace ember::codegen::test

@@ -432,8 +432,6 @@ TEST(CudaCNvrtcProgram, KernelsOfEveryDTypeConcatenatedCompileAsOneProgram) {
 
 // ---- values on a GPU ----------------------------------------------------------------------------
 
-#ifdef EMBER_WITH_NVRTC
-
 /// Inputs of the one-input ops: the special values, a grid through [-30, 30] by quarters (halves
 /// for round's ties), and magnitudes spread over ten decades.
 std::vector<double> unary_values() {
@@ -507,7 +505,27 @@ std::vector<TensorData> kernel_inputs(const ir::Op& op, DType dtype) {
   return inputs;
 }
 
-#endif  // EMBER_WITH_NVRTC
+/// What ndarray computes for op on inputs.
+TensorData reference_of(const ir::Op& op, const std::vector<TensorData>& inputs) {
+  const Device reference = Device::ndarray();
+  std::vector<TensorHandle> on_reference;
+  for (const TensorData& input : inputs)
+    on_reference.push_back(ops::from_data(input, reference, kind_of(input.dtype())));
+  return ops::into_data(tensor::run(op, on_reference)[0]);
+}
+
+// The GPU case's inputs and references, built where no GPU is too.
+TEST(CudaCGpuInputs, EveryKernelsInputsHaveAReferenceOnNdarray) {
+  for (const DType dtype : kKernelDTypes) {
+    for (const Kernel& kernel : kernels_on(dtype)) {
+      const std::vector<TensorData> inputs = kernel_inputs(kernel.op, dtype);
+      ASSERT_EQ(inputs.size(), operand_dtypes(kernel.op, dtype).size()) << kernel.name;
+      const TensorData expected = reference_of(kernel.op, inputs);
+      EXPECT_EQ(expected.dtype(), *result_dtype(kernel.op, dtype)) << kernel.name;
+      EXPECT_EQ(expected.shape(), inputs.front().shape()) << kernel.name;
+    }
+  }
+}
 
 class CudaCGpu : public testing::TestWithParam<DType> {};
 
@@ -518,7 +536,6 @@ TEST_P(CudaCGpu, KernelsMatchTheNdarrayReference) {
   const Driver* driver = Driver::get(&why);
   if (driver == nullptr) GTEST_SKIP() << "no GPU to run the kernels on: " << why;
   const DType dtype = GetParam();
-  const Device reference = Device::ndarray();
   int checked = 0;
   for (const Kernel& kernel : kernels_on(dtype)) {
     const Compiled compiled = compile(elementwise_kernel(kernel.op, dtype, kernel.name),
@@ -544,10 +561,7 @@ TEST_P(CudaCGpu, KernelsMatchTheNdarrayReference) {
                      << "NVRTC " << nvrtc_version() << ": " << e.what();
       FAIL() << kernel.name << ": " << e.what();
     }
-    std::vector<TensorHandle> on_reference;
-    for (const TensorData& input : inputs)
-      on_reference.push_back(ops::from_data(input, reference, kind_of(input.dtype())));
-    const TensorData expected = ops::into_data(tensor::run(kernel.op, on_reference)[0]);
+    const TensorData expected = reference_of(kernel.op, inputs);
     EXPECT_EQ(count_mismatches(kernel.name, gpu[0], expected, inputs, bound_for(dtype)), 0)
         << kernel.name;
     ++checked;
