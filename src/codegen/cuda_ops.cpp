@@ -140,10 +140,11 @@ bool writes(const ir::Op& op, DType dtype) {
 
 std::string evaluate(const CudaC& m, const ir::Op& op, DType dtype,
                      std::span<const std::string> args, std::string_view scalar) {
-  // The scalar as a value of the compute type, or as a mask where the elements are Bool.
+  // The scalar as a value of the compute type, or as a mask where the elements are Bool (the
+  // scalar is 0 or 1 there: kernel_parameter).
   const auto value = [&] { return m.define(scalar); };
   const auto scalar_of_dtype = [&] {
-    return dtype == DType::Bool ? m.define_mask(std::string(scalar) + " != 0") : value();
+    return dtype == DType::Bool ? formula::to_bool(m, value()) : value();
   };
   if (const auto* unary = std::get_if<ir::Unary>(&op)) {
     if (formula::is_float_unary(unary->op)) return formula::unary(m, unary->op, args[0]);
