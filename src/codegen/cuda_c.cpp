@@ -1,21 +1,27 @@
 // The CUDA C emitter (cuda_c.h): the primitives of formulas.h as CUDA C statements, and the
-// elementwise kernels built from them. Every formula comes from formulas.h; this file only says
-// how each primitive is spelled in CUDA C.
+// elementwise kernels built from them. Every formula comes from formulas.h (through
+// cuda_ops.cpp); this file only says how each primitive is spelled in CUDA C and how a kernel
+// wraps one op.
 #include "codegen/cuda_c.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
+#include "codegen/cuda_ops.h"
 #include "ember/error.h"
-#include "ir/formulas.h"
+#include "ember/float16.h"
+#include "ember/tensor_data.h"
 #include "ir/ops.h"
+#include "ir/program.h"
 
 namespace ember::codegen {
 namespace {
@@ -41,99 +47,6 @@ std::string hex_literal(F v) {
   literal.append(digits, printed.ptr);
   if (kFloat) literal += 'f';
   return literal;
-}
-
-/// Whether op is an enumerator of its op table (an op decoded from outside bytes may not be).
-template <typename Enum>
-bool in_table(Enum op) {
-  return static_cast<std::size_t>(op) < ir::kOpCount<Enum>;
-}
-
-bool has_formula(const ir::Op& op) {
-  if (const auto* unary = std::get_if<ir::Unary>(&op))
-    return in_table(unary->op) && formula::is_float_unary(unary->op);
-  if (const auto* binary = std::get_if<ir::Binary>(&op))
-    return in_table(binary->op) && formula::is_float_binary(binary->op);
-  if (const auto* activation = std::get_if<ir::Activation>(&op)) return in_table(activation->op);
-  return false;
-}
-
-bool is_identifier(std::string_view name) {
-  const auto letter = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  };
-  if (name.empty() || !letter(name.front())) return false;
-  for (const char c : name)
-    if (!letter(c) && !(c >= '0' && c <= '9')) return false;
-  return true;
-}
-
-/// How a kernel on a dtype reads and writes its elements.
-struct Storage {
-  std::string_view type;     ///< the element type of the kernel's pointers
-  std::string_view helpers;  ///< definitions the kernel needs before it (f16, bf16)
-  std::string_view load;     ///< the function reading an element into float, if any
-  std::string_view store;    ///< the function rounding a float to an element, if any
-};
-
-// The helpers are guarded, so that the sources of several kernels concatenated compile as one.
-// f16: the hardware's conversions (PTX cvt; round to nearest, ties to even, on the way back).
-constexpr std::string_view kHalfHelpers = R"(#ifndef EMBER_F16_HELPERS
-#define EMBER_F16_HELPERS
-__device__ __forceinline__ float ember_load_f16(unsigned short h) {
-  float f;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
-  return f;
-}
-__device__ __forceinline__ unsigned short ember_store_f16(float f) {
-  unsigned short h;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(f));
-  return h;
-}
-#endif
-)";
-// bf16: the high half of a float's bits, rounded to nearest, ties to even, as ember::BFloat16
-// does: a NaN stays a NaN, its payload's high bits kept, else its quiet bit set.
-constexpr std::string_view kBFloat16Helpers = R"(#ifndef EMBER_BF16_HELPERS
-#define EMBER_BF16_HELPERS
-__device__ __forceinline__ float ember_load_bf16(unsigned short h) {
-  return __uint_as_float((unsigned int)h << 16);
-}
-__device__ __forceinline__ unsigned short ember_store_bf16(float f) {
-  const unsigned int u = __float_as_uint(f);
-  if ((u & 0x7fffffffu) > 0x7f800000u) {
-    const unsigned int payload = (u >> 16) & 0x7fu;
-    return (unsigned short)(((u >> 16) & 0xff80u) | (payload != 0u ? payload : 0x40u));
-  }
-  return (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-#endif
-)";
-
-Storage storage_of(DType dtype) {
-  switch (dtype) {
-    case DType::F64:
-      return {"double", "", "", ""};
-    case DType::F32:
-      return {"float", "", "", ""};
-    case DType::F16:
-      return {"unsigned short", kHalfHelpers, "ember_load_f16", "ember_store_f16"};
-    case DType::BF16:
-      return {"unsigned short", kBFloat16Helpers, "ember_load_bf16", "ember_store_bf16"};
-    default:
-      break;
-  }
-  throw InvalidArgument(std::string("[codegen] no CUDA C storage for dtype ") +
-                        std::string(dtype_name(dtype)));
-}
-
-/// expression passed through function, or expression itself when function is empty.
-std::string call_if(std::string_view function, const std::string& expression) {
-  return function.empty() ? expression : std::string(function) + "(" + expression + ")";
-}
-
-bool has_storage(DType dtype) {
-  return dtype == DType::F64 || dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
 }
 
 }  // namespace
@@ -174,8 +87,18 @@ CudaC::Value CudaC::define(std::string_view expression) const {
   return append(f64_ ? "double" : "float", expression);
 }
 
+CudaC::Mask CudaC::define_mask(std::string_view expression) const {
+  std::string name = append("bool", expression);
+  masks_.insert(name);
+  return name;
+}
+
+std::string CudaC::literal(double c) const {
+  return f64_ ? hex_literal(c) : hex_literal(static_cast<float>(c));
+}
+
 CudaC::Value CudaC::constant(double c) const {
-  return define(f64_ ? hex_literal(c) : hex_literal(static_cast<float>(c)));
+  return define(literal(c));
 }
 
 CudaC::Value CudaC::lowest() const {
@@ -262,88 +185,179 @@ CudaC::Value CudaC::erfc(const Value& x) const {
 }
 
 CudaC::Mask CudaC::lt(const Value& a, const Value& b) const {
-  return append("bool", a + " < " + b);
+  return define_mask(a + " < " + b);
 }
 CudaC::Mask CudaC::le(const Value& a, const Value& b) const {
-  return append("bool", a + " <= " + b);
+  return define_mask(a + " <= " + b);
 }
 CudaC::Mask CudaC::gt(const Value& a, const Value& b) const {
-  return append("bool", a + " > " + b);
+  return define_mask(a + " > " + b);
 }
 CudaC::Mask CudaC::ge(const Value& a, const Value& b) const {
-  return append("bool", a + " >= " + b);
+  return define_mask(a + " >= " + b);
 }
 CudaC::Mask CudaC::eq(const Value& a, const Value& b) const {
-  return append("bool", a + " == " + b);
+  return define_mask(a + " == " + b);
+}
+CudaC::Mask CudaC::ne(const Value& a, const Value& b) const {
+  return define_mask(a + " != " + b);
 }
 CudaC::Mask CudaC::is_nan(const Value& x) const {
-  return append("bool", "isnan(" + x + ")");
+  return define_mask("isnan(" + x + ")");
+}
+CudaC::Mask CudaC::mask_and(const Mask& a, const Mask& b) const {
+  return define_mask(a + " && " + b);
+}
+CudaC::Mask CudaC::mask_or(const Mask& a, const Mask& b) const {
+  return define_mask(a + " || " + b);
+}
+CudaC::Mask CudaC::mask_xor(const Mask& a, const Mask& b) const {
+  return define_mask(a + " != " + b);
+}
+CudaC::Mask CudaC::mask_not(const Mask& a) const {
+  return define_mask("!" + a);
 }
 CudaC::Value CudaC::select(const Mask& m, const Value& a, const Value& b) const {
-  return define(m + " ? " + a + " : " + b);
+  const std::string expression = m + " ? " + a + " : " + b;
+  return is_mask(a) && is_mask(b) ? define_mask(expression) : define(expression);
 }
 
 // ---- kernels ----------------------------------------------------------------------------------
 
+namespace {
+
+/// The rounded value of s as an element of T holds it (ndarray's scalar_as), as a double.
+template <typename T>
+double rounded(const Scalar& s) {
+  T element{};
+  if (s.kind == Scalar::Kind::Float) {
+    element = detail::convert_element<T>(s.f);
+  } else if (s.kind == Scalar::Kind::Bool) {
+    element = detail::convert_element<T>(s.i != 0);
+  } else {
+    element = detail::convert_element<T>(s.i);
+  }
+  return detail::convert_element<double>(element);
+}
+
+/// A value that 0 and 1 compare with as with s, held exactly by every float type (-0.5, 0, 0.5,
+/// 1, 1.5 or NaN): ndarray compares a Bool tensor with the scalar's exact value.
+double bool_comparand(const Scalar& s) {
+  if (s.kind != Scalar::Kind::Float) {
+    if (s.i < 0) return -0.5;
+    return s.i == 0 ? 0.0 : s.i == 1 ? 1.0 : 1.5;
+  }
+  if (std::isnan(s.f)) return s.f;
+  if (s.f < 0) return -0.5;
+  if (s.f == 0) return 0.0;
+  if (s.f < 1) return 0.5;
+  return s.f == 1 ? 1.0 : 1.5;
+}
+
+/// One tensor argument of a kernel: its name and dtype.
+struct Operand {
+  std::string name;
+  DType dtype;
+};
+
+}  // namespace
+
 bool has_elementwise_kernel(const ir::Op& op, DType dtype) {
-  return has_formula(op) && has_storage(dtype);
+  return cuda::writes(op, dtype);
+}
+
+double kernel_parameter(const ir::Op& op, DType dtype) {
+  if (const auto* activation = std::get_if<ir::Activation>(&op))
+    return ir::parameter_of(*activation);
+  const std::optional<Scalar> value = ir::scalar_of(op);
+  if (!value) return 0.0;
+  if (std::holds_alternative<ir::CompareScalar>(op) && dtype == DType::Bool)
+    return bool_comparand(*value);
+  switch (dtype) {
+    case DType::F64:
+      return rounded<double>(*value);
+    case DType::F32:
+      return rounded<float>(*value);
+    case DType::F16:
+      return rounded<Half>(*value);
+    case DType::BF16:
+      return rounded<BFloat16>(*value);
+    case DType::Bool:
+      return rounded<bool>(*value);
+    default:
+      break;
+  }
+  throw InvalidArgument("[" + ir::name(op) + "] no CUDA C kernel scalar for dtype " +
+                        std::string(dtype_name(dtype)) +
+                        " (it takes f64, f32, f16, bf16 and bool)");
 }
 
 std::string elementwise_kernel(const ir::Op& op, DType dtype, std::string_view kernel_name) {
   const std::string op_name = ir::name(op);
-  if (!has_formula(op))
+  if (!cuda::writes(op, dtype))
     throw InvalidArgument("[" + op_name +
-                          "] the CUDA C emitter has no kernel for this op (it writes the float "
-                          "unary and binary ops and the activations), asked for dtype " +
-                          std::string(dtype_name(dtype)));
-  if (!has_storage(dtype))
-    throw InvalidArgument("[" + op_name + "] the CUDA C emitter has no kernel for dtype " +
-                          std::string(dtype_name(dtype)) + " (it takes f64, f32, f16 and bf16)");
-  if (!is_identifier(kernel_name))
+                          "] the CUDA C emitter has no kernel for this op on dtype " +
+                          std::string(dtype_name(dtype)) +
+                          " (it writes the float unary, binary and scalar ops, the activations and "
+                          "the comparisons on f64, f32, f16 and bf16; the Bool ops, comparisons, "
+                          "where and mask_fill on bool; casts between a float dtype and bool)");
+  if (!cuda::is_identifier(kernel_name))
     throw InvalidArgument("[" + op_name + "] kernel name \"" + std::string(kernel_name) +
                           "\" is not a C identifier");
 
-  const bool f64 = dtype == DType::F64;
-  const std::string compute = f64 ? "double" : "float";
-  const Storage storage = storage_of(dtype);
-  const std::string pointer = std::string(storage.type) + "*";
+  const auto* cast = std::get_if<ir::Cast>(&op);
+  const bool f64 = dtype == DType::F64 || (cast != nullptr && cast->dtype == DType::F64);
   const CudaC m(f64 ? DType::F64 : DType::F32, "    ");
-  const auto load = [&](std::string_view array) {
-    const std::string element = std::string(array) + "[i]";
-    return m.define(call_if(storage.load, element));
-  };
+
+  // The tensor arguments, in the signature's order; whether the kernel takes a scalar, by name.
+  std::vector<Operand> inputs;
+  std::string scalar = "parameter";
+  if (std::holds_alternative<ir::Binary>(op) || std::holds_alternative<ir::Compare>(op)) {
+    inputs = {{"a", dtype}, {"b", dtype}};
+    scalar.clear();
+  } else if (std::holds_alternative<ir::Where>(op)) {
+    inputs = {{"condition", DType::Bool}, {"a", dtype}, {"b", dtype}};
+    scalar.clear();
+  } else if (std::holds_alternative<ir::MaskFill>(op)) {
+    inputs = {{"x", dtype}, {"mask", DType::Bool}};
+    scalar = "value";
+  } else {
+    inputs = {{"x", dtype}};
+  }
+  std::vector<ir::TensorMeta> metas;
+  for (const Operand& input : inputs)
+    metas.push_back({Shape{1}, input.dtype});
+  const DType result_dtype = ir::infer(op, metas)[0].dtype;
 
   std::string parameters;
-  CudaC::Value result;
-  if (const auto* binary = std::get_if<ir::Binary>(&op)) {
-    parameters =
-        "const " + pointer + " a, const " + pointer + " b, " + pointer + " out, long long n";
-    const CudaC::Value a = load("a");
-    const CudaC::Value b = load("b");
-    result = formula::binary(m, binary->op, a, b);
-  } else {
-    parameters =
-        "const " + pointer + " x, " + pointer + " out, long long n, " + compute + " parameter";
-    const CudaC::Value x = load("x");
-    if (const auto* unary = std::get_if<ir::Unary>(&op)) {
-      result = formula::unary(m, unary->op, x);
-    } else {
-      const auto& activation = std::get<ir::Activation>(op);
-      const auto parameter = [] { return CudaC::Value("parameter"); };
-      result = formula::activation(m, activation.op, x, parameter);
-    }
+  std::string helpers;
+  std::vector<std::string> args;
+  const auto add_helpers = [&](DType d) {
+    if (helpers.find(cuda::storage_helpers(d)) == std::string::npos)
+      helpers += cuda::storage_helpers(d);
+  };
+  for (const Operand& input : inputs) {
+    parameters +=
+        "const " + std::string(cuda::storage_type(input.dtype)) + "* " + input.name + ", ";
+    add_helpers(input.dtype);
+    args.push_back(cuda::load(m, input.dtype, input.name + "[i]"));
   }
+  add_helpers(result_dtype);
+  parameters += std::string(cuda::storage_type(result_dtype)) + "* out, long long n";
+  if (!scalar.empty())
+    parameters += std::string(dtype == DType::F64 ? ", double " : ", float ") + scalar;
+  const std::string result = cuda::evaluate(m, op, dtype, args, scalar);
 
   std::string source = "// " + op_name + " on " + std::string(dtype_name(dtype)) +
                        ", written by ember's CUDA C emitter (src/codegen) from ir/formulas.h\n";
-  source += storage.helpers;
+  source += helpers;
   source += "extern \"C\" __global__ void ";
   source += kernel_name;
   source += "(" + parameters + ") {\n";
   source += "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";
   source += "       i += (long long)gridDim.x * blockDim.x) {\n";
   source += m.statements();
-  source += "    out[i] = " + call_if(storage.store, result) + ";\n";
+  source += "    out[i] = " + cuda::store(result_dtype, result) + ";\n";
   source += "  }\n}\n";
   return source;
 }

@@ -15,6 +15,7 @@
 
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 #include "ember/dtype.h"
 #include "ir/ops.h"
@@ -22,9 +23,9 @@
 namespace ember::codegen {
 
 /// The CUDA C target of the formulas (ir/formulas.h), computing in f32 or f64. Values and masks
-/// are the names of const variables (float or double, and bool) of the statements it writes.
-/// Its primitives are const, as the formulas take a const target; they append to the statements
-/// the target holds.
+/// are the names of const variables (float or double, and bool) of the statements it writes; a
+/// Bool tensor's elements are masks. Its primitives are const, as the formulas take a const
+/// target; they append to the statements the target holds.
 class CudaC {
  public:
   using Value = std::string;  ///< a float (double) variable
@@ -38,8 +39,15 @@ class CudaC {
   const std::string& statements() const { return statements_; }
   /// A new variable of the compute type holding the C expression (a load, a kernel parameter).
   Value define(std::string_view expression) const;
+  /// A new bool variable holding the C expression (a Bool element's load, "x[i] != 0").
+  Mask define_mask(std::string_view expression) const;
+  /// Whether name is a bool variable of this target's (define_mask's, a comparison's, ...).
+  bool is_mask(const std::string& name) const { return masks_.contains(name); }
 
-  /// c rounded once to the compute type, written exactly (a hexadecimal float).
+  /// The C literal of c rounded once to the compute type, written exactly (a hexadecimal float,
+  /// "0x1.6a09e6p-1f"; infinities and NaN from their bits).
+  std::string literal(double c) const;
+  /// A new variable holding literal(c).
   Value constant(double c) const;
   Value lowest() const;
 
@@ -77,7 +85,14 @@ class CudaC {
   Mask gt(const Value& a, const Value& b) const;
   Mask ge(const Value& a, const Value& b) const;
   Mask eq(const Value& a, const Value& b) const;
+  Mask ne(const Value& a, const Value& b) const;
   Mask is_nan(const Value& x) const;
+  Mask mask_and(const Mask& a, const Mask& b) const;
+  Mask mask_or(const Mask& a, const Mask& b) const;
+  Mask mask_xor(const Mask& a, const Mask& b) const;
+  Mask mask_not(const Mask& a) const;
+  /// a where m holds, else b: a value, or a mask when a and b are masks (where and mask_fill of
+  /// Bool elements).
   Value select(const Mask& m, const Value& a, const Value& b) const;
 
  private:
@@ -91,27 +106,66 @@ class CudaC {
   std::string indent_;
   mutable std::string statements_;
   mutable int variables_ = 0;
+  mutable std::unordered_set<std::string> masks_;  ///< the bool variables
 };
 
-/// Whether elementwise_kernel writes a kernel for op on dtype: op is a float ir::Unary
-/// (formula::is_float_unary), a float ir::Binary (formula::is_float_binary) or an ir::Activation,
-/// and dtype is F64, F32, F16 or BF16.
+/// Whether elementwise_kernel writes a kernel for op on dtype, the dtype of op's (first) tensor
+/// operand: x, a, or Where's a. Written from the formulas, on F64, F32, F16 and BF16 (the float
+/// dtypes) and Bool:
+///   ir::Unary         a float op (formula::unary) or IsNan, IsInf (formula::float_predicate) on
+///                     a float dtype; Not (formula::bool_not) on Bool
+///   ir::Binary        a float op (formula::binary) on a float dtype; And, Or, Xor
+///                     (formula::logical) on Bool
+///   ir::BinaryScalar  the same ops, with the scalar on either side (scalar_lhs)
+///   ir::Compare, ir::CompareScalar   every comparison (formula::compare) on a float dtype or Bool
+///   ir::Where, ir::MaskFill          a float dtype or Bool (formula::where, formula::mask_fill)
+///   ir::Cast          from a float dtype to Bool (formula::to_bool) or from Bool to a float
+///                     dtype (formula::from_bool)
+///   ir::Activation    every one (formula::activation), on a float dtype
 bool has_elementwise_kernel(const ir::Op& op, DType dtype);
 
-/// The CUDA C source of a kernel computing op elementwise on dtype, named kernel_name (a C
-/// identifier): one thread an element in a grid-stride loop over [0, n), any grid and block. T is
-/// the dtype's storage type (double, float, or unsigned short for the bits of f16 and bf16).
-///   ir::Unary, ir::Activation:  extern "C" __global__ void kernel_name(const T* x, T* out,
-///                                   long long n, C parameter)
-///   ir::Binary:                 extern "C" __global__ void kernel_name(const T* a, const T* b,
-///                                   T* out, long long n)
-/// Elements are computed in C, double for f64 and float for the others (f16 and bf16 are read
-/// into float and rounded back to nearest, ties to even, as ember's conversions do). parameter
-/// is the activation's parameter (ir::parameter_of, rounded to C), unused by the ops without one;
-/// unary ops take it too, so that every one-input kernel is launched alike. out may be x (or a or
-/// b). The sources of kernels of distinct names may be concatenated into one program. Throws
-/// InvalidArgument, naming the op and the dtype, when !has_elementwise_kernel(op, dtype), and when
-/// kernel_name is not an identifier.
+/// The CUDA C source of a kernel computing op elementwise on dtype (as has_elementwise_kernel
+/// reads it), named kernel_name (a C identifier): one thread an element in a grid-stride loop over
+/// [0, n), any grid and block. Every tensor argument holds n elements, contiguous: the kernel does
+/// not broadcast (program_kernel, cuda_program.h, does). The element types:
+///   T    the storage type of dtype: double (f64), float (f32), unsigned short (the bits of f16
+///        and bf16), unsigned char (Bool: one byte, 0 or 1; any nonzero byte reads as true, and
+///        the kernel writes 0 or 1);
+///   Out  the storage type of the result's dtype (ir::infer's): Bool for Compare, CompareScalar,
+///        IsNan, IsInf, Cast to Bool; Cast's dtype for a Cast; T otherwise;
+///   C    the scalar parameter's type: double when dtype is F64, float otherwise.
+/// The signatures, every one extern "C" __global__ void kernel_name(...):
+///   ir::Unary, ir::Activation, ir::BinaryScalar, ir::CompareScalar, ir::Cast:
+///       (const T* x, Out* out, long long n, C parameter)
+///   ir::Binary, ir::Compare:
+///       (const T* a, const T* b, Out* out, long long n)
+///   ir::Where:
+///       (const unsigned char* condition, const T* a, const T* b, T* out, long long n)
+///   ir::MaskFill:
+///       (const T* x, const unsigned char* mask, T* out, long long n, C value)
+/// parameter and value are kernel_parameter(op, dtype) rounded to C (exact: it is rounded to
+/// dtype already): the activation's parameter, the scalar of BinaryScalar, CompareScalar and
+/// MaskFill; the other one-input kernels take it unused, so that every one-input kernel is
+/// launched alike. Elements are computed in double when dtype or a Cast's dtype is F64, in float
+/// otherwise: f16 and bf16 are read into float and rounded back to nearest, ties to even, as
+/// ember's conversions do. out may be an input of its element type. The sources of kernels of
+/// distinct names may be concatenated into one program. Throws InvalidArgument, naming the op and
+/// the dtype, when !has_elementwise_kernel(op, dtype), and when kernel_name is not an identifier.
 std::string elementwise_kernel(const ir::Op& op, DType dtype, std::string_view kernel_name);
+
+/// The scalar that a kernel of op on dtype takes (elementwise_kernel's parameter or value, a
+/// program_kernel's scalar argument), as a double:
+///   ir::Activation                   ir::parameter_of(op)
+///   ir::BinaryScalar, ir::MaskFill,  op's value as a tensor of dtype holds it (ember's conversion,
+///   ir::CompareScalar                detail::convert_element: rounded once to a float dtype, 0 or
+///                                    1 for Bool), which is what ndarray computes and compares with
+///   ir::CompareScalar on Bool        where ndarray compares 0 and 1 with the value exactly: -0.5,
+///                                    0, 0.5, 1, 1.5 or NaN as the value is negative, zero, between
+///                                    0 and 1, one, above 1 or NaN, which 0 and 1 compare with as
+///                                    with the value, and which every float type holds exactly
+///   any other op                     0
+/// Throws InvalidArgument, naming the op and the dtype, for an op with a scalar on a dtype that is
+/// neither a float dtype nor Bool.
+double kernel_parameter(const ir::Op& op, DType dtype);
 
 }  // namespace ember::codegen

@@ -1,0 +1,272 @@
+// The fused-program emitter (cuda_program.h): the checks of a program, then its kernel, each
+// instruction evaluated over the CudaC target by cuda_ops.cpp, which picks its formula.
+#include "codegen/cuda_program.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "codegen/cuda_c.h"
+#include "codegen/cuda_ops.h"
+#include "ember/error.h"
+#include "ir/ops.h"
+#include "ir/program.h"
+
+namespace ember::codegen {
+namespace {
+
+/// The dtype a program's op is written on: its first tensor operand's (Where's a).
+DType operand_dtype(const ir::Op& op, std::span<const DType> args) {
+  return std::holds_alternative<ir::Where>(op) && args.size() > 1 ? args[1] : args.front();
+}
+
+std::string dtype_text(DType dtype) {
+  return std::string(dtype_name(dtype));
+}
+
+/// Why program_kernel cannot write program, or "" when it can.
+std::string refusal(const ir::Program& program) {
+  std::optional<DType> float_dtype;
+  // A float dtype besides the program's first one: the kernel computes in one type.
+  const auto mixes = [&](DType dtype) {
+    if (!is_float(dtype)) return false;
+    if (float_dtype && *float_dtype != dtype) return true;
+    float_dtype = dtype;
+    return false;
+  };
+  for (std::size_t k = 0; k < program.inputs.size(); ++k) {
+    const ir::ProgramInput& input = program.inputs[k];
+    const std::string which = "input " + std::to_string(k) + " ";
+    if (!cuda::has_storage(input.dtype))
+      return which + "has dtype " + dtype_text(input.dtype) +
+             " (a program's values are of one float dtype, f64, f32, f16 or bf16, or bool)";
+    if (mixes(input.dtype))
+      return which + "has dtype " + dtype_text(input.dtype) + ", another float dtype than " +
+             dtype_text(*float_dtype) + " (a program computes in one)";
+    if (input.broadcast.size() > kProgramMaxRank)
+      return which + "has " + std::to_string(input.broadcast.size()) + " dims, more than " +
+             std::to_string(kProgramMaxRank);
+  }
+  for (std::size_t j = 0; j < program.instructions.size(); ++j) {
+    const ir::Instruction& instruction = program.instructions[j];
+    const std::string which =
+        "instruction " + std::to_string(j) + " (" + ir::name(instruction.op) + ") ";
+    std::vector<DType> args;
+    std::vector<ir::TensorMeta> metas;
+    for (const ir::ProgramRef arg : instruction.args) {
+      const bool input = arg.kind == ir::ProgramRef::Kind::Input;
+      if (input ? arg.index >= program.inputs.size() : arg.index >= j)
+        return which + "reads " + (input ? "input " : "instruction ") + std::to_string(arg.index) +
+               ", which it cannot";
+      args.push_back(program.dtype_of(arg));
+      metas.push_back({Shape{1}, args.back()});
+    }
+    if (args.empty()) return which + "has no operands";
+    const DType dtype = operand_dtype(instruction.op, args);
+    const auto* cast = std::get_if<ir::Cast>(&instruction.op);
+    const bool same_cast = cast != nullptr && cast->dtype == dtype && cuda::has_storage(dtype);
+    if (!same_cast && !cuda::writes(instruction.op, dtype))
+      return which + "on " + dtype_text(dtype) +
+             ": the CUDA C emitter has no formula for this op on this dtype";
+    if (ir::scalar_of(instruction.op) && !instruction.constant)
+      return which + "has a scalar but no constant";
+    try {
+      const DType result = ir::infer(instruction.op, metas)[0].dtype;
+      if (result != instruction.dtype)
+        return which + "on " + dtype_text(dtype) + " gives " + dtype_text(result) + ", not " +
+               dtype_text(instruction.dtype);
+    } catch (const InvalidArgument& e) {
+      return which + "on " + dtype_text(dtype) + ": " + e.what();
+    }
+    if (mixes(instruction.dtype))
+      return which + "gives " + dtype_text(instruction.dtype) + ", another float dtype than " +
+             dtype_text(*float_dtype) + " (a program computes in one)";
+  }
+  if (program.outputs.empty()) return "the program stores nothing (no outputs)";
+  for (const uint32_t output : program.outputs)
+    if (output >= program.instructions.size())
+      return "output " + std::to_string(output) + " is no instruction of the program's " +
+             std::to_string(program.instructions.size());
+  return "";
+}
+
+/// The guarded definition of the kernel's ember_dims, KernelDims's layout.
+constexpr std::string_view kDimsDefinition = R"(#ifndef EMBER_DIMS
+#define EMBER_DIMS
+struct ember_dims {
+  long long d[8];
+};
+#endif
+)";
+static_assert(kProgramMaxRank == 8, "kDimsDefinition spells the rank out");
+
+}  // namespace
+
+KernelDims kernel_sizes(const Shape& shape) {
+  if (shape.rank() > kProgramMaxRank)
+    throw InvalidArgument("[program_kernel] shape of rank " + std::to_string(shape.rank()) +
+                          ": a program kernel takes at most " + std::to_string(kProgramMaxRank) +
+                          " dims");
+  KernelDims sizes;
+  for (std::size_t d = 0; d < shape.rank(); ++d)
+    sizes.d[d] = shape[d];
+  return sizes;
+}
+
+KernelDims broadcast_strides(const Shape& input, const Shape& output) {
+  kernel_sizes(output);  // checks the rank
+  const bool fits = input.rank() <= output.rank() && [&] {
+    for (std::size_t d = 0; d < input.rank(); ++d) {
+      const int64_t size = input[d];
+      if (size != 1 && size != output[output.rank() - input.rank() + d]) return false;
+    }
+    return true;
+  }();
+  if (!fits) {
+    std::ostringstream text;
+    text << "[program_kernel] input " << input << " does not broadcast to " << output;
+    throw InvalidArgument(text.str());
+  }
+  KernelDims strides;
+  const std::size_t lead = output.rank() - input.rank();
+  int64_t stride = 1;
+  for (std::size_t d = input.rank(); d-- > 0;) {
+    strides.d[lead + d] = input[d] == 1 ? 0 : stride;
+    stride *= input[d];
+  }
+  return strides;
+}
+
+bool has_program_kernel(const ir::Program& program) {
+  return refusal(program).empty();
+}
+
+std::string program_kernel(const ir::Program& program, std::string_view kernel_name) {
+  if (const std::string why = refusal(program); !why.empty())
+    throw InvalidArgument("[program_kernel] " + why + ", in the program " + program.describe());
+  if (!cuda::is_identifier(kernel_name))
+    throw InvalidArgument("[program_kernel] kernel name \"" + std::string(kernel_name) +
+                          "\" is not a C identifier");
+
+  bool f64 = false;
+  std::string helpers;
+  const auto uses = [&](DType dtype) {
+    f64 = f64 || dtype == DType::F64;
+    if (helpers.find(cuda::storage_helpers(dtype)) == std::string::npos)
+      helpers += cuda::storage_helpers(dtype);
+  };
+  for (const ir::ProgramInput& input : program.inputs)
+    uses(input.dtype);
+  for (const ir::Instruction& instruction : program.instructions)
+    uses(instruction.dtype);
+  const CudaC m(f64 ? DType::F64 : DType::F32, "    ");
+
+  std::string parameters;
+  const auto parameter = [&](const std::string& text) {
+    parameters += parameters.empty() ? "" : ", ";
+    parameters += text;
+  };
+  std::vector<std::string> inputs;
+  for (std::size_t k = 0; k < program.inputs.size(); ++k) {
+    const DType dtype = program.inputs[k].dtype;
+    parameter("const " + std::string(cuda::storage_type(dtype)) + "* in" + std::to_string(k));
+    inputs.push_back(
+        cuda::load(m, dtype, "in" + std::to_string(k) + "[offset" + std::to_string(k) + "]"));
+  }
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const DType dtype = program.instructions[program.outputs[k]].dtype;
+    parameter(std::string(cuda::storage_type(dtype)) + "* out" + std::to_string(k));
+  }
+  parameter("long long n");
+  parameter("int rank");
+  parameter("ember_dims sizes");
+  for (std::size_t k = 0; k < program.inputs.size(); ++k)
+    parameter("ember_dims strides" + std::to_string(k));
+
+  std::vector<std::string> results;
+  for (std::size_t j = 0; j < program.instructions.size(); ++j) {
+    const ir::Instruction& instruction = program.instructions[j];
+    std::vector<std::string> args;
+    std::vector<DType> arg_dtypes;
+    for (const ir::ProgramRef arg : instruction.args) {
+      const bool input = arg.kind == ir::ProgramRef::Kind::Input;
+      args.push_back(input ? inputs[arg.index] : results[arg.index]);
+      arg_dtypes.push_back(program.dtype_of(arg));
+    }
+    std::string scalar;
+    if (const auto* activation = std::get_if<ir::Activation>(&instruction.op)) {
+      scalar = m.literal(ir::parameter_of(*activation));
+    } else if (ir::scalar_of(instruction.op)) {
+      scalar = "scalar" + std::to_string(j);
+      parameter("double " + scalar);
+    }
+    std::string result =
+        cuda::evaluate(m, instruction.op, operand_dtype(instruction.op, arg_dtypes), args, scalar);
+    // An f16 or bf16 result is rounded to its dtype, as running the op alone stores it; where,
+    // mask_fill and casts choose among values of the dtype already (0 and 1, a rounded scalar).
+    const bool selects = std::holds_alternative<ir::Where>(instruction.op) ||
+                         std::holds_alternative<ir::MaskFill>(instruction.op) ||
+                         std::holds_alternative<ir::Cast>(instruction.op);
+    if ((instruction.dtype == DType::F16 || instruction.dtype == DType::BF16) && !selects)
+      result = cuda::load(m, instruction.dtype, cuda::store(instruction.dtype, result));
+    results.push_back(std::move(result));
+  }
+
+  std::string source = "// the fused program " + program.describe() +
+                       ", written by ember's CUDA C emitter (src/codegen) from ir/formulas.h\n";
+  source += helpers;
+  source += kDimsDefinition;
+  source += "extern \"C\" __global__ void " + std::string(kernel_name) + "(" + parameters + ") {\n";
+  source += "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";
+  source += "       i += (long long)gridDim.x * blockDim.x) {\n";
+  if (!program.inputs.empty()) {
+    // Each input's element: the coordinates of i dotted with its strides.
+    for (std::size_t k = 0; k < program.inputs.size(); ++k)
+      source += "    long long offset" + std::to_string(k) + " = 0;\n";
+    source += "    long long rest = i;\n";
+    source += "    for (int d = rank - 1; d >= 0; --d) {\n";
+    source += "      const long long coordinate = rest % sizes.d[d];\n";
+    source += "      rest /= sizes.d[d];\n";
+    for (std::size_t k = 0; k < program.inputs.size(); ++k)
+      source += "      offset" + std::to_string(k) + " += coordinate * strides" +
+                std::to_string(k) + ".d[d];\n";
+    source += "    }\n";
+  }
+  source += m.statements();
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const uint32_t output = program.outputs[k];
+    source += "    out" + std::to_string(k) +
+              "[i] = " + cuda::store(program.instructions[output].dtype, results[output]) + ";\n";
+  }
+  source += "  }\n}\n";
+  return source;
+}
+
+std::vector<double> program_scalars(const ir::Program& program, std::span<const Scalar> constants) {
+  std::vector<double> scalars;
+  for (std::size_t j = 0; j < program.instructions.size(); ++j) {
+    const ir::Instruction& instruction = program.instructions[j];
+    if (!ir::scalar_of(instruction.op)) continue;
+    if (!instruction.constant || *instruction.constant >= constants.size())
+      throw InvalidArgument("[program_kernel] instruction " + std::to_string(j) + " (" +
+                            ir::name(instruction.op) + ") has no constant among the " +
+                            std::to_string(constants.size()) + " given");
+    std::vector<DType> args;
+    for (const ir::ProgramRef arg : instruction.args)
+      args.push_back(program.dtype_of(arg));
+    if (args.empty())
+      throw InvalidArgument("[program_kernel] instruction " + std::to_string(j) + " (" +
+                            ir::name(instruction.op) + ") has no operands");
+    scalars.push_back(
+        kernel_parameter(program.bound_op(j, constants), operand_dtype(instruction.op, args)));
+  }
+  return scalars;
+}
+
+}  // namespace ember::codegen

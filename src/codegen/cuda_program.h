@@ -1,0 +1,85 @@
+// The fused-program emitter: one CUDA C kernel computing a whole ir::Program (ir/program.h), the
+// elementwise chain that the fusion decorator hands to a backend's execute_fused, each instruction
+// by its formula over the CudaC target (cuda_c.h): every input read once per element, through
+// strides that broadcast it, and only the program's outputs stored. The source compiles as
+// cuda_c.h's kernels do (NVRTC, no include path, never --use_fast_math).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ember/scalar.h"
+#include "ember/shape.h"
+#include "ir/program.h"
+
+namespace ember::codegen {
+
+/// The most dims a program kernel's output may have (a backend running them declares it as its
+/// FusionSupport::max_rank).
+inline constexpr std::size_t kProgramMaxRank = 8;
+
+/// One integer per dim of a program kernel's output: the output's sizes, or an input's element
+/// strides. It is the kernel's by-value parameter type `struct ember_dims { long long d[8]; }`,
+/// of the same layout (64 bytes, 8-byte aligned); entries from the rank on are unused.
+struct KernelDims {
+  int64_t d[kProgramMaxRank] = {};
+};
+static_assert(sizeof(KernelDims) == 64 && alignof(KernelDims) == 8);
+
+/// shape's sizes. Throws InvalidArgument when shape has more than kProgramMaxRank dims.
+KernelDims kernel_sizes(const Shape& shape);
+/// The element strides along output's dims of a contiguous (row-major) input of shape input
+/// broadcast to output (NumPy's rule, dims aligned on the right): 0 along the dims the input lacks
+/// and where it has size 1, its row-major strides elsewhere. Throws InvalidArgument when input
+/// does not broadcast to output or output has more than kProgramMaxRank dims.
+KernelDims broadcast_strides(const Shape& input, const Shape& output);
+
+/// Whether program_kernel writes program: every input, instruction result and output is of one
+/// float dtype (F64, F32, F16 or BF16) or Bool, no input has more than kProgramMaxRank dims, and
+/// every instruction is an op that elementwise_kernel writes on its operands' dtype
+/// (has_elementwise_kernel, cuda_c.h: a Unary, Binary, BinaryScalar, Compare, CompareScalar,
+/// Where, MaskFill, Cast between a float and Bool, or Activation) or a Cast to its operand's own
+/// dtype, with the result dtype ir infers for it, and with a constant where it has a scalar.
+bool has_program_kernel(const ir::Program& program);
+
+/// The CUDA C source of one kernel, named kernel_name (a C identifier), computing program over
+/// its output's shape: one thread an element in a grid-stride loop over [0, n), any grid and
+/// block. Its parameters, in order (k inputs, m outputs):
+///   const T0* in0, ..., const Tk-1* ink-1   program.inputs, each of its dtype's storage type
+///                                            (cuda_c.h: double, float, unsigned short for f16
+///                                            and bf16, unsigned char 0 / 1 for Bool)
+///   O0* out0, ..., Om-1* outm-1             program.outputs in order, each of its instruction's
+///                                            dtype: contiguous, row-major, of the output's shape
+///   long long n                              the output's element count
+///   int rank                                 the output's rank, at most kProgramMaxRank
+///   ember_dims sizes                         the output's sizes (kernel_sizes)
+///   ember_dims strides0, ..., stridesk-1     per input, its element strides along the output's
+///                                            dims: broadcast_strides for a contiguous input, 0
+///                                            along every dim it repeats along; any view's strides
+///   double scalar<j>, ...                    one per instruction j with a scalar (BinaryScalar,
+///                                            CompareScalar, MaskFill), in instruction order:
+///                                            program_scalars
+/// ember_dims is KernelDims, passed by value; the source defines it (guarded, so that several
+/// kernels' sources concatenate into one program). Element i of the output reads input k at
+/// sum over d < rank of c_d * strides_k.d[d], with c the coordinates of i in sizes: any dims
+/// whose strides allow it may be merged (a contiguous program of any shape runs as rank 1,
+/// sizes {n}, a full input's strides {1}, a one-element input's {0}), which saves the kernel its
+/// divisions. A program's float values are computed in double for F64 and in float otherwise;
+/// each F16 or BF16 instruction result is rounded to its dtype, as the same ops run one by one
+/// would round it. An activation's parameter is written into the source (the program holds it).
+/// Throws InvalidArgument, naming the instruction, its op and dtype, where
+/// !has_program_kernel(program), and when kernel_name is not an identifier.
+std::string program_kernel(const ir::Program& program, std::string_view kernel_name);
+
+/// The scalar arguments of the kernel of program (has_program_kernel) for an execution with
+/// constants (those that execute_fused receives): for each instruction j with a scalar, in order,
+/// kernel_parameter(program.bound_op(j, constants), dtype of j's first operand) (cuda_c.h: the
+/// scalar as a tensor of that dtype holds it). Throws InvalidArgument when such an instruction has
+/// no constant, or one past constants.
+std::vector<double> program_scalars(const ir::Program& program, std::span<const Scalar> constants);
+
+}  // namespace ember::codegen
