@@ -24,7 +24,8 @@
 //   ne(a, b) -> Mask                C++'s !=: true where either is NaN
 //   is_nan(x) -> Mask
 //   mask_and mask_or mask_xor (Mask a, Mask b), mask_not(Mask a) -> Mask
-//   select(Mask m, a, b)            a where m holds, else b
+//   select(Mask m, a, b)            a where m holds, else b; a and b may be masks (where and
+//                                   mask_fill of Bool values), the result then a mask
 // The formulas themselves are in formulas-inl.h, which this header includes into ember::formula: a
 // SIMD target whose code is compiled once per instruction set includes it again into each set's
 // namespace, so that the formulas are compiled for that set too (simd_math-inl.h).
