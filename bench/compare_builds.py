@@ -10,6 +10,7 @@ faster), and writes it to bench/results/compare.md.
 
 import argparse
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -43,6 +44,14 @@ def cnn_seconds(build_dir, threads, args):
     if args.device:
         command += ["--device", args.device]
     return 1.0 / bd.run_json_line(command, bd.ember_env(threads))["samples_per_s"]
+
+
+def knows(build_dir, workload):
+    """Whether the build's op_bench has the workload's op: a commit older than a workload (the
+    activations joined op_bench during the one-definition issue) leaves its row out."""
+    command = [bd.ember_program(build_dir, "op_bench"), *run_ops.op_bench_flags(workload.spec),
+               "--benchmark_list_tests=true"]
+    return subprocess.run(command, capture_output=True, text=True).returncode == 0
 
 
 def alternate(measure, rounds):
@@ -84,6 +93,11 @@ def main():
     rows = []
     for threads in bd.thread_counts(args.threads):
         for workload in chosen:
+            missing = [side for side, build in builds.items() if not knows(build, workload)]
+            if missing:
+                print(f"{workload.label}: not in the {' and '.join(missing)} build, left out",
+                      flush=True)
+                continue
             print(f"{workload.label}, {threads} threads", flush=True)
             seconds = alternate(lambda side: op_seconds(builds[side], workload, threads, args),
                                 args.rounds)

@@ -200,12 +200,8 @@ class Tensor {
   }
   Tensor clamp_min(Scalar lo) const requires Numeric<K> { return wrap(ops::clamp_min(h_, lo)); }
   Tensor clamp_max(Scalar hi) const requires Numeric<K> { return wrap(ops::clamp_max(h_, hi)); }
-  Tensor maximum(const Tensor& o) const requires Numeric<K> {
-    return wrap(ops::maximum(h_, o.h_));
-  }
-  Tensor minimum(const Tensor& o) const requires Numeric<K> {
-    return wrap(ops::minimum(h_, o.h_));
-  }
+  Tensor maximum(const Tensor& o) const requires Numeric<K> { return wrap(ops::maximum(h_, o.h_)); }
+  Tensor minimum(const Tensor& o) const requires Numeric<K> { return wrap(ops::minimum(h_, o.h_)); }
   /// Batched matmul; batch dims broadcast.
   Tensor matmul(const Tensor& o) const requires(Numeric<K>&& D >= 2) {
     return wrap(ops::matmul(h_, o.h_));

@@ -5,6 +5,7 @@
 // (stream.h).
 #pragma once
 
+#include <cstdint>
 #include <span>
 
 #include "backends/backend.h"
@@ -12,9 +13,21 @@
 
 namespace ember::fusion {
 
-/// Whether op over inputs (one output, outputs[0]) may be queued and fused on a backend that
-/// declares support.
-bool is_fusible(const ir::Op& op, std::span<const backend::Operand> inputs,
-                std::span<const ir::TensorMeta> outputs, const backend::FusionSupport& support);
+/// A backend's FusionSupport in the form the decorator asks on every op: the dtypes as bits.
+class FusibleOps {
+ public:
+  explicit FusibleOps(const backend::FusionSupport& support);
+
+  /// Whether op over inputs (one output, outputs[0]) may be queued and fused.
+  bool admits(const ir::Op& op, std::span<const backend::Operand> inputs,
+              std::span<const ir::TensorMeta> outputs) const;
+
+ private:
+  bool declared(DType dtype) const { return (dtypes_ >> static_cast<unsigned>(dtype)) & 1u; }
+
+  uint32_t dtypes_ = 0;  ///< bit d: DType d is declared
+  std::size_t max_rank_;
+  bool (*fuses_op_)(const ir::Op&);
+};
 
 }  // namespace ember::fusion

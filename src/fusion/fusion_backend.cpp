@@ -61,8 +61,8 @@ FusionBackend::FusionBackend(std::unique_ptr<backend::Backend> inner)
 FusionBackend::FusionBackend(std::unique_ptr<backend::Backend> inner, FusionOptions options)
     : inner_(std::move(inner)),
       options_(options),
-      support_(inner_->fusion_support()),
-      executor_(*inner_, support_.runs_programs),
+      fusible_(inner_->fusion_support()),
+      executor_(*inner_, inner_->fusion_support().runs_programs),
       id_(next_backend_id()) {
   if (options_.max_queued == 0) throw InvalidArgument("[fusion] max_queued must be at least 1");
 }
@@ -77,7 +77,7 @@ FusionBackend::~FusionBackend() {
 backend::Outputs FusionBackend::execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                                         std::span<const ir::TensorMeta> outputs) {
   std::vector<backend::Operand> storage;
-  if (!options_.enabled || !is_fusible(op, inputs, outputs, support_))
+  if (!options_.enabled || !fusible_.admits(op, inputs, outputs))
     return inner_->execute(op, resolved(inputs, nullptr, storage), outputs);
   Stream& stream = this_thread_stream();
   // Another stream's buffer is computed now, before this stream is locked: a thread never

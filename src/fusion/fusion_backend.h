@@ -19,6 +19,7 @@
 
 #include "backends/backend.h"
 #include "fusion/executor.h"
+#include "fusion/fusible.h"
 #include "fusion/program_cache.h"
 
 namespace ember::fusion {
@@ -93,8 +94,8 @@ class FusionBackend final : public backend::Backend {
 
   std::unique_ptr<backend::Backend> inner_;
   FusionOptions options_;
-  /// inner_'s, asked once: execute consults it on every op.
-  backend::FusionSupport support_;
+  /// inner_'s FusionSupport, asked once: execute consults it on every op.
+  FusibleOps fusible_;
   Executor executor_;
   /// Tells this backend's streams apart in each thread's table of streams; never reused.
   uint64_t id_;

@@ -292,12 +292,16 @@ HWY_INLINE void MapFormula(const T* x, T* out, int64_t n, const VecFn& vec,
   HWY_ALIGN T input[HWY_MAX_BYTES / sizeof(T)] = {};
   HWY_ALIGN T result[HWY_MAX_BYTES / sizeof(T)];
   uint8_t valid[(HWY_MAX_BYTES / sizeof(T) + 7) / 8];
+  // One target for the loop, its flags reset for each vector from a mask built once (a tiny
+  // tensor's op is a few vectors: the loop's fixed costs show).
+  const HwyMath<decltype(d)> m(d);
+  const auto all_valid = m.valid;
   for (int64_t i = 0; i < n; i += lanes) {
     const int64_t count = std::min(lanes, n - i);
     const bool whole = count == lanes;
     if (!whole) std::copy(x + i, x + n, input);
     const auto v = whole ? hn::LoadU(d, x + i) : hn::Load(d, input);
-    const HwyMath<decltype(d)> m(d);
+    m.valid = all_valid;
     const auto y = vec(m, v);
     if (whole && hn::AllTrue(d, m.valid)) {
       hn::StoreU(y, d, out + i);
