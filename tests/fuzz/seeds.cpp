@@ -1,6 +1,6 @@
 // Writes the fuzz targets' seed corpora with ember's own writers (docs/fuzzing.md):
 //
-//   ember_fuzz_seeds DIR   writes DIR/safetensors/*, DIR/idx/* and DIR/device_name/*
+//   ember_fuzz_seeds DIR   writes DIR/safetensors/*, DIR/idx/*, DIR/device_name/* and DIR/npy/*
 //
 // tests/fuzz/corpus/ holds its output, committed: a few small valid files per target, from
 // which libFuzzer's mutations reach the parsers' deeper checks sooner than from nothing.
@@ -16,6 +16,7 @@
 
 #include "ember/data/idx.h"
 #include "ember/dispatch_device.h"
+#include "ember/record/numpy.h"
 #include "ember/record/safetensors.h"
 
 namespace {
@@ -51,6 +52,28 @@ void write_safetensors_seeds(const fs::path& dir) {
   ember::record::save_safetensors(
       Record{{{"scalar", iota(Shape{}, DType::I64)}, {"empty", iota(Shape{0, 4}, DType::F16)}}, {}},
       dir / "scalar_and_empty.safetensors");
+}
+
+void write_npy_seeds(const fs::path& dir) {
+  namespace record = ember::record;
+  for (const DType dtype : ember::kAllDTypes) {
+    if (dtype == DType::BF16) continue;  // NumPy has no bfloat16
+    std::ostringstream name;
+    name << dtype << "_2x3.npy";
+    record::save_npy(dir / name.str(), iota(Shape{2, 3}, dtype));
+  }
+  record::save_npy(dir / "i64_scalar.npy", iota(Shape{}, DType::I64));
+  record::save_npy(dir / "f16_0x4.npy", iota(Shape{0, 4}, DType::F16));
+  // The same header with the descr big-endian and fortran_order True (one byte shorter, padded
+  // with a space): the byte swap and the transpose.
+  std::vector<std::byte> swapped = record::serialize_npy(iota(Shape{3, 2}, DType::I32));
+  std::string text(reinterpret_cast<const char*>(swapped.data()), swapped.size());
+  text.replace(text.find("'<i4'"), 5, "'>i4'");
+  text.replace(text.find("False"), 5, "True ");
+  std::ofstream(dir / "i32_3x2_big_endian_fortran.npy", std::ios::binary) << text;
+  const std::vector<record::NamedData> arrays = {{"weight", iota(Shape{2, 2}, DType::F32)},
+                                                 {"step", iota(Shape{1}, DType::I64)}};
+  record::save_npz(dir / "stored.npz", arrays);
 }
 
 void write_idx_seeds(const fs::path& dir) {
@@ -109,17 +132,19 @@ void write_device_name_seeds(const fs::path& dir) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: %s DIR (writes DIR/safetensors, DIR/idx, DIR/device_name)\n",
+    std::fprintf(stderr,
+                 "usage: %s DIR (writes DIR/safetensors, DIR/idx, DIR/device_name, DIR/npy)\n",
                  argv[0]);
     return 2;
   }
   const fs::path root = argv[1];
   try {
-    for (const char* target : {"safetensors", "idx", "device_name"})
+    for (const char* target : {"safetensors", "idx", "device_name", "npy"})
       fs::create_directories(root / target);
     write_safetensors_seeds(root / "safetensors");
     write_idx_seeds(root / "idx");
     write_device_name_seeds(root / "device_name");
+    write_npy_seeds(root / "npy");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
