@@ -70,7 +70,10 @@ Bytes zip_of(const std::vector<ZipMember>& members) {
       put_le(*out, member.name.size(), 2);
       put_le(*out, 0, 2);  // extra
       if (central) {
-        put_le(*out, 0, 2 + 2 + 2 + 4);  // comment, disk, attributes
+        put_le(*out, 0, 2);  // comment
+        put_le(*out, 0, 2);  // disk
+        put_le(*out, 0, 2);  // internal attributes
+        put_le(*out, 0, 4);  // external attributes
         put_le(*out, offset, 4);
       }
       put_text(*out, member.name);
