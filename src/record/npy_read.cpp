@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "ember/record/numpy.h"
+#include "ember/tensor_bytes.h"
 #include "npy_format.h"
 
 namespace ember::record {
@@ -53,20 +54,6 @@ std::vector<std::byte> fortran_to_c(const std::vector<std::byte>& values, const 
   return out;
 }
 
-/// The bytes of shape's values, or nullopt when a dim's byte stride or the total exceeds int64:
-/// the rule TensorData enforces (src/core/tensor_bytes.h, which this layer may not include),
-/// checked here so that the refusal names the file.
-std::optional<int64_t> checked_bytes(const Shape& shape, DType dtype) {
-  int64_t bytes = static_cast<int64_t>(dtype_size(dtype));
-  int64_t stride = bytes;
-  for (std::size_t i = shape.rank(); i-- > 0;) {
-    const int64_t dim = shape[i];
-    if (dim < 0 || __builtin_mul_overflow(bytes, dim, &bytes)) return std::nullopt;
-    if (i > 0 && __builtin_mul_overflow(stride, dim == 0 ? 1 : dim, &stride)) return std::nullopt;
-  }
-  return bytes;
-}
-
 uint32_t little_endian(std::span<const std::byte> bytes) {
   uint32_t value = 0;
   for (std::size_t i = bytes.size(); i-- > 0;)
@@ -98,7 +85,7 @@ TensorData deserialize_npy_with(std::span<const std::byte> file, const Failure& 
   const std::string_view text(reinterpret_cast<const char*>(file.data() + prefix), header_length);
   const NpyHeader header = parse_npy_header(text, fail);
 
-  const auto needed = checked_bytes(header.shape, header.dtype);
+  const auto needed = checked_tensor_bytes(header.shape, header.dtype);
   if (!needed)
     fail("header field 'shape': ", header.shape, " of ", header.dtype,
          " is too large: its bytes do not fit in int64");
