@@ -52,15 +52,16 @@ namespace ember::formula {
 #include "ir/formulas-inl.h"
 
 /// Every primitive of the list above, by name: the one list the usage probe below follows.
-#define EMBER_FORMULA_PRIMITIVES(X)                                                              \
-  X(constant)                                                                                    \
-  X(lowest)                                                                                      \
-  X(add)                                                                                         \
-  X(sub)                                                                                         \
-  X(mul) X(div) X(mul_add) X(min) X(max) X(pow) X(fmod) X(neg) X(abs) X(sqrt) X(floor) X(ceil)   \
-      X(round) X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos) X(tan) X(tanh) X(erf) X(erfc) X(lt) \
-          X(le) X(gt) X(ge) X(eq) X(ne) X(is_nan) X(mask_and) X(mask_or) X(mask_xor) X(mask_not) \
-              X(select)
+/// (clang-format is off for it: its layout of this list changed from one run to the next.)
+// clang-format off
+#define EMBER_FORMULA_PRIMITIVES(X)                                                            \
+  X(constant) X(lowest)                                                                        \
+  X(add) X(sub) X(mul) X(div) X(mul_add) X(min) X(max) X(pow) X(fmod)                          \
+  X(neg) X(abs) X(sqrt) X(floor) X(ceil) X(round)                                              \
+  X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos) X(tan) X(tanh) X(erf) X(erfc)                  \
+  X(lt) X(le) X(gt) X(ge) X(eq) X(ne) X(is_nan)                                                \
+  X(mask_and) X(mask_or) X(mask_xor) X(mask_not) X(select)
+// clang-format on
 
 enum class Primitive : uint8_t {
 #define EMBER_PRIMITIVE_ENUMERATOR(name) name,
