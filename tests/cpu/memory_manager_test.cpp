@@ -10,11 +10,13 @@
 #include <utility>
 #include <vector>
 
-#include "backends/cpu/memory_manager.h"
+#include "backends/pools/memory_manager.h"
 #include "cpu_test_util.h"
 
-namespace ember::cpu {
+namespace ember::pools {
 namespace {
+
+namespace test = cpu::test;
 
 using test::KiB;
 using test::MiB;
@@ -320,4 +322,4 @@ TEST(MemoryManager, SeveralThreadsAllocateAndFreeAtOnce) {
 }
 
 }  // namespace
-}  // namespace ember::cpu
+}  // namespace ember::pools

@@ -9,11 +9,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/cpu/sliced_pool.h"
+#include "backends/pools/sliced_pool.h"
 #include "cpu_test_util.h"
 
-namespace ember::cpu {
+namespace ember::pools {
 namespace {
+
+namespace test = cpu::test;
 
 constexpr std::size_t kPage = 4096;
 constexpr std::size_t kGranule = 64;
@@ -243,4 +245,4 @@ TEST(SlicedPool, RecycledSlicesPastTheCacheGoToTheTrees) {
 }
 
 }  // namespace
-}  // namespace ember::cpu
+}  // namespace ember::pools

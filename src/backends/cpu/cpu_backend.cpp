@@ -1,22 +1,45 @@
 #include "backends/cpu/cpu_backend.h"
 
+#include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "backends/cpu/memory_manager.h"
+#include "backends/flex/allocator.h"
 #include "backends/flex/flex_backend.h"
+#include "backends/pools/memory_manager.h"
 #include "fusion/fusion_backend.h"
 
 namespace ember::cpu {
 namespace {
 
+using pools::MemoryManager;
+
+/// The pools as flex's allocator.
+class PooledAllocator final : public flex::Allocator {
+ public:
+  static_assert(MemoryManager::kAlignment == flex::Allocator::kAlignment);
+
+  explicit PooledAllocator(std::shared_ptr<MemoryManager> memory) : memory_(std::move(memory)) {}
+  std::byte* allocate(std::size_t bytes) override { return memory_->allocate(bytes); }
+  void deallocate(std::byte* data, std::size_t bytes) noexcept override {
+    memory_->deallocate(data, bytes);
+  }
+
+ private:
+  std::shared_ptr<MemoryManager> memory_;
+};
+
 /// flex with the pools as its allocator: every call goes to flex but the memory calls, which go
 /// to the pools.
 class CpuBackend final : public backend::Backend {
  public:
-  CpuBackend() : memory_(std::make_shared<MemoryManager>()), flex_(memory_) {}
+  CpuBackend()
+      : memory_(std::make_shared<MemoryManager>()),
+        flex_(std::make_shared<PooledAllocator>(memory_)) {}
 
   std::string name() const override { return "cpu"; }
   std::string description() const override {

@@ -1,4 +1,5 @@
-// MemoryManager: the cpu backend's allocator (docs/backends/cpu.md). Sliced pools by size class,
+// MemoryManager: the allocator of the cpu and cuda backends (docs/backends/cpu.md), over the pages
+// of one PageSource (host memory, or a GPU's). Sliced pools by size class,
 // installed in this order:
 //   small   allocations up to 256 KiB: slices of 64-byte granules carved from 2 MiB pages;
 //   medium  allocations up to 4 MiB: slices of 4 KiB granules carved from 32 MiB pages;
@@ -6,8 +7,8 @@
 //           one pool per class, installed when the class is first used.
 // Freed slices and pages stay in their pool for later allocations, so a loop that allocates the
 // same sizes reserves nothing new after its first round; cleanup() gives pages without live
-// slices back to the OS. While a thread is in persistent mode its allocations bypass the pools:
-// exact-size blocks from the OS (for weights), returned to the OS when freed.
+// slices back to the source. While a thread is in persistent mode its allocations bypass the pools:
+// exact-size blocks from the source (for weights), returned to it when freed.
 // Thread-safe: every call takes one mutex.
 #pragma once
 
@@ -19,14 +20,16 @@
 #include <unordered_set>
 #include <vector>
 
-#include "backends/cpu/sliced_pool.h"
-#include "backends/flex/allocator.h"
+#include <string>
+#include "backends/pools/sliced_pool.h"
+
+#include "backends/pools/page_source.h"
 #include "core/lean_mutex.h"
 #include "ember/memory.h"
 
-namespace ember::cpu {
+namespace ember::pools {
 
-class MemoryManager final : public flex::Allocator {
+class MemoryManager {
  public:
   static constexpr std::size_t kSmallPageSize = std::size_t{2} << 20;
   static constexpr std::size_t kSmallMaxAlloc = std::size_t{256} << 10;
@@ -34,30 +37,35 @@ class MemoryManager final : public flex::Allocator {
   static constexpr std::size_t kMediumPageSize = std::size_t{32} << 20;
   static constexpr std::size_t kMediumMaxAlloc = std::size_t{4} << 20;
   static constexpr std::size_t kMediumGranularity = std::size_t{4} << 10;
-  static_assert(kSmallGranularity % flex::Allocator::kAlignment == 0 &&
-                SlicedPool::kSliceAlignment == flex::Allocator::kAlignment);
+  /// Alignment of every allocation, in bytes.
+  static constexpr std::size_t kAlignment = SlicedPool::kSliceAlignment;
+  static_assert(kSmallGranularity % kAlignment == 0);
 
-  /// Installs the small and medium pools (no pages yet).
-  MemoryManager();
+  /// Installs the small and medium pools (no pages yet) over pages. device names the device in
+  /// messages ("cpu", "cuda:0").
+  explicit MemoryManager(std::shared_ptr<PageSource> pages = host_pages(),
+                         std::string device = "cpu");
 
   /// bytes from the pool of their size class, or from persistent storage when the calling thread
-  /// is in persistent mode. When the OS refuses, the free pages are given back and the request
+  /// is in persistent mode. When the source refuses, the free pages are given back and the request
   /// tried once more; then ExecutionError naming bytes and what the pools hold.
-  std::byte* allocate(std::size_t bytes) override;
+  std::byte* allocate(std::size_t bytes);
   /// Gives back data with the bytes allocate was given (which name its pool).
-  void deallocate(std::byte* data, std::size_t bytes) noexcept override;
+  void deallocate(std::byte* data, std::size_t bytes) noexcept;
 
   /// Turns persistent mode on or off for the calling thread. Modes nest: each on needs its off,
   /// and an off without an on does nothing. Per thread, so that a thread building a model's
   /// weights does not send another thread's activations to persistent storage.
   void set_persistent(bool on);
-  /// Gives every page without a live slice back to the OS; live allocations stay where they are.
+  /// Gives every page without a live slice back to the source; live allocations stay where they
+  /// are.
   void cleanup();
 
   /// One report per pool, in installation order.
   std::vector<SlicedPoolReport> report() const;
   /// Live allocations (pooled and persistent), the bytes they asked for, the rounding they were
-  /// given on top (bytes_padding), and every byte held from the OS (pages and persistent blocks).
+  /// given on top (bytes_padding), and every byte held from the source (pages and persistent
+  /// blocks).
   MemoryPoolUsage usage() const;
 
  private:
@@ -76,6 +84,8 @@ class MemoryManager final : public flex::Allocator {
   /// The pool of bytes's size class (installing a large class's pool on first use).
   SlicedPool& pool_for(std::size_t bytes);
 
+  std::shared_ptr<PageSource> pages_;
+  std::string device_;
   mutable detail::LeanMutex mutex_;  // guards everything below; lean (taken on every op)
   std::vector<std::unique_ptr<SlicedPool>> pools_;
   /// The live persistent blocks; every other live block is pooled.
@@ -87,4 +97,4 @@ class MemoryManager final : public flex::Allocator {
   std::size_t persistent_bytes_ = 0;
 };
 
-}  // namespace ember::cpu
+}  // namespace ember::pools

@@ -1,12 +1,12 @@
-// SlicedPool: one memory pool of the cpu backend. It takes pages of one size from the OS and
+// SlicedPool: one memory pool of the cpu and cuda backends. It takes pages of one size from its
+// PageSource (the OS, or a device) and
 // carves them into slices: an allocation takes the best-fitting free slice (the smallest that is
 // large enough, the lowest address among equals) and splits off what it does not need; a freed
 // slice merges with its free neighbours, so a page whose slices are all freed is one free slice
 // again. A slice freed through recycle() is first kept whole in a small cache by size, which the
 // next allocation of that size takes without touching the trees (the cache is emptied into the
 // trees before a new page is taken and before pages are released, so it never costs a page).
-// Memory goes back to the OS only through release_free_pages(). Pages of 4 MiB or more start on a
-// 2 MiB boundary and are offered to the kernel for transparent huge pages. Under AddressSanitizer
+// Memory goes back to the source only through release_free_pages(). Under AddressSanitizer
 // every byte not handed out is poisoned, so ASan still catches a use after free or a read past a
 // tensor's end. Not thread-safe: the MemoryManager owning the pools serializes every call.
 #pragma once
@@ -16,13 +16,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <utility>
 #include <vector>
 
+#include "backends/pools/page_source.h"
 #include "ember/memory.h"
 
-namespace ember::cpu {
+namespace ember::pools {
 
 class SlicedPool {
  public:
@@ -32,7 +34,9 @@ class SlicedPool {
   /// A pool of page_size-byte pages whose slices are whole multiples of slice_granularity
   /// (a multiple of kSliceAlignment dividing page_size). A granularity of page_size makes a pool
   /// of dedicated pages: one allocation per page.
-  SlicedPool(std::size_t page_size, std::size_t slice_granularity);
+  /// Pages come from pages (host memory by default).
+  SlicedPool(std::size_t page_size, std::size_t slice_granularity,
+             std::shared_ptr<PageSource> pages = host_pages());
   ~SlicedPool();
   SlicedPool(const SlicedPool&) = delete;
   SlicedPool& operator=(const SlicedPool&) = delete;
@@ -48,17 +52,17 @@ class SlicedPool {
   }
 
   /// A slice of slice_size(bytes) bytes (bytes <= page_size()): a free one when one is large
-  /// enough, else carved from a new page. Throws std::bad_alloc when the OS refuses a page.
+  /// enough, else carved from a new page. Throws std::bad_alloc when the source refuses a page.
   std::byte* allocate(std::size_t bytes);
   /// Frees the slice at data, which allocate returned and which is live.
   void free(std::byte* data);
   /// Frees the slice at data, which allocate(bytes) returned and which is live, keeping it whole
   /// for the next allocation of its size when it is small and the cache of its size has room.
   void recycle(std::byte* data, std::size_t bytes) noexcept;
-  /// Gives every page without a live slice back to the OS; returns the bytes released.
+  /// Gives every page without a live slice back to the source; returns the bytes released.
   std::size_t release_free_pages();
 
-  /// Bytes held from the OS: pages * page_size.
+  /// Bytes held from the source: pages * page_size.
   std::size_t reserved_bytes() const { return pages_.size() * page_size_; }
   /// page_size, pages now, most pages held at once, largest allocation served (bytes asked for).
   SlicedPoolReport report() const;
@@ -101,6 +105,11 @@ class SlicedPool {
   /// Frees every cached slice into the trees (merging it with its free neighbours).
   void flush_cache();
   PageEntry& new_page();
+  std::uintptr_t page_from_source();
+  void page_to_source(std::uintptr_t base) noexcept;
+  /// ASan poisoning, of host memory only (a device's addresses have no shadow to poison).
+  void poison_if_host(std::uintptr_t address, std::size_t bytes) const;
+  void unpoison_if_host(std::uintptr_t address, std::size_t bytes) const;
   PageEntry& page_of(std::uintptr_t address);
   /// Marks the free slice at offset of page live, splitting off the rest of it as a free slice.
   void take(PageEntry& page, std::size_t offset, std::size_t size);
@@ -122,6 +131,8 @@ class SlicedPool {
 
   std::size_t page_size_;
   std::size_t granularity_;
+  std::shared_ptr<PageSource> pages_source_;
+  bool poisons_;
   std::map<std::uintptr_t, Page> pages_;  ///< By base address.
   FreeIndex free_slices_;
   /// Spare nodes, at most kSpareNodes of each (reserved up front: keeping one never allocates).
@@ -133,4 +144,4 @@ class SlicedPool {
   std::size_t largest_alloc_ = 0;
 };
 
-}  // namespace ember::cpu
+}  // namespace ember::pools

@@ -1,4 +1,4 @@
-#include "backends/cpu/memory_manager.h"
+#include "backends/pools/memory_manager.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,7 @@
 
 #include "ember/error.h"
 
-namespace ember::cpu {
+namespace ember::pools {
 namespace {
 
 /// Pools installed by the constructor, before any large class.
@@ -30,20 +30,12 @@ std::size_t persistent_block_size(std::size_t bytes) {
   return std::max<std::size_t>(bytes, 1);
 }
 
-std::byte* persistent_block_from_os(std::size_t bytes) {
-  return static_cast<std::byte*>(
-      ::operator new (bytes, std::align_val_t{flex::Allocator::kAlignment}));
-}
-
-void persistent_block_to_os(std::byte* data) noexcept {
-  ::operator delete (data, std::align_val_t{flex::Allocator::kAlignment});
-}
-
 }  // namespace
 
-MemoryManager::MemoryManager() {
-  pools_.push_back(std::make_unique<SlicedPool>(kSmallPageSize, kSmallGranularity));
-  pools_.push_back(std::make_unique<SlicedPool>(kMediumPageSize, kMediumGranularity));
+MemoryManager::MemoryManager(std::shared_ptr<PageSource> pages, std::string device)
+    : pages_(std::move(pages)), device_(std::move(device)) {
+  pools_.push_back(std::make_unique<SlicedPool>(kSmallPageSize, kSmallGranularity, pages_));
+  pools_.push_back(std::make_unique<SlicedPool>(kMediumPageSize, kMediumGranularity, pages_));
 }
 
 std::byte* MemoryManager::allocate(std::size_t bytes) {
@@ -60,11 +52,11 @@ std::byte* MemoryManager::allocate(std::size_t bytes) {
     return allocate_locked(bytes);
   } catch (const std::bad_alloc&) {
     const MemoryPoolUsage held = usage_locked();
-    throw ExecutionError("[cpu] out of memory: cannot allocate " + std::to_string(bytes) +
-                         " bytes, even after giving every free page back; the pools hold " +
-                         std::to_string(held.bytes_reserved) + " bytes (" +
-                         std::to_string(held.bytes_in_use) + " in use by " +
-                         std::to_string(held.number_allocs) + " tensors)");
+    throw ExecutionError(
+        "[" + device_ + "] out of memory: cannot allocate " + std::to_string(bytes) +
+        " bytes, even after giving every free page back; the pools hold " +
+        std::to_string(held.bytes_reserved) + " bytes (" + std::to_string(held.bytes_in_use) +
+        " in use by " + std::to_string(held.number_allocs) + " tensors)");
   }
 }
 
@@ -73,11 +65,11 @@ std::byte* MemoryManager::allocate_locked(std::size_t bytes) {
   std::size_t reserved = 0;
   if (persistent_on_this_thread()) {
     reserved = persistent_block_size(bytes);
-    data = persistent_block_from_os(reserved);
+    data = pages_->take(reserved, kAlignment);
     try {
       persistent_blocks_.insert(data);
     } catch (...) {
-      persistent_block_to_os(data);
+      pages_->give_back(data, reserved, kAlignment);
       throw;
     }
     persistent_bytes_ += reserved;
@@ -101,7 +93,7 @@ void MemoryManager::deallocate(std::byte* data, std::size_t bytes) noexcept {
   if (!persistent_blocks_.empty() && persistent_blocks_.erase(data) == 1) {
     reserved = persistent_block_size(bytes);
     persistent_bytes_ -= reserved;
-    persistent_block_to_os(data);
+    pages_->give_back(data, reserved, kAlignment);
   } else {
     SlicedPool& pool = *find_pool(bytes);  // installed when the block was allocated
     reserved = pool.slice_size(bytes);
@@ -171,7 +163,7 @@ SlicedPool* MemoryManager::find_large_pool(std::size_t bytes) const {
 SlicedPool& MemoryManager::pool_for(std::size_t bytes) {
   if (SlicedPool* pool = find_pool(bytes)) return *pool;
   const std::size_t page_size = large_class_page_size(bytes);
-  return *pools_.emplace_back(std::make_unique<SlicedPool>(page_size, page_size));
+  return *pools_.emplace_back(std::make_unique<SlicedPool>(page_size, page_size, pages_));
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::pools

@@ -1,13 +1,13 @@
-#include "backends/cpu/sliced_pool.h"
+#include "backends/pools/sliced_pool.h"
 
 #include <algorithm>
 #include <iterator>
 #include <new>
+#include <utility>
 
 #include <sanitizer/asan_interface.h>
-#include <sys/mman.h>
 
-namespace ember::cpu {
+namespace ember::pools {
 namespace {
 
 // Under AddressSanitizer the bytes a pool holds but has not handed out are poisoned, so a kernel
@@ -20,54 +20,26 @@ void unpoison(std::uintptr_t address, std::size_t bytes) {
   ASAN_UNPOISON_MEMORY_REGION(reinterpret_cast<void*>(address), bytes);
 }
 
-/// A huge page on x86-64.
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
-/// Pages of this size or more (the medium and large pools') start on a huge-page boundary and are
-/// offered for transparent huge pages. The small pool's 2 MiB pages are not: backed whole at their
-/// first touch, they raised the CNN training's peak memory by up to a fifth, and the tensors they
-/// hold (256 KiB at most) are too small to stream.
-constexpr std::size_t kHugePagesFrom = std::size_t{4} << 20;
-
-std::align_val_t page_alignment(std::size_t bytes) {
-  return std::align_val_t{bytes >= kHugePagesFrom ? kHugePage : SlicedPool::kSliceAlignment};
-}
-
-/// Asks for transparent huge pages where the kernel gives them only on request (THP "madvise",
-/// Debian's default): a tensor streamed from memory then crosses no 4 KiB page boundaries, at
-/// which the hardware prefetchers stop. On a Zen 4 VM a sum along the rows of a 64 MiB tensor ran
-/// 1.2-1.3x as fast (docs/benchmarks.md). Advice only: a kernel without THP ignores it.
-void advise_huge_pages(std::uintptr_t base, std::size_t bytes) {
-  if (bytes >= kHugePagesFrom) madvise(reinterpret_cast<void*>(base), bytes, MADV_HUGEPAGE);
-}
-
-std::uintptr_t page_from_os(std::size_t bytes) {
-  const auto base = reinterpret_cast<std::uintptr_t>(::operator new(bytes, page_alignment(bytes)));
-  advise_huge_pages(base, bytes);
-  poison(base, bytes);
-  return base;
-}
-
-void page_to_os(std::uintptr_t base, std::size_t bytes) {
-  unpoison(base, bytes);
-  ::operator delete(reinterpret_cast<void*>(base), page_alignment(bytes));
-}
-
 }  // namespace
 
-SlicedPool::SlicedPool(std::size_t page_size, std::size_t slice_granularity)
-    : page_size_(page_size), granularity_(slice_granularity) {
+SlicedPool::SlicedPool(std::size_t page_size, std::size_t slice_granularity,
+                       std::shared_ptr<PageSource> pages)
+    : page_size_(page_size),
+      granularity_(slice_granularity),
+      pages_source_(std::move(pages)),
+      poisons_(pages_source_->is_host_memory()) {
   spare_slices_.reserve(kSpareNodes);
   spare_free_.reserve(kSpareNodes);
 }
 
 SlicedPool::~SlicedPool() {
   for (const auto& [base, page] : pages_)
-    page_to_os(base, page_size_);
+    page_to_source(base);
 }
 
 std::byte* SlicedPool::allocate(std::size_t bytes) {
   const std::uintptr_t address = take_slice(slice_size(bytes));
-  unpoison(address, bytes);
+  unpoison_if_host(address, bytes);
   largest_alloc_ = std::max(largest_alloc_, bytes);
   return reinterpret_cast<std::byte*>(address);
 }
@@ -77,7 +49,7 @@ void SlicedPool::free(std::byte* data) {
   PageEntry& page = page_of(address);
   Slices& slices = page.second.slices;
   auto slice = slices.find(address - page.first);
-  poison(address, slice->second.size);
+  poison_if_host(address, slice->second.size);
   FreeIndex::node_type node = std::move(slice->second.spare_node);
   slice->second.free = true;
   --page.second.live_slices;
@@ -99,7 +71,7 @@ void SlicedPool::recycle(std::byte* data, std::size_t bytes) noexcept {
     return;
   }
   const auto address = reinterpret_cast<std::uintptr_t>(data);
-  poison(address, size);
+  poison_if_host(address, size);
   cache->addresses[cache->count++] = address;
 }
 
@@ -113,7 +85,7 @@ std::size_t SlicedPool::release_free_pages() {
     }
     // Merging left a page without live slices as one free slice covering it.
     free_slices_.erase({page_size_, it->first});
-    page_to_os(it->first, page_size_);
+    page_to_source(it->first);
     it = pages_.erase(it);
     released += page_size_;
   }
@@ -151,7 +123,7 @@ void SlicedPool::flush_cache() {
 }
 
 SlicedPool::PageEntry& SlicedPool::new_page() {
-  const std::uintptr_t base = page_from_os(page_size_);
+  const std::uintptr_t base = page_from_source();
   try {
     PageEntry& page = *pages_.try_emplace(base).first;
     page.second.slices.emplace(0, Slice{page_size_, true});
@@ -161,9 +133,29 @@ SlicedPool::PageEntry& SlicedPool::new_page() {
   } catch (...) {
     // The bookkeeping ran out of memory: forget the page whole, then give it back.
     pages_.erase(base);
-    page_to_os(base, page_size_);
+    page_to_source(base);
     throw;
   }
+}
+
+std::uintptr_t SlicedPool::page_from_source() {
+  const auto base =
+      reinterpret_cast<std::uintptr_t>(pages_source_->take(page_size_, kSliceAlignment));
+  poison_if_host(base, page_size_);
+  return base;
+}
+
+void SlicedPool::page_to_source(std::uintptr_t base) noexcept {
+  unpoison_if_host(base, page_size_);
+  pages_source_->give_back(reinterpret_cast<std::byte*>(base), page_size_, kSliceAlignment);
+}
+
+void SlicedPool::poison_if_host(std::uintptr_t address, std::size_t bytes) const {
+  if (poisons_) poison(address, bytes);
+}
+
+void SlicedPool::unpoison_if_host(std::uintptr_t address, std::size_t bytes) const {
+  if (poisons_) unpoison(address, bytes);
 }
 
 SlicedPool::PageEntry& SlicedPool::page_of(std::uintptr_t address) {
@@ -235,4 +227,4 @@ void SlicedPool::erase_free(FreeKey key) noexcept {
   if (node && spare_free_.size() < kSpareNodes) spare_free_.push_back(std::move(node));
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::pools
