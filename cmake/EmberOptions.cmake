@@ -12,14 +12,30 @@ set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest te
 shards: every case once, one process per shard); 0: one CTest test (and process) per case")
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
-set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA)
 # Implemented backends that are off unless asked for (still being brought up).
 set(EMBER_OPT_IN_BACKENDS)
+# Backends that are on where what they build on is found: cuda where the CUDA toolkit's headers
+# (cuda.h, nvrtc.h, cublasLt.h; CUDAToolkit_ROOT names a toolkit) are. Its libraries are opened
+# at run time, so the build needs no GPU and no driver.
+find_package(CUDAToolkit QUIET)
+set(EMBER_FOUND_CUDA OFF)
+if(CUDAToolkit_FOUND)
+  find_path(EMBER_CUBLASLT_INCLUDE_DIR cublasLt.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  find_path(EMBER_NVRTC_INCLUDE_DIR nvrtc.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+  if(EMBER_CUBLASLT_INCLUDE_DIR AND EMBER_NVRTC_INCLUDE_DIR)
+    set(EMBER_FOUND_CUDA ON)
+  endif()
+endif()
+set(EMBER_DETECTED_BACKENDS CUDA)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)
     if(backend IN_LIST EMBER_OPT_IN_BACKENDS)
       option(EMBER_BACKEND_${backend} "Compile the ${backend} backend" OFF)
+    elseif(backend IN_LIST EMBER_DETECTED_BACKENDS)
+      option(EMBER_BACKEND_${backend} "Compile the ${backend} backend (default: where found)"
+        ${EMBER_FOUND_${backend}})
     else()
       option(EMBER_BACKEND_${backend} "Compile the ${backend} backend" ON)
     endif()

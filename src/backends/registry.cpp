@@ -31,7 +31,7 @@ constexpr BackendEntry kBackends[] = {
     {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  true},
     {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     true},
     {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      true},
-    {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     false},
+    {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     true},
     {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false},
     {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   false},
     {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     false},

@@ -48,11 +48,11 @@ TEST(DeviceSpec, DefaultPicksTheFirstCompiledBackendInSpecOrder) {
 
 TEST(DeviceSpec, DefaultIsOverriddenByEmberDevice) {
   {
-    const ScopedEmberDevice forced("cuda:1");
-    // The override is taken: cuda is asked for, and it is not compiled in.
+    const ScopedEmberDevice forced("rocm:1");
+    // The override is taken: rocm is asked for, and it is not compiled in.
     const std::string message = error_message<ConfigError>([] { Device(); });
     EXPECT_TRUE(contains(message, "[EMBER_DEVICE]"));
-    EXPECT_TRUE(contains(message, "EMBER_BACKEND_CUDA"));
+    EXPECT_TRUE(contains(message, "EMBER_BACKEND_ROCM"));
   }
   const ScopedEmberDevice forced("ndarray");
   EXPECT_EQ(Device(), Device::ndarray());
@@ -66,16 +66,15 @@ TEST(DeviceSpec, DefaultWithMalformedEmberDeviceIsAClearError) {
 }
 
 TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOption) {
-  // CMake refuses every backend but ndarray, flex and cpu today (cmake/EmberOptions.cmake), so
-  // each of these factories must refuse; a backend that lands moves its line to a test of its own.
+  // CMake refuses every backend but ndarray, flex, cpu and cuda today (cmake/EmberOptions.cmake),
+  // so each of these factories must refuse; a backend that lands moves its line to a test of its
+  // own.
   struct Case {
     const char* factory;
     std::function<Device()> make;
     const char* option;
   };
   const Case cases[] = {
-      {"cuda", [] { return Device::cuda(); }, "EMBER_BACKEND_CUDA"},
-      {"cuda(1)", [] { return Device::cuda(1); }, "EMBER_BACKEND_CUDA"},
       {"rocm", [] { return Device::rocm(); }, "EMBER_BACKEND_ROCM"},
       {"libtorch_cuda", [] { return Device::libtorch_cuda(0); }, "EMBER_BACKEND_LIBTORCH"},
       {"wgpu", [] { return Device::wgpu(DeviceKind::discrete_gpu(0)); }, "EMBER_BACKEND_WGPU"},
@@ -117,6 +116,17 @@ TEST(DeviceSpec, FlexFactoryGivesTheFlexDeviceOrNamesItsOption) {
 TEST(DeviceSpec, CpuFactoryGivesTheCpuDeviceOrNamesItsOption) {
   expect_device_or_option(DeviceType::Kind::Cpu, &Device::cpu, CpuDevice{}, "[Device::cpu]",
                           "EMBER_BACKEND_CPU");
+}
+
+TEST(DeviceSpec, CudaFactoryGivesTheCudaDeviceOrNamesItsOption) {
+  // Compiled in, the factory names the device whether or not this machine has the GPU: using it
+  // is what needs one.
+  expect_device_or_option(
+      DeviceType::Kind::Cuda, [] { return Device::cuda(); }, CudaDevice{0}, "[Device::cuda]",
+      "EMBER_BACKEND_CUDA");
+  expect_device_or_option(
+      DeviceType::Kind::Cuda, [] { return Device::cuda(1); }, CudaDevice{1}, "[Device::cuda]",
+      "EMBER_BACKEND_CUDA");
 }
 
 TEST(DeviceSpec, NdArrayFactoryGivesTheNdArrayDevice) {
@@ -195,9 +205,9 @@ TEST(DeviceSpec, FromNameRejectsMalformedNamesNamingThem) {
 
 TEST(DeviceSpec, FromNameChecksThatTheBackendIsCompiledIn) {
   EXPECT_EQ(Device::from_name("ndarray"), Device::ndarray());
-  const std::string message = error_message<ConfigError>([] { Device::from_name("cuda:1"); });
+  const std::string message = error_message<ConfigError>([] { Device::from_name("rocm:1"); });
   EXPECT_TRUE(contains(message, "[Device::from_name]"));
-  EXPECT_TRUE(contains(message, "EMBER_BACKEND_CUDA"));
+  EXPECT_TRUE(contains(message, "EMBER_BACKEND_ROCM"));
 }
 
 TEST(DeviceSpec, DeviceNameIsTheInverseOfFromName) {

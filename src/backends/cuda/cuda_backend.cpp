@@ -1,0 +1,755 @@
+#include "backends/cuda/cuda_backend.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "backends/cuda/device_pages.h"
+#include "backends/cuda/gpu_context.h"
+#include "backends/cuda/kernel_cache.h"
+#include "backends/cuda/kernel_sources.h"
+#include "backends/cuda/matmul.h"
+#include "backends/ndarray/kernels.h"
+#include "backends/pools/memory_manager.h"
+#include "codegen/cuda_program.h"
+#include "ember/error.h"
+#include "fusion/fusion_backend.h"
+#include "fusion/op_by_op.h"
+#include "ir/program.h"
+
+namespace ember::cuda {
+namespace {
+
+using backend::BufferPtr;
+using backend::Operand;
+using backend::Outputs;
+using codegen::KernelDims;
+using codegen::kProgramMaxRank;
+
+/// A tensor's bytes in the device's pools.
+class DeviceBuffer final : public backend::Buffer {
+ public:
+  DeviceBuffer(std::shared_ptr<pools::MemoryManager> memory, std::size_t bytes)
+      : memory_(std::move(memory)), bytes_(bytes), block_(memory_->allocate(bytes)) {}
+  ~DeviceBuffer() override { memory_->deallocate(block_, bytes_); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  CUdeviceptr address() const { return device_address(block_); }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  std::shared_ptr<pools::MemoryManager> memory_;
+  std::size_t bytes_;
+  std::byte* block_;
+};
+
+CUdeviceptr address_of(const Operand& operand) {
+  return static_cast<const DeviceBuffer&>(*operand.buffer).address();
+}
+CUdeviceptr address_of(const BufferPtr& buffer) {
+  return static_cast<const DeviceBuffer&>(*buffer).address();
+}
+
+std::size_t bytes_of(const ir::TensorMeta& meta) {
+  return static_cast<std::size_t>(meta.shape.num_elements()) * dtype_size(meta.dtype);
+}
+
+/// An index space walked by the copy kernel: sizes, and per tensor its strides and offset.
+struct Walk {
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> from_strides;
+  int64_t from_offset = 0;
+  std::vector<int64_t> to_strides;
+  int64_t to_offset = 0;
+};
+
+/// walk with dims of size 1 dropped and neighbours merged wherever both tensors' strides allow
+/// (a contiguous copy becomes rank 1), so the kernel divides as little as possible.
+Walk simplified(const Walk& walk) {
+  Walk out{{}, {}, walk.from_offset, {}, walk.to_offset};
+  for (std::size_t d = 0; d < walk.sizes.size(); ++d) {
+    if (walk.sizes[d] == 1) continue;
+    if (!out.sizes.empty() && out.from_strides.back() == walk.from_strides[d] * walk.sizes[d] &&
+        out.to_strides.back() == walk.to_strides[d] * walk.sizes[d]) {
+      out.sizes.back() *= walk.sizes[d];
+      out.from_strides.back() = walk.from_strides[d];
+      out.to_strides.back() = walk.to_strides[d];
+      continue;
+    }
+    out.sizes.push_back(walk.sizes[d]);
+    out.from_strides.push_back(walk.from_strides[d]);
+    out.to_strides.push_back(walk.to_strides[d]);
+  }
+  return out;
+}
+
+KernelDims dims_of(const std::vector<int64_t>& values) {
+  KernelDims dims;
+  std::copy(values.begin(), values.end(), dims.d);
+  return dims;
+}
+
+/// The products of shape's dims before dim, of dim and after it: a tensor as [rows, n, inner].
+struct Lanes {
+  int64_t rows = 1;
+  int64_t n = 1;
+  int64_t inner = 1;
+};
+
+Lanes lanes_along(const Shape& shape, std::optional<int64_t> dim) {
+  if (!dim) return {1, shape.num_elements(), 1};
+  Lanes lanes;
+  for (std::size_t d = 0; d < shape.rank(); ++d) {
+    const auto i = static_cast<int64_t>(d);
+    (i < *dim ? lanes.rows : i == *dim ? lanes.n : lanes.inner) *= shape[d];
+  }
+  return lanes;
+}
+
+/// A program computing op alone, with its inputs as program inputs: the form in which a lone
+/// elementwise op runs through the program kernels.
+ir::Program program_of(const ir::Op& op, std::span<const Operand> inputs,
+                       const ir::TensorMeta& output) {
+  ir::Program program;
+  ir::Instruction instruction{op, {}, output.dtype, std::nullopt};
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    program.inputs.push_back(
+        {inputs[k].meta.dtype, ir::broadcast_flags(inputs[k].meta.shape, output.shape)});
+    instruction.args.push_back({ir::ProgramRef::Kind::Input, static_cast<uint32_t>(k)});
+  }
+  if (ir::scalar_of(op)) instruction.constant = 0;
+  program.instructions.push_back(std::move(instruction));
+  program.outputs = {0};
+  program.slots = ir::plan_slots(program);
+  return program;
+}
+
+/// The compiled form of a program (ir::CompiledForm): its kernel on this device.
+struct ProgramKernel {
+  CUfunction function;
+};
+
+/// Fixed-size argument storage for a launch: cuLaunchKernel takes an array of pointers to the
+/// arguments' values.
+class LaunchArguments {
+ public:
+  template <typename T>
+  void add(const T& value) {
+    static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 8);
+    const std::size_t at = (used_ + alignof(T) - 1) / alignof(T) * alignof(T);
+    storage_.resize(at + sizeof(T));
+    offsets_.push_back(at);
+    std::memcpy(storage_.data() + at, &value, sizeof(T));
+    used_ = at + sizeof(T);
+  }
+  /// The pointers cuLaunchKernel reads; valid until the next add.
+  void** pointers() {
+    pointers_.clear();
+    for (const std::size_t offset : offsets_)
+      pointers_.push_back(storage_.data() + offset);
+    return pointers_.data();
+  }
+
+ private:
+  // Heap storage (aligned for any scalar): doubles and long longs are read in place.
+  std::vector<unsigned char> storage_;
+  std::vector<std::size_t> offsets_;
+  std::vector<void*> pointers_;
+  std::size_t used_ = 0;
+};
+
+class CudaBackend final : public backend::Backend {
+ public:
+  CudaBackend(const Api& api, int index)
+      : gpu_(std::make_shared<GpuContext>(api, index)),
+        memory_(std::make_shared<pools::MemoryManager>(std::make_shared<DevicePages>(gpu_),
+                                                       gpu_->name())),
+        kernels_(gpu_),
+        gemm_(gpu_) {
+    char name[256] = {};
+    CUdevice device = 0;
+    gpu_->check(api.cuDeviceGet(&device, index), "cuDeviceGet");
+    gpu_->check(api.cuDeviceGetName(name, sizeof name, device), "cuDeviceGetName");
+    std::size_t total = 0;
+    gpu_->check(api.cuDeviceTotalMem(&total, device), "cuDeviceTotalMem");
+    description_ = std::string(name) + " (" + gpu_->architecture() + ", " +
+                   std::to_string(gpu_->multiprocessors()) + " multiprocessors, " +
+                   std::to_string(total >> 20) + " MiB)";
+  }
+
+  std::string name() const override { return "cuda"; }
+  std::string description() const override { return description_; }
+  // Every dtype computes: the ones without kernels of their own on the host (cuda_backend.h).
+  bool supports_dtype(DType /*dtype*/) const override { return true; }
+
+  Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
+                  std::span<const ir::TensorMeta> outputs) override {
+    gpu_->make_current();
+    std::optional<Outputs> result =
+        std::visit([&](const auto& o) { return run(o, op, inputs, outputs); }, op);
+    if (result) return std::move(*result);
+    return run_on_host(op, inputs, outputs);
+  }
+
+  backend::FusionSupport fusion_support() const override {
+    backend::FusionSupport support;
+    support.dtypes = {DType::F64, DType::F32, DType::F16, DType::BF16, DType::Bool};
+    support.max_rank = kProgramMaxRank;
+    support.runs_programs = true;
+    return support;
+  }
+
+  Outputs execute_fused(const ir::Program& program, std::span<const Operand> inputs,
+                        std::span<const Scalar> constants, const Shape& shape) override {
+    if (!codegen::has_program_kernel(program))
+      return fusion::run_op_by_op(*this, program, inputs, constants, shape);
+    gpu_->make_current();
+    const ProgramKernel* kernel = program.compiled.get<ProgramKernel>([&] {
+      const std::string source = codegen::program_kernel(program, "ember_program");
+      return std::make_shared<ProgramKernel>(
+          ProgramKernel{kernels_.function(source, "ember_program")});
+    });
+    return run_program(program, kernel->function, inputs, constants, shape);
+  }
+
+  BufferPtr write(const TensorData& data) override {
+    gpu_->make_current();
+    auto buffer = allocate(data.bytes().size());
+    if (!data.bytes().empty())
+      gpu_->check(gpu_->api().cuMemcpyHtoDAsync(buffer->address(), data.bytes().data(),
+                                                data.bytes().size(), gpu_->stream()),
+                  "cuMemcpyHtoDAsync");
+    return buffer;
+  }
+
+  TensorData read(const Operand& operand) override {
+    gpu_->make_current();
+    std::vector<std::byte> bytes(bytes_of(operand.meta));
+    if (!bytes.empty())
+      gpu_->check(gpu_->api().cuMemcpyDtoHAsync(bytes.data(), address_of(operand), bytes.size(),
+                                                gpu_->stream()),
+                  "cuMemcpyDtoHAsync");
+    gpu_->synchronize();
+    return TensorData(std::move(bytes), operand.meta.shape, operand.meta.dtype);
+  }
+
+  void sync() override { gpu_->synchronize(); }
+
+  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
+    return memory_->report();
+  }
+  std::optional<MemoryPoolUsage> memory_pool_usage() const override { return memory_->usage(); }
+  void memory_cleanup() override {
+    workspace_.reset();
+    memory_->cleanup();
+  }
+  void begin_persistent_allocations() override { memory_->set_persistent(true); }
+  void end_persistent_allocations() noexcept override { memory_->set_persistent(false); }
+
+ private:
+  static constexpr unsigned kThreads = 256;
+  /// cuBLASLt's workspace (its recommendation for Hopper).
+  static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+
+  std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) {
+    return std::make_shared<DeviceBuffer>(memory_, bytes);
+  }
+  /// An exact-size block outside the pools (the matmul workspace, kept for the device's life).
+  std::shared_ptr<DeviceBuffer> allocate_persistent(std::size_t bytes) {
+    memory_->set_persistent(true);
+    try {
+      auto buffer = allocate(bytes);
+      memory_->set_persistent(false);
+      return buffer;
+    } catch (...) {
+      memory_->set_persistent(false);
+      throw;
+    }
+  }
+  std::shared_ptr<DeviceBuffer> allocate(const ir::TensorMeta& meta) {
+    return allocate(bytes_of(meta));
+  }
+
+  /// Blocks of a grid-stride kernel over count elements: enough to fill the GPU, no more.
+  unsigned grid_for(int64_t count) const {
+    const int64_t blocks = (count + kThreads - 1) / kThreads;
+    return static_cast<unsigned>(
+        std::clamp<int64_t>(blocks, 1, int64_t{gpu_->multiprocessors()} * 32));
+  }
+
+  void launch(CUfunction function, unsigned grid, unsigned block, LaunchArguments& arguments) {
+    gpu_->check(gpu_->api().cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, gpu_->stream(),
+                                           arguments.pointers(), nullptr),
+                "cuLaunchKernel");
+  }
+
+  // ---- the ops ------------------------------------------------------------------------------
+  // One overload per op struct: nullopt sends the op to the host (run_on_host).
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Unary> || std::is_same_v<Op, ir::Binary> ||
+           std::is_same_v<Op, ir::BinaryScalar> || std::is_same_v<Op, ir::Compare> ||
+           std::is_same_v<Op, ir::CompareScalar> || std::is_same_v<Op, ir::Where> ||
+           std::is_same_v<Op, ir::MaskFill> || std::is_same_v<Op, ir::Activation>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
+                                 std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    return elementwise(op, inputs, outputs[0]);
+  }
+
+  std::optional<Outputs> run(const ir::Cast& cast, const ir::Op& op,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const DType from = inputs[0].meta.dtype;
+    if (is_float(from) && is_float(cast.dtype) && from != cast.dtype) {
+      auto out = allocate(outputs[0]);
+      const int64_t n = outputs[0].shape.num_elements();
+      if (n != 0) {
+        LaunchArguments arguments;
+        arguments.add(address_of(inputs[0]));
+        arguments.add(out->address());
+        arguments.add(static_cast<long long>(n));
+        launch(kernels_.function(cast_source(from, cast.dtype), "ember_cast"), grid_for(n),
+               kThreads, arguments);
+      }
+      return Outputs{out};
+    }
+    return elementwise(op, inputs, outputs[0]);
+  }
+
+  std::optional<Outputs> elementwise(const ir::Op& op, std::span<const Operand> inputs,
+                                     const ir::TensorMeta& output) {
+    const ir::Program program = program_of(op, inputs, output);
+    if (!codegen::has_program_kernel(program)) return std::nullopt;
+    std::vector<Scalar> constants;
+    if (const std::optional<Scalar> scalar = ir::scalar_of(op)) constants.push_back(*scalar);
+    const std::string source = codegen::program_kernel(program, "ember_program");
+    return run_program(program, kernels_.function(source, "ember_program"), inputs, constants,
+                       output.shape);
+  }
+
+  Outputs run_program(const ir::Program& program, CUfunction function,
+                      std::span<const Operand> inputs, std::span<const Scalar> constants,
+                      const Shape& shape) {
+    Outputs outputs;
+    for (const uint32_t result : program.outputs)
+      outputs.push_back(allocate({shape, program.instructions[result].dtype}));
+    const int64_t n = shape.num_elements();
+    if (n == 0) return outputs;
+    // Sizes and per-input strides, with mergeable dims merged (cuda_program.h allows it).
+    std::vector<int64_t> sizes = shape.dims();
+    std::vector<std::vector<int64_t>> strides;
+    for (const Operand& input : inputs) {
+      const KernelDims d = codegen::broadcast_strides(input.meta.shape, shape);
+      strides.emplace_back(d.d, d.d + shape.rank());
+    }
+    merge_program_dims(sizes, strides);
+    LaunchArguments arguments;
+    for (const Operand& input : inputs)
+      arguments.add(address_of(input));
+    for (const BufferPtr& output : outputs)
+      arguments.add(address_of(output));
+    arguments.add(static_cast<long long>(n));
+    arguments.add(static_cast<int>(sizes.size()));
+    arguments.add(dims_of(sizes));
+    for (const auto& s : strides)
+      arguments.add(dims_of(s));
+    for (const double scalar : codegen::program_scalars(program, constants))
+      arguments.add(scalar);
+    launch(function, grid_for(n), kThreads, arguments);
+    return outputs;
+  }
+
+  /// Drops dims of size 1 and merges neighbours along which every input's strides are those of
+  /// one longer dim.
+  static void merge_program_dims(std::vector<int64_t>& sizes,
+                                 std::vector<std::vector<int64_t>>& strides) {
+    std::vector<int64_t> merged_sizes;
+    std::vector<std::vector<int64_t>> merged(strides.size());
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+      if (sizes[d] == 1) continue;
+      const bool mergeable =
+          !merged_sizes.empty() &&
+          std::ranges::all_of(std::views::iota(std::size_t{0}, strides.size()), [&](std::size_t k) {
+            return merged[k].back() == strides[k][d] * sizes[d];
+          });
+      if (mergeable) {
+        merged_sizes.back() *= sizes[d];
+        for (std::size_t k = 0; k < strides.size(); ++k)
+          merged[k].back() = strides[k][d];
+        continue;
+      }
+      merged_sizes.push_back(sizes[d]);
+      for (std::size_t k = 0; k < strides.size(); ++k)
+        merged[k].push_back(strides[k][d]);
+    }
+    sizes = std::move(merged_sizes);
+    strides = std::move(merged);
+  }
+
+  std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& op,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (!has_float_kernels(x.dtype)) return std::nullopt;
+    const Lanes lanes = lanes_along(x.shape, reduce.dim);
+    const bool extreme = reduce.op == ir::ReduceOp::Max || reduce.op == ir::ReduceOp::Min ||
+                         reduce.op == ir::ReduceOp::ArgMax || reduce.op == ir::ReduceOp::ArgMin;
+    if (extreme && lanes.n == 0 && lanes.rows * lanes.inner != 0)
+      throw InvalidArgument("[" + ir::name(op) + "] cannot reduce an empty dim");
+    auto out = allocate(outputs[0]);
+    const int64_t count = lanes.rows * lanes.inner;
+    if (count == 0) return Outputs{out};
+    const std::string source = reduce_source(reduce, x.dtype, outputs[0].dtype);
+    const auto correction = static_cast<long long>(reduce.correction);
+    if (lanes.inner > 1) {
+      LaunchArguments arguments;
+      arguments.add(address_of(inputs[0]));
+      arguments.add(out->address());
+      arguments.add(static_cast<long long>(lanes.rows));
+      arguments.add(static_cast<long long>(lanes.n));
+      arguments.add(static_cast<long long>(lanes.inner));
+      arguments.add(correction);
+      launch(kernels_.function(source, "ember_reduce_columns"), grid_for(count), kThreads,
+             arguments);
+      return Outputs{out};
+    }
+    // Rows: long rows split into chunks (blocks of their own) when there are too few rows to fill
+    // the GPU; a second kernel combines each row's chunks.
+    constexpr int64_t kChunk = 16384;
+    const int64_t wanted_blocks = int64_t{gpu_->multiprocessors()} * 4;
+    int64_t chunks = 1;
+    if (lanes.rows < wanted_blocks && lanes.n > kChunk)
+      chunks =
+          std::min((lanes.n + kChunk - 1) / kChunk, (wanted_blocks + lanes.rows - 1) / lanes.rows);
+    const int64_t chunk = (lanes.n + chunks - 1) / chunks;
+    std::shared_ptr<DeviceBuffer> partial =
+        allocate(static_cast<std::size_t>(lanes.rows * chunks) * reduce_state_size(reduce));
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[0]));
+    arguments.add(out->address());
+    arguments.add(partial->address());
+    arguments.add(static_cast<long long>(lanes.rows));
+    arguments.add(static_cast<long long>(lanes.n));
+    arguments.add(static_cast<long long>(chunks));
+    arguments.add(static_cast<long long>(chunk));
+    arguments.add(correction);
+    launch(kernels_.function(source, "ember_reduce_rows"),
+           static_cast<unsigned>(lanes.rows * chunks), kRowThreads, arguments);
+    if (chunks > 1) {
+      LaunchArguments combine;
+      combine.add(partial->address());
+      combine.add(out->address());
+      combine.add(static_cast<long long>(lanes.rows));
+      combine.add(static_cast<long long>(chunks));
+      combine.add(static_cast<long long>(lanes.n));
+      combine.add(correction);
+      launch(kernels_.function(source, "ember_reduce_partials"), static_cast<unsigned>(lanes.rows),
+             kRowThreads, combine);
+    }
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Softmax& softmax, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (!has_float_kernels(x.dtype)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    const Lanes lanes = lanes_along(x.shape, softmax.dim);
+    if (lanes.rows * lanes.n * lanes.inner == 0) return Outputs{out};
+    const std::string source = softmax_source(softmax, x.dtype);
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[0]));
+    arguments.add(out->address());
+    arguments.add(static_cast<long long>(lanes.rows));
+    arguments.add(static_cast<long long>(lanes.n));
+    if (lanes.inner == 1) {
+      launch(kernels_.function(source, "ember_softmax_rows"), static_cast<unsigned>(lanes.rows),
+             kRowThreads, arguments);
+    } else {
+      arguments.add(static_cast<long long>(lanes.inner));
+      launch(kernels_.function(source, "ember_softmax_columns"), grid_for(lanes.rows * lanes.inner),
+             kThreads, arguments);
+    }
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Matmul& /*matmul*/, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& lhs = inputs[0].meta;
+    const ir::TensorMeta& rhs = inputs[1].meta;
+    if (!Gemm::takes(lhs.dtype)) return std::nullopt;
+    const ir::TensorMeta& result = outputs[0];
+    const std::size_t rank = result.shape.rank();
+    const int64_t m = lhs.shape[rank - 2];
+    const int64_t k = lhs.shape[rank - 1];
+    const int64_t n = rhs.shape[rank - 1];
+    const int64_t batch = result.shape.num_elements() / std::max<int64_t>(m * n, 1);
+    auto out = allocate(result);
+    if (result.shape.num_elements() == 0) return Outputs{out};
+    if (k == 0) {
+      gpu_->check(gpu_->api().cuMemsetD8Async(out->address(), 0, out->bytes(), gpu_->stream()),
+                  "cuMemsetD8Async");
+      return Outputs{out};
+    }
+    const auto batch_of = [&](const ir::TensorMeta& meta) {
+      return meta.shape.num_elements() / (meta.shape[rank - 2] * meta.shape[rank - 1]);
+    };
+    Operand a = inputs[0];
+    Operand b = inputs[1];
+    GemmProblem problem{lhs.dtype, batch, m, n, k, 0, m * k, 0, k * n, out->address()};
+    if (batch_of(rhs) == 1 && batch_of(lhs) == batch) {
+      // One right-hand matrix for every batch entry (a linear layer): one product of batch * m
+      // rows.
+      problem.m = batch * m;
+      problem.batch = 1;
+    } else {
+      // Broadcast batch dims are made whole first.
+      if (batch_of(lhs) != batch) a = expanded(a, result.shape, rank - 2);
+      if (batch_of(rhs) != batch) b = expanded(b, result.shape, rank - 2);
+    }
+    problem.a = address_of(a);
+    problem.b = address_of(b);
+    if (!workspace_) workspace_ = allocate_persistent(kWorkspaceBytes);
+    gemm_.run(problem, workspace_->address(), kWorkspaceBytes);
+    return Outputs{out};
+  }
+
+  /// operand with its batch dims (all but the last two) broadcast to result's.
+  Operand expanded(const Operand& operand, const Shape& result, std::size_t batch_rank) {
+    std::vector<int64_t> dims = result.dims();
+    dims[batch_rank] = operand.meta.shape[batch_rank];
+    dims[batch_rank + 1] = operand.meta.shape[batch_rank + 1];
+    const ir::TensorMeta meta{Shape(dims), operand.meta.dtype};
+    return {expand_to(operand, meta), meta};
+  }
+
+  // ---- layout ---------------------------------------------------------------------------------
+
+  std::optional<Outputs> run(const ir::Reshape& /*reshape*/, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> /*outputs*/) {
+    return Outputs{inputs[0].buffer};  // same bytes, row-major either way
+  }
+
+  std::optional<Outputs> run(const ir::Permute& permute, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const std::vector<int64_t> strides = inputs[0].meta.shape.contiguous_strides();
+    Walk walk{outputs[0].shape.dims(), {}, 0, outputs[0].shape.contiguous_strides(), 0};
+    for (const int64_t axis : permute.axes)
+      walk.from_strides.push_back(strides[static_cast<std::size_t>(axis)]);
+    return copied(inputs[0], outputs[0], walk);
+  }
+
+  std::optional<Outputs> run(const ir::Flip& flip, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const Shape& shape = inputs[0].meta.shape;
+    Walk walk{shape.dims(), shape.contiguous_strides(), 0, shape.contiguous_strides(), 0};
+    for (const int64_t axis : flip.axes) {
+      const auto d = static_cast<std::size_t>(axis);
+      walk.from_offset += (shape[d] - 1) * walk.from_strides[d];
+      walk.from_strides[d] = -walk.from_strides[d];
+    }
+    return copied(inputs[0], outputs[0], walk);
+  }
+
+  std::optional<Outputs> run(const ir::Expand& /*expand*/, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    return Outputs{expand_to(inputs[0], outputs[0])};
+  }
+
+  /// operand broadcast to meta (same rank; its dims of size 1 repeat).
+  BufferPtr expand_to(const Operand& operand, const ir::TensorMeta& meta) {
+    const Shape& shape = operand.meta.shape;
+    std::vector<int64_t> strides = shape.contiguous_strides();
+    for (std::size_t d = 0; d < shape.rank(); ++d) {
+      if (shape[d] == 1 && meta.shape[d] != 1) strides[d] = 0;
+    }
+    Walk walk{meta.shape.dims(), strides, 0, meta.shape.contiguous_strides(), 0};
+    std::optional<Outputs> out = copied(operand, meta, walk);
+    if (!out) return run_on_host(ir::Op(ir::Expand{meta.shape}), {&operand, 1}, {&meta, 1})[0];
+    return (*out)[0];
+  }
+
+  std::optional<Outputs> run(const ir::Slice& slice, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    Walk walk{outputs[0].shape.dims(), {}, 0, outputs[0].shape.contiguous_strides(), 0};
+    place_ranges(slice.ranges, inputs[0].meta.shape, walk.from_strides, walk.from_offset);
+    return copied(inputs[0], outputs[0], walk);
+  }
+
+  std::optional<Outputs> run(const ir::SliceAssign& assign, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& values = inputs[1].meta;
+    Walk walk{values.shape.dims(), values.shape.contiguous_strides(), 0, {}, 0};
+    place_ranges(assign.ranges, outputs[0].shape, walk.to_strides, walk.to_offset);
+    if (!fits_copy_kernel(walk)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    copy_bytes(address_of(inputs[0]), out->address(), out->bytes());
+    copy(address_of(inputs[1]), out->address(), dtype_size(values.dtype), walk);
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Cat& cat, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const Shape& shape = outputs[0].shape;
+    const auto dim = static_cast<std::size_t>(cat.dim);
+    const std::vector<int64_t> out_strides = shape.contiguous_strides();
+    std::vector<Walk> walks;
+    int64_t offset = 0;
+    for (const Operand& input : inputs) {
+      walks.push_back({input.meta.shape.dims(), input.meta.shape.contiguous_strides(), 0,
+                       out_strides, offset * out_strides[dim]});
+      offset += input.meta.shape[dim];
+      if (!fits_copy_kernel(walks.back())) return std::nullopt;
+    }
+    auto out = allocate(outputs[0]);
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      copy(address_of(inputs[i]), out->address(), dtype_size(outputs[0].dtype), walks[i]);
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Full& full, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    // One element made by ndarray's kernel (its conversion of the value), repeated on the GPU.
+    const ir::TensorMeta one{Shape{1}, full.dtype};
+    const ir::Full element{Shape{1}, full.dtype, full.value};
+    const BufferPtr value = write(ndarray::run(element, {}, {&one, 1}));
+    const Operand operand{value, one};
+    std::vector<int64_t> zeros(outputs[0].shape.rank(), 0);
+    Walk walk{outputs[0].shape.dims(), zeros, 0, outputs[0].shape.contiguous_strides(), 0};
+    return copied(operand, outputs[0], walk);
+  }
+
+  /// Adds ranges (a slice of shape) to a walk's strides and offset for that tensor.
+  static void place_ranges(const std::vector<ir::SliceRange>& ranges, const Shape& shape,
+                           std::vector<int64_t>& strides, int64_t& offset) {
+    const std::vector<int64_t> contiguous = shape.contiguous_strides();
+    for (std::size_t d = 0; d < ranges.size(); ++d) {
+      strides.push_back(contiguous[d] * ranges[d].step);
+      offset += ranges[d].start * contiguous[d];
+    }
+  }
+
+  static bool fits_copy_kernel(const Walk& walk) {
+    return simplified(walk).sizes.size() <= kProgramMaxRank;
+  }
+
+  /// A new tensor of meta filled by walk from operand; nullopt when the walk has too many dims.
+  std::optional<Outputs> copied(const Operand& operand, const ir::TensorMeta& meta,
+                                const Walk& walk) {
+    if (!fits_copy_kernel(walk)) return std::nullopt;
+    auto out = allocate(meta);
+    copy(address_of(operand), out->address(), dtype_size(meta.dtype), walk);
+    return Outputs{out};
+  }
+
+  void copy(CUdeviceptr from, CUdeviceptr to, std::size_t element_size, const Walk& walk) {
+    const Walk w = simplified(walk);
+    const int64_t n =
+        std::accumulate(w.sizes.begin(), w.sizes.end(), int64_t{1}, std::multiplies<>());
+    if (n == 0 || std::ranges::count(walk.sizes, 0) != 0) return;
+    if (w.sizes.size() == 1 && w.from_strides[0] == 1 && w.to_strides[0] == 1) {
+      copy_bytes(from + static_cast<CUdeviceptr>(w.from_offset) * element_size,
+                 to + static_cast<CUdeviceptr>(w.to_offset) * element_size,
+                 static_cast<std::size_t>(n) * element_size);
+      return;
+    }
+    LaunchArguments arguments;
+    arguments.add(from);
+    arguments.add(to);
+    arguments.add(static_cast<long long>(n));
+    arguments.add(static_cast<int>(w.sizes.size()));
+    arguments.add(dims_of(w.sizes));
+    arguments.add(dims_of(w.from_strides));
+    arguments.add(static_cast<long long>(w.from_offset));
+    arguments.add(dims_of(w.to_strides));
+    arguments.add(static_cast<long long>(w.to_offset));
+    launch(kernels_.function(copy_source(element_size), "ember_copy"), grid_for(n), kThreads,
+           arguments);
+  }
+
+  void copy_bytes(CUdeviceptr from, CUdeviceptr to, std::size_t bytes) {
+    if (bytes == 0) return;
+    gpu_->check(gpu_->api().cuMemcpyDtoDAsync(to, from, bytes, gpu_->stream()),
+                "cuMemcpyDtoDAsync");
+  }
+
+  // The ops without a kernel here yet: they run on the host (docs/backends/cuda.md lists them).
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
+           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
+           std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Random> ||
+           std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+           std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+           std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+           std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                 std::span<const Operand> /*inputs*/,
+                                 std::span<const ir::TensorMeta> /*outputs*/) {
+    return std::nullopt;
+  }
+
+  /// op run by ndarray's kernel on the host, on copies of the inputs; its results uploaded.
+  Outputs run_on_host(const ir::Op& op, std::span<const Operand> inputs,
+                      std::span<const ir::TensorMeta> outputs) {
+    std::vector<TensorData> host;
+    host.reserve(inputs.size());
+    for (const Operand& input : inputs)
+      host.push_back(read(input));
+    std::vector<const TensorData*> pointers;
+    for (const TensorData& data : host)
+      pointers.push_back(&data);
+    Outputs results;
+    std::visit(
+        [&](const auto& o) {
+          auto computed = ndarray::run(o, pointers, outputs);
+          if constexpr (std::is_same_v<decltype(computed), TensorData>) {
+            results.push_back(write(computed));
+          } else {
+            for (const TensorData& data : computed)
+              results.push_back(write(data));
+          }
+        },
+        op);
+    return results;
+  }
+
+  std::shared_ptr<GpuContext> gpu_;
+  std::shared_ptr<pools::MemoryManager> memory_;
+  KernelCache kernels_;
+  Gemm gemm_;
+  std::shared_ptr<DeviceBuffer> workspace_;
+  std::string description_;
+};
+
+}  // namespace
+
+std::unique_ptr<backend::Backend> make_cuda_backend(const Api& api, int index) {
+  return std::make_unique<fusion::FusionBackend>(std::make_unique<CudaBackend>(api, index));
+}
+
+}  // namespace ember::cuda

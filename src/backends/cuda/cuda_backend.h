@@ -1,0 +1,20 @@
+// The cuda backend (docs/backends/cuda.md): one NVIDIA GPU through the driver API. Elementwise
+// ops and fused programs run as kernels written from the formulas (src/codegen) and compiled by
+// NVRTC; matmul runs through cuBLASLt; layout ops, float casts, reductions and softmax run the
+// backend's own kernels (kernel_sources.h); every other op, and the integer dtypes' arithmetic,
+// runs on the host through ndarray's kernels (copies both ways) until it has a kernel. Memory
+// comes from the sliced pools over device pages; every op runs on the device's one stream.
+#pragma once
+
+#include <memory>
+
+#include "backends/backend.h"
+#include "backends/cuda/cuda_api.h"
+
+namespace ember::cuda {
+
+/// The backend of GPU index (< the driver's device count), behind the fusion decorator. Throws
+/// ExecutionError when the driver refuses the GPU.
+std::unique_ptr<backend::Backend> make_cuda_backend(const Api& api, int index);
+
+}  // namespace ember::cuda

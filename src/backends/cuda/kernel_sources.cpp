@@ -1,0 +1,414 @@
+#include "backends/cuda/kernel_sources.h"
+
+#include <string>
+#include <string_view>
+
+#include "codegen/cuda_ops.h"
+#include "ember/error.h"
+
+namespace ember::cuda {
+namespace {
+
+using ir::ReduceOp;
+
+constexpr std::string_view kDims = R"(#ifndef EMBER_DIMS
+#define EMBER_DIMS
+struct ember_dims {
+  long long d[8];
+};
+#endif
+)";
+
+// A double rounded to float "to odd" (ember::detail::round_to_odd_float): rounding that float to
+// f16 or bf16 then rounds the double correctly, as ember's conversions do.
+constexpr std::string_view kRoundToOdd = R"(#ifndef EMBER_ROUND_TO_ODD
+#define EMBER_ROUND_TO_ODD
+__device__ __forceinline__ float ember_round_to_odd(double v) {
+  const float nearest = (float)v;
+  if (!isfinite(nearest) || (double)nearest == v) return nearest;
+  return __uint_as_float(__float_as_uint(__double2float_rz(v)) | 1u);
+}
+#endif
+)";
+
+/// The definitions of one element type under a prefix: <prefix>_t (storage), and
+/// <prefix>_load(x) -> float or double, <prefix>_store(double) -> storage.
+std::string element_type(DType dtype, std::string_view prefix) {
+  const std::string p(prefix);
+  std::string source(codegen::cuda::storage_helpers(dtype));
+  source += kRoundToOdd;
+  const std::string storage(codegen::cuda::storage_type(dtype));
+  source += "typedef " + storage + " " + p + "_t;\n";
+  switch (dtype) {
+    case DType::F64:
+    case DType::F32:
+      source += "__device__ __forceinline__ " + storage + " " + p + "_load(" + storage +
+                " v) { return v; }\n";
+      source += "__device__ __forceinline__ " + storage + " " + p + "_store(double v) { return (" +
+                storage + ")v; }\n";
+      return source;
+    case DType::F16:
+    case DType::BF16: {
+      const std::string suffix = dtype == DType::F16 ? "f16" : "bf16";
+      source += "__device__ __forceinline__ float " + p +
+                "_load(unsigned short v) { return ember_load_" + suffix + "(v); }\n";
+      source += "__device__ __forceinline__ unsigned short " + p +
+                "_store(double v) { return ember_store_" + suffix + "(ember_round_to_odd(v)); }\n";
+      return source;
+    }
+    default:
+      break;
+  }
+  throw InvalidArgument("[cuda] no float kernel for dtype " + std::string(dtype_name(dtype)));
+}
+
+std::string_view element_of_size(std::size_t size) {
+  switch (size) {
+    case 1:
+      return "unsigned char";
+    case 2:
+      return "unsigned short";
+    case 4:
+      return "unsigned int";
+    case 8:
+      return "unsigned long long";
+    default:
+      break;
+  }
+  throw InvalidArgument("[cuda] no copy kernel for elements of " + std::to_string(size) + " bytes");
+}
+
+/// The index type's C name (ArgMax, ArgMin).
+std::string_view index_type(DType dtype) {
+  switch (dtype) {
+    case DType::I64:
+      return "long long";
+    case DType::I32:
+      return "int";
+    default:
+      break;
+  }
+  throw InvalidArgument("[cuda] no index type " + std::string(dtype_name(dtype)));
+}
+
+/// The grid-stride loop over [0, n) every elementwise kernel runs.
+constexpr std::string_view kGridStride =
+    "for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+    "i += (long long)gridDim.x * blockDim.x)";
+
+/// A reduction's State and its functions, as CUDA C: State, identity(), element(v, k),
+/// combine(a, b) (a and b cover disjoint index sets) and finish(s, n, correction) -> the Out value
+/// (a double for the value reductions, an index or a 0/1 otherwise).
+std::string reduction_state(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+    case ReduceOp::Prod: {
+      const bool product = op == ReduceOp::Prod;
+      const std::string finish = op == ReduceOp::Mean ? "s.v / (double)n" : "s.v";
+      return std::string("struct State { double v; };\n") +
+             "__device__ State identity() { return {" + (product ? "1.0" : "0.0") + "}; }\n" +
+             "__device__ State element(double v, long long) { return {v}; }\n" +
+             "__device__ State combine(State a, State b) { return {a.v " + (product ? "*" : "+") +
+             " b.v}; }\n" + "__device__ double finish(State s, long long n, long long) { return " +
+             finish + "; }\n";
+    }
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin: {
+      const bool maximum = op == ReduceOp::Max || op == ReduceOp::ArgMax;
+      const bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
+      // The first extreme wins; a NaN is the extreme of all (PyTorch): the first NaN wins.
+      return std::string("struct State { double v; long long i; };\n") +
+             "#define EMBER_NONE 0x7fffffffffffffffLL\n"
+             "__device__ State identity() { return {0.0, EMBER_NONE}; }\n"
+             "__device__ State element(double v, long long k) { return {v, k}; }\n"
+             "__device__ State combine(State a, State b) {\n"
+             "  if (a.i == EMBER_NONE) return b;\n"
+             "  if (b.i == EMBER_NONE) return a;\n"
+             "  const bool an = isnan(a.v), bn = isnan(b.v);\n"
+             "  if (an || bn) return (an && bn) ? (a.i < b.i ? a : b) : (an ? a : b);\n"
+             "  if (a.v == b.v) return a.i < b.i ? a : b;\n"
+             "  return (a.v " +
+             (maximum ? ">" : "<") +
+             " b.v) ? a : b;\n"
+             "}\n"
+             "__device__ " +
+             (arg ? "long long" : "double") + " finish(State s, long long, long long) { return s." +
+             (arg ? "i" : "v") + "; }\n";
+    }
+    case ReduceOp::Var:
+      // Welford's running mean and sum of squared deviations, combined by Chan's rule.
+      return "struct State { double n, mean, m2; };\n"
+             "__device__ State identity() { return {0.0, 0.0, 0.0}; }\n"
+             "__device__ State element(double v, long long) { return {1.0, v, 0.0}; }\n"
+             "__device__ State combine(State a, State b) {\n"
+             "  if (a.n == 0.0) return b;\n"
+             "  if (b.n == 0.0) return a;\n"
+             "  const double n = a.n + b.n, delta = b.mean - a.mean;\n"
+             "  return {n, a.mean + delta * (b.n / n), a.m2 + b.m2 + delta * delta * (a.n * b.n / "
+             "n)};\n"
+             "}\n"
+             "__device__ double finish(State s, long long n, long long correction) {\n"
+             "  return n - correction <= 0 ? __longlong_as_double(0x7ff8000000000000LL)\n"
+             "                             : s.m2 / (double)(n - correction);\n"
+             "}\n";
+    case ReduceOp::Any:
+    case ReduceOp::All: {
+      const bool any = op == ReduceOp::Any;
+      return std::string("struct State { int v; };\n") + "__device__ State identity() { return {" +
+             (any ? "0" : "1") +
+             "}; }\n"
+             "__device__ State element(double v, long long) { return {v != 0.0 ? 1 : 0}; }\n"
+             "__device__ State combine(State a, State b) { return {a.v " +
+             (any ? "|" : "&") +
+             " b.v}; }\n"
+             "__device__ int finish(State s, long long, long long) { return s.v; }\n";
+    }
+  }
+  throw InvalidArgument("[cuda] unknown reduction");
+}
+
+/// How a finished value becomes an element of the output.
+std::string store_out(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      return "(Out)";
+    case ReduceOp::Any:
+    case ReduceOp::All:
+      return "(unsigned char)";
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+    case ReduceOp::Prod:
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+    case ReduceOp::Var:
+      return "x_store";
+  }
+  throw InvalidArgument("[cuda] unknown reduction");
+}
+
+std::string out_type(ReduceOp op, DType dtype, DType index_dtype) {
+  switch (op) {
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      return std::string(index_type(index_dtype));
+    case ReduceOp::Any:
+    case ReduceOp::All:
+      return "unsigned char";
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+    case ReduceOp::Prod:
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+    case ReduceOp::Var:
+      return std::string(codegen::cuda::storage_type(dtype));
+  }
+  throw InvalidArgument("[cuda] unknown reduction");
+}
+
+// The block-wide combination of the row kernels: a tree over shared memory.
+constexpr std::string_view kBlockCombine = R"(
+__device__ State block_combine(State s) {
+  __shared__ State states[EMBER_THREADS];
+  states[threadIdx.x] = s;
+  __syncthreads();
+  for (unsigned half = EMBER_THREADS / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) states[threadIdx.x] = combine(states[threadIdx.x], states[threadIdx.x + half]);
+    __syncthreads();
+  }
+  return states[0];
+}
+)";
+
+constexpr std::string_view kReduceKernels = R"(
+extern "C" __global__ void ember_reduce_rows(const x_t* x, Out* out, State* partial, long long rows,
+                                             long long n, long long chunks, long long chunk,
+                                             long long correction) {
+  const long long row = blockIdx.x / chunks, c = blockIdx.x % chunks;
+  const long long begin = c * chunk, end = min(n, begin + chunk);
+  const x_t* lane = x + row * n;
+  State s = identity();
+  for (long long k = begin + threadIdx.x; k < end; k += blockDim.x)
+    s = combine(s, element((double)x_load(lane[k]), k));
+  s = block_combine(s);
+  if (threadIdx.x != 0) return;
+  if (chunks == 1) out[row] = EMBER_STORE(finish(s, n, correction));
+  else partial[blockIdx.x] = s;
+}
+
+extern "C" __global__ void ember_reduce_partials(const State* partial, Out* out, long long rows,
+                                                 long long chunks, long long n,
+                                                 long long correction) {
+  State s = identity();
+  for (long long c = threadIdx.x; c < chunks; c += blockDim.x)
+    s = combine(s, partial[blockIdx.x * chunks + c]);
+  s = block_combine(s);
+  if (threadIdx.x == 0) out[blockIdx.x] = EMBER_STORE(finish(s, n, correction));
+}
+
+extern "C" __global__ void ember_reduce_columns(const x_t* x, Out* out, long long rows, long long n,
+                                                long long inner, long long correction) {
+  const long long count = rows * inner;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x) {
+    const long long row = i / inner, j = i % inner;
+    const x_t* lane = x + row * n * inner + j;
+    State s = identity();
+    for (long long k = 0; k < n; ++k) s = combine(s, element((double)x_load(lane[k * inner]), k));
+    out[i] = EMBER_STORE(finish(s, n, correction));
+  }
+}
+)";
+
+constexpr std::string_view kSoftmaxKernels = R"(
+__device__ C ember_block_max(C v) {
+  __shared__ C values[EMBER_THREADS];
+  values[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned half = EMBER_THREADS / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      const C a = values[threadIdx.x], b = values[threadIdx.x + half];
+      values[threadIdx.x] = (isnan(a) || a >= b) ? a : b;
+    }
+    __syncthreads();
+  }
+  const C result = values[0];
+  __syncthreads();
+  return result;
+}
+
+__device__ C ember_block_sum(C v) {
+  __shared__ C values[EMBER_THREADS];
+  values[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned half = EMBER_THREADS / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) values[threadIdx.x] += values[threadIdx.x + half];
+    __syncthreads();
+  }
+  const C result = values[0];
+  __syncthreads();
+  return result;
+}
+
+__device__ __forceinline__ C ember_max(C m, C v) { return (isnan(m) || m >= v) ? m : v; }
+
+extern "C" __global__ void ember_softmax_rows(const x_t* x, x_t* out, long long rows, long long n) {
+  const x_t* lane = x + blockIdx.x * n;
+  x_t* result = out + blockIdx.x * n;
+  C m = -(C)__longlong_as_double(0x7ff0000000000000LL);
+  for (long long k = threadIdx.x; k < n; k += blockDim.x) m = ember_max(m, (C)x_load(lane[k]));
+  m = ember_block_max(m);
+  C sum = 0;
+  for (long long k = threadIdx.x; k < n; k += blockDim.x) sum += exp((C)x_load(lane[k]) - m);
+  sum = ember_block_sum(sum);
+  const C log_sum = log(sum);
+  for (long long k = threadIdx.x; k < n; k += blockDim.x) {
+    const C shifted = (C)x_load(lane[k]) - m;
+    result[k] = x_store(EMBER_SOFTMAX(shifted));
+  }
+}
+
+extern "C" __global__ void ember_softmax_columns(const x_t* x, x_t* out, long long rows, long long n,
+                                                 long long inner) {
+  const long long count = rows * inner;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
+       i += (long long)gridDim.x * blockDim.x) {
+    const long long offset = i / inner * n * inner + i % inner;
+    C m = -(C)__longlong_as_double(0x7ff0000000000000LL);
+    for (long long k = 0; k < n; ++k) m = ember_max(m, (C)x_load(x[offset + k * inner]));
+    C sum = 0;
+    for (long long k = 0; k < n; ++k) sum += exp((C)x_load(x[offset + k * inner]) - m);
+    const C log_sum = log(sum);
+    for (long long k = 0; k < n; ++k) {
+      const C shifted = (C)x_load(x[offset + k * inner]) - m;
+      out[offset + k * inner] = x_store(EMBER_SOFTMAX(shifted));
+    }
+  }
+}
+)";
+
+std::string threads_definition() {
+  return "#define EMBER_THREADS " + std::to_string(kRowThreads) + "\n";
+}
+
+}  // namespace
+
+bool has_float_kernels(DType dtype) {
+  return is_float(dtype);
+}
+
+std::string copy_source(std::size_t element_size) {
+  std::string source(kDims);
+  source += "typedef " + std::string(element_of_size(element_size)) + " E;\n";
+  source += R"(extern "C" __global__ void ember_copy(const E* in, E* out, long long n, int rank,
+                                      ember_dims sizes, ember_dims in_strides, long long in_offset,
+                                      ember_dims out_strides, long long out_offset) {
+  )";
+  source += kGridStride;
+  source += R"( {
+    long long rest = i, from = in_offset, to = out_offset;
+    for (int d = rank - 1; d >= 0; --d) {
+      const long long c = rest % sizes.d[d];
+      rest /= sizes.d[d];
+      from += c * in_strides.d[d];
+      to += c * out_strides.d[d];
+    }
+    out[to] = in[from];
+  }
+}
+)";
+  return source;
+}
+
+std::string cast_source(DType from, DType to) {
+  std::string source = element_type(from, "in") + element_type(to, "out");
+  source +=
+      "extern \"C\" __global__ void ember_cast(const in_t* in, out_t* out, long long n) {\n  ";
+  source += kGridStride;
+  source += " out[i] = out_store((double)in_load(in[i]));\n}\n";
+  return source;
+}
+
+std::string reduce_source(const ir::Reduce& op, DType dtype, DType out_dtype) {
+  std::string source = threads_definition() + element_type(dtype, "x");
+  source += "typedef " + out_type(op.op, dtype, out_dtype) + " Out;\n";
+  source += "#define EMBER_STORE " + store_out(op.op) + "\n";
+  source += reduction_state(op.op);
+  source += kBlockCombine;
+  source += kReduceKernels;
+  return source;
+}
+
+std::size_t reduce_state_size(const ir::Reduce& op) {
+  switch (op.op) {
+    case ReduceOp::Sum:
+    case ReduceOp::Mean:
+    case ReduceOp::Prod:
+      return 8;
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+    case ReduceOp::ArgMax:
+    case ReduceOp::ArgMin:
+      return 16;
+    case ReduceOp::Var:
+      return 24;
+    case ReduceOp::Any:
+    case ReduceOp::All:
+      return 4;
+  }
+  throw InvalidArgument("[cuda] unknown reduction");
+}
+
+std::string softmax_source(const ir::Softmax& op, DType dtype) {
+  std::string source = threads_definition() + element_type(dtype, "x");
+  source += std::string("typedef ") + (dtype == DType::F64 ? "double" : "float") + " C;\n";
+  source += op.log ? "#define EMBER_SOFTMAX(s) ((s) - log_sum)\n"
+                   : "#define EMBER_SOFTMAX(s) (exp(s) / sum)\n";
+  source += kSoftmaxKernels;
+  return source;
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,54 @@
+// The CUDA C sources of the cuda backend's own kernels: the ops that are not elementwise formulas
+// (those come from src/codegen) and need a kernel of their own: strided copies (every layout op),
+// float casts, reductions and softmax. Each source is a function of its op and dtypes only, so
+// the kernel cache compiles each once. Kernel names and parameters are documented at each.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ember/dtype.h"
+#include "ir/ops.h"
+
+namespace ember::cuda {
+
+/// Whether the reduction and softmax kernels take dtype (the float dtypes).
+bool has_float_kernels(DType dtype);
+
+/// ember_copy(const E* in, E* out, long long n, int rank, ember_dims sizes,
+///            ember_dims in_strides, long long in_offset, ember_dims out_strides,
+///            long long out_offset)
+/// for elements of element_size bytes (1, 2, 4 or 8): out[out_offset + c . out_strides] =
+/// in[in_offset + c . in_strides] for every coordinate c of sizes (n elements, rank <= 8).
+std::string copy_source(std::size_t element_size);
+
+/// ember_cast(const From* in, To* out, long long n): float dtypes to float dtypes, rounded to
+/// nearest, ties to even (f64 to f16 and bf16 through f32, as ember's conversions do).
+std::string cast_source(DType from, DType to);
+
+/// The reduction kernels of op (a float x of dtype; out of the op's result dtype, index_dtype
+/// for ArgMax and ArgMin). x is [rows, n, inner], contiguous; out is [rows, inner].
+///   ember_reduce_rows(const T* x, Out* out, State* partial, long long rows, long long n,
+///                     long long chunks, long long chunk, long long correction)
+///     inner == 1: block b reduces elements [c * chunk, (c + 1) * chunk) of row b / chunks
+///     (c = b % chunks); with one chunk it writes out[row], else partial[b].
+///   ember_reduce_partials(const State* partial, Out* out, long long rows, long long chunks,
+///                         long long n, long long correction)
+///     block r combines partial[r * chunks ...] into out[r].
+///   ember_reduce_columns(const T* x, Out* out, long long rows, long long n, long long inner,
+///                        long long correction)
+///     inner > 1: thread (r, j) reduces x[r, :, j].
+/// state_size is the bytes of one State (for the partials' buffer).
+std::string reduce_source(const ir::Reduce& op, DType dtype, DType out_dtype);
+std::size_t reduce_state_size(const ir::Reduce& op);
+
+/// Softmax (log softmax) of a float x [rows, n, inner], contiguous, along n:
+///   ember_softmax_rows(const T* x, T* out, long long rows, long long n)  (inner == 1: a block
+///     a row)
+///   ember_softmax_columns(const T* x, T* out, long long rows, long long n, long long inner)
+std::string softmax_source(const ir::Softmax& op, DType dtype);
+
+/// Threads of a block of the row kernels (reduce_rows, reduce_partials, softmax_rows).
+inline constexpr unsigned kRowThreads = 256;
+
+}  // namespace ember::cuda

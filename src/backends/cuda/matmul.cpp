@@ -1,0 +1,137 @@
+#include "backends/cuda/matmul.h"
+
+#include <string>
+
+#include "ember/error.h"
+
+namespace ember::cuda {
+namespace {
+
+struct Types {
+  cudaDataType_t data;
+  cublasComputeType_t compute;
+  cudaDataType_t scale;
+};
+
+Types types_of(DType dtype) {
+  switch (dtype) {
+    case DType::F64:
+      return {CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
+    case DType::F32:
+      return {CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::F16:
+      return {CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    case DType::BF16:
+      return {CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+    default:
+      break;
+  }
+  throw InvalidArgument("[matmul] cuBLASLt has no product of dtype " +
+                        std::string(dtype_name(dtype)));
+}
+
+/// The descriptors of one call, destroyed with it.
+struct Descriptors {
+  const Api& api;
+  cublasLtMatmulDesc_t operation = nullptr;
+  cublasLtMatrixLayout_t a = nullptr;
+  cublasLtMatrixLayout_t b = nullptr;
+  cublasLtMatrixLayout_t c = nullptr;
+  cublasLtMatmulPreference_t preference = nullptr;
+  explicit Descriptors(const Api& a) : api(a) {}
+  ~Descriptors() {
+    if (preference != nullptr) api.cublasLtMatmulPreferenceDestroy(preference);
+    if (c != nullptr) api.cublasLtMatrixLayoutDestroy(c);
+    if (b != nullptr) api.cublasLtMatrixLayoutDestroy(b);
+    if (a != nullptr) api.cublasLtMatrixLayoutDestroy(a);
+    if (operation != nullptr) api.cublasLtMatmulDescDestroy(operation);
+  }
+};
+
+}  // namespace
+
+Gemm::Gemm(std::shared_ptr<const GpuContext> gpu) : gpu_(std::move(gpu)) {
+  gpu_->make_current();
+  check(gpu_->api().cublasLtCreate(&handle_), "cublasLtCreate", gpu_->name());
+}
+
+Gemm::~Gemm() {
+  gpu_->api().cublasLtDestroy(handle_);
+}
+
+bool Gemm::takes(DType dtype) {
+  return is_float(dtype);
+}
+
+void Gemm::run(const GemmProblem& p, CUdeviceptr workspace, std::size_t workspace_bytes) {
+  const Api& api = gpu_->api();
+  const std::string& device = gpu_->name();
+  const Types types = types_of(p.dtype);
+  Descriptors d(api);
+  const auto checked = [&](cublasStatus_t status, const char* call) {
+    check(status, call, device);
+  };
+  checked(api.cublasLtMatmulDescCreate(&d.operation, types.compute, types.scale),
+          "cublasLtMatmulDescCreate");
+  // Column-major: the product's "A" is the row-major B (n×k, leading dim n), its "B" the row-major
+  // A (k×m, leading dim k), the result n×m with leading dim n.
+  const auto layout = [&](cublasLtMatrixLayout_t* out, int64_t rows, int64_t cols, int64_t stride) {
+    checked(api.cublasLtMatrixLayoutCreate(out, types.data, static_cast<uint64_t>(rows),
+                                           static_cast<uint64_t>(cols), rows),
+            "cublasLtMatrixLayoutCreate");
+    if (p.batch == 1) return;
+    const auto count = static_cast<int32_t>(p.batch);
+    checked(api.cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count,
+                                                 sizeof count),
+            "cublasLtMatrixLayoutSetAttribute");
+    checked(api.cublasLtMatrixLayoutSetAttribute(*out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                                 &stride, sizeof stride),
+            "cublasLtMatrixLayoutSetAttribute");
+  };
+  layout(&d.a, p.n, p.k, p.b_batch_stride);
+  layout(&d.b, p.k, p.m, p.a_batch_stride);
+  layout(&d.c, p.n, p.m, p.m * p.n);
+
+  const Key key{p.dtype, p.batch, p.m, p.n, p.k, p.a_batch_stride == 0, p.b_batch_stride == 0};
+  cublasLtMatmulAlgo_t algorithm{};
+  {
+    const std::lock_guard lock(mutex_);
+    if (const auto it = algorithms_.find(key); it != algorithms_.end()) {
+      algorithm = it->second;
+    } else {
+      checked(api.cublasLtMatmulPreferenceCreate(&d.preference), "cublasLtMatmulPreferenceCreate");
+      const uint64_t bytes = workspace_bytes;
+      checked(api.cublasLtMatmulPreferenceSetAttribute(
+                  d.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof bytes),
+              "cublasLtMatmulPreferenceSetAttribute");
+      cublasLtMatmulHeuristicResult_t result{};
+      int found = 0;
+      checked(api.cublasLtMatmulAlgoGetHeuristic(handle_, d.operation, d.a, d.b, d.c, d.c,
+                                                 d.preference, 1, &result, &found),
+              "cublasLtMatmulAlgoGetHeuristic");
+      if (found == 0)
+        throw ExecutionError("[" + device + "] [matmul] cuBLASLt has no algorithm for " +
+                             std::to_string(p.m) + "x" + std::to_string(p.k) + " @ " +
+                             std::to_string(p.k) + "x" + std::to_string(p.n) + " in " +
+                             std::string(dtype_name(p.dtype)));
+      algorithm = result.algo;
+      algorithms_.emplace(key, algorithm);
+    }
+  }
+  const double one64 = 1.0;
+  const double zero64 = 0.0;
+  const float one32 = 1.0f;
+  const float zero32 = 0.0f;
+  const bool f64 = p.dtype == DType::F64;
+  const void* alpha = f64 ? static_cast<const void*>(&one64) : &one32;
+  const void* beta = f64 ? static_cast<const void*>(&zero64) : &zero32;
+  gpu_->make_current();
+  checked(api.cublasLtMatmul(handle_, d.operation, alpha, reinterpret_cast<const void*>(p.b), d.a,
+                             reinterpret_cast<const void*>(p.a), d.b, beta,
+                             reinterpret_cast<const void*>(p.c), d.c, reinterpret_cast<void*>(p.c),
+                             d.c, &algorithm, reinterpret_cast<void*>(workspace), workspace_bytes,
+                             gpu_->stream()),
+          "cublasLtMatmul");
+}
+
+}  // namespace ember::cuda

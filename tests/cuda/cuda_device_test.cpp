@@ -1,0 +1,152 @@
+// The cuda device's semantics: enumeration on a machine with or without GPUs, a clear error when
+// a GPU that is not there is used, and on a GPU: uploads and downloads, the same random tensor as
+// cpu for a seed, to_device both ways, recovery after running out of memory, and a steady training
+// loop whose reserved bytes stop growing. The op-by-op values are the conformance and gradcheck
+// suites' (they run on every device enumerate finds).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ember/activation_functions.h"
+#include "ember/device.h"
+#include "ember/devices.h"
+#include "ember/error.h"
+#include "ember/functional.h"
+#include "ember/nn/linear.h"
+#include "ember/optim/gradients_params.h"
+#include "ember/optim/sgd.h"
+#include "ember/tensor.h"
+
+namespace ember::test {
+namespace {
+
+std::optional<Device> first_gpu() {
+  const Devices gpus = Device::enumerate(DeviceType::Cuda);
+  if (gpus.empty()) return std::nullopt;
+  return gpus[0];
+}
+
+#define EMBER_SKIP_WITHOUT_GPU(device)                                                           \
+  const std::optional<Device> device = first_gpu();                                              \
+  if (!device)                                                                                   \
+  GTEST_SKIP() << "no CUDA GPU on this machine (Device::enumerate(DeviceType::Cuda) is empty): " \
+                  "the GPU cases run on a machine with one (docs/backends/cuda.md)"
+
+TEST(CudaDevice, EnumerateListsTheGpusOrNothingAndNeverThrows) {
+  const Devices gpus = Device::enumerate(DeviceType::Cuda);
+  for (std::size_t i = 0; i < gpus.size(); ++i)
+    EXPECT_EQ(gpus[i], Device::cuda(static_cast<int64_t>(i)));
+}
+
+TEST(CudaDevice, UsingAGpuThatIsNotThereIsAnExecutionErrorNamingIt) {
+  const auto count = static_cast<int64_t>(Device::enumerate(DeviceType::Cuda).size());
+  const Device missing = Device::cuda(count);  // one past the last
+  try {
+    Tensor<1>::zeros({4}, missing).into_data();
+    FAIL() << "cuda:" << count << " computed without a GPU";
+  } catch (const ExecutionError& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda:" + std::to_string(count)), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CudaDevice, UploadAndDownloadKeepEveryByte) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  std::vector<double> values;
+  for (int i = 0; i < 1000; ++i)
+    values.push_back(std::ldexp(static_cast<double>(i) - 500.5, i % 40 - 20));
+  for (const DType dtype : kAllDTypes) {
+    const TensorData data = TensorData(values, Shape{10, 100}).convert(dtype);
+    const TensorCreationOptions options = TensorCreationOptions(*gpu).with_dtype(dtype);
+    const TensorData back = is_float(dtype) ? Tensor<2>::from_data(data, options).into_data()
+                            : is_int(dtype) ? Tensor<2, Int>::from_data(data, options).into_data()
+                                            : Tensor<2, Bool>::from_data(data, options).into_data();
+    EXPECT_EQ(back, data) << dtype;
+  }
+}
+
+TEST(CudaDevice, ASeedGivesTheSameTensorAsCpu) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  gpu->seed(42);
+  const Device cpu = Device::ndarray();
+  cpu.seed(42);
+  const auto normal = Distribution::normal(0.0, 1.0);
+  EXPECT_EQ(Tensor<2>::random({64, 33}, normal, *gpu).into_data(),
+            Tensor<2>::random({64, 33}, normal, cpu).into_data());
+}
+
+TEST(CudaDevice, ToDeviceWorksBothWays) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  const Tensor<2> host = Tensor<2>::from_data(
+      TensorData(std::vector<double>{1, -2, 3.5, 4}, Shape{2, 2}), Device::ndarray());
+  const Tensor<2> there = host.to_device(*gpu) * 2.0;
+  EXPECT_EQ(there.to_device(Device::ndarray()).into_data(), (host * 2.0).into_data());
+}
+
+TEST(CudaDevice, OutOfMemoryIsAnExecutionErrorAndTheDeviceWorksAfterwards) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  // 2^40 f32 elements: 4 TiB, more than any GPU holds.
+  try {
+    Tensor<1>::zeros({int64_t{1} << 40}, *gpu).into_data();
+    FAIL() << "a 4 TiB tensor fit";
+  } catch (const ExecutionError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("out of memory"), std::string::npos) << message;
+    EXPECT_NE(message.find("4398046511104"), std::string::npos) << message;  // the request
+  }
+  gpu->memory_cleanup();
+  const Tensor<1> x = Tensor<1>::from_floats({1, 2, 3}, *gpu);
+  EXPECT_EQ((x + x).into_data(), TensorData(std::vector<float>{2, 4, 6}, Shape{3}));
+}
+
+struct Mlp {
+  nn::Linear hidden;
+  nn::Linear out;
+  EMBER_MODULE(hidden, out)
+
+  Tensor<2> forward(const Tensor<2>& x) const {
+    return out.forward(activation::relu(hidden.forward(x)));
+  }
+};
+
+/// rows x columns values of both signs, fixed: sin(0.37 i + 0.11 j).
+Tensor<2> fixed_matrix(int64_t rows, int64_t columns, const Device& device) {
+  std::vector<double> values;
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < columns; ++j)
+      values.push_back(std::sin(0.37 * static_cast<double>(i) + 0.11 * static_cast<double>(j)));
+  }
+  return Tensor<2>::from_data(TensorData(values, Shape{rows, columns}), device);
+}
+
+TEST(CudaDevice, BytesReservedStayFlatOverASteadyTrainingLoop) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  const Device device = gpu->autodiff();
+  device.memory_cleanup();
+  device.seed(7);
+  Mlp model = device.memory_persistent_allocations(device, [](const Device& d) {
+    return Mlp{nn::LinearConfig{32, 1280}.init(d), nn::LinearConfig{1280, 16}.init(d)};
+  });
+  const Tensor<2> inputs = fixed_matrix(1024, 32, device);
+  const Tensor<2> targets = fixed_matrix(1024, 16, device) * 0.5;
+  optim::Sgd sgd;
+  std::vector<uint64_t> reserved;
+  std::vector<double> losses;
+  for (int step = 0; step < 30; ++step) {
+    const Tensor<2> loss = module::mse_loss(model.forward(inputs), targets);
+    losses.push_back(loss.into_scalar<double>());
+    sgd.step(model, optim::GradientsParams::from(model, loss.backward()), 0.1);
+    device.sync();
+    reserved.push_back(device.memory_pool_usage()->bytes_reserved);
+  }
+  EXPECT_LT(losses.back(), losses.front()) << "the loop trains";
+  for (std::size_t step = 10; step < reserved.size(); ++step)
+    EXPECT_EQ(reserved[step], reserved[9]) << "step " << step;
+}
+
+}  // namespace
+}  // namespace ember::test

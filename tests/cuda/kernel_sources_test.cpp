@@ -1,0 +1,68 @@
+// The cuda backend's own kernels (kernel_sources.h) compile with NVRTC for sm_90, in every
+// variant the backend asks for, on any machine with the toolkit: a GPU is not needed to keep them
+// from rotting. Their values are checked on the GPU by the conformance suite.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "../codegen/codegen_test_util.h"
+#include "backends/cuda/kernel_sources.h"
+#include "ir/ops.h"
+
+namespace ember::cuda {
+namespace {
+
+using codegen::test::compile;
+
+void expect_compiles(const std::string& source, const std::string& what) {
+#ifdef EMBER_WITH_NVRTC
+  const codegen::test::Compiled compiled = compile(source, "kernel", "compute_90");
+  EXPECT_TRUE(compiled.ok) << what << "\n" << compiled.log << "\n" << source;
+#else
+  (void)source;
+  (void)what;
+#endif
+}
+
+constexpr DType kFloats[] = {DType::F64, DType::F32, DType::F16, DType::BF16};
+
+TEST(CudaKernelSources, CopiesCompileForEveryElementSize) {
+  EMBER_SKIP_WITHOUT_NVRTC();
+  for (const std::size_t size : {1, 2, 4, 8})
+    expect_compiles(copy_source(size), "copy of " + std::to_string(size) + "-byte elements");
+}
+
+TEST(CudaKernelSources, CastsCompileBetweenEveryPairOfFloatDtypes) {
+  EMBER_SKIP_WITHOUT_NVRTC();
+  for (const DType from : kFloats) {
+    for (const DType to : kFloats)
+      expect_compiles(cast_source(from, to), "cast " + std::string(dtype_name(from)) + " to " +
+                                                 std::string(dtype_name(to)));
+  }
+}
+
+TEST(CudaKernelSources, ReductionsCompileForEveryOpAndFloatDtype) {
+  EMBER_SKIP_WITHOUT_NVRTC();
+  for (const ir::ReduceOp op : ir::OpList<ir::ReduceOp>::all) {
+    for (const DType dtype : kFloats) {
+      const ir::Reduce reduce{op, 0};
+      const ir::TensorMeta x{Shape{2, 3}, dtype};
+      const DType out = ir::infer(ir::Op(reduce), {&x, 1})[0].dtype;
+      expect_compiles(reduce_source(reduce, dtype, out),
+                      ir::name(ir::Op(reduce)) + " " + std::string(dtype_name(dtype)));
+    }
+  }
+}
+
+TEST(CudaKernelSources, SoftmaxCompilesForEveryFloatDtype) {
+  EMBER_SKIP_WITHOUT_NVRTC();
+  for (const bool log : {false, true}) {
+    for (const DType dtype : kFloats)
+      expect_compiles(
+          softmax_source(ir::Softmax{0, log}, dtype),
+          std::string(log ? "log_softmax " : "softmax ") + std::string(dtype_name(dtype)));
+  }
+}
+
+}  // namespace
+}  // namespace ember::cuda
