@@ -145,10 +145,12 @@ class Device {
   friend bool operator==(const Device& a, const Device& b) { return a.dispatch_ == b.dispatch_; }
 
  private:
-  /// Where a profile window opened: the wall clock and the device's work counter then.
+  /// Where a profile window opened: the wall clock, the device's work counter then, and on a
+  /// device with a clock of its own its timestamp (a backend::DeviceTimestamp).
   struct ProfileWindow {
     std::chrono::steady_clock::time_point start;
     uint64_t work_count;
+    std::shared_ptr<void> device_start;
   };
   ProfileWindow profile_begin() const;
   ProfileDuration profile_end(ProfileWindow window, ProfileOptions options) const;

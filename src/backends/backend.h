@@ -46,6 +46,16 @@ struct FusionSupport {
   bool runs_programs = false;
 };
 
+/// A point in a device's queue on the device's clock: the moment the work submitted before it
+/// finished. Resolving it waits for that work.
+class DeviceTimestamp {
+ public:
+  virtual ~DeviceTimestamp() = default;
+  /// Seconds on the device clock from earlier (a timestamp of the same device) to this one; waits
+  /// for both. Throws ExecutionError when the device failed.
+  virtual double seconds_since(const DeviceTimestamp& earlier) const = 0;
+};
+
 /// One input of an op: its storage and metadata.
 struct Operand {
   BufferPtr buffer;
@@ -86,8 +96,9 @@ class Backend {
   virtual void sync() {}
   /// Submits buffered work without waiting. Default: nothing is buffered.
   virtual void flush() {}
-  /// Whether the backend timestamps work on a device clock (else profile uses wall clock).
-  virtual bool has_device_clock() const { return false; }
+  /// A timestamp after the work submitted so far, without waiting for it; nullptr on a backend
+  /// without a device clock (profile then uses the wall clock between two syncs).
+  virtual std::shared_ptr<DeviceTimestamp> record_timestamp() { return nullptr; }
 
   /// Memory statistics; nullopt on a backend without pools.
   virtual std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const {

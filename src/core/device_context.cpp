@@ -187,4 +187,10 @@ void DeviceContext::flush() {
   guarded([] { return CallSite{"flush", 0}; }, [&] { backend_->flush(); });
 }
 
+std::shared_ptr<backend::DeviceTimestamp> DeviceContext::record_timestamp() {
+  std::shared_ptr<backend::DeviceTimestamp> timestamp;
+  guarded([] { return CallSite{"profile", 0}; }, [&] { timestamp = backend_->record_timestamp(); });
+  return timestamp;
+}
+
 }  // namespace ember::detail

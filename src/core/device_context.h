@@ -57,6 +57,8 @@ class DeviceContext {
   void sync();
   /// Submits the backend's buffered work (Device::flush).
   void flush();
+  /// A timestamp after the work submitted so far on the device clock; nullptr without one.
+  std::shared_ptr<backend::DeviceTimestamp> record_timestamp();
   /// How many ops and uploads ran on this device so far.
   uint64_t work_count() const { return work_count_.load(std::memory_order_relaxed); }
 

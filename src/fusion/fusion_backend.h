@@ -68,7 +68,11 @@ class FusionBackend final : public backend::Backend {
   void sync() override;
   /// Executes the calling thread's queue and flushes the inner backend.
   void flush() override;
-  bool has_device_clock() const override { return inner_->has_device_clock(); }
+  /// The inner backend's timestamp: queued ops are not run first (Device::profile flushes them
+  /// where a window asks for it).
+  std::shared_ptr<backend::DeviceTimestamp> record_timestamp() override {
+    return inner_->record_timestamp();
+  }
 
   std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
     return inner_->memory_pool_report();

@@ -103,6 +103,26 @@ TEST(CudaDevice, OutOfMemoryIsAnExecutionErrorAndTheDeviceWorksAfterwards) {
   EXPECT_EQ((x + x).into_data(), TensorData(std::vector<float>{2, 4, 6}, Shape{3}));
 }
 
+TEST(CudaDevice, ProfileMeasuresOnTheDeviceClockAndNestedWindowsResolveLater) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  const Tensor<2> x = Tensor<2>::ones({2048, 2048}, *gpu);
+  gpu->sync();
+  std::optional<ProfileDuration> inner;
+  auto [product, outer] = gpu->profile([&] {
+    auto [y, duration] = gpu->profile([&] { return x.matmul(x); });
+    inner = duration;
+    return y.matmul(x);
+  });
+  const std::optional<ProfileTicks> outer_ticks = outer.resolve();
+  const std::optional<ProfileTicks> inner_ticks = inner->resolve();
+  ASSERT_TRUE(outer_ticks && inner_ticks);
+  EXPECT_GT(inner_ticks->duration().count(), 0);
+  EXPECT_GT(outer_ticks->duration(), inner_ticks->duration()) << "two products against one";
+  EXPECT_EQ(product.sum().into_scalar<double>(), 2048.0 * 2048.0 * 2048.0 * 2048.0);
+  // A window in which nothing ran reads as no time.
+  EXPECT_FALSE(gpu->profile([] {}).resolve().has_value());
+}
+
 struct Mlp {
   nn::Linear hidden;
   nn::Linear out;

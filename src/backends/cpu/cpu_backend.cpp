@@ -62,7 +62,6 @@ class CpuBackend final : public backend::Backend {
   TensorData read(const backend::Operand& operand) override { return flex_.read(operand); }
   void sync() override { flex_.sync(); }
   void flush() override { flex_.flush(); }
-  bool has_device_clock() const override { return flex_.has_device_clock(); }
   void staging(std::span<TensorData*> data) override { flex_.staging(data); }
 
   std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {

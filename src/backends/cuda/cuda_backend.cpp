@@ -102,6 +102,44 @@ KernelDims dims_of(const std::vector<int64_t>& values) {
   return dims;
 }
 
+/// A CUDA event recorded on the device's stream: profile's device clock.
+class CudaTimestamp final : public backend::DeviceTimestamp {
+ public:
+  explicit CudaTimestamp(std::shared_ptr<const GpuContext> gpu) : gpu_(std::move(gpu)) {
+    gpu_->make_current();
+    gpu_->check(gpu_->api().cuEventCreate(&event_, CU_EVENT_DEFAULT), "cuEventCreate");
+    const CUresult recorded = gpu_->api().cuEventRecord(event_, gpu_->stream());
+    if (recorded != CUDA_SUCCESS) {
+      gpu_->api().cuEventDestroy(event_);
+      gpu_->check(recorded, "cuEventRecord");
+    }
+  }
+  ~CudaTimestamp() override {
+    try {
+      gpu_->make_current();
+    } catch (...) {
+      return;  // a poisoned device: its events go with the process
+    }
+    gpu_->api().cuEventDestroy(event_);
+  }
+  CudaTimestamp(const CudaTimestamp&) = delete;
+  CudaTimestamp& operator=(const CudaTimestamp&) = delete;
+
+  double seconds_since(const backend::DeviceTimestamp& earlier) const override {
+    gpu_->make_current();
+    const auto& start = static_cast<const CudaTimestamp&>(earlier);
+    gpu_->check(gpu_->api().cuEventSynchronize(event_), "cuEventSynchronize");
+    float milliseconds = 0;
+    gpu_->check(gpu_->api().cuEventElapsedTime(&milliseconds, start.event_, event_),
+                "cuEventElapsedTime");
+    return static_cast<double>(milliseconds) * 1e-3;
+  }
+
+ private:
+  std::shared_ptr<const GpuContext> gpu_;
+  CUevent event_ = nullptr;
+};
+
 /// The products of shape's dims before dim, of dim and after it: a tensor as [rows, n, inner].
 struct Lanes {
   int64_t rows = 1;
@@ -247,6 +285,9 @@ class CudaBackend final : public backend::Backend {
   }
 
   void sync() override { gpu_->synchronize(); }
+  std::shared_ptr<backend::DeviceTimestamp> record_timestamp() override {
+    return std::make_shared<CudaTimestamp>(gpu_);
+  }
 
   std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
     return memory_->report();
