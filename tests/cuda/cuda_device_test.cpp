@@ -71,12 +71,18 @@ TEST(CudaDevice, UploadAndDownloadKeepEveryByte) {
 
 TEST(CudaDevice, ASeedGivesTheSameTensorAsCpu) {
   EMBER_SKIP_WITHOUT_GPU(gpu);
-  gpu->seed(42);
   const Device cpu = Device::ndarray();
-  cpu.seed(42);
-  const auto normal = Distribution::normal(0.0, 1.0);
-  EXPECT_EQ(Tensor<2>::random({64, 33}, normal, *gpu).into_data(),
-            Tensor<2>::random({64, 33}, normal, cpu).into_data());
+  for (const Distribution& d : {Distribution::Default, Distribution::uniform(-3.0, 5.0),
+                                Distribution::normal(1.0, 2.5), Distribution::bernoulli(0.3)}) {
+    for (const DType dtype : {DType::F32, DType::F16, DType::BF16, DType::F64}) {
+      gpu->seed(42);
+      cpu.seed(42);
+      EXPECT_EQ(
+          Tensor<2>::random({64, 33}, d, TensorCreationOptions(*gpu).with_dtype(dtype)).into_data(),
+          Tensor<2>::random({64, 33}, d, TensorCreationOptions(cpu).with_dtype(dtype)).into_data())
+          << dtype;
+    }
+  }
 }
 
 TEST(CudaDevice, ToDeviceWorksBothWays) {

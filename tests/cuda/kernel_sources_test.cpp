@@ -64,5 +64,14 @@ TEST(CudaKernelSources, SoftmaxCompilesForEveryFloatDtype) {
   }
 }
 
+TEST(CudaKernelSources, RandomCompilesForEveryDistributionAndDrawnDtype) {
+  EMBER_SKIP_WITHOUT_NVRTC();
+  for (const auto kind : {Distribution::Kind::Default, Distribution::Kind::Uniform,
+                          Distribution::Kind::Normal, Distribution::Kind::Bernoulli}) {
+    for (const DType dtype : {DType::F32, DType::F16, DType::BF16})
+      expect_compiles(random_source(kind, dtype), "random " + std::string(dtype_name(dtype)));
+  }
+}
+
 }  // namespace
 }  // namespace ember::cuda

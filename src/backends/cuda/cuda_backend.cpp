@@ -684,6 +684,27 @@ class CudaBackend final : public backend::Backend {
     return copied(operand, outputs[0], walk);
   }
 
+  std::optional<Outputs> run(const ir::Random& random, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!draws_on_gpu(random.dtype)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    const int64_t n = outputs[0].shape.num_elements();
+    if (n == 0) return Outputs{out};
+    const Distribution& d = random.distribution;
+    const bool uniform = d.kind == Distribution::Kind::Uniform;
+    LaunchArguments arguments;
+    arguments.add(out->address());
+    arguments.add(static_cast<long long>(n));
+    arguments.add(static_cast<unsigned long long>(random.key));
+    arguments.add(static_cast<float>(uniform ? d.b - d.a : d.b));
+    arguments.add(static_cast<float>(d.a));
+    arguments.add(d.a);
+    launch(kernels_.function(random_source(d.kind, random.dtype), "ember_random"), grid_for(n),
+           kThreads, arguments);
+    return Outputs{out};
+  }
+
   /// Adds ranges (a slice of shape) to a walk's strides and offset for that tensor.
   static void place_ranges(const std::vector<ir::SliceRange>& ranges, const Shape& shape,
                            std::vector<int64_t>& strides, int64_t& offset) {
@@ -743,11 +764,11 @@ class CudaBackend final : public backend::Backend {
   requires(std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
            std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
            std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Random> ||
-           std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
-           std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
-           std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
-           std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad>)
+           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Conv> ||
+           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
+           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
+           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
+           std::is_same_v<Op, ir::InterpolateGrad>)
       std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
                                  std::span<const Operand> /*inputs*/,
                                  std::span<const ir::TensorMeta> /*outputs*/) {

@@ -330,11 +330,130 @@ extern "C" __global__ void ember_softmax_columns(const x_t* x, x_t* out, long lo
 }
 )";
 
+// ir/philox.h and ir/random.h on the GPU: Philox4x32-10 (Random123's rounds and key schedule),
+// the top 24 bits of word 0 as a uniform float, and the normal's Box-Muller through log_f32 and
+// cos_turns_f32, with their polynomials' coefficients as ir/random.h's (hex float literals).
+constexpr std::string_view kRandomFunctions = R"(
+__device__ __forceinline__ void ember_philox(unsigned int c[4], unsigned int k0, unsigned int k1) {
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k0 += 0x9E3779B9u;
+      k1 += 0xBB67AE85u;
+    }
+    const unsigned int hi0 = __umulhi(0xD2511F53u, c[0]), lo0 = 0xD2511F53u * c[0];
+    const unsigned int hi1 = __umulhi(0xCD9E8D57u, c[2]), lo1 = 0xCD9E8D57u * c[2];
+    const unsigned int out0 = hi1 ^ c[1] ^ k0, out2 = hi0 ^ c[3] ^ k1;
+    c[0] = out0;
+    c[1] = lo1;
+    c[2] = out2;
+    c[3] = lo0;
+  }
+}
+
+__device__ __forceinline__ float ember_uniform01(unsigned int hi) {
+  return (float)(hi >> 8) * 0x1p-24f;
+}
+
+__device__ float ember_log_f32(float x) {
+  int exponent = 0;
+  float m = frexpf(x, &exponent);
+  if (m < 0x1.6a09e6p-1f) {  // sqrt(2) / 2 rounded to float, as std::numbers::sqrt2_v<float> / 2
+    m *= 2.0f;
+    --exponent;
+  }
+  const float f = m - 1.0f;
+  float p = -0x1.38368ep-4f;
+  p = fmaf(p, f, 0x1.084b12p-3f);
+  p = fmaf(p, f, -0x1.0f375ep-3f);
+  p = fmaf(p, f, 0x1.22712p-3f);
+  p = fmaf(p, f, -0x1.54275cp-3f);
+  p = fmaf(p, f, 0x1.99a3fap-3f);
+  p = fmaf(p, f, -0x1.000426p-2f);
+  p = fmaf(p, f, 0x1.55555p-2f);
+  p = fmaf(p, f, -0x1.fffff8p-2f);
+  const float f2 = __fmul_rn(f, f);
+  const float log_m = fmaf(f2, p, f);
+  const float e = (float)exponent;
+  return fmaf(e, 0x1.62e43p-1f, fmaf(e, -0x1.05c61p-29f, log_m));
+}
+
+__device__ float ember_cos_turns_f32(float u) {
+  const float quarters = rintf(__fmul_rn(4.0f, u));
+  const float t = __fsub_rn(u, __fmul_rn(0.25f, quarters));
+  const float x = __fmul_rn(t, t);
+  const int quadrant = (int)quarters & 3;
+  float value;
+  if (quadrant % 2 == 0) {
+    float p = 0x1.d9d57ep+5f;
+    p = fmaf(p, x, -0x1.55c5ep+6f);
+    p = fmaf(p, x, 0x1.03c1dep+6f);
+    p = fmaf(p, x, -0x1.3bd3ccp+4f);
+    value = fmaf(x, p, 1.0f);
+  } else {
+    float p = -0x1.2dc84cp+6f;
+    p = fmaf(p, x, 0x1.466004p+6f);
+    p = fmaf(p, x, -0x1.4abbbep+5f);
+    const float tail = fmaf(x, p, -0x1.777a5cp-23f);
+    value = fmaf(t, 0x1.921fb6p+2f, __fmul_rn(t, tail));
+  }
+  return quadrant == 1 || quadrant == 2 ? -value : value;
+}
+)";
+
 std::string threads_definition() {
   return "#define EMBER_THREADS " + std::to_string(kRowThreads) + "\n";
 }
 
 }  // namespace
+
+bool draws_on_gpu(DType dtype) {
+  return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
+}
+
+std::string random_source(Distribution::Kind kind, DType dtype) {
+  if (!draws_on_gpu(dtype))
+    throw InvalidArgument("[cuda] random " + std::string(dtype_name(dtype)) +
+                          " is drawn on the host");
+  std::string source(codegen::cuda::storage_helpers(dtype));
+  source += "typedef " + std::string(codegen::cuda::storage_type(dtype)) + " T;\n";
+  source += kRandomFunctions;
+  std::string value;
+  switch (kind) {
+    case Distribution::Kind::Default:
+      value = "u";
+      break;
+    case Distribution::Kind::Uniform:
+      value = "fmaf(scale, u, shift)";
+      break;
+    case Distribution::Kind::Normal:
+      value =
+          "fmaf(scale, __fmul_rn(sqrtf(__fmul_rn(-2.0f, ember_log_f32(__fsub_rn(1.0f, u)))), "
+          "ember_cos_turns_f32(ember_uniform01(c[2]))), shift)";
+      break;
+    case Distribution::Kind::Bernoulli:
+      value = "((double)u < probability ? 1.0f : 0.0f)";
+      break;
+  }
+  const std::string store = dtype == DType::F32   ? "v"
+                            : dtype == DType::F16 ? "ember_store_f16(v)"
+                                                  : "ember_store_bf16(v)";
+  source += R"(extern "C" __global__ void ember_random(T* out, long long n, unsigned long long key,
+                                        float scale, float shift, double probability) {
+  )";
+  source += kGridStride;
+  source += R"( {
+    unsigned int c[4] = {(unsigned int)i, (unsigned int)((unsigned long long)i >> 32), 0u, 0u};
+    ember_philox(c, (unsigned int)key, (unsigned int)(key >> 32));
+    const float u = ember_uniform01(c[0]);
+    const float v = )" +
+            value + R"(;
+    out[i] = )" +
+            store + R"(;
+  }
+}
+)";
+  return source;
+}
 
 bool has_float_kernels(DType dtype) {
   return is_float(dtype);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ember/distribution.h"
 #include "ember/dtype.h"
 #include "ir/ops.h"
 
@@ -47,6 +48,19 @@ std::size_t reduce_state_size(const ir::Reduce& op);
 ///     a row)
 ///   ember_softmax_columns(const T* x, T* out, long long rows, long long n, long long inner)
 std::string softmax_source(const ir::Softmax& op, DType dtype);
+
+/// Whether random_source draws dtype on the GPU: f32, f16 and bf16, whose draws are computed in
+/// f32 by correctly rounded operations only (ir/random.h), so they equal every other device's
+/// bit for bit. f64 and the integer dtypes use libm's log and cos, which differ between
+/// libraries: they are drawn on the host.
+bool draws_on_gpu(DType dtype);
+
+/// ember_random(T* out, long long n, unsigned long long key, float scale, float shift,
+///              double probability)
+/// element i = ir::random_element<float>(d, key, i) (docs/random.md) of distribution's kind,
+/// stored as dtype (draws_on_gpu): scale and shift are (float)(d.b - d.a), (float)d.a for Uniform,
+/// (float)d.b, (float)d.a for Normal; probability is d.a for Bernoulli.
+std::string random_source(Distribution::Kind kind, DType dtype);
 
 /// Threads of a block of the row kernels (reduce_rows, reduce_partials, softmax_rows).
 inline constexpr unsigned kRowThreads = 256;
