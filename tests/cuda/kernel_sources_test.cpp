@@ -73,5 +73,23 @@ TEST(CudaKernelSources, RandomCompilesForEveryDistributionAndDrawnDtype) {
   }
 }
 
+constexpr DType kIntegers[] = {DType::I64, DType::I32, DType::I16, DType::I8,
+                               DType::U64, DType::U32, DType::U16, DType::U8};
+
+TEST(CudaKernelSources, IndexingCompilesForEveryIndexDtype) {
+  EMBER_SKIP_WITHOUT_NVRTC();
+  for (const DType index : kIntegers) {
+    const std::string name(dtype_name(index));
+    expect_compiles(check_indices_source(index), "check_indices " + name);
+    for (const std::size_t size : {1, 2, 4, 8})
+      expect_compiles(gather_source(size, index), "gather " + name);
+    for (const DType dtype : kAllDTypes) {
+      if (adds_atomically(dtype))
+        expect_compiles(scatter_add_source(dtype, index),
+                        "scatter_add " + std::string(dtype_name(dtype)) + " by " + name);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::cuda

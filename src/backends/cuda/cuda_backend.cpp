@@ -684,6 +684,121 @@ class CudaBackend final : public backend::Backend {
     return copied(operand, outputs[0], walk);
   }
 
+  // ---- indexing --------------------------------------------------------------------------------
+
+  std::optional<Outputs> run(const ir::Gather& gather, const ir::Op& op,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    return gathered(op, inputs, outputs[0], gather.dim, false);
+  }
+  std::optional<Outputs> run(const ir::Select& select, const ir::Op& op,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    return gathered(op, inputs, outputs[0], select.dim, true);
+  }
+  std::optional<Outputs> run(const ir::Scatter& scatter, const ir::Op& op,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (scatter.update != ir::IndexUpdate::Add) return std::nullopt;
+    return scattered(op, inputs, outputs[0], scatter.dim, false);
+  }
+  std::optional<Outputs> run(const ir::SelectAssign& assign, const ir::Op& op,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (assign.update != ir::IndexUpdate::Add) return std::nullopt;
+    return scattered(op, inputs, outputs[0], assign.dim, true);
+  }
+
+  /// Gather (select false: indices shaped as the output) or Select (a list along dim).
+  std::optional<Outputs> gathered(const ir::Op& op, std::span<const Operand> inputs,
+                                  const ir::TensorMeta& output, int64_t dim, bool select) {
+    const Shape& x = inputs[0].meta.shape;
+    if (output.shape.rank() > kProgramMaxRank) return std::nullopt;
+    check_indices(op, inputs[1], dim, x[static_cast<std::size_t>(dim)]);
+    auto out = allocate(output);
+    const int64_t n = output.shape.num_elements();
+    if (n == 0) return Outputs{out};
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[0]));
+    arguments.add(address_of(inputs[1]));
+    arguments.add(out->address());
+    add_indexed_walk(arguments, n, output.shape, x.contiguous_strides(), dim, select);
+    launch(kernels_.function(gather_source(dtype_size(output.dtype), inputs[1].meta.dtype),
+                             "ember_gather"),
+           grid_for(n), kThreads, arguments);
+    return Outputs{out};
+  }
+
+  /// Scatter or SelectAssign adding inputs[2] into a copy of inputs[0] (atomic adds: duplicate
+  /// indices accumulate, in no fixed order).
+  std::optional<Outputs> scattered(const ir::Op& op, std::span<const Operand> inputs,
+                                   const ir::TensorMeta& output, int64_t dim, bool select) {
+    const ir::TensorMeta& values = inputs[2].meta;
+    if (!adds_atomically(output.dtype) || values.shape.rank() > kProgramMaxRank)
+      return std::nullopt;
+    check_indices(op, inputs[1], dim, output.shape[static_cast<std::size_t>(dim)]);
+    auto out = allocate(output);
+    copy_bytes(address_of(inputs[0]), out->address(), out->bytes());
+    const int64_t n = values.shape.num_elements();
+    if (n == 0) return Outputs{out};
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[2]));
+    arguments.add(address_of(inputs[1]));
+    arguments.add(out->address());
+    add_indexed_walk(arguments, n, values.shape, output.shape.contiguous_strides(), dim, select);
+    launch(kernels_.function(scatter_add_source(output.dtype, inputs[1].meta.dtype),
+                             "ember_scatter_add"),
+           grid_for(n), kThreads, arguments);
+    return Outputs{out};
+  }
+
+  static void add_indexed_walk(LaunchArguments& arguments, int64_t n, const Shape& walked,
+                               const std::vector<int64_t>& strides, int64_t dim, bool select) {
+    arguments.add(static_cast<long long>(n));
+    arguments.add(static_cast<int>(walked.rank()));
+    arguments.add(dims_of(walked.dims()));
+    arguments.add(dims_of(strides));
+    arguments.add(static_cast<int>(dim));
+    arguments.add(static_cast<int>(select));
+  }
+
+  /// Throws ndarray's InvalidArgument when an index lies outside [0, size): the first one in
+  /// order, as ndarray names it. Waits for the check (an index error belongs to its op's call).
+  void check_indices(const ir::Op& op, const Operand& indices, int64_t dim, int64_t size) {
+    const int64_t n = indices.meta.shape.num_elements();
+    if (n == 0) return;
+    auto first_bad = allocate(sizeof(unsigned long long));
+    gpu_->check(gpu_->api().cuMemsetD8Async(first_bad->address(), 0xff, sizeof(unsigned long long),
+                                            gpu_->stream()),
+                "cuMemsetD8Async");
+    LaunchArguments arguments;
+    arguments.add(address_of(indices));
+    arguments.add(static_cast<long long>(n));
+    arguments.add(static_cast<long long>(size));
+    arguments.add(first_bad->address());
+    launch(kernels_.function(check_indices_source(indices.meta.dtype), "ember_check_indices"),
+           grid_for(n), kThreads, arguments);
+    unsigned long long position = 0;
+    download(&position, first_bad->address(), sizeof position);
+    if (position == ~0ull) return;
+    const std::size_t element = dtype_size(indices.meta.dtype);
+    std::vector<std::byte> bytes(element);
+    download(bytes.data(), address_of(indices) + position * element, element);
+    const TensorData value(std::move(bytes), Shape{1}, indices.meta.dtype);
+    const std::string text = is_signed_int(indices.meta.dtype)
+                                 ? std::to_string(value.to_vector<int64_t>()[0])
+                                 : std::to_string(value.to_vector<uint64_t>()[0]);
+    throw InvalidArgument("[" + ir::name(op) + "] index " + text + " out of range for dim " +
+                          std::to_string(dim) + " of size " + std::to_string(size));
+  }
+
+  /// Copies bytes from the device to host memory, waiting for them.
+  void download(void* to, CUdeviceptr from, std::size_t bytes) {
+    gpu_->check(gpu_->api().cuMemcpyDtoHAsync(to, from, bytes, gpu_->stream()),
+                "cuMemcpyDtoHAsync");
+    gpu_->synchronize();
+  }
+
   std::optional<Outputs> run(const ir::Random& random, const ir::Op& /*op*/,
                              std::span<const Operand> /*inputs*/,
                              std::span<const ir::TensorMeta> outputs) {
@@ -761,9 +876,7 @@ class CudaBackend final : public backend::Backend {
 
   // The ops without a kernel here yet: they run on the host (docs/backends/cuda.md lists them).
   template <typename Op>
-  requires(std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
-           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
-           std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+  requires(std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
            std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Conv> ||
            std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
            std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||

@@ -406,6 +406,114 @@ std::string threads_definition() {
 
 }  // namespace
 
+std::string integer_type(DType dtype) {
+  switch (dtype) {
+    case DType::I64:
+      return "long long";
+    case DType::I32:
+      return "int";
+    case DType::I16:
+      return "short";
+    case DType::I8:
+      return "signed char";
+    case DType::U64:
+      return "unsigned long long";
+    case DType::U32:
+      return "unsigned int";
+    case DType::U16:
+      return "unsigned short";
+    case DType::U8:
+      return "unsigned char";
+    default:
+      break;
+  }
+  throw InvalidArgument("[cuda] " + std::string(dtype_name(dtype)) + " is not an integer dtype");
+}
+
+std::string check_indices_source(DType index_dtype) {
+  // Compared in the index's own signedness, so a huge u64 cannot wrap into range.
+  const std::string bad = is_signed_int(index_dtype)
+                              ? "(long long)v < 0 || (long long)v >= size"
+                              : "(unsigned long long)v >= (unsigned long long)size";
+  std::string source = "typedef " + integer_type(index_dtype) + " I;\n";
+  source +=
+      R"(extern "C" __global__ void ember_check_indices(const I* idx, long long n, long long size,
+                                               unsigned long long* first_bad) {
+  )";
+  source += kGridStride;
+  source += " {\n    const I v = idx[i];\n    if (" + bad +
+            ") atomicMin(first_bad, (unsigned long long)i);\n  }\n}\n";
+  return source;
+}
+
+/// The offset walk shared by gather and scatter: c's offset in the indexed tensor.
+constexpr std::string_view kIndexedOffset = R"(
+__device__ __forceinline__ long long ember_indexed_offset(long long i, const I* idx, int rank,
+                                                          const ember_dims& sizes,
+                                                          const ember_dims& strides, int dim,
+                                                          int select) {
+  long long rest = i, offset = 0, along = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    const long long c = rest % sizes.d[d];
+    rest /= sizes.d[d];
+    if (d == dim) along = c;
+    else offset += c * strides.d[d];
+  }
+  return offset + (long long)idx[select ? along : i] * strides.d[dim];
+}
+)";
+
+std::string gather_source(std::size_t element_size, DType index_dtype) {
+  std::string source(kDims);
+  source += "typedef " + std::string(element_of_size(element_size)) + " E;\n";
+  source += "typedef " + integer_type(index_dtype) + " I;\n";
+  source += kIndexedOffset;
+  source +=
+      R"(extern "C" __global__ void ember_gather(const E* x, const I* idx, E* out, long long n,
+                                        int rank, ember_dims sizes, ember_dims x_strides, int dim,
+                                        int select) {
+  )";
+  source += kGridStride;
+  source += " out[i] = x[ember_indexed_offset(i, idx, rank, sizes, x_strides, dim, select)];\n}\n";
+  return source;
+}
+
+bool adds_atomically(DType dtype) {
+  switch (dtype) {
+    case DType::F64:
+    case DType::F32:
+    case DType::I64:
+    case DType::I32:
+    case DType::U64:
+    case DType::U32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string scatter_add_source(DType dtype, DType index_dtype) {
+  if (!adds_atomically(dtype))
+    throw InvalidArgument("[cuda] no atomic add of " + std::string(dtype_name(dtype)));
+  // i64 adds as u64: two's complement makes the wrapped sums the same bits.
+  const std::string type = dtype == DType::I64 ? "unsigned long long"
+                           : is_int(dtype)     ? integer_type(dtype)
+                                               : std::string(codegen::cuda::storage_type(dtype));
+  std::string source(kDims);
+  source += "typedef " + type + " T;\n";
+  source += "typedef " + integer_type(index_dtype) + " I;\n";
+  source += kIndexedOffset;
+  source += R"(extern "C" __global__ void ember_scatter_add(const T* values, const I* idx, T* out,
+                                             long long n, int rank, ember_dims sizes,
+                                             ember_dims out_strides, int dim, int select) {
+  )";
+  source += kGridStride;
+  source +=
+      " atomicAdd(out + ember_indexed_offset(i, idx, rank, sizes, out_strides, dim, select), "
+      "values[i]);\n}\n";
+  return source;
+}
+
 bool draws_on_gpu(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
 }

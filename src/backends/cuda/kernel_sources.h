@@ -62,6 +62,30 @@ bool draws_on_gpu(DType dtype);
 /// (float)d.b, (float)d.a for Normal; probability is d.a for Bernoulli.
 std::string random_source(Distribution::Kind kind, DType dtype);
 
+/// The C type of an integer dtype's element ("long long", "unsigned char", ...).
+std::string integer_type(DType dtype);
+
+/// ember_check_indices(const I* indices, long long n, long long size,
+///                     unsigned long long* first_bad)
+/// for indices of index_dtype (any integer dtype): atomicMin of the position of every index
+/// outside [0, size) into *first_bad (which starts at ~0ull).
+std::string check_indices_source(DType index_dtype);
+
+/// The indexed kernels over elements of element_size bytes (gather) or of dtype (scatter-add),
+/// indices of index_dtype. Coordinates c of the walked tensor (out for gather, values for
+/// scatter) of rank <= 8; the other tensor's offset is sum_d (d == dim ? index : c_d) * strides[d],
+/// where index is idx[i] (select == 0: indices shaped as the walked tensor) or idx[c_dim]
+/// (select == 1: a rank-1 list along dim).
+///   ember_gather(const E* x, const I* idx, E* out, long long n, int rank, ember_dims sizes,
+///                ember_dims x_strides, int dim, int select)
+///   ember_scatter_add(const T* values, const I* idx, T* out, long long n, int rank,
+///                     ember_dims sizes, ember_dims out_strides, int dim, int select)
+std::string gather_source(std::size_t element_size, DType index_dtype);
+std::string scatter_add_source(DType dtype, DType index_dtype);
+/// Whether scatter_add_source takes dtype (an atomicAdd of its type exists: f32, f64, i32, i64,
+/// u32, u64).
+bool adds_atomically(DType dtype);
+
 /// Threads of a block of the row kernels (reduce_rows, reduce_partials, softmax_rows).
 inline constexpr unsigned kRowThreads = 256;
 
