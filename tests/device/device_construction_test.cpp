@@ -38,8 +38,11 @@ TEST(DeviceSpec, NewWrapsADescriptorAndAsDispatchReturnsIt) {
 
 TEST(DeviceSpec, DefaultPicksTheFirstCompiledBackendInSpecOrder) {
   const ScopedEmberDevice unset(std::nullopt);
-  // Of the backends implemented so far, the spec's order is cpu, flex, ndarray.
-  const Device expected = backend::is_compiled(DeviceType::Kind::Cpu)    ? Device::cpu()
+  // Of the backends implemented so far, the spec's order is cuda (where a GPU is), cpu, flex,
+  // ndarray.
+  const bool gpu = !Device::enumerate(DeviceType::Cuda).empty();
+  const Device expected = gpu                                            ? Device::cuda(0)
+                          : backend::is_compiled(DeviceType::Kind::Cpu)  ? Device::cpu()
                           : backend::is_compiled(DeviceType::Kind::Flex) ? Device::flex()
                                                                          : Device::ndarray();
   EXPECT_EQ(Device().as_dispatch(), expected.as_dispatch());
