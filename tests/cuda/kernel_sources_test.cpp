@@ -73,6 +73,12 @@ TEST(CudaKernelSources, RandomCompilesForEveryDistributionAndDrawnDtype) {
   }
 }
 
+TEST(CudaKernelSources, ColumnsCompileForEveryFloatDtype) {
+  EMBER_SKIP_WITHOUT_NVRTC();
+  for (const DType dtype : kFloats)
+    expect_compiles(columns_source(dtype), "im2col/col2im " + std::string(dtype_name(dtype)));
+}
+
 constexpr DType kIntegers[] = {DType::I64, DType::I32, DType::I16, DType::I8,
                                DType::U64, DType::U32, DType::U16, DType::U8};
 

@@ -566,8 +566,7 @@ class CudaBackend final : public backend::Backend {
     }
     problem.a = address_of(a);
     problem.b = address_of(b);
-    if (!workspace_) workspace_ = allocate_persistent(kWorkspaceBytes);
-    gemm_.run(problem, workspace_->address(), kWorkspaceBytes);
+    run_gemm(problem);
     return Outputs{out};
   }
 
@@ -682,6 +681,198 @@ class CudaBackend final : public backend::Backend {
     std::vector<int64_t> zeros(outputs[0].shape.rank(), 0);
     Walk walk{outputs[0].shape.dims(), zeros, 0, outputs[0].shape.contiguous_strides(), 0};
     return copied(operand, outputs[0], walk);
+  }
+
+  // ---- convolution: column matrices and cuBLASLt ----------------------------------------------
+
+  std::optional<Outputs> run(const ir::Conv& conv, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (!Gemm::takes(x.dtype) || x.shape.rank() > 5) return std::nullopt;
+    const ir::TensorMeta& out = outputs[0];
+    auto result = allocate(out);
+    if (out.shape.num_elements() == 0) return Outputs{result};
+    if (x.shape.num_elements() == 0 || inputs[1].meta.shape.num_elements() == 0) {
+      zero(*result);
+    } else if (conv.geometry.transposed) {
+      transposed_conv(conv.geometry, inputs[0], inputs[1], out, *result);
+    } else {
+      forward_conv(conv.geometry, inputs[0], inputs[1], out, *result);
+    }
+    if (inputs.size() < 3) return Outputs{result};
+    // The bias as [C_out, 1, ...], which broadcasts along the channels.
+    std::vector<int64_t> per_channel(out.shape.rank() - 1, 1);
+    per_channel[0] = out.shape[1];
+    const Operand biased[] = {{result, out}, {inputs[2].buffer, {Shape(per_channel), out.dtype}}};
+    return elementwise(ir::Binary{ir::BinaryOp::Add}, biased, out);
+  }
+
+  std::optional<Outputs> run(const ir::ConvWeightGrad& grad, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (!Gemm::takes(x.dtype) || x.shape.rank() > 5 || grad.geometry.transposed)
+      return std::nullopt;
+    auto result = allocate(outputs[0]);
+    const ir::TensorMeta& g = inputs[1].meta;
+    if (outputs[0].shape.num_elements() == 0) return Outputs{result};
+    if (x.shape.num_elements() == 0 || g.shape.num_elements() == 0) {
+      zero(*result);
+      return Outputs{result};
+    }
+    const ConvColumns geometry = columns_of(grad.geometry, x.shape, g.shape, grad.weight_shape);
+    const int64_t groups = grad.geometry.groups;
+    const int64_t n = x.shape[0];
+    const int64_t channels_in = x.shape[1];
+    const int64_t channels_out = g.shape[1];
+    const int64_t k = kernel_size(geometry) * channels_in / groups;
+    const int64_t positions = n * position_count(geometry);
+    const auto cols = columns(inputs[0], geometry);
+    const auto g_rows = channels_first(inputs[1]);  // [C_out, N * L]
+    for (int64_t group = 0; group < groups; ++group) {
+      const int64_t rows = channels_out / groups;
+      run_gemm({x.dtype, 1, rows, k, positions, element(*g_rows, group * rows * positions, x.dtype),
+                0, element(*cols, group * k * positions, x.dtype), 0,
+                element(*result, group * rows * k, x.dtype), false, true});
+    }
+    return Outputs{result};
+  }
+
+  /// out = conv(x, weight): columns of x, a product per group into [C_out, N * L], then the
+  /// channels moved back behind the samples.
+  void forward_conv(const ir::ConvGeometry& geometry, const Operand& x, const Operand& weight,
+                    const ir::TensorMeta& out, DeviceBuffer& result) {
+    const ConvColumns g = columns_of(geometry, x.meta.shape, out.shape, weight.meta.shape);
+    const DType dtype = x.meta.dtype;
+    const int64_t groups = geometry.groups;
+    const int64_t n = x.meta.shape[0];
+    const int64_t channels_out = out.shape[1];
+    const int64_t k = kernel_size(g) * x.meta.shape[1] / groups;
+    const int64_t positions = position_count(g);
+    const auto cols = columns(x, g);
+    auto rows = allocate(result.bytes());  // [C_out, N * L]
+    for (int64_t group = 0; group < groups; ++group) {
+      const int64_t m = channels_out / groups;
+      run_gemm({dtype, 1, m, n * positions, k, element(weight, group * m * k), 0,
+                element(*cols, group * k * n * positions, dtype), 0,
+                element(*rows, group * m * n * positions, dtype)});
+    }
+    // [C_out, N, L] to [N, C_out, L].
+    const Walk walk{{n, channels_out, positions},
+                    {positions, n * positions, 1},
+                    0,
+                    {channels_out * positions, positions, 1},
+                    0};
+    copy(rows->address(), result.address(), dtype_size(dtype), walk);
+  }
+
+  /// out = the transposed convolution of x (the adjoint of the convolution from out's shape to
+  /// x's): a product per group of the weight's transpose by x's channels, then the columns summed
+  /// into the image.
+  void transposed_conv(const ir::ConvGeometry& geometry, const Operand& x, const Operand& weight,
+                       const ir::TensorMeta& out, DeviceBuffer& result) {
+    const ConvColumns g = columns_of(geometry, out.shape, x.meta.shape, weight.meta.shape);
+    const DType dtype = x.meta.dtype;
+    const int64_t groups = geometry.groups;
+    const int64_t n = x.meta.shape[0];
+    const int64_t channels_in = x.meta.shape[1];
+    const int64_t channels_out = out.shape[1];
+    const int64_t k = kernel_size(g) * channels_out / groups;  // rows of a group's columns
+    const int64_t positions = n * position_count(g);
+    const auto x_rows = channels_first(x);  // [C_in, N * L]
+    auto cols = allocate(static_cast<std::size_t>(groups * k * positions) * dtype_size(dtype));
+    for (int64_t group = 0; group < groups; ++group) {
+      const int64_t inner = channels_in / groups;
+      run_gemm({dtype, 1, k, positions, inner, element(weight, group * inner * k), 0,
+                element(*x_rows, group * inner * positions, dtype), 0,
+                element(*cols, group * k * positions, dtype), true, false});
+    }
+    LaunchArguments arguments;
+    arguments.add(cols->address());
+    arguments.add(result.address());
+    arguments.add(static_cast<long long>(n));
+    arguments.add(static_cast<long long>(channels_out));
+    arguments.add(g);
+    launch(kernels_.function(columns_source(dtype), "ember_col2im"),
+           grid_for(out.shape.num_elements()), kThreads, arguments);
+  }
+
+  /// The column matrix [C * K, N * L] of x under g.
+  std::shared_ptr<DeviceBuffer> columns(const Operand& x, const ConvColumns& g) {
+    const int64_t channels = x.meta.shape[1];
+    const int64_t count = channels * kernel_size(g) * x.meta.shape[0] * position_count(g);
+    auto cols = allocate(static_cast<std::size_t>(count) * dtype_size(x.meta.dtype));
+    LaunchArguments arguments;
+    arguments.add(address_of(x));
+    arguments.add(cols->address());
+    arguments.add(static_cast<long long>(x.meta.shape[0]));
+    arguments.add(static_cast<long long>(channels));
+    arguments.add(g);
+    launch(kernels_.function(columns_source(x.meta.dtype), "ember_im2col"), grid_for(count),
+           kThreads, arguments);
+    return cols;
+  }
+
+  /// t [N, C, *spatial] as [C, N * L]: the channels first.
+  std::shared_ptr<DeviceBuffer> channels_first(const Operand& t) {
+    const int64_t n = t.meta.shape[0];
+    const int64_t channels = t.meta.shape[1];
+    const int64_t positions = t.meta.shape.num_elements() / std::max<int64_t>(n * channels, 1);
+    auto rows = allocate(t.meta);
+    const Walk walk{{channels, n, positions},
+                    {positions, channels * positions, 1},
+                    0,
+                    {n * positions, positions, 1},
+                    0};
+    copy(address_of(t), rows->address(), dtype_size(t.meta.dtype), walk);
+    return rows;
+  }
+
+  /// The columns' geometry of a convolution from image [N, C, *in] to positions [N, C', *out]
+  /// with a weight of shape weight (its kernel's sizes last).
+  static ConvColumns columns_of(const ir::ConvGeometry& geometry, const Shape& image,
+                                const Shape& positions, const Shape& weight) {
+    ConvColumns g{};
+    const std::size_t spatial = image.rank() - 2;
+    const std::size_t missing = 3 - spatial;
+    for (std::size_t d = 0; d < 3; ++d) {
+      if (d < missing) {
+        g.in[d] = g.out[d] = g.kernel[d] = g.stride[d] = g.dilation[d] = 1;
+        g.pad[d] = 0;
+        continue;
+      }
+      const std::size_t s = d - missing;
+      g.in[d] = image[2 + s];
+      g.out[d] = positions[2 + s];
+      g.kernel[d] = weight[2 + s];
+      g.stride[d] = geometry.stride[s];
+      g.pad[d] = geometry.padding[s];
+      g.dilation[d] = geometry.dilation[s];
+    }
+    return g;
+  }
+  static int64_t kernel_size(const ConvColumns& g) {
+    return g.kernel[0] * g.kernel[1] * g.kernel[2];
+  }
+  static int64_t position_count(const ConvColumns& g) { return g.out[0] * g.out[1] * g.out[2]; }
+
+  /// The device address of element index of a buffer of dtype.
+  static CUdeviceptr element(const DeviceBuffer& buffer, int64_t index, DType dtype) {
+    return buffer.address() + static_cast<CUdeviceptr>(index) * dtype_size(dtype);
+  }
+  static CUdeviceptr element(const Operand& operand, int64_t index) {
+    return address_of(operand) + static_cast<CUdeviceptr>(index) * dtype_size(operand.meta.dtype);
+  }
+
+  void zero(DeviceBuffer& buffer) {
+    gpu_->check(gpu_->api().cuMemsetD8Async(buffer.address(), 0, buffer.bytes(), gpu_->stream()),
+                "cuMemsetD8Async");
+  }
+
+  void run_gemm(const GemmProblem& problem) {
+    if (!workspace_) workspace_ = allocate_persistent(kWorkspaceBytes);
+    gemm_.run(problem, workspace_->address(), kWorkspaceBytes);
   }
 
   // ---- indexing --------------------------------------------------------------------------------

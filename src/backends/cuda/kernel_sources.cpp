@@ -514,6 +514,81 @@ std::string scatter_add_source(DType dtype, DType index_dtype) {
   return source;
 }
 
+std::string columns_source(DType dtype) {
+  std::string source = element_type(dtype, "x");
+  source += std::string("typedef ") + (dtype == DType::F64 ? "double" : "float") + " C;\n";
+  source += R"(struct ember_conv {
+  long long in[3], out[3], kernel[3], stride[3], pad[3], dilation[3];
+};
+
+extern "C" __global__ void ember_im2col(const x_t* x, x_t* cols, long long N, long long channels,
+                                        ember_conv g) {
+  const long long K = g.kernel[0] * g.kernel[1] * g.kernel[2];
+  const long long L = g.out[0] * g.out[1] * g.out[2];
+  const long long n_total = channels * K * N * L;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n_total;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long o = i % L, rest = i / L;
+    const long long n = rest % N;
+    rest /= N;
+    long long k = rest % K;
+    const long long c = rest / K;
+    long long offset = (n * channels + c);
+    bool inside = true;
+    long long kd[3], od[3];
+    for (int d = 2; d >= 0; --d) {
+      kd[d] = k % g.kernel[d];
+      k /= g.kernel[d];
+      od[d] = o % g.out[d];
+      o /= g.out[d];
+    }
+    for (int d = 0; d < 3; ++d) {
+      const long long at = od[d] * g.stride[d] - g.pad[d] + kd[d] * g.dilation[d];
+      inside = inside && at >= 0 && at < g.in[d];
+      offset = offset * g.in[d] + at;
+    }
+    cols[i] = inside ? x[offset] : (x_t)0;
+  }
+}
+
+extern "C" __global__ void ember_col2im(const x_t* cols, x_t* x, long long N, long long channels,
+                                        ember_conv g) {
+  const long long K = g.kernel[0] * g.kernel[1] * g.kernel[2];
+  const long long L = g.out[0] * g.out[1] * g.out[2];
+  const long long I = g.in[0] * g.in[1] * g.in[2];
+  const long long n_total = N * channels * I;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n_total;
+       i += (long long)gridDim.x * blockDim.x) {
+    long long rest = i;
+    long long id[3];
+    for (int d = 2; d >= 0; --d) {
+      id[d] = rest % g.in[d];
+      rest /= g.in[d];
+    }
+    const long long c = rest % channels, n = rest / channels;
+    C sum = 0;
+    for (long long k = 0; k < K; ++k) {
+      long long kr = k, o = 0;
+      bool hit = true;
+      long long kd[3];
+      for (int d = 2; d >= 0; --d) {
+        kd[d] = kr % g.kernel[d];
+        kr /= g.kernel[d];
+      }
+      for (int d = 0; d < 3 && hit; ++d) {
+        const long long t = id[d] + g.pad[d] - kd[d] * g.dilation[d];
+        hit = t >= 0 && t % g.stride[d] == 0 && t / g.stride[d] < g.out[d];
+        o = o * g.out[d] + t / g.stride[d];
+      }
+      if (hit) sum += (C)x_load(cols[((c * K + k) * N + n) * L + o]);
+    }
+    x[i] = x_store((double)sum);
+  }
+}
+)";
+  return source;
+}
+
 bool draws_on_gpu(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
 }

@@ -4,6 +4,7 @@
 // the kernel cache compiles each once. Kernel names and parameters are documented at each.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -85,6 +86,25 @@ std::string scatter_add_source(DType dtype, DType index_dtype);
 /// Whether scatter_add_source takes dtype (an atomicAdd of its type exists: f32, f64, i32, i64,
 /// u32, u64).
 bool adds_atomically(DType dtype);
+
+/// The geometry of a convolution's column matrix, every spatial dim padded to three (a missing dim
+/// has size 1, stride 1, no padding): the kernel parameter struct ember_conv, by value.
+struct ConvColumns {
+  int64_t in[3];   ///< the image's spatial sizes (the forward convolution's input)
+  int64_t out[3];  ///< the columns' positions (the forward convolution's output)
+  int64_t kernel[3];
+  int64_t stride[3];
+  int64_t pad[3];
+  int64_t dilation[3];
+};
+
+/// Column matrices of a float dtype's images [N, C, *in], each column row (c, k) over the positions
+/// of every sample: cols [C * K, N * L] (K = prod(kernel), L = prod(out)), row-major.
+///   ember_im2col(const T* x, T* cols, long long N, long long C, ember_conv g)
+///     cols[(c K + k) N L + n L + o] = x[n, c, o * stride - pad + k * dilation] (0 outside)
+///   ember_col2im(const T* cols, T* x, long long N, long long C, ember_conv g)
+///     x[n, c, i] = the sum of the columns' entries that im2col would read from x[n, c, i]
+std::string columns_source(DType dtype);
 
 /// Threads of a block of the row kernels (reduce_rows, reduce_partials, softmax_rows).
 inline constexpr unsigned kRowThreads = 256;

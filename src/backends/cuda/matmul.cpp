@@ -88,11 +88,19 @@ void Gemm::run(const GemmProblem& p, CUdeviceptr workspace, std::size_t workspac
                                                  &stride, sizeof stride),
             "cublasLtMatrixLayoutSetAttribute");
   };
-  layout(&d.a, p.n, p.k, p.b_batch_stride);
-  layout(&d.b, p.k, p.m, p.a_batch_stride);
+  if (p.transpose_b)
+    layout(&d.a, p.k, p.n, p.b_batch_stride);
+  else
+    layout(&d.a, p.n, p.k, p.b_batch_stride);
+  if (p.transpose_a)
+    layout(&d.b, p.m, p.k, p.a_batch_stride);
+  else
+    layout(&d.b, p.k, p.m, p.a_batch_stride);
   layout(&d.c, p.n, p.m, p.m * p.n);
 
-  const Key key{p.dtype, p.batch, p.m, p.n, p.k, p.a_batch_stride == 0, p.b_batch_stride == 0};
+  const Key key{
+      p.dtype,       p.batch,      p.m, p.n, p.k, p.a_batch_stride == 0, p.b_batch_stride == 0,
+      p.transpose_a, p.transpose_b};
   cublasLtMatmulAlgo_t algorithm{};
   {
     const std::lock_guard lock(mutex_);

@@ -15,8 +15,9 @@
 
 namespace ember::cuda {
 
-/// One (batched) product: batch products of m×k by k×n, each operand's matrices batch_stride
-/// elements apart (0: one matrix for every batch entry).
+/// One (batched) product: batch products of op(a) (m×k) by op(b) (k×n), each operand's matrices
+/// batch_stride elements apart (0: one matrix for every batch entry). op transposes an operand
+/// stored the other way (a as k×m, b as n×k, row-major) where transpose_a / transpose_b say so.
 struct GemmProblem {
   DType dtype;
   int64_t batch;
@@ -28,6 +29,8 @@ struct GemmProblem {
   CUdeviceptr b;
   int64_t b_batch_stride;
   CUdeviceptr c;
+  bool transpose_a = false;
+  bool transpose_b = false;
 };
 
 class Gemm {
@@ -43,7 +46,7 @@ class Gemm {
   void run(const GemmProblem& problem, CUdeviceptr workspace, std::size_t workspace_bytes);
 
  private:
-  using Key = std::tuple<DType, int64_t, int64_t, int64_t, int64_t, bool, bool>;
+  using Key = std::tuple<DType, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, bool>;
   std::shared_ptr<const GpuContext> gpu_;
   cublasLtHandle_t handle_ = nullptr;
   std::mutex mutex_;  // guards algorithms_
