@@ -79,6 +79,14 @@ TEST(CudaKernelSources, ColumnsCompileForEveryFloatDtype) {
     expect_compiles(columns_source(dtype), "im2col/col2im " + std::string(dtype_name(dtype)));
 }
 
+TEST(CudaKernelSources, PoolingCompilesForEveryFloatDtype) {
+  EMBER_SKIP_WITHOUT_NVRTC();
+  for (const DType dtype : kFloats) {
+    for (const DType index : {DType::I64, DType::I32})
+      expect_compiles(pool_source(dtype, index), "pool " + std::string(dtype_name(dtype)));
+  }
+}
+
 constexpr DType kIntegers[] = {DType::I64, DType::I32, DType::I16, DType::I8,
                                DType::U64, DType::U32, DType::U16, DType::U8};
 

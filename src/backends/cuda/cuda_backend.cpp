@@ -22,6 +22,7 @@
 #include "backends/cuda/kernel_sources.h"
 #include "backends/cuda/matmul.h"
 #include "backends/ndarray/kernels.h"
+#include "backends/ndarray/pool_windows.h"
 #include "backends/pools/memory_manager.h"
 #include "codegen/cuda_program.h"
 #include "ember/error.h"
@@ -873,6 +874,65 @@ class CudaBackend final : public backend::Backend {
   void run_gemm(const GemmProblem& problem) {
     if (!workspace_) workspace_ = allocate_persistent(kWorkspaceBytes);
     gemm_.run(problem, workspace_->address(), kWorkspaceBytes);
+  }
+
+  // ---- pooling ---------------------------------------------------------------------------------
+
+  /// The kernel parameter ember_pool (kernel_sources.h).
+  struct PoolParameters {
+    int64_t in[3];
+    int64_t step[3];
+    int64_t outs[3];
+    CUdeviceptr windows[3];
+    double divisor;
+    int count_padding;
+    int has_divisor;
+  };
+
+  std::optional<Outputs> run(const ir::Pool& pool, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (!is_float(x.dtype) || x.shape.rank() > 5) return std::nullopt;
+    const ndarray::pool::Windows windows =
+        ndarray::pool::pool_windows(pool, x.shape, outputs[0].shape);
+    // The tables, one upload: {first, count, padded_count} per output index of each axis.
+    std::vector<int64_t> table;
+    for (const ndarray::pool::Axis& axis : windows.axes) {
+      for (const ndarray::pool::Window& w : axis.windows)
+        table.insert(table.end(), {w.first, w.count, w.padded_count});
+    }
+    const BufferPtr tables = write(TensorData(table, Shape{static_cast<int64_t>(table.size())}));
+    PoolParameters p{};
+    CUdeviceptr at = address_of(tables);
+    for (std::size_t d = 0; d < 3; ++d) {
+      const ndarray::pool::Axis& axis = windows.axes[d];
+      p.in[d] = axis.in_size;
+      p.step[d] = axis.step;
+      p.outs[d] = static_cast<int64_t>(axis.windows.size());
+      p.windows[d] = at;
+      at += axis.windows.size() * 3 * sizeof(int64_t);
+    }
+    p.divisor = static_cast<double>(pool.divisor_override.value_or(1));
+    p.has_divisor = pool.divisor_override.has_value() ? 1 : 0;
+    p.count_padding = pool.count_include_pad ? 1 : 0;
+    Outputs results;
+    for (const ir::TensorMeta& meta : outputs)
+      results.push_back(allocate(meta));
+    const int64_t count = outputs[0].shape.num_elements();
+    if (count == 0) return results;
+    const bool max = pool.op == ir::PoolOp::Max;
+    const DType index_dtype = max ? outputs[1].dtype : DType::I64;
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[0]));
+    for (const BufferPtr& result : results)
+      arguments.add(address_of(result));
+    arguments.add(static_cast<long long>(windows.planes));
+    arguments.add(p);
+    launch(kernels_.function(pool_source(x.dtype, index_dtype),
+                             max ? "ember_max_pool" : "ember_avg_pool"),
+           grid_for(count), kThreads, arguments);
+    return results;
   }
 
   // ---- indexing --------------------------------------------------------------------------------

@@ -589,6 +589,75 @@ extern "C" __global__ void ember_col2im(const x_t* cols, x_t* x, long long N, lo
   return source;
 }
 
+std::string pool_source(DType dtype, DType index_dtype) {
+  std::string source = element_type(dtype, "x");
+  source += "typedef " + integer_type(index_dtype) + " I;\n";
+  source += R"(struct ember_pool {
+  long long in[3], step[3], outs[3];
+  const long long* windows[3];
+  double divisor;
+  int count_padding;
+  int has_divisor;
+};
+
+/// Calls visit(position) for every input position of output cell o of a plane, in row-major order.
+template <typename Visit>
+__device__ __forceinline__ void ember_each_position(const ember_pool& p, long long o, Visit visit) {
+  const long long c = o % p.outs[2], b = (o / p.outs[2]) % p.outs[1], a = o / p.outs[2] / p.outs[1];
+  const long long* wa = p.windows[0] + 3 * a;
+  const long long* wb = p.windows[1] + 3 * b;
+  const long long* wc = p.windows[2] + 3 * c;
+  for (long long i = 0; i < wa[1]; ++i) {
+    const long long row_a = (wa[0] + i * p.step[0]) * p.in[1];
+    for (long long j = 0; j < wb[1]; ++j) {
+      const long long row_b = (row_a + wb[0] + j * p.step[1]) * p.in[2];
+      for (long long k = 0; k < wc[1]; ++k) visit(row_b + wc[0] + k * p.step[2]);
+    }
+  }
+}
+
+extern "C" __global__ void ember_max_pool(const x_t* x, x_t* out, I* indices, long long planes,
+                                          ember_pool p) {
+  const long long cells = p.outs[0] * p.outs[1] * p.outs[2];
+  const long long plane_size = p.in[0] * p.in[1] * p.in[2];
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < planes * cells;
+       i += (long long)gridDim.x * blockDim.x) {
+    const x_t* in = x + i / cells * plane_size;
+    long long best = -1;
+    ember_each_position(p, i % cells, [&](long long position) {
+      if (best < 0) {
+        best = position;
+        return;
+      }
+      const double v = (double)x_load(in[position]);
+      if (isnan(v) || v > (double)x_load(in[best])) best = position;
+    });
+    out[i] = in[best];
+    indices[i] = (I)best;
+  }
+}
+
+extern "C" __global__ void ember_avg_pool(const x_t* x, x_t* out, long long planes, ember_pool p) {
+  const long long cells = p.outs[0] * p.outs[1] * p.outs[2];
+  const long long plane_size = p.in[0] * p.in[1] * p.in[2];
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < planes * cells;
+       i += (long long)gridDim.x * blockDim.x) {
+    const x_t* in = x + i / cells * plane_size;
+    double sum = 0.0;
+    ember_each_position(p, i % cells, [&](long long position) { sum += (double)x_load(in[position]); });
+    const long long o = i % cells;
+    const long long c = o % p.outs[2], b = (o / p.outs[2]) % p.outs[1], a = o / p.outs[2] / p.outs[1];
+    const int k = p.count_padding ? 2 : 1;
+    const double divisor = p.has_divisor ? p.divisor
+                           : (double)p.windows[0][3 * a + k] * (double)p.windows[1][3 * b + k] *
+                                 (double)p.windows[2][3 * c + k];
+    out[i] = x_store(sum / divisor);
+  }
+}
+)";
+  return source;
+}
+
 bool draws_on_gpu(DType dtype) {
   return dtype == DType::F32 || dtype == DType::F16 || dtype == DType::BF16;
 }

@@ -106,6 +106,19 @@ struct ConvColumns {
 ///     x[n, c, i] = the sum of the columns' entries that im2col would read from x[n, c, i]
 std::string columns_source(DType dtype);
 
+/// Pooling of a float dtype over windows computed on the host (ndarray's pool_windows: every
+/// geometry rule in one place), uploaded as one table of {first, count, padded_count} per output
+/// index of each of the three (front-padded) spatial axes:
+///   struct ember_pool { long long in[3], step[3], outs[3]; const long long* windows[3];
+///                       double divisor; int count_padding; int has_divisor; }
+///   ember_max_pool(const T* x, T* out, I* indices, long long planes, ember_pool p)
+///     the window's maximum as ndarray picks it (a NaN replaces anything, a larger value the
+///     best so far) and its position in the plane;
+///   ember_avg_pool(const T* x, T* out, long long planes, ember_pool p)
+///     the window's sum in double over the divisor (has_divisor: divisor; else the product of
+///     the counts, or of the padded counts with count_padding).
+std::string pool_source(DType dtype, DType index_dtype);
+
 /// Threads of a block of the row kernels (reduce_rows, reduce_partials, softmax_rows).
 inline constexpr unsigned kRowThreads = 256;
 
