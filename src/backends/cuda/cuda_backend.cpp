@@ -894,8 +894,27 @@ class CudaBackend final : public backend::Backend {
                              std::span<const ir::TensorMeta> outputs) {
     const ir::TensorMeta& x = inputs[0].meta;
     if (!is_float(x.dtype) || x.shape.rank() > 5) return std::nullopt;
-    const ndarray::pool::Windows windows =
-        ndarray::pool::pool_windows(pool, x.shape, outputs[0].shape);
+    PoolParameters p{};
+    p.divisor = static_cast<double>(pool.divisor_override.value_or(1));
+    p.has_divisor = pool.divisor_override.has_value() ? 1 : 0;
+    p.count_padding = pool.count_include_pad ? 1 : 0;
+    return pooled(ndarray::pool::pool_windows(pool, x.shape, outputs[0].shape), pool.op, p,
+                  inputs[0], outputs);
+  }
+
+  std::optional<Outputs> run(const ir::AdaptivePool& pool, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (!is_float(x.dtype) || x.shape.rank() > 5) return std::nullopt;
+    // Each adaptive window averages its own elements (ndarray's kAdaptiveDivisor).
+    return pooled(ndarray::pool::adaptive_windows(x.shape, outputs[0].shape), pool.op,
+                  PoolParameters{}, inputs[0], outputs);
+  }
+
+  /// Max (values, indices) or average pooling of x over windows; p holds the divisor's rule.
+  Outputs pooled(const ndarray::pool::Windows& windows, ir::PoolOp op, PoolParameters p,
+                 const Operand& x, std::span<const ir::TensorMeta> outputs) {
     // The tables, one upload: {first, count, padded_count} per output index of each axis.
     std::vector<int64_t> table;
     for (const ndarray::pool::Axis& axis : windows.axes) {
@@ -903,7 +922,6 @@ class CudaBackend final : public backend::Backend {
         table.insert(table.end(), {w.first, w.count, w.padded_count});
     }
     const BufferPtr tables = write(TensorData(table, Shape{static_cast<int64_t>(table.size())}));
-    PoolParameters p{};
     CUdeviceptr at = address_of(tables);
     for (std::size_t d = 0; d < 3; ++d) {
       const ndarray::pool::Axis& axis = windows.axes[d];
@@ -913,23 +931,20 @@ class CudaBackend final : public backend::Backend {
       p.windows[d] = at;
       at += axis.windows.size() * 3 * sizeof(int64_t);
     }
-    p.divisor = static_cast<double>(pool.divisor_override.value_or(1));
-    p.has_divisor = pool.divisor_override.has_value() ? 1 : 0;
-    p.count_padding = pool.count_include_pad ? 1 : 0;
     Outputs results;
     for (const ir::TensorMeta& meta : outputs)
       results.push_back(allocate(meta));
     const int64_t count = outputs[0].shape.num_elements();
     if (count == 0) return results;
-    const bool max = pool.op == ir::PoolOp::Max;
+    const bool max = op == ir::PoolOp::Max;
     const DType index_dtype = max ? outputs[1].dtype : DType::I64;
     LaunchArguments arguments;
-    arguments.add(address_of(inputs[0]));
+    arguments.add(address_of(x));
     for (const BufferPtr& result : results)
       arguments.add(address_of(result));
     arguments.add(static_cast<long long>(windows.planes));
     arguments.add(p);
-    launch(kernels_.function(pool_source(x.dtype, index_dtype),
+    launch(kernels_.function(pool_source(x.meta.dtype, index_dtype),
                              max ? "ember_max_pool" : "ember_avg_pool"),
            grid_for(count), kThreads, arguments);
     return results;
@@ -1128,9 +1143,7 @@ class CudaBackend final : public backend::Backend {
   // The ops without a kernel here yet: they run on the host (docs/backends/cuda.md lists them).
   template <typename Op>
   requires(std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Conv> ||
-           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
-           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
+           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::AvgPoolGrad> ||
            std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
            std::is_same_v<Op, ir::InterpolateGrad>)
       std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
