@@ -73,8 +73,17 @@ void Gemm::run(const GemmProblem& p, CUdeviceptr workspace, std::size_t workspac
   };
   checked(api.cublasLtMatmulDescCreate(&d.operation, types.compute, types.scale),
           "cublasLtMatmulDescCreate");
-  // Column-major: the product's "A" is the row-major B (n×k, leading dim n), its "B" the row-major
-  // A (k×m, leading dim k), the result n×m with leading dim n.
+  // Column-major: the product's "A" is the row-major b (n×k, leading dim n; stored n×k row-major
+  // when transposed: k×n column-major, leading dim k, transposed back by the op), its "B" the
+  // row-major a likewise, the result n×m with leading dim n.
+  const auto set_transpose = [&](cublasLtMatmulDescAttributes_t attribute, bool transpose) {
+    const cublasOperation_t operation = transpose ? CUBLAS_OP_T : CUBLAS_OP_N;
+    checked(
+        api.cublasLtMatmulDescSetAttribute(d.operation, attribute, &operation, sizeof operation),
+        "cublasLtMatmulDescSetAttribute");
+  };
+  set_transpose(CUBLASLT_MATMUL_DESC_TRANSA, p.transpose_b);
+  set_transpose(CUBLASLT_MATMUL_DESC_TRANSB, p.transpose_a);
   const auto layout = [&](cublasLtMatrixLayout_t* out, int64_t rows, int64_t cols, int64_t stride) {
     checked(api.cublasLtMatrixLayoutCreate(out, types.data, static_cast<uint64_t>(rows),
                                            static_cast<uint64_t>(cols), rows),
