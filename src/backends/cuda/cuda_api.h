@@ -22,9 +22,10 @@ namespace ember::cuda {
   X(cuDeviceGetCount)                                                                              \
   X(cuDeviceGet)                                                                                   \
   X(cuDeviceGetAttribute)                                                                          \
-  X(cuDeviceGetName) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)  \
-      X(cuCtxSetCurrent) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuMemAlloc) \
-          X(cuMemFree) X(cuMemGetInfo) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostRegister)     \
+  X(cuDeviceGetName)                                                                               \
+  X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)  \
+      X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuMemAlloc) X(cuMemFree)       \
+          X(cuMemGetInfo) X(cuMemHostAlloc) X(cuMemFreeHost) X(cuMemHostRegister)                  \
               X(cuMemHostUnregister) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)                     \
                   X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuMemsetD8Async) X(cuModuleLoadData) \
                       X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel) X(cuEventCreate)  \
@@ -37,15 +38,16 @@ namespace ember::cuda {
   X(nvrtcGetProgramLogSize)      \
   X(nvrtcGetProgramLog)          \
   X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcDestroyProgram) X(nvrtcGetErrorString)
-#define EMBER_CUBLASLT_FUNCTIONS(X)                                                                \
-  X(cublasLtCreate)                                                                                \
-  X(cublasLtDestroy)                                                                               \
-  X(cublasLtMatmulDescCreate)                                                                      \
-  X(cublasLtMatmulDescDestroy)                                                                     \
-  X(cublasLtMatmulDescSetAttribute)                                                                \
-  X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute) \
-      X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy)                         \
-          X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic)                \
+#define EMBER_CUBLASLT_FUNCTIONS(X)                                                 \
+  X(cublasLtCreate)                                                                 \
+  X(cublasLtDestroy)                                                                \
+  X(cublasLtMatmulDescCreate)                                                       \
+  X(cublasLtMatmulDescDestroy)                                                      \
+  X(cublasLtMatmulDescSetAttribute)                                                 \
+  X(cublasLtMatrixLayoutCreate)                                                     \
+  X(cublasLtMatrixLayoutDestroy) X(cublasLtMatrixLayoutSetAttribute)                \
+      X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy)          \
+          X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) \
               X(cublasLtMatmul)
 
 struct Api {

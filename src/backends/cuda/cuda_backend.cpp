@@ -458,15 +458,39 @@ class CudaBackend final : public backend::Backend {
     const std::string source = reduce_source(reduce, x.dtype, outputs[0].dtype);
     const auto correction = static_cast<long long>(reduce.correction);
     if (lanes.inner > 1) {
+      // Columns: too few of them to fill the GPU get their lanes split into chunks, combined by
+      // a second kernel.
+      const int64_t wanted_threads = int64_t{gpu_->multiprocessors()} * 2048;
+      int64_t chunks = 1;
+      if (count < wanted_threads && lanes.n > 64)
+        chunks = std::min((lanes.n + 31) / 32, (wanted_threads + count - 1) / count);
+      const int64_t chunk = (lanes.n + chunks - 1) / chunks;
+      std::shared_ptr<DeviceBuffer> partial =
+          allocate(static_cast<std::size_t>(count * chunks) * reduce_state_size(reduce));
       LaunchArguments arguments;
       arguments.add(address_of(inputs[0]));
       arguments.add(out->address());
+      arguments.add(partial->address());
       arguments.add(static_cast<long long>(lanes.rows));
       arguments.add(static_cast<long long>(lanes.n));
       arguments.add(static_cast<long long>(lanes.inner));
+      arguments.add(static_cast<long long>(chunks));
+      arguments.add(static_cast<long long>(chunk));
       arguments.add(correction);
-      launch(kernels_.function(source, "ember_reduce_columns"), grid_for(count), kThreads,
+      launch(kernels_.function(source, "ember_reduce_columns"), grid_for(count * chunks), kThreads,
              arguments);
+      if (chunks > 1) {
+        LaunchArguments combine;
+        combine.add(partial->address());
+        combine.add(out->address());
+        combine.add(static_cast<long long>(lanes.rows));
+        combine.add(static_cast<long long>(lanes.inner));
+        combine.add(static_cast<long long>(chunks));
+        combine.add(static_cast<long long>(lanes.n));
+        combine.add(correction);
+        launch(kernels_.function(source, "ember_reduce_column_partials"), grid_for(count), kThreads,
+               combine);
+      }
       return Outputs{out};
     }
     // Rows: long rows split into chunks (blocks of their own) when there are too few rows to fill

@@ -249,56 +249,96 @@ extern "C" __global__ void ember_reduce_partials(const State* partial, Out* out,
   if (threadIdx.x == 0) out[blockIdx.x] = EMBER_STORE(finish(s, n, correction));
 }
 
-extern "C" __global__ void ember_reduce_columns(const x_t* x, Out* out, long long rows, long long n,
-                                                long long inner, long long correction) {
-  const long long count = rows * inner;
+extern "C" __global__ void ember_reduce_columns(const x_t* x, Out* out, State* partial,
+                                                long long rows, long long n, long long inner,
+                                                long long chunks, long long chunk,
+                                                long long correction) {
+  const long long count = rows * chunks * inner;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < count;
        i += (long long)gridDim.x * blockDim.x) {
-    const long long row = i / inner, j = i % inner;
+    const long long j = i % inner, rc = i / inner, c = rc % chunks, row = rc / chunks;
+    const long long begin = c * chunk, end = min(n, begin + chunk);
     const x_t* lane = x + row * n * inner + j;
     State s = identity();
-    for (long long k = 0; k < n; ++k) s = combine(s, element((double)x_load(lane[k * inner]), k));
+    for (long long k = begin; k < end; ++k) s = combine(s, element((double)x_load(lane[k * inner]), k));
+    if (chunks == 1) out[row * inner + j] = EMBER_STORE(finish(s, n, correction));
+    else partial[i] = s;
+  }
+}
+
+extern "C" __global__ void ember_reduce_column_partials(const State* partial, Out* out,
+                                                        long long rows, long long inner,
+                                                        long long chunks, long long n,
+                                                        long long correction) {
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < rows * inner;
+       i += (long long)gridDim.x * blockDim.x) {
+    const long long row = i / inner, j = i % inner;
+    State s = identity();
+    for (long long c = 0; c < chunks; ++c) s = combine(s, partial[(row * chunks + c) * inner + j]);
     out[i] = EMBER_STORE(finish(s, n, correction));
   }
 }
 )";
 
 constexpr std::string_view kSoftmaxKernels = R"(
+// NaN wins a max, as ndarray's lane_max: a NaN anywhere makes the row NaN.
+__device__ __forceinline__ C ember_max(C m, C v) { return (isnan(m) || m >= v) ? m : v; }
+
+// Block-wide reductions: shuffles within each warp, then the warps' results through shared memory.
 __device__ C ember_block_max(C v) {
-  __shared__ C values[EMBER_THREADS];
-  values[threadIdx.x] = v;
+  __shared__ C warps[32];
+  for (int offset = 16; offset > 0; offset /= 2) v = ember_max(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = v;
   __syncthreads();
-  for (unsigned half = EMBER_THREADS / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) {
-      const C a = values[threadIdx.x], b = values[threadIdx.x + half];
-      values[threadIdx.x] = (isnan(a) || a >= b) ? a : b;
-    }
-    __syncthreads();
-  }
-  const C result = values[0];
+  v = warps[0];
+  for (unsigned w = 1; w < blockDim.x / 32; ++w) v = ember_max(v, warps[w]);
   __syncthreads();
-  return result;
+  return v;
 }
 
 __device__ C ember_block_sum(C v) {
-  __shared__ C values[EMBER_THREADS];
-  values[threadIdx.x] = v;
+  __shared__ C warps[32];
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = v;
   __syncthreads();
-  for (unsigned half = EMBER_THREADS / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) values[threadIdx.x] += values[threadIdx.x + half];
-    __syncthreads();
-  }
-  const C result = values[0];
+  v = warps[0];
+  for (unsigned w = 1; w < blockDim.x / 32; ++w) v += warps[w];
   __syncthreads();
-  return result;
+  return v;
 }
 
-__device__ __forceinline__ C ember_max(C m, C v) { return (isnan(m) || m >= v) ? m : v; }
-
+// Rows of up to EMBER_CACHED * blockDim.x elements stay in registers: one read, one write.
+#define EMBER_CACHED 8
 extern "C" __global__ void ember_softmax_rows(const x_t* x, x_t* out, long long rows, long long n) {
   const x_t* lane = x + blockIdx.x * n;
   x_t* result = out + blockIdx.x * n;
-  C m = -(C)__longlong_as_double(0x7ff0000000000000LL);
+  const C minus_infinity = -(C)__longlong_as_double(0x7ff0000000000000LL);
+  C m = minus_infinity;
+  if (n <= EMBER_CACHED * (long long)blockDim.x) {
+    C cached[EMBER_CACHED];
+#pragma unroll
+    for (int j = 0; j < EMBER_CACHED; ++j) {
+      const long long k = threadIdx.x + (long long)j * blockDim.x;
+      cached[j] = k < n ? (C)x_load(lane[k]) : minus_infinity;
+      if (k < n) m = ember_max(m, cached[j]);
+    }
+    m = ember_block_max(m);
+    C sum = 0;
+#pragma unroll
+    for (int j = 0; j < EMBER_CACHED; ++j) {
+      const long long k = threadIdx.x + (long long)j * blockDim.x;
+      if (k < n) sum += exp(cached[j] - m);
+    }
+    sum = ember_block_sum(sum);
+    const C log_sum = log(sum);
+#pragma unroll
+    for (int j = 0; j < EMBER_CACHED; ++j) {
+      const long long k = threadIdx.x + (long long)j * blockDim.x;
+      const C shifted = cached[j] - m;
+      if (k < n) result[k] = x_store(EMBER_SOFTMAX(shifted));
+    }
+    return;
+  }
   for (long long k = threadIdx.x; k < n; k += blockDim.x) m = ember_max(m, (C)x_load(lane[k]));
   m = ember_block_max(m);
   C sum = 0;
@@ -719,13 +759,26 @@ std::string copy_source(std::size_t element_size) {
                                       ember_dims out_strides, long long out_offset) {
   )";
   source += kGridStride;
+  // Coordinates in 32 bits below 2^31 elements: a 64-bit division costs tens of instructions.
   source += R"( {
-    long long rest = i, from = in_offset, to = out_offset;
-    for (int d = rank - 1; d >= 0; --d) {
-      const long long c = rest % sizes.d[d];
-      rest /= sizes.d[d];
-      from += c * in_strides.d[d];
-      to += c * out_strides.d[d];
+    long long from = in_offset, to = out_offset;
+    if (n <= 2147483647LL) {
+      unsigned int rest = (unsigned int)i;
+      for (int d = rank - 1; d >= 0; --d) {
+        const unsigned int size = (unsigned int)sizes.d[d];
+        const long long c = rest % size;
+        rest /= size;
+        from += c * in_strides.d[d];
+        to += c * out_strides.d[d];
+      }
+    } else {
+      long long rest = i;
+      for (int d = rank - 1; d >= 0; --d) {
+        const long long c = rest % sizes.d[d];
+        rest /= sizes.d[d];
+        from += c * in_strides.d[d];
+        to += c * out_strides.d[d];
+      }
     }
     out[to] = in[from];
   }

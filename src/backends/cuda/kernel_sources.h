@@ -37,9 +37,15 @@ std::string cast_source(DType from, DType to);
 ///   ember_reduce_partials(const State* partial, Out* out, long long rows, long long chunks,
 ///                         long long n, long long correction)
 ///     block r combines partial[r * chunks ...] into out[r].
-///   ember_reduce_columns(const T* x, Out* out, long long rows, long long n, long long inner,
+///   ember_reduce_columns(const T* x, Out* out, State* partial, long long rows, long long n,
+///                        long long inner, long long chunks, long long chunk,
 ///                        long long correction)
-///     inner > 1: thread (r, j) reduces x[r, :, j].
+///     inner > 1: thread (r, c, j) reduces x[r, c * chunk ... (c + 1) * chunk, j]; with one
+///     chunk it writes out[r, j], else partial[(r * chunks + c) * inner + j].
+///   ember_reduce_column_partials(const State* partial, Out* out, long long rows,
+///                                long long inner, long long chunks, long long n,
+///                                long long correction)
+///     thread (r, j) combines its chunks into out[r, j].
 /// state_size is the bytes of one State (for the partials' buffer).
 std::string reduce_source(const ir::Reduce& op, DType dtype, DType out_dtype);
 std::size_t reduce_state_size(const ir::Reduce& op);
