@@ -182,9 +182,10 @@ def _memory_gib():
     return kib / 2**20
 
 
-def machine_lines(peer_lines):
+def machine_lines(peer_lines, threads_line=True):
     """The machine and the versions, as bullet lines; peer_lines from check_peer, or None where
-    no peer ran (ember against ember)."""
+    no peer ran (ember against ember); threads_line: whether the thread-count line applies (not
+    on a GPU)."""
     if peer_lines is None:
         peer_lines = ["- peer: none (ember against ember)"]
         threads = "ember: EMBER_NUM_THREADS=N"
@@ -199,14 +200,15 @@ def machine_lines(peer_lines):
         f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} (the machine is shared)",
         f"- ember: {_git_revision()}",
         *peer_lines,
-        f"- threads (N): {threads}",
+        *([f"- threads (N): {threads}"] if threads_line else []),
     ]
 
 
-def write_results(path, title, peer_lines, body):
-    """Writes the results file: title, machine, command, then body (tables and notes)."""
+def write_results(path, title, peer_lines, body, threads_line=True):
+    """Writes the results file: title, machine, command, then body (tables and notes);
+    threads_line as machine_lines takes it."""
     command = "bench/" + os.path.basename(sys.argv[0]) + " " + shlex.join(sys.argv[1:])
-    text = "\n".join([f"# {title}", "", *machine_lines(peer_lines),
+    text = "\n".join([f"# {title}", "", *machine_lines(peer_lines, threads_line),
                       f"- command: `{command.strip()}`", "", body, ""])
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:

@@ -25,6 +25,11 @@ void check_rank(const OpSpec& spec, std::size_t rank) {
                           " dims, got " + std::to_string(spec.shape.size()));
 }
 
+/// The pattern input of the given seed, in spec.dtype.
+TensorHandle input(const OpSpec& spec, const Shape& shape, int64_t seed, const Device& device) {
+  return ops::cast(pattern(shape, seed, device), spec.dtype);
+}
+
 /// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in nine primitive ops, in the order
 /// bench/peer_torch/ops.py's gelu runs them.
 TensorHandle gelu(const TensorHandle& x) {
@@ -36,14 +41,16 @@ TensorHandle gelu(const TensorHandle& x) {
 
 Step elementwise(const OpSpec& spec, const Device& device) {
   const Shape shape(spec.shape);
-  const TensorHandle a = pattern(shape, 0, device);
+  const TensorHandle a = input(spec, shape, 0, device);
   if (spec.op == "add" || spec.op == "mul") {
-    const TensorHandle b = pattern(shape, 1, device);
+    const TensorHandle b = input(spec, shape, 1, device);
     if (spec.op == "add") return [a, b] { return ops::add(a, b); };
     return [a, b] { return ops::mul(a, b); };
   }
   if (spec.op == "exp") return [a] { return ops::exp(a); };
   if (spec.op == "tanh") return [a] { return ops::tanh(a); };
+  // ember has no copy op; cat of one tensor is one (cuda: one cuMemcpyDtoDAsync).
+  if (spec.op == "copy") return [a] { return ops::cat({a}, 0); };
   // Activations, each one op (and one formula, ir/formulas.h).
   if (spec.op == "sigmoid") return [a] { return ops::sigmoid(a); };
   if (spec.op == "gelu_erf") return [a] { return ops::gelu(a); };
@@ -52,7 +59,7 @@ Step elementwise(const OpSpec& spec, const Device& device) {
 }
 
 Step along_dim(const OpSpec& spec, const Device& device) {
-  const TensorHandle a = pattern(Shape(spec.shape), 0, device);
+  const TensorHandle a = input(spec, Shape(spec.shape), 0, device);
   const int64_t dim = spec.dim;
   if (spec.op == "sum") return [a, dim] { return ops::sum_dim(a, dim); };
   if (spec.op == "argmax") return [a, dim] { return ops::argmax(a, dim); };
@@ -62,8 +69,8 @@ Step along_dim(const OpSpec& spec, const Device& device) {
 Step matmul(const OpSpec& spec, const Device& device) {
   check_rank(spec, 3);
   const int64_t m = spec.shape[0], k = spec.shape[1], n = spec.shape[2];
-  const TensorHandle a = pattern(Shape{m, k}, 0, device);
-  const TensorHandle b = pattern(Shape{k, n}, 1, device);
+  const TensorHandle a = input(spec, Shape{m, k}, 0, device);
+  const TensorHandle b = input(spec, Shape{k, n}, 1, device);
   return [a, b] { return ops::matmul(a, b); };
 }
 
@@ -125,7 +132,7 @@ class MlpTraining {
 Step make_step(const OpSpec& spec, const Device& device) {
   const std::string& op = spec.op;
   if (op == "add" || op == "mul" || op == "exp" || op == "tanh" || op == "gelu" ||
-      op == "sigmoid" || op == "gelu_erf" || op == "mish")
+      op == "sigmoid" || op == "gelu_erf" || op == "mish" || op == "copy")
     return elementwise(spec, device);
   if (op == "sum" || op == "argmax" || op == "softmax") return along_dim(spec, device);
   if (op == "matmul") return matmul(spec, device);

@@ -1,5 +1,6 @@
-// The ember side of the op benchmarks (op_bench.cpp times them; bench/peer_torch/ops.py is the
-// PyTorch side, op for op): each workload's inputs are made once, and its step runs the op.
+// The ember side of the op benchmarks (op_bench.cpp and cuda_bench.cpp time them;
+// bench/peer_torch/ops.py and cuda_ops.py are the PyTorch sides, op for op): each workload's
+// inputs are made once, and its step runs the op.
 #pragma once
 
 #include <cstdint>
@@ -8,22 +9,27 @@
 #include <vector>
 
 #include "ember/device.h"
+#include "ember/dtype.h"
 #include "ember/tensor_handle.h"
 
 namespace ember::bench {
 
-/// A workload as op_bench's flags (and bench/run_ops.py) give it.
+/// A workload as op_bench's flags (and bench/run_ops.py) give it, or cuda_bench's list.
 struct OpSpec {
-  /// add mul exp tanh gelu (elementwise, on shape), sum argmax softmax (along dim of shape),
-  /// matmul (shape [m, k, n]), conv2d (input shape [N, C, H, W], out_channels, a square kernel,
-  /// padding, no bias), max_pool2d (input shape, a square kernel and stride), mlp_train (shape
-  /// [batch, in, hidden1, hidden2, out]: one SGD step of a 3-layer relu MLP).
+  /// add mul exp tanh gelu (elementwise, on shape), copy (a plain copy of a contiguous tensor:
+  /// cat of the one tensor), sum argmax softmax (along dim of shape), matmul (shape [m, k, n]),
+  /// conv2d (input shape [N, C, H, W], out_channels, a square kernel, padding, no bias),
+  /// max_pool2d (input shape, a square kernel and stride), mlp_train (shape [batch, in, hidden1,
+  /// hidden2, out]: one SGD step of a 3-layer relu MLP).
   std::string op;
   std::vector<int64_t> shape;
   int64_t dim = -1;
   int64_t out_channels = 0;
   int64_t kernel = 0;
   int64_t padding = 0;
+  /// The dtype of the inputs of the elementwise ops, copy, the ops along a dim and matmul: the
+  /// f32 pattern cast to it, as the PyTorch peers make theirs. The other ops take f32.
+  DType dtype = DType::F32;
 };
 
 /// Runs the workload once and returns its output (for mlp_train, the step's loss).

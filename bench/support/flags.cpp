@@ -28,14 +28,20 @@ T parse(std::string_view text, const std::string& name) {
 
 }  // namespace
 
-Flags::Flags(int argc, char** argv, const std::vector<std::string>& known) {
-  for (int i = 1; i < argc; i += 2) {
+Flags::Flags(int argc, char** argv, const std::vector<std::string>& known,
+             const std::vector<std::string>& switches) {
+  const auto listed = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const std::string name(arg.substr(std::min<std::size_t>(2, arg.size())));
-    if (!arg.starts_with("--") || std::find(known.begin(), known.end(), name) == known.end())
+    const bool is_switch = arg.starts_with("--") && listed(switches, name);
+    if (!is_switch && (!arg.starts_with("--") || !listed(known, name)))
       fail("unknown argument '" + std::string(arg) + "'");
-    if (i + 1 >= argc) fail("--" + name + " needs a value");
-    if (!values_.emplace(name, argv[i + 1]).second) fail("--" + name + " given twice");
+    if (!is_switch && i + 1 >= argc) fail("--" + name + " needs a value");
+    if (!values_.emplace(name, is_switch ? "" : argv[++i]).second)
+      fail("--" + name + " given twice");
   }
 }
 

@@ -1,4 +1,5 @@
-// Command-line flags of the benchmark programs: "--name value" pairs, each name known in advance.
+// Command-line flags of the benchmark programs: "--name value" pairs and "--name" switches, each
+// name known in advance.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +11,13 @@ namespace ember::bench {
 
 class Flags {
  public:
-  /// Parses argv[1..argc). InvalidArgument "[flags] ..." for an argument that is not one of
-  /// known (spelled "--name") followed by a value, or for a name given twice.
-  Flags(int argc, char** argv, const std::vector<std::string>& known);
+  /// Parses argv[1..argc). InvalidArgument "[flags] ..." for an argument that is neither one of
+  /// known (spelled "--name") followed by a value nor one of switches (a "--name" alone), or for
+  /// a name given twice.
+  Flags(int argc, char** argv, const std::vector<std::string>& known,
+        const std::vector<std::string>& switches = {});
 
+  /// Whether --name (a flag or a switch) was given.
   bool has(const std::string& name) const { return values_.contains(name); }
   /// The value of --name, or fallback when it was not given.
   std::string text(const std::string& name, const std::string& fallback) const;
