@@ -53,7 +53,9 @@ bool has_program_kernel(const ir::Program& program);
 ///                                            (cuda_c.h: double, float, unsigned short for f16
 ///                                            and bf16, unsigned char 0 / 1 for Bool)
 ///   O0* out0, ..., Om-1* outm-1             program.outputs in order, each of its instruction's
-///                                            dtype: contiguous, row-major, of the output's shape
+///                                            dtype: contiguous, row-major, of the output's shape;
+///                                            every pointer is __restrict__: no output may
+///                                            overlap an input or another output
 ///   long long n                              the output's element count
 ///   int rank                                 the output's rank, at most kProgramMaxRank
 ///   ember_dims sizes                         the output's sizes (kernel_sizes)

@@ -227,9 +227,10 @@ TEST(ProgramKernel, ParametersAreInputsOutputsShapeStridesAndScalars) {
   const ProgramCase c = mask_fill_broadcast();
   const std::string source = program_kernel(c.program, "fill");
   EXPECT_TRUE(contains(source,
-                       "fill(const float* in0, const unsigned char* in1, float* out0, float* out1, "
-                       "long long n, int rank, ember_dims sizes, ember_dims strides0, ember_dims "
-                       "strides1, double scalar0)"))
+                       "fill(const float* __restrict__ in0, const unsigned char* __restrict__ in1, "
+                       "float* __restrict__ out0, float* __restrict__ out1, long long n, int rank, "
+                       "ember_dims sizes, ember_dims strides0, ember_dims strides1, double "
+                       "scalar0)"))
       << source;
   EXPECT_TRUE(contains(source, "struct ember_dims {\n  long long d[8];\n};")) << source;
   EXPECT_TRUE(contains(source, "const float v0 = in0[offset0];")) << source;
@@ -241,15 +242,16 @@ TEST(ProgramKernel, ParametersAreInputsOutputsShapeStridesAndScalars) {
   EXPECT_TRUE(contains(source, "out1[i] = ")) << source;
 
   const std::string bools = program_kernel(bool_only().program, "bools");
-  EXPECT_TRUE(contains(bools, "unsigned char* out0, unsigned char* out1")) << bools;
+  EXPECT_TRUE(contains(bools, "unsigned char* __restrict__ out0, unsigned char* __restrict__ out1"))
+      << bools;
   EXPECT_TRUE(contains(bools, "out0[i] = (unsigned char)")) << bools;
   EXPECT_FALSE(contains(bools, "float*")) << bools;
 
   // f16: loaded into float, each result rounded back to f16.
   const std::string half = program_kernel(half_chain(DType::F16).program, "half");
   EXPECT_TRUE(contains(half,
-                       "(const unsigned short* in0, const unsigned short* in1, unsigned "
-                       "short* out0"))
+                       "(const unsigned short* __restrict__ in0, const unsigned short* "
+                       "__restrict__ in1, unsigned short* __restrict__ out0"))
       << half;
   EXPECT_TRUE(contains(half, "ember_load_f16(ember_store_f16(")) << half;
   // f64 computes in double.

@@ -325,6 +325,12 @@ class CudaBackend final : public backend::Backend {
     return allocate(bytes_of(meta));
   }
 
+  /// Blocks of kRowThreads threads for a warp a row.
+  static unsigned warp_rows_grid(int64_t rows) {
+    constexpr int64_t kWarps = kRowThreads / 32;
+    return static_cast<unsigned>((rows + kWarps - 1) / kWarps);
+  }
+
   /// Blocks of a grid-stride kernel over count elements: enough to fill the GPU, no more.
   unsigned grid_for(int64_t count) const {
     const int64_t blocks = (count + kThreads - 1) / kThreads;
@@ -493,6 +499,17 @@ class CudaBackend final : public backend::Backend {
       }
       return Outputs{out};
     }
+    if (lanes.n <= kWarpReduceElements && lanes.rows >= int64_t{gpu_->multiprocessors()} * 8) {
+      LaunchArguments arguments;
+      arguments.add(address_of(inputs[0]));
+      arguments.add(out->address());
+      arguments.add(static_cast<long long>(lanes.rows));
+      arguments.add(static_cast<long long>(lanes.n));
+      arguments.add(correction);
+      launch(kernels_.function(source, "ember_reduce_warp_rows"), warp_rows_grid(lanes.rows),
+             kRowThreads, arguments);
+      return Outputs{out};
+    }
     // Rows: long rows split into chunks (blocks of their own) when there are too few rows to fill
     // the GPU; a second kernel combines each row's chunks.
     constexpr int64_t kChunk = 16384;
@@ -543,7 +560,10 @@ class CudaBackend final : public backend::Backend {
     arguments.add(out->address());
     arguments.add(static_cast<long long>(lanes.rows));
     arguments.add(static_cast<long long>(lanes.n));
-    if (lanes.inner == 1) {
+    if (lanes.inner == 1 && lanes.n <= kWarpRowElements) {
+      launch(kernels_.function(source, "ember_softmax_warp_rows"), warp_rows_grid(lanes.rows),
+             kRowThreads, arguments);
+    } else if (lanes.inner == 1) {
       launch(kernels_.function(source, "ember_softmax_rows"), static_cast<unsigned>(lanes.rows),
              kRowThreads, arguments);
     } else {

@@ -111,7 +111,9 @@ std::string reduction_state(ReduceOp op) {
              "__device__ State element(double v, long long) { return {v}; }\n" +
              "__device__ State combine(State a, State b) { return {a.v " + (product ? "*" : "+") +
              " b.v}; }\n" + "__device__ double finish(State s, long long n, long long) { return " +
-             finish + "; }\n";
+             finish + "; }\n" +
+             "__device__ State shuffle(State s, int o) { return {__shfl_xor_sync(0xffffffffu, s.v, "
+             "o)}; }\n";
     }
     case ReduceOp::Max:
     case ReduceOp::Min:
@@ -136,7 +138,12 @@ std::string reduction_state(ReduceOp op) {
              "}\n"
              "__device__ " +
              (arg ? "long long" : "double") + " finish(State s, long long, long long) { return s." +
-             (arg ? "i" : "v") + "; }\n";
+             (arg ? "i" : "v") +
+             "; }\n"
+             "__device__ State shuffle(State s, int o) {\n"
+             "  return {__shfl_xor_sync(0xffffffffu, s.v, o), __shfl_xor_sync(0xffffffffu, s.i, "
+             "o)};\n"
+             "}\n";
     }
     case ReduceOp::Var:
       // Welford's running mean and sum of squared deviations, combined by Chan's rule.
@@ -153,6 +160,11 @@ std::string reduction_state(ReduceOp op) {
              "__device__ double finish(State s, long long n, long long correction) {\n"
              "  return n - correction <= 0 ? __longlong_as_double(0x7ff8000000000000LL)\n"
              "                             : s.m2 / (double)(n - correction);\n"
+             "}\n"
+             "__device__ State shuffle(State s, int o) {\n"
+             "  return {__shfl_xor_sync(0xffffffffu, s.n, o), __shfl_xor_sync(0xffffffffu, s.mean, "
+             "o),\n"
+             "          __shfl_xor_sync(0xffffffffu, s.m2, o)};\n"
              "}\n";
     case ReduceOp::Any:
     case ReduceOp::All: {
@@ -164,7 +176,9 @@ std::string reduction_state(ReduceOp op) {
              "__device__ State combine(State a, State b) { return {a.v " +
              (any ? "|" : "&") +
              " b.v}; }\n"
-             "__device__ int finish(State s, long long, long long) { return s.v; }\n";
+             "__device__ int finish(State s, long long, long long) { return s.v; }\n"
+             "__device__ State shuffle(State s, int o) { return {__shfl_xor_sync(0xffffffffu, s.v, "
+             "o)}; }\n";
     }
   }
   throw InvalidArgument("[cuda] unknown reduction");
@@ -239,6 +253,19 @@ extern "C" __global__ void ember_reduce_rows(const x_t* x, Out* out, State* part
   else partial[blockIdx.x] = s;
 }
 
+// A warp a row: short rows (the many rows of a reduction along the last dim) need no block-wide
+// synchronization.
+extern "C" __global__ void ember_reduce_warp_rows(const x_t* x, Out* out, long long rows,
+                                                  long long n, long long correction) {
+  const long long row = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (row >= rows) return;  // the whole warp: row is the same for its lanes
+  const x_t* lane = x + row * n;
+  State s = identity();
+  for (long long k = threadIdx.x % 32; k < n; k += 32) s = combine(s, element((double)x_load(lane[k]), k));
+  for (int offset = 16; offset > 0; offset /= 2) s = combine(s, shuffle(s, offset));
+  if (threadIdx.x % 32 == 0) out[row] = EMBER_STORE(finish(s, n, correction));
+}
+
 extern "C" __global__ void ember_reduce_partials(const State* partial, Out* out, long long rows,
                                                  long long chunks, long long n,
                                                  long long correction) {
@@ -305,6 +332,41 @@ __device__ C ember_block_sum(C v) {
   for (unsigned w = 1; w < blockDim.x / 32; ++w) v += warps[w];
   __syncthreads();
   return v;
+}
+
+// A warp a row of up to 1024 elements, held in registers: one read, one write, and no block-wide
+// synchronization (the many short rows of attention and classification).
+#define EMBER_WARP_CACHED 32
+extern "C" __global__ void ember_softmax_warp_rows(const x_t* x, x_t* out, long long rows,
+                                                   long long n) {
+  const long long row = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (row >= rows) return;  // the whole warp: row is the same for its lanes
+  const int lane = threadIdx.x % 32;
+  const x_t* in = x + row * n;
+  x_t* result = out + row * n;
+  const C minus_infinity = -(C)__longlong_as_double(0x7ff0000000000000LL);
+  C cached[EMBER_WARP_CACHED];
+  C m = minus_infinity;
+#pragma unroll
+  for (int j = 0; j < EMBER_WARP_CACHED; ++j) {
+    const long long k = lane + 32LL * j;
+    cached[j] = k < n ? (C)x_load(in[k]) : minus_infinity;
+    if (k < n) m = ember_max(m, cached[j]);
+  }
+  for (int offset = 16; offset > 0; offset /= 2) m = ember_max(m, __shfl_xor_sync(0xffffffffu, m, offset));
+  C sum = 0;
+#pragma unroll
+  for (int j = 0; j < EMBER_WARP_CACHED; ++j) {
+    if (lane + 32LL * j < n) sum += exp(cached[j] - m);
+  }
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  const C log_sum = log(sum);
+#pragma unroll
+  for (int j = 0; j < EMBER_WARP_CACHED; ++j) {
+    const long long k = lane + 32LL * j;
+    const C shifted = cached[j] - m;
+    if (k < n) result[k] = x_store(EMBER_SOFTMAX(shifted));
+  }
 }
 
 // Rows of up to EMBER_CACHED * blockDim.x elements stay in registers: one read, one write.

@@ -34,6 +34,9 @@ std::string cast_source(DType from, DType to);
 ///                     long long chunks, long long chunk, long long correction)
 ///     inner == 1: block b reduces elements [c * chunk, (c + 1) * chunk) of row b / chunks
 ///     (c = b % chunks); with one chunk it writes out[row], else partial[b].
+///   ember_reduce_warp_rows(const T* x, Out* out, long long rows, long long n,
+///                          long long correction)
+///     inner == 1, short rows: warp w of block b reduces row b * (blockDim.x / 32) + w.
 ///   ember_reduce_partials(const State* partial, Out* out, long long rows, long long chunks,
 ///                         long long n, long long correction)
 ///     block r combines partial[r * chunks ...] into out[r].
@@ -53,6 +56,8 @@ std::size_t reduce_state_size(const ir::Reduce& op);
 /// Softmax (log softmax) of a float x [rows, n, inner], contiguous, along n:
 ///   ember_softmax_rows(const T* x, T* out, long long rows, long long n)  (inner == 1: a block
 ///     a row)
+///   ember_softmax_warp_rows(const T* x, T* out, long long rows, long long n)  (inner == 1,
+///     n <= kWarpRowElements: a warp a row)
 ///   ember_softmax_columns(const T* x, T* out, long long rows, long long n, long long inner)
 std::string softmax_source(const ir::Softmax& op, DType dtype);
 
@@ -124,6 +129,11 @@ std::string columns_source(DType dtype);
 ///     the window's sum in double over the divisor (has_divisor: divisor; else the product of
 ///     the counts, or of the padded counts with count_padding).
 std::string pool_source(DType dtype, DType index_dtype);
+
+/// The longest row a warp's softmax holds in registers.
+inline constexpr int64_t kWarpRowElements = 1024;
+/// Rows up to this long are reduced a warp a row.
+inline constexpr int64_t kWarpReduceElements = 2048;
 
 /// Threads of a block of the row kernels (reduce_rows, reduce_partials, softmax_rows).
 inline constexpr unsigned kRowThreads = 256;
