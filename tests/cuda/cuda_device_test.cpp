@@ -129,6 +129,38 @@ TEST(CudaDevice, ProfileMeasuresOnTheDeviceClockAndNestedWindowsResolveLater) {
   EXPECT_FALSE(gpu->profile([] {}).resolve().has_value());
 }
 
+/// t's values on the GPU and on ndarray, within the dtype's tolerance.
+void expect_same(const TensorData& gpu, const TensorData& reference, const std::string& what) {
+  std::string why;
+  EXPECT_TRUE(gpu.approx_equal(reference, Tolerance::for_dtype(reference.dtype()), &why))
+      << what << ": " << why;
+}
+
+TEST(CudaDevice, EveryReductionKernelShapeMatchesNdarray) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  // Many short rows (a warp a row), few long rows (chunks and a second kernel), columns few and
+  // long (chunks) or many: each path of the reduction and softmax kernels, which the small
+  // shapes of the conformance suite do not all reach.
+  const Device cpu = Device::ndarray();
+  struct Case {
+    int64_t a, b, c, dim;
+  };
+  for (const Case& k : {Case{1, 4096, 37, 2}, Case{1, 3, 100003, 2}, Case{64, 300, 50, 1},
+                        Case{2, 70000, 3, 1}, Case{1, 5000, 1500, 2}}) {
+    gpu->seed(5);
+    const Tensor<3> x = Tensor<3>::random({k.a, k.b, k.c}, Distribution::normal(0.0, 1.0), *gpu);
+    const Tensor<3> host = x.to_device(cpu);
+    const std::string label = std::to_string(k.a) + "x" + std::to_string(k.b) + "x" +
+                              std::to_string(k.c) + " along " + std::to_string(k.dim);
+    expect_same(x.sum_dim(k.dim).into_data(), host.sum_dim(k.dim).into_data(), "sum " + label);
+    expect_same(x.max_dim(k.dim).into_data(), host.max_dim(k.dim).into_data(), "max " + label);
+    expect_same(x.var(k.dim).into_data(), host.var(k.dim).into_data(), "var " + label);
+    EXPECT_EQ(x.argmax(k.dim).into_data(), host.argmax(k.dim).into_data()) << "argmax " << label;
+    expect_same(activation::softmax(x, k.dim).into_data(),
+                activation::softmax(host, k.dim).into_data(), "softmax " + label);
+  }
+}
+
 struct Mlp {
   nn::Linear hidden;
   nn::Linear out;
