@@ -16,41 +16,70 @@ namespace ember::cuda {
 // The entry points, each listed once: Api's members and its loader are written from these lists.
 // A driver function is looked up by its name here through cuGetProcAddress, which returns the
 // version that cuda.h's declaration (the pointer's type) has.
-#define EMBER_CUDA_DRIVER_FUNCTIONS(X)                                                           \
-  X(cuInit)                                                                                      \
-  X(cuDriverGetVersion)                                                                          \
-  X(cuDeviceGetCount)                                                                            \
-  X(cuDeviceGet)                                                                                 \
-  X(cuDeviceGetAttribute)                                                                        \
-  X(cuDeviceGetName)                                                                             \
-  X(cuDeviceTotalMem)                                                                            \
-  X(cuDevicePrimaryCtxRetain)                                                                    \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuStreamCreate) X(cuStreamDestroy)           \
-      X(cuStreamSynchronize) X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo) X(cuMemHostAlloc)        \
-          X(cuMemFreeHost) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuMemcpyHtoDAsync)      \
-              X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpyPeerAsync) X(cuMemsetD8Async)  \
-                  X(cuModuleLoadData) X(cuModuleGetFunction) X(cuModuleUnload) X(cuLaunchKernel) \
-                      X(cuEventCreate) X(cuEventRecord) X(cuEventSynchronize)                    \
-                          X(cuEventElapsedTime) X(cuEventDestroy) X(cuGetErrorName)              \
-                              X(cuGetErrorString)
+// Laid out by hand: clang-format changed its layout of these lists from one run to the next.
+// clang-format off
+#define EMBER_CUDA_DRIVER_FUNCTIONS(X) \
+  X(cuInit)                            \
+  X(cuDriverGetVersion)                \
+  X(cuDeviceGetCount)                  \
+  X(cuDeviceGet)                       \
+  X(cuDeviceGetAttribute)              \
+  X(cuDeviceGetName)                   \
+  X(cuDeviceTotalMem)                  \
+  X(cuDevicePrimaryCtxRetain)          \
+  X(cuDevicePrimaryCtxRelease)         \
+  X(cuCtxSetCurrent)                   \
+  X(cuStreamCreate)                    \
+  X(cuStreamDestroy)                   \
+  X(cuStreamSynchronize)               \
+  X(cuMemAlloc)                        \
+  X(cuMemFree)                         \
+  X(cuMemGetInfo)                      \
+  X(cuMemHostAlloc)                    \
+  X(cuMemFreeHost)                     \
+  X(cuMemHostRegister)                 \
+  X(cuMemHostUnregister)               \
+  X(cuMemcpyHtoDAsync)                 \
+  X(cuMemcpyDtoHAsync)                 \
+  X(cuMemcpyDtoDAsync)                 \
+  X(cuMemcpyPeerAsync)                 \
+  X(cuMemsetD8Async)                   \
+  X(cuModuleLoadData)                  \
+  X(cuModuleGetFunction)               \
+  X(cuModuleUnload)                    \
+  X(cuLaunchKernel)                    \
+  X(cuEventCreate)                     \
+  X(cuEventRecord)                     \
+  X(cuEventSynchronize)                \
+  X(cuEventElapsedTime)                \
+  X(cuEventDestroy)                    \
+  X(cuGetErrorName)                    \
+  X(cuGetErrorString)
 #define EMBER_NVRTC_FUNCTIONS(X) \
   X(nvrtcVersion)                \
   X(nvrtcCreateProgram)          \
   X(nvrtcCompileProgram)         \
   X(nvrtcGetProgramLogSize)      \
   X(nvrtcGetProgramLog)          \
-  X(nvrtcGetCUBINSize) X(nvrtcGetCUBIN) X(nvrtcDestroyProgram) X(nvrtcGetErrorString)
-#define EMBER_CUBLASLT_FUNCTIONS(X)                                    \
-  X(cublasLtCreate)                                                    \
-  X(cublasLtDestroy)                                                   \
-  X(cublasLtMatmulDescCreate)                                          \
-  X(cublasLtMatmulDescDestroy)                                         \
-  X(cublasLtMatmulDescSetAttribute)                                    \
-  X(cublasLtMatrixLayoutCreate)                                        \
-  X(cublasLtMatrixLayoutDestroy)                                       \
-  X(cublasLtMatrixLayoutSetAttribute)                                  \
-  X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) \
-      X(cublasLtMatmulPreferenceSetAttribute) X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmul)
+  X(nvrtcGetCUBINSize)           \
+  X(nvrtcGetCUBIN)               \
+  X(nvrtcDestroyProgram)         \
+  X(nvrtcGetErrorString)
+#define EMBER_CUBLASLT_FUNCTIONS(X)       \
+  X(cublasLtCreate)                       \
+  X(cublasLtDestroy)                      \
+  X(cublasLtMatmulDescCreate)             \
+  X(cublasLtMatmulDescDestroy)            \
+  X(cublasLtMatmulDescSetAttribute)       \
+  X(cublasLtMatrixLayoutCreate)           \
+  X(cublasLtMatrixLayoutDestroy)          \
+  X(cublasLtMatrixLayoutSetAttribute)     \
+  X(cublasLtMatmulPreferenceCreate)       \
+  X(cublasLtMatmulPreferenceDestroy)      \
+  X(cublasLtMatmulPreferenceSetAttribute) \
+  X(cublasLtMatmulAlgoGetHeuristic)       \
+  X(cublasLtMatmul)
+// clang-format on
 
 struct Api {
 #define EMBER_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

@@ -560,10 +560,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(out->address());
     arguments.add(static_cast<long long>(lanes.rows));
     arguments.add(static_cast<long long>(lanes.n));
-    if (lanes.inner == 1 && lanes.n <= kWarpRowElements) {
-      launch(kernels_.function(source, "ember_softmax_warp_rows"), warp_rows_grid(lanes.rows),
-             kRowThreads, arguments);
-    } else if (lanes.inner == 1) {
+    if (lanes.inner == 1) {
       launch(kernels_.function(source, "ember_softmax_rows"), static_cast<unsigned>(lanes.rows),
              kRowThreads, arguments);
     } else {

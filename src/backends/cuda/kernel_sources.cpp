@@ -334,41 +334,6 @@ __device__ C ember_block_sum(C v) {
   return v;
 }
 
-// A warp a row of up to 1024 elements, held in registers: one read, one write, and no block-wide
-// synchronization (the many short rows of attention and classification).
-#define EMBER_WARP_CACHED 32
-extern "C" __global__ void ember_softmax_warp_rows(const x_t* x, x_t* out, long long rows,
-                                                   long long n) {
-  const long long row = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
-  if (row >= rows) return;  // the whole warp: row is the same for its lanes
-  const int lane = threadIdx.x % 32;
-  const x_t* in = x + row * n;
-  x_t* result = out + row * n;
-  const C minus_infinity = -(C)__longlong_as_double(0x7ff0000000000000LL);
-  C cached[EMBER_WARP_CACHED];
-  C m = minus_infinity;
-#pragma unroll
-  for (int j = 0; j < EMBER_WARP_CACHED; ++j) {
-    const long long k = lane + 32LL * j;
-    cached[j] = k < n ? (C)x_load(in[k]) : minus_infinity;
-    if (k < n) m = ember_max(m, cached[j]);
-  }
-  for (int offset = 16; offset > 0; offset /= 2) m = ember_max(m, __shfl_xor_sync(0xffffffffu, m, offset));
-  C sum = 0;
-#pragma unroll
-  for (int j = 0; j < EMBER_WARP_CACHED; ++j) {
-    if (lane + 32LL * j < n) sum += exp(cached[j] - m);
-  }
-  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  const C log_sum = log(sum);
-#pragma unroll
-  for (int j = 0; j < EMBER_WARP_CACHED; ++j) {
-    const long long k = lane + 32LL * j;
-    const C shifted = cached[j] - m;
-    if (k < n) result[k] = x_store(EMBER_SOFTMAX(shifted));
-  }
-}
-
 // Rows of up to EMBER_CACHED * blockDim.x elements stay in registers: one read, one write.
 #define EMBER_CACHED 8
 extern "C" __global__ void ember_softmax_rows(const x_t* x, x_t* out, long long rows, long long n) {

@@ -56,8 +56,6 @@ std::size_t reduce_state_size(const ir::Reduce& op);
 /// Softmax (log softmax) of a float x [rows, n, inner], contiguous, along n:
 ///   ember_softmax_rows(const T* x, T* out, long long rows, long long n)  (inner == 1: a block
 ///     a row)
-///   ember_softmax_warp_rows(const T* x, T* out, long long rows, long long n)  (inner == 1,
-///     n <= kWarpRowElements: a warp a row)
 ///   ember_softmax_columns(const T* x, T* out, long long rows, long long n, long long inner)
 std::string softmax_source(const ir::Softmax& op, DType dtype);
 
@@ -130,8 +128,6 @@ std::string columns_source(DType dtype);
 ///     the counts, or of the padded counts with count_padding).
 std::string pool_source(DType dtype, DType index_dtype);
 
-/// The longest row a warp's softmax holds in registers.
-inline constexpr int64_t kWarpRowElements = 1024;
 /// Rows up to this long are reduced a warp a row.
 inline constexpr int64_t kWarpReduceElements = 2048;
 
