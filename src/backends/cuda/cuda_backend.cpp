@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <ranges>
@@ -295,7 +296,10 @@ class CudaBackend final : public backend::Backend {
   }
   std::optional<MemoryPoolUsage> memory_pool_usage() const override { return memory_->usage(); }
   void memory_cleanup() override {
-    workspace_.reset();
+    {
+      const std::lock_guard lock(workspace_mutex_);
+      workspace_.reset();
+    }
     memory_->cleanup();
   }
   void begin_persistent_allocations() override { memory_->set_persistent(true); }
@@ -913,8 +917,14 @@ class CudaBackend final : public backend::Backend {
   }
 
   void run_gemm(const GemmProblem& problem) {
-    if (!workspace_) workspace_ = allocate_persistent(kWorkspaceBytes);
-    gemm_.run(problem, workspace_->address(), kWorkspaceBytes);
+    std::shared_ptr<DeviceBuffer> workspace;
+    {
+      // Threads may run ops on one device at once: one of them makes the workspace.
+      const std::lock_guard lock(workspace_mutex_);
+      if (!workspace_) workspace_ = allocate_persistent(kWorkspaceBytes);
+      workspace = workspace_;
+    }
+    gemm_.run(problem, workspace->address(), kWorkspaceBytes);
   }
 
   // ---- pooling ---------------------------------------------------------------------------------
@@ -1222,6 +1232,7 @@ class CudaBackend final : public backend::Backend {
   std::shared_ptr<pools::MemoryManager> memory_;
   KernelCache kernels_;
   Gemm gemm_;
+  std::mutex workspace_mutex_;  // guards workspace_
   std::shared_ptr<DeviceBuffer> workspace_;
   std::string description_;
 };
