@@ -233,32 +233,28 @@ std::string program_kernel(const ir::Program& program, std::string_view kernel_n
     // Each input's element: the coordinates of i dotted with its strides. A 64-bit division
     // costs tens of instructions: rank 1 (every merged contiguous program) needs none, and below
     // 2^31 elements the coordinates are found in 32 bits.
-    const auto accumulate = [&](const std::string& indent, const std::string& coordinate) {
-      for (std::size_t k = 0; k < program.inputs.size(); ++k)
-        source += indent + "offset" + std::to_string(k) + " += (long long)" + coordinate +
-                  " * strides" + std::to_string(k) + ".d[d];\n";
-    };
     for (std::size_t k = 0; k < program.inputs.size(); ++k)
       source += "    long long offset" + std::to_string(k) + " = 0;\n";
     source += "    if (rank == 1) {\n";
     for (std::size_t k = 0; k < program.inputs.size(); ++k)
       source +=
           "      offset" + std::to_string(k) + " = i * strides" + std::to_string(k) + ".d[0];\n";
+    // One loop, in 32 bits below 2^31 elements, else in 64.
+    const auto coordinates = [&](const std::string& type, const std::string& size) {
+      source += "      " + type + " rest = (" + type + ")i;\n";
+      source += "      for (int d = rank - 1; d >= 0; --d) {\n";
+      source += "        const " + type + " size = " + size + ";\n";
+      source += "        const " + type + " coordinate = rest % size;\n";
+      source += "        rest /= size;\n";
+      for (std::size_t k = 0; k < program.inputs.size(); ++k)
+        source += "        offset" + std::to_string(k) + " += (long long)coordinate * strides" +
+                  std::to_string(k) + ".d[d];\n";
+      source += "      }\n";
+    };
     source += "    } else if (n <= 2147483647LL) {\n";
-    source += "      unsigned int rest = (unsigned int)i;\n";
-    source += "      for (int d = rank - 1; d >= 0; --d) {\n";
-    source += "        const unsigned int size = (unsigned int)sizes.d[d];\n";
-    source += "        const unsigned int coordinate = rest % size;\n";
-    source += "        rest /= size;\n";
-    accumulate("        ", "coordinate");
-    source += "      }\n";
+    coordinates("unsigned int", "(unsigned int)sizes.d[d]");
     source += "    } else {\n";
-    source += "      long long rest = i;\n";
-    source += "      for (int d = rank - 1; d >= 0; --d) {\n";
-    source += "        const long long coordinate = rest % sizes.d[d];\n";
-    source += "        rest /= sizes.d[d];\n";
-    accumulate("        ", "coordinate");
-    source += "      }\n";
+    coordinates("long long", "sizes.d[d]");
     source += "    }\n";
   }
   source += m.statements();

@@ -14,41 +14,23 @@
 #include "ember/optim/gradients_params.h"
 #include "ember/optim/sgd.h"
 #include "ember/tensor.h"
+#include "support/steady_training.h"
 
 namespace ember::cpu {
 namespace {
-
-struct Mlp {
-  nn::Linear hidden;
-  nn::Linear out;
-  EMBER_MODULE(hidden, out)
-
-  Tensor<2> forward(const Tensor<2>& x) const {
-    return out.forward(activation::relu(hidden.forward(x)));
-  }
-};
-
-/// rows x columns values of both signs, fixed: sin(0.37 i + 0.11 j).
-Tensor<2> fixed_matrix(int64_t rows, int64_t columns, const Device& device) {
-  std::vector<double> values;
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < columns; ++j)
-      values.push_back(std::sin(0.37 * static_cast<double>(i) + 0.11 * static_cast<double>(j)));
-  }
-  return Tensor<2>::from_data(TensorData(values, Shape{rows, columns}), device);
-}
 
 TEST(CpuSteadyTraining, BytesReservedStopGrowingAfterTheFirstSteps) {
   const Device device = Device::cpu().autodiff();
   device.memory_cleanup();  // start from pools holding only live slices
   device.seed(7);
-  Mlp model = device.memory_persistent_allocations(device, [](const Device& d) {
-    return Mlp{nn::LinearConfig{32, 1280}.init(d), nn::LinearConfig{1280, 16}.init(d)};
+  ember::test::SteadyMlp model = device.memory_persistent_allocations(device, [](const Device& d) {
+    return ember::test::SteadyMlp{nn::LinearConfig{32, 1280}.init(d),
+                                  nn::LinearConfig{1280, 16}.init(d)};
   });
   // Sizes that use every kind of pool: the hidden activations [1024, 1280] f32 (5 MiB) take
   // dedicated pages, the first weight (160 KiB) and the outputs (64 KiB) small slices.
-  const Tensor<2> inputs = fixed_matrix(1024, 32, device);
-  const Tensor<2> targets = fixed_matrix(1024, 16, device) * 0.5;
+  const Tensor<2> inputs = ember::test::fixed_matrix(1024, 32, device);
+  const Tensor<2> targets = ember::test::fixed_matrix(1024, 16, device) * 0.5;
   optim::Sgd sgd;
 
   const uint64_t before_training = device.memory_pool_usage()->bytes_reserved;

@@ -20,6 +20,7 @@
 #include "ember/optim/gradients_params.h"
 #include "ember/optim/sgd.h"
 #include "ember/tensor.h"
+#include "support/steady_training.h"
 
 namespace ember::test {
 namespace {
@@ -161,33 +162,13 @@ TEST(CudaDevice, EveryReductionKernelShapeMatchesNdarray) {
   }
 }
 
-struct Mlp {
-  nn::Linear hidden;
-  nn::Linear out;
-  EMBER_MODULE(hidden, out)
-
-  Tensor<2> forward(const Tensor<2>& x) const {
-    return out.forward(activation::relu(hidden.forward(x)));
-  }
-};
-
-/// rows x columns values of both signs, fixed: sin(0.37 i + 0.11 j).
-Tensor<2> fixed_matrix(int64_t rows, int64_t columns, const Device& device) {
-  std::vector<double> values;
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < columns; ++j)
-      values.push_back(std::sin(0.37 * static_cast<double>(i) + 0.11 * static_cast<double>(j)));
-  }
-  return Tensor<2>::from_data(TensorData(values, Shape{rows, columns}), device);
-}
-
 TEST(CudaDevice, BytesReservedStayFlatOverASteadyTrainingLoop) {
   EMBER_SKIP_WITHOUT_GPU(gpu);
   const Device device = gpu->autodiff();
   device.memory_cleanup();
   device.seed(7);
-  Mlp model = device.memory_persistent_allocations(device, [](const Device& d) {
-    return Mlp{nn::LinearConfig{32, 1280}.init(d), nn::LinearConfig{1280, 16}.init(d)};
+  test::SteadyMlp model = device.memory_persistent_allocations(device, [](const Device& d) {
+    return test::SteadyMlp{nn::LinearConfig{32, 1280}.init(d), nn::LinearConfig{1280, 16}.init(d)};
   });
   const Tensor<2> inputs = fixed_matrix(1024, 32, device);
   const Tensor<2> targets = fixed_matrix(1024, 16, device) * 0.5;

@@ -78,19 +78,6 @@ std::string_view element_of_size(std::size_t size) {
   throw InvalidArgument("[cuda] no copy kernel for elements of " + std::to_string(size) + " bytes");
 }
 
-/// The index type's C name (ArgMax, ArgMin).
-std::string_view index_type(DType dtype) {
-  switch (dtype) {
-    case DType::I64:
-      return "long long";
-    case DType::I32:
-      return "int";
-    default:
-      break;
-  }
-  throw InvalidArgument("[cuda] no index type " + std::string(dtype_name(dtype)));
-}
-
 /// The grid-stride loop over [0, n) every elementwise kernel runs.
 constexpr std::string_view kGridStride =
     "for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; "
@@ -208,7 +195,7 @@ std::string out_type(ReduceOp op, DType dtype, DType index_dtype) {
   switch (op) {
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
-      return std::string(index_type(index_dtype));
+      return integer_type(index_dtype);
     case ReduceOp::Any:
     case ReduceOp::All:
       return "unsigned char";
