@@ -12,7 +12,7 @@ set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest te
 shards: every case once, one process per shard); 0: one CTest test (and process) per case")
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
-set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA REMOTE)
 # Implemented backends that are off unless asked for (still being brought up).
 set(EMBER_OPT_IN_BACKENDS)
 # Backends that are on where what they build on is found: cuda where the CUDA toolkit's headers
@@ -27,7 +27,20 @@ if(CUDAToolkit_FOUND)
     set(EMBER_FOUND_CUDA ON)
   endif()
 endif()
-set(EMBER_DETECTED_BACKENDS CUDA)
+# remote where Cap'n Proto (libcapnp-dev, and the capnp compiler from capnproto) is: its protocol
+# is written with it. Found piece by piece: CapnProtoConfig.cmake needs the C language to look
+# for libatomic, which this C++ project does not enable.
+find_program(EMBER_CAPNP_EXECUTABLE capnp)
+find_program(EMBER_CAPNPC_CXX_EXECUTABLE capnpc-c++)
+find_library(EMBER_CAPNP_LIBRARY capnp)
+find_library(EMBER_KJ_LIBRARY kj)
+find_path(EMBER_CAPNP_INCLUDE_DIR capnp/message.h)
+set(EMBER_FOUND_REMOTE OFF)
+if(EMBER_CAPNP_EXECUTABLE AND EMBER_CAPNPC_CXX_EXECUTABLE AND EMBER_CAPNP_LIBRARY AND
+   EMBER_KJ_LIBRARY AND EMBER_CAPNP_INCLUDE_DIR)
+  set(EMBER_FOUND_REMOTE ON)
+endif()
+set(EMBER_DETECTED_BACKENDS CUDA REMOTE)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)

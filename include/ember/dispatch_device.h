@@ -81,11 +81,15 @@ struct LibTorchDevice {
   uint32_t index = 0;
   friend bool operator==(const LibTorchDevice&, const LibTorchDevice&) = default;
 };
-/// A device hosted by `ember serve` at address ("host:port").
+/// A device hosted by `ember serve` at address ("host:port"). The credential it presents is not
+/// part of its identity (two Devices of one address and index are the same device).
 struct RemoteDevice {
   std::string address;
   uint32_t index = 0;
-  friend bool operator==(const RemoteDevice&, const RemoteDevice&) = default;
+  std::string credential;
+  friend bool operator==(const RemoteDevice& a, const RemoteDevice& b) {
+    return a.address == b.address && a.index == b.index;
+  }
 };
 
 using DispatchDevice = std::variant<CpuDevice, CudaDevice, RocmDevice, WgpuDevice, FlexDevice,

@@ -38,7 +38,7 @@ constexpr BackendEntry kBackends[] = {
     {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false},
     {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   false},
     {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", false},
-    {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   false},
+    {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   true},
     {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  false},
 };
 // clang-format on
@@ -172,6 +172,11 @@ std::vector<DispatchDevice> enumerate(Kind kind) {
   const Registration* registration = registration_of(kind);
   if (registration == nullptr) return {};
   return registration->enumerate();
+}
+
+std::vector<DispatchDevice> enumerate_host(const RemoteHost& host) {
+  require_compiled(RemoteDevice{host.address(), 0, host.credential()}, "RemoteHost::devices");
+  return registration_of(Kind::Remote)->enumerate_host(host);
 }
 
 DispatchDevice default_device() {

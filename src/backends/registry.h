@@ -20,6 +20,9 @@ void require_compiled(const DispatchDevice& d, const char* factory);
 bool is_compiled(DeviceType::Kind kind);
 /// The devices a backend type finds on this machine (empty when not compiled in; never throws).
 std::vector<DispatchDevice> enumerate(DeviceType::Kind kind);
+/// The devices the server at host serves; ConfigError when the remote backend is not compiled
+/// in, ExecutionError when the host cannot be reached.
+std::vector<DispatchDevice> enumerate_host(const RemoteHost& host);
 /// The default device: EMBER_DEVICE when set, else the first compiled backend in spec order.
 DispatchDevice default_device();
 /// The CPU backends' thread count (ember/threads.h); 1 when none is compiled in.

@@ -83,7 +83,8 @@ Device Device::capture() {
   return compiled_device(CaptureDevice{}, "Device::capture");
 }
 Device Device::remote(const RemoteHost& host, DeviceIndex index) {
-  return compiled_device(RemoteDevice{host.address(), index.value()}, "Device::remote");
+  return compiled_device(RemoteDevice{host.address(), index.value(), host.credential()},
+                         "Device::remote");
 }
 
 Device Device::autodiff() const {

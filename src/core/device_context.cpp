@@ -17,12 +17,22 @@ namespace ember::detail {
 
 namespace {
 
-/// Every context created so far. Note: deliberately never destroyed, so code running in static
+/// A device of the table and its context, made on first use under the slot's own lock: creating
+/// a backend may take long (a remote one connects to its server, whose process may be this one)
+/// and must not hold up every other device.
+struct ContextSlot {
+  explicit ContextSlot(DispatchDevice d) : device(std::move(d)) {}
+  DispatchDevice device;
+  std::mutex creating;
+  std::shared_ptr<DeviceContext> context;
+};
+
+/// Every device looked up so far. Note: deliberately never destroyed, so code running in static
 /// destructors (a global model freeing its tensors, a last sync) can still look devices up. A
-/// deque, so that an entry stays where it is while others are added (of() remembers one).
+/// deque, so that a slot stays where it is while others are added (of() remembers one).
 struct ContextTable {
   std::mutex mutex;
-  std::deque<std::shared_ptr<DeviceContext>> contexts;
+  std::deque<ContextSlot> slots;
 };
 
 ContextTable& context_table() {
@@ -47,14 +57,22 @@ void check_supported(const backend::Backend& backend, const DispatchDevice& devi
   }
 }
 
-/// The table's entry for d, created on first use.
-const std::shared_ptr<DeviceContext>& table_entry(const DispatchDevice& d) {
+/// The table's slot for d, added on first use.
+ContextSlot& table_slot(const DispatchDevice& d) {
   ContextTable& table = context_table();
   std::lock_guard lock(table.mutex);
-  for (const auto& context : table.contexts) {
-    if (context->device() == d) return context;
+  for (ContextSlot& slot : table.slots) {
+    if (slot.device == d) return slot;
   }
-  return table.contexts.emplace_back(std::make_shared<DeviceContext>(d, backend::create(d)));
+  return table.slots.emplace_back(d);
+}
+
+/// The context of d, created on first use (a failed creation is tried again by the next call).
+const std::shared_ptr<DeviceContext>& table_entry(const DispatchDevice& d) {
+  ContextSlot& slot = table_slot(d);
+  std::lock_guard lock(slot.creating);
+  if (!slot.context) slot.context = std::make_shared<DeviceContext>(d, backend::create(d));
+  return slot.context;
 }
 
 /// The bytes of the tensors metas describe (their extents passed ir::infer's check).

@@ -46,9 +46,10 @@ RemoteHost RemoteHost::with_credential(std::string token) const {
 }
 
 Devices RemoteHost::devices() const {
-  backend::require_compiled(RemoteDevice{address_, 0}, "RemoteHost::devices");
-  // Unreachable until the remote client exists: CMake refuses EMBER_BACKEND_REMOTE=ON today.
-  throw ExecutionError("[RemoteHost::devices] " + address_ + ": the remote client is missing");
+  std::vector<Device> devices;
+  for (DispatchDevice& d : backend::enumerate_host(*this))
+    devices.emplace_back(std::move(d));
+  return Devices(std::move(devices));
 }
 
 Devices Devices::autodiff() const {

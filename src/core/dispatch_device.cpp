@@ -195,10 +195,10 @@ DispatchDevice parse_remote(std::string_view rest, std::string_view name, std::s
     throw InvalidArgument("[" + std::string(op) + "] device name '" + std::string(name) +
                           "': address '" + std::string(address) + std::string(kAddressRule));
   }
-  if (slash == std::string_view::npos) return RemoteDevice{std::string(address), 0};
+  if (slash == std::string_view::npos) return RemoteDevice{std::string(address), 0, {}};
   const auto index = parse_index(rest.substr(slash + 1));
   if (!index) fail_name(name, op);
-  return RemoteDevice{std::string(address), *index};
+  return RemoteDevice{std::string(address), *index, {}};
 }
 
 /// Names without parameters, and those taking an optional ":i".

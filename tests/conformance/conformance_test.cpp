@@ -16,6 +16,7 @@
 #include "coverage_table.h"
 #include "ember/device.h"
 #include "ember/error.h"
+#include "support/devices_under_test.h"
 #include "support/op_compare.h"
 #include "support/op_table.h"
 
@@ -23,7 +24,7 @@ namespace ember::test {
 namespace {
 
 Devices all_devices() {
-  return Device::enumerate(DeviceFilter::all());
+  return devices_under_test();
 }
 
 /// One row of the suite: an op case on a device (its dtypes loop inside the test, which keeps

@@ -69,9 +69,9 @@ TEST(DeviceSpec, DefaultWithMalformedEmberDeviceIsAClearError) {
 }
 
 TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOption) {
-  // CMake refuses every backend but ndarray, flex, cpu and cuda today (cmake/EmberOptions.cmake),
-  // so each of these factories must refuse; a backend that lands moves its line to a test of its
-  // own.
+  // CMake refuses every backend but ndarray, flex, cpu, cuda and remote today
+  // (cmake/EmberOptions.cmake), so each of these factories must refuse; a backend that lands moves
+  // its line to a test of its own.
   struct Case {
     const char* factory;
     std::function<Device()> make;
@@ -88,8 +88,6 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
       {"libtorch_mps", [] { return Device::libtorch_mps(); }, "EMBER_BACKEND_LIBTORCH"},
       {"libtorch_vulkan", [] { return Device::libtorch_vulkan(); }, "EMBER_BACKEND_LIBTORCH"},
       {"capture", [] { return Device::capture(); }, "EMBER_BACKEND_CAPTURE"},
-      {"remote", [] { return Device::remote(RemoteHost::tcp("127.0.0.1:1")); },
-       "EMBER_BACKEND_REMOTE"},
   };
   for (const Case& c : cases) {
     const std::string message = error_message<ConfigError>(c.make);
@@ -114,6 +112,13 @@ void expect_device_or_option(DeviceType::Kind kind, Device (*factory)(), const D
 TEST(DeviceSpec, FlexFactoryGivesTheFlexDeviceOrNamesItsOption) {
   expect_device_or_option(DeviceType::Kind::Flex, &Device::flex, FlexDevice{}, "[Device::flex]",
                           "EMBER_BACKEND_FLEX");
+}
+
+TEST(DeviceSpec, RemoteFactoryGivesTheRemoteDeviceOrNamesItsOption) {
+  // Compiled in, the factory names the device without reaching its server: using it does.
+  expect_device_or_option(
+      DeviceType::Kind::Remote, [] { return Device::remote(RemoteHost::tcp("127.0.0.1:1")); },
+      RemoteDevice{"127.0.0.1:1", 0, {}}, "[Device::remote]", "EMBER_BACKEND_REMOTE");
 }
 
 TEST(DeviceSpec, CpuFactoryGivesTheCpuDeviceOrNamesItsOption) {
@@ -168,8 +173,8 @@ TEST(DeviceSpec, FromNameParsesEveryForm) {
       {"libtorch_cuda:1", LibTorchDevice{LibTorchDevice::Target::Cuda, 1}},
       {"libtorch_mps", LibTorchDevice{LibTorchDevice::Target::Mps, 0}},
       {"libtorch_vulkan", LibTorchDevice{LibTorchDevice::Target::Vulkan, 0}},
-      {"remote://127.0.0.1:7070", RemoteDevice{"127.0.0.1:7070", 0}},
-      {"remote://gpu-box:65535/3", RemoteDevice{"gpu-box:65535", 3}},
+      {"remote://127.0.0.1:7070", RemoteDevice{"127.0.0.1:7070", 0, {}}},
+      {"remote://gpu-box:65535/3", RemoteDevice{"gpu-box:65535", 3, {}}},
   };
   for (const auto& [name, expected] : cases) {
     EXPECT_EQ(detail::parse_device_name(name, "test"), expected) << name;
@@ -226,10 +231,10 @@ TEST(DeviceSpec, DeviceNamesAreCanonical) {
   EXPECT_EQ(device_name(WgpuDevice{WgpuDevice::Api::Vulkan, DeviceKind::integrated_gpu(2)}),
             "vulkan:integrated:2");
   EXPECT_EQ(device_name(LibTorchDevice{LibTorchDevice::Target::Cuda, 1}), "libtorch_cuda:1");
-  EXPECT_EQ(device_name(RemoteDevice{"h:1", 2}), "remote://h:1/2");
+  EXPECT_EQ(device_name(RemoteDevice{"h:1", 2, {}}), "remote://h:1/2");
   EXPECT_EQ(backend_name(WgpuDevice{WgpuDevice::Api::Metal, DeviceKind::cpu()}), "metal");
   EXPECT_EQ(backend_name(LibTorchDevice{LibTorchDevice::Target::Mps, 0}), "libtorch");
-  EXPECT_EQ(backend_name(RemoteDevice{"h:1", 2}), "remote");
+  EXPECT_EQ(backend_name(RemoteDevice{"h:1", 2, {}}), "remote");
 }
 
 TEST(DeviceSpec, DebugPrintsTheNameWrappedWhenAutodiffIsOn) {

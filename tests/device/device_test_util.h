@@ -48,7 +48,7 @@ inline std::vector<DispatchDevice> sample_descriptors() {
           LibTorchDevice{LibTorchDevice::Target::Cuda, 1},
           LibTorchDevice{LibTorchDevice::Target::Mps, 0},
           LibTorchDevice{LibTorchDevice::Target::Vulkan, 0},
-          RemoteDevice{"example.org:8080", 2},
+          RemoteDevice{"example.org:8080", 2, {}},
           CaptureDevice{}};
 }
 

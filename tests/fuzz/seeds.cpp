@@ -19,6 +19,16 @@
 #include "ember/record/numpy.h"
 #include "ember/record/safetensors.h"
 
+#ifdef EMBER_FUZZ_REMOTE
+#include <capnp/message.h>
+#include <capnp/serialize.h>
+
+#include "ir/ops.h"
+#include "wire/meta_codec.h"
+#include "wire/op_codec.h"
+#include "wire/protocol.capnp.h"
+#endif
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -116,7 +126,7 @@ void write_device_name_seeds(const fs::path& dir) {
       LibTorchDevice{LibTorchDevice::Target::Cpu},
       LibTorchDevice{LibTorchDevice::Target::Cuda, 3},
       LibTorchDevice{LibTorchDevice::Target::Mps},
-      ember::RemoteDevice{"localhost:7000", 1},
+      ember::RemoteDevice{"localhost:7000", 1, {}},
   };
   for (const ember::DispatchDevice& device : devices) {
     std::string name = ember::device_name(device);
@@ -127,6 +137,52 @@ void write_device_name_seeds(const fs::path& dir) {
     std::ofstream(dir / file, std::ios::binary) << name;
   }
 }
+
+#ifdef EMBER_FUZZ_REMOTE
+/// Appends request, framed as the remote protocol sends it, to stream.
+template <typename Fill>
+void append_request(std::string& stream, Fill&& fill) {
+  capnp::MallocMessageBuilder message;
+  fill(message.initRoot<ember::wire::proto::Request>());
+  const auto words = capnp::messageToFlatArray(message);
+  const auto bytes = words.asChars();
+  stream.append(bytes.begin(), bytes.size());
+}
+
+void write_remote_message_seeds(const fs::path& dir) {
+  namespace ir = ember::ir;
+  using Request = ember::wire::proto::Request;
+  std::string session;
+  append_request(session, [](Request::Builder r) {
+    r.initHello().setVersion(ember::wire::proto::PROTOCOL_VERSION);
+  });
+  append_request(session, [](Request::Builder r) { r.setOpen(0); });
+  append_request(session, [](Request::Builder r) {
+    auto upload = r.initUpload();
+    upload.setId(1);
+    ember::wire::encode_meta(Shape{2, 3}, DType::F32, upload.initMeta());
+  });
+  append_request(session, [](Request::Builder r) { r.initChunk(24); });
+  const ir::Op ops[] = {
+      ir::Binary{ir::BinaryOp::Add},
+      ir::Reduce{ir::ReduceOp::Sum, 1, 0, DType::I64},
+      ir::Slice{{{0, 2, 1}, {1, 3, 1}}},
+      ir::Full{Shape{4}, DType::F32, ember::Scalar(1.5)},
+      ir::Pool{ir::PoolOp::Max, {2}, {1}, {0}, {1}},
+      ir::Conv{{{1}, {0}, {1}, {0}, 1, false}},
+  };
+  append_request(session, [&](Request::Builder r) {
+    auto calls = r.initRun(std::size(ops));
+    for (unsigned i = 0; i < std::size(ops); ++i) {
+      ember::wire::encode_op(ops[i], calls[i]);
+      calls[i].initInputs(2).set(0, 1);
+      calls[i].initOutputs(1).set(0, 10 + i);
+    }
+  });
+  append_request(session, [](Request::Builder r) { r.setDownload(10); });
+  std::ofstream(dir / "session", std::ios::binary) << session;
+}
+#endif
 
 }  // namespace
 
@@ -145,6 +201,10 @@ int main(int argc, char** argv) {
     write_idx_seeds(root / "idx");
     write_device_name_seeds(root / "device_name");
     write_npy_seeds(root / "npy");
+#ifdef EMBER_FUZZ_REMOTE
+    fs::create_directories(root / "remote_message");
+    write_remote_message_seeds(root / "remote_message");
+#endif
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

@@ -7,6 +7,7 @@
 
 #include "ember/device.h"
 #include "gradcheck/gradcheck.h"
+#include "support/devices_under_test.h"
 #include "support/op_table.h"
 
 namespace ember::test {
@@ -23,7 +24,7 @@ void PrintTo(const DeviceCase& row, std::ostream* os) {
 
 std::vector<DeviceCase> device_cases() {
   std::vector<DeviceCase> rows;
-  for (const Device& device : Device::enumerate(DeviceFilter::all())) {
+  for (const Device& device : devices_under_test()) {
     for (const std::string& name : case_names(grad_cases(), true))
       rows.push_back({device, name});
   }

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "devices_command.h"
+#include "serve_command.h"
 #include "train_command.h"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   ember::cli::add_devices_command(app);
   ember::cli::add_train_commands(app);
+  ember::cli::add_serve_command(app);
   // Every failure ends here as one line "ember: <message>" and exit status 1; nothing aborts.
   try {
     app.parse(argc, argv);

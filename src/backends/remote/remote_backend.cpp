@@ -1,0 +1,233 @@
+#include "backends/remote/remote_backend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "backends/remote/remote_link.h"
+#include "ember/error.h"
+#include "wire/meta_codec.h"
+#include "wire/op_codec.h"
+
+namespace ember::backend::remote {
+namespace {
+
+/// A batch is sent once it holds this many ops (or releases), without waiting for a flush.
+constexpr std::size_t kBatchOps = 256;
+constexpr std::size_t kBatchReleases = 4096;
+
+/// An op waiting in the batch, with the ids it reads and makes.
+struct QueuedOp {
+  ir::Op op;
+  std::vector<uint64_t> inputs;
+  std::vector<uint64_t> outputs;
+};
+
+/// What the backend and its buffers share: the connection, the batch, the ids to release.
+struct Session {
+  explicit Session(std::unique_ptr<Link> link) : link(std::move(link)) {}
+
+  std::mutex mutex;
+  std::unique_ptr<Link> link;
+  uint64_t next_id = 1;
+  std::vector<QueuedOp> batch;
+  std::vector<uint64_t> releases;
+
+  /// Sends the batch and the releases (the caller holds mutex).
+  void flush_locked();
+};
+
+void Session::flush_locked() {
+  if (!batch.empty()) {
+    capnp::MallocMessageBuilder message;
+    auto calls = message.initRoot<proto::Request>().initRun(static_cast<unsigned>(batch.size()));
+    for (unsigned i = 0; i < batch.size(); ++i) {
+      wire::encode_op(batch[i].op, calls[i]);
+      calls[i].setInputs(kj::arrayPtr(batch[i].inputs.data(), batch[i].inputs.size()));
+      calls[i].setOutputs(kj::arrayPtr(batch[i].outputs.data(), batch[i].outputs.size()));
+    }
+    batch.clear();
+    link->send(message);
+  }
+  if (!releases.empty()) {
+    capnp::MallocMessageBuilder message;
+    message.initRoot<proto::Request>().setRelease(kj::arrayPtr(releases.data(), releases.size()));
+    releases.clear();
+    link->send(message);
+  }
+}
+
+/// A tensor of the session, named by its id; released when the last reference goes.
+class RemoteBuffer final : public Buffer {
+ public:
+  RemoteBuffer(std::shared_ptr<Session> session, uint64_t id)
+      : session_(std::move(session)), id_(id) {}
+  ~RemoteBuffer() override {
+    const std::lock_guard lock(session_->mutex);
+    session_->releases.push_back(id_);
+  }
+  uint64_t id() const { return id_; }
+
+ private:
+  std::shared_ptr<Session> session_;
+  uint64_t id_;
+};
+
+uint64_t id_of(const Operand& operand) {
+  return static_cast<const RemoteBuffer&>(*operand.buffer).id();
+}
+
+class RemoteBackend final : public Backend {
+ public:
+  RemoteBackend(std::shared_ptr<Session> session, HostedDevice hosted)
+      : session_(std::move(session)), hosted_(std::move(hosted)) {}
+
+  std::string name() const override { return "remote"; }
+  std::string description() const override {
+    return hosted_.name + " served by " + session_->link->address();
+  }
+  bool supports_dtype(DType dtype) const override {
+    return std::ranges::find(hosted_.dtypes, dtype) != hosted_.dtypes.end();
+  }
+
+  Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
+                  std::span<const ir::TensorMeta> outputs) override {
+    const std::lock_guard lock(session_->mutex);
+    QueuedOp& queued = session_->batch.emplace_back(QueuedOp{op, {}, {}});
+    for (const Operand& input : inputs)
+      queued.inputs.push_back(id_of(input));
+    Outputs buffers;
+    for (std::size_t i = 0; i < outputs.size(); ++i) {
+      queued.outputs.push_back(session_->next_id);
+      buffers.push_back(std::make_shared<RemoteBuffer>(session_, session_->next_id++));
+    }
+    if (session_->batch.size() >= kBatchOps || session_->releases.size() >= kBatchReleases)
+      session_->flush_locked();
+    return buffers;
+  }
+
+  BufferPtr write(const TensorData& data) override;
+  TensorData read(const Operand& operand) override;
+
+  void sync() override {
+    const std::lock_guard lock(session_->mutex);
+    session_->flush_locked();
+    capnp::MallocMessageBuilder request;
+    request.initRoot<proto::Request>().setSync();
+    session_->link->call(request);
+  }
+  void flush() override {
+    const std::lock_guard lock(session_->mutex);
+    session_->flush_locked();
+  }
+  std::optional<MemoryPoolUsage> memory_pool_usage() const override;
+  void memory_cleanup() override {
+    const std::lock_guard lock(session_->mutex);
+    session_->flush_locked();
+    capnp::MallocMessageBuilder request;
+    request.initRoot<proto::Request>().setMemoryCleanup();
+    session_->link->send(request);
+  }
+
+ private:
+  std::shared_ptr<Session> session_;
+  HostedDevice hosted_;
+};
+
+BufferPtr RemoteBackend::write(const TensorData& data) {
+  const std::lock_guard lock(session_->mutex);
+  session_->flush_locked();
+  const uint64_t id = session_->next_id++;
+  {
+    capnp::MallocMessageBuilder message;
+    auto upload = message.initRoot<proto::Request>().initUpload();
+    upload.setId(id);
+    wire::encode_meta(data.shape(), data.dtype(), upload.initMeta());
+    session_->link->send(message);
+  }
+  const std::span<const std::byte> bytes = data.bytes();
+  const std::size_t chunk = wire::chunk_bytes(std::size_t{64} << 20);
+  for (std::size_t at = 0; at < bytes.size(); at += chunk) {
+    capnp::MallocMessageBuilder message;
+    auto request = message.initRoot<proto::Request>();
+    // The chunk references the tensor's bytes: they go to the socket without a copy.
+    request.adoptChunk(message.getOrphanage().referenceExternalData(
+        capnp::Data::Reader(reinterpret_cast<const capnp::byte*>(bytes.data() + at),
+                            std::min(chunk, bytes.size() - at))));
+    session_->link->send(message);
+  }
+  return std::make_shared<RemoteBuffer>(session_, id);
+}
+
+TensorData RemoteBackend::read(const Operand& operand) {
+  const std::lock_guard lock(session_->mutex);
+  session_->flush_locked();
+  capnp::MallocMessageBuilder request;
+  request.initRoot<proto::Request>().setDownload(id_of(operand));
+  Link& link = *session_->link;
+  const std::string where = "[remote://" + link.address() + "] ";
+  {
+    wire::Received reply = link.call(request);
+    const auto meta = reply.root<proto::Reply>();
+    if (!meta.isMeta()) throw ExecutionError(where + "the server sent no tensor for a download");
+    if (wire::decode_shape(meta.getMeta()) != operand.meta.shape ||
+        meta.getMeta().getDtype() != static_cast<uint8_t>(operand.meta.dtype))
+      throw ExecutionError(where + "the server sent a tensor of another shape or dtype");
+  }
+  std::vector<std::byte> bytes(static_cast<std::size_t>(
+      operand.meta.shape.num_elements() * static_cast<int64_t>(dtype_size(operand.meta.dtype))));
+  for (std::size_t filled = 0; filled < bytes.size();) {
+    wire::Received reply = link.receive_reply();
+    const auto root = reply.root<proto::Reply>();
+    if (!root.isChunk() || root.getChunk().size() > bytes.size() - filled)
+      throw ExecutionError(where + "the server's download does not match the tensor's bytes");
+    std::memcpy(bytes.data() + filled, root.getChunk().begin(), root.getChunk().size());
+    filled += root.getChunk().size();
+  }
+  return TensorData(std::move(bytes), operand.meta.shape, operand.meta.dtype);
+}
+
+std::optional<MemoryPoolUsage> RemoteBackend::memory_pool_usage() const {
+  const std::lock_guard lock(session_->mutex);
+  session_->flush_locked();
+  capnp::MallocMessageBuilder request;
+  request.initRoot<proto::Request>().setMemoryUsage();
+  wire::Received reply = session_->link->call(request);
+  const auto usage = reply.root<proto::Reply>().getUsage();
+  if (!usage.getAvailable()) return std::nullopt;
+  MemoryPoolUsage result;
+  result.bytes_in_use = usage.getBytesInUse();
+  result.bytes_padding = usage.getBytesPadding();
+  result.bytes_reserved = usage.getBytesReserved();
+  result.number_allocs = usage.getNumberAllocs();
+  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_remote_backend(const RemoteDevice& device) {
+  auto link = std::make_unique<Link>(device.address, device.credential);
+  std::vector<HostedDevice> hosted = link->list_devices();
+  if (device.index >= hosted.size())
+    throw ExecutionError("[remote://" + device.address + "/" + std::to_string(device.index) +
+                         "] no such device: the server hosts " + std::to_string(hosted.size()));
+  capnp::MallocMessageBuilder request;
+  request.initRoot<proto::Request>().setOpen(device.index);
+  link->call(request);
+  return std::make_unique<RemoteBackend>(std::make_shared<Session>(std::move(link)),
+                                         std::move(hosted[device.index]));
+}
+
+std::vector<DispatchDevice> hosted_devices(const RemoteHost& host) {
+  Link link(host.address(), host.credential());
+  const std::size_t count = link.list_devices().size();
+  std::vector<DispatchDevice> devices;
+  for (std::size_t i = 0; i < count; ++i)
+    devices.emplace_back(RemoteDevice{host.address(), static_cast<uint32_t>(i), host.credential()});
+  return devices;
+}
+
+}  // namespace ember::backend::remote

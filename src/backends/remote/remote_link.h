@@ -1,0 +1,67 @@
+// The client's end of one connection to `ember serve`: the handshake, then requests and their
+// replies. A reply carrying an error becomes an ExecutionError with the server's message; a
+// connection that fails once is closed for good, and every later call says why.
+#pragma once
+
+#include <capnp/message.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ember/dtype.h"
+#include "wire/channel.h"
+#include "wire/protocol.capnp.h"
+#include "wire/socket.h"
+
+namespace ember::backend::remote {
+
+namespace proto = wire::proto;
+
+/// A device as the server describes it.
+struct HostedDevice {
+  std::string name;
+  std::vector<DType> dtypes;
+};
+
+/// How long the client waits for the server before the call fails (EMBER_REMOTE_TIMEOUT_MS; 60 s
+/// by default).
+std::chrono::milliseconds remote_timeout();
+/// The credential to present: given, else EMBER_REMOTE_CREDENTIAL, else none.
+std::string credential_or_environment(const std::string& given);
+
+class Link {
+ public:
+  /// Connects to address ("host:port") and says hello. ExecutionError when the server cannot be
+  /// reached; ConfigError when it refuses the version or the credential.
+  Link(const std::string& address, const std::string& credential);
+
+  /// The devices the server hosts.
+  std::vector<HostedDevice> list_devices();
+  /// Sends request, which has no reply.
+  void send(capnp::MessageBuilder& request);
+  /// Sends request and returns its reply; ExecutionError carrying the server's message when the
+  /// reply is an error.
+  wire::Received call(capnp::MessageBuilder& request);
+  /// The next reply (of a request answered by several).
+  wire::Received receive_reply();
+
+  const std::string& address() const { return address_; }
+
+ private:
+  /// Runs f on the connection; after a failure, every later call throws the first one's message.
+  template <typename F>
+  decltype(auto) guarded(F&& f);
+
+  std::string address_;
+  wire::Socket socket_;
+  wire::Channel channel_;
+  std::string broken_;  // why the connection is no longer usable
+};
+
+/// The reply's error as an ExecutionError "[remote://address] message" (does nothing for
+/// another reply).
+void throw_if_error(proto::Reply::Reader reply, const std::string& address);
+
+}  // namespace ember::backend::remote

@@ -1,0 +1,141 @@
+// Server: a thread accepting connections and one thread per connection (serve_connection). The
+// sockets stay owned here, so that stop() can end every connection from its own thread.
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <list>
+#include <mutex>
+#include <thread>
+
+#include "ember/devices.h"
+#include "ember/error.h"
+#include "ember/serve.h"
+#include "serve/serve_state.h"
+#include "serve/session.h"
+#include "wire/socket.h"
+
+namespace ember {
+
+namespace serve {
+
+void Shared::log(const std::string& line) const {
+  if (options.log) return options.log(line);
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%F %T", std::localtime(&now));
+  std::cerr << stamp << " ember serve: " << line << std::endl;
+}
+
+/// One client: its socket and the thread serving it.
+struct Connection {
+  wire::Socket socket;
+  std::thread thread;
+  bool finished = false;
+};
+
+}  // namespace serve
+
+struct Server::State : serve::Shared {
+  explicit State(ServeOptions given) : Shared{std::move(given)} {}
+
+  std::unique_ptr<wire::Listener> listener;
+  std::thread acceptor;
+  std::mutex mutex;  // guards connections and stopped
+  std::list<serve::Connection> connections;
+  bool stopped = false;
+
+  void accept_all();
+  void join_finished();
+  void stop();
+};
+
+void Server::State::accept_all() {
+  for (;;) {
+    wire::Socket socket = listener->accept();
+    const std::lock_guard lock(mutex);
+    if (stopped || !socket.is_open()) return;
+    join_finished();
+    serve::Connection& connection = connections.emplace_back();
+    connection.socket = std::move(socket);
+    connection.thread = std::thread([this, &connection] {
+      serve::serve_connection(connection.socket, *this);
+      const std::lock_guard done(mutex);
+      connection.finished = true;
+    });
+  }
+}
+
+void Server::State::join_finished() {
+  for (auto it = connections.begin(); it != connections.end();) {
+    if (!it->finished) {
+      ++it;
+      continue;
+    }
+    it->thread.join();
+    it = connections.erase(it);
+  }
+}
+
+void Server::State::stop() {
+  {
+    const std::lock_guard lock(mutex);
+    if (stopped) return;
+    stopped = true;
+    listener->shutdown();
+    for (serve::Connection& connection : connections)
+      connection.socket.shutdown();
+  }
+  acceptor.join();
+  for (serve::Connection& connection : connections)
+    connection.thread.join();
+  connections.clear();
+  log("stopped");
+}
+
+namespace {
+
+std::vector<Device> served_devices(const std::vector<Device>& asked) {
+  if (!asked.empty()) return asked;
+  const Devices found = Device::enumerate(DeviceFilter::all());
+  return {found.begin(), found.end()};
+}
+
+}  // namespace
+
+Server::Server(ServeOptions options) {
+  if (!wire::is_loopback(options.bind) && options.credential.empty())
+    throw ConfigError("[ember serve] binding " + options.bind +
+                      ", which is not a loopback address, needs a credential (--token-file)");
+  options.devices = served_devices(options.devices);
+  if (options.devices.empty()) throw ConfigError("[ember serve] no device to serve");
+  state_ = std::make_shared<State>(std::move(options));
+  state_->listener = std::make_unique<wire::Listener>(state_->options.bind, state_->options.port);
+  state_->acceptor = std::thread([state = state_.get()] { state->accept_all(); });
+  std::string served;
+  for (const Device& device : state_->options.devices)
+    served += " " + device_name(device.as_dispatch());
+  state_->log("listening on " + state_->options.bind + ":" + std::to_string(port()) + ", serving" +
+              served);
+}
+
+Server::~Server() {
+  stop();
+}
+
+uint16_t Server::port() const {
+  return state_->listener->port();
+}
+
+void Server::stop() {
+  if (state_) state_->stop();
+}
+
+std::size_t Server::open_sessions() const {
+  return state_->sessions.load();
+}
+
+std::size_t Server::session_bytes() const {
+  return state_->bytes.load();
+}
+
+}  // namespace ember

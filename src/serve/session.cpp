@@ -1,0 +1,452 @@
+// The request loop of a connection. A request the protocol does not allow at that point (an
+// unknown tensor id, a chunk with no upload, a malformed op) is a violation: answered with an
+// error, then the connection closes, since nothing after it can be trusted. An op that fails on
+// the device is not: its outputs carry the failure, and the next sync or download reports it.
+#include "serve/session.h"
+
+#include <capnp/message.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/device_context.h"
+#include "ember/error.h"
+#include "ember/tensor_bytes.h"
+#include "ember/tensor_ops.h"
+#include "ir/ops.h"
+#include "tensor/dispatch.h"
+#include "wire/channel.h"
+#include "wire/meta_codec.h"
+#include "wire/op_codec.h"
+#include "wire/protocol.capnp.h"
+
+namespace ember::serve {
+namespace {
+
+namespace proto = wire::proto;
+using proto::Request;
+
+/// A request the protocol does not allow here: answered, then the connection closes.
+struct Violation : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A tensor of the session, or the failure of the op that was to make it.
+struct Entry {
+  TensorHandle tensor;
+  std::string failure;
+  std::size_t bytes = 0;
+};
+
+/// The upload in progress: its id, meta and the bytes received so far.
+struct Upload {
+  uint64_t id;
+  Shape shape;
+  DType dtype;
+  std::vector<std::byte> bytes;
+  std::size_t filled = 0;
+};
+
+class Session {
+ public:
+  Session(wire::Channel& channel, Shared& shared) : channel_(channel), shared_(shared) {}
+  ~Session() { release_all(); }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Handles requests until the client leaves (ExecutionError from the channel).
+  void run();
+
+ private:
+  void handle(Request::Reader request);
+  void hello(proto::Hello::Reader hello);
+  void list_devices();
+  void open(uint32_t index);
+  void run_ops(capnp::List<proto::OpCall>::Reader calls);
+  void run_op(proto::OpCall::Reader call);
+  void begin_upload(proto::Upload::Reader upload);
+  void receive_chunk(capnp::Data::Reader chunk);
+  void download(uint64_t id);
+  void release(capnp::List<uint64_t>::Reader ids);
+  void sync();
+  void memory_usage();
+
+  void reply_ok();
+  void reply_error(const std::string& message);
+  void require_ready() const;
+  const Entry& entry(uint64_t id) const;
+  void require_new(uint64_t id) const;
+  void store(uint64_t id, Entry entry);
+  void fail_outputs(proto::OpCall::Reader call, const std::string& failure);
+  void release_all() noexcept;
+
+  wire::Channel& channel_;
+  Shared& shared_;
+  bool greeted_ = false;
+  std::optional<Device> device_;
+  std::unordered_map<uint64_t, Entry> tensors_;
+  std::size_t bytes_ = 0;
+  std::optional<Upload> upload_;
+  std::string pending_failure_;  // the first op failure since the last sync
+};
+
+std::string meta_text(const Shape& shape, DType dtype) {
+  std::ostringstream out;
+  out << shape << " " << dtype;
+  return out.str();
+}
+
+void Session::run() {
+  for (;;) {
+    wire::Received received = channel_.receive();
+    wire::rethrow_malformed([&] { handle(received.root<Request>()); });
+  }
+}
+
+void Session::handle(Request::Reader request) {
+  if (!greeted_ && request.which() != Request::HELLO)
+    throw Violation("the first request must be hello");
+  if (upload_ && request.which() != Request::CHUNK)
+    throw Violation("upload of tensor " + std::to_string(upload_->id) + " is incomplete: " +
+                    std::to_string(upload_->bytes.size() - upload_->filled) + " bytes missing");
+  switch (request.which()) {
+    case Request::HELLO:
+      return hello(request.getHello());
+    case Request::LIST_DEVICES:
+      return list_devices();
+    case Request::OPEN:
+      return open(request.getOpen());
+    case Request::RUN:
+      return run_ops(request.getRun());
+    case Request::UPLOAD:
+      return begin_upload(request.getUpload());
+    case Request::CHUNK:
+      return receive_chunk(request.getChunk());
+    case Request::DOWNLOAD:
+      return download(request.getDownload());
+    case Request::RELEASE:
+      return release(request.getRelease());
+    case Request::SYNC:
+      return sync();
+    case Request::SEED:
+      require_ready();
+      return device_->seed(request.getSeed());
+    case Request::MEMORY_USAGE:
+      return memory_usage();
+    case Request::MEMORY_CLEANUP:
+      require_ready();
+      return device_->memory_cleanup();
+  }
+  throw Violation("unknown request " + std::to_string(static_cast<int>(request.which())));
+}
+
+/// Compares without an early exit, so the time taken does not tell how much of a guess matched.
+bool same_credential(std::string_view expected, std::string_view given) {
+  unsigned char difference = expected.size() == given.size() ? 0 : 1;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    difference |= static_cast<unsigned char>(expected[i] ^ (i < given.size() ? given[i] : 0));
+  return difference == 0;
+}
+
+void Session::hello(proto::Hello::Reader hello) {
+  if (greeted_) throw Violation("a second hello");
+  if (hello.getVersion() != proto::PROTOCOL_VERSION)
+    throw Violation("protocol version " + std::to_string(hello.getVersion()) +
+                    " is not this server's version " + std::to_string(proto::PROTOCOL_VERSION) +
+                    ": use a client and server of the same ember release");
+  const std::string& expected = shared_.options.credential;
+  if (!expected.empty() && !same_credential(expected, hello.getCredential().cStr()))
+    throw Violation("the credential is missing or wrong");
+  greeted_ = true;
+  reply_ok();
+}
+
+void Session::list_devices() {
+  capnp::MallocMessageBuilder message;
+  const std::vector<Device>& devices = shared_.options.devices;
+  auto list = message.initRoot<proto::Reply>().initDevices(static_cast<unsigned>(devices.size()));
+  for (unsigned i = 0; i < devices.size(); ++i) {
+    list[i].setName(device_name(devices[i].as_dispatch()));
+    std::vector<uint8_t> dtypes;
+    for (DType dtype : kAllDTypes)
+      if (devices[i].supports_dtype(dtype)) dtypes.push_back(static_cast<uint8_t>(dtype));
+    auto supported = list[i].initDtypes(static_cast<unsigned>(dtypes.size()));
+    for (unsigned k = 0; k < dtypes.size(); ++k)
+      supported.set(k, dtypes[k]);
+  }
+  channel_.send(message);
+}
+
+void Session::open(uint32_t index) {
+  if (device_) throw Violation("a session is already open on this connection");
+  const std::vector<Device>& devices = shared_.options.devices;
+  if (index >= devices.size())
+    throw Violation("no device " + std::to_string(index) + ": this server hosts " +
+                    std::to_string(devices.size()));
+  device_ = devices[index].without_autodiff();
+  shared_.sessions.fetch_add(1);
+  shared_.log(channel_.socket().peer() + ": session on " + device_name(device_->as_dispatch()));
+  reply_ok();
+}
+
+void Session::require_ready() const {
+  if (!device_) throw Violation("no session is open (open a device first)");
+}
+
+const Entry& Session::entry(uint64_t id) const {
+  const auto found = tensors_.find(id);
+  if (found == tensors_.end()) throw Violation("unknown tensor " + std::to_string(id));
+  return found->second;
+}
+
+void Session::require_new(uint64_t id) const {
+  if (tensors_.contains(id)) throw Violation("tensor " + std::to_string(id) + " exists already");
+}
+
+void Session::store(uint64_t id, Entry entry) {
+  bytes_ += entry.bytes;
+  shared_.bytes.fetch_add(entry.bytes);
+  tensors_.emplace(id, std::move(entry));
+}
+
+void Session::run_ops(capnp::List<proto::OpCall>::Reader calls) {
+  require_ready();
+  for (proto::OpCall::Reader call : calls)
+    run_op(call);
+}
+
+void Session::fail_outputs(proto::OpCall::Reader call, const std::string& failure) {
+  if (pending_failure_.empty()) pending_failure_ = failure;
+  for (uint64_t id : call.getOutputs())
+    store(id, Entry{{}, failure, 0});
+}
+
+void Session::run_op(proto::OpCall::Reader call) {
+  ir::Op op = [&] {
+    try {
+      return wire::decode_op(call);
+    } catch (const InvalidArgument& e) {
+      throw Violation(e.what());
+    }
+  }();
+  std::vector<TensorHandle> inputs;
+  std::vector<ir::TensorMeta> metas;
+  std::string failure;
+  for (uint64_t id : call.getInputs()) {
+    const Entry& input = entry(id);
+    if (!input.failure.empty() && failure.empty()) failure = input.failure;
+    inputs.push_back(input.tensor);
+    if (input.failure.empty()) metas.push_back({input.tensor.shape(), input.tensor.dtype()});
+  }
+  for (uint64_t id : call.getOutputs())
+    require_new(id);
+  const ServeOptions& limits = shared_.options;
+  if (tensors_.size() + call.getOutputs().size() > limits.max_tensors_per_session)
+    throw Violation("the session holds " + std::to_string(tensors_.size()) +
+                    " tensors, the server's limit is " +
+                    std::to_string(limits.max_tensors_per_session));
+  if (!failure.empty()) return fail_outputs(call, failure);
+  try {
+    const ir::OutputMetas outputs = ir::infer(op, metas);
+    if (outputs.size() != call.getOutputs().size())
+      throw Violation("op '" + ir::name(op) + "' has " + std::to_string(outputs.size()) +
+                      " outputs, the request names " + std::to_string(call.getOutputs().size()));
+    std::size_t bytes = 0;
+    for (const ir::TensorMeta& meta : outputs)
+      bytes += static_cast<std::size_t>(*checked_tensor_bytes(meta.shape, meta.dtype));
+    if (bytes > limits.max_session_bytes - std::min(bytes_, limits.max_session_bytes))
+      throw ExecutionError("[remote] '" + ir::name(op) + "' needs " + std::to_string(bytes) +
+                           " bytes; the session holds " + std::to_string(bytes_) +
+                           " of the server's limit of " + std::to_string(limits.max_session_bytes));
+    const ops::Handles results =
+        inputs.empty() ? ops::Handles{tensor::run_on(
+                             op, *device_, detail::DeviceContext::of(device_->as_dispatch()))}
+                       : tensor::run(op, inputs);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto& meta = outputs[i];
+      store(call.getOutputs()[static_cast<unsigned>(i)],
+            Entry{results[i],
+                  {},
+                  static_cast<std::size_t>(*checked_tensor_bytes(meta.shape, meta.dtype))});
+    }
+  } catch (const Error& e) {
+    fail_outputs(call, e.what());
+  }
+}
+
+void Session::begin_upload(proto::Upload::Reader upload) {
+  require_ready();
+  require_new(upload.getId());
+  const auto meta = upload.getMeta();
+  if (meta.getDtype() >= std::size(kAllDTypes))
+    throw Violation("upload: unknown dtype " + std::to_string(meta.getDtype()));
+  Shape shape = wire::decode_shape(meta);
+  const DType dtype = wire::decode_dtype(meta);
+  const std::optional<int64_t> bytes = checked_tensor_bytes(shape, dtype);
+  if (!bytes) throw Violation("upload: tensor " + meta_text(shape, dtype) + " is not valid");
+  const auto size = static_cast<std::size_t>(*bytes);
+  const ServeOptions& limits = shared_.options;
+  if (size > limits.max_session_bytes - std::min(bytes_, limits.max_session_bytes) ||
+      tensors_.size() >= limits.max_tensors_per_session)
+    throw Violation("upload: tensor " + meta_text(shape, dtype) + " of " + std::to_string(size) +
+                    " bytes is over the session's limits (it holds " + std::to_string(bytes_) +
+                    " of " + std::to_string(limits.max_session_bytes) + " bytes, " +
+                    std::to_string(tensors_.size()) + " tensors)");
+  upload_ = Upload{upload.getId(), std::move(shape), dtype, std::vector<std::byte>(size), 0};
+  if (size == 0) receive_chunk({});
+}
+
+void Session::receive_chunk(capnp::Data::Reader chunk) {
+  if (!upload_) throw Violation("a chunk with no upload in progress");
+  Upload& upload = *upload_;
+  if (chunk.size() > upload.bytes.size() - upload.filled)
+    throw Violation("upload of tensor " + std::to_string(upload.id) + ": a chunk of " +
+                    std::to_string(chunk.size()) + " bytes overruns its " +
+                    std::to_string(upload.bytes.size()) + " bytes");
+  std::memcpy(upload.bytes.data() + upload.filled, chunk.begin(), chunk.size());
+  upload.filled += chunk.size();
+  if (upload.filled < upload.bytes.size()) return;
+  Upload done = std::move(upload);
+  upload_.reset();
+  const auto size = done.bytes.size();
+  TensorData data(std::move(done.bytes), done.shape, done.dtype);
+  try {
+    store(done.id,
+          Entry{ops::from_data(data, TensorCreationOptions(*device_).with_dtype(done.dtype),
+                               kind_of(done.dtype)),
+                {},
+                size});
+  } catch (const Error& e) {
+    if (pending_failure_.empty()) pending_failure_ = e.what();
+    store(done.id, Entry{{}, e.what(), 0});
+  }
+}
+
+void Session::download(uint64_t id) {
+  require_ready();
+  const Entry& found = entry(id);
+  if (!found.failure.empty()) return reply_error(found.failure);
+  TensorData data;
+  try {
+    data = ops::into_data(found.tensor);
+  } catch (const Error& e) {
+    return reply_error(e.what());
+  }
+  {
+    capnp::MallocMessageBuilder message;
+    wire::encode_meta(data.shape(), data.dtype(), message.initRoot<proto::Reply>().initMeta());
+    channel_.send(message);
+  }
+  const std::span<const std::byte> bytes = data.bytes();
+  const std::size_t chunk_bytes = wire::chunk_bytes(shared_.options.max_message_bytes);
+  for (std::size_t at = 0; at < bytes.size(); at += chunk_bytes) {
+    capnp::MallocMessageBuilder message;
+    const std::size_t length = std::min(chunk_bytes, bytes.size() - at);
+    auto reply = message.initRoot<proto::Reply>();
+    reply.adoptChunk(message.getOrphanage().referenceExternalData(
+        capnp::Data::Reader(reinterpret_cast<const capnp::byte*>(bytes.data() + at), length)));
+    channel_.send(message);
+  }
+}
+
+void Session::release(capnp::List<uint64_t>::Reader ids) {
+  require_ready();
+  for (uint64_t id : ids) {
+    const auto found = tensors_.find(id);
+    if (found == tensors_.end()) throw Violation("release of unknown tensor " + std::to_string(id));
+    bytes_ -= found->second.bytes;
+    shared_.bytes.fetch_sub(found->second.bytes);
+    tensors_.erase(found);
+  }
+}
+
+void Session::sync() {
+  require_ready();
+  try {
+    device_->sync();
+  } catch (const Error& e) {
+    if (pending_failure_.empty()) pending_failure_ = e.what();
+  }
+  if (pending_failure_.empty()) return reply_ok();
+  reply_error(std::exchange(pending_failure_, {}));
+}
+
+void Session::memory_usage() {
+  require_ready();
+  capnp::MallocMessageBuilder message;
+  auto usage = message.initRoot<proto::Reply>().initUsage();
+  if (const std::optional<MemoryPoolUsage> found = device_->memory_pool_usage()) {
+    usage.setAvailable(true);
+    usage.setBytesInUse(found->bytes_in_use);
+    usage.setBytesPadding(found->bytes_padding);
+    usage.setBytesReserved(found->bytes_reserved);
+    usage.setNumberAllocs(found->number_allocs);
+  }
+  channel_.send(message);
+}
+
+void Session::reply_ok() {
+  capnp::MallocMessageBuilder message;
+  message.initRoot<proto::Reply>().setOk();
+  channel_.send(message);
+}
+
+void Session::reply_error(const std::string& text) {
+  capnp::MallocMessageBuilder message;
+  message.initRoot<proto::Reply>().setError(text);
+  channel_.send(message);
+}
+
+void Session::release_all() noexcept {
+  shared_.bytes.fetch_sub(bytes_);
+  tensors_.clear();
+  bytes_ = 0;
+  if (device_) {
+    shared_.sessions.fetch_sub(1);
+    // Gives the freed pages back, so that the server's usage returns to its baseline.
+    try {
+      device_->sync();
+      device_->memory_cleanup();
+    } catch (const Error&) {
+    }
+  }
+}
+
+}  // namespace
+
+void serve_connection(wire::Socket& socket, Shared& shared) noexcept {
+  const std::string peer = socket.peer();
+  shared.log(peer + ": connected");
+  try {
+    socket.set_timeout(shared.options.idle_timeout);
+    wire::Channel channel(socket, shared.options.max_message_bytes);
+    Session session(channel, shared);
+    try {
+      session.run();
+    } catch (const Violation& e) {
+      shared.log(peer + ": refused: " + e.what());
+      wire::send_error(channel, e.what());
+    } catch (const InvalidArgument& e) {  // malformed framing or message
+      shared.log(peer + ": refused: " + e.what());
+      wire::send_error(channel, e.what());
+    }
+  } catch (const ExecutionError& e) {
+    shared.log(peer + ": disconnected (" + e.what() + ")");
+  } catch (const std::exception& e) {
+    shared.log(peer + ": closed after an error: " + e.what());
+  } catch (...) {
+    shared.log(peer + ": closed after an unknown error");
+  }
+  // The client sees the end at once; the descriptor itself closes when the server reaps this
+  // connection, so that stop() never shuts down a descriptor reused by another.
+  socket.shutdown();
+}
+
+}  // namespace ember::serve

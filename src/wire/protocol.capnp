@@ -1,0 +1,96 @@
+# The remote protocol between ember's remote backend (src/backends/remote) and `ember serve`
+# (src/serve): Cap'n Proto messages, one Request from the client at a time, a Reply only to the
+# requests that say so (docs/backends/remote.md). Everything here is read from untrusted bytes:
+# the server checks each value before use.
+@0xd6a1f6e2b3c4a5b7;
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("ember::wire::proto");
+
+# Raised whenever a message changes meaning; both sides refuse a peer of another version.
+const protocolVersion :UInt32 = 1;
+
+# One member of an ir op struct (src/ir/op_fields.h walks them in declaration order).
+struct Field {
+  union {
+    absent @0 :Void;          # an empty std::optional
+    int @1 :Int64;            # an integer, an enum, a bool, a dtype
+    real @2 :Float64;
+    scalar @3 :Scalar;
+    ints @4 :List(Int64);     # a Shape or a list of integers
+    reals @5 :List(Float64);
+    group @6 :List(Field);    # a nested aggregate (its members), or a list of them (one group each)
+  }
+}
+
+struct Scalar {
+  kind @0 :UInt8;             # ember::Scalar::Kind
+  real @1 :Float64;
+  int @2 :Int64;
+}
+
+struct Meta {
+  shape @0 :List(Int64);
+  dtype @1 :UInt8;            # ember::DType
+}
+
+# One ir op: its alternative in ir::Op, its members, and the session's tensor ids it reads and
+# the new ids its outputs take.
+struct OpCall {
+  op @0 :UInt16;
+  fields @1 :List(Field);
+  inputs @2 :List(UInt64);
+  outputs @3 :List(UInt64);
+}
+
+struct Hello {
+  version @0 :UInt32;
+  credential @1 :Text;
+}
+
+struct Upload {
+  id @0 :UInt64;
+  meta @1 :Meta;              # the chunks that follow carry exactly its bytes
+}
+
+struct DeviceInfo {
+  name @0 :Text;              # the server's local name ("cpu", "cuda:0")
+  description @1 :Text;
+  dtypes @2 :List(UInt8);     # the dtypes it supports
+}
+
+struct MemoryUsage {
+  available @0 :Bool;
+  bytesInUse @1 :UInt64;
+  bytesPadding @2 :UInt64;
+  bytesReserved @3 :UInt64;
+  numberAllocs @4 :UInt64;
+}
+
+struct Request {
+  union {
+    hello @0 :Hello;          # the first request; reply: ok (or error, then the server closes)
+    listDevices @1 :Void;     # reply: devices
+    open @2 :UInt32;          # opens the session on the server's device i; reply: ok
+    run @3 :List(OpCall);     # no reply: a failure is reported by the next sync or download
+    upload @4 :Upload;        # no reply; chunks follow
+    chunk @5 :Data;           # no reply: the next bytes of the upload in progress
+    download @6 :UInt64;      # reply: meta, then chunks of its bytes
+    release @7 :List(UInt64); # no reply
+    sync @8 :Void;            # reply: ok, or the first failure since the last reply
+    seed @9 :UInt64;          # no reply
+    memoryUsage @10 :Void;    # reply: usage
+    memoryCleanup @11 :Void;  # no reply
+  }
+}
+
+struct Reply {
+  union {
+    ok @0 :Void;
+    error @1 :Text;
+    devices @2 :List(DeviceInfo);
+    meta @3 :Meta;
+    chunk @4 :Data;
+    usage @5 :MemoryUsage;
+  }
+}

@@ -1,0 +1,232 @@
+// The server under hostile and broken clients: every refusal is an error reply naming why, a
+// broken stream closes only its own connection, and the server goes on serving everyone else.
+#include <gtest/gtest.h>
+
+#include <sys/uio.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ember/ember.h"
+#include "remote/remote_test_util.h"
+#include "wire/channel.h"
+#include "wire/socket.h"
+
+namespace ember::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// A connection that sends raw bytes and reads what the server answers.
+struct RawConnection {
+  explicit RawConnection(const Server& server)
+      : socket(wire::Socket::connect(loopback(server), 5s)), channel(socket, 1 << 20) {}
+
+  void send_bytes(std::vector<uint32_t> words) {
+    iovec piece{words.data(), words.size() * sizeof(uint32_t)};
+    socket.write_all(std::span(&piece, 1));
+  }
+  /// The error the server replies with; fails the test on any other reply.
+  std::string error_reply() {
+    wire::Received reply = channel.receive();
+    const auto root = reply.root<proto::Reply>();
+    EXPECT_TRUE(root.isError());
+    return root.isError() ? root.getError().cStr() : "";
+  }
+  /// Whether the server closed the connection.
+  bool closed() {
+    try {
+      channel.receive();
+      return false;
+    } catch (const ExecutionError&) {
+      return true;
+    }
+  }
+
+  wire::Socket socket;
+  wire::Channel channel;
+};
+
+/// The server still answers a well-behaved client.
+void expect_serving(const Server& server) {
+  RawSession session(loopback(server));
+  session.open(0);
+  session.upload(1, TensorData(std::vector<float>{1, 2}, Shape{2}));
+  session.run(ir::Binary{ir::BinaryOp::Add}, {1, 1}, {2});
+  EXPECT_EQ(session.download(2), TensorData(std::vector<float>{2, 4}, Shape{2}));
+}
+
+TEST(ServerSecurity, RefusesAnotherProtocolVersion) {
+  Server server(test_server_options());
+  RawConnection raw(server);
+  capnp::MallocMessageBuilder hello;
+  auto fields = hello.initRoot<proto::Request>().initHello();
+  fields.setVersion(proto::PROTOCOL_VERSION + 1);
+  raw.channel.send(hello);
+  EXPECT_NE(
+      raw.error_reply().find("protocol version " + std::to_string(proto::PROTOCOL_VERSION + 1)),
+      std::string::npos);
+  EXPECT_TRUE(raw.closed());
+  expect_serving(server);
+}
+
+TEST(ServerSecurity, RefusesAMissingOrWrongCredential) {
+  ServeOptions options = test_server_options();
+  options.credential = "correct horse";
+  Server server(std::move(options));
+  for (const std::string& credential : {std::string(), std::string("wrong horse")}) {
+    try {
+      RawSession session(loopback(server), credential);
+      ADD_FAILURE() << "credential '" << credential << "' was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("credential is missing or wrong"), std::string::npos)
+          << e.what();
+    }
+  }
+  RawSession session(loopback(server), "correct horse");
+  session.open(0);
+}
+
+TEST(ServerSecurity, RefusesRequestsBeforeHello) {
+  Server server(test_server_options());
+  RawConnection raw(server);
+  capnp::MallocMessageBuilder open;
+  open.initRoot<proto::Request>().setOpen(0);
+  raw.channel.send(open);
+  EXPECT_NE(raw.error_reply().find("first request must be hello"), std::string::npos);
+  EXPECT_TRUE(raw.closed());
+}
+
+TEST(ServerSecurity, RefusesOversizedAndMalformedFraming) {
+  Server server(test_server_options());
+  {  // one segment of 2^32 - 1 words: refused before anything is allocated for it
+    RawConnection raw(server);
+    raw.send_bytes({0, 0xffffffffu});
+    EXPECT_NE(raw.error_reply().find("over the limit"), std::string::npos);
+    EXPECT_TRUE(raw.closed());
+  }
+  {  // a segment table of 2^20 segments
+    RawConnection raw(server);
+    raw.send_bytes({1u << 20, 1});
+    EXPECT_NE(raw.error_reply().find("segments"), std::string::npos);
+    EXPECT_TRUE(raw.closed());
+  }
+  {  // a pointer out of its segment
+    RawConnection raw(server);
+    raw.send_bytes({0, 1, 0x00000100u, 0x00010000u});
+    EXPECT_NE(raw.error_reply().find("malformed message"), std::string::npos);
+    EXPECT_TRUE(raw.closed());
+  }
+  expect_serving(server);
+}
+
+TEST(ServerSecurity, SurvivesTruncatedFrames) {
+  Server server(test_server_options());
+  for (std::size_t cut = 1; cut < 6; ++cut) {
+    RawConnection raw(server);
+    std::vector<uint32_t> frame{0, 8, 1, 2, 3, 4, 5, 6};
+    frame.resize(cut);
+    raw.send_bytes(frame);
+    raw.socket.shutdown();
+  }
+  expect_serving(server);
+}
+
+TEST(ServerSecurity, SurvivesRandomFrames) {
+  Server server(test_server_options());
+  std::mt19937 random(1234);
+  for (int trial = 0; trial < 200; ++trial) {
+    RawConnection raw(server);
+    const uint32_t words = random() % 16;
+    std::vector<uint32_t> frame{0, words};
+    for (uint32_t i = 0; i < 2 * words; ++i)
+      frame.push_back(static_cast<uint32_t>(random()));
+    raw.send_bytes(frame);
+    // Whatever the server makes of it, it answers or closes, and never crashes.
+    try {
+      raw.channel.receive();
+    } catch (const Error&) {
+    }
+  }
+  expect_serving(server);
+}
+
+TEST(ServerSecurity, ASessionCannotNameAnotherSessionsTensors) {
+  Server server(test_server_options());
+  RawSession owner(loopback(server));
+  owner.open(0);
+  const TensorData secret(std::vector<float>{7, 8, 9}, Shape{3});
+  owner.upload(1, secret);
+  RawSession intruder(loopback(server));
+  intruder.open(0);
+  intruder.run(ir::Unary{ir::UnaryOp::Neg}, {1}, {2});
+  EXPECT_NE(intruder.sync_error().find("unknown tensor 1"), std::string::npos);
+  EXPECT_EQ(owner.download(1), secret);
+}
+
+TEST(ServerSecurity, RefusesWhatOverrunsTheSessionsLimits) {
+  ServeOptions options = test_server_options();
+  options.max_session_bytes = 1024;
+  Server server(std::move(options));
+  RawSession session(loopback(server));
+  session.open(0);
+  session.upload(1, TensorData(std::vector<float>(200, 1.0f), Shape{200}));  // 800 bytes
+  // The op's 800 bytes of output would take the session past 1024: it fails, the session lives.
+  session.run(ir::Unary{ir::UnaryOp::Neg}, {1}, {2});
+  EXPECT_NE(session.sync_error().find("of the server's limit of 1024"), std::string::npos);
+  EXPECT_EQ(session.download(1), TensorData(std::vector<float>(200, 1.0f), Shape{200}));
+}
+
+TEST(ServerSecurity, FreesEverythingOfAClientKilledMidBatch) {
+  Server server(test_server_options());
+  const Device cpu = Device::cpu();
+  cpu.sync();
+  const uint64_t baseline = cpu.memory_pool_usage()->bytes_in_use;
+  {
+    RawSession session(loopback(server));
+    session.open(0);
+    session.upload(1, TensorData(std::vector<float>(1 << 18, 2.0f), Shape{1 << 18}));
+    session.run(ir::Binary{ir::BinaryOp::Mul}, {1, 1}, {2});
+    session.run(ir::Unary{ir::UnaryOp::Exp}, {2}, {3});
+    EXPECT_TRUE(session.sync_error().empty());
+    EXPECT_GT(server.session_bytes(), 0u);
+    // Half an upload, then the client is gone.
+    capnp::MallocMessageBuilder begin;
+    auto upload = begin.initRoot<proto::Request>().initUpload();
+    upload.setId(4);
+    wire::encode_meta(Shape{1024}, DType::F32, upload.initMeta());
+    session.link().send(begin);
+  }
+  wait_until_sessions_closed(server);
+  EXPECT_EQ(server.open_sessions(), 0u);
+  EXPECT_EQ(server.session_bytes(), 0u);
+  cpu.sync();
+  EXPECT_EQ(cpu.memory_pool_usage()->bytes_in_use, baseline);
+}
+
+TEST(ServerSecurity, Serves64ClientsAtOnce) {
+  Server server(test_server_options());
+  std::vector<std::thread> clients;
+  std::vector<int> correct(64, 0);
+  for (int client = 0; client < 64; ++client) {
+    clients.emplace_back([&, client] {
+      RawSession session(loopback(server));
+      session.open(0);
+      const float value = static_cast<float>(client);
+      session.upload(1, TensorData(std::vector<float>(1000, value), Shape{1000}));
+      for (uint64_t step = 1; step <= 20; ++step)
+        session.run(ir::BinaryScalar{ir::BinaryOp::Add, Scalar(1.0), false}, {step}, {step + 1});
+      correct[client] =
+          session.download(21) == TensorData(std::vector<float>(1000, value + 20.0f), Shape{1000});
+    });
+  }
+  for (std::thread& client : clients)
+    client.join();
+  EXPECT_EQ(std::count(correct.begin(), correct.end(), 1), 64);
+}
+
+}  // namespace
+}  // namespace ember::test

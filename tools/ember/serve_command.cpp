@@ -1,0 +1,85 @@
+// `ember serve`: runs a Server until SIGINT or SIGTERM, then stops it cleanly (every session's
+// memory freed, every connection closed).
+#include "serve_command.h"
+
+#include <csignal>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ember/device.h"
+#include "ember/error.h"
+
+#ifdef EMBER_WITH_REMOTE
+#include <pthread.h>
+
+#include "ember/serve.h"
+#endif
+
+namespace ember::cli {
+namespace {
+
+struct ServeArguments {
+  std::string bind = "127.0.0.1";
+  uint16_t port = 7070;
+  std::string token_file;
+  std::vector<std::string> devices;
+};
+
+/// The token: the file's first line, without its line end.
+std::string read_token(const std::string& path) {
+  std::ifstream file(path);
+  std::string token;
+  if (!file || !std::getline(file, token))
+    throw ConfigError("[ember serve] cannot read a token from '" + path + "'");
+  if (!token.empty() && token.back() == '\r') token.pop_back();
+  if (token.empty()) throw ConfigError("[ember serve] the token file '" + path + "' is empty");
+  return token;
+}
+
+#ifdef EMBER_WITH_REMOTE
+void serve(const ServeArguments& arguments) {
+  ServeOptions options;
+  options.bind = arguments.bind;
+  options.port = arguments.port;
+  if (!arguments.token_file.empty()) options.credential = read_token(arguments.token_file);
+  for (const std::string& name : arguments.devices)
+    options.devices.push_back(Device::from_name(name));
+  // Every thread the server starts inherits the blocked signals; this one waits for them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  Server server(std::move(options));
+  int received = 0;
+  sigwait(&stop_signals, &received);
+  server.stop();
+}
+#else
+void serve(const ServeArguments&) {
+  throw ConfigError(
+      "[ember serve] the remote backend is not compiled in; configure with "
+      "-DEMBER_BACKEND_REMOTE=ON (it needs Cap'n Proto: Debian's capnproto and libcapnp-dev)");
+}
+#endif
+
+}  // namespace
+
+void add_serve_command(CLI::App& app) {
+  auto arguments = std::make_shared<ServeArguments>();
+  CLI::App* command = app.add_subcommand("serve", "Host this machine's devices for remote clients");
+  command
+      ->add_option("--bind", arguments->bind,
+                   "Address to listen on (any but loopback needs --token-file)")
+      ->capture_default_str();
+  command->add_option("--port", arguments->port, "Port to listen on")->capture_default_str();
+  command->add_option("--token-file", arguments->token_file,
+                      "File whose first line is the credential clients must present");
+  command->add_option("--device", arguments->devices,
+                      "A device to serve (repeatable; default: every device)");
+  command->callback([arguments] { serve(*arguments); });
+}
+
+}  // namespace ember::cli
