@@ -2,7 +2,10 @@
 // or copied onto the target device (import.h).
 #include <dlpack/dlpack.h>
 
+#include <cstdint>
+#include <limits>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -60,6 +63,19 @@ std::vector<int64_t> strides_of(const DLTensor& dl) {
   return {dl.strides, dl.strides + dl.ndim};
 }
 
+/// dl's element [0, ..., 0]. Note: byte_offset is honoured, though PyTorch and NumPy send 0 and
+/// point data at the first element (DLPack's "data is 256-byte aligned" is about CUDA
+/// allocations).
+std::byte* data_of(const DLTensor& dl) {
+  if (dl.data == nullptr) return nullptr;
+  const auto address = reinterpret_cast<std::uintptr_t>(dl.data);
+  if (dl.byte_offset > std::numeric_limits<std::uintptr_t>::max() - address) {
+    tensor::fail(kFromDlpack, "byte_offset ", dl.byte_offset, " from data at ", dl.data,
+                 " leaves the address space");
+  }
+  return static_cast<std::byte*>(dl.data) + dl.byte_offset;
+}
+
 ForeignTensor foreign_of(const DLTensor& dl, std::shared_ptr<void> owner) {
   if (dl.device.device_type != kDLCPU) {
     tensor::fail(kFromDlpack, "device type ", device_type_name(dl.device.device_type),
@@ -68,11 +84,7 @@ ForeignTensor foreign_of(const DLTensor& dl, std::shared_ptr<void> owner) {
   const DType dtype = from_dlpack_dtype(dl.dtype, kFromDlpack);
   Shape shape = shape_of(dl);
   std::vector<int64_t> strides = strides_of(dl);
-  // Note: byte_offset is honoured, though PyTorch and NumPy send 0 and point data at the first
-  // element (DLPack's "data is 256-byte aligned" is about CUDA allocations).
-  std::byte* data =
-      dl.data == nullptr ? nullptr : static_cast<std::byte*>(dl.data) + dl.byte_offset;
-  return {{data, std::move(strides), std::move(owner)}, {std::move(shape), dtype}};
+  return {{data_of(dl), std::move(strides), std::move(owner)}, {std::move(shape), dtype}};
 }
 
 }  // namespace

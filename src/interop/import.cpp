@@ -1,6 +1,7 @@
 #include "interop/import.h"
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -53,6 +54,21 @@ void check_shape(const ir::TensorMeta& meta, std::string_view op) {
   }
 }
 
+/// Checks that the elements span reaches from foreign's data lie inside the address space (a
+/// malformed stride or byte_offset could reach past it, and pointer arithmetic would then wrap).
+void check_address_range(const ForeignTensor& foreign, const backend::ElementSpan& span,
+                         std::string_view op) {
+  const auto element = static_cast<int64_t>(dtype_size(foreign.meta.dtype));
+  const auto address = reinterpret_cast<std::uintptr_t>(foreign.memory.data);
+  // span's byte counts fit in int64 (check_strides), so these products do not overflow.
+  const auto below = static_cast<std::uintptr_t>(-span.first * element);
+  const auto above = static_cast<std::uintptr_t>((span.last + 1) * element);
+  if (address < below || address > std::numeric_limits<std::uintptr_t>::max() - above) {
+    tensor::fail(op, "strides ", Shape(foreign.memory.strides), " of shape ", foreign.meta.shape,
+                 " reach outside the address space from data at ", foreign.memory.data);
+  }
+}
+
 /// Checks foreign's strides against its (checked) shape: one per dim, reaching memory whose size
 /// fits in int64, from data that is not null when there are elements. Gives row-major strides
 /// where there are none.
@@ -72,9 +88,11 @@ void check_strides(ForeignTensor& foreign, std::string_view op) {
     tensor::fail(op, "strides ", Shape(foreign.memory.strides), " of shape ", shape,
                  " reach memory whose size does not fit in int64");
   }
-  if (foreign.memory.data == nullptr && span->count() > 0) {
+  if (span->count() == 0) return;
+  if (foreign.memory.data == nullptr) {
     tensor::fail(op, "null data for shape ", shape, " with ", shape.num_elements(), " elements");
   }
+  check_address_range(foreign, *span, op);
 }
 
 }  // namespace

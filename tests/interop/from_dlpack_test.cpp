@@ -183,6 +183,15 @@ TEST(FromDlpack, RefusesAMalformedTensorAndReleasesIt) {
     expect_refused(p, "null data");
   }
   {
+    Producer<float> p({1, 2}, {2});
+    p.managed.dl_tensor.byte_offset = std::numeric_limits<uint64_t>::max();
+    expect_refused(p, "leaves the address space");
+  }
+  {
+    Producer<float> p({1, 2}, {2}, {-(int64_t{1} << 60)});
+    expect_refused(p, "reach outside the address space");
+  }
+  {
     Producer<float> p({1}, {1});
     p.managed.dl_tensor.device = {kDLCUDA, 0};
     expect_refused(p, "kDLCUDA");
