@@ -87,18 +87,22 @@ ForeignTensor foreign_of(const DLTensor& dl, std::shared_ptr<void> owner) {
   return {{data_of(dl), std::move(strides), std::move(owner)}, {std::move(shape), dtype}};
 }
 
+/// managed as a foreign tensor that owns it: from here on, any failure releases it.
+ForeignTensor adopt(DLManagedTensor* managed) {
+  if (managed == nullptr) tensor::fail(kFromDlpack, "null DLManagedTensor");
+  return foreign_of(managed->dl_tensor, owner_of(managed));
+}
+
 }  // namespace
 
 TensorHandle from_dlpack(DLManagedTensor* managed, const Device& device, Copy copy) {
-  if (managed == nullptr) tensor::fail(kFromDlpack, "null DLManagedTensor");
-  // Owned from here on: any failure below releases it through owner's last copy.
-  std::shared_ptr<void> owner = owner_of(managed);
-  ForeignTensor foreign = foreign_of(managed->dl_tensor, std::move(owner));
-  return import_foreign(std::move(foreign), device, copy, kFromDlpack);
+  return import_foreign(adopt(managed), device, copy, kFromDlpack);
 }
 
 TensorHandle from_dlpack(DLManagedTensor* managed) {
-  return from_dlpack(managed, Device::cpu());
+  // Adopted before Device::cpu(), which throws where the cpu backend is not compiled in.
+  ForeignTensor foreign = adopt(managed);
+  return import_foreign(std::move(foreign), Device::cpu(), Copy::IfNeeded, kFromDlpack);
 }
 
 }  // namespace ember::interop
