@@ -101,15 +101,15 @@ TEST(TorchInterop, ATorchViewArrivesAsAnEmberView) {
 }
 
 TEST(TorchInterop, BoolCrossesAsUint8) {
-  // DLPack 0.6 has no bool code: PyTorch 1.13 refuses to export torch.bool, and reads ember's
-  // Bool (sent as kDLUInt 8) as uint8.
+  // DLPack 0.6 has no bool code: PyTorch 1.13 refuses to export torch.bool (and leaks what it
+  // allocated before refusing, so that is not called here), and reads ember's Bool (sent as
+  // kDLUInt 8) as uint8.
   const auto mask = Tensor<1, Bool>::from_data(
       TensorData(std::vector<bool>{true, false, true}, Shape{3}), Device::cpu());
   const at::Tensor t = at::fromDLPack(interop::to_dlpack(mask.handle()));
   EXPECT_EQ(t.scalar_type(), at::kByte);
   EXPECT_EQ(t.sum().item<int64_t>(), 2);
   const at::Tensor torch_bool = at::arange(3, at::kLong).remainder(2).eq(0);  // true false true
-  EXPECT_THROW(at::toDLPack(torch_bool), c10::Error);
   const TensorHandle x = interop::from_dlpack(at::toDLPack(torch_bool.to(at::kByte)));
   EXPECT_EQ(x.dtype(), DType::U8);
   EXPECT_EQ(ops::into_data(ops::cast(x, DType::Bool)).to_vector<bool>(),
