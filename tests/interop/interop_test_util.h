@@ -1,50 +1,20 @@
-// Helpers for the interop tests: the host devices compiled in, a DLPack producer over memory the
-// test owns (counting its deleter's calls), and the values and data pointer of a tensor.
+// Helpers for the interop tests: a DLPack producer over memory the test owns (counting its
+// deleter's calls), and the values and data pointer of a tensor (the devices: interop_devices.h).
 #pragma once
 
 #include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "ember/ember.h"
+#include "interop/interop_devices.h"
 
 namespace ember::test {
-
-/// The CPU devices compiled in: ndarray, flex, cpu (each factory throws ConfigError without its
-/// backend).
-inline std::vector<Device> host_devices() {
-  std::vector<Device> devices;
-  for (auto factory : {&Device::ndarray, &Device::flex, &Device::cpu}) {
-    try {
-      devices.push_back(factory());
-    } catch (const ConfigError&) {
-    }
-  }
-  return devices;
-}
-
-/// The devices that compute on foreign host memory (the others copy on import).
-inline std::vector<Device> sharing_devices() {
-  std::vector<Device> devices;
-  for (const Device& device : host_devices()) {
-    if (!(device == Device::ndarray())) devices.push_back(device);
-  }
-  return devices;
-}
-
-/// A device's name, for SCOPED_TRACE.
-inline std::string name_of(const Device& device) {
-  std::ostringstream os;
-  os << device;
-  return os.str();
-}
 
 /// A DLPack producer as another library would be: it owns its values, shape and strides, and
 /// counts the calls of its deleter. Keep it alive until the deleter has run.
@@ -75,8 +45,6 @@ struct Producer {
 
   static DLDataType dtype() {
     if constexpr (std::is_same_v<T, float>) return {kDLFloat, 32, 1};
-    if constexpr (std::is_same_v<T, double>) return {kDLFloat, 64, 1};
-    if constexpr (std::is_same_v<T, int64_t>) return {kDLInt, 64, 1};
     if constexpr (std::is_same_v<T, int32_t>) return {kDLInt, 32, 1};
     return {kDLUInt, 8, 1};  // uint8_t
   }

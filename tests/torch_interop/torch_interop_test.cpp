@@ -8,20 +8,10 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "interop/interop_devices.h"
 
 namespace ember::test {
 namespace {
-
-/// The CPU devices that share memory both ways (ndarray copies what it takes in).
-std::vector<Device> sharing_devices() {
-  return {Device::flex(), Device::cpu()};
-}
-
-std::string name_of(const Device& device) {
-  std::ostringstream os;
-  os << device;
-  return os.str();
-}
 
 std::vector<float> values_of(const TensorHandle& x) {
   return ops::into_data(x).to_vector<float>();
@@ -33,7 +23,7 @@ Tensor<2> matrix23(const Device& device) {
 }
 
 TEST(TorchInterop, EmberToTorchSharesTheMemory) {
-  for (const Device& device : {Device::ndarray(), Device::flex(), Device::cpu()}) {
+  for (const Device& device : host_devices()) {
     SCOPED_TRACE(name_of(device));
     const Tensor<2> x = matrix23(device);
     const at::Tensor t = at::fromDLPack(interop::to_dlpack(x.handle()));
@@ -46,7 +36,7 @@ TEST(TorchInterop, EmberToTorchSharesTheMemory) {
 }
 
 TEST(TorchInterop, TorchKeepsEmbersMemoryAfterTheTensorDies) {
-  for (const Device& device : {Device::ndarray(), Device::flex(), Device::cpu()}) {
+  for (const Device& device : host_devices()) {
     SCOPED_TRACE(name_of(device));
     at::Tensor t = at::fromDLPack(interop::to_dlpack(matrix23(device).handle()));
     const Tensor<2> other = Tensor<2>::full({2, 3}, 9, device);  // may take freed memory
