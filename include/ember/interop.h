@@ -73,7 +73,8 @@ DLManagedTensor* to_dlpack(const TensorHandle& tensor);
 /// copy is needed.
 TensorHandle from_dlpack(DLManagedTensor* managed, const Device& device,
                          Copy copy = Copy::IfNeeded);
-/// from_dlpack on Device::cpu().
+/// from_dlpack on Device::cpu() (ConfigError, managed released, where the cpu backend is not
+/// compiled in).
 TensorHandle from_dlpack(DLManagedTensor* managed);
 
 /// Memory ember did not allocate, for from_external.
