@@ -251,7 +251,9 @@ TensorHandle softmax(const TensorHandle& x, int64_t dim);
 TensorHandle log_softmax(const TensorHandle& x, int64_t dim);
 
 // ---- devices and data -------------------------------------------------------------------------
-/// The same values and dtype on device (with device's autodiff flag), copied through the host.
+/// The same values and dtype on device (with device's autodiff flag). Between backends that keep
+/// tensors in host memory (ndarray, flex, cpu; flex and cpu as the target) the result shares x's
+/// memory; otherwise the values are copied through the host.
 TensorHandle to_device(const TensorHandle& x, const Device& device);
 /// The same tensor with autodiff on / off.
 TensorHandle with_autodiff(const TensorHandle& x, bool autodiff);

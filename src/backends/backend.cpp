@@ -1,4 +1,4 @@
-// Backend defaults that need the op IR.
+// Backend defaults that need the op IR, or that say a capability is missing.
 #include "backends/backend.h"
 
 #include "ember/error.h"
@@ -8,6 +8,14 @@ namespace ember::backend {
 Outputs Backend::execute_fused(const ir::Program& /*program*/, std::span<const Operand> /*inputs*/,
                                std::span<const Scalar> /*constants*/, const Shape& /*shape*/) {
   throw ExecutionError("[" + name() + "] does not run fused programs");
+}
+
+std::optional<HostMemory> Backend::share_host_memory(const Operand& /*operand*/) {
+  return std::nullopt;
+}
+
+BufferPtr Backend::wrap_host_memory(const HostMemory& /*memory*/, const ir::TensorMeta& /*meta*/) {
+  return nullptr;
 }
 
 }  // namespace ember::backend

@@ -4,6 +4,8 @@
 // "not supported".
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
@@ -62,6 +64,18 @@ struct Operand {
   ir::TensorMeta meta;
 };
 
+/// A tensor's elements in host memory, shared without a copy between a backend and what lies
+/// outside it (DLPack, another backend's buffers: src/interop, to_device). Element [i0, ..., ik]
+/// lies at data + (i0 * strides[0] + ... + ik * strides[k]) * the dtype's size; data is aligned
+/// to the element size. Note: ember never writes into such memory (ops make new buffers), but
+/// whoever it is shared with may.
+struct HostMemory {
+  std::byte* data = nullptr;     ///< element [0, ..., 0] (null when the tensor has no element)
+  std::vector<int64_t> strides;  ///< elements between neighbours along each dim (any sign)
+  /// Keeps the memory alive; the memory is released when the last copy of owner dies.
+  std::shared_ptr<void> owner;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -91,6 +105,19 @@ class Backend {
   virtual BufferPtr write(const TensorData& data) = 0;
   /// Copies a buffer back to the host (waits for the work producing it).
   virtual TensorData read(const Operand& operand) = 0;
+
+  // Zero-copy sharing of host memory (optional): a backend whose buffers are host memory shares
+  // them, one that can compute on foreign host memory wraps it. A tensor then moves between two
+  // such backends, or to and from DLPack, without a copy.
+
+  /// operand's elements, computed first (waits for the work producing them), with an owner
+  /// holding operand's buffer; nullopt when this backend's buffers are not host memory (default).
+  virtual std::optional<HostMemory> share_host_memory(const Operand& operand);
+  /// A buffer of meta's shape and dtype over memory, holding memory.owner while it lives (and
+  /// never writing into it); null when this backend cannot compute on foreign host memory
+  /// (default) or on memory laid out so (the caller then copies). memory's strides have meta's
+  /// rank, its elements lie in memory the owner keeps, and meta passed ir's size rule.
+  virtual BufferPtr wrap_host_memory(const HostMemory& memory, const ir::TensorMeta& meta);
 
   /// Waits for all submitted work. Default: nothing is ever pending.
   virtual void sync() {}

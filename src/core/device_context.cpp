@@ -197,6 +197,26 @@ TensorData DeviceContext::read(const backend::Operand& operand) {
       [&] { return backend_->read(operand); });
 }
 
+std::optional<backend::HostMemory> DeviceContext::share_host_memory(const backend::Operand& operand,
+                                                                    std::string_view op) {
+  // Sharing computes a queued value first (fusion), which allocates its bytes.
+  return guarded(
+      [&] {
+        return CallSite{std::string(op), bytes_of({&operand.meta, 1})};
+      },
+      [&] { return backend_->share_host_memory(operand); });
+}
+
+backend::BufferPtr DeviceContext::wrap_host_memory(const backend::HostMemory& memory,
+                                                   const ir::TensorMeta& meta,
+                                                   std::string_view op) {
+  return guarded(
+      [&] {
+        return CallSite{std::string(op), 0};
+      },
+      [&] { return backend_->wrap_host_memory(memory, meta); });
+}
+
 void DeviceContext::sync() {
   guarded([] { return CallSite{"sync", 0}; }, [&] { backend_->sync(); });
 }

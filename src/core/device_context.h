@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.h"
@@ -53,6 +55,14 @@ class DeviceContext {
   backend::BufferPtr write(const TensorData& data);
   /// Copies a tensor back to the host.
   TensorData read(const backend::Operand& operand);
+  /// operand's host memory, shared (Backend::share_host_memory); nullopt when the backend keeps
+  /// its tensors elsewhere. op names the caller in error messages ("to_dlpack").
+  std::optional<backend::HostMemory> share_host_memory(const backend::Operand& operand,
+                                                       std::string_view op);
+  /// A buffer over foreign host memory (Backend::wrap_host_memory); null when the backend cannot
+  /// compute on it.
+  backend::BufferPtr wrap_host_memory(const backend::HostMemory& memory, const ir::TensorMeta& meta,
+                                      std::string_view op);
   /// Waits for the backend's work (Device::sync).
   void sync();
   /// Submits the backend's buffered work (Device::flush).

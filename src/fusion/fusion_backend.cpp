@@ -92,6 +92,12 @@ TensorData FusionBackend::read(const backend::Operand& operand) {
   return inner_->read(resolved({&operand, 1}, nullptr, storage).front());
 }
 
+std::optional<backend::HostMemory> FusionBackend::share_host_memory(
+    const backend::Operand& operand) {
+  std::vector<backend::Operand> storage;
+  return inner_->share_host_memory(resolved({&operand, 1}, nullptr, storage).front());
+}
+
 void FusionBackend::sync() {
   execute_this_thread();
   inner_->sync();

@@ -62,6 +62,12 @@ class FusionBackend final : public backend::Backend {
   backend::BufferPtr write(const TensorData& data) override { return inner_->write(data); }
   /// Computes a lazy buffer first.
   TensorData read(const backend::Operand& operand) override;
+  /// Computes a lazy buffer first: memory is shared only once it holds the value.
+  std::optional<backend::HostMemory> share_host_memory(const backend::Operand& operand) override;
+  backend::BufferPtr wrap_host_memory(const backend::HostMemory& memory,
+                                      const ir::TensorMeta& meta) override {
+    return inner_->wrap_host_memory(memory, meta);
+  }
 
   /// Executes the calling thread's queue, then waits for the inner backend. Other threads'
   /// queues are theirs to execute (each thread is its own stream).

@@ -1,13 +1,36 @@
 // Moving tensors between devices and host, and switching their autodiff flag.
+#include <memory>
+#include <optional>
+#include <utility>
+
 #include "ember/tensor_ops.h"
 #include "tensor/check.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::ops {
+namespace {
+
+/// x's memory, wrapped by the target's backend: when x's backend keeps it in host memory and the
+/// target's computes on foreign host memory (flex, cpu), the tensor moves without a copy. Null
+/// otherwise. Note: safe because no op writes into its inputs, so neither side changes what the
+/// other reads.
+backend::BufferPtr shared_buffer(const detail::TensorImpl& x, detail::DeviceContext& target) {
+  const std::optional<backend::HostMemory> memory =
+      x.context->share_host_memory(x.operand(), "to_device");
+  return memory ? target.wrap_host_memory(*memory, x.meta, "to_device") : nullptr;
+}
+
+}  // namespace
 
 TensorHandle to_device(const TensorHandle& x, const Device& device) {
-  const DType dtype = tensor::tensor_dtype(x, "to_device");
+  const detail::TensorImpl& impl = tensor::impl_of(x, "to_device");
+  std::shared_ptr<detail::DeviceContext> target = detail::DeviceContext::of(device.as_dispatch());
+  target->lock_settings();  // as every tensor created on a device does
+  if (backend::BufferPtr shared = shared_buffer(impl, *target)) {
+    return detail::make_handle(device, std::move(target), impl.meta, std::move(shared));
+  }
   // Through the host: the only path every pair of backends shares. The dtype travels unchanged.
+  const DType dtype = impl.meta.dtype;
   return from_data(into_data(x), TensorCreationOptions(device).with_dtype(dtype), kind_of(dtype));
 }
 

@@ -60,6 +60,14 @@ class CpuBackend final : public backend::Backend {
   }
   backend::BufferPtr write(const TensorData& data) override { return flex_.write(data); }
   TensorData read(const backend::Operand& operand) override { return flex_.read(operand); }
+  // Shared storage keeps its pool slice (and the pools) alive through the buffer it came from.
+  std::optional<backend::HostMemory> share_host_memory(const backend::Operand& operand) override {
+    return flex_.share_host_memory(operand);
+  }
+  backend::BufferPtr wrap_host_memory(const backend::HostMemory& memory,
+                                      const ir::TensorMeta& meta) override {
+    return flex_.wrap_host_memory(memory, meta);
+  }
   void sync() override { flex_.sync(); }
   void flush() override { flex_.flush(); }
   void staging(std::span<TensorData*> data) override { flex_.staging(data); }

@@ -10,6 +10,7 @@
 #include "backends/flex/copy.h"
 #include "backends/flex/fallback.h"
 #include "backends/flex/fused.h"
+#include "backends/flex/host_memory.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/packing_buffer.h"
 #include "backends/flex/thread_pool.h"
@@ -117,6 +118,17 @@ void FlexBackend::memory_cleanup() {
 
 TensorData FlexBackend::read(const backend::Operand& operand) {
   return to_tensor_data(view_of(operand));
+}
+
+std::optional<backend::HostMemory> FlexBackend::share_host_memory(const backend::Operand& operand) {
+  return share_view(view_of(operand), operand.buffer);
+}
+
+backend::BufferPtr FlexBackend::wrap_host_memory(const backend::HostMemory& memory,
+                                                 const ir::TensorMeta& meta) {
+  const AllocatorScope allocating(allocator_);  // an empty tensor allocates its (empty) storage
+  std::optional<View> view = view_over(memory, meta);
+  return view ? buffer_of(*std::move(view)) : nullptr;
 }
 
 }  // namespace ember::flex

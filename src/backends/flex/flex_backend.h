@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -37,6 +38,11 @@ class FlexBackend final : public backend::Backend {
                                  std::span<const Scalar> constants, const Shape& shape) override;
   backend::BufferPtr write(const TensorData& data) override;
   TensorData read(const backend::Operand& operand) override;
+  /// The view's storage, strides as they are (host_memory.h).
+  std::optional<backend::HostMemory> share_host_memory(const backend::Operand& operand) override;
+  /// A view over memory, any strides; null when memory is not aligned to its elements.
+  backend::BufferPtr wrap_host_memory(const backend::HostMemory& memory,
+                                      const ir::TensorMeta& meta) override;
   /// Frees the buffer ember's own GEMM keeps between products (packing_buffer.h).
   void memory_cleanup() override;
 

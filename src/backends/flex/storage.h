@@ -1,7 +1,10 @@
 // Storage: the bytes behind one or more flex views. Allocated once, Allocator::kAlignment-aligned,
-// and never written after the kernel that produced it returns: ops are functional, so views may
-// share a storage freely. Each storage keeps the allocator it came from alive, so a tensor that
-// outlives its backend (or its device context) still gives its bytes back to the right place.
+// and never written by ember after the kernel that produced it returns: ops are functional, so
+// views may share a storage freely. Each storage keeps the allocator it came from alive, so a
+// tensor that outlives its backend (or its device context) still gives its bytes back to the
+// right place. A storage may also lie over foreign memory (DLPack, another backend's buffer):
+// it then holds that memory's owner instead, and is aligned only to its elements. Note: memory
+// shared with the outside (src/interop) may be written there; ember itself never does.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +23,9 @@ class Storage {
   explicit Storage(std::size_t bytes);
   /// Uninitialized storage of bytes bytes (0 allowed) from allocator.
   Storage(std::size_t bytes, std::shared_ptr<Allocator> allocator);
+  /// Storage over bytes bytes at data that flex did not allocate; owner keeps them alive until
+  /// the storage dies.
+  Storage(std::byte* data, std::size_t bytes, std::shared_ptr<void> owner);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -30,7 +36,8 @@ class Storage {
   std::byte* mutable_data() { return data_; }
 
  private:
-  std::shared_ptr<Allocator> allocator_;
+  std::shared_ptr<Allocator> allocator_;  ///< null over foreign memory
+  std::shared_ptr<void> owner_;           ///< foreign memory's owner
   std::byte* data_;
   std::size_t size_;
 };

@@ -10,12 +10,16 @@
 namespace ember::ndarray {
 namespace {
 
-const TensorData& data_of(const backend::Operand& operand) {
-  const auto* buffer = dynamic_cast<const NdArrayBuffer*>(operand.buffer.get());
+NdArrayBuffer& buffer_of(const backend::Operand& operand) {
+  auto* buffer = dynamic_cast<NdArrayBuffer*>(operand.buffer.get());
   if (buffer == nullptr) {
     throw InvalidArgument("[ndarray] operand buffer does not belong to the ndarray backend");
   }
-  return buffer->data;
+  return *buffer;
+}
+
+const TensorData& data_of(const backend::Operand& operand) {
+  return buffer_of(operand).data;
 }
 
 // Kernels return one TensorData, or several for ops with several outputs (sort).
@@ -50,6 +54,13 @@ backend::BufferPtr NdArrayBackend::write(const TensorData& data) {
 
 TensorData NdArrayBackend::read(const backend::Operand& operand) {
   return data_of(operand);
+}
+
+std::optional<backend::HostMemory> NdArrayBackend::share_host_memory(
+    const backend::Operand& operand) {
+  TensorData& data = buffer_of(operand).data;
+  return backend::HostMemory{data.bytes_mut().data(), data.shape().contiguous_strides(),
+                             operand.buffer};
 }
 
 }  // namespace ember::ndarray

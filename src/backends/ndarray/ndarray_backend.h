@@ -2,6 +2,7 @@
 // allows, as plain loops over contiguous host data; the oracle the test suite compares against.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ class NdArrayBackend final : public backend::Backend {
                            std::span<const ir::TensorMeta> outputs) override;
   backend::BufferPtr write(const TensorData& data) override;
   TensorData read(const backend::Operand& operand) override;
+  /// The buffer's own bytes, row-major. Note: ndarray does not wrap foreign memory (its kernels
+  /// read a TensorData, which owns its bytes), so a tensor moved onto it is copied.
+  std::optional<backend::HostMemory> share_host_memory(const backend::Operand& operand) override;
 };
 
 }  // namespace ember::ndarray
