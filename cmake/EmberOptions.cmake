@@ -12,7 +12,7 @@ set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest te
 shards: every case once, one process per shard); 0: one CTest test (and process) per case")
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
-set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA LIBTORCH)
 # Implemented backends that are off unless asked for (still being brought up).
 set(EMBER_OPT_IN_BACKENDS)
 # Backends that are on where what they build on is found: cuda where the CUDA toolkit's headers
@@ -27,7 +27,17 @@ if(CUDAToolkit_FOUND)
     set(EMBER_FOUND_CUDA ON)
   endif()
 endif()
-set(EMBER_DETECTED_BACKENDS CUDA)
+# libtorch where find_package(Torch) finds a LibTorch (Debian's libtorch-dev, or the one Torch_DIR
+# names: docs/backends/libtorch.md). Not looked for when the option is already OFF: Torch's config
+# finds its own dependencies (Caffe2, protobuf, glog, CUDA), which a build without it needs not.
+set(EMBER_FOUND_LIBTORCH OFF)
+if(NOT DEFINED EMBER_BACKEND_LIBTORCH OR EMBER_BACKEND_LIBTORCH)
+  find_package(Torch QUIET)
+  if(Torch_FOUND)
+    set(EMBER_FOUND_LIBTORCH ON)
+  endif()
+endif()
+set(EMBER_DETECTED_BACKENDS CUDA LIBTORCH)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)

@@ -1,0 +1,213 @@
+// The elementwise ops: the float ones, the comparisons, the Bool ops, where and mask_fill are
+// ember's formulas (ir/formulas.h) with ATen ops as the primitives (AtenMath), so that ATen
+// computes exactly what every other backend computes (NaN rules, relu's -0, remainder's sign);
+// the integer arithmetic is ATen's with ember's checks (division by zero, negative powers) and
+// wrap-around (MIN / -1) in front.
+#include <limits>
+#include <string>
+
+#include "backends/libtorch/aten.h"
+#include "ir/formulas.h"
+
+namespace ember::libtorch {
+namespace {
+
+/// The formulas' target: a value is a tensor of one float type (or a 0-dim constant of it), a mask
+/// a Bool tensor. Constants take options' dtype.
+struct AtenMath {
+  using Value = at::Tensor;
+  using Mask = at::Tensor;
+  at::TensorOptions options;
+
+  Value constant(double c) const { return at::scalar_tensor(c, options); }
+  Value lowest() const {
+    return constant(options.dtype() == at::kDouble ? std::numeric_limits<double>::lowest()
+                                                   : std::numeric_limits<float>::lowest());
+  }
+  Value add(const Value& a, const Value& b) const { return at::add(a, b); }
+  Value sub(const Value& a, const Value& b) const { return at::sub(a, b); }
+  Value mul(const Value& a, const Value& b) const { return at::mul(a, b); }
+  Value div(const Value& a, const Value& b) const { return at::div(a, b); }
+  Value mul_add(const Value& a, const Value& b, const Value& c) const {
+    return at::addcmul(c, a, b);
+  }
+  // The formulas' min and max: b < a ? b : a, so that a NaN in a propagates (at::minimum would
+  // propagate b's too).
+  Value min(const Value& a, const Value& b) const { return at::where(at::lt(b, a), b, a); }
+  Value max(const Value& a, const Value& b) const { return at::where(at::lt(a, b), b, a); }
+  Value pow(const Value& a, const Value& b) const { return at::pow(a, b); }
+  Value fmod(const Value& a, const Value& b) const { return at::fmod(a, b); }
+  Value neg(const Value& x) const { return at::neg(x); }
+  Value abs(const Value& x) const { return at::abs(x); }
+  Value sqrt(const Value& x) const { return at::sqrt(x); }
+  Value floor(const Value& x) const { return at::floor(x); }
+  Value ceil(const Value& x) const { return at::ceil(x); }
+  Value round(const Value& x) const { return at::round(x); }  // half to even
+  Value exp(const Value& x) const { return at::exp(x); }
+  Value expm1(const Value& x) const { return at::expm1(x); }
+  Value log(const Value& x) const { return at::log(x); }
+  Value log1p(const Value& x) const { return at::log1p(x); }
+  Value sin(const Value& x) const { return at::sin(x); }
+  Value cos(const Value& x) const { return at::cos(x); }
+  Value tan(const Value& x) const { return at::tan(x); }
+  Value tanh(const Value& x) const { return at::tanh(x); }
+  Value erf(const Value& x) const { return at::erf(x); }
+  Value erfc(const Value& x) const { return at::erfc(x); }
+  Mask lt(const Value& a, const Value& b) const { return at::lt(a, b); }
+  Mask le(const Value& a, const Value& b) const { return at::le(a, b); }
+  Mask gt(const Value& a, const Value& b) const { return at::gt(a, b); }
+  Mask ge(const Value& a, const Value& b) const { return at::ge(a, b); }
+  Mask eq(const Value& a, const Value& b) const { return at::eq(a, b); }
+  Mask ne(const Value& a, const Value& b) const { return at::ne(a, b); }
+  Mask is_nan(const Value& x) const { return at::isnan(x); }
+  Mask mask_and(const Mask& a, const Mask& b) const { return at::logical_and(a, b); }
+  Mask mask_or(const Mask& a, const Mask& b) const { return at::logical_or(a, b); }
+  Mask mask_xor(const Mask& a, const Mask& b) const { return at::logical_xor(a, b); }
+  Mask mask_not(const Mask& a) const { return at::logical_not(a); }
+  Value select(const Mask& m, const Value& a, const Value& b) const { return at::where(m, a, b); }
+};
+
+/// The formulas' target for values like x (widened: half precision computes in f32).
+AtenMath math_for(const at::Tensor& x) {
+  return {x.options()};
+}
+
+/// Throws "[op] integer division by zero" when b holds a zero.
+void check_divisor(const Args& a, const at::Tensor& b) {
+  if (at::eq(b, 0).any().item<bool>())
+    throw InvalidArgument(a.prefix() + "integer division by zero");
+}
+
+/// b with its -1s replaced by 1: MIN / -1 and MIN % -1 trap on x86, where ember wraps.
+at::Tensor without_minus_one(const at::Tensor& b) {
+  return at::where(at::eq(b, -1), at::ones_like(b), b);
+}
+
+/// Integer op of a and b (broadcast): wrapping arithmetic, as ndarray's (arithmetic.h).
+at::Tensor integer_binary(const Args& a, ir::BinaryOp op, const at::Tensor& x,
+                          const at::Tensor& y) {
+  using ir::BinaryOp;
+  switch (op) {
+    case BinaryOp::Add:
+      return at::add(x, y);
+    case BinaryOp::Sub:
+      return at::sub(x, y);
+    case BinaryOp::Mul:
+      return at::mul(x, y);
+    case BinaryOp::Div: {
+      check_divisor(a, y);
+      const at::Tensor quotient = at::div(x, without_minus_one(y), "trunc");
+      return at::where(at::eq(y, -1), at::neg(x), quotient);  // MIN / -1 wraps to MIN
+    }
+    case BinaryOp::Rem:
+      check_divisor(a, y);
+      return at::remainder(x, without_minus_one(y));  // x % 1 is x % -1: 0
+    case BinaryOp::Pow:
+      if (y.numel() > 0 && at::lt(y, 0).any().item<bool>()) {
+        throw InvalidArgument(a.prefix() + "an integer base needs a non-negative exponent, got " +
+                              std::to_string(y.min().item<int64_t>()));
+      }
+      return at::pow(x, y);
+    case BinaryOp::Maximum:
+      return at::maximum(x, y);
+    case BinaryOp::Minimum:
+      return at::minimum(x, y);
+    case BinaryOp::And:
+    case BinaryOp::Or:
+    case BinaryOp::Xor:
+      break;
+  }
+  throw InvalidArgument(a.prefix() + "not defined for integers");
+}
+
+/// Binary op of x and y (one dtype, broadcast): the formulas for floats and Bool, the integer
+/// arithmetic otherwise.
+at::Tensor binary(const Args& a, ir::BinaryOp op, const at::Tensor& x, const at::Tensor& y) {
+  if (x.scalar_type() == at::kBool) return formula::logical(AtenMath{}, op, x, y);
+  if (!is_float(x)) return integer_binary(a, op, x, y);
+  const at::Tensor wide_x = widened(x);
+  return formula::binary(math_for(wide_x), op, wide_x, widened(y));
+}
+
+/// The scalar operand of a compare_elem on an integer or Bool x: compared exactly, in int64 with
+/// an integer value, in f64 with a float one (ndarray's rule), together with x in that type.
+std::pair<at::Tensor, at::Tensor> exact_pair(const at::Tensor& x, const Scalar& value) {
+  if (value.kind == Scalar::Kind::Float)
+    return {x.to(at::kDouble), at::scalar_tensor(value.f, x.options().dtype(at::kDouble))};
+  return {x.to(at::kLong), at::scalar_tensor(value.i, x.options().dtype(at::kLong))};
+}
+
+}  // namespace
+
+Results run(const ir::Unary& op, const Args& a) {
+  const at::Tensor& x = a.in[0];
+  if (op.op == ir::UnaryOp::Not) return {formula::bool_not(AtenMath{}, x)};
+  // An integer's sign is ATen's (the formula's constant -1 is no u8).
+  if (op.op == ir::UnaryOp::Sign && !is_float(x)) return {at::sign(x)};
+  const at::Tensor wide = widened(x);
+  const AtenMath m = math_for(wide);
+  if (!formula::is_float_unary(op.op)) return {formula::float_predicate(m, op.op, wide)};
+  return {formula::unary(m, op.op, wide)};
+}
+
+Results run(const ir::Binary& op, const Args& a) {
+  return {binary(a, op.op, a.in[0], a.in[1])};
+}
+
+Results run(const ir::BinaryScalar& op, const Args& a) {
+  const at::Tensor& x = a.in[0];
+  const at::Tensor value = scalar_tensor(op.value, a.out[0].dtype, x.options());
+  return {op.scalar_lhs ? binary(a, op.op, value, x) : binary(a, op.op, x, value)};
+}
+
+Results run(const ir::Compare& op, const Args& a) {
+  const at::Tensor x = widened(a.in[0]);
+  return {formula::compare(math_for(x), op.op, x, widened(a.in[1]))};
+}
+
+Results run(const ir::CompareScalar& op, const Args& a) {
+  const at::Tensor& x = a.in[0];
+  if (is_float(x)) {
+    // A float tensor compares with the value rounded to its dtype (the scalar does not promote).
+    const DType dtype = x.scalar_type() == at::kDouble  ? DType::F64
+                        : x.scalar_type() == at::kFloat ? DType::F32
+                        : x.scalar_type() == at::kHalf  ? DType::F16
+                                                        : DType::BF16;
+    const at::Tensor wide = widened(x);
+    return {formula::compare(math_for(wide), op.op, wide,
+                             widened(scalar_tensor(op.value, dtype, x.options())))};
+  }
+  const auto [exact, value] = exact_pair(x, op.value);
+  return {formula::compare(math_for(exact), op.op, exact, value)};
+}
+
+Results run(const ir::Where& /*op*/, const Args& a) {
+  return {formula::where(AtenMath{}, a.in[0], a.in[1], a.in[2])};
+}
+
+Results run(const ir::MaskFill& op, const Args& a) {
+  const at::Tensor& x = a.in[0];
+  const at::Tensor value = scalar_tensor(op.value, a.out[0].dtype, x.options());
+  return {formula::mask_fill(AtenMath{}, x, a.in[1], value)};
+}
+
+Results run(const ir::Cast& op, const Args& a) {
+  const at::Tensor& x = a.in[0];
+  const bool to_integer = is_int(op.dtype);
+  const bool to_half = op.dtype == DType::F16 || op.dtype == DType::BF16;
+  // Where ATen's conversion is not ember's, ndarray's runs on the host: float to integer
+  // saturates (NaN to 0) in ember, is undefined out of range in C++ and so in ATen; f64 and wide
+  // integers round to half precision once in ember, twice (through f32) in ATen.
+  const bool from_wide = x.scalar_type() == at::kDouble || !at::isFloatingType(x.scalar_type());
+  if ((is_float(x) && to_integer) || (to_half && from_wide && x.scalar_type() != at::kBool))
+    return {};
+  return {x.to(scalar_type(op.dtype, "cast"))};
+}
+
+Results run(const ir::Activation& op, const Args& a) {
+  const at::Tensor x = widened(a.in[0]);
+  const AtenMath m = math_for(x);
+  return {formula::activation(m, op.op, x, [&] { return m.constant(ir::parameter_of(op)); })};
+}
+
+}  // namespace ember::libtorch
