@@ -54,9 +54,10 @@ at::Tensor as_output(at::Tensor result, const ir::TensorMeta& meta) {
 
 /// f(), with LibTorch's errors as ember's: a failed allocation as std::bad_alloc (which the device
 /// context reports as out of memory, with what the device holds), any other as ExecutionError
-/// "[what] LibTorch: ..." without LibTorch's backtrace.
-template <typename F>
-decltype(auto) translating_errors(const std::string& what, F&& f) {
+/// "[what()] LibTorch: ..." without LibTorch's backtrace. what is called on an error only: an op's
+/// name is a string made on demand, and the fast path makes none.
+template <typename What, typename F>
+decltype(auto) translating_errors(const What& what, F&& f) {
   try {
     return f();
   } catch (const c10::Error& e) {
@@ -64,7 +65,7 @@ decltype(auto) translating_errors(const std::string& what, F&& f) {
     if (message.find("can't allocate memory") != std::string::npos ||
         message.find("out of memory") != std::string::npos)
       throw std::bad_alloc();
-    throw ExecutionError("[" + what + "] LibTorch: " + message);
+    throw ExecutionError("[" + std::string(what()) + "] LibTorch: " + message);
   }
 }
 
@@ -85,11 +86,12 @@ class LibTorchBackend final : public backend::Backend {
     for (const Operand& input : inputs)
       tensors.push_back(tensor_of(input));
     const Args args{op, tensors, outputs, options_};
+    const auto name = [&] { return ir::name(op); };
     Results results = translating_errors(
-        ir::name(op), [&] { return std::visit([&](const auto& o) { return run(o, args); }, op); });
+        name, [&] { return std::visit([&](const auto& o) { return run(o, args); }, op); });
     if (results.empty()) return run_on_host(op, inputs, outputs);
     Outputs buffers;
-    translating_errors(ir::name(op), [&] {
+    translating_errors(name, [&] {
       for (std::size_t k = 0; k < results.size(); ++k)
         buffers.push_back(
             std::make_shared<TorchBuffer>(as_output(std::move(results[k]), outputs[k])));
@@ -98,18 +100,19 @@ class LibTorchBackend final : public backend::Backend {
   }
 
   BufferPtr write(const TensorData& data) override {
-    return translating_errors("write", [&] { return upload(data); });
+    return translating_errors([] { return "write"; }, [&] { return upload(data); });
   }
 
   TensorData read(const Operand& operand) override {
-    return translating_errors("read", [&] { return download(operand); });
+    return translating_errors([] { return "read"; }, [&] { return download(operand); });
   }
 
   /// ATen runs CPU ops before returning; a CUDA device's work is waited for by a copy to the host,
   /// which waits for the stream it follows (LibTorch's current one, where every op went).
   void sync() override {
     if (!options_.device().is_cpu())
-      translating_errors("sync", [&] { (void)at::zeros({1}, options_).to(at::kCPU); });
+      translating_errors([] { return "sync"; },
+                         [&] { (void)at::zeros({1}, options_).to(at::kCPU); });
   }
 
  private:
