@@ -5,6 +5,10 @@
 // finds, libtorch included).
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,6 +112,98 @@ TEST(LibTorchDevice, ABadIndexIsAnInvalidArgumentNamingTheOpAndTheIndex) {
     EXPECT_EQ(message.substr(0, 8), "[select]") << message;
     EXPECT_NE(message.find("index 3"), std::string::npos) << message;
   }
+}
+
+/// What f gives on device: its result, or its error's message.
+struct Outcome {
+  std::optional<TensorData> value;
+  std::string error;
+};
+
+template <typename F>
+Outcome outcome_on(const Device& device, const F& f) {
+  try {
+    return {f(device), ""};
+  } catch (const InvalidArgument& e) {
+    return {std::nullopt, e.what()};
+  }
+}
+
+/// f on libtorch gives exactly what it gives on ndarray (the oracle): the same bytes, or an
+/// InvalidArgument with the same message.
+template <typename F>
+void expect_as_ndarray(const char* what, const F& f) {
+  const Outcome expected = outcome_on(Device::ndarray(), f);
+  const Outcome got = outcome_on(Device::libtorch(), f);
+  EXPECT_EQ(got.error, expected.error) << what;
+  EXPECT_EQ(got.value, expected.value) << what;
+}
+
+TensorData ints(const Device& device, DType dtype, std::vector<int64_t> values,
+                const std::function<Tensor<1, Int>(const Tensor<1, Int>&)>& f) {
+  return f(Tensor<1, Int>::from_ints(std::move(values),
+                                     TensorCreationOptions(device).with_dtype(dtype)))
+      .into_data();
+}
+
+TEST(LibTorchDevice, IntegerEdgeCasesAreNdarrays) {
+  using I = Tensor<1, Int>;
+  expect_as_ndarray("i64 MIN / -1 wraps", [](const Device& d) {
+    return ints(d, DType::I64, {INT64_MIN, 7, -7}, [](const I& x) { return x.div_scalar(-1); });
+  });
+  expect_as_ndarray("i8 division truncates", [](const Device& d) {
+    return ints(d, DType::I8, {-128, 7, -7, 5}, [](const I& x) { return x.div_scalar(-2); });
+  });
+  expect_as_ndarray("remainder takes the divisor's sign", [](const Device& d) {
+    return ints(d, DType::I32, {-7, 7, -8, INT32_MIN},
+                [](const I& x) { return x.remainder_scalar(-3); });
+  });
+  expect_as_ndarray("integer division by zero", [](const Device& d) {
+    return ints(d, DType::I32, {1, 2}, [](const I& x) { return x.div(x - x); });
+  });
+  expect_as_ndarray("remainder by zero", [](const Device& d) {
+    return ints(d, DType::U8, {1, 2}, [](const I& x) { return x.remainder_scalar(0); });
+  });
+  expect_as_ndarray("u8 wraps", [](const Device& d) {
+    return ints(d, DType::U8, {250, 3}, [](const I& x) { return x.add_scalar(10).mul_scalar(3); });
+  });
+  expect_as_ndarray("a negative integer power", [](const Device& d) {
+    return ints(d, DType::I16, {2, -3}, [](const I& x) { return x.powi_scalar(-2); });
+  });
+  expect_as_ndarray("u8 powers wrap", [](const Device& d) {
+    return ints(d, DType::U8, {2, 3, 255}, [](const I& x) { return x.powi_scalar(9); });
+  });
+}
+
+TEST(LibTorchDevice, CastsRoundAsNdarrays) {
+  const auto cast = [](DType from, DType to, std::vector<double> values) {
+    return [=](const Device& d) {
+      return Tensor<1>::from_floats(values, TensorCreationOptions(d).with_dtype(from))
+          .cast(to)
+          .into_data();
+    };
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_as_ndarray("f32 to i32 saturates", cast(DType::F32, DType::I32, {nan, 3e9, -3e9, -2.7}));
+  expect_as_ndarray("f64 to u8", cast(DType::F64, DType::U8, {-1, 255.9, 300, 1e300}));
+  // 1 + 2^-11 + 2^-30: f32 rounds it to 1 + 2^-11 (a tie in f16, to even: 1), f64 rounds up.
+  expect_as_ndarray("f64 to f16 rounds once",
+                    cast(DType::F64, DType::F16, {1.0 + 0x1p-11 + 0x1p-30, 65520.0, -0.0}));
+  // A NaN stays a NaN, but its sign and payload in half precision are ATen's (not compared).
+  expect_as_ndarray("f32 to bf16",
+                    cast(DType::F32, DType::BF16, {1.00390625, -1.01171875, 3.4e38}));
+}
+
+TEST(LibTorchDevice, EmptyLanesAreNdarraysErrors) {
+  const auto on_empty = [](const std::function<TensorData(const Tensor<2>&)>& f) {
+    return [=](const Device& d) { return f(Tensor<2>::zeros({3, 0}, d)); };
+  };
+  expect_as_ndarray("max over an empty dim",
+                    on_empty([](const Tensor<2>& x) { return x.max_dim(1).into_data(); }));
+  expect_as_ndarray("argmin over an empty dim",
+                    on_empty([](const Tensor<2>& x) { return x.argmin(1).into_data(); }));
+  expect_as_ndarray("sum over an empty dim",
+                    on_empty([](const Tensor<2>& x) { return x.sum_dim(1).into_data(); }));
 }
 
 }  // namespace
