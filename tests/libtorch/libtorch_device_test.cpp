@@ -164,6 +164,12 @@ TEST(LibTorchDevice, IntegerEdgeCasesAreNdarrays) {
   expect_as_ndarray("remainder by zero", [](const Device& d) {
     return ints(d, DType::U8, {1, 2}, [](const I& x) { return x.remainder_scalar(0); });
   });
+  expect_as_ndarray("u8 divided by 255 (no -1 in u8)", [](const Device& d) {
+    return ints(d, DType::U8, {254, 255, 0}, [](const I& x) { return x.div_scalar(255); });
+  });
+  expect_as_ndarray("u8 remainder by 255", [](const Device& d) {
+    return ints(d, DType::U8, {254, 255, 7}, [](const I& x) { return x.remainder_scalar(255); });
+  });
   expect_as_ndarray("u8 wraps", [](const Device& d) {
     return ints(d, DType::U8, {250, 3}, [](const I& x) { return x.add_scalar(10).mul_scalar(3); });
   });

@@ -4,6 +4,7 @@
 // the integer arithmetic is ATen's with ember's checks (division by zero, negative powers) and
 // wrap-around (MIN / -1) in front.
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "backends/libtorch/aten.h"
@@ -78,9 +79,16 @@ void check_divisor(const Args& a, const at::Tensor& b) {
     throw InvalidArgument(a.prefix() + "integer division by zero");
 }
 
-/// b with its -1s replaced by 1: MIN / -1 and MIN % -1 trap on x86, where ember wraps.
-at::Tensor without_minus_one(const at::Tensor& b) {
-  return at::where(at::eq(b, -1), at::ones_like(b), b);
+/// Where b is -1 (a signed b: -1 would read as 255 in a u8 comparison). MIN / -1 and MIN % -1
+/// trap on x86, where ember wraps, so these divisors are replaced by 1.
+std::optional<at::Tensor> minus_ones(const at::Tensor& b) {
+  if (!at::isSignedType(b.scalar_type())) return std::nullopt;
+  return at::eq(b, -1);
+}
+
+/// b with the divisors minus_one marks replaced by 1.
+at::Tensor without_minus_one(const at::Tensor& b, const std::optional<at::Tensor>& minus_one) {
+  return minus_one ? at::where(*minus_one, at::ones_like(b), b) : b;
 }
 
 /// Integer op of a and b (broadcast): wrapping arithmetic, as ndarray's (arithmetic.h).
@@ -96,12 +104,14 @@ at::Tensor integer_binary(const Args& a, ir::BinaryOp op, const at::Tensor& x,
       return at::mul(x, y);
     case BinaryOp::Div: {
       check_divisor(a, y);
-      const at::Tensor quotient = at::div(x, without_minus_one(y), "trunc");
-      return at::where(at::eq(y, -1), at::neg(x), quotient);  // MIN / -1 wraps to MIN
+      const std::optional<at::Tensor> minus_one = minus_ones(y);
+      const at::Tensor quotient = at::div(x, without_minus_one(y, minus_one), "trunc");
+      // x / -1 is -x, which wraps MIN to MIN.
+      return minus_one ? at::where(*minus_one, at::neg(x), quotient) : quotient;
     }
     case BinaryOp::Rem:
       check_divisor(a, y);
-      return at::remainder(x, without_minus_one(y));  // x % 1 is x % -1: 0
+      return at::remainder(x, without_minus_one(y, minus_ones(y)));  // x % 1 is x % -1: 0
     case BinaryOp::Pow:
       if (y.numel() > 0 && at::lt(y, 0).any().item<bool>()) {
         throw InvalidArgument(a.prefix() + "an integer base needs a non-negative exponent, got " +

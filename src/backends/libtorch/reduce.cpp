@@ -78,19 +78,20 @@ at::Tensor truth(const ir::Reduce& op, const at::Tensor& x) {
 
 Results run(const ir::Reduce& op, const Args& a) {
   const at::Tensor& x = a.in[0];
+  const at::Tensor wide = widened(x);
   const std::vector<int64_t> dims = dims_of(op, x);
   switch (op.op) {
-    case ir::ReduceOp::Sum:
-      return {at::sum(widened(x), dims, true, widened(x).scalar_type())};
+    case ir::ReduceOp::Sum:  // in x's own type: integers wrap (ATen would sum them in int64)
+      return {at::sum(wide, dims, true, wide.scalar_type())};
     case ir::ReduceOp::Mean:
-      if (!at::isFloatingType(x.scalar_type())) {
+      if (!is_float(x)) {
         check_lanes_not_empty(op, a);
         return {integer_mean(op, x)};
       }
-      return {at::mean(widened(x), dims, true)};
+      return {at::mean(wide, dims, true)};
     case ir::ReduceOp::Prod:
-      return {op.dim ? at::prod(widened(x), *op.dim, true, widened(x).scalar_type())
-                     : at::prod(widened(x), widened(x).scalar_type())};
+      return {op.dim ? at::prod(wide, *op.dim, true, wide.scalar_type())
+                     : at::prod(wide, wide.scalar_type())};
     case ir::ReduceOp::Max:
     case ir::ReduceOp::Min:
       check_lanes_not_empty(op, a);
