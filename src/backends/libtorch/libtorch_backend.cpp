@@ -72,11 +72,11 @@ decltype(auto) translating_errors(const What& what, F&& f) {
 class LibTorchBackend final : public backend::Backend {
  public:
   explicit LibTorchBackend(const LibTorchDevice& d)
-      : device_(d), options_(at::TensorOptions().device(torch_device(d))) {}
+      : options_(at::TensorOptions().device(torch_device(d))) {}
 
   std::string name() const override { return "libtorch"; }
   std::string description() const override {
-    return "LibTorch " TORCH_VERSION " (ATen) on " + device_name(DispatchDevice(device_));
+    return "LibTorch " TORCH_VERSION " (ATen), device " + options_.device().str();
   }
   bool supports_dtype(DType dtype) const override { return has_scalar_type(dtype); }
 
@@ -156,7 +156,6 @@ class LibTorchBackend final : public backend::Backend {
     return results;
   }
 
-  LibTorchDevice device_;
   at::TensorOptions options_;
 };
 
