@@ -1,5 +1,6 @@
 #include "backends/libtorch/libtorch_backend.h"
 
+#include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
 #include <cstring>
@@ -82,6 +83,9 @@ class LibTorchBackend final : public backend::Backend {
 
   Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
                   std::span<const ir::TensorMeta> outputs) override {
+    // ember keeps its own tape (src/autodiff): ATen's autograd is skipped, which saves its
+    // dispatch work on every op.
+    const c10::InferenceMode no_autograd;
     c10::SmallVector<at::Tensor, 4> tensors;
     for (const Operand& input : inputs)
       tensors.push_back(tensor_of(input));
@@ -117,6 +121,7 @@ class LibTorchBackend final : public backend::Backend {
 
  private:
   BufferPtr upload(const TensorData& data) {
+    const c10::InferenceMode no_autograd;
     at::Tensor host = at::empty(sizes_of(data.shape()),
                                 at::TensorOptions().dtype(scalar_type(data.dtype(), "write")));
     if (!data.bytes().empty())
