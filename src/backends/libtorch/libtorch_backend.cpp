@@ -6,12 +6,12 @@
 #include <cstring>
 #include <new>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <variant>
 
 #include "backends/libtorch/aten.h"
 #include "backends/ndarray/kernels.h"
+#include "backends/ndarray/run_on_host.h"
 
 namespace ember::libtorch {
 namespace {
@@ -93,7 +93,7 @@ class LibTorchBackend final : public backend::Backend {
     const auto name = [&] { return ir::name(op); };
     Results results = translating_errors(
         name, [&] { return std::visit([&](const auto& o) { return run(o, args); }, op); });
-    if (results.empty()) return run_on_host(op, inputs, outputs);
+    if (results.empty()) return ndarray::run_on_host(*this, op, inputs, outputs);
     Outputs buffers;
     translating_errors(name, [&] {
       for (std::size_t k = 0; k < results.size(); ++k)
@@ -134,31 +134,6 @@ class LibTorchBackend final : public backend::Backend {
     std::vector<std::byte> bytes(host.nbytes());
     if (!bytes.empty()) std::memcpy(bytes.data(), host.data_ptr(), bytes.size());
     return TensorData(std::move(bytes), operand.meta.shape, operand.meta.dtype);
-  }
-
-  /// op run by ndarray's kernel on the host, on copies of the inputs; its results uploaded.
-  Outputs run_on_host(const ir::Op& op, std::span<const Operand> inputs,
-                      std::span<const ir::TensorMeta> outputs) {
-    std::vector<TensorData> host;
-    host.reserve(inputs.size());
-    for (const Operand& input : inputs)
-      host.push_back(read(input));
-    std::vector<const TensorData*> pointers;
-    for (const TensorData& data : host)
-      pointers.push_back(&data);
-    Outputs results;
-    std::visit(
-        [&](const auto& o) {
-          auto computed = ndarray::run(o, pointers, outputs);
-          if constexpr (std::is_same_v<decltype(computed), TensorData>) {
-            results.push_back(write(computed));
-          } else {
-            for (const TensorData& data : computed)
-              results.push_back(write(data));
-          }
-        },
-        op);
-    return results;
   }
 
   at::TensorOptions options_;
