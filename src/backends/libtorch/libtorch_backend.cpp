@@ -147,6 +147,12 @@ std::unique_ptr<backend::Backend> make_libtorch_backend(const LibTorchDevice& d)
                          TORCH_VERSION + (at::hasCUDA() ? " sees " : " has no CUDA, so sees ") +
                          std::to_string(cuda_count()) + " CUDA device(s)");
   }
+  if (d.target == LibTorchDevice::Target::Cuda) {
+    // An f32 op computes in f32, as on every ember device: no TF32 in cuDNN's convolutions (on by
+    // default in LibTorch) nor in cuBLAS. LibTorch's setting is the process's: said in the docs.
+    at::globalContext().setAllowTF32CuDNN(false);
+    at::globalContext().setAllowTF32CuBLAS(false);
+  }
   return std::make_unique<LibTorchBackend>(d);
 }
 
