@@ -192,6 +192,11 @@ TEST(LibTorchDevice, CastsRoundAsNdarrays) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   expect_as_ndarray("f32 to i32 saturates", cast(DType::F32, DType::I32, {nan, 3e9, -3e9, -2.7}));
   expect_as_ndarray("f64 to u8", cast(DType::F64, DType::U8, {-1, 255.9, 300, 1e300}));
+  const double inf = std::numeric_limits<double>::infinity();
+  expect_as_ndarray("f64 to i64 saturates",
+                    cast(DType::F64, DType::I64, {0x1p63, -0x1p63, 0x1p63 - 1024, inf, -inf, nan}));
+  expect_as_ndarray("f16 to i8", cast(DType::F16, DType::I8, {127.5, -128.9, -200, 65504}));
+  expect_as_ndarray("bf16 to i16", cast(DType::BF16, DType::I16, {32768, -32769, 1.5, -inf}));
   // 1 + 2^-11 + 2^-30: f32 rounds it to 1 + 2^-11 (a tie in f16, to even: 1), f64 rounds up.
   expect_as_ndarray("f64 to f16 rounds once",
                     cast(DType::F64, DType::F16, {1.0 + 0x1p-11 + 0x1p-30, 65520.0, -0.0}));

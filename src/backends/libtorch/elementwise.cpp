@@ -3,9 +3,12 @@
 // computes exactly what every other backend computes (NaN rules, relu's -0, remainder's sign);
 // the integer arithmetic is ATen's with ember's checks (division by zero, negative powers) and
 // wrap-around (MIN / -1) in front.
+#include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "backends/libtorch/aten.h"
 #include "ir/formulas.h"
@@ -147,6 +150,30 @@ std::pair<at::Tensor, at::Tensor> exact_pair(const at::Tensor& x, const Scalar& 
   return {x.to(at::kLong), at::scalar_tensor(value.i, x.options().dtype(at::kLong))};
 }
 
+/// The doubles [lowest, end) of integer type I that truncate to an I exactly.
+template <typename I>
+std::pair<double, double> exact_range() {
+  return {static_cast<double>(std::numeric_limits<I>::lowest()),
+          std::ldexp(1.0, std::numeric_limits<I>::digits)};
+}
+
+/// Float x cast to integer type as ember casts: truncated toward zero, saturated at the type's
+/// range, NaN to 0 (C++'s conversion, and so ATen's, is undefined out of range). Computed in
+/// f64, which holds every float and every bound exactly.
+at::Tensor saturated(const at::Tensor& x, at::ScalarType type) {
+  const auto [lowest, end] = type == at::kLong    ? exact_range<int64_t>()
+                             : type == at::kInt   ? exact_range<int32_t>()
+                             : type == at::kShort ? exact_range<int16_t>()
+                             : type == at::kChar  ? exact_range<int8_t>()
+                                                  : exact_range<uint8_t>();
+  const at::Tensor t = at::trunc(at::nan_to_num(x.to(at::kDouble), 0.0));
+  // The largest double below end truncates to the type's max, but in int64, whose max no double
+  // holds: there the values from 2^63 on are set to the max after.
+  const at::Tensor in_range = t.clamp(lowest, std::nextafter(end, 0.0)).to(type);
+  if (type != at::kLong) return in_range;
+  return at::where(at::ge(t, end), at::full_like(in_range, INT64_MAX), in_range);
+}
+
 }  // namespace
 
 Results run(const ir::Unary& op, const Args& a) {
@@ -203,15 +230,14 @@ Results run(const ir::MaskFill& op, const Args& a) {
 
 Results run(const ir::Cast& op, const Args& a) {
   const at::Tensor& x = a.in[0];
-  const bool to_integer = is_int(op.dtype);
+  const at::ScalarType type = scalar_type(op.dtype, "cast");
+  if (is_float(x) && is_int(op.dtype)) return {saturated(x, type)};
+  // f64 and wide integers round to half precision once in ember (through round-to-odd), twice
+  // (through f32) in ATen: ndarray's conversion runs on the host.
+  const bool from_wide = x.scalar_type() == at::kDouble || !is_float(x);
   const bool to_half = op.dtype == DType::F16 || op.dtype == DType::BF16;
-  // Where ATen's conversion is not ember's, ndarray's runs on the host: float to integer
-  // saturates (NaN to 0) in ember, is undefined out of range in C++ and so in ATen; f64 and wide
-  // integers round to half precision once in ember, twice (through f32) in ATen.
-  const bool from_wide = x.scalar_type() == at::kDouble || !at::isFloatingType(x.scalar_type());
-  if ((is_float(x) && to_integer) || (to_half && from_wide && x.scalar_type() != at::kBool))
-    return {};
-  return {x.to(scalar_type(op.dtype, "cast"))};
+  if (to_half && from_wide && x.scalar_type() != at::kBool) return {};
+  return {x.to(type)};
 }
 
 Results run(const ir::Activation& op, const Args& a) {
