@@ -15,7 +15,9 @@
 #include "ember/device.h"
 #include "ember/devices.h"
 #include "ember/error.h"
+#include "ember/pooling.h"
 #include "ember/tensor.h"
+#include "ember/tensor_ops.h"
 
 namespace ember::test {
 namespace {
@@ -203,6 +205,21 @@ TEST(LibTorchDevice, CastsRoundAsNdarrays) {
   // A NaN stays a NaN, but its sign and payload in half precision are ATen's (not compared).
   expect_as_ndarray("f32 to bf16",
                     cast(DType::F32, DType::BF16, {1.00390625, -1.01171875, 3.4e38}));
+}
+
+TEST(LibTorchDevice, IntegerMaxPoolsAreNdarrays) {
+  // Ties (the first maximum wins), padding (never wins) and the extremes of each integer type.
+  const std::vector<int64_t> values{5, 5, -1, 7, 7, 2, 5, 7, 0, -9, 3, 3, 3, 3, 1, 1};
+  const module::MaxPoolOptions options{.kernel_size = {2, 2}, .stride = {1, 1}, .padding = {1}};
+  for (DType dtype : {DType::I64, DType::I32, DType::I16, DType::I8, DType::U8}) {
+    expect_as_ndarray("max_pool2d with indices", [&](const Device& d) {
+      const auto x = Tensor<1, Int>::from_ints(values, TensorCreationOptions(d).with_dtype(dtype))
+                         .reshape<4>({1, 1, 4, 4});
+      const auto [pooled, indices] = module::max_pool2d_with_indices(x, options);
+      return ops::into_data(
+          ops::cat({ops::cast(pooled.handle(), DType::I64), indices.handle()}, 0));
+    });
+  }
 }
 
 TEST(LibTorchDevice, EmptyLanesAreNdarraysErrors) {

@@ -1,10 +1,10 @@
 // The libtorch backend (docs/backends/libtorch.md): every ir op as ATen calls on LibTorch's CPU or
 // CUDA device, the elementwise ones from ember's formulas (ir/formulas.h) with ATen ops as their
 // primitives. Random tensors (ember's Philox stream), casts of f64 and integers to half precision
-// (ember rounds once) and max pools of integers (ATen's take floats) run ndarray's kernels on the
-// host. No fusion, no pools (memory reports are nullopt), no device clock (profile measures
-// wall-clock time between two syncs). This header includes no ATen header: LibTorch's headers
-// stay inside this folder's .cpp files.
+// (ember rounds once) and max pools of i64 (ATen's take floats) run ndarray's kernels on the host.
+// No fusion, no pools (memory reports are nullopt), no device clock (profile measures wall-clock
+// time between two syncs). This header includes no ATen header: LibTorch's headers stay inside this
+// folder's .cpp files.
 #pragma once
 
 #include <memory>

@@ -1,7 +1,8 @@
 // Convolution, pooling and resampling, and their gradient ops: ATen's kernels, whose geometry
 // rules ember's ops copy (PyTorch's). A one-dim average pool runs as a two-dim one over a height
-// of 1 (ATen's avg_pool1d has no divisor_override nor backward of its own); max pools of integer
-// tensors run ndarray's kernels on the host (ATen's take floats alone).
+// of 1 (ATen's avg_pool1d has no divisor_override nor backward of its own). ATen's max pools take
+// floats alone: integers of up to 32 bits pool in f64 (exact), i64 runs ndarray's kernels on the
+// host.
 #include <vector>
 
 #include "backends/libtorch/aten.h"
@@ -56,6 +57,13 @@ Results max_pool(const ir::Pool& op, const at::Tensor& x) {
                                            : at::max_pool3d_with_indices;
   auto [values, indices] = pool(x, g.kernel, g.stride, g.padding, g.dilation, op.ceil_mode);
   return {values, indices};
+}
+
+/// x as ATen's max pools take it (floats alone): half precision in f32, integers in f64, which
+/// holds every integer of up to 32 bits exactly, so that maxima and their positions are the
+/// integers' own. (An i64 tensor, which f64 does not hold, pools on the host.)
+at::Tensor maximizable(const at::Tensor& x) {
+  return is_float(x) ? widened(x) : x.to(at::kDouble);
 }
 
 /// x's spatial rank: its dims after N and C.
@@ -150,8 +158,8 @@ Results run(const ir::ConvWeightGrad& op, const Args& a) {
 Results run(const ir::Pool& op, const Args& a) {
   const at::Tensor& x = a.in[0];
   if (op.op == ir::PoolOp::Avg) return {average_pool(op, widened(x))};
-  if (!is_float(x)) return {};
-  return max_pool(op, widened(x));
+  if (x.scalar_type() == at::kLong) return {};
+  return max_pool(op, maximizable(x));
 }
 
 Results run(const ir::AdaptivePool& op, const Args& a) {
@@ -163,11 +171,11 @@ Results run(const ir::AdaptivePool& op, const Args& a) {
             : rank == 2 ? at::adaptive_avg_pool2d(wide, op.output_size)
                         : at::adaptive_avg_pool3d(wide, op.output_size)};
   }
-  if (!is_float(x)) return {};
+  if (x.scalar_type() == at::kLong) return {};
   const auto pool = rank == 1   ? at::adaptive_max_pool1d
                     : rank == 2 ? at::adaptive_max_pool2d
                                 : at::adaptive_max_pool3d;
-  auto [values, indices] = pool(widened(x), op.output_size);
+  auto [values, indices] = pool(maximizable(x), op.output_size);
   return {values, indices};
 }
 
