@@ -82,6 +82,16 @@ void check_divisor(const Args& a, const at::Tensor& b) {
     throw InvalidArgument(a.prefix() + "integer division by zero");
 }
 
+/// Throws "[op] an integer base needs a non-negative exponent, got -2" naming the first negative
+/// exponent of y, as ndarray's.
+void check_exponents(const Args& a, const at::Tensor& y) {
+  const at::Tensor negative = at::lt(y, 0).reshape({-1});
+  if (!negative.any().item<bool>()) return;
+  const at::Tensor first = y.reshape({-1})[negative.nonzero()[0][0]];
+  throw InvalidArgument(a.prefix() + "an integer base needs a non-negative exponent, got " +
+                        std::to_string(first.item<int64_t>()));
+}
+
 /// Where b is -1 (a signed b: -1 would read as 255 in a u8 comparison). MIN / -1 and MIN % -1
 /// trap on x86, where ember wraps, so these divisors are replaced by 1.
 std::optional<at::Tensor> minus_ones(const at::Tensor& b) {
@@ -116,10 +126,7 @@ at::Tensor integer_binary(const Args& a, ir::BinaryOp op, const at::Tensor& x,
       check_divisor(a, y);
       return at::remainder(x, without_minus_one(y, minus_ones(y)));  // x % 1 is x % -1: 0
     case BinaryOp::Pow:
-      if (y.numel() > 0 && at::lt(y, 0).any().item<bool>()) {
-        throw InvalidArgument(a.prefix() + "an integer base needs a non-negative exponent, got " +
-                              std::to_string(y.min().item<int64_t>()));
-      }
+      check_exponents(a, y);
       return at::pow(x, y);
     case BinaryOp::Maximum:
       return at::maximum(x, y);
