@@ -39,9 +39,14 @@ at::Device torch_device(const LibTorchDevice& d) {
   return at::kVulkan;
 }
 
-/// The GPUs LibTorch's CUDA sees; 0 without CUDA (a CPU-only LibTorch, or no driver).
+/// The GPUs LibTorch's CUDA sees; 0 without CUDA (a CPU-only LibTorch, or no driver). Never throws
+/// (enumeration must not): a driver LibTorch cannot initialize counts as none.
 int cuda_count() {
-  return at::hasCUDA() ? at::detail::getCUDAHooks().getNumGPUs() : 0;
+  try {
+    return at::hasCUDA() ? at::detail::getCUDAHooks().getNumGPUs() : 0;
+  } catch (const c10::Error&) {
+    return 0;
+  }
 }
 
 /// result as output meta holds it: its dtype and shape (a kernel may return a wider float, or a
