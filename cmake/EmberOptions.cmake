@@ -12,7 +12,7 @@ set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest te
 shards: every case once, one process per shard); 0: one CTest test (and process) per case")
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
-set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA REMOTE)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA REMOTE LIBTORCH)
 # Implemented backends that are off unless asked for (still being brought up).
 set(EMBER_OPT_IN_BACKENDS)
 # Backends that are on where what they build on is found: cuda where the CUDA toolkit's headers
@@ -40,7 +40,17 @@ if(EMBER_CAPNP_EXECUTABLE AND EMBER_CAPNPC_CXX_EXECUTABLE AND EMBER_CAPNP_LIBRAR
    EMBER_KJ_LIBRARY AND EMBER_CAPNP_INCLUDE_DIR)
   set(EMBER_FOUND_REMOTE ON)
 endif()
-set(EMBER_DETECTED_BACKENDS CUDA REMOTE)
+# libtorch where find_package(Torch) finds a LibTorch (Debian's libtorch-dev, or the one Torch_DIR
+# names: docs/backends/libtorch.md). Not looked for when the option is already OFF: Torch's config
+# finds its own dependencies (Caffe2, protobuf, glog, CUDA), which a build without it needs not.
+set(EMBER_FOUND_LIBTORCH OFF)
+if(NOT DEFINED EMBER_BACKEND_LIBTORCH OR EMBER_BACKEND_LIBTORCH)
+  find_package(Torch QUIET)
+  if(Torch_FOUND)
+    set(EMBER_FOUND_LIBTORCH ON)
+  endif()
+endif()
+set(EMBER_DETECTED_BACKENDS CUDA REMOTE LIBTORCH)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)

@@ -37,7 +37,7 @@ constexpr BackendEntry kBackends[] = {
     {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     false},
     {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false},
     {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   false},
-    {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", false},
+    {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", true},
     {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   true},
     {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  false},
 };
@@ -150,7 +150,10 @@ bool is_compiled(Kind kind) {
 }
 
 void require_compiled(const DispatchDevice& d, const char* factory) {
-  if (is_compiled(kind_of(d))) return;
+  if (const Registration* registration = registration_of(kind_of(d))) {
+    if (registration->require_buildable != nullptr) registration->require_buildable(d, factory);
+    return;
+  }
   const BackendEntry& entry = entry_of(kind_of(d));
   if (!entry.implemented) {
     throw ConfigError("[" + std::string(factory) + "] the " + std::string(entry.name) +

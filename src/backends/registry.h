@@ -14,7 +14,8 @@ namespace ember::backend {
 
 /// Creates the backend serving d; ConfigError naming EMBER_BACKEND_<NAME> when not compiled in.
 std::unique_ptr<Backend> create(const DispatchDevice& d);
-/// Throws ConfigError naming the option unless the backend serving d is compiled in.
+/// Throws ConfigError naming the option unless the backend serving d is compiled in, or naming
+/// why when it is but was built without what d needs (Registration::require_buildable).
 void require_compiled(const DispatchDevice& d, const char* factory);
 /// Whether a backend of this type is compiled in.
 bool is_compiled(DeviceType::Kind kind);

@@ -4,7 +4,8 @@
 // implements the primitives once. A Bool value is a target's Mask. The targets:
 //   - ndarray's reference loop (backends/ndarray/scalar_math.h): a value is one float;
 //   - flex's Highway loops (backends/flex/simd_math-inl.h): a value is a vector;
-//   - the CUDA C emitter (codegen/cuda_c.h): a value is a variable of the kernel's source text.
+//   - the CUDA C emitter (codegen/cuda_c.h): a value is a variable of the kernel's source text;
+//   - the libtorch backend (backends/libtorch/elementwise.cpp): a value is an at::Tensor.
 // A formula is a function template over the target M. A composite (GELU, mish, softplus) is
 // written here and nowhere else; a target that computes a primitive as a composite of others (the
 // Highway target's erfc) takes that composite from here too.

@@ -38,13 +38,14 @@ TEST(DeviceSpec, NewWrapsADescriptorAndAsDispatchReturnsIt) {
 
 TEST(DeviceSpec, DefaultPicksTheFirstCompiledBackendInSpecOrder) {
   const ScopedEmberDevice unset(std::nullopt);
-  // Of the backends implemented so far, the spec's order is cuda (where a GPU is), cpu, flex,
-  // ndarray.
+  // Of the backends implemented so far, the spec's order is cuda (where a GPU is), cpu,
+  // libtorch, flex, ndarray.
   const bool gpu = !Device::enumerate(DeviceType::Cuda).empty();
-  const Device expected = gpu                                            ? Device::cuda(0)
-                          : backend::is_compiled(DeviceType::Kind::Cpu)  ? Device::cpu()
-                          : backend::is_compiled(DeviceType::Kind::Flex) ? Device::flex()
-                                                                         : Device::ndarray();
+  const Device expected = gpu                                                ? Device::cuda(0)
+                          : backend::is_compiled(DeviceType::Kind::Cpu)      ? Device::cpu()
+                          : backend::is_compiled(DeviceType::Kind::LibTorch) ? Device::libtorch()
+                          : backend::is_compiled(DeviceType::Kind::Flex)     ? Device::flex()
+                                                                             : Device::ndarray();
   EXPECT_EQ(Device().as_dispatch(), expected.as_dispatch());
   EXPECT_EQ(Device::default_device(), expected);
 }
@@ -69,7 +70,7 @@ TEST(DeviceSpec, DefaultWithMalformedEmberDeviceIsAClearError) {
 }
 
 TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOption) {
-  // CMake refuses every backend but ndarray, flex, cpu, cuda and remote today
+  // CMake refuses every backend but ndarray, flex, cpu, cuda, remote and libtorch today
   // (cmake/EmberOptions.cmake), so each of these factories must refuse; a backend that lands moves
   // its line to a test of its own.
   struct Case {
@@ -79,14 +80,10 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
   };
   const Case cases[] = {
       {"rocm", [] { return Device::rocm(); }, "EMBER_BACKEND_ROCM"},
-      {"libtorch_cuda", [] { return Device::libtorch_cuda(0); }, "EMBER_BACKEND_LIBTORCH"},
       {"wgpu", [] { return Device::wgpu(DeviceKind::discrete_gpu(0)); }, "EMBER_BACKEND_WGPU"},
       {"vulkan", [] { return Device::vulkan(); }, "EMBER_BACKEND_VULKAN"},
       {"metal", [] { return Device::metal(); }, "EMBER_BACKEND_METAL"},
       {"webgpu", [] { return Device::webgpu(); }, "EMBER_BACKEND_WEBGPU"},
-      {"libtorch", [] { return Device::libtorch(); }, "EMBER_BACKEND_LIBTORCH"},
-      {"libtorch_mps", [] { return Device::libtorch_mps(); }, "EMBER_BACKEND_LIBTORCH"},
-      {"libtorch_vulkan", [] { return Device::libtorch_vulkan(); }, "EMBER_BACKEND_LIBTORCH"},
       {"capture", [] { return Device::capture(); }, "EMBER_BACKEND_CAPTURE"},
   };
   for (const Case& c : cases) {
@@ -135,6 +132,38 @@ TEST(DeviceSpec, CudaFactoryGivesTheCudaDeviceOrNamesItsOption) {
   expect_device_or_option(
       DeviceType::Kind::Cuda, [] { return Device::cuda(1); }, CudaDevice{1}, "[Device::cuda]",
       "EMBER_BACKEND_CUDA");
+}
+
+TEST(DeviceSpec, LibTorchFactoriesGiveTheirDevicesOrNameTheOption) {
+  expect_device_or_option(DeviceType::Kind::LibTorch, &Device::libtorch, LibTorchDevice{},
+                          "[Device::libtorch]", "EMBER_BACKEND_LIBTORCH");
+  // As Device::cuda: the factory names the device whether or not LibTorch sees that GPU.
+  expect_device_or_option(
+      DeviceType::Kind::LibTorch, [] { return Device::libtorch_cuda(1); },
+      LibTorchDevice{LibTorchDevice::Target::Cuda, 1}, "[Device::libtorch_cuda]",
+      "EMBER_BACKEND_LIBTORCH");
+}
+
+TEST(DeviceSpec, LibTorchMpsAndVulkanNeedALibTorchBuiltWithThem) {
+  struct Case {
+    Device (*make)();
+    const char* factory;
+    const char* device;
+  };
+  const Case cases[] = {{&Device::libtorch_mps, "[Device::libtorch_mps]", "MPS"},
+                        {&Device::libtorch_vulkan, "[Device::libtorch_vulkan]", "Vulkan"}};
+  const bool compiled = backend::is_compiled(DeviceType::Kind::LibTorch);
+  for (const Case& c : cases) {
+    try {
+      c.make();
+      // Only a LibTorch built with the device gives it (none on the machines CI runs on).
+      EXPECT_TRUE(compiled) << c.factory;
+    } catch (const ConfigError& e) {
+      const std::string message = e.what();
+      EXPECT_TRUE(contains(message, c.factory)) << message;
+      EXPECT_TRUE(contains(message, compiled ? c.device : "EMBER_BACKEND_LIBTORCH")) << message;
+    }
+  }
 }
 
 TEST(DeviceSpec, NdArrayFactoryGivesTheNdArrayDevice) {

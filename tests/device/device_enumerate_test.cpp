@@ -54,6 +54,11 @@ TEST(DeviceSpec, EnumerateAllListsEveryLocalDevice) {
     expected.push_back(gpu);
   if (backend::is_compiled(DeviceType::Kind::Flex)) expected.push_back(Device::flex());
   expected.push_back(Device::ndarray());
+  // libtorch's, after: its CPU device, then a libtorch_cuda:i per GPU LibTorch's CUDA sees.
+  if (backend::is_compiled(DeviceType::Kind::LibTorch)) expected.push_back(Device::libtorch());
+  for (const Device& gpu : Device::enumerate(DeviceType::LibTorch)) {
+    if (gpu != Device::libtorch()) expected.push_back(gpu);
+  }
   ASSERT_EQ(devices.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i)
     EXPECT_EQ(devices[i], expected[i]);

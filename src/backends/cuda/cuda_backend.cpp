@@ -24,6 +24,7 @@
 #include "backends/cuda/matmul.h"
 #include "backends/ndarray/kernels.h"
 #include "backends/ndarray/pool_windows.h"
+#include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
 #include "codegen/cuda_program.h"
 #include "ember/error.h"
@@ -1206,26 +1207,7 @@ class CudaBackend final : public backend::Backend {
   /// op run by ndarray's kernel on the host, on copies of the inputs; its results uploaded.
   Outputs run_on_host(const ir::Op& op, std::span<const Operand> inputs,
                       std::span<const ir::TensorMeta> outputs) {
-    std::vector<TensorData> host;
-    host.reserve(inputs.size());
-    for (const Operand& input : inputs)
-      host.push_back(read(input));
-    std::vector<const TensorData*> pointers;
-    for (const TensorData& data : host)
-      pointers.push_back(&data);
-    Outputs results;
-    std::visit(
-        [&](const auto& o) {
-          auto computed = ndarray::run(o, pointers, outputs);
-          if constexpr (std::is_same_v<decltype(computed), TensorData>) {
-            results.push_back(write(computed));
-          } else {
-            for (const TensorData& data : computed)
-              results.push_back(write(data));
-          }
-        },
-        op);
-    return results;
+    return ndarray::run_on_host(*this, op, inputs, outputs);
   }
 
   std::shared_ptr<GpuContext> gpu_;
