@@ -10,11 +10,11 @@
 
 namespace ember::test {
 
-/// The CPU devices compiled in: ndarray, flex, cpu (each factory throws ConfigError without its
-/// backend).
+/// The CPU devices compiled in: ndarray, flex, cpu, libtorch (each factory throws ConfigError
+/// without its backend).
 inline std::vector<Device> host_devices() {
   std::vector<Device> devices;
-  for (auto factory : {&Device::ndarray, &Device::flex, &Device::cpu}) {
+  for (auto factory : {&Device::ndarray, &Device::flex, &Device::cpu, &Device::libtorch}) {
     try {
       devices.push_back(factory());
     } catch (const ConfigError&) {

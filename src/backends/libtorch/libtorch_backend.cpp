@@ -3,8 +3,10 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/version.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -114,6 +116,35 @@ class LibTorchBackend final : public backend::Backend {
 
   TensorData read(const Operand& operand) override {
     return translating_errors([] { return "read"; }, [&] { return download(operand); });
+  }
+
+  // Zero-copy sharing with the other CPU backends and DLPack (docs/interop.md): an at::Tensor on
+  // the CPU is host memory as it is, and ATen computes on foreign host memory through from_blob.
+
+  /// The tensor's elements where it is (ATen's CPU ops are done when they return); nullopt for a
+  /// GPU's tensor.
+  std::optional<backend::HostMemory> share_host_memory(const Operand& operand) override {
+    const at::Tensor& t = tensor_of(operand);
+    if (!t.device().is_cpu()) return std::nullopt;
+    return backend::HostMemory{static_cast<std::byte*>(t.data_ptr()), t.strides().vec(),
+                               operand.buffer};
+  }
+
+  /// An at::Tensor over memory, holding its owner; null (the caller copies) on a GPU device, for a
+  /// negative stride (ATen has none) and for the dtypes LibTorch lacks.
+  BufferPtr wrap_host_memory(const backend::HostMemory& memory,
+                             const ir::TensorMeta& meta) override {
+    const bool negative =
+        std::ranges::any_of(memory.strides, [](int64_t stride) { return stride < 0; });
+    if (!options_.device().is_cpu() || negative || !has_scalar_type(meta.dtype)) return nullptr;
+    return translating_errors(
+        [] { return "to_device"; },
+        [&] {
+          const c10::InferenceMode no_autograd;
+          return std::make_shared<TorchBuffer>(at::from_blob(
+              memory.data, sizes_of(meta.shape), memory.strides, [owner = memory.owner](void*) {},
+              at::TensorOptions().dtype(scalar_type(meta.dtype, "to_device"))));
+        });
   }
 
   /// ATen runs CPU ops before returning; a CUDA device's work is waited for by a copy to the host,
