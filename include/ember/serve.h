@@ -27,7 +27,8 @@ struct ServeOptions {
   std::string credential;
   /// The devices served, in the order clients index them; empty: every device of this machine.
   std::vector<Device> devices;
-  /// The largest message accepted; a tensor travels in chunks well below it.
+  /// The largest message accepted (a tensor's bytes travel outside messages: the session's
+  /// byte limit bounds them).
   std::size_t max_message_bytes = std::size_t{64} << 20;
   /// The most tensors one session may hold at once.
   std::size_t max_tensors_per_session = std::size_t{1} << 20;

@@ -1,5 +1,5 @@
 // The request loop of a connection. A request the protocol does not allow at that point (an
-// unknown tensor id, a chunk with no upload, a malformed op) is a violation: answered with an
+// unknown tensor id, an id used twice, a malformed op) is a violation: answered with an
 // error, then the connection closes, since nothing after it can be trusted. An op that fails on
 // the device is not: its outputs carry the failure, and the next sync or download reports it.
 #include "serve/session.h"
@@ -45,15 +45,6 @@ struct Entry {
   std::size_t bytes = 0;
 };
 
-/// The upload in progress: its id, meta and the bytes received so far.
-struct Upload {
-  uint64_t id;
-  Shape shape;
-  DType dtype;
-  std::vector<std::byte> bytes;
-  std::size_t filled = 0;
-};
-
 class Session {
  public:
   Session(wire::Channel& channel, Shared& shared) : channel_(channel), shared_(shared) {}
@@ -71,8 +62,7 @@ class Session {
   void open(uint32_t index);
   void run_ops(capnp::List<proto::OpCall>::Reader calls);
   void run_op(proto::OpCall::Reader call);
-  void begin_upload(proto::Upload::Reader upload);
-  void receive_chunk(capnp::Data::Reader chunk);
+  void upload(proto::Upload::Reader upload);
   void download(uint64_t id);
   void release(capnp::List<uint64_t>::Reader ids);
   void sync();
@@ -93,7 +83,6 @@ class Session {
   std::optional<Device> device_;
   std::unordered_map<uint64_t, Entry> tensors_;
   std::size_t bytes_ = 0;
-  std::optional<Upload> upload_;
   std::string pending_failure_;  // the first op failure since the last sync
 };
 
@@ -113,9 +102,6 @@ void Session::run() {
 void Session::handle(Request::Reader request) {
   if (!greeted_ && request.which() != Request::HELLO)
     throw Violation("the first request must be hello");
-  if (upload_ && request.which() != Request::CHUNK)
-    throw Violation("upload of tensor " + std::to_string(upload_->id) + " is incomplete: " +
-                    std::to_string(upload_->bytes.size() - upload_->filled) + " bytes missing");
   switch (request.which()) {
     case Request::HELLO:
       return hello(request.getHello());
@@ -126,9 +112,7 @@ void Session::handle(Request::Reader request) {
     case Request::RUN:
       return run_ops(request.getRun());
     case Request::UPLOAD:
-      return begin_upload(request.getUpload());
-    case Request::CHUNK:
-      return receive_chunk(request.getChunk());
+      return upload(request.getUpload());
     case Request::DOWNLOAD:
       return download(request.getDownload());
     case Request::RELEASE:
@@ -281,51 +265,35 @@ void Session::run_op(proto::OpCall::Reader call) {
   }
 }
 
-void Session::begin_upload(proto::Upload::Reader upload) {
+void Session::upload(proto::Upload::Reader upload) {
   require_ready();
   require_new(upload.getId());
   const auto meta = upload.getMeta();
-  if (meta.getDtype() >= std::size(kAllDTypes))
-    throw Violation("upload: unknown dtype " + std::to_string(meta.getDtype()));
   Shape shape = wire::decode_shape(meta);
   const DType dtype = wire::decode_dtype(meta);
   const std::optional<int64_t> bytes = checked_tensor_bytes(shape, dtype);
   if (!bytes) throw Violation("upload: tensor " + meta_text(shape, dtype) + " is not valid");
   const auto size = static_cast<std::size_t>(*bytes);
   const ServeOptions& limits = shared_.options;
+  // Checked before a byte of it is read or allocated.
   if (size > limits.max_session_bytes - std::min(bytes_, limits.max_session_bytes) ||
       tensors_.size() >= limits.max_tensors_per_session)
     throw Violation("upload: tensor " + meta_text(shape, dtype) + " of " + std::to_string(size) +
                     " bytes is over the session's limits (it holds " + std::to_string(bytes_) +
                     " of " + std::to_string(limits.max_session_bytes) + " bytes, " +
                     std::to_string(tensors_.size()) + " tensors)");
-  upload_ = Upload{upload.getId(), std::move(shape), dtype, std::vector<std::byte>(size), 0};
-  if (size == 0) receive_chunk({});
-}
-
-void Session::receive_chunk(capnp::Data::Reader chunk) {
-  if (!upload_) throw Violation("a chunk with no upload in progress");
-  Upload& upload = *upload_;
-  if (chunk.size() > upload.bytes.size() - upload.filled)
-    throw Violation("upload of tensor " + std::to_string(upload.id) + ": a chunk of " +
-                    std::to_string(chunk.size()) + " bytes overruns its " +
-                    std::to_string(upload.bytes.size()) + " bytes");
-  std::memcpy(upload.bytes.data() + upload.filled, chunk.begin(), chunk.size());
-  upload.filled += chunk.size();
-  if (upload.filled < upload.bytes.size()) return;
-  Upload done = std::move(upload);
-  upload_.reset();
-  const auto size = done.bytes.size();
-  TensorData data(std::move(done.bytes), done.shape, done.dtype);
+  std::vector<std::byte> values(size);
+  channel_.receive_bytes(values);
+  const TensorData data(std::move(values), std::move(shape), dtype);
   try {
-    store(done.id,
-          Entry{ops::from_data(data, TensorCreationOptions(*device_).with_dtype(done.dtype),
-                               kind_of(done.dtype)),
+    store(upload.getId(),
+          Entry{ops::from_data(data, TensorCreationOptions(*device_).with_dtype(dtype),
+                               kind_of(dtype)),
                 {},
                 size});
   } catch (const Error& e) {
     if (pending_failure_.empty()) pending_failure_ = e.what();
-    store(done.id, Entry{{}, e.what(), 0});
+    store(upload.getId(), Entry{{}, e.what(), 0});
   }
 }
 
@@ -339,21 +307,9 @@ void Session::download(uint64_t id) {
   } catch (const Error& e) {
     return reply_error(e.what());
   }
-  {
-    capnp::MallocMessageBuilder message;
-    wire::encode_meta(data.shape(), data.dtype(), message.initRoot<proto::Reply>().initMeta());
-    channel_.send(message);
-  }
-  const std::span<const std::byte> bytes = data.bytes();
-  const std::size_t chunk_bytes = wire::chunk_bytes(shared_.options.max_message_bytes);
-  for (std::size_t at = 0; at < bytes.size(); at += chunk_bytes) {
-    capnp::MallocMessageBuilder message;
-    const std::size_t length = std::min(chunk_bytes, bytes.size() - at);
-    auto reply = message.initRoot<proto::Reply>();
-    reply.adoptChunk(message.getOrphanage().referenceExternalData(
-        capnp::Data::Reader(reinterpret_cast<const capnp::byte*>(bytes.data() + at), length)));
-    channel_.send(message);
-  }
+  capnp::MallocMessageBuilder message;
+  wire::encode_meta(data.shape(), data.dtype(), message.initRoot<proto::Reply>().initMeta());
+  channel_.send(message, data.bytes());
 }
 
 void Session::release(capnp::List<uint64_t>::Reader ids) {

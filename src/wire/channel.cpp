@@ -11,7 +11,7 @@
 namespace ember::wire {
 namespace {
 
-/// More segments than a message of ours ever has (one, plus one per external chunk).
+/// More segments than a message of ours ever has (one).
 constexpr uint32_t kMaxSegments = 64;
 
 }  // namespace
@@ -27,7 +27,7 @@ Received::Received(std::vector<capnp::word> words, const capnp::ReaderOptions& o
 Channel::Channel(Socket& socket, std::size_t max_message_bytes)
     : socket_(socket), max_message_bytes_(max_message_bytes) {}
 
-void Channel::send(capnp::MessageBuilder& message) {
+void Channel::send(capnp::MessageBuilder& message, std::span<const std::byte> trailing) {
   const kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>> segments =
       message.getSegmentsForOutput();
   // The table: the segment count less one, each segment's size in words, padded to a word.
@@ -39,6 +39,8 @@ void Channel::send(capnp::MessageBuilder& message) {
     pieces.push_back(
         {const_cast<capnp::word*>(segments[i].begin()), segments[i].size() * sizeof(capnp::word)});
   }
+  if (!trailing.empty())
+    pieces.push_back({const_cast<std::byte*>(trailing.data()), trailing.size()});
   socket_.write_all(pieces);
 }
 
@@ -89,11 +91,6 @@ void send_error(Channel& channel, const std::string& message) noexcept {
     channel.send(reply);
   } catch (...) {  // NOLINT: the peer is gone; nothing more to tell it
   }
-}
-
-std::size_t chunk_bytes(std::size_t max_message_bytes) {
-  constexpr std::size_t kChunk = std::size_t{4} << 20;  // large enough to stream at full speed
-  return std::max<std::size_t>(std::min(kChunk, max_message_bytes / 2), 4096);
 }
 
 }  // namespace ember::wire

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,12 +36,13 @@ class Channel {
   /// A channel over socket, which must outlive it.
   Channel(Socket& socket, std::size_t max_message_bytes);
 
-  /// Writes message (its segments as they are: data referenced with referenceExternalData is
-  /// sent without a copy).
-  void send(capnp::MessageBuilder& message);
+  /// Writes message, then trailing (a tensor's bytes), without copying either.
+  void send(capnp::MessageBuilder& message, std::span<const std::byte> trailing = {});
   /// Reads the next message. ExecutionError when the stream fails; InvalidArgument when the
   /// framing is malformed or over the limit (the stream cannot continue after either).
   Received receive();
+  /// Reads the bytes.size() bytes that follow a message (a tensor's, whose size the message gave).
+  void receive_bytes(std::span<std::byte> bytes) { socket_.read_exactly(bytes); }
 
   Socket& socket() { return socket_; }
 
@@ -58,9 +60,6 @@ Received read_message(ReadExactly&& read_exactly, std::size_t max_message_bytes,
 
 /// Sends an error reply, ignoring a failure to send (the peer may be gone already).
 void send_error(Channel& channel, const std::string& message) noexcept;
-/// The size of the chunks a tensor travels in, for a peer accepting messages of up to
-/// max_message_bytes.
-std::size_t chunk_bytes(std::size_t max_message_bytes);
 
 /// Runs f, turning a kj::Exception (raised by capnp on a malformed message) into InvalidArgument
 /// "[remote] malformed message: ...".

@@ -1,7 +1,9 @@
 # The remote protocol between ember's remote backend (src/backends/remote) and `ember serve`
 # (src/serve): Cap'n Proto messages, one Request from the client at a time, a Reply only to the
-# requests that say so (docs/backends/remote.md). Everything here is read from untrusted bytes:
-# the server checks each value before use.
+# requests that say so (docs/backends/remote.md). A tensor's bytes follow its upload request or
+# its download reply directly on the stream, as they are in memory: exactly the bytes its Meta
+# counts, without framing or copy. Everything here is read from untrusted bytes: the server checks
+# each value before use.
 @0xd6a1f6e2b3c4a5b7;
 
 using Cxx = import "/capnp/c++.capnp";
@@ -50,7 +52,7 @@ struct Hello {
 
 struct Upload {
   id @0 :UInt64;
-  meta @1 :Meta;              # the chunks that follow carry exactly its bytes
+  meta @1 :Meta;              # its bytes follow the message
 }
 
 struct DeviceInfo {
@@ -73,14 +75,13 @@ struct Request {
     listDevices @1 :Void;     # reply: devices
     open @2 :UInt32;          # opens the session on the server's device i; reply: ok
     run @3 :List(OpCall);     # no reply: a failure is reported by the next sync or download
-    upload @4 :Upload;        # no reply; chunks follow
-    chunk @5 :Data;           # no reply: the next bytes of the upload in progress
-    download @6 :UInt64;      # reply: meta, then chunks of its bytes
-    release @7 :List(UInt64); # no reply
-    sync @8 :Void;            # reply: ok, or the first failure since the last reply
-    seed @9 :UInt64;          # no reply
-    memoryUsage @10 :Void;    # reply: usage
-    memoryCleanup @11 :Void;  # no reply
+    upload @4 :Upload;        # no reply; the tensor's bytes follow
+    download @5 :UInt64;      # reply: meta, then the tensor's bytes
+    release @6 :List(UInt64); # no reply
+    sync @7 :Void;            # reply: ok, or the first failure since the last reply
+    seed @8 :UInt64;          # no reply
+    memoryUsage @9 :Void;     # reply: usage
+    memoryCleanup @10 :Void;  # no reply
   }
 }
 
@@ -89,8 +90,7 @@ struct Reply {
     ok @0 :Void;
     error @1 :Text;
     devices @2 :List(DeviceInfo);
-    meta @3 :Meta;
-    chunk @4 :Data;
-    usage @5 :MemoryUsage;
+    meta @3 :Meta;            # the tensor's bytes follow
+    usage @4 :MemoryUsage;
   }
 }

@@ -56,7 +56,7 @@ void decode_call(proto::OpCall::Reader call) {
   ember::ir::infer(op, inputs);
 }
 
-void decode_request(proto::Request::Reader request) {
+void decode_request(proto::Request::Reader request, Cursor& cursor) {
   switch (request.which()) {
     case proto::Request::RUN:
       for (proto::OpCall::Reader call : request.getRun()) {
@@ -66,10 +66,14 @@ void decode_request(proto::Request::Reader request) {
         });
       }
       return;
-    case proto::Request::UPLOAD: {
+    case proto::Request::UPLOAD: {  // the tensor's bytes follow, as many as its meta counts
       const auto meta = request.getUpload().getMeta();
-      (void)ember::checked_tensor_bytes(ember::wire::decode_shape(meta),
-                                        ember::wire::decode_dtype(meta));
+      const auto bytes = ember::checked_tensor_bytes(ember::wire::decode_shape(meta),
+                                                     ember::wire::decode_dtype(meta));
+      if (!bytes) throw ember::InvalidArgument("[remote fuzz] an invalid upload");
+      std::vector<std::byte> values(
+          std::min<std::size_t>(static_cast<std::size_t>(*bytes), cursor.left.size() + 1));
+      cursor(values);
       return;
     }
     case proto::Request::HELLO:
@@ -85,12 +89,13 @@ void decode_request(proto::Request::Reader request) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   Cursor cursor{ember::fuzz::input_bytes(data, size)};
   while (!cursor.left.empty()) {
-    const bool read =
-        ember::fuzz::parsed_or_refused([&] {
-          ember::wire::Received message = ember::wire::read_message(cursor, 1 << 16, "fuzz");
-          ember::wire::rethrow_malformed([&] { decode_request(message.root<proto::Request>()); });
-          return true;
-        }).has_value();
+    const bool read = ember::fuzz::parsed_or_refused([&] {
+                        ember::wire::Received message =
+                            ember::wire::read_message(cursor, 1 << 16, "fuzz");
+                        ember::wire::rethrow_malformed(
+                            [&] { decode_request(message.root<proto::Request>(), cursor); });
+                        return true;
+                      }).has_value();
     if (!read) break;  // the stream cannot go on after a refused message
   }
   return 0;

@@ -162,7 +162,7 @@ void write_remote_message_seeds(const fs::path& dir) {
     upload.setId(1);
     ember::wire::encode_meta(Shape{2, 3}, DType::F32, upload.initMeta());
   });
-  append_request(session, [](Request::Builder r) { r.initChunk(24); });
+  session.append(24, '\0');  // the upload's bytes follow its request
   const ir::Op ops[] = {
       ir::Binary{ir::BinaryOp::Add},
       ir::Reduce{ir::ReduceOp::Sum, 1, 0, DType::I64},

@@ -40,12 +40,7 @@ void RawSession::upload(uint64_t id, const TensorData& data) {
   auto upload = begin.initRoot<proto::Request>().initUpload();
   upload.setId(id);
   wire::encode_meta(data.shape(), data.dtype(), upload.initMeta());
-  link_.send(begin);
-  capnp::MallocMessageBuilder chunk;
-  const auto bytes = data.bytes();
-  chunk.initRoot<proto::Request>().setChunk(
-      capnp::Data::Reader(reinterpret_cast<const capnp::byte*>(bytes.data()), bytes.size()));
-  if (!bytes.empty()) link_.send(chunk);
+  link_.send(begin, data.bytes());
 }
 
 void RawSession::run(const ir::Op& op, std::vector<uint64_t> inputs,
@@ -66,12 +61,7 @@ TensorData RawSession::download(uint64_t id) {
   const Shape shape = wire::decode_shape(reply.getMeta());
   const DType dtype = wire::decode_dtype(reply.getMeta());
   std::vector<std::byte> bytes(static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype));
-  for (std::size_t filled = 0; filled < bytes.size();) {
-    wire::Received chunk = link_.receive_reply();
-    const auto data = chunk.root<proto::Reply>().getChunk();
-    std::memcpy(bytes.data() + filled, data.begin(), data.size());
-    filled += data.size();
-  }
+  link_.receive_bytes(bytes);
   return TensorData(std::move(bytes), shape, dtype);
 }
 

@@ -9,6 +9,7 @@
 
 #include "backends/remote/remote_link.h"
 #include "ember/error.h"
+#include "ir/rules.h"
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
 
@@ -141,24 +142,12 @@ BufferPtr RemoteBackend::write(const TensorData& data) {
   const std::lock_guard lock(session_->mutex);
   session_->flush_locked();
   const uint64_t id = session_->next_id++;
-  {
-    capnp::MallocMessageBuilder message;
-    auto upload = message.initRoot<proto::Request>().initUpload();
-    upload.setId(id);
-    wire::encode_meta(data.shape(), data.dtype(), upload.initMeta());
-    session_->link->send(message);
-  }
-  const std::span<const std::byte> bytes = data.bytes();
-  const std::size_t chunk = wire::chunk_bytes(std::size_t{64} << 20);
-  for (std::size_t at = 0; at < bytes.size(); at += chunk) {
-    capnp::MallocMessageBuilder message;
-    auto request = message.initRoot<proto::Request>();
-    // The chunk references the tensor's bytes: they go to the socket without a copy.
-    request.adoptChunk(message.getOrphanage().referenceExternalData(
-        capnp::Data::Reader(reinterpret_cast<const capnp::byte*>(bytes.data() + at),
-                            std::min(chunk, bytes.size() - at))));
-    session_->link->send(message);
-  }
+  capnp::MallocMessageBuilder message;
+  auto upload = message.initRoot<proto::Request>().initUpload();
+  upload.setId(id);
+  wire::encode_meta(data.shape(), data.dtype(), upload.initMeta());
+  // The tensor's bytes follow the message, from where they are.
+  session_->link->send(message, data.bytes());
   return std::make_shared<RemoteBuffer>(session_, id);
 }
 
@@ -168,25 +157,18 @@ TensorData RemoteBackend::read(const Operand& operand) {
   capnp::MallocMessageBuilder request;
   request.initRoot<proto::Request>().setDownload(id_of(operand));
   Link& link = *session_->link;
-  const std::string where = "[remote://" + link.address() + "] ";
   {
     wire::Received reply = link.call(request);
     const auto meta = reply.root<proto::Reply>();
-    if (!meta.isMeta()) throw ExecutionError(where + "the server sent no tensor for a download");
-    if (wire::decode_shape(meta.getMeta()) != operand.meta.shape ||
+    if (!meta.isMeta() || wire::decode_shape(meta.getMeta()) != operand.meta.shape ||
         meta.getMeta().getDtype() != static_cast<uint8_t>(operand.meta.dtype))
-      throw ExecutionError(where + "the server sent a tensor of another shape or dtype");
+      throw ExecutionError("[remote://" + link.address() +
+                           "] the server's download is not a tensor of " +
+                           ir::rules::concat(operand.meta.shape, " ", operand.meta.dtype));
   }
   std::vector<std::byte> bytes(static_cast<std::size_t>(
       operand.meta.shape.num_elements() * static_cast<int64_t>(dtype_size(operand.meta.dtype))));
-  for (std::size_t filled = 0; filled < bytes.size();) {
-    wire::Received reply = link.receive_reply();
-    const auto root = reply.root<proto::Reply>();
-    if (!root.isChunk() || root.getChunk().size() > bytes.size() - filled)
-      throw ExecutionError(where + "the server's download does not match the tensor's bytes");
-    std::memcpy(bytes.data() + filled, root.getChunk().begin(), root.getChunk().size());
-    filled += root.getChunk().size();
-  }
+  link.receive_bytes(bytes);
   return TensorData(std::move(bytes), operand.meta.shape, operand.meta.dtype);
 }
 

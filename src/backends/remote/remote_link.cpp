@@ -8,7 +8,7 @@
 namespace ember::backend::remote {
 namespace {
 
-/// The client accepts replies up to this size (a download streams in chunks well below it).
+/// The client accepts replies up to this size (a download's bytes follow its reply unframed).
 constexpr std::size_t kMaxReplyBytes = std::size_t{64} << 20;
 
 }  // namespace
@@ -84,8 +84,12 @@ std::vector<HostedDevice> Link::list_devices() {
   });
 }
 
-void Link::send(capnp::MessageBuilder& request) {
-  guarded([&] { channel_.send(request); });
+void Link::send(capnp::MessageBuilder& request, std::span<const std::byte> trailing) {
+  guarded([&] { channel_.send(request, trailing); });
+}
+
+void Link::receive_bytes(std::span<std::byte> bytes) {
+  guarded([&] { channel_.receive_bytes(bytes); });
 }
 
 wire::Received Link::call(capnp::MessageBuilder& request) {

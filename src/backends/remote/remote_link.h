@@ -6,7 +6,9 @@
 #include <capnp/message.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -39,13 +41,15 @@ class Link {
 
   /// The devices the server hosts.
   std::vector<HostedDevice> list_devices();
-  /// Sends request, which has no reply.
-  void send(capnp::MessageBuilder& request);
+  /// Sends request, which has no reply, followed by trailing (an upload's bytes).
+  void send(capnp::MessageBuilder& request, std::span<const std::byte> trailing = {});
   /// Sends request and returns its reply; ExecutionError carrying the server's message when the
   /// reply is an error.
   wire::Received call(capnp::MessageBuilder& request);
   /// The next reply (of a request answered by several).
   wire::Received receive_reply();
+  /// The bytes that follow a reply (a download's).
+  void receive_bytes(std::span<std::byte> bytes);
 
   const std::string& address() const { return address_; }
 
