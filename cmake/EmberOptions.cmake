@@ -35,9 +35,11 @@ find_program(EMBER_CAPNPC_CXX_EXECUTABLE capnpc-c++)
 find_library(EMBER_CAPNP_LIBRARY capnp)
 find_library(EMBER_KJ_LIBRARY kj)
 find_path(EMBER_CAPNP_INCLUDE_DIR capnp/message.h)
+# TLS through OpenSSL (libssl-dev).
+find_package(OpenSSL QUIET)
 set(EMBER_FOUND_REMOTE OFF)
 if(EMBER_CAPNP_EXECUTABLE AND EMBER_CAPNPC_CXX_EXECUTABLE AND EMBER_CAPNP_LIBRARY AND
-   EMBER_KJ_LIBRARY AND EMBER_CAPNP_INCLUDE_DIR)
+   EMBER_KJ_LIBRARY AND EMBER_CAPNP_INCLUDE_DIR AND OPENSSL_FOUND)
   set(EMBER_FOUND_REMOTE ON)
 endif()
 # libtorch where find_package(Torch) finds a LibTorch (Debian's libtorch-dev, or the one Torch_DIR

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ember/device.h"
+#include "ember/dispatch_device.h"
 
 namespace ember {
 
@@ -16,8 +17,12 @@ class RemoteHost {
   static RemoteHost tcp(std::string address);
   /// The same host, authenticating with token.
   RemoteHost with_credential(std::string token) const;
+  /// The same host over TLS, trusting the certificates of a PEM file (the server's own, for a
+  /// self-signed one, or the authority that signed it).
+  RemoteHost with_tls(std::string trusted_certificates_file) const;
   const std::string& address() const { return address_; }
-  const std::string& credential() const { return credential_; }
+  const std::string& credential() const { return access_.credential; }
+  const RemoteAccess& access() const { return access_; }
   /// Every device the host serves; ExecutionError when unreachable, ConfigError when the remote
   /// backend is not compiled in.
   Devices devices() const;
@@ -27,7 +32,7 @@ class RemoteHost {
 
  private:
   std::string address_;
-  std::string credential_;
+  RemoteAccess access_;
 };
 
 /// A backend family to enumerate. DeviceType::Cuda | DeviceType::remote(host) builds a filter.

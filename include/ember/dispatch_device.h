@@ -81,12 +81,19 @@ struct LibTorchDevice {
   uint32_t index = 0;
   friend bool operator==(const LibTorchDevice&, const LibTorchDevice&) = default;
 };
-/// A device hosted by `ember serve` at address ("host:port"). The credential it presents is not
-/// part of its identity (two Devices of one address and index are the same device).
+/// How a client reaches an `ember serve`: the credential it presents (empty: none, or
+/// EMBER_REMOTE_CREDENTIAL), and the certificates it trusts for TLS (a PEM file; empty: plain TCP,
+/// or TLS with EMBER_REMOTE_TLS_TRUSTED's file).
+struct RemoteAccess {
+  std::string credential;
+  std::string tls_trusted;
+};
+/// A device hosted by `ember serve` at address ("host:port"). How it is reached is not part of
+/// its identity (two Devices of one address and index are the same device).
 struct RemoteDevice {
   std::string address;
   uint32_t index = 0;
-  std::string credential;
+  RemoteAccess access;
   friend bool operator==(const RemoteDevice& a, const RemoteDevice& b) {
     return a.address == b.address && a.index == b.index;
   }

@@ -25,6 +25,11 @@ struct ServeOptions {
   /// The token every client must present. Required (ConfigError otherwise) when bind is not a
   /// loopback address; on loopback, checked when set.
   std::string credential;
+  /// TLS: the server's certificate chain and private key (PEM files), both or neither. With them
+  /// every connection is TLS (1.2 or newer), and clients must trust the certificate
+  /// (RemoteHost::with_tls).
+  std::string tls_certificate_file;
+  std::string tls_key_file;
   /// The devices served, in the order clients index them; empty: every device of this machine.
   std::vector<Device> devices;
   /// The largest message accepted (a tensor's bytes travel outside messages: the session's
@@ -45,7 +50,8 @@ struct ServeOptions {
 class Server {
  public:
   /// Binds and starts serving. ConfigError when the options are refused (no credential off
-  /// loopback, no device), ExecutionError when the address cannot be bound.
+  /// loopback, no device, a TLS certificate or key that does not load), ExecutionError when the
+  /// address cannot be bound.
   explicit Server(ServeOptions options);
   ~Server();
   Server(const Server&) = delete;

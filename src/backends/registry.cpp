@@ -178,7 +178,7 @@ std::vector<DispatchDevice> enumerate(Kind kind) {
 }
 
 std::vector<DispatchDevice> enumerate_host(const RemoteHost& host) {
-  require_compiled(RemoteDevice{host.address(), 0, host.credential()}, "RemoteHost::devices");
+  require_compiled(RemoteDevice{host.address(), 0, host.access()}, "RemoteHost::devices");
   return registration_of(Kind::Remote)->enumerate_host(host);
 }
 

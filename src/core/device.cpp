@@ -83,7 +83,7 @@ Device Device::capture() {
   return compiled_device(CaptureDevice{}, "Device::capture");
 }
 Device Device::remote(const RemoteHost& host, DeviceIndex index) {
-  return compiled_device(RemoteDevice{host.address(), index.value(), host.credential()},
+  return compiled_device(RemoteDevice{host.address(), index.value(), host.access()},
                          "Device::remote");
 }
 

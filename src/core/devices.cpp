@@ -39,9 +39,15 @@ RemoteHost RemoteHost::tcp(std::string address) {
   return host;
 }
 
+RemoteHost RemoteHost::with_tls(std::string trusted_certificates_file) const {
+  RemoteHost host = *this;
+  host.access_.tls_trusted = std::move(trusted_certificates_file);
+  return host;
+}
+
 RemoteHost RemoteHost::with_credential(std::string token) const {
   RemoteHost host = *this;
-  host.credential_ = std::move(token);
+  host.access_.credential = std::move(token);
   return host;
 }
 

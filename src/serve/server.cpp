@@ -13,6 +13,7 @@
 #include "serve/serve_state.h"
 #include "serve/session.h"
 #include "wire/socket.h"
+#include "wire/tls.h"
 
 namespace ember {
 
@@ -36,7 +37,7 @@ struct Connection {
 }  // namespace serve
 
 struct Server::State : serve::Shared {
-  explicit State(ServeOptions given) : Shared{std::move(given)} {}
+  explicit State(ServeOptions given) : Shared(std::move(given)) {}
 
   std::unique_ptr<wire::Listener> listener;
   std::thread acceptor;
@@ -108,14 +109,19 @@ Server::Server(ServeOptions options) {
                       ", which is not a loopback address, needs a credential (--token-file)");
   options.devices = served_devices(options.devices);
   if (options.devices.empty()) throw ConfigError("[ember serve] no device to serve");
+  if (options.tls_certificate_file.empty() != options.tls_key_file.empty())
+    throw ConfigError("[ember serve] TLS needs both a certificate and a key file");
   state_ = std::make_shared<State>(std::move(options));
+  if (!state_->options.tls_certificate_file.empty())
+    state_->tls = wire::TlsContext::server(state_->options.tls_certificate_file,
+                                           state_->options.tls_key_file);
   state_->listener = std::make_unique<wire::Listener>(state_->options.bind, state_->options.port);
   state_->acceptor = std::thread([state = state_.get()] { state->accept_all(); });
   std::string served;
   for (const Device& device : state_->options.devices)
     served += " " + device_name(device.as_dispatch());
-  state_->log("listening on " + state_->options.bind + ":" + std::to_string(port()) + ", serving" +
-              served);
+  state_->log("listening on " + state_->options.bind + ":" + std::to_string(port()) +
+              (state_->tls ? " (TLS)" : "") + ", serving" + served);
 }
 
 Server::~Server() {

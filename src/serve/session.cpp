@@ -5,6 +5,7 @@
 #include "serve/session.h"
 
 #include <capnp/message.h>
+#include <dlpack/dlpack.h>
 
 #include <algorithm>
 #include <cstring>
@@ -18,6 +19,7 @@
 
 #include "core/device_context.h"
 #include "ember/error.h"
+#include "ember/interop.h"
 #include "ember/tensor_bytes.h"
 #include "ember/tensor_ops.h"
 #include "ir/ops.h"
@@ -26,6 +28,7 @@
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
 #include "wire/protocol.capnp.h"
+#include "wire/tls.h"
 
 namespace ember::serve {
 namespace {
@@ -176,7 +179,7 @@ void Session::open(uint32_t index) {
                     std::to_string(devices.size()));
   device_ = devices[index].without_autodiff();
   shared_.sessions.fetch_add(1);
-  shared_.log(channel_.socket().peer() + ": session on " + device_name(device_->as_dispatch()));
+  shared_.log(channel_.stream().peer() + ": session on " + device_name(device_->as_dispatch()));
   reply_ok();
 }
 
@@ -282,33 +285,70 @@ void Session::upload(proto::Upload::Reader upload) {
                     " bytes is over the session's limits (it holds " + std::to_string(bytes_) +
                     " of " + std::to_string(limits.max_session_bytes) + " bytes, " +
                     std::to_string(tensors_.size()) + " tensors)");
-  std::vector<std::byte> values(size);
-  channel_.receive_bytes(values);
-  const TensorData data(std::move(values), std::move(shape), dtype);
+  // Read into memory of its own, which the device then computes on where it can (a CPU device:
+  // no copy) or copies: the bytes cross from the socket once. Not zeroed: every byte is read.
+  auto* values = new std::byte[size];
+  interop::ExternalMemory memory{values, std::move(shape), dtype, {}, [](void* data) {
+                                   delete[] static_cast<std::byte*>(data);
+                                 }};
   try {
-    store(upload.getId(),
-          Entry{ops::from_data(data, TensorCreationOptions(*device_).with_dtype(dtype),
-                               kind_of(dtype)),
-                {},
-                size});
+    channel_.receive_bytes({values, size});
+  } catch (...) {
+    memory.deleter(values);
+    throw;
+  }
+  try {
+    // from_external owns the memory from here, and frees it even when it throws.
+    store(upload.getId(), Entry{interop::from_external(std::move(memory), *device_), {}, size});
   } catch (const Error& e) {
     if (pending_failure_.empty()) pending_failure_ = e.what();
     store(upload.getId(), Entry{{}, e.what(), 0});
   }
 }
 
+/// Releases a DLManagedTensor (its deleter, once).
+struct ReleaseShared {
+  void operator()(DLManagedTensor* shared) const { shared->deleter(shared); }
+};
+using SharedTensor = std::unique_ptr<DLManagedTensor, ReleaseShared>;
+
+/// tensor's memory, where it is host memory in row-major order already (a CPU device's
+/// contiguous tensor); null otherwise (a GPU's tensor, a view).
+SharedTensor row_major_memory(const TensorHandle& tensor) {
+  SharedTensor shared;
+  try {
+    shared.reset(interop::to_dlpack(tensor));
+  } catch (const InvalidArgument&) {  // memory off the host
+    return nullptr;
+  }
+  const DLTensor& t = shared->dl_tensor;
+  int64_t expected = 1;
+  for (int32_t d = t.ndim; d-- > 0;) {
+    if (t.shape[d] != 1 && t.strides[d] != expected) return nullptr;
+    expected *= t.shape[d];
+  }
+  return shared;
+}
+
 void Session::download(uint64_t id) {
   require_ready();
   const Entry& found = entry(id);
   if (!found.failure.empty()) return reply_error(found.failure);
+  capnp::MallocMessageBuilder message;
+  wire::encode_meta(found.tensor.shape(), found.tensor.dtype(),
+                    message.initRoot<proto::Reply>().initMeta());
+  // Sent from where the tensor lies when it can be (no copy), else through the host.
+  if (const SharedTensor shared = row_major_memory(found.tensor)) {
+    const auto bytes =
+        static_cast<std::size_t>(*checked_tensor_bytes(found.tensor.shape(), found.tensor.dtype()));
+    return channel_.send(message, {static_cast<const std::byte*>(shared->dl_tensor.data), bytes});
+  }
   TensorData data;
   try {
     data = ops::into_data(found.tensor);
   } catch (const Error& e) {
     return reply_error(e.what());
   }
-  capnp::MallocMessageBuilder message;
-  wire::encode_meta(data.shape(), data.dtype(), message.initRoot<proto::Reply>().initMeta());
   channel_.send(message, data.bytes());
 }
 
@@ -382,7 +422,10 @@ void serve_connection(wire::Socket& socket, Shared& shared) noexcept {
   shared.log(peer + ": connected");
   try {
     socket.set_timeout(shared.options.idle_timeout);
-    wire::Channel channel(socket, shared.options.max_message_bytes);
+    std::unique_ptr<wire::TlsStream> tls;
+    if (shared.tls) tls = std::make_unique<wire::TlsStream>(socket, *shared.tls, "");
+    wire::Channel channel(tls ? static_cast<wire::Stream&>(*tls) : socket,
+                          shared.options.max_message_bytes);
     Session session(channel, shared);
     try {
       session.run();

@@ -24,8 +24,8 @@ Received::Received(std::vector<capnp::word> words, const capnp::ReaderOptions& o
   });
 }
 
-Channel::Channel(Socket& socket, std::size_t max_message_bytes)
-    : socket_(socket), max_message_bytes_(max_message_bytes) {}
+Channel::Channel(Stream& stream, std::size_t max_message_bytes)
+    : stream_(stream), max_message_bytes_(max_message_bytes) {}
 
 void Channel::send(capnp::MessageBuilder& message, std::span<const std::byte> trailing) {
   const kj::ArrayPtr<const kj::ArrayPtr<const capnp::word>> segments =
@@ -41,12 +41,12 @@ void Channel::send(capnp::MessageBuilder& message, std::span<const std::byte> tr
   }
   if (!trailing.empty())
     pieces.push_back({const_cast<std::byte*>(trailing.data()), trailing.size()});
-  socket_.write_all(pieces);
+  stream_.write_all(pieces);
 }
 
 Received Channel::receive() {
-  return read_message([&](std::span<std::byte> bytes) { socket_.read_exactly(bytes); },
-                      max_message_bytes_, socket_.peer());
+  return read_message([&](std::span<std::byte> bytes) { stream_.read_exactly(bytes); },
+                      max_message_bytes_, stream_.peer());
 }
 
 namespace detail {

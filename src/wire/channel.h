@@ -1,5 +1,5 @@
 // One end of a remote-protocol connection: Cap'n Proto messages in their standard stream framing
-// (a segment table, then the segments) over a Socket. A received message is checked against the
+// (a segment table, then the segments) over a Stream. A received message is checked against the
 // limits before anything is allocated for it, and its reader bounds every pointer it follows
 // (capnp's traversal and nesting limits), so hostile bytes cost at most max_message_bytes.
 #pragma once
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "wire/socket.h"
+#include "wire/stream.h"
 
 namespace ember::wire {
 
@@ -33,8 +33,8 @@ class Received {
 
 class Channel {
  public:
-  /// A channel over socket, which must outlive it.
-  Channel(Socket& socket, std::size_t max_message_bytes);
+  /// A channel over stream, which must outlive it.
+  Channel(Stream& stream, std::size_t max_message_bytes);
 
   /// Writes message, then trailing (a tensor's bytes), without copying either.
   void send(capnp::MessageBuilder& message, std::span<const std::byte> trailing = {});
@@ -42,12 +42,12 @@ class Channel {
   /// framing is malformed or over the limit (the stream cannot continue after either).
   Received receive();
   /// Reads the bytes.size() bytes that follow a message (a tensor's, whose size the message gave).
-  void receive_bytes(std::span<std::byte> bytes) { socket_.read_exactly(bytes); }
+  void receive_bytes(std::span<std::byte> bytes) { stream_.read_exactly(bytes); }
 
-  Socket& socket() { return socket_; }
+  Stream& stream() { return stream_; }
 
  private:
-  Socket& socket_;
+  Stream& stream_;
   std::size_t max_message_bytes_;
 };
 

@@ -3,17 +3,19 @@
 // write that waits past its timeout fails the same way, so nothing hangs on a silent peer.
 #pragma once
 
-#include <sys/uio.h>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
+
+#include "wire/stream.h"
 
 namespace ember::wire {
 
 /// A connected TCP stream (owns its descriptor).
-class Socket {
+class Socket final : public Stream {
  public:
   Socket() = default;
   Socket(int fd, std::string peer) : fd_(fd), peer_(std::move(peer)) {}
@@ -21,22 +23,21 @@ class Socket {
   Socket& operator=(Socket&& other) noexcept;
   Socket(const Socket&) = delete;
   Socket& operator=(const Socket&) = delete;
-  ~Socket();
+  ~Socket() override;
 
   /// Connects to "host:port" (a name or an address, IPv4 or IPv6).
   static Socket connect(const std::string& address, std::chrono::milliseconds timeout);
 
-  /// Reads exactly bytes.size() bytes; ExecutionError on end of stream, error or timeout.
-  void read_exactly(std::span<std::byte> bytes);
-  /// Writes every byte of the pieces, in order.
-  void write_all(std::span<iovec> pieces);
+  void read_exactly(std::span<std::byte> bytes) override;
+  void write_all(std::span<iovec> pieces) override;
+  void shutdown() noexcept override;
+  const std::string& peer() const override { return peer_; }
+
   /// Read and write timeouts (zero: wait forever).
   void set_timeout(std::chrono::milliseconds timeout);
-  /// Ends both directions: a thread blocked reading this socket returns at once.
-  void shutdown() noexcept;
-
-  const std::string& peer() const { return peer_; }
   bool is_open() const { return fd_ >= 0; }
+  /// The descriptor, for TLS to run over (the Socket keeps owning it).
+  int descriptor() const { return fd_; }
 
  private:
   int fd_ = -1;

@@ -72,13 +72,13 @@ TEST(NetworkNamespace, AServerOffLoopbackServesOnlyClientsWithTheCredential) {
   veth.run_inside([&] {
     for (const std::string& credential : {std::string(), std::string("guess")}) {
       try {
-        RawSession session(address, credential);
+        RawSession session(address, {credential, ""});
         ADD_FAILURE() << "credential '" << credential << "' was accepted";
       } catch (const ConfigError& e) {
         EXPECT_NE(std::string(e.what()).find("credential is missing or wrong"), std::string::npos);
       }
     }
-    RawSession session(address, "s3cret-token");
+    RawSession session(address, {"s3cret-token", ""});
     session.open(0);
     session.upload(1, TensorData(std::vector<int32_t>{3, 4}, Shape{2}));
     session.run(ir::Binary{ir::BinaryOp::Mul}, {1, 1}, {2});

@@ -26,8 +26,8 @@ void wait_until_sessions_closed(const Server& server) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
 }
 
-RawSession::RawSession(const std::string& address, const std::string& credential)
-    : link_(address, credential) {}
+RawSession::RawSession(const std::string& address, const RemoteAccess& access)
+    : link_(address, access) {}
 
 void RawSession::open(uint32_t device) {
   capnp::MallocMessageBuilder request;

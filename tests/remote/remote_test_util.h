@@ -29,7 +29,7 @@ void wait_until_sessions_closed(const Server& server);
 /// A protocol session of its own: hello (by the Link), then open, upload, run, download.
 class RawSession {
  public:
-  explicit RawSession(const std::string& address, const std::string& credential = "");
+  explicit RawSession(const std::string& address, const RemoteAccess& access = {});
   void open(uint32_t device);
   void upload(uint64_t id, const TensorData& data);
   void run(const ir::Op& op, std::vector<uint64_t> inputs, std::vector<uint64_t> outputs);

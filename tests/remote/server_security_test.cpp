@@ -79,14 +79,14 @@ TEST(ServerSecurity, RefusesAMissingOrWrongCredential) {
   Server server(std::move(options));
   for (const std::string& credential : {std::string(), std::string("wrong horse")}) {
     try {
-      RawSession session(loopback(server), credential);
+      RawSession session(loopback(server), {credential, ""});
       ADD_FAILURE() << "credential '" << credential << "' was accepted";
     } catch (const ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("credential is missing or wrong"), std::string::npos)
           << e.what();
     }
   }
-  RawSession session(loopback(server), "correct horse");
+  RawSession session(loopback(server), {"correct horse", ""});
   session.open(0);
 }
 

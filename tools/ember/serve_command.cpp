@@ -24,6 +24,8 @@ struct ServeArguments {
   std::string bind = "127.0.0.1";
   uint16_t port = 7070;
   std::string token_file;
+  std::string tls_certificate;
+  std::string tls_key;
   std::vector<std::string> devices;
 };
 
@@ -44,6 +46,8 @@ void serve(const ServeArguments& arguments) {
   options.bind = arguments.bind;
   options.port = arguments.port;
   if (!arguments.token_file.empty()) options.credential = read_token(arguments.token_file);
+  options.tls_certificate_file = arguments.tls_certificate;
+  options.tls_key_file = arguments.tls_key;
   for (const std::string& name : arguments.devices)
     options.devices.push_back(Device::from_name(name));
   // Every thread the server starts inherits the blocked signals; this one waits for them.
@@ -77,6 +81,9 @@ void add_serve_command(CLI::App& app) {
   command->add_option("--port", arguments->port, "Port to listen on")->capture_default_str();
   command->add_option("--token-file", arguments->token_file,
                       "File whose first line is the credential clients must present");
+  command->add_option("--tls-cert", arguments->tls_certificate,
+                      "Serve over TLS with this certificate chain (PEM; needs --tls-key)");
+  command->add_option("--tls-key", arguments->tls_key, "The TLS certificate's private key (PEM)");
   command->add_option("--device", arguments->devices,
                       "A device to serve (repeatable; default: every device)");
   command->callback([arguments] { serve(*arguments); });

@@ -191,7 +191,7 @@ std::optional<MemoryPoolUsage> RemoteBackend::memory_pool_usage() const {
 }  // namespace
 
 std::unique_ptr<Backend> make_remote_backend(const RemoteDevice& device) {
-  auto link = std::make_unique<Link>(device.address, device.credential);
+  auto link = std::make_unique<Link>(device.address, device.access);
   std::vector<HostedDevice> hosted = link->list_devices();
   if (device.index >= hosted.size())
     throw ExecutionError("[remote://" + device.address + "/" + std::to_string(device.index) +
@@ -204,11 +204,11 @@ std::unique_ptr<Backend> make_remote_backend(const RemoteDevice& device) {
 }
 
 std::vector<DispatchDevice> hosted_devices(const RemoteHost& host) {
-  Link link(host.address(), host.credential());
+  Link link(host.address(), host.access());
   const std::size_t count = link.list_devices().size();
   std::vector<DispatchDevice> devices;
   for (std::size_t i = 0; i < count; ++i)
-    devices.emplace_back(RemoteDevice{host.address(), static_cast<uint32_t>(i), host.credential()});
+    devices.emplace_back(RemoteDevice{host.address(), static_cast<uint32_t>(i), host.access()});
   return devices;
 }
 

@@ -24,10 +24,16 @@ std::chrono::milliseconds remote_timeout() {
   return std::chrono::milliseconds(value);
 }
 
-std::string credential_or_environment(const std::string& given) {
+/// given, or the variable's value where given is empty.
+std::string or_environment(const std::string& given, const char* variable) {
   if (!given.empty()) return given;
-  const char* from_environment = std::getenv("EMBER_REMOTE_CREDENTIAL");
+  const char* from_environment = std::getenv(variable);
   return from_environment != nullptr ? from_environment : "";
+}
+
+RemoteAccess access_or_environment(const RemoteAccess& access) {
+  return {or_environment(access.credential, "EMBER_REMOTE_CREDENTIAL"),
+          or_environment(access.tls_trusted, "EMBER_REMOTE_TLS_TRUSTED")};
 }
 
 void throw_if_error(proto::Reply::Reader reply, const std::string& address) {
@@ -35,16 +41,21 @@ void throw_if_error(proto::Reply::Reader reply, const std::string& address) {
     throw ExecutionError("[remote://" + address + "] " + std::string(reply.getError().cStr()));
 }
 
-Link::Link(const std::string& address, const std::string& credential)
-    : address_(address),
-      socket_(wire::Socket::connect(address, remote_timeout())),
-      channel_(socket_, kMaxReplyBytes) {
+Link::Link(const std::string& address, const RemoteAccess& given)
+    : address_(address), socket_(wire::Socket::connect(address, remote_timeout())) {
+  const RemoteAccess access = access_or_environment(given);
+  if (!access.tls_trusted.empty()) {
+    tls_ = std::make_unique<wire::TlsStream>(socket_, *wire::TlsContext::client(access.tls_trusted),
+                                             wire::split_address(address).first);
+  }
+  channel_ = std::make_unique<wire::Channel>(tls_ ? static_cast<wire::Stream&>(*tls_) : socket_,
+                                             kMaxReplyBytes);
   capnp::MallocMessageBuilder hello;
   auto fields = hello.initRoot<proto::Request>().initHello();
   fields.setVersion(proto::PROTOCOL_VERSION);
-  fields.setCredential(credential_or_environment(credential));
-  channel_.send(hello);
-  wire::Received reply = channel_.receive();
+  fields.setCredential(access.credential);
+  channel_->send(hello);
+  wire::Received reply = channel_->receive();
   const auto root = reply.root<proto::Reply>();
   if (root.isError())
     throw ConfigError("[remote://" + address + "] the server refused the connection: " +
@@ -85,11 +96,11 @@ std::vector<HostedDevice> Link::list_devices() {
 }
 
 void Link::send(capnp::MessageBuilder& request, std::span<const std::byte> trailing) {
-  guarded([&] { channel_.send(request, trailing); });
+  guarded([&] { channel_->send(request, trailing); });
 }
 
 void Link::receive_bytes(std::span<std::byte> bytes) {
-  guarded([&] { channel_.receive_bytes(bytes); });
+  guarded([&] { channel_->receive_bytes(bytes); });
 }
 
 wire::Received Link::call(capnp::MessageBuilder& request) {
@@ -99,7 +110,7 @@ wire::Received Link::call(capnp::MessageBuilder& request) {
 
 wire::Received Link::receive_reply() {
   wire::Received reply = guarded([&] {
-    wire::Received received = channel_.receive();
+    wire::Received received = channel_->receive();
     (void)received.root<proto::Reply>().which();  // a malformed root breaks the connection here
     return received;
   });

@@ -8,14 +8,17 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "ember/dispatch_device.h"
 #include "ember/dtype.h"
 #include "wire/channel.h"
 #include "wire/protocol.capnp.h"
 #include "wire/socket.h"
+#include "wire/tls.h"
 
 namespace ember::backend::remote {
 
@@ -30,14 +33,15 @@ struct HostedDevice {
 /// How long the client waits for the server before the call fails (EMBER_REMOTE_TIMEOUT_MS; 60 s
 /// by default).
 std::chrono::milliseconds remote_timeout();
-/// The credential to present: given, else EMBER_REMOTE_CREDENTIAL, else none.
-std::string credential_or_environment(const std::string& given);
+/// access, where empty completed from EMBER_REMOTE_CREDENTIAL and EMBER_REMOTE_TLS_TRUSTED.
+RemoteAccess access_or_environment(const RemoteAccess& access);
 
 class Link {
  public:
-  /// Connects to address ("host:port") and says hello. ExecutionError when the server cannot be
-  /// reached; ConfigError when it refuses the version or the credential.
-  Link(const std::string& address, const std::string& credential);
+  /// Connects to address ("host:port"), over TLS where access trusts certificates, and says
+  /// hello with access's credential. ExecutionError when the server cannot be reached (or its
+  /// certificate does not verify); ConfigError when it refuses the version or the credential.
+  Link(const std::string& address, const RemoteAccess& access);
 
   /// The devices the server hosts.
   std::vector<HostedDevice> list_devices();
@@ -60,7 +64,8 @@ class Link {
 
   std::string address_;
   wire::Socket socket_;
-  wire::Channel channel_;
+  std::unique_ptr<wire::TlsStream> tls_;  // null: plain TCP
+  std::unique_ptr<wire::Channel> channel_;
   std::string broken_;  // why the connection is no longer usable
 };
 
