@@ -65,6 +65,9 @@ class Server {
   /// How many sessions are open, and the bytes of tensors they hold together.
   std::size_t open_sessions() const;
   std::size_t session_bytes() const;
+  /// How many kept op sequences clients have replayed (a training step's batches, once each
+  /// has been defined).
+  std::size_t replays() const;
 
   struct State;
 

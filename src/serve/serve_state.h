@@ -22,6 +22,7 @@ struct Shared {
   std::shared_ptr<wire::TlsContext> tls;
   std::atomic<std::size_t> sessions{0};
   std::atomic<std::size_t> bytes{0};
+  std::atomic<std::size_t> replays{0};
 
   void log(const std::string& line) const;
 };

@@ -144,4 +144,8 @@ std::size_t Server::session_bytes() const {
   return state_->bytes.load();
 }
 
+std::size_t Server::replays() const {
+  return state_->replays.load();
+}
+
 }  // namespace ember

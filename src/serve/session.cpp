@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -48,6 +49,26 @@ struct Entry {
   std::size_t bytes = 0;
 };
 
+/// An op of a kept sequence: the op, decoded once, its input references and its output count.
+struct SequenceCall {
+  ir::Op op;
+  std::vector<uint64_t> inputs;  // k: the replay's k-th tensor; kInternal + j: the j-th output
+  std::size_t outputs;
+};
+
+/// A sequence a session keeps (define), run again by replay.
+struct Sequence {
+  uint32_t externals;
+  std::vector<SequenceCall> calls;
+  uint64_t outputs;  // of every call together
+};
+
+/// The bit of an input reference that names an output of the sequence itself.
+constexpr uint64_t kInternal = uint64_t{1} << 63;
+/// What a session may keep of sequences: a training step is a few of them.
+constexpr std::size_t kMaxSequences = 1024;
+constexpr std::size_t kMaxStoredCalls = std::size_t{1} << 18;
+
 class Session {
  public:
   Session(wire::Channel& channel, Shared& shared) : channel_(channel), shared_(shared) {}
@@ -64,7 +85,10 @@ class Session {
   void list_devices();
   void open(uint32_t index);
   void run_ops(capnp::List<proto::OpCall>::Reader calls);
-  void run_op(proto::OpCall::Reader call);
+  void define(proto::Sequence::Reader sequence);
+  void replay(proto::Replay::Reader replay);
+  void run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
+              std::span<const uint64_t> output_ids);
   void upload(proto::Upload::Reader upload);
   void download(uint64_t id);
   void release(capnp::List<uint64_t>::Reader ids);
@@ -77,7 +101,7 @@ class Session {
   const Entry& entry(uint64_t id) const;
   void require_new(uint64_t id) const;
   void store(uint64_t id, Entry entry);
-  void fail_outputs(proto::OpCall::Reader call, const std::string& failure);
+  void fail_outputs(std::span<const uint64_t> outputs, const std::string& failure);
   void release_all() noexcept;
 
   wire::Channel& channel_;
@@ -87,6 +111,8 @@ class Session {
   std::unordered_map<uint64_t, Entry> tensors_;
   std::size_t bytes_ = 0;
   std::string pending_failure_;  // the first op failure since the last sync
+  std::unordered_map<uint64_t, Sequence> sequences_;
+  std::size_t stored_calls_ = 0;  // the ops of every sequence kept
 };
 
 std::string meta_text(const Shape& shape, DType dtype) {
@@ -130,6 +156,10 @@ void Session::handle(Request::Reader request) {
     case Request::MEMORY_CLEANUP:
       require_ready();
       return device_->memory_cleanup();
+    case Request::DEFINE:
+      return define(request.getDefine());
+    case Request::REPLAY:
+      return replay(request.getReplay());
   }
   throw Violation("unknown request " + std::to_string(static_cast<int>(request.which())));
 }
@@ -203,48 +233,115 @@ void Session::store(uint64_t id, Entry entry) {
   tensors_.emplace(id, std::move(entry));
 }
 
+/// call's op; a Violation when it decodes to none.
+ir::Op decoded(proto::OpCall::Reader call) {
+  try {
+    return wire::decode_op(call);
+  } catch (const InvalidArgument& e) {
+    throw Violation(e.what());
+  }
+}
+
+std::vector<uint64_t> ids_of(capnp::List<uint64_t>::Reader list) {
+  std::vector<uint64_t> ids;
+  ids.reserve(list.size());
+  for (uint64_t id : list)
+    ids.push_back(id);
+  return ids;
+}
+
 void Session::run_ops(capnp::List<proto::OpCall>::Reader calls) {
   require_ready();
   for (proto::OpCall::Reader call : calls)
-    run_op(call);
+    run_op(decoded(call), ids_of(call.getInputs()), ids_of(call.getOutputs()));
 }
 
-void Session::fail_outputs(proto::OpCall::Reader call, const std::string& failure) {
+void Session::define(proto::Sequence::Reader sequence) {
+  require_ready();
+  if (sequences_.contains(sequence.getId()))
+    throw Violation("sequence " + std::to_string(sequence.getId()) + " exists already");
+  const auto calls = sequence.getCalls();
+  if (sequences_.size() >= kMaxSequences || stored_calls_ + calls.size() > kMaxStoredCalls)
+    throw Violation("the session keeps " + std::to_string(sequences_.size()) + " sequences of " +
+                    std::to_string(stored_calls_) + " ops; the limits are " +
+                    std::to_string(kMaxSequences) + " and " + std::to_string(kMaxStoredCalls));
+  Sequence kept{sequence.getExternals(), {}, 0};
+  for (proto::OpCall::Reader call : calls) {
+    SequenceCall& step = kept.calls.emplace_back(SequenceCall{decoded(call), {}, 0});
+    for (uint64_t reference : call.getInputs()) {
+      const bool internal = (reference & kInternal) != 0;
+      if (internal ? (reference & ~kInternal) >= kept.outputs : reference >= kept.externals)
+        throw Violation("sequence " + std::to_string(sequence.getId()) + ": input reference " +
+                        std::to_string(reference) + " names no tensor before it");
+      step.inputs.push_back(reference);
+    }
+    step.outputs = call.getOutputs().size();
+    kept.outputs += step.outputs;
+  }
+  stored_calls_ += calls.size();
+  sequences_.emplace(sequence.getId(), std::move(kept));
+}
+
+void Session::replay(proto::Replay::Reader replay) {
+  require_ready();
+  const auto found = sequences_.find(replay.getSequence());
+  if (found == sequences_.end())
+    throw Violation("unknown sequence " + std::to_string(replay.getSequence()));
+  const Sequence& sequence = found->second;
+  const auto externals = replay.getInputs();
+  if (externals.size() != sequence.externals)
+    throw Violation("sequence " + std::to_string(replay.getSequence()) + " takes " +
+                    std::to_string(sequence.externals) + " tensors, the replay passes " +
+                    std::to_string(externals.size()));
+  uint64_t next_output = replay.getFirstOutput();
+  if (next_output + sequence.outputs < next_output)
+    throw Violation("replay: output ids overflow from " + std::to_string(next_output));
+  std::vector<uint64_t> inputs;
+  std::vector<uint64_t> outputs;
+  for (const SequenceCall& step : sequence.calls) {
+    inputs.clear();
+    for (uint64_t reference : step.inputs)
+      inputs.push_back((reference & kInternal) != 0
+                           ? replay.getFirstOutput() + (reference & ~kInternal)
+                           : externals[static_cast<unsigned>(reference)]);
+    outputs.clear();
+    for (std::size_t k = 0; k < step.outputs; ++k)
+      outputs.push_back(next_output++);
+    run_op(step.op, inputs, outputs);
+  }
+  shared_.replays.fetch_add(1);
+}
+
+void Session::fail_outputs(std::span<const uint64_t> outputs, const std::string& failure) {
   if (pending_failure_.empty()) pending_failure_ = failure;
-  for (uint64_t id : call.getOutputs())
+  for (uint64_t id : outputs)
     store(id, Entry{{}, failure, 0});
 }
 
-void Session::run_op(proto::OpCall::Reader call) {
-  ir::Op op = [&] {
-    try {
-      return wire::decode_op(call);
-    } catch (const InvalidArgument& e) {
-      throw Violation(e.what());
-    }
-  }();
+void Session::run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
+                     std::span<const uint64_t> output_ids) {
   std::vector<TensorHandle> inputs;
   std::vector<ir::TensorMeta> metas;
   std::string failure;
-  for (uint64_t id : call.getInputs()) {
+  for (uint64_t id : input_ids) {
     const Entry& input = entry(id);
     if (!input.failure.empty() && failure.empty()) failure = input.failure;
     inputs.push_back(input.tensor);
     if (input.failure.empty()) metas.push_back({input.tensor.shape(), input.tensor.dtype()});
   }
-  for (uint64_t id : call.getOutputs())
+  for (uint64_t id : output_ids)
     require_new(id);
   const ServeOptions& limits = shared_.options;
-  if (tensors_.size() + call.getOutputs().size() > limits.max_tensors_per_session)
+  if (tensors_.size() + output_ids.size() > limits.max_tensors_per_session)
     throw Violation("the session holds " + std::to_string(tensors_.size()) +
                     " tensors, the server's limit is " +
                     std::to_string(limits.max_tensors_per_session));
-  if (!failure.empty()) return fail_outputs(call, failure);
+  if (!failure.empty()) return fail_outputs(output_ids, failure);
   try {
     const ir::OutputMetas outputs = ir::infer(op, metas);
-    if (outputs.size() != call.getOutputs().size())
+    if (outputs.size() != output_ids.size())
       throw Violation("op '" + ir::name(op) + "' has " + std::to_string(outputs.size()) +
-                      " outputs, the request names " + std::to_string(call.getOutputs().size()));
+                      " outputs, the request names " + std::to_string(output_ids.size()));
     std::size_t bytes = 0;
     for (const ir::TensorMeta& meta : outputs)
       bytes += static_cast<std::size_t>(*checked_tensor_bytes(meta.shape, meta.dtype));
@@ -258,13 +355,13 @@ void Session::run_op(proto::OpCall::Reader call) {
                        : tensor::run(op, inputs);
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& meta = outputs[i];
-      store(call.getOutputs()[static_cast<unsigned>(i)],
+      store(output_ids[i],
             Entry{results[i],
                   {},
                   static_cast<std::size_t>(*checked_tensor_bytes(meta.shape, meta.dtype))});
     }
   } catch (const Error& e) {
-    fail_outputs(call, e.what());
+    fail_outputs(output_ids, e.what());
   }
 }
 

@@ -45,6 +45,22 @@ struct OpCall {
   outputs @3 :List(UInt64);
 }
 
+# An op sequence a session keeps, to run again by replay: a training step's batch, sent once.
+struct Sequence {
+  id @0 :UInt64;              # the session's name for it
+  externals @1 :UInt32;       # how many tensors each replay passes in
+  # Each call's inputs are references: k < 2^63 the replay's k-th tensor, 2^63 + j the j-th output
+  # made earlier in the sequence; its outputs list holds one 0 per output (their ids come with
+  # each replay: firstOutput, firstOutput + 1, ... in order).
+  calls @2 :List(OpCall);
+}
+
+struct Replay {
+  sequence @0 :UInt64;
+  inputs @1 :List(UInt64);    # the session's tensors, one per external
+  firstOutput @2 :UInt64;     # the id of the sequence's first output; the others follow
+}
+
 struct Hello {
   version @0 :UInt32;
   credential @1 :Text;
@@ -82,6 +98,8 @@ struct Request {
     seed @8 :UInt64;          # no reply
     memoryUsage @9 :Void;     # reply: usage
     memoryCleanup @10 :Void;  # no reply
+    define @11 :Sequence;     # no reply
+    replay @12 :Replay;       # no reply: as run with the sequence's calls
   }
 }
 

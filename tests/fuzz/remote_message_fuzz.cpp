@@ -78,6 +78,14 @@ void decode_request(proto::Request::Reader request, Cursor& cursor) {
       cursor(values);
       return;
     }
+    case proto::Request::DEFINE:
+      for (proto::OpCall::Reader call : request.getDefine().getCalls()) {
+        ember::fuzz::parsed_or_refused([&] {
+          decode_call(call);
+          return 0;
+        });
+      }
+      return;
     case proto::Request::HELLO:
       (void)request.getHello().getCredential().size();
       return;

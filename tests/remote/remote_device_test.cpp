@@ -27,5 +27,25 @@ TEST(RemoteDevice, RunsOpsLikeTheLocalDevice) {
   EXPECT_EQ(back, TensorData(std::vector<float>{2, 4, 6, 8}, Shape{2, 2}));
 }
 
+TEST(RemoteDevice, ARepeatedStepIsDefinedOnceThenReplayed) {
+  Server server(quiet_options());
+  const Device remote =
+      Device::remote(RemoteHost::tcp("127.0.0.1:" + std::to_string(server.port())));
+  const Device local = Device::cpu();
+  const TensorData start(std::vector<float>{0.5f, -1.0f, 2.0f}, Shape{3});
+  TensorHandle on_remote = ops::from_data(start, remote, TensorKind::Float);
+  TensorHandle on_local = ops::from_data(start, local, TensorKind::Float);
+  const auto step = [](const TensorHandle& x) {
+    return ops::add_scalar(ops::mul(ops::tanh(x), x), Scalar(0.25));
+  };
+  for (int i = 0; i < 6; ++i) {
+    on_remote = step(on_remote);
+    on_local = step(on_local);
+    // A read each step: every step's batch is the same three ops on one outside tensor.
+    EXPECT_EQ(ops::into_data(on_remote), ops::into_data(on_local)) << "step " << i;
+  }
+  EXPECT_EQ(server.replays(), 6u);
+}
+
 }  // namespace
 }  // namespace ember::test

@@ -13,6 +13,7 @@
 #include "ember/ember.h"
 #include "remote/remote_test_util.h"
 #include "wire/channel.h"
+#include "wire/op_codec.h"
 #include "wire/socket.h"
 
 namespace ember::test {
@@ -165,6 +166,70 @@ TEST(ServerSecurity, ASessionCannotNameAnotherSessionsTensors) {
   intruder.run(ir::Unary{ir::UnaryOp::Neg}, {1}, {2});
   EXPECT_NE(intruder.sync_error().find("unknown tensor 1"), std::string::npos);
   EXPECT_EQ(owner.download(1), secret);
+}
+
+/// Defines sequence 7: out = x * x, then out + x (x its one outside tensor).
+void define_square_plus(RawSession& session, uint64_t internal_reference) {
+  capnp::MallocMessageBuilder message;
+  auto sequence = message.initRoot<proto::Request>().initDefine();
+  sequence.setId(7);
+  sequence.setExternals(1);
+  auto calls = sequence.initCalls(2);
+  wire::encode_op(ir::Binary{ir::BinaryOp::Mul}, calls[0]);
+  calls[0].initInputs(2);  // the outside tensor twice (references 0)
+  calls[0].initOutputs(1);
+  wire::encode_op(ir::Binary{ir::BinaryOp::Add}, calls[1]);
+  auto inputs = calls[1].initInputs(2);
+  inputs.set(0, internal_reference);
+  inputs.set(1, 0);
+  calls[1].initOutputs(1);
+  session.link().send(message);
+}
+
+void send_replay(RawSession& session, uint64_t sequence, std::vector<uint64_t> inputs,
+                 uint64_t first_output) {
+  capnp::MallocMessageBuilder message;
+  auto replay = message.initRoot<proto::Request>().initReplay();
+  replay.setSequence(sequence);
+  replay.setInputs(kj::arrayPtr(inputs.data(), inputs.size()));
+  replay.setFirstOutput(first_output);
+  session.link().send(message);
+}
+
+TEST(ServerSecurity, ReplaysAKeptSequenceAndRefusesMisnamedOnes) {
+  Server server(test_server_options());
+  {
+    RawSession session(loopback(server));
+    session.open(0);
+    define_square_plus(session, uint64_t{1} << 63);  // the mul's output
+    session.upload(1, TensorData(std::vector<float>{2, 3}, Shape{2}));
+    send_replay(session, 7, {1}, 10);  // 10 = x * x, 11 = x * x + x
+    send_replay(session, 7, {11}, 20);
+    EXPECT_EQ(session.download(11), TensorData(std::vector<float>{6, 12}, Shape{2}));
+    EXPECT_EQ(session.download(21), TensorData(std::vector<float>{42, 156}, Shape{2}));
+  }
+  const auto refused = [&](auto&& misuse, const std::string& why) {
+    RawSession session(loopback(server));
+    session.open(0);
+    session.upload(1, TensorData(std::vector<float>{2, 3}, Shape{2}));
+    misuse(session);
+    EXPECT_NE(session.sync_error().find(why), std::string::npos) << why;
+  };
+  refused([](RawSession& s) { send_replay(s, 8, {1}, 10); }, "unknown sequence 8");
+  refused(
+      [](RawSession& s) {
+        define_square_plus(s, uint64_t{1} << 63);
+        send_replay(s, 7, {1, 1}, 10);
+      },
+      "takes 1 tensors, the replay passes 2");
+  refused([](RawSession& s) { define_square_plus(s, (uint64_t{1} << 63) + 1); },
+          "names no tensor before it");
+  refused(
+      [](RawSession& s) {
+        define_square_plus(s, uint64_t{1} << 63);
+        send_replay(s, 7, {1}, 1);  // its outputs would take the upload's id
+      },
+      "tensor 1 exists already");
 }
 
 TEST(ServerSecurity, RefusesWhatOverrunsTheSessionsLimits) {

@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "backends/remote/batch_sender.h"
 #include "backends/remote/remote_link.h"
 #include "ember/error.h"
 #include "ir/rules.h"
 #include "wire/meta_codec.h"
-#include "wire/op_codec.h"
 
 namespace ember::backend::remote {
 namespace {
@@ -19,13 +19,6 @@ namespace {
 /// A batch is sent once it holds this many ops (or releases), without waiting for a flush.
 constexpr std::size_t kBatchOps = 256;
 constexpr std::size_t kBatchReleases = 4096;
-
-/// An op waiting in the batch, with the ids it reads and makes.
-struct QueuedOp {
-  ir::Op op;
-  std::vector<uint64_t> inputs;
-  std::vector<uint64_t> outputs;
-};
 
 /// What the backend and its buffers share: the connection, the batch, the ids to release.
 struct Session {
@@ -35,6 +28,7 @@ struct Session {
   std::unique_ptr<Link> link;
   uint64_t next_id = 1;
   std::vector<QueuedOp> batch;
+  BatchSender sender;
   std::vector<uint64_t> releases;
 
   /// Sends the batch and the releases (the caller holds mutex).
@@ -43,15 +37,8 @@ struct Session {
 
 void Session::flush_locked() {
   if (!batch.empty()) {
-    capnp::MallocMessageBuilder message;
-    auto calls = message.initRoot<proto::Request>().initRun(static_cast<unsigned>(batch.size()));
-    for (unsigned i = 0; i < batch.size(); ++i) {
-      wire::encode_op(batch[i].op, calls[i]);
-      calls[i].setInputs(kj::arrayPtr(batch[i].inputs.data(), batch[i].inputs.size()));
-      calls[i].setOutputs(kj::arrayPtr(batch[i].outputs.data(), batch[i].outputs.size()));
-    }
-    batch.clear();
-    link->send(message);
+    const std::vector<QueuedOp> sent = std::exchange(batch, {});
+    sender.send(sent, *link);
   }
   if (!releases.empty()) {
     capnp::MallocMessageBuilder message;
