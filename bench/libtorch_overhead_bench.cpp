@@ -24,6 +24,7 @@
 #include "op_workloads.h"
 #include "peer_torch/tiny_ops_steps.h"
 #include "support/pattern.h"
+#include "support/timed_step.h"
 
 namespace {
 
@@ -47,18 +48,6 @@ void time_torch(benchmark::State& state, TinyOpStep* step) {
   for (auto _ : state)
     step->run();
   state.counters["checksum"] = step->checksum();
-}
-
-void time_ember(benchmark::State& state, const ember::bench::Step& step,
-                const ember::Device& device) {
-  ember::TensorHandle last = step();
-  device.sync();
-  for (auto _ : state) {
-    last = step();
-    device.sync();
-    benchmark::DoNotOptimize(last);
-  }
-  state.counters["checksum"] = ember::bench::checksum(last);
 }
 
 /// b timed on the wall clock, reported in µs/op.
@@ -120,10 +109,11 @@ int main(int argc, char** argv) {
         const ember::bench::OpSpec spec{.op = op, .shape = shape};
         in_microseconds(benchmark::RegisterBenchmark((row + "/" + kSides[0]).c_str(), time_torch,
                                                      torch_steps.back().get()));
-        in_microseconds(benchmark::RegisterBenchmark((row + "/" + kSides[1]).c_str(), time_ember,
-                                                     ember::bench::make_step(spec, libtorch),
-                                                     libtorch));
-        in_microseconds(benchmark::RegisterBenchmark((row + "/" + kSides[2]).c_str(), time_ember,
+        in_microseconds(
+            benchmark::RegisterBenchmark((row + "/" + kSides[1]).c_str(), ember::bench::time_step,
+                                         ember::bench::make_step(spec, libtorch), libtorch));
+        in_microseconds(benchmark::RegisterBenchmark((row + "/" + kSides[2]).c_str(),
+                                                     ember::bench::time_step,
                                                      ember::bench::make_step(spec, cpu), cpu));
       }
     }

@@ -21,22 +21,11 @@
 #include "support/flags.h"
 #include "support/pattern.h"
 #include "support/stream.h"
+#include "support/timed_step.h"
 
 namespace {
 
 using ember::bench::Flags;
-
-void time_step(benchmark::State& state, const ember::bench::Step& step,
-               const ember::Device& device) {
-  ember::TensorHandle last = step();
-  device.sync();
-  for (auto _ : state) {
-    last = step();
-    device.sync();
-    benchmark::DoNotOptimize(last);
-  }
-  state.counters["checksum"] = ember::bench::checksum(last);
-}
 
 void time_stream(benchmark::State& state, int64_t n, int threads, bool triad) {
   ember::bench::StreamArrays arrays(n, threads);
@@ -69,7 +58,8 @@ void register_op(const std::string& op, const Flags& flags) {
                                   .out_channels = flags.integer("out-channels", 0),
                                   .kernel = flags.integer("kernel", 0),
                                   .padding = flags.integer("padding", 0)};
-  benchmark::RegisterBenchmark(op.c_str(), time_step, ember::bench::make_step(spec, device), device)
+  benchmark::RegisterBenchmark(op.c_str(), ember::bench::time_step,
+                               ember::bench::make_step(spec, device), device)
       ->UseRealTime()
       ->Unit(benchmark::kMicrosecond);
 }

@@ -179,7 +179,8 @@ void Session::hello(proto::Hello::Reader hello) {
                     " is not this server's version " + std::to_string(proto::PROTOCOL_VERSION) +
                     ": use a client and server of the same ember release");
   const std::string& expected = shared_.options.credential;
-  if (!expected.empty() && !same_credential(expected, hello.getCredential().cStr()))
+  const capnp::Text::Reader given = hello.getCredential();
+  if (!expected.empty() && !same_credential(expected, {given.begin(), given.size()}))
     throw Violation("the credential is missing or wrong");
   greeted_ = true;
   reply_ok();
@@ -242,18 +243,11 @@ ir::Op decoded(proto::OpCall::Reader call) {
   }
 }
 
-std::vector<uint64_t> ids_of(capnp::List<uint64_t>::Reader list) {
-  std::vector<uint64_t> ids;
-  ids.reserve(list.size());
-  for (uint64_t id : list)
-    ids.push_back(id);
-  return ids;
-}
-
 void Session::run_ops(capnp::List<proto::OpCall>::Reader calls) {
   require_ready();
   for (proto::OpCall::Reader call : calls)
-    run_op(decoded(call), ids_of(call.getInputs()), ids_of(call.getOutputs()));
+    run_op(decoded(call), wire::to_vector<uint64_t>(call.getInputs()),
+           wire::to_vector<uint64_t>(call.getOutputs()));
 }
 
 void Session::define(proto::Sequence::Reader sequence) {

@@ -13,16 +13,8 @@ void encode_meta(const Shape& shape, DType dtype, proto::Meta::Builder meta) {
   meta.setDtype(static_cast<uint8_t>(dtype));
 }
 
-std::vector<int64_t> decode_ints(capnp::List<int64_t>::Reader list) {
-  std::vector<int64_t> values;
-  values.reserve(list.size());
-  for (int64_t value : list)
-    values.push_back(value);
-  return values;
-}
-
 Shape decode_shape(proto::Meta::Reader meta) {
-  return Shape(decode_ints(meta.getShape()));
+  return Shape(to_vector<int64_t>(meta.getShape()));
 }
 
 DType decode_dtype(proto::Meta::Reader meta) {

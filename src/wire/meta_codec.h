@@ -12,8 +12,15 @@
 namespace ember::wire {
 
 void encode_meta(const Shape& shape, DType dtype, proto::Meta::Builder meta);
-/// The dims of a list of int64.
-std::vector<int64_t> decode_ints(capnp::List<int64_t>::Reader list);
+/// The values of a list of integers (capnp's iterators are not the standard library's).
+template <typename T>
+std::vector<T> to_vector(typename capnp::List<T>::Reader list) {
+  std::vector<T> values;
+  values.reserve(list.size());
+  for (T value : list)
+    values.push_back(value);
+  return values;
+}
 /// meta's shape (dims as sent: the caller checks them).
 Shape decode_shape(proto::Meta::Reader meta);
 /// meta's dtype; InvalidArgument "[remote] unknown dtype N" when it names none.

@@ -137,7 +137,7 @@ T decode_integer(Field::Reader in, const Place& at) {
 
 std::vector<int64_t> decode_int_field(Field::Reader in, const Place& at) {
   require_kind(in, Field::INTS, at);
-  return wire::decode_ints(in.getInts());
+  return to_vector<int64_t>(in.getInts());
 }
 
 template <typename T>

@@ -73,8 +73,7 @@ struct Upload {
 
 struct DeviceInfo {
   name @0 :Text;              # the server's local name ("cpu", "cuda:0")
-  description @1 :Text;
-  dtypes @2 :List(UInt8);     # the dtypes it supports
+  dtypes @1 :List(UInt8);     # the dtypes it supports
 }
 
 struct MemoryUsage {

@@ -29,6 +29,7 @@ struct ServeArguments {
   std::vector<std::string> devices;
 };
 
+#ifdef EMBER_WITH_REMOTE
 /// The token: the file's first line, without its line end.
 std::string read_token(const std::string& path) {
   std::ifstream file(path);
@@ -40,7 +41,6 @@ std::string read_token(const std::string& path) {
   return token;
 }
 
-#ifdef EMBER_WITH_REMOTE
 void serve(const ServeArguments& arguments) {
   ServeOptions options;
   options.bind = arguments.bind;

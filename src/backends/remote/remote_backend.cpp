@@ -33,6 +33,23 @@ struct Session {
 
   /// Sends the batch and the releases (the caller holds mutex).
   void flush_locked();
+  /// After the batch, the request set(root) writes: its reply (call) or none (send).
+  template <typename Set>
+  wire::Received call(Set&& set) {
+    const std::lock_guard lock(mutex);
+    capnp::MallocMessageBuilder request;
+    set(request.initRoot<proto::Request>());
+    flush_locked();
+    return link->call(request);
+  }
+  template <typename Set>
+  void send(Set&& set) {
+    const std::lock_guard lock(mutex);
+    capnp::MallocMessageBuilder request;
+    set(request.initRoot<proto::Request>());
+    flush_locked();
+    link->send(request);
+  }
 };
 
 void Session::flush_locked() {
@@ -101,11 +118,7 @@ class RemoteBackend final : public Backend {
   TensorData read(const Operand& operand) override;
 
   void sync() override {
-    const std::lock_guard lock(session_->mutex);
-    session_->flush_locked();
-    capnp::MallocMessageBuilder request;
-    request.initRoot<proto::Request>().setSync();
-    session_->link->call(request);
+    session_->call([](proto::Request::Builder request) { request.setSync(); });
   }
   void flush() override {
     const std::lock_guard lock(session_->mutex);
@@ -113,11 +126,7 @@ class RemoteBackend final : public Backend {
   }
   std::optional<MemoryPoolUsage> memory_pool_usage() const override;
   void memory_cleanup() override {
-    const std::lock_guard lock(session_->mutex);
-    session_->flush_locked();
-    capnp::MallocMessageBuilder request;
-    request.initRoot<proto::Request>().setMemoryCleanup();
-    session_->link->send(request);
+    session_->send([](proto::Request::Builder request) { request.setMemoryCleanup(); });
   }
 
  private:
@@ -160,11 +169,8 @@ TensorData RemoteBackend::read(const Operand& operand) {
 }
 
 std::optional<MemoryPoolUsage> RemoteBackend::memory_pool_usage() const {
-  const std::lock_guard lock(session_->mutex);
-  session_->flush_locked();
-  capnp::MallocMessageBuilder request;
-  request.initRoot<proto::Request>().setMemoryUsage();
-  wire::Received reply = session_->link->call(request);
+  wire::Received reply =
+      session_->call([](proto::Request::Builder request) { request.setMemoryUsage(); });
   const auto usage = reply.root<proto::Reply>().getUsage();
   if (!usage.getAvailable()) return std::nullopt;
   MemoryPoolUsage result;
