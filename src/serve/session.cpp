@@ -8,7 +8,6 @@
 #include <dlpack/dlpack.h>
 
 #include <algorithm>
-#include <cstring>
 #include <optional>
 #include <span>
 #include <sstream>

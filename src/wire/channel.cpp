@@ -1,8 +1,6 @@
 #include "wire/channel.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <string>
 
 #include "ember/error.h"

@@ -1,7 +1,6 @@
 #include "remote/remote_test_util.h"
 
 #include <chrono>
-#include <cstring>
 #include <thread>
 
 #include "ember/error.h"

@@ -1,7 +1,6 @@
 #include "backends/remote/remote_backend.h"
 
 #include <algorithm>
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <utility>
