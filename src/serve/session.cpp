@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <optional>
 #include <span>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -23,6 +22,7 @@
 #include "ember/tensor_bytes.h"
 #include "ember/tensor_ops.h"
 #include "ir/ops.h"
+#include "ir/rules.h"
 #include "tensor/dispatch.h"
 #include "wire/channel.h"
 #include "wire/meta_codec.h"
@@ -113,12 +113,6 @@ class Session {
   std::unordered_map<uint64_t, Sequence> sequences_;
   std::size_t stored_calls_ = 0;  // the ops of every sequence kept
 };
-
-std::string meta_text(const Shape& shape, DType dtype) {
-  std::ostringstream out;
-  out << shape << " " << dtype;
-  return out.str();
-}
 
 void Session::run() {
   for (;;) {
@@ -365,16 +359,17 @@ void Session::upload(proto::Upload::Reader upload) {
   Shape shape = wire::decode_shape(meta);
   const DType dtype = wire::decode_dtype(meta);
   const std::optional<int64_t> bytes = checked_tensor_bytes(shape, dtype);
-  if (!bytes) throw Violation("upload: tensor " + meta_text(shape, dtype) + " is not valid");
+  if (!bytes)
+    throw Violation("upload: tensor " + ir::rules::concat(shape, " ", dtype) + " is not valid");
   const auto size = static_cast<std::size_t>(*bytes);
   const ServeOptions& limits = shared_.options;
   // Checked before a byte of it is read or allocated.
   if (size > limits.max_session_bytes - std::min(bytes_, limits.max_session_bytes) ||
       tensors_.size() >= limits.max_tensors_per_session)
-    throw Violation("upload: tensor " + meta_text(shape, dtype) + " of " + std::to_string(size) +
-                    " bytes is over the session's limits (it holds " + std::to_string(bytes_) +
-                    " of " + std::to_string(limits.max_session_bytes) + " bytes, " +
-                    std::to_string(tensors_.size()) + " tensors)");
+    throw Violation("upload: tensor " + ir::rules::concat(shape, " ", dtype) + " of " +
+                    std::to_string(size) + " bytes is over the session's limits (it holds " +
+                    std::to_string(bytes_) + " of " + std::to_string(limits.max_session_bytes) +
+                    " bytes, " + std::to_string(tensors_.size()) + " tensors)");
   // Read into memory of its own, which the device then computes on where it can (a CPU device:
   // no copy) or copies: the bytes cross from the socket once. Not zeroed: every byte is read.
   auto* values = new std::byte[size];
@@ -427,19 +422,20 @@ void Session::download(uint64_t id) {
   capnp::MallocMessageBuilder message;
   wire::encode_meta(found.tensor.shape(), found.tensor.dtype(),
                     message.initRoot<proto::Reply>().initMeta());
-  // Sent from where the tensor lies when it can be (no copy), else through the host.
-  if (const SharedTensor shared = row_major_memory(found.tensor)) {
-    const auto bytes =
-        static_cast<std::size_t>(*checked_tensor_bytes(found.tensor.shape(), found.tensor.dtype()));
-    return channel_.send(message, {static_cast<const std::byte*>(shared->dl_tensor.data), bytes});
-  }
+  // Sent from where the tensor lies when it can be (no copy), else through the host. Either may
+  // compute a queued value first, and a device failure then is the client's error reply.
+  SharedTensor shared;
   TensorData data;
   try {
-    data = ops::into_data(found.tensor);
+    shared = row_major_memory(found.tensor);
+    if (!shared) data = ops::into_data(found.tensor);
   } catch (const Error& e) {
     return reply_error(e.what());
   }
-  channel_.send(message, data.bytes());
+  if (!shared) return channel_.send(message, data.bytes());
+  const auto bytes =
+      static_cast<std::size_t>(*checked_tensor_bytes(found.tensor.shape(), found.tensor.dtype()));
+  channel_.send(message, {static_cast<const std::byte*>(shared->dl_tensor.data), bytes});
 }
 
 void Session::release(capnp::List<uint64_t>::Reader ids) {
