@@ -7,6 +7,7 @@
 
 #include "ember/nn/activation.h"
 #include "layer_golden.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -55,14 +56,15 @@ TEST(ActivationLayer, PreluPerChannelMatchesPyTorchWithGradients) {
 }
 
 TEST(ActivationLayer, PreluStartsAtItsInitValue) {
-  const Prelu prelu = PreluConfig{.num_parameters = 2, .init_value = 0.1}.init(Device::ndarray());
+  const Prelu prelu =
+      PreluConfig{.num_parameters = 2, .init_value = 0.1}.init(ember::test::suite_device());
   EXPECT_EQ(prelu.weight->into_data().to_vector<double>(), (std::vector<double>{0.1f, 0.1f}));
   EXPECT_EQ(named_parameters(prelu).front().name, "weight");
   EXPECT_TRUE(state(Relu{}).empty());
 }
 
 TEST(ActivationLayer, BadConfigsNameTheLayerAndTheValue) {
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   const double inf = std::numeric_limits<double>::infinity();
   expect_invalid([&] { SoftplusConfig{0.0}.init(d); }, {"[Softplus]", "beta 0", "non-zero"});
   expect_invalid([&] { CeluConfig{0.0}.init(d); }, {"[Celu]", "alpha 0"});

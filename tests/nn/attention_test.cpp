@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sequence_support.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -17,7 +18,7 @@ namespace golden = sequence_golden;
 using golden::json;
 
 Device autodiff_device() {
-  return Device::ndarray().autodiff();
+  return ember::test::suite_device().autodiff();
 }
 
 MultiHeadAttention golden_attention(const json& c, const Device& device) {
@@ -82,7 +83,7 @@ TEST(MultiHeadAttention, CausalWithPaddingAndNoBiasMatchesPyTorch) {
 
 TEST(MultiHeadAttention, MaskedKeysGetZeroWeightAndRowsSumToOne) {
   const json& c = golden::sequence_case("mha_causal_padded");
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   const Inputs in = golden_inputs(c, device);
   const AttentionOutput out = golden_attention(c, device).forward_with_weights(
       in.query, in.key, in.value, golden_masks(c, device));
@@ -108,7 +109,7 @@ TEST(MultiHeadAttention, MaskedKeysGetZeroWeightAndRowsSumToOne) {
 
 TEST(MultiHeadAttention, APaddedKeyDoesNotChangeTheOutput) {
   const json& c = golden::sequence_case("mha_cross_masked");
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   const MultiHeadAttention m = golden_attention(c, device);
   const Inputs in = golden_inputs(c, device);
   const AttentionMasks masks = golden_masks(c, device);
@@ -124,7 +125,7 @@ TEST(MultiHeadAttention, APaddedKeyDoesNotChangeTheOutput) {
 
 TEST(MultiHeadAttention, DropoutDropsWeightsAndTheOutputUsesTheSameDraw) {
   const json& c = golden::sequence_case("mha_causal_padded");  // one head, no bias
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   MultiHeadAttention m = golden_attention(c, device);
   const Inputs in = golden_inputs(c, device);
   const AttentionMasks masks = golden_masks(c, device);
@@ -151,7 +152,7 @@ TEST(MultiHeadAttention, DropoutDropsWeightsAndTheOutputUsesTheSameDraw) {
 }
 
 TEST(MultiHeadAttention, InitHasPyTorchShapesAndInitialization) {
-  const MultiHeadAttention m = MultiHeadAttentionConfig{8, 2}.init(Device::ndarray());
+  const MultiHeadAttention m = MultiHeadAttentionConfig{8, 2}.init(ember::test::suite_device());
   EXPECT_EQ(m.in_proj_weight->shape(), Shape({24, 8}));
   EXPECT_EQ(m.out_proj.weight->shape(), Shape({8, 8}));
   // Xavier-uniform over [3E, E]: bound sqrt(6 / (E + 3E)).
@@ -160,12 +161,13 @@ TEST(MultiHeadAttention, InitHasPyTorchShapesAndInitialization) {
     EXPECT_LE(std::abs(v), bound);
   EXPECT_EQ(m.in_proj_bias->value().into_data().to_vector<double>(), std::vector<double>(24, 0.0));
   EXPECT_EQ(m.out_proj.bias->value().into_data().to_vector<double>(), std::vector<double>(8, 0.0));
-  EXPECT_EQ(num_parameters(MultiHeadAttentionConfig{8, 2, 0.0, false}.init(Device::ndarray())),
-            24 * 8 + 8 * 8);
+  EXPECT_EQ(
+      num_parameters(MultiHeadAttentionConfig{8, 2, 0.0, false}.init(ember::test::suite_device())),
+      24 * 8 + 8 * 8);
 }
 
 TEST(MultiHeadAttention, ConfigErrorsNameTheValues) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   layer_golden::expect_invalid(
       [&] {
         MultiHeadAttentionConfig{0, 1}.init(device);
@@ -189,7 +191,7 @@ TEST(MultiHeadAttention, ConfigErrorsNameTheValues) {
 }
 
 TEST(MultiHeadAttention, ForwardErrorsNameTheShapes) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   const MultiHeadAttention m = MultiHeadAttentionConfig{4, 2}.init(device);
   const Tensor<3> x = Tensor<3>::zeros({2, 3, 4}, device);
   const Tensor<3> other_batch = Tensor<3>::zeros({1, 3, 4}, device);

@@ -8,6 +8,7 @@
 
 #include "ember/nn/conv.h"
 #include "layer_golden.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -93,7 +94,7 @@ double max_abs(const TensorHandle& t) {
 TEST(ConvLayer, DefaultInitIsUniformWithinOneOverSqrtFanIn) {
   // weight [16, 8, 3, 3]: fan_in 8 * 9 = 72, bound 1 / sqrt(72) for the weight (kaiming_uniform
   // with a = sqrt(5)) and the bias; 1152 draws come within 5% of the bound.
-  const Conv2d conv = Conv2dConfig{8, 16, {3}}.init(Device::ndarray());
+  const Conv2d conv = Conv2dConfig{8, 16, {3}}.init(ember::test::suite_device());
   EXPECT_EQ(conv.weight->shape(), Shape({16, 8, 3, 3}));
   const double bound = 1.0 / std::sqrt(72.0);
   EXPECT_LE(max_abs(conv.weight.handle()), bound);
@@ -107,7 +108,7 @@ TEST(ConvLayer, TransposedWeightIsInByOutOverGroupsAndItsFanInIsThatSecondDim) {
   // weight [in 4, out / groups 3, 5]: PyTorch's fan_in is 3 * 5 = 15 for this layout.
   const ConvTranspose1d conv =
       ConvTranspose1dConfig{.in_channels = 4, .out_channels = 6, .kernel_size = {5}, .groups = 2}
-          .init(Device::ndarray());
+          .init(ember::test::suite_device());
   EXPECT_EQ(conv.weight->shape(), Shape({4, 3, 5}));
   EXPECT_LE(max_abs(conv.weight.handle()), 1.0 / std::sqrt(15.0));
   EXPECT_EQ(conv.bias->value().shape(), Shape({6}));
@@ -119,13 +120,13 @@ TEST(ConvLayer, InitializersCanBeChosen) {
                                    .kernel_size = {2},
                                    .weight_init = Initializer::constant(0.5),
                                    .bias_init = Initializer::zeros()}
-                          .init(Device::ndarray());
+                          .init(ember::test::suite_device());
   EXPECT_EQ(conv.weight->into_data().to_vector<double>(), std::vector<double>(4, 0.5));
   EXPECT_EQ(conv.bias->value().into_data().to_vector<double>(), std::vector<double>(2, 0.0));
 }
 
 TEST(ConvLayer, BadConfigsNameTheLayerAndTheValue) {
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   expect_invalid([&] { Conv2dConfig{0, 4, {3}}.init(d); }, {"[Conv2d]", "in_channels 0"});
   expect_invalid(
       [&] {
@@ -162,8 +163,9 @@ TEST(ConvLayer, BadConfigsNameTheLayerAndTheValue) {
 }
 
 TEST(ConvLayer, ForwardRejectsAnInputOfTheWrongChannelCount) {
-  const Conv1d conv = Conv1dConfig{3, 2, {1}}.init(Device::ndarray());
-  EXPECT_THROW(conv.forward(Tensor<3>::zeros({1, 2, 4}, Device::ndarray())), InvalidArgument);
+  const Conv1d conv = Conv1dConfig{3, 2, {1}}.init(ember::test::suite_device());
+  EXPECT_THROW(conv.forward(Tensor<3>::zeros({1, 2, 4}, ember::test::suite_device())),
+               InvalidArgument);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "ember/nn/dropout.h"
 #include "layer_golden.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -23,7 +24,7 @@ TEST(DropoutLayer, InferenceIsTheIdentityAsInPyTorch) {
 }
 
 TEST(DropoutLayer, TrainingZeroesAboutPAndScalesTheRestByOneOverOneMinusP) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   Dropout dropout = DropoutConfig{0.25}.init(device);
   EXPECT_TRUE(dropout.training);
   const std::vector<double> y =
@@ -41,7 +42,7 @@ TEST(DropoutLayer, TrainingZeroesAboutPAndScalesTheRestByOneOverOneMinusP) {
 }
 
 TEST(DropoutLayer, SeedMakesTheMaskReproducible) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   const Dropout dropout = DropoutConfig{0.5}.init(device);
   const Tensor<1> x = Tensor<1>::ones({64}, device);
   device.seed(11);
@@ -51,13 +52,13 @@ TEST(DropoutLayer, SeedMakesTheMaskReproducible) {
 }
 
 TEST(DropoutLayer, ZeroPIsTheIdentityInTraining) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   const Tensor<1> x = Tensor<1>::from_floats({1.0, -2.0, 3.0}, device);
   EXPECT_EQ(DropoutConfig{0.0}.init(device).forward(x).into_data(), x.into_data());
 }
 
 TEST(DropoutLayer, PMustBeInZeroToOne) {
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   expect_invalid([&] { DropoutConfig{1.0}.init(d); }, {"[Dropout]", "p 1 ", "[0, 1)"});
   expect_invalid([&] { DropoutConfig{-0.5}.init(d); }, {"[Dropout]", "p -0.5"});
   expect_invalid([&] { DropoutConfig{std::nan("")}.init(d); }, {"[Dropout]", "p nan"});

@@ -8,6 +8,7 @@
 
 #include "ember/nn/embedding.h"
 #include "layer_golden.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -28,7 +29,7 @@ TEST(EmbeddingLayer, PaddingRowGetsNoGradientAsInPyTorch) {
 
 TEST(EmbeddingLayer, WeightIsStandardNormalWithThePaddingRowZeroed) {
   // padding_idx -1 is the last row. 2000 N(0, 1) draws: mean within 0.1 and std within 0.1.
-  const Embedding embedding = EmbeddingConfig{1001, 2, -1}.init(Device::ndarray());
+  const Embedding embedding = EmbeddingConfig{1001, 2, -1}.init(ember::test::suite_device());
   EXPECT_EQ(embedding.padding_idx, 1000);
   const std::vector<double> w = embedding.weight->into_data().to_vector<double>();
   EXPECT_EQ(w[2000], 0.0);
@@ -42,13 +43,13 @@ TEST(EmbeddingLayer, WeightIsStandardNormalWithThePaddingRowZeroed) {
 }
 
 TEST(EmbeddingLayer, AnIndexOutOfRangeIsAnInvalidArgument) {
-  const Embedding embedding = EmbeddingConfig{3, 2}.init(Device::ndarray());
-  EXPECT_THROW(embedding.forward(Tensor<1, Int>::from_ints({0, 3}, Device::ndarray())),
+  const Embedding embedding = EmbeddingConfig{3, 2}.init(ember::test::suite_device());
+  EXPECT_THROW(embedding.forward(Tensor<1, Int>::from_ints({0, 3}, ember::test::suite_device())),
                InvalidArgument);
 }
 
 TEST(EmbeddingLayer, BadConfigsNameTheLayerAndTheValue) {
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   expect_invalid([&] { EmbeddingConfig{0, 2}.init(d); }, {"[Embedding]", "num_embeddings 0"});
   expect_invalid([&] { EmbeddingConfig{4, 0}.init(d); }, {"[Embedding]", "embedding_dim 0"});
   expect_invalid(

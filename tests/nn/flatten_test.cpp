@@ -3,6 +3,7 @@
 
 #include "ember/nn/flatten.h"
 #include "layer_golden.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -22,7 +23,7 @@ TEST(FlattenLayer, LeadingDimsMergeAsInPyTorch) {
 }
 
 TEST(FlattenLayer, TheCallerNamesTheResultRank) {
-  const Tensor<4> x = Tensor<4>::zeros({2, 3, 4, 5}, Device::ndarray());
+  const Tensor<4> x = Tensor<4>::zeros({2, 3, 4, 5}, ember::test::suite_device());
   const Flatten middle{1, 2};
   const Flatten last_two{-2, -1};
   const Flatten one_dim{2, 2};
@@ -30,12 +31,12 @@ TEST(FlattenLayer, TheCallerNamesTheResultRank) {
   EXPECT_EQ(last_two.forward<3>(x).shape(), Shape({2, 3, 20}));
   EXPECT_EQ(one_dim.forward<4>(x).shape(), Shape({2, 3, 4, 5}));
   // A zero-size dim merges too (no -1 to infer).
-  EXPECT_EQ(Flatten{}.forward(Tensor<3>::zeros({0, 3, 4}, Device::ndarray())).shape(),
+  EXPECT_EQ(Flatten{}.forward(Tensor<3>::zeros({0, 3, 4}, ember::test::suite_device())).shape(),
             Shape({0, 12}));
 }
 
 TEST(FlattenLayer, BadDimsOrRankAreInvalidArguments) {
-  const Tensor<3> x = Tensor<3>::zeros({2, 3, 4}, Device::ndarray());
+  const Tensor<3> x = Tensor<3>::zeros({2, 3, 4}, ember::test::suite_device());
   const Flatten reversed{2, 1};
   const Flatten past_the_end{0, 3};
   expect_invalid([&] { reversed.forward<3>(x); }, {"[Flatten]", "start_dim 2", "end_dim 1"});

@@ -10,13 +10,14 @@
 #include "ember/ember.h"
 #include "ember/nn/init.h"
 #include "ember/nn/linear.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
 
 std::vector<double> draw(const Initializer& init, const Shape& shape) {
   const TensorCreationOptions options =
-      TensorCreationOptions(Device::ndarray()).with_dtype(DType::F64);
+      TensorCreationOptions(ember::test::suite_device()).with_dtype(DType::F64);
   return ops::into_data(init.make(shape, options)).to_vector<double>();
 }
 
@@ -75,7 +76,7 @@ TEST(Init, ConstantUniformAndNormalUseTheirArguments) {
 }
 
 TEST(Init, SeedMakesInitializationReproducible) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   device.seed(7);
   const std::vector<double> a = draw(Initializer::kaiming_uniform(), Shape{4, 4});
   device.seed(7);
@@ -88,7 +89,7 @@ Tensor<D> floats(std::vector<double> values, const Shape& shape, const Device& d
 }
 
 TEST(Linear, ForwardIsXTimesWeightTransposedPlusBias) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   Linear linear = LinearConfig{3, 2}.init(device);
   linear.weight.assign(floats<2>({1, 2, 3, 4, 5, 6}, {2, 3}, device).handle());
   linear.bias->assign(floats<1>({10, 20}, {2}, device).handle());
@@ -99,12 +100,12 @@ TEST(Linear, ForwardIsXTimesWeightTransposedPlusBias) {
 }
 
 TEST(Linear, DefaultInitIsBoundedByOneOverSqrtFanIn) {
-  const Linear linear = LinearConfig{64, 32}.init(Device::ndarray());
+  const Linear linear = LinearConfig{64, 32}.init(ember::test::suite_device());
   EXPECT_EQ(linear.weight->dims(), (Tensor<2>::Dims{32, 64}));
   EXPECT_LE(max_abs(linear.weight->into_data().to_vector<double>()), 1.0 / 8.0 + 1e-7);
   EXPECT_LE(max_abs(linear.bias->value().into_data().to_vector<double>()), 1.0 / 8.0 + 1e-7);
-  EXPECT_FALSE(LinearConfig({4, 2, false}).init(Device::ndarray()).bias.has_value());
-  EXPECT_THROW(LinearConfig({0, 2}).init(Device::ndarray()), InvalidArgument);
+  EXPECT_FALSE(LinearConfig({4, 2, false}).init(ember::test::suite_device()).bias.has_value());
+  EXPECT_THROW(LinearConfig({0, 2}).init(ember::test::suite_device()), InvalidArgument);
 }
 
 }  // namespace

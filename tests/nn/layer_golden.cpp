@@ -1,4 +1,5 @@
 #include "layer_golden.h"
+#include "support/suite_device.h"
 
 #include <cmath>
 #include <fstream>
@@ -47,7 +48,7 @@ const NamedTensor* find(const std::vector<NamedTensor>& tensors, const std::stri
 }  // namespace
 
 Device golden_device() {
-  return Device::ndarray().autodiff();
+  return ember::test::suite_device().autodiff();
 }
 
 const json& layer_case(const std::string& name) {

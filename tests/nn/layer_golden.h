@@ -20,7 +20,8 @@ namespace ember::nn::layer_golden {
 
 using nlohmann::json;
 
-/// The device every golden runs on: ndarray with autodiff (f64 values come from the JSON).
+/// The device every golden runs on: ember::test::suite_device() (ndarray unless
+/// EMBER_TEST_DEVICE names another) with autodiff on; f64 values come from the JSON.
 Device golden_device();
 
 /// The case named name; a missing case fails the test that asks for it (an exception).

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/nn/layers.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -41,7 +42,7 @@ TinyCnn make_cnn(const Device& device) {
 
 TEST(Layers, StateNamesAreDottedPyTorchNames) {
   std::vector<std::string> names;
-  for (const NamedTensor& t : state(make_cnn(Device::ndarray())))
+  for (const NamedTensor& t : state(make_cnn(ember::test::suite_device())))
     names.push_back(t.name);
   EXPECT_EQ(names, (std::vector<std::string>{"conv.weight", "conv.bias", "bn.weight", "bn.bias",
                                              "bn.running_mean", "bn.running_var",
@@ -49,7 +50,7 @@ TEST(Layers, StateNamesAreDottedPyTorchNames) {
 }
 
 TEST(Layers, TrainAndEvalReachBatchNormAndDropout) {
-  TinyCnn cnn = make_cnn(Device::ndarray());
+  TinyCnn cnn = make_cnn(ember::test::suite_device());
   eval(cnn);
   EXPECT_FALSE(cnn.bn.training);
   EXPECT_FALSE(cnn.dropout.training);
@@ -59,7 +60,7 @@ TEST(Layers, TrainAndEvalReachBatchNormAndDropout) {
 }
 
 TEST(Layers, OneBackwardReachesEveryParam) {
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   TinyCnn cnn = make_cnn(device);
   const Tensor<4> x = Tensor<4>::random({2, 1, 4, 4}, Distribution::normal(0.0, 1.0), device);
   const Tensor<2> y = cnn.forward(x);

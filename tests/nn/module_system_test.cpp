@@ -9,6 +9,7 @@
 
 #include "ember/ember.h"
 #include "ember/nn/module.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -59,7 +60,7 @@ std::vector<std::string> names_of(const std::vector<NamedTensor>& tensors) {
 }
 
 TEST(ModuleSystem, NamedParametersAreDottedPathsInMemberOrder) {
-  const Tree tree = make_tree(Device::ndarray());
+  const Tree tree = make_tree(ember::test::suite_device());
   EXPECT_EQ(names_of(named_parameters(tree)),
             (std::vector<std::string>{"first.weight", "first.bias", "layers.0.weight",
                                       "layers.1.weight", "layers.1.bias", "pair.0", "pair.1"}));
@@ -71,15 +72,16 @@ TEST(ModuleSystem, NamedParametersAreDottedPathsInMemberOrder) {
 }
 
 TEST(ModuleSystem, ParamsRequireGradOnlyOnAnAutodiffDevice) {
-  EXPECT_FALSE(make_leaf(Device::ndarray(), true).weight.handle().device().is_autodiff());
-  EXPECT_FALSE(ops::is_require_grad(make_leaf(Device::ndarray(), true).weight.handle()));
-  const Leaf leaf = make_leaf(Device::ndarray().autodiff(), true);
+  EXPECT_FALSE(make_leaf(ember::test::suite_device(), true).weight.handle().device().is_autodiff());
+  EXPECT_FALSE(ops::is_require_grad(make_leaf(ember::test::suite_device(), true).weight.handle()));
+  const Leaf leaf = make_leaf(ember::test::suite_device().autodiff(), true);
   EXPECT_TRUE(ops::is_require_grad(leaf.weight.handle()));
   EXPECT_FALSE(ops::is_require_grad(leaf.count.handle()));
 }
 
 TEST(ModuleSystem, ToDeviceMovesParamsAndBuffersAndKeepsThemTrainable) {
-  const Tree tree = to_device(make_tree(Device::ndarray()), Device::ndarray().autodiff());
+  const Tree tree =
+      to_device(make_tree(ember::test::suite_device()), ember::test::suite_device().autodiff());
   for (const NamedTensor& p : named_parameters(tree)) {
     EXPECT_TRUE(p.tensor.device().is_autodiff()) << p.name;
     EXPECT_TRUE(ops::is_require_grad(p.tensor)) << p.name;
@@ -89,9 +91,9 @@ TEST(ModuleSystem, ToDeviceMovesParamsAndBuffersAndKeepsThemTrainable) {
 }
 
 TEST(ModuleSystem, GradientsReachParamsAndFrozenParamsGetNone) {
-  Leaf leaf = make_leaf(Device::ndarray().autodiff(), true);
+  Leaf leaf = make_leaf(ember::test::suite_device().autodiff(), true);
   freeze(leaf, "bias");
-  const Tensor<2> x = filled(4, 3, 2.0, Device::ndarray().autodiff());
+  const Tensor<2> x = filled(4, 3, 2.0, ember::test::suite_device().autodiff());
   // sum(x W^T + b): d/dW[i, j] = sum over rows of x[:, j] = 8.
   const Tensor<1> loss =
       x.matmul(leaf.weight->transpose()).add(leaf.bias->value().unsqueeze<2>()).sum();
@@ -104,7 +106,8 @@ TEST(ModuleSystem, GradientsReachParamsAndFrozenParamsGetNone) {
 }
 
 TEST(ModuleSystem, FreezeMatchesWholePathComponents) {
-  Two two{make_leaf(Device::ndarray(), true), make_leaf(Device::ndarray(), true)};
+  Two two{make_leaf(ember::test::suite_device(), true),
+          make_leaf(ember::test::suite_device(), true)};
   freeze(two, "fc1");
   EXPECT_FALSE(two.fc1.weight.trainable());
   EXPECT_TRUE(two.fc10.weight.trainable());
@@ -113,7 +116,7 @@ TEST(ModuleSystem, FreezeMatchesWholePathComponents) {
 }
 
 TEST(ModuleSystem, TrainAndEvalSetEveryTrainingFlag) {
-  Tree tree = make_tree(Device::ndarray());
+  Tree tree = make_tree(ember::test::suite_device());
   eval(tree);
   EXPECT_FALSE(tree.first.training);
   EXPECT_FALSE(tree.layers[1].training);
@@ -122,24 +125,24 @@ TEST(ModuleSystem, TrainAndEvalSetEveryTrainingFlag) {
 }
 
 TEST(ModuleSystem, ACopyIsAnIndependentClone) {
-  Leaf original = make_leaf(Device::ndarray(), true);
+  Leaf original = make_leaf(ember::test::suite_device(), true);
   Leaf copy = original;
-  copy.weight.assign(filled(2, 3, 5.0, Device::ndarray()).handle());
+  copy.weight.assign(filled(2, 3, 5.0, ember::test::suite_device()).handle());
   EXPECT_EQ(original.weight->into_data().to_vector<double>(), std::vector<double>(6, 1.0));
   EXPECT_EQ(copy.weight->into_data().to_vector<double>(), std::vector<double>(6, 5.0));
 }
 
 TEST(ModuleSystem, AssignRejectsAnotherShapeAndKeepsTheValue) {
-  Leaf leaf = make_leaf(Device::ndarray(), true);
+  Leaf leaf = make_leaf(ember::test::suite_device(), true);
   try {
-    leaf.weight.assign(filled(3, 2, 5.0, Device::ndarray()).handle());
+    leaf.weight.assign(filled(3, 2, 5.0, ember::test::suite_device()).handle());
     FAIL() << "expected InvalidArgument";
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("[param]"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("[3, 2]"), std::string::npos) << e.what();
   }
   EXPECT_EQ(leaf.weight->into_data().shape(), Shape({2, 3}));
-  EXPECT_THROW(leaf.count.assign(Tensor<1>::zeros({4}, Device::ndarray()).handle()),
+  EXPECT_THROW(leaf.count.assign(Tensor<1>::zeros({4}, ember::test::suite_device()).handle()),
                InvalidArgument);
 }
 

@@ -8,6 +8,7 @@
 
 #include "ember/nn/normalization.h"
 #include "layer_golden.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -44,7 +45,7 @@ TEST(BatchNormLayer, WithoutAffineOn5dInputMatchesPyTorch) {
 }
 
 TEST(BatchNormLayer, StartsAtPyTorchsValuesWithItsNames) {
-  const BatchNorm bn = BatchNormConfig{2}.init(Device::ndarray());
+  const BatchNorm bn = BatchNormConfig{2}.init(ember::test::suite_device());
   std::vector<std::string> names;
   for (const NamedTensor& t : state(bn))
     names.push_back(t.name);
@@ -60,10 +61,10 @@ TEST(BatchNormLayer, StartsAtPyTorchsValuesWithItsNames) {
 
 TEST(BatchNormLayer, InferenceLeavesTheRunningStatsAlone) {
   // Fresh stats (mean 0, var 1): y = x / sqrt(1 + eps).
-  BatchNorm bn = BatchNormConfig{1}.init(Device::ndarray());
+  BatchNorm bn = BatchNormConfig{1}.init(ember::test::suite_device());
   eval(bn);
-  const Tensor<2> x =
-      Tensor<2>::from_data(TensorData(std::vector<double>{1, 3}, Shape{2, 1}), Device::ndarray());
+  const Tensor<2> x = Tensor<2>::from_data(TensorData(std::vector<double>{1, 3}, Shape{2, 1}),
+                                           ember::test::suite_device());
   const std::vector<double> y = bn.forward(x).into_data().to_vector<double>();
   EXPECT_NEAR(y[0], 1.0 / std::sqrt(1.0 + 1e-5), 1e-12);
   EXPECT_NEAR(y[1], 3.0 / std::sqrt(1.0 + 1e-5), 1e-12);
@@ -73,34 +74,34 @@ TEST(BatchNormLayer, InferenceLeavesTheRunningStatsAlone) {
 
 TEST(BatchNormLayer, WithoutRunningStatsInferenceUsesTheBatch) {
   // x = [1, 3]: batch mean 2, biased variance 1, so y = [-1, 1] / sqrt(1 + eps) in both modes.
-  BatchNorm bn =
-      BatchNormConfig{.num_features = 1, .track_running_stats = false}.init(Device::ndarray());
+  BatchNorm bn = BatchNormConfig{.num_features = 1, .track_running_stats = false}.init(
+      ember::test::suite_device());
   EXPECT_TRUE(state(bn).size() == 2u);
   eval(bn);
-  const Tensor<2> x =
-      Tensor<2>::from_data(TensorData(std::vector<double>{1, 3}, Shape{2, 1}), Device::ndarray());
+  const Tensor<2> x = Tensor<2>::from_data(TensorData(std::vector<double>{1, 3}, Shape{2, 1}),
+                                           ember::test::suite_device());
   const std::vector<double> y = bn.forward(x).into_data().to_vector<double>();
   EXPECT_NEAR(y[0], -1.0 / std::sqrt(1.0 + 1e-5), 1e-12);
   EXPECT_NEAR(y[1], 1.0 / std::sqrt(1.0 + 1e-5), 1e-12);
 }
 
 TEST(BatchNormLayer, ARefusedBatchLeavesTheStatsAsTheyWere) {
-  BatchNorm bn = BatchNormConfig{2}.init(Device::ndarray());
+  BatchNorm bn = BatchNormConfig{2}.init(ember::test::suite_device());
   expect_invalid(
       [&] {
-        bn.forward(Tensor<2>::ones({1, 2}, Device::ndarray()));
+        bn.forward(Tensor<2>::ones({1, 2}, ember::test::suite_device()));
       },
       {"[batch_norm]", "training needs more"});
   EXPECT_EQ(values(bn.num_batches_tracked->handle()), (std::vector<double>{0}));
   expect_invalid(
       [&] {
-        bn.forward(Tensor<3>::ones({2, 3, 4}, Device::ndarray()));
+        bn.forward(Tensor<3>::ones({2, 3, 4}, ember::test::suite_device()));
       },
       {"[BatchNorm]", "x [2, 3, 4]", "[batch, 2, ...]"});
 }
 
 TEST(BatchNormLayer, BadConfigsNameTheLayerAndTheValue) {
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   expect_invalid([&] { BatchNormConfig{0}.init(d); }, {"[BatchNorm]", "num_features 0"});
   expect_invalid([&] { BatchNormConfig{.num_features = 2, .eps = -1.0}.init(d); },
                  {"[BatchNorm]", "eps -1"});
@@ -122,10 +123,10 @@ TEST(LayerNormLayer, TwoTrailingDimsMatchPyTorch) {
 
 TEST(LayerNormLayer, AffineCanBeLeftOutWhollyOrJustTheBias) {
   EXPECT_TRUE(state(LayerNormConfig{.normalized_shape = {4}, .elementwise_affine = false}.init(
-                        Device::ndarray()))
+                        ember::test::suite_device()))
                   .empty());
   const LayerNorm no_bias =
-      LayerNormConfig{.normalized_shape = {4}, .bias = false}.init(Device::ndarray());
+      LayerNormConfig{.normalized_shape = {4}, .bias = false}.init(ember::test::suite_device());
   EXPECT_TRUE(no_bias.weight.has_value());
   EXPECT_FALSE(no_bias.bias.has_value());
 }
@@ -141,7 +142,7 @@ TEST(RmsNormLayer, MatchesTheFormulaInPyTorchWithGradients) {
 }
 
 TEST(NormLayers, BadConfigsNameTheLayerAndTheValue) {
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   expect_invalid([&] { LayerNormConfig{0}.init(d); }, {"[LayerNorm]", "normalized_shape [0]"});
   expect_invalid([&] { LayerNormConfig{.normalized_shape = {2}, .eps = std::nan("")}.init(d); },
                  {"[LayerNorm]", "eps nan"});

@@ -3,6 +3,7 @@
 
 #include "ember/nn/pool.h"
 #include "layer_golden.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -58,12 +59,12 @@ TEST(PoolLayer, AdaptiveAvgPoolsMatchPyTorch) {
 }
 
 TEST(PoolLayer, PoolsHoldNoState) {
-  EXPECT_TRUE(state(MaxPool2dConfig{.kernel_size = {2}}.init(Device::ndarray())).empty());
-  EXPECT_TRUE(state(AdaptiveAvgPool2dConfig{{1}}.init(Device::ndarray())).empty());
+  EXPECT_TRUE(state(MaxPool2dConfig{.kernel_size = {2}}.init(ember::test::suite_device())).empty());
+  EXPECT_TRUE(state(AdaptiveAvgPool2dConfig{{1}}.init(ember::test::suite_device())).empty());
 }
 
 TEST(PoolLayer, BadConfigsNameTheLayerAndTheValue) {
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   expect_invalid([&] { MaxPool2dConfig{.kernel_size = {0}}.init(d); },
                  {"[MaxPool2d]", "kernel_size [0]"});
   expect_invalid([&] { MaxPool1dConfig{.kernel_size = {2}, .padding = {2}}.init(d); },

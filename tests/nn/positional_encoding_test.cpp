@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sequence_support.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -15,7 +16,7 @@ namespace {
 namespace golden = sequence_golden;
 
 TensorCreationOptions f64() {
-  return TensorCreationOptions(Device::ndarray()).with_dtype(DType::F64);
+  return TensorCreationOptions(ember::test::suite_device()).with_dtype(DType::F64);
 }
 
 TEST(PositionalEncoding, TableMatchesTheFormula) {
@@ -37,13 +38,14 @@ TEST(PositionalEncoding, FirstRowsByHand) {
 }
 
 TEST(PositionalEncoding, ForwardAddsTheTableToEverySequence) {
-  PositionalEncoding pe = PositionalEncodingConfig{6, 0.5}.init(Device::ndarray());
+  PositionalEncoding pe = PositionalEncodingConfig{6, 0.5}.init(ember::test::suite_device());
   eval(pe);
   const Tensor<3> x = Tensor<3>::random({2, 5, 6}, Distribution::normal(0.0, 1.0), f64());
   const std::vector<double> got = pe.forward(x).into_data().to_vector<double>();
   const std::vector<double> xs = x.into_data().to_vector<double>();
   const std::vector<double> table =
-      golden::tensor<2>(golden::sequence_case("positional_even").at("table"), Device::ndarray())
+      golden::tensor<2>(golden::sequence_case("positional_even").at("table"),
+                        ember::test::suite_device())
           .into_data()
           .to_vector<double>();
   for (std::size_t i = 0; i < got.size(); ++i)
@@ -52,7 +54,7 @@ TEST(PositionalEncoding, ForwardAddsTheTableToEverySequence) {
 }
 
 TEST(PositionalEncoding, TrainingDropsAndRescalesTheSum) {
-  PositionalEncoding pe = PositionalEncodingConfig{4, 0.5}.init(Device::ndarray());
+  PositionalEncoding pe = PositionalEncodingConfig{4, 0.5}.init(ember::test::suite_device());
   const Tensor<3> x = Tensor<3>::random({3, 4, 4}, Distribution::normal(0.0, 1.0), f64());
   const std::vector<double> dropped = pe.forward(x).into_data().to_vector<double>();
   eval(pe);
@@ -69,13 +71,13 @@ TEST(PositionalEncoding, TrainingDropsAndRescalesTheSum) {
 }
 
 TEST(PositionalEncoding, HasNoState) {
-  const PositionalEncoding pe = PositionalEncodingConfig{8}.init(Device::ndarray());
+  const PositionalEncoding pe = PositionalEncodingConfig{8}.init(ember::test::suite_device());
   EXPECT_TRUE(state(pe).empty());
   EXPECT_EQ(pe.dropout.p, 0.1);
 }
 
 TEST(PositionalEncoding, ErrorsNameTheValues) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   layer_golden::expect_invalid([&] { PositionalEncodingConfig{0}.init(device); },
                                {"[PositionalEncoding] ", "d_model 0"});
   layer_golden::expect_invalid(

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sequence_support.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -50,7 +51,7 @@ void expect_golden_gradients(const json& c, const M& m, const Tensor<3>& x,
 
 void expect_lstm_matches_pytorch(const std::string& name) {
   const json& c = golden::sequence_case(name);
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   const Lstm lstm = golden_recurrent<Lstm>(c, device);
   const Tensor<3> x = golden::tensor<3>(c.at("x"), device).require_grad();
   std::optional<LstmState> state;
@@ -65,7 +66,7 @@ void expect_lstm_matches_pytorch(const std::string& name) {
 
 void expect_gru_matches_pytorch(const std::string& name) {
   const json& c = golden::sequence_case(name);
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   const Gru gru = golden_recurrent<Gru>(c, device);
   const Tensor<3> x = golden::tensor<3>(c.at("x"), device).require_grad();
   const GruOutput out = gru.forward(x, golden_state(c, "h0", device));
@@ -98,7 +99,7 @@ std::vector<std::string> parameter_names_of(const std::vector<NamedTensor>& tens
 }
 
 TEST(Lstm, ParamsHavePyTorchNamesAndShapes) {
-  const Lstm lstm = LstmConfig{3, 5, 2, true, 0.0, true}.init(Device::ndarray());
+  const Lstm lstm = LstmConfig{3, 5, 2, true, 0.0, true}.init(ember::test::suite_device());
   const std::vector<NamedTensor> params = named_parameters(lstm);
   EXPECT_EQ(parameter_names_of(params),
             (std::vector<std::string>{
@@ -112,12 +113,13 @@ TEST(Lstm, ParamsHavePyTorchNamesAndShapes) {
   // Layer 1 reads both directions of layer 0.
   EXPECT_EQ(params[8].tensor.shape(), Shape({20, 10}));
   EXPECT_EQ(lstm.num_layers(), 2);
-  EXPECT_EQ(parameter_names_of(named_parameters(GruConfig{2, 3, 1, false}.init(Device::ndarray()))),
+  EXPECT_EQ(parameter_names_of(
+                named_parameters(GruConfig{2, 3, 1, false}.init(ember::test::suite_device()))),
             (std::vector<std::string>{"weight_ih_l0", "weight_hh_l0"}));
 }
 
 TEST(Gru, InitIsUniformWithinOneOverSqrtHidden) {
-  const Gru gru = GruConfig{3, 4}.init(Device::ndarray());
+  const Gru gru = GruConfig{3, 4}.init(ember::test::suite_device());
   EXPECT_EQ(gru.weights[0].weight_ih->shape(), Shape({12, 3}));
   for (const NamedTensor& p : named_parameters(gru)) {
     for (double v : ops::into_data(p.tensor).to_vector<double>())
@@ -131,7 +133,7 @@ double probed(const Lstm& lstm, const Tensor<3>& x, const Tensor<3>& probe) {
 }
 
 TEST(Lstm, GradientsMatchFiniteDifferences) {
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   const TensorCreationOptions f64 = TensorCreationOptions(device).with_dtype(DType::F64);
   Lstm lstm = LstmConfig{2, 2, 2}.init(device);
   golden::params_to_f64(lstm);
@@ -169,7 +171,7 @@ TEST(Lstm, GradientsMatchFiniteDifferences) {
 }
 
 TEST(Lstm, DropoutActsBetweenLayersInTrainingOnly) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   const Tensor<3> x = Tensor<3>::random({2, 3, 2}, Distribution::normal(0.0, 1.0), device);
   Lstm deep = LstmConfig{2, 8, 2, true, 0.5}.init(device);
   const std::vector<double> trained = deep.forward(x).output.into_data().to_vector<double>();
@@ -185,7 +187,7 @@ TEST(Lstm, DropoutActsBetweenLayersInTrainingOnly) {
 }
 
 TEST(Recurrent, ConfigErrorsNameTheValues) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   layer_golden::expect_invalid([&] { LstmConfig{0, 4}.init(device); }, {"[Lstm] ", "input_size 0"});
   layer_golden::expect_invalid([&] { GruConfig{3, 0}.init(device); }, {"[Gru] ", "hidden_size 0"});
   layer_golden::expect_invalid(
@@ -201,7 +203,7 @@ TEST(Recurrent, ConfigErrorsNameTheValues) {
 }
 
 TEST(Recurrent, ForwardErrorsNameTheShapes) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   const Lstm lstm = LstmConfig{3, 4, 2}.init(device);
   layer_golden::expect_invalid(
       [&] {

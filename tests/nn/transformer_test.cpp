@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sequence_support.h"
+#include "support/suite_device.h"
 
 namespace ember::nn {
 namespace {
@@ -29,7 +30,7 @@ TransformerEncoderConfig config_of(const json& c) {
 
 void expect_encoder_matches_pytorch(const std::string& name) {
   const json& c = golden::sequence_case(name);
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   TransformerEncoder encoder = config_of(c).init(device);
   golden::load_state(encoder, c.at("state"), device);
   eval(encoder);
@@ -57,7 +58,7 @@ TEST(TransformerEncoder, PreNormGeluMatchesPyTorch) {
 
 TEST(TransformerEncoder, ParamsHavePyTorchNames) {
   const TransformerEncoder encoder =
-      TransformerEncoderConfig{{4, 2, 8}, 2, true}.init(Device::ndarray());
+      TransformerEncoderConfig{{4, 2, 8}, 2, true}.init(ember::test::suite_device());
   std::vector<std::string> names;
   for (const NamedTensor& p : named_parameters(encoder))
     names.push_back(p.name);
@@ -77,7 +78,7 @@ TEST(TransformerEncoder, ParamsHavePyTorchNames) {
 }
 
 TEST(TransformerEncoder, CausalOutputsIgnoreLaterPositions) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   TransformerEncoder encoder = TransformerEncoderConfig{{4, 2, 8}, 2}.init(device);
   eval(encoder);
   const Tensor<3> x = Tensor<3>::random({2, 4, 4}, Distribution::normal(0.0, 1.0), device);
@@ -93,7 +94,7 @@ TEST(TransformerEncoder, CausalOutputsIgnoreLaterPositions) {
 }
 
 TEST(TransformerEncoder, DropoutActsInTrainingOnly) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   TransformerEncoderLayer layer = TransformerEncoderLayerConfig{4, 2, 8, 0.5}.init(device);
   const Tensor<3> x = Tensor<3>::random({2, 3, 4}, Distribution::normal(0.0, 1.0), device);
   const std::vector<double> trained = layer.forward(x).into_data().to_vector<double>();
@@ -106,7 +107,7 @@ TEST(TransformerEncoder, DropoutActsInTrainingOnly) {
 }
 
 TEST(TransformerEncoder, ErrorsNameTheValues) {
-  const Device device = Device::ndarray();
+  const Device device = ember::test::suite_device();
   using layer_golden::expect_invalid;
   expect_invalid(
       [&] {

@@ -1,4 +1,5 @@
 #include "optim_test_util.h"
+#include "support/suite_device.h"
 
 #include <cmath>
 #include <fstream>
@@ -21,7 +22,7 @@ void flatten(const json& nested, std::vector<double>& values, std::vector<int64_
 }  // namespace
 
 Device device() {
-  return Device::ndarray().autodiff();
+  return ember::test::suite_device().autodiff();
 }
 
 TensorHandle f64(const std::vector<double>& values, Shape shape) {

@@ -1,5 +1,6 @@
-// Helpers for the optim tests: f64 tensors and a small Linear on ndarray (autodiff on, as in
-// training), fixed gradients, and the PyTorch goldens of golden.json (written by generate.py).
+// Helpers for the optim tests: f64 tensors and a small Linear on the suite's device (ndarray
+// unless EMBER_TEST_DEVICE names another; autodiff on, as in training), fixed gradients, and the
+// PyTorch goldens of golden.json (written by generate.py).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,7 +18,7 @@ namespace ember::optim::test {
 using ember::test::values;
 using nlohmann::json;
 
-/// ndarray with autodiff on.
+/// ember::test::suite_device() with autodiff on.
 Device device();
 /// An f64 tensor of shape holding values, on device().
 TensorHandle f64(const std::vector<double>& values, Shape shape);

@@ -15,6 +15,7 @@
 #include "ember/optim/scheduler.h"
 #include "ember/optim/sgd.h"
 #include "ember/train/learner.h"
+#include "support/suite_device.h"
 #include "support/temp_dir.h"
 
 namespace ember::train {
@@ -93,7 +94,7 @@ std::vector<double> weights(const Classifier& model) {
 }
 
 TEST(Learner, LearnsAndWritesMetricsPlotAndCheckpoints) {
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   const ::ember::test::TempDir dir_holder("ember-train-learns");
   const std::filesystem::path dir = dir_holder.path();
   TrainingRun run = fresh_run(device);
@@ -113,7 +114,7 @@ TEST(Learner, LearnsAndWritesMetricsPlotAndCheckpoints) {
 }
 
 TEST(Learner, ResumingGivesTheWeightsOfAnUninterruptedRun) {
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   const ::ember::test::TempDir straight_dir_holder("ember-train-straight");
   const std::filesystem::path straight_dir = straight_dir_holder.path();
   TrainingRun straight = fresh_run(device);
@@ -132,7 +133,7 @@ TEST(Learner, ResumingGivesTheWeightsOfAnUninterruptedRun) {
 }
 
 TEST(Learner, ResumingSaysWhichCheckpointsItSkipsAndWhenItStartsAfresh) {
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   const ::ember::test::TempDir dir_holder("ember-train-incomplete");
   const std::filesystem::path dir = dir_holder.path();
   TrainingRun first = fresh_run(device);
@@ -163,7 +164,7 @@ TEST(Learner, ResumingSaysWhichCheckpointsItSkipsAndWhenItStartsAfresh) {
 }
 
 TEST(Learner, StopsEarlyWhenTheBestMetricStopsImproving) {
-  const Device device = Device::ndarray().autodiff();
+  const Device device = ember::test::suite_device().autodiff();
   const ::ember::test::TempDir dir_holder("ember-train-early");
   const std::filesystem::path dir = dir_holder.path();
   TrainingRun run = fresh_run(device);
@@ -177,7 +178,7 @@ TEST(Learner, StopsEarlyWhenTheBestMetricStopsImproving) {
 }
 
 TEST(Learner, RejectsABadConfig) {
-  TrainingRun run = fresh_run(Device::ndarray().autodiff());
+  TrainingRun run = fresh_run(ember::test::suite_device().autodiff());
   EXPECT_THROW(Learner(LearnerConfig{.epochs = 0, .directory = "x"}, run.model, run.optimizer,
                        run.scheduler),
                InvalidArgument);

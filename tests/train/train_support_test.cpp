@@ -15,6 +15,7 @@
 #include "ember/train/history.h"
 #include "ember/train/metrics.h"
 #include "ember/train/progress.h"
+#include "support/suite_device.h"
 #include "support/temp_dir.h"
 
 namespace ember::train {
@@ -58,7 +59,7 @@ TEST(Metrics, TopKRefusesBadShapesAndK) {
 
 TEST(Metrics, AConstantModelScoresZero) {
   // What `ember eval` of all-zero weights computes: every logit 0.
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   EpochMetrics metrics;
   metrics.update({Tensor<1>::from_floats({2.3}, d), Tensor<2>::zeros({3, 10}, d),
                   Tensor<1, Int>::from_ints({0, 4, 9}, d)});
@@ -66,7 +67,7 @@ TEST(Metrics, AConstantModelScoresZero) {
 }
 
 TEST(Metrics, EpochMetricsWeighLossesByBatchSize) {
-  const Device d = Device::ndarray();
+  const Device d = ember::test::suite_device();
   EpochMetrics metrics(2);
   metrics.set_learning_rate(0.01);
   // Batch of 2 with loss 1.0 (one right), batch of 1 with loss 4.0 (right): mean loss 2.0.
