@@ -63,12 +63,18 @@ ValueRef Stream::argument_locked(const backend::Operand& operand) {
 
 uint32_t Stream::external_locked(const backend::BufferPtr& buffer, const ir::TensorMeta& meta) {
   std::vector<backend::Operand>& externals = work_.externals;
+  // One buffer may come with several metas: a backend's reshape shares its input's buffer
+  // (cuda's does), so [C] and its [1, C, 1, 1] are two inputs of a program.
+  const auto same = [&](uint32_t i) {
+    return externals[i].buffer == buffer && externals[i].meta == meta;
+  };
   if (external_index_.empty()) {
-    const auto found = std::ranges::find(externals, buffer, &backend::Operand::buffer);
-    if (found != externals.end()) return static_cast<uint32_t>(found - externals.begin());
-  } else if (const auto found = external_index_.find(buffer.get());
-             found != external_index_.end()) {
-    return found->second;
+    for (uint32_t i = 0; i < externals.size(); ++i)
+      if (same(i)) return i;
+  } else {
+    const auto [first, last] = external_index_.equal_range(buffer.get());
+    for (auto found = first; found != last; ++found)
+      if (same(found->second)) return found->second;
   }
   const auto index = static_cast<uint32_t>(externals.size());
   externals.emplace_back(buffer, copy_locked(meta));

@@ -63,8 +63,9 @@ class Stream : public std::enable_shared_from_this<Stream> {
   Executor* executor_;
   std::size_t max_queued_;
   PendingWork work_;
-  /// Position of each external buffer in work_.externals, kept only past kLinearSearchLimit.
-  std::unordered_map<const backend::Buffer*, uint32_t> external_index_;
+  /// Positions of each external buffer in work_.externals (one per meta it comes with), kept only
+  /// past kLinearSearchLimit.
+  std::unordered_multimap<const backend::Buffer*, uint32_t> external_index_;
   /// While executing: the live results (held, so they stay live until computed), which ops they
   /// belong to, and the executor's working memory. Members only to keep their memory from one
   /// execution to the next.

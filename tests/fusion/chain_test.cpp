@@ -243,6 +243,25 @@ TEST(FusionChains, FusedNdArrayGivesEagerNdArrayValuesBitForBit) {
   }
 }
 
+TEST(FusionChains, OneBufferUnderTwoShapesIsTwoProgramInputs) {
+  // A backend's reshape may give back its input's buffer (cuda's does): [3] and its reshape
+  // [3, 1] then reach the queue as one buffer under two metas, which broadcast differently, so
+  // they are two inputs of the program, each with its own meta.
+  SpiedFusion spied;
+  backend::Backend& b = *spied.fusion;
+  const Value x = put(b, varied_data(Shape{3, 3}));
+  const Value c = put(b, varied_data(Shape{3}, 1));
+  const Value column{c.buffer, {Shape{3, 1}, DType::F32}};
+  const Value along_rows = apply(b, ir::Binary{ir::BinaryOp::Add}, {x, c});
+  const Value along_columns = apply(b, ir::Binary{ir::BinaryOp::Add}, {x, column});
+  get(b, apply(b, ir::Binary{ir::BinaryOp::Sub}, {along_rows, along_columns}));
+  const std::vector<ir::TensorMeta> inputs = spied.spy->last_program_inputs();
+  ASSERT_EQ(spied.spy->programs, 1);
+  EXPECT_EQ(inputs.size(), 3u);
+  EXPECT_NE(std::ranges::find(inputs, c.meta), inputs.end());
+  EXPECT_NE(std::ranges::find(inputs, column.meta), inputs.end());
+}
+
 TEST(FusionChains, AQueueCutByItsBoundGivesTheSameValues) {
   FusionOptions small;
   small.max_queued = 3;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -124,6 +125,12 @@ class SpyBackend final : public backend::Backend {
         throw std::runtime_error("spy failure in " + *fail_on);
       }
     }
+    {
+      const std::lock_guard lock(mutex_);
+      last_program_inputs_.clear();
+      for (const backend::Operand& input : inputs)
+        last_program_inputs_.push_back(input.meta);
+    }
     auto buffers = inner_->execute_fused(program, inputs, constants, shape);
     ++programs;
     outputs_written += static_cast<int>(buffers.size());
@@ -131,10 +138,17 @@ class SpyBackend final : public backend::Backend {
   }
   backend::BufferPtr write(const TensorData& data) override { return inner_->write(data); }
   TensorData read(const backend::Operand& operand) override { return inner_->read(operand); }
+  /// The metas of the inputs of the last program that reached execute_fused.
+  std::vector<ir::TensorMeta> last_program_inputs() const {
+    const std::lock_guard lock(mutex_);
+    return last_program_inputs_;
+  }
 
  private:
   std::unique_ptr<backend::Backend> inner_;
   backend::FusionSupport support_;
+  mutable std::mutex mutex_;
+  std::vector<ir::TensorMeta> last_program_inputs_;
 };
 
 /// A FusionBackend over a spy over flex, keeping a pointer to the spy.
