@@ -23,9 +23,10 @@
 //
 // Output, one JSON object a line: {"workload", "shape", "dtype", "dim" (sum, softmax), "device",
 // "iterations", "ms" (median per iteration, per op for tiny_*), "gbs" (bytes read + written by the
-// minimal kernel), "tflops" (2mnk) or "us_per_op", "checksum" (sum of |last output|)}. Exit status
-// 3, with {"error": "no_device", "device", "message"} on stdout and the message on stderr, when
-// the device cannot run ops (no GPU, no driver, backend not built); 2 for any other error.
+// minimal kernel), "tflops" (2mnk) or "us_per_op", "checksum" (sum of |last output|), "host_ms"
+// (host time per iteration to issue it)}. Exit status 3, with {"error": "no_device", "device",
+// "message"} on stdout and the message on stderr, when the device cannot run ops (no GPU, no
+// driver, backend not built); 2 for any other error.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -193,30 +194,42 @@ struct Timing {
   double ms;  // per iteration (per op for tiny_*)
   int64_t iterations;
   double checksum;
+  double host_ms = 0;  // host time per iteration to issue the work (0 for tiny_*)
 };
 
-/// Milliseconds of n iterations of step in one profile window. Each iteration is flushed, so that
-/// its result is computed although the next one drops it (see the top of the file).
-double window_ms(const Device& device, const ember::bench::Step& step, int64_t n,
+/// A window's milliseconds on the device clock, and on the host's while it issued the work: where
+/// the two are close, the host's dispatch, not the kernels, sets the pace.
+struct Window {
+  double device_ms;
+  double host_ms;
+};
+
+/// n iterations of step in one profile window. Each iteration is flushed, so that its result is
+/// computed although the next one drops it (see the top of the file).
+Window window_ms(const Device& device, const ember::bench::Step& step, int64_t n,
                  TensorHandle& last) {
+  std::chrono::steady_clock::duration issued{};
   const ember::ProfileDuration window = device.profile_with(ember::ProfileOptions{}.flush(), [&] {
+    const auto begin = std::chrono::steady_clock::now();
     for (int64_t i = 0; i < n; ++i) {
       last = step();
       device.flush();
     }
+    issued = std::chrono::steady_clock::now() - begin;
   });
   const std::optional<ember::ProfileTicks> ticks = window.resolve();
   if (!ticks) throw ember::ExecutionError("[cuda_bench] the profile window saw no work");
-  return std::chrono::duration<double, std::milli>(ticks->duration()).count();
+  return {std::chrono::duration<double, std::milli>(ticks->duration()).count(),
+          std::chrono::duration<double, std::milli>(issued).count()};
 }
 
 /// The N whose window lasts about kWindowMs, scaled from a window of at least kCalibrationMs.
 int64_t iterations_for(const Device& device, const ember::bench::Step& step, TensorHandle& last) {
   int64_t n = kWarmups;
-  double ms = window_ms(device, step, n, last);
+  double ms = window_ms(device, step, n, last).device_ms;
   while (ms < kCalibrationMs && n < kMaxIterations) {
     n *= 4;
-    ms = window_ms(device, step, n, last);
+    ms = window_ms(device, step, n, last).device_ms;
   }
   const auto scaled = static_cast<int64_t>(std::ceil(static_cast<double>(n) * kWindowMs / ms));
   return std::clamp(scaled, kMinIterations, kMaxIterations);
@@ -231,10 +244,14 @@ Timing time_step(const OpSpec& spec, const Device& device, int64_t forced_iterat
   }
   device.sync();  // the warm-ups (and the kernels they compiled) stay out of every window
   const int64_t n = forced_iterations > 0 ? forced_iterations : iterations_for(device, step, last);
-  std::vector<double> per_iteration;
-  for (int r = 0; r < kRepeats; ++r)
-    per_iteration.push_back(window_ms(device, step, n, last) / static_cast<double>(n));
-  return {ember::bench::median(per_iteration), n, ember::bench::checksum(last)};
+  std::vector<double> per_iteration, host_per_iteration;
+  for (int r = 0; r < kRepeats; ++r) {
+    const Window window = window_ms(device, step, n, last);
+    per_iteration.push_back(window.device_ms / static_cast<double>(n));
+    host_per_iteration.push_back(window.host_ms / static_cast<double>(n));
+  }
+  return {ember::bench::median(per_iteration), n, ember::bench::checksum(last),
+          ember::bench::median(host_per_iteration)};
 }
 
 /// Host milliseconds of kTinyOps chained add_scalar from start, and a sync: what the caller waits
@@ -277,6 +294,7 @@ void run_workload(const OpSpec& spec, const Device& device, int64_t forced_itera
     line.number("tflops", matmul_flops(spec) / (t.ms * 1e-3) / 1e12);
   else
     line.number("gbs", bytes_moved(spec) / (t.ms * 1e-3) / 1e9);
+  if (!is_tiny(spec)) line.number("host_ms", t.host_ms);
   line.number("checksum", t.checksum).print();
 }
 

@@ -147,49 +147,22 @@ bool has_program_kernel(const ir::Program& program) {
   return refusal(program).empty();
 }
 
-std::string program_kernel(const ir::Program& program, std::string_view kernel_name) {
-  if (const std::string why = refusal(program); !why.empty())
-    throw InvalidArgument("[program_kernel] " + why + ", in the program " + program.describe());
-  if (!cuda::is_identifier(kernel_name))
-    throw InvalidArgument("[program_kernel] kernel name \"" + std::string(kernel_name) +
-                          "\" is not a C identifier");
+namespace {
 
-  bool f64 = false;
-  std::string helpers;
-  const auto uses = [&](DType dtype) {
-    f64 = f64 || dtype == DType::F64;
-    if (helpers.find(cuda::storage_helpers(dtype)) == std::string::npos)
-      helpers += cuda::storage_helpers(dtype);
-  };
-  for (const ir::ProgramInput& input : program.inputs)
-    uses(input.dtype);
-  for (const ir::Instruction& instruction : program.instructions)
-    uses(instruction.dtype);
-  const CudaC m(f64 ? DType::F64 : DType::F32, "    ");
+/// A program's values over one target: the target's statements and each instruction's result.
+struct ProgramBody {
+  std::string statements;
+  std::vector<std::string> results;
+};
 
-  std::string parameters;
-  const auto parameter = [&](const std::string& text) {
-    parameters += parameters.empty() ? "" : ", ";
-    parameters += text;
-  };
+/// The statements computing program, input k's element read by the C expression elements[k],
+/// each instruction's scalar (if any) from the kernel parameter scalar<j>.
+ProgramBody body_of(const ir::Program& program, DType compute,
+                    const std::vector<std::string>& elements, const std::string& indent) {
+  const CudaC m(compute, indent);
   std::vector<std::string> inputs;
-  for (std::size_t k = 0; k < program.inputs.size(); ++k) {
-    const DType dtype = program.inputs[k].dtype;
-    parameter("const " + std::string(cuda::storage_type(dtype)) + "* __restrict__ in" +
-              std::to_string(k));
-    inputs.push_back(
-        cuda::load(m, dtype, "in" + std::to_string(k) + "[offset" + std::to_string(k) + "]"));
-  }
-  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-    const DType dtype = program.instructions[program.outputs[k]].dtype;
-    parameter(std::string(cuda::storage_type(dtype)) + "* __restrict__ out" + std::to_string(k));
-  }
-  parameter("long long n");
-  parameter("int rank");
-  parameter("ember_dims sizes");
   for (std::size_t k = 0; k < program.inputs.size(); ++k)
-    parameter("ember_dims strides" + std::to_string(k));
-
+    inputs.push_back(cuda::load(m, program.inputs[k].dtype, elements[k]));
   std::vector<std::string> results;
   for (std::size_t j = 0; j < program.instructions.size(); ++j) {
     const ir::Instruction& instruction = program.instructions[j];
@@ -201,12 +174,10 @@ std::string program_kernel(const ir::Program& program, std::string_view kernel_n
       arg_dtypes.push_back(program.dtype_of(arg));
     }
     std::string scalar;
-    if (const auto* activation = std::get_if<ir::Activation>(&instruction.op)) {
+    if (const auto* activation = std::get_if<ir::Activation>(&instruction.op))
       scalar = m.literal(ir::parameter_of(*activation));
-    } else if (ir::scalar_of(instruction.op)) {
+    else if (ir::scalar_of(instruction.op))
       scalar = "scalar" + std::to_string(j);
-      parameter("double " + scalar);
-    }
     std::string result =
         cuda::evaluate(m, instruction.op, operand_dtype(instruction.op, arg_dtypes), args, scalar);
     // An f16 or bf16 result is rounded to its dtype, as running the op alone stores it; where,
@@ -218,21 +189,28 @@ std::string program_kernel(const ir::Program& program, std::string_view kernel_n
       result = cuda::load(m, instruction.dtype, cuda::store(instruction.dtype, result));
     results.push_back(std::move(result));
   }
+  return {m.statements(), std::move(results)};
+}
 
-  std::string source = "// the fused program " + program.describe() +
-                       ", written by ember's CUDA C emitter (src/codegen) from ir/formulas.h\n";
-  source += helpers;
-  source += kDimsDefinition;
-  source += "extern \"C\" __global__ void " + std::string(kernel_name) + "(" + parameters + ") {\n";
-  // No output aliases an input (__restrict__ above): unrolled, the loop's loads of several
-  // elements are in flight at once, which a memory-bound kernel needs to reach the bandwidth.
-  source += "  #pragma unroll 4\n";
+/// The guarded definition of the flat kernel's vector of four elements: one load or store of
+/// 16 bytes for f32 (8 for f16 and bf16, 32 for f64), which a memory-bound kernel needs.
+constexpr std::string_view kVectorDefinition = R"(#ifndef EMBER_VEC4
+#define EMBER_VEC4
+template <typename S> struct alignas(4 * sizeof(S)) ember_vec4 { S v[4]; };
+#endif
+)";
+
+/// The general kernel's loop: each input's element found from the coordinates of i.
+std::string strided_loop(const ir::Program& program, const ProgramBody& body) {
+  // No output aliases an input (__restrict__): unrolled, the loop's loads of several elements are
+  // in flight at once.
+  std::string source = "  #pragma unroll 4\n";
   source += "  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n";
   source += "       i += (long long)gridDim.x * blockDim.x) {\n";
   if (!program.inputs.empty()) {
     // Each input's element: the coordinates of i dotted with its strides. A 64-bit division
-    // costs tens of instructions: rank 1 (every merged contiguous program) needs none, and below
-    // 2^31 elements the coordinates are found in 32 bits.
+    // costs tens of instructions: rank 1 needs none, and below 2^31 elements the coordinates are
+    // found in 32 bits.
     for (std::size_t k = 0; k < program.inputs.size(); ++k)
       source += "    long long offset" + std::to_string(k) + " = 0;\n";
     source += "    if (rank == 1) {\n";
@@ -257,13 +235,127 @@ std::string program_kernel(const ir::Program& program, std::string_view kernel_n
     coordinates("long long", "sizes.d[d]");
     source += "    }\n";
   }
-  source += m.statements();
-  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-    const uint32_t output = program.outputs[k];
-    source += "    out" + std::to_string(k) +
-              "[i] = " + cuda::store(program.instructions[output].dtype, results[output]) + ";\n";
+  source += body.statements;
+  for (std::size_t k = 0; k < program.outputs.size(); ++k)
+    source += "    out" + std::to_string(k) + "[i] = " +
+              cuda::store(program.instructions[program.outputs[k]].dtype,
+                          body.results[program.outputs[k]]) +
+              ";\n";
+  source += "  }\n";
+  return source;
+}
+
+/// The flat kernel's loop: four elements a thread, each input a vector of four (or its one
+/// element four times where the broadcast bit k is set), each output stored as a vector.
+std::string flat_loop(const ir::Program& program, const ProgramBody& body,
+                      const std::vector<std::string>& input_types,
+                      const std::vector<std::string>& output_types) {
+  std::string source;
+  source += "  for (long long i = 4 * ((long long)blockIdx.x * blockDim.x + threadIdx.x); i < n;\n";
+  source += "       i += 4 * (long long)gridDim.x * blockDim.x) {\n";
+  source += "    const bool whole = i + 4 <= n;\n";
+  for (std::size_t k = 0; k < input_types.size(); ++k) {
+    const std::string a = "a" + std::to_string(k), in = "in" + std::to_string(k);
+    const std::string vec = "ember_vec4<" + input_types[k] + ">";
+    source += "    " + vec + " " + a + " = {};\n";
+    source += "    if (broadcast & (1u << " + std::to_string(k) + ")) {\n";
+    source += "      " + a + ".v[0] = " + a + ".v[1] = " + a + ".v[2] = " + a + ".v[3] = " + in +
+              "[0];\n";
+    source += "    } else if (whole) {\n";
+    source += "      " + a + " = *reinterpret_cast<const " + vec + "*>(" + in + " + i);\n";
+    source += "    } else {\n";
+    source += "      for (long long e = 0; e < n - i; ++e) " + a + ".v[e] = " + in + "[i + e];\n";
+    source += "    }\n";
   }
-  source += "  }\n}\n";
+  for (std::size_t k = 0; k < output_types.size(); ++k)
+    source += "    ember_vec4<" + output_types[k] + "> r" + std::to_string(k) + ";\n";
+  source += "    #pragma unroll\n";
+  source += "    for (int e = 0; e < 4; ++e) {\n";
+  source += body.statements;
+  for (std::size_t k = 0; k < program.outputs.size(); ++k)
+    source += "      r" + std::to_string(k) + ".v[e] = " +
+              cuda::store(program.instructions[program.outputs[k]].dtype,
+                          body.results[program.outputs[k]]) +
+              ";\n";
+  source += "    }\n";
+  for (std::size_t k = 0; k < output_types.size(); ++k) {
+    const std::string r = "r" + std::to_string(k), out = "out" + std::to_string(k);
+    source += "    if (whole) *reinterpret_cast<ember_vec4<" + output_types[k] + ">*>(" + out +
+              " + i) = " + r + ";\n";
+    source +=
+        "    else for (long long e = 0; e < n - i; ++e) " + out + "[i + e] = " + r + ".v[e];\n";
+  }
+  source += "  }\n";
+  return source;
+}
+
+}  // namespace
+
+std::string program_kernel(const ir::Program& program, std::string_view kernel_name) {
+  if (const std::string why = refusal(program); !why.empty())
+    throw InvalidArgument("[program_kernel] " + why + ", in the program " + program.describe());
+  if (!cuda::is_identifier(kernel_name))
+    throw InvalidArgument("[program_kernel] kernel name \"" + std::string(kernel_name) +
+                          "\" is not a C identifier");
+
+  bool f64 = false;
+  std::string helpers;
+  const auto uses = [&](DType dtype) {
+    f64 = f64 || dtype == DType::F64;
+    if (helpers.find(cuda::storage_helpers(dtype)) == std::string::npos)
+      helpers += cuda::storage_helpers(dtype);
+  };
+  for (const ir::ProgramInput& input : program.inputs)
+    uses(input.dtype);
+  for (const ir::Instruction& instruction : program.instructions)
+    uses(instruction.dtype);
+  const DType compute = f64 ? DType::F64 : DType::F32;
+
+  // The parameters both kernels share: pointers first, scalars last.
+  std::vector<std::string> input_types, output_types, pointers, scalars;
+  for (std::size_t k = 0; k < program.inputs.size(); ++k) {
+    input_types.emplace_back(cuda::storage_type(program.inputs[k].dtype));
+    pointers.push_back("const " + input_types.back() + "* __restrict__ in" + std::to_string(k));
+  }
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    output_types.emplace_back(cuda::storage_type(program.instructions[program.outputs[k]].dtype));
+    pointers.push_back(output_types.back() + "* __restrict__ out" + std::to_string(k));
+  }
+  for (std::size_t j = 0; j < program.instructions.size(); ++j)
+    if (!std::holds_alternative<ir::Activation>(program.instructions[j].op) &&
+        ir::scalar_of(program.instructions[j].op))
+      scalars.push_back("double scalar" + std::to_string(j));
+  const auto signature = [&](const std::string& name, const std::vector<std::string>& middle) {
+    std::vector<std::string> all = pointers;
+    all.insert(all.end(), middle.begin(), middle.end());
+    all.insert(all.end(), scalars.begin(), scalars.end());
+    std::string text = "extern \"C\" __global__ void " + name + "(";
+    for (std::size_t k = 0; k < all.size(); ++k)
+      text += (k == 0 ? "" : ", ") + all[k];
+    return text + ") {\n";
+  };
+
+  std::vector<std::string> strided_elements, flat_elements;
+  std::vector<std::string> strided_middle = {"long long n", "int rank", "ember_dims sizes"};
+  for (std::size_t k = 0; k < program.inputs.size(); ++k) {
+    strided_elements.push_back("in" + std::to_string(k) + "[offset" + std::to_string(k) + "]");
+    flat_elements.push_back("a" + std::to_string(k) + ".v[e]");
+    strided_middle.push_back("ember_dims strides" + std::to_string(k));
+  }
+
+  std::string source = "// the fused program " + program.describe() +
+                       ", written by ember's CUDA C emitter (src/codegen) from ir/formulas.h\n";
+  source += helpers;
+  source += kDimsDefinition;
+  source += kVectorDefinition;
+  source += signature(std::string(kernel_name), strided_middle);
+  source += strided_loop(program, body_of(program, compute, strided_elements, "    "));
+  source += "}\n";
+  source +=
+      signature(std::string(kernel_name) + "_flat", {"long long n", "unsigned int broadcast"});
+  source += flat_loop(program, body_of(program, compute, flat_elements, "      "), input_types,
+                      output_types);
+  source += "}\n";
   return source;
 }
 

@@ -73,6 +73,16 @@ bool has_program_kernel(const ir::Program& program);
 /// divisions. A program's float values are computed in double for F64 and in float otherwise;
 /// each F16 or BF16 instruction result is rounded to its dtype, as the same ops run one by one
 /// would round it. An activation's parameter is written into the source (the program holds it).
+///
+/// The source holds a second kernel, kernel_name + "_flat", for the common case of a program
+/// whose inputs are each contiguous or one element: four elements a thread, read and written as
+/// vectors of four (16 bytes for f32), no coordinates. Its parameters are the same pointers, then
+///   long long n                              the output's element count
+///   unsigned int broadcast                   bit k set: input k is one element (read at [0]),
+///                                            else contiguous over the output's n elements
+///   double scalar<j>, ...                    as above
+/// and every pointer that is read or written as a vector (a contiguous input, an output) must be
+/// aligned to four of its elements; at most 32 inputs. Any grid and block.
 /// Throws InvalidArgument, naming the instruction, its op and dtype, where
 /// !has_program_kernel(program), and when kernel_name is not an identifier.
 std::string program_kernel(const ir::Program& program, std::string_view kernel_name);

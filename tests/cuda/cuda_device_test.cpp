@@ -146,8 +146,9 @@ TEST(CudaDevice, EveryReductionKernelShapeMatchesNdarray) {
   struct Case {
     int64_t a, b, c, dim;
   };
-  for (const Case& k : {Case{1, 4096, 37, 2}, Case{1, 3, 100003, 2}, Case{64, 300, 50, 1},
-                        Case{2, 70000, 3, 1}, Case{1, 5000, 1500, 2}}) {
+  for (const Case& k :
+       {Case{1, 4096, 37, 2}, Case{1, 3, 100003, 2}, Case{64, 300, 50, 1}, Case{2, 70000, 3, 1},
+        Case{1, 5000, 1500, 2}, Case{3, 7, 1024, 2}, Case{5, 9, 1, 2}, Case{2, 33, 513, 2}}) {
     gpu->seed(5);
     const Tensor<3> x = Tensor<3>::random({k.a, k.b, k.c}, Distribution::normal(0.0, 1.0), *gpu);
     const Tensor<3> host = x.to_device(cpu);
@@ -159,6 +160,34 @@ TEST(CudaDevice, EveryReductionKernelShapeMatchesNdarray) {
     EXPECT_EQ(x.argmax(k.dim).into_data(), host.argmax(k.dim).into_data()) << "argmax " << label;
     expect_same(activation::softmax(x, k.dim).into_data(),
                 activation::softmax(host, k.dim).into_data(), "softmax " + label);
+    expect_same(activation::log_softmax(x, k.dim).into_data(),
+                activation::log_softmax(host, k.dim).into_data(), "log_softmax " + label);
+  }
+}
+
+TEST(CudaDevice, ElementwiseKernelsMatchNdarrayAtEveryLengthAndLayout) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  // Lengths around the flat kernel's four elements a thread (a tail of 1 to 3), a one-element
+  // input broadcast, and inputs that start one element into their buffer (not aligned for the
+  // vector loads: the strided kernel runs them).
+  const Device cpu = Device::ndarray();
+  for (const int64_t n : {1, 3, 4, 5, 1023, 4097, 1 << 20}) {
+    gpu->seed(9);
+    const Tensor<1> x = Tensor<1>::random({n + 1}, Distribution::normal(0.0, 1.0), *gpu);
+    const Tensor<1> y = Tensor<1>::random({n + 1}, Distribution::normal(0.0, 1.0), *gpu);
+    const Tensor<1> one = Tensor<1>::random({1}, Distribution::normal(0.0, 1.0), *gpu);
+    const Tensor<1> hx = x.to_device(cpu), hy = y.to_device(cpu), hone = one.to_device(cpu);
+    const std::string label = " of " + std::to_string(n);
+    const auto head = [n](const Tensor<1>& t) { return t.narrow(0, 0, n); };
+    const auto tail = [n](const Tensor<1>& t) { return t.narrow(0, 1, n); };
+    expect_same((head(x) + head(y)).into_data(), (head(hx) + head(hy)).into_data(), "add" + label);
+    expect_same((head(x) * one).into_data(), (head(hx) * hone).into_data(),
+                "mul by one element" + label);
+    expect_same(head(x).exp().into_data(), head(hx).exp().into_data(), "exp" + label);
+    expect_same((tail(x) - head(y)).into_data(), (tail(hx) - head(hy)).into_data(),
+                "sub one element in" + label);
+    expect_same(((head(x) * 0.5).tanh() + head(y)).into_data(),
+                ((head(hx) * 0.5).tanh() + head(hy)).into_data(), "a fused chain" + label);
   }
 }
 

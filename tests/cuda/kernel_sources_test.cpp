@@ -58,9 +58,11 @@ TEST(CudaKernelSources, SoftmaxCompilesForEveryFloatDtype) {
   EMBER_SKIP_WITHOUT_NVRTC();
   for (const bool log : {false, true}) {
     for (const DType dtype : kFloats)
-      expect_compiles(
-          softmax_source(ir::Softmax{0, log}, dtype),
-          std::string(log ? "log_softmax " : "softmax ") + std::string(dtype_name(dtype)));
+      for (const int per_lane : {1, 32})
+        expect_compiles(softmax_source(ir::Softmax{0, log}, dtype, per_lane),
+                        std::string(log ? "log_softmax " : "softmax ") +
+                            std::string(dtype_name(dtype)) + " per lane " +
+                            std::to_string(per_lane));
   }
 }
 

@@ -178,9 +178,11 @@ ir::Program program_of(const ir::Op& op, std::span<const Operand> inputs,
   return program;
 }
 
-/// The compiled form of a program (ir::CompiledForm): its kernel on this device.
+/// The compiled form of a program (ir::CompiledForm): its two kernels on this device
+/// (codegen::program_kernel): any layout, and contiguous or one-element inputs.
 struct ProgramKernel {
-  CUfunction function;
+  CUfunction strided;
+  CUfunction flat;
 };
 
 /// Fixed-size argument storage for a launch: cuLaunchKernel takes an array of pointers to the
@@ -258,12 +260,9 @@ class CudaBackend final : public backend::Backend {
     if (!codegen::has_program_kernel(program))
       return fusion::run_op_by_op(*this, program, inputs, constants, shape);
     gpu_->make_current();
-    const ProgramKernel* kernel = program.compiled.get<ProgramKernel>([&] {
-      const std::string source = codegen::program_kernel(program, "ember_program");
-      return std::make_shared<ProgramKernel>(
-          ProgramKernel{kernels_.function(source, "ember_program")});
-    });
-    return run_program(program, kernel->function, inputs, constants, shape);
+    const ProgramKernel* kernel = program.compiled.get<ProgramKernel>(
+        [&] { return std::make_shared<ProgramKernel>(program_kernel(program)); });
+    return run_program(program, *kernel, inputs, constants, shape);
   }
 
   BufferPtr write(const TensorData& data) override {
@@ -389,12 +388,16 @@ class CudaBackend final : public backend::Backend {
     if (!codegen::has_program_kernel(program)) return std::nullopt;
     std::vector<Scalar> constants;
     if (const std::optional<Scalar> scalar = ir::scalar_of(op)) constants.push_back(*scalar);
-    const std::string source = codegen::program_kernel(program, "ember_program");
-    return run_program(program, kernels_.function(source, "ember_program"), inputs, constants,
-                       output.shape);
+    return run_program(program, program_kernel(program), inputs, constants, output.shape);
   }
 
-  Outputs run_program(const ir::Program& program, CUfunction function,
+  ProgramKernel program_kernel(const ir::Program& program) {
+    const std::string source = codegen::program_kernel(program, "ember_program");
+    return {kernels_.function(source, "ember_program"),
+            kernels_.function(source, "ember_program_flat")};
+  }
+
+  Outputs run_program(const ir::Program& program, const ProgramKernel& kernel,
                       std::span<const Operand> inputs, std::span<const Scalar> constants,
                       const Shape& shape) {
     Outputs outputs;
@@ -410,6 +413,20 @@ class CudaBackend final : public backend::Backend {
       strides.emplace_back(d.d, d.d + shape.rank());
     }
     merge_program_dims(sizes, strides);
+    if (const std::optional<unsigned> broadcast =
+            flat_broadcast(program, sizes, strides, inputs, outputs)) {
+      LaunchArguments arguments;
+      for (const Operand& input : inputs)
+        arguments.add(address_of(input));
+      for (const BufferPtr& output : outputs)
+        arguments.add(address_of(output));
+      arguments.add(static_cast<long long>(n));
+      arguments.add(*broadcast);
+      for (const double scalar : codegen::program_scalars(program, constants))
+        arguments.add(scalar);
+      launch(kernel.flat, grid_for((n + 3) / 4), kThreads, arguments);
+      return outputs;
+    }
     LaunchArguments arguments;
     for (const Operand& input : inputs)
       arguments.add(address_of(input));
@@ -422,8 +439,35 @@ class CudaBackend final : public backend::Backend {
       arguments.add(dims_of(s));
     for (const double scalar : codegen::program_scalars(program, constants))
       arguments.add(scalar);
-    launch(function, grid_for(n), kThreads, arguments);
+    launch(kernel.strided, grid_for(n), kThreads, arguments);
     return outputs;
+  }
+
+  /// The flat kernel's broadcast bits where it can run the program (its merged dims one, each
+  /// input contiguous or one element, every vector pointer aligned to four elements), else
+  /// nullopt.
+  static std::optional<unsigned> flat_broadcast(const ir::Program& program,
+                                                const std::vector<int64_t>& sizes,
+                                                const std::vector<std::vector<int64_t>>& strides,
+                                                std::span<const Operand> inputs,
+                                                const Outputs& outputs) {
+    if (sizes.size() > 1 || inputs.size() > 32) return std::nullopt;
+    const auto aligned = [](CUdeviceptr address, DType dtype) {
+      return address % (4 * dtype_size(dtype)) == 0;
+    };
+    unsigned broadcast = 0;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const int64_t stride = sizes.empty() ? 0 : strides[k][0];
+      if (stride == 0) {
+        broadcast |= 1u << k;
+      } else if (stride != 1 || !aligned(address_of(inputs[k]), inputs[k].meta.dtype)) {
+        return std::nullopt;
+      }
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k)
+      if (!aligned(address_of(outputs[k]), program.instructions[program.outputs[k]].dtype))
+        return std::nullopt;
+    return broadcast;
   }
 
   /// Drops dims of size 1 and merges neighbours along which every input's strides are those of
@@ -559,13 +603,20 @@ class CudaBackend final : public backend::Backend {
     auto out = allocate(outputs[0]);
     const Lanes lanes = lanes_along(x.shape, softmax.dim);
     if (lanes.rows * lanes.n * lanes.inner == 0) return Outputs{out};
-    const std::string source = softmax_source(softmax, x.dtype);
+    // A warp a row for rows of up to 1024 (per_lane a power of two: six kernels at most).
+    int per_lane = 1;
+    while (32 * per_lane < lanes.n && per_lane < 32)
+      per_lane *= 2;
+    const std::string source = softmax_source(softmax, x.dtype, per_lane);
     LaunchArguments arguments;
     arguments.add(address_of(inputs[0]));
     arguments.add(out->address());
     arguments.add(static_cast<long long>(lanes.rows));
     arguments.add(static_cast<long long>(lanes.n));
-    if (lanes.inner == 1) {
+    if (lanes.inner == 1 && lanes.n <= 32 * per_lane && getenv("EMBER_WARP_SOFTMAX")) {
+      launch(kernels_.function(source, "ember_softmax_warp_rows"), warp_rows_grid(lanes.rows),
+             kRowThreads, arguments);
+    } else if (lanes.inner == 1) {
       launch(kernels_.function(source, "ember_softmax_rows"), static_cast<unsigned>(lanes.rows),
              kRowThreads, arguments);
     } else {

@@ -365,6 +365,42 @@ extern "C" __global__ void ember_softmax_rows(const x_t* x, x_t* out, long long 
   }
 }
 
+// A warp a row of up to 32 * EMBER_PER_LANE elements, held in registers (the loops unroll over a
+// constant, so the array stays out of local memory): every lane's loads are issued before the
+// first use, one read and one write, no block-wide synchronization.
+extern "C" __global__ void ember_softmax_warp_rows(const x_t* __restrict__ x, x_t* __restrict__ out,
+                                                   long long rows, long long n) {
+  const long long row = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
+  if (row >= rows) return;  // the whole warp: row is the same for its lanes
+  const int lane = threadIdx.x % 32, count = (int)n;
+  const x_t* lane_in = x + row * n;
+  x_t* lane_out = out + row * n;
+  const C minus_infinity = -(C)__longlong_as_double(0x7ff0000000000000LL);
+  C shifted[EMBER_PER_LANE];
+#pragma unroll
+  for (int j = 0; j < EMBER_PER_LANE; ++j) {
+    const int k = lane + 32 * j;
+    shifted[j] = k < count ? (C)x_load(lane_in[k]) : minus_infinity;
+  }
+  C m = minus_infinity;
+#pragma unroll
+  for (int j = 0; j < EMBER_PER_LANE; ++j) m = ember_max(m, shifted[j]);
+  for (int offset = 16; offset > 0; offset /= 2) m = ember_max(m, __shfl_xor_sync(0xffffffffu, m, offset));
+  C sum = 0;
+#pragma unroll
+  for (int j = 0; j < EMBER_PER_LANE; ++j) {
+    shifted[j] -= m;
+    if (lane + 32 * j < count) sum += exp(shifted[j]);
+  }
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  const C log_sum = log(sum);
+#pragma unroll
+  for (int j = 0; j < EMBER_PER_LANE; ++j) {
+    const int k = lane + 32 * j;
+    if (k < count) lane_out[k] = x_store(EMBER_SOFTMAX(shifted[j]));
+  }
+}
+
 extern "C" __global__ void ember_softmax_columns(const x_t* x, x_t* out, long long rows, long long n,
                                                  long long inner) {
   const long long count = rows * inner;
@@ -840,8 +876,9 @@ std::size_t reduce_state_size(const ir::Reduce& op) {
   throw InvalidArgument("[cuda] unknown reduction");
 }
 
-std::string softmax_source(const ir::Softmax& op, DType dtype) {
+std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane) {
   std::string source = threads_definition() + element_type(dtype, "x");
+  source += "#define EMBER_PER_LANE " + std::to_string(per_lane) + "\n";
   source += std::string("typedef ") + (dtype == DType::F64 ? "double" : "float") + " C;\n";
   source += op.log ? "#define EMBER_SOFTMAX(s) ((s) - log_sum)\n"
                    : "#define EMBER_SOFTMAX(s) (exp(s) / sum)\n";

@@ -56,8 +56,11 @@ std::size_t reduce_state_size(const ir::Reduce& op);
 /// Softmax (log softmax) of a float x [rows, n, inner], contiguous, along n:
 ///   ember_softmax_rows(const T* x, T* out, long long rows, long long n)  (inner == 1: a block
 ///     a row)
+///   ember_softmax_warp_rows(const T* x, T* out, long long rows, long long n)  (inner == 1,
+///     n <= 32 * per_lane: a warp a row, blocks of kRowThreads threads)
 ///   ember_softmax_columns(const T* x, T* out, long long rows, long long n, long long inner)
-std::string softmax_source(const ir::Softmax& op, DType dtype);
+/// per_lane (a power of two up to 32) sizes the warp kernel's registers.
+std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane = 1);
 
 /// Whether random_source draws dtype on the GPU: f32, f16 and bf16, whose draws are computed in
 /// f32 by correctly rounded operations only (ir/random.h), so they equal every other device's
