@@ -360,7 +360,6 @@ TEST(ProgramKernelNvrtc, EveryProgramCompilesForComputeCapability90) {
     EXPECT_NE(result.ptx.find(".entry " + kernel_name_of(c) + "("), std::string::npos) << c.name;
     EXPECT_NE(result.ptx.find(".entry " + kernel_name_of(c) + "_flat("), std::string::npos)
         << c.name;
-    if (getenv("EMBER_SHOW")) std::cout << source;
     all += source;
   }
   // The guards let the kernels of several programs share one.
