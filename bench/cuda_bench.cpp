@@ -33,13 +33,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ember/ember.h"
 #include "op_workloads.h"
 #include "support/flags.h"
+#include "support/json_line.h"
 #include "support/median.h"
 #include "support/pattern.h"
 
@@ -47,6 +47,7 @@ namespace {
 
 using ember::Device;
 using ember::TensorHandle;
+using ember::bench::JsonLine;
 using ember::bench::OpSpec;
 using Dims = std::vector<int64_t>;
 
@@ -114,59 +115,6 @@ double bytes_moved(const OpSpec& spec) {
 double matmul_flops(const OpSpec& spec) {
   return 2.0 * num_elements(spec.shape);  // shape is [m, k, n]
 }
-
-/// value as a JSON string: quoted, with quotes, backslashes and control characters escaped.
-std::string json_string(const std::string& value) {
-  std::string out = "\"";
-  for (const char c : value) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < ' ') {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(c));
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + '"';
-}
-
-/// One JSON object on one line, its fields in the order added.
-class JsonLine {
- public:
-  JsonLine& text(const std::string& key, const std::string& value) {
-    return raw(key, json_string(value));
-  }
-  JsonLine& integer(const std::string& key, int64_t value) {
-    return raw(key, std::to_string(value));
-  }
-  JsonLine& number(const std::string& key, double value) {
-    std::ostringstream out;
-    out.precision(15);  // the flop counts exactly
-    out << value;
-    return raw(key, std::isfinite(value) ? out.str() : "null");
-  }
-  JsonLine& integers(const std::string& key, const Dims& values) {
-    std::string list = "[";
-    for (std::size_t i = 0; i < values.size(); ++i)
-      list += (i == 0 ? "" : ", ") + std::to_string(values[i]);
-    return raw(key, list + "]");
-  }
-  /// Prints the line at once: the driver reads it while this program goes on.
-  void print() const {
-    std::printf("{%s}\n", fields_.c_str());
-    std::fflush(stdout);
-  }
-
- private:
-  JsonLine& raw(const std::string& key, const std::string& value) {
-    fields_ += (fields_.empty() ? "" : ", ") + json_string(key) + ": " + value;
-    return *this;
-  }
-  std::string fields_;
-};
 
 /// The fields naming a workload, which cuda_ops.py reads as its request.
 JsonLine describe(const OpSpec& spec) {
