@@ -7,6 +7,7 @@
 //                                              cuda_ops.py answers, with the work of each
 //   cuda_bench --check [--device cuda:0]       whether the device runs ops at all
 //   cuda_bench --workload matmul --shape 4096,4096,4096 --dtype bf16 [--dim D] [--iterations N]
+//              [--tf32]                        (f32 products in TF32: MatmulPrecision::High)
 //
 // Each workload runs 3 warm-up iterations, then N iterations (N chosen so that they last about
 // 20 ms, at least 10; --iterations forces N) inside one profile window of the device clock (CUDA
@@ -248,9 +249,13 @@ void run_workload(const OpSpec& spec, const Device& device, int64_t forced_itera
 
 /// The device named, once an op has run and been read back on it; nullopt, said on stdout (for
 /// run_cuda.py) and stderr, when it cannot run one: no GPU, no driver, or the backend not built.
-std::optional<Device> usable_device(const std::string& name) {
+std::optional<Device> usable_device(const std::string& name, bool tf32) {
   try {
-    const Device device = Device::from_name(name);
+    Device device = Device::from_name(name);
+    // Before the first tensor, which locks the settings.
+    if (tf32)
+      device.configure(
+          ember::DeviceConfig{}.with_f32_matmul_precision(ember::MatmulPrecision::High));
     ember::ops::into_data(ember::ops::full(
         ember::Shape{1}, 1.0, ember::TensorCreationOptions(device), ember::TensorKind::Float));
     return device;
@@ -296,7 +301,8 @@ int run(const ember::bench::Flags& flags) {
       print_request(spec);
     return 0;
   }
-  const std::optional<Device> device = usable_device(flags.text("device", "cuda:0"));
+  const std::optional<Device> device =
+      usable_device(flags.text("device", "cuda:0"), flags.has("tf32"));
   if (!device) return kExitNoDevice;
   if (flags.has("check")) {
     JsonLine().text("device", device->name()).print();
@@ -313,7 +319,7 @@ int main(int argc, char** argv) {
   try {
     return run(ember::bench::Flags(argc, argv,
                                    {"device", "workload", "shape", "dtype", "dim", "iterations"},
-                                   {"quick", "list", "check"}));
+                                   {"quick", "list", "check", "tf32"}));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuda_bench: %s\n", e.what());
     return kExitError;

@@ -8,15 +8,29 @@
 
 namespace ember {
 
-/// The default dtypes of a device.
+/// How f32 matrix products (matmul, convolution) may round their inputs.
+enum class MatmulPrecision {
+  /// Full f32 products, as on the CPU (the default on every device).
+  Highest,
+  /// The inputs may be rounded to TF32 (10-bit mantissa, f32 accumulation) where the device has
+  /// tensor cores for it (cuda); devices without them compute as Highest.
+  High,
+};
+
+/// "highest" or "high".
+std::ostream& operator<<(std::ostream& os, MatmulPrecision p);
+
+/// The default dtypes of a device, and the precision of its f32 matrix products.
 struct DeviceSettings {
   FloatDType float_dtype = FloatDType::F32;
   IntDType int_dtype = IntDType::I64;
   BoolDType bool_dtype = BoolDType::Bool;
+  MatmulPrecision f32_matmul_precision = MatmulPrecision::Highest;
   friend bool operator==(const DeviceSettings&, const DeviceSettings&) = default;
 };
 
-/// Prints "DeviceSettings { float_dtype: f32, int_dtype: i64, bool_dtype: bool }".
+/// Prints "DeviceSettings { float_dtype: f32, int_dtype: i64, bool_dtype: bool,
+/// f32_matmul_precision: highest }".
 std::ostream& operator<<(std::ostream& os, const DeviceSettings& s);
 
 /// What Device::configure changes; fields left empty keep the backend default.
@@ -24,6 +38,7 @@ std::ostream& operator<<(std::ostream& os, const DeviceSettings& s);
 struct DeviceConfig {
   std::optional<FloatDType> float_dtype;
   std::optional<IntDType> int_dtype;
+  std::optional<MatmulPrecision> f32_matmul_precision;
 
   DeviceConfig() = default;
   DeviceConfig(FloatDType f) : float_dtype(f) {}  // NOLINT: implicit on purpose
@@ -36,6 +51,10 @@ struct DeviceConfig {
   }
   DeviceConfig& with_int_dtype(IntDType i) {
     int_dtype = i;
+    return *this;
+  }
+  DeviceConfig& with_f32_matmul_precision(MatmulPrecision p) {
+    f32_matmul_precision = p;
     return *this;
   }
 };

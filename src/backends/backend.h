@@ -87,6 +87,9 @@ class Backend {
   virtual bool supports_dtype(DType dtype) const = 0;
   /// The settings a fresh device of this backend starts with.
   virtual DeviceSettings default_settings() const { return {}; }
+  /// The device's settings as Device::configure left them (called once, before any op). A
+  /// backend reads what concerns it (cuda: f32_matmul_precision); the default reads nothing.
+  virtual void apply_settings(const DeviceSettings& /*settings*/) {}
 
   /// Runs op. inputs satisfy ir::infer(op); outputs is what it returned. Returns one buffer per
   /// output. Throws InvalidArgument for data-dependent errors (an index out of range, an

@@ -56,6 +56,7 @@ class FusionBackend final : public backend::Backend {
   std::string description() const override { return inner_->description(); }
   bool supports_dtype(DType dtype) const override { return inner_->supports_dtype(dtype); }
   DeviceSettings default_settings() const override { return inner_->default_settings(); }
+  void apply_settings(const DeviceSettings& settings) override { inner_->apply_settings(settings); }
 
   backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                            std::span<const ir::TensorMeta> outputs) override;

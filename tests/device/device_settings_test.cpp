@@ -12,6 +12,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "backends/ndarray/ndarray_backend.h"
 #include "core/device_context.h"
@@ -97,6 +98,38 @@ TEST(DeviceSpec, ConfigureChangesOnlyTheRequestedDefaults) {
   auto both = fresh_ndarray_context();
   both->configure({FloatDType::BF16, IntDType::U8});
   EXPECT_EQ(both->lock_settings(), (DeviceSettings{FloatDType::BF16, IntDType::U8}));
+}
+
+/// ndarray, remembering the settings configure hands it.
+class SettingsRecordingBackend final : public backend::Backend {
+ public:
+  std::string name() const override { return "recording"; }
+  std::string description() const override { return "ndarray, recording its settings"; }
+  bool supports_dtype(DType dtype) const override { return inner_.supports_dtype(dtype); }
+  void apply_settings(const DeviceSettings& settings) override { applied.push_back(settings); }
+  backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
+                           std::span<const ir::TensorMeta> outputs) override {
+    return inner_.execute(op, inputs, outputs);
+  }
+  backend::BufferPtr write(const TensorData& data) override { return inner_.write(data); }
+  TensorData read(const backend::Operand& operand) override { return inner_.read(operand); }
+
+  std::vector<DeviceSettings> applied;
+
+ private:
+  ndarray::NdArrayBackend inner_;
+};
+
+TEST(DeviceSpec, MatmulPrecisionDefaultsToHighestAndReachesTheBackend) {
+  EXPECT_EQ(kDefaults.f32_matmul_precision, MatmulPrecision::Highest);
+  auto recording = std::make_unique<SettingsRecordingBackend>();
+  const SettingsRecordingBackend& backend = *recording;
+  detail::DeviceContext context(NdArrayDevice{}, std::move(recording));
+  context.configure(DeviceConfig{}.with_f32_matmul_precision(MatmulPrecision::High));
+  EXPECT_EQ(context.settings().f32_matmul_precision, MatmulPrecision::High);
+  EXPECT_EQ(context.settings().float_dtype, FloatDType::F32) << "the rest stays";
+  ASSERT_EQ(backend.applied.size(), 1u);
+  EXPECT_EQ(backend.applied[0], context.settings());
 }
 
 TEST(DeviceSpec, ConfigureTwiceIsAlreadyInitialized) {

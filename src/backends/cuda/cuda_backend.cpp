@@ -1,6 +1,7 @@
 #include "backends/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -234,6 +235,9 @@ class CudaBackend final : public backend::Backend {
   }
 
   std::string name() const override { return "cuda"; }
+  void apply_settings(const DeviceSettings& settings) override {
+    tf32_.store(settings.f32_matmul_precision == MatmulPrecision::High, std::memory_order_relaxed);
+  }
   std::string description() const override { return description_; }
   // Every dtype computes: the ones without kernels of their own on the host (cuda_backend.h).
   bool supports_dtype(DType /*dtype*/) const override { return true; }
@@ -968,7 +972,8 @@ class CudaBackend final : public backend::Backend {
                 "cuMemsetD8Async");
   }
 
-  void run_gemm(const GemmProblem& problem) {
+  void run_gemm(GemmProblem problem) {
+    problem.tf32 = tf32_.load(std::memory_order_relaxed);
     std::shared_ptr<DeviceBuffer> workspace;
     {
       // Threads may run ops on one device at once: one of them makes the workspace.
@@ -1265,6 +1270,8 @@ class CudaBackend final : public backend::Backend {
   std::shared_ptr<pools::MemoryManager> memory_;
   KernelCache kernels_;
   Gemm gemm_;
+  /// f32 products in TF32: MatmulPrecision::High in the device's settings.
+  std::atomic<bool> tf32_{false};
   std::mutex workspace_mutex_;  // guards workspace_
   std::shared_ptr<DeviceBuffer> workspace_;
   std::string description_;

@@ -13,12 +13,12 @@ struct Types {
   cudaDataType_t scale;
 };
 
-Types types_of(DType dtype) {
+Types types_of(DType dtype, bool tf32) {
   switch (dtype) {
     case DType::F64:
       return {CUDA_R_64F, CUBLAS_COMPUTE_64F, CUDA_R_64F};
     case DType::F32:
-      return {CUDA_R_32F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
+      return {CUDA_R_32F, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F};
     case DType::F16:
       return {CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F};
     case DType::BF16:
@@ -66,7 +66,7 @@ bool Gemm::takes(DType dtype) {
 void Gemm::run(const GemmProblem& p, CUdeviceptr workspace, std::size_t workspace_bytes) {
   const Api& api = gpu_->api();
   const std::string& device = gpu_->name();
-  const Types types = types_of(p.dtype);
+  const Types types = types_of(p.dtype, p.tf32 && p.dtype == DType::F32);
   Descriptors d(api);
   const auto checked = [&](cublasStatus_t status, const char* call) {
     check(status, call, device);
@@ -107,9 +107,16 @@ void Gemm::run(const GemmProblem& p, CUdeviceptr workspace, std::size_t workspac
     layout(&d.b, p.k, p.m, p.a_batch_stride);
   layout(&d.c, p.n, p.m, p.m * p.n);
 
-  const Key key{
-      p.dtype,       p.batch,      p.m, p.n, p.k, p.a_batch_stride == 0, p.b_batch_stride == 0,
-      p.transpose_a, p.transpose_b};
+  const Key key{p.dtype,
+                p.batch,
+                p.m,
+                p.n,
+                p.k,
+                p.a_batch_stride == 0,
+                p.b_batch_stride == 0,
+                p.transpose_a,
+                p.transpose_b,
+                p.tf32 && p.dtype == DType::F32};
   cublasLtMatmulAlgo_t algorithm{};
   {
     const std::lock_guard lock(mutex_);

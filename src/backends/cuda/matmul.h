@@ -31,6 +31,8 @@ struct GemmProblem {
   CUdeviceptr c;
   bool transpose_a = false;
   bool transpose_b = false;
+  /// F32 only: the inputs may be rounded to TF32 (MatmulPrecision::High).
+  bool tf32 = false;
 };
 
 class Gemm {
@@ -46,7 +48,7 @@ class Gemm {
   void run(const GemmProblem& problem, CUdeviceptr workspace, std::size_t workspace_bytes);
 
  private:
-  using Key = std::tuple<DType, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, bool>;
+  using Key = std::tuple<DType, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, bool, bool>;
   std::shared_ptr<const GpuContext> gpu_;
   cublasLtHandle_t handle_ = nullptr;
   std::mutex mutex_;  // guards algorithms_
