@@ -54,46 +54,88 @@ std::string hex_literal(F v) {
 // ---- the target -------------------------------------------------------------------------------
 
 CudaC::CudaC(DType compute, std::string indent)
-    : f64_(compute == DType::F64), indent_(std::move(indent)) {
-  if (compute != DType::F64 && compute != DType::F32)
-    throw InvalidArgument("[codegen] CUDA C computes in f32 or f64, not " +
+    : CudaC(compute, std::move(indent), std::make_shared<State>()) {}
+
+CudaC::CudaC(DType compute, std::string indent, std::shared_ptr<State> state)
+    : compute_(compute),
+      f64_(compute == DType::F64),
+      indent_(std::move(indent)),
+      state_(std::move(state)) {
+  if (compute != DType::F64 && compute != DType::F32 && !is_int(compute))
+    throw InvalidArgument("[codegen] CUDA C computes in f32, f64 or an integer dtype, not " +
                           std::string(dtype_name(compute)));
 }
 
+CudaC CudaC::on(DType compute) const {
+  return CudaC(compute, indent_, state_);
+}
+
+std::string_view CudaC::type() const {
+  if (integer()) return cuda::storage_type(compute_);
+  return f64_ ? "double" : "float";
+}
+
+std::string_view CudaC::wrap_type() const {
+  return dtype_size(compute_) == 8 ? "unsigned long long" : "unsigned int";
+}
+
+void CudaC::float_only(std::string_view primitive) const {
+  throw InvalidArgument("[codegen] the primitive " + std::string(primitive) +
+                        " has no integer form (CUDA C target on " +
+                        std::string(dtype_name(compute_)) + ")");
+}
+
 std::string CudaC::append(std::string_view type, std::string_view expression) const {
-  std::string name = "v" + std::to_string(variables_++);
-  statements_ += indent_;
-  statements_ += "const ";
-  statements_ += type;
-  statements_ += ' ';
-  statements_ += name;
-  statements_ += " = ";
-  statements_ += expression;
-  statements_ += ";\n";
+  std::string name = "v" + std::to_string(state_->variables++);
+  std::string& statements = state_->statements;
+  statements += indent_;
+  statements += "const ";
+  statements += type;
+  statements += ' ';
+  statements += name;
+  statements += " = ";
+  statements += expression;
+  statements += ";\n";
   return name;
 }
 
 std::string CudaC::call(std::string_view function, const Value& x) const {
-  return append(f64_ ? "double" : "float",
-                std::string(function) + (f64_ ? "" : "f") + "(" + x + ")");
+  if (integer()) float_only(function);
+  return append(type(), std::string(function) + (f64_ ? "" : "f") + "(" + x + ")");
 }
 
 std::string CudaC::call(std::string_view function, const Value& a, const Value& b) const {
-  return append(f64_ ? "double" : "float",
-                std::string(function) + (f64_ ? "" : "f") + "(" + a + ", " + b + ")");
+  if (integer()) float_only(function);
+  return append(type(), std::string(function) + (f64_ ? "" : "f") + "(" + a + ", " + b + ")");
 }
 
 CudaC::Value CudaC::define(std::string_view expression) const {
-  return append(f64_ ? "double" : "float", expression);
+  return append(type(), expression);
 }
 
 CudaC::Mask CudaC::define_mask(std::string_view expression) const {
   std::string name = append("bool", expression);
-  masks_.insert(name);
+  state_->masks.insert(name);
   return name;
 }
 
+std::string CudaC::integer_literal(int64_t v) const {
+  // -2^63 has no literal: it is written as an expression.
+  const std::string digits = v == std::numeric_limits<int64_t>::min()
+                                 ? "(-9223372036854775807LL - 1)"
+                                 : "(" + std::to_string(v) + "LL)";
+  return "((" + std::string(type()) + ")" + digits + ")";
+}
+
 std::string CudaC::literal(double c) const {
+  if (integer()) {
+    // Through int64, as ndarray's IntegerMath converts its constants (-1 wraps in an unsigned
+    // type); the formulas' integer constants are small.
+    if (!(std::abs(c) < 0x1p63))
+      throw InvalidArgument("[codegen] the constant " + std::to_string(c) + " is no " +
+                            std::string(dtype_name(compute_)));
+    return integer_literal(static_cast<int64_t>(c));
+  }
   return f64_ ? hex_literal(c) : hex_literal(static_cast<float>(c));
 }
 
@@ -102,24 +144,44 @@ CudaC::Value CudaC::constant(double c) const {
 }
 
 CudaC::Value CudaC::lowest() const {
+  if (integer()) float_only("lowest");
   return define(f64_ ? hex_literal(std::numeric_limits<double>::lowest())
                      : hex_literal(std::numeric_limits<float>::lowest()));
 }
 
+CudaC::Value CudaC::wrapping(const Value& a, std::string_view op, const Value& b) const {
+  const std::string w(wrap_type());
+  return define("(" + std::string(type()) + ")((" + w + ")" + a + " " + std::string(op) + " (" + w +
+                ")" + b + ")");
+}
+
 // The correctly rounded intrinsics: __fadd_rn and the others are never contracted into an FMA.
 CudaC::Value CudaC::add(const Value& a, const Value& b) const {
+  if (integer()) return wrapping(a, "+", b);
   return define((f64_ ? "__dadd_rn(" : "__fadd_rn(") + a + ", " + b + ")");
 }
 CudaC::Value CudaC::sub(const Value& a, const Value& b) const {
+  if (integer()) return wrapping(a, "-", b);
   return define((f64_ ? "__dsub_rn(" : "__fsub_rn(") + a + ", " + b + ")");
 }
 CudaC::Value CudaC::mul(const Value& a, const Value& b) const {
+  if (integer()) return wrapping(a, "*", b);
   return define((f64_ ? "__dmul_rn(" : "__fmul_rn(") + a + ", " + b + ")");
 }
 CudaC::Value CudaC::div(const Value& a, const Value& b) const {
+  if (integer()) {
+    const std::string t(type());
+    // Truncated; MIN / -1 wraps to MIN (-a, wrapping) instead of overflowing.
+    if (is_signed_int(compute_))
+      return define(b + " == " + integer_literal(-1) + " ? (" + t + ")((" +
+                    std::string(wrap_type()) + ")0 - (" + std::string(wrap_type()) + ")" + a +
+                    ") : (" + t + ")(" + a + " / " + b + ")");
+    return define("(" + t + ")(" + a + " / " + b + ")");
+  }
   return define((f64_ ? "__ddiv_rn(" : "__fdiv_rn(") + a + ", " + b + ")");
 }
 CudaC::Value CudaC::mul_add(const Value& a, const Value& b, const Value& c) const {
+  if (integer()) float_only("mul_add");
   return define((f64_ ? "fma(" : "fmaf(") + a + ", " + b + ", " + c + ")");
 }
 CudaC::Value CudaC::min(const Value& a, const Value& b) const {
@@ -129,19 +191,40 @@ CudaC::Value CudaC::max(const Value& a, const Value& b) const {
   return define(a + " < " + b + " ? " + b + " : " + a);
 }
 CudaC::Value CudaC::pow(const Value& a, const Value& b) const {
+  // The wrapping power by repeated squaring (cuda_ops.cpp's integer helpers).
+  if (integer())
+    return define("ember_ipow<" + std::string(type()) + ", " + std::string(wrap_type()) + ">(" + a +
+                  ", " + b + ")");
   return call("pow", a, b);
 }
 CudaC::Value CudaC::fmod(const Value& a, const Value& b) const {
+  if (integer()) {
+    // C's truncated remainder; MIN % -1 (which overflows) is 0.
+    const std::string t(type());
+    if (is_signed_int(compute_))
+      return define(b + " == " + integer_literal(-1) + " ? (" + t + ")0 : (" + t + ")(" + a +
+                    " % " + b + ")");
+    return define("(" + t + ")(" + a + " % " + b + ")");
+  }
   return call("fmod", a, b);
 }
 
 CudaC::Value CudaC::neg(const Value& x) const {
+  if (integer()) return wrapping(integer_literal(0), "-", x);
   return define("-" + x);
 }
 CudaC::Value CudaC::abs(const Value& x) const {
+  if (integer()) {
+    // ndarray's IntegerMath: x < 0 ? -x : x, wrapping (abs(MIN) is MIN); an unsigned x is itself.
+    if (!is_signed_int(compute_)) return x;
+    const std::string w(wrap_type());
+    return define(x + " < 0 ? (" + std::string(type()) + ")((" + w + ")0 - (" + w + ")" + x +
+                  ") : " + x);
+  }
   return call("fabs", x);
 }
 CudaC::Value CudaC::sqrt(const Value& x) const {
+  if (integer()) float_only("sqrt");
   return define((f64_ ? "__dsqrt_rn(" : "__fsqrt_rn(") + x + ")");
 }
 CudaC::Value CudaC::floor(const Value& x) const {
@@ -203,6 +286,7 @@ CudaC::Mask CudaC::ne(const Value& a, const Value& b) const {
   return define_mask(a + " != " + b);
 }
 CudaC::Mask CudaC::is_nan(const Value& x) const {
+  if (integer()) return define_mask("false");
   return define_mask("isnan(" + x + ")");
 }
 CudaC::Mask CudaC::mask_and(const Mask& a, const Mask& b) const {
@@ -240,6 +324,25 @@ double rounded(const Scalar& s) {
   return detail::convert_element<double>(element);
 }
 
+/// s as an element of the integer type T holds it (ndarray's scalar_as: a float truncated and
+/// saturated, an int wrapped, a Bool 0 or 1), as int64 (a u64 above 2^63 - 1 by its bits).
+template <typename T>
+int64_t integer_element(const Scalar& s) {
+  T element{};
+  if (s.kind == Scalar::Kind::Float) {
+    element = detail::convert_element<T>(s.f);
+  } else if (s.kind == Scalar::Kind::Bool) {
+    element = detail::convert_element<T>(s.i != 0);
+  } else {
+    element = detail::convert_element<T>(s.i);
+  }
+  return static_cast<int64_t>(element);
+}
+
+bool float_or_bool(DType dtype) {
+  return is_float(dtype) || dtype == DType::Bool;
+}
+
 /// A value that 0 and 1 compare with as with s, held exactly by every float type (-0.5, 0, 0.5,
 /// 1, 1.5 or NaN): ndarray compares a Bool tensor with the scalar's exact value.
 double bool_comparand(const Scalar& s) {
@@ -263,7 +366,9 @@ struct Operand {
 }  // namespace
 
 bool has_elementwise_kernel(const ir::Op& op, DType dtype) {
-  return cuda::writes(op, dtype);
+  if (!float_or_bool(dtype) || !cuda::writes(op, dtype)) return false;
+  const auto* cast = std::get_if<ir::Cast>(&op);
+  return cast == nullptr || float_or_bool(cast->dtype);
 }
 
 double kernel_parameter(const ir::Op& op, DType dtype) {
@@ -273,6 +378,11 @@ double kernel_parameter(const ir::Op& op, DType dtype) {
   if (!value) return 0.0;
   if (std::holds_alternative<ir::CompareScalar>(op) && dtype == DType::Bool)
     return bool_comparand(*value);
+  // An integer of up to 32 bits converts to double exactly, so that it compares with the double
+  // as ndarray compares it with the scalar: a Float by C++'s comparison in double, an Int exactly
+  // (its double may round beyond 2^53, where it still lies beyond every such integer).
+  if (std::holds_alternative<ir::CompareScalar>(op) && is_int(dtype) && dtype_size(dtype) <= 4)
+    return value->as_double();
   switch (dtype) {
     case DType::F64:
       return rounded<double>(*value);
@@ -289,18 +399,52 @@ double kernel_parameter(const ir::Op& op, DType dtype) {
   }
   throw InvalidArgument("[" + ir::name(op) + "] no CUDA C kernel scalar for dtype " +
                         std::string(dtype_name(dtype)) +
-                        " (it takes f64, f32, f16, bf16 and bool)");
+                        " (it takes f64, f32, f16, bf16 and bool, and a comparison's scalar on an "
+                        "integer dtype of up to 32 bits; kernel_integer_parameter the other "
+                        "integer scalars)");
+}
+
+int64_t kernel_integer_parameter(const ir::Op& op, DType dtype) {
+  const std::optional<Scalar> value = ir::scalar_of(op);
+  if (!value) return 0;
+  if (!std::holds_alternative<ir::CompareScalar>(op)) {
+    switch (dtype) {
+      case DType::I64:
+        return integer_element<int64_t>(*value);
+      case DType::I32:
+        return integer_element<int32_t>(*value);
+      case DType::I16:
+        return integer_element<int16_t>(*value);
+      case DType::I8:
+        return integer_element<int8_t>(*value);
+      case DType::U64:
+        return integer_element<uint64_t>(*value);
+      case DType::U32:
+        return integer_element<uint32_t>(*value);
+      case DType::U16:
+        return integer_element<uint16_t>(*value);
+      case DType::U8:
+        return integer_element<uint8_t>(*value);
+      default:
+        break;
+    }
+  }
+  throw InvalidArgument("[" + ir::name(op) + "] no CUDA C integer kernel scalar for dtype " +
+                        std::string(dtype_name(dtype)) +
+                        " (it takes the scalar of an op other than a comparison on an integer "
+                        "dtype)");
 }
 
 std::string elementwise_kernel(const ir::Op& op, DType dtype, std::string_view kernel_name) {
   const std::string op_name = ir::name(op);
-  if (!cuda::writes(op, dtype))
-    throw InvalidArgument("[" + op_name +
-                          "] the CUDA C emitter has no kernel for this op on dtype " +
-                          std::string(dtype_name(dtype)) +
-                          " (it writes the float unary, binary and scalar ops, the activations and "
-                          "the comparisons on f64, f32, f16 and bf16; the Bool ops, comparisons, "
-                          "where and mask_fill on bool; casts between a float dtype and bool)");
+  if (!has_elementwise_kernel(op, dtype))
+    throw InvalidArgument(
+        "[" + op_name + "] the CUDA C emitter has no kernel for this op on dtype " +
+        std::string(dtype_name(dtype)) +
+        " (it writes the float unary, binary and scalar ops, the activations and "
+        "the comparisons on f64, f32, f16 and bf16; the Bool ops, comparisons, "
+        "where and mask_fill on bool; casts between a float dtype and bool; the integer "
+        "ops are written by program_kernel)");
   if (!cuda::is_identifier(kernel_name))
     throw InvalidArgument("[" + op_name + "] kernel name \"" + std::string(kernel_name) +
                           "\" is not a C identifier");

@@ -13,6 +13,8 @@
 // subnormals to zero.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -22,31 +24,54 @@
 
 namespace ember::codegen {
 
-/// The CUDA C target of the formulas (ir/formulas.h), computing in f32 or f64. Values and masks
-/// are the names of const variables (float or double, and bool) of the statements it writes; a
-/// Bool tensor's elements are masks. Its primitives are const, as the formulas take a const
-/// target; they append to the statements the target holds.
+/// The CUDA C target of the formulas (ir/formulas.h), computing in f32 or f64, or in an integer
+/// dtype. Values and masks are the names of const variables (float or double, the integer's C
+/// type, and bool) of the statements it writes; a Bool tensor's elements are masks. Its
+/// primitives are const, as the formulas take a const target; they append to the statements the
+/// target holds, which on() shares with a target of another compute type (a program mixing an
+/// integer dtype with a float one, or a comparison of an integer with a double scalar).
+///
+/// On an integer dtype the primitives are ndarray's integer arithmetic (arithmetic.h, and
+/// unary.cpp's IntegerMath), so that formulas.h's formulas give ndarray's integer results:
+/// add sub mul neg wrap (computed in the unsigned type of at least 32 bits, then converted back);
+/// div truncates toward zero and MIN / -1 wraps to MIN; fmod is C's truncated % (MIN % -1 is 0),
+/// which formula::remainder moves into the divisor's sign; pow is the wrapping power by repeated
+/// squaring (a negative exponent gives 1: the callers admit none); abs is x < 0 ? -x : x
+/// (wrapping); is_nan is false; min, max, the comparisons and select are C's. A zero divisor is
+/// not checked: the emitter writes no division by a tensor on an integer dtype (cuda_ops.h).
+/// The float-only primitives (sqrt, exp, ..., lowest, mul_add) throw InvalidArgument.
 class CudaC {
  public:
-  using Value = std::string;  ///< a float (double) variable
+  using Value = std::string;  ///< a variable of the compute type
   using Mask = std::string;   ///< a bool variable
 
-  /// A target computing in compute (F32 or F64: InvalidArgument for any other dtype), whose
-  /// statements are indented by indent.
+  /// A target computing in compute (F32, F64 or an integer dtype: InvalidArgument for F16, BF16
+  /// and Bool), whose statements are indented by indent.
   explicit CudaC(DType compute, std::string indent = "    ");
 
+  /// A target computing in compute (as the constructor takes it) that appends to this target's
+  /// statements, with the same variable numbering.
+  CudaC on(DType compute) const;
+  /// The dtype this target computes in.
+  DType compute() const { return compute_; }
+  /// The C type of the compute type's variables ("float", "double", "int", "unsigned char", ...).
+  std::string_view type() const;
+
   /// The statements written so far, one a line.
-  const std::string& statements() const { return statements_; }
+  const std::string& statements() const { return state_->statements; }
   /// A new variable of the compute type holding the C expression (a load, a kernel parameter).
   Value define(std::string_view expression) const;
   /// A new bool variable holding the C expression (a Bool element's load, "x[i] != 0").
   Mask define_mask(std::string_view expression) const;
   /// Whether name is a bool variable of this target's (define_mask's, a comparison's, ...).
-  bool is_mask(const std::string& name) const { return masks_.contains(name); }
+  bool is_mask(const std::string& name) const { return state_->masks.contains(name); }
 
   /// The C literal of c rounded once to the compute type, written exactly (a hexadecimal float,
-  /// "0x1.6a09e6p-1f"; infinities and NaN from their bits).
+  /// "0x1.6a09e6p-1f"; infinities and NaN from their bits); on an integer dtype, c converted
+  /// through int64 as ndarray's IntegerMath converts it ("(int)-1LL").
   std::string literal(double c) const;
+  /// The C literal of the integer v converted to the compute type, an integer dtype.
+  std::string integer_literal(int64_t v) const;
   /// A new variable holding literal(c).
   Value constant(double c) const;
   Value lowest() const;
@@ -96,22 +121,37 @@ class CudaC {
   Value select(const Mask& m, const Value& a, const Value& b) const;
 
  private:
+  /// What targets sharing statements share.
+  struct State {
+    std::string statements;
+    int variables = 0;
+    std::unordered_set<std::string> masks;  ///< the bool variables
+  };
+  CudaC(DType compute, std::string indent, std::shared_ptr<State> state);
+
+  bool integer() const { return is_int(compute_); }
+  /// The unsigned type an integer compute type wraps in ("unsigned int", "unsigned long long").
+  std::string_view wrap_type() const;
+  /// "(T)((W)a op (W)b)": a op b wrapping, for an integer compute type.
+  Value wrapping(const Value& a, std::string_view op, const Value& b) const;
+  /// Throws InvalidArgument: primitive has no integer form.
+  [[noreturn]] void float_only(std::string_view primitive) const;
   /// Appends "const <type> v<k> = <expression>;" and returns "v<k>".
   std::string append(std::string_view type, std::string_view expression) const;
   /// The math library's function of that name for the compute type ("expf", or "exp" for f64).
   std::string call(std::string_view function, const Value& x) const;
   std::string call(std::string_view function, const Value& a, const Value& b) const;
 
+  DType compute_;
   bool f64_;
   std::string indent_;
-  mutable std::string statements_;
-  mutable int variables_ = 0;
-  mutable std::unordered_set<std::string> masks_;  ///< the bool variables
+  std::shared_ptr<State> state_;
 };
 
 /// Whether elementwise_kernel writes a kernel for op on dtype, the dtype of op's (first) tensor
 /// operand: x, a, or Where's a. Written from the formulas, on F64, F32, F16 and BF16 (the float
-/// dtypes) and Bool:
+/// dtypes) and Bool (the integer dtypes' ops are written by program_kernel, cuda_program.h, which
+/// the backend runs every elementwise op through):
 ///   ir::Unary         a float op (formula::unary) or IsNan, IsInf (formula::float_predicate) on
 ///                     a float dtype; Not (formula::bool_not) on Bool
 ///   ir::Binary        a float op (formula::binary) on a float dtype; And, Or, Xor
@@ -163,9 +203,21 @@ std::string elementwise_kernel(const ir::Op& op, DType dtype, std::string_view k
 ///                                    0, 0.5, 1, 1.5 or NaN as the value is negative, zero, between
 ///                                    0 and 1, one, above 1 or NaN, which 0 and 1 compare with as
 ///                                    with the value, and which every float type holds exactly
+///   ir::CompareScalar on an integer  the value as a double (Scalar::as_double): an integer of up
+///   dtype of up to 32 bits           to 32 bits converts to double exactly, and compares with
+///                                    it as ndarray compares it with the value (a Float value in
+///                                    double, an Int one exactly: beyond 2^53, where its double
+///                                    rounds, it lies beyond every such integer all the same)
 ///   any other op                     0
-/// Throws InvalidArgument, naming the op and the dtype, for an op with a scalar on a dtype that is
-/// neither a float dtype nor Bool.
+/// Throws InvalidArgument, naming the op and the dtype, for an op with a scalar on another dtype
+/// (an integer dtype's other scalars are kernel_integer_parameter's).
 double kernel_parameter(const ir::Op& op, DType dtype);
+
+/// The scalar of op (BinaryScalar, MaskFill) on an integer dtype, as a program kernel takes it
+/// (a long long): op's value as a tensor of dtype holds it (ndarray's scalar_as: a float value
+/// truncated toward zero and saturated, NaN 0; an int value wrapped; a Bool 0 or 1), a U64 above
+/// 2^63 - 1 by its bits. 0 for an op without a scalar. Throws InvalidArgument, naming the op and
+/// the dtype, for a CompareScalar (kernel_parameter's) and a dtype that is no integer dtype.
+int64_t kernel_integer_parameter(const ir::Op& op, DType dtype);
 
 }  // namespace ember::codegen

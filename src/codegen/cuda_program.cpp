@@ -44,8 +44,7 @@ std::string refusal(const ir::Program& program) {
     const ir::ProgramInput& input = program.inputs[k];
     const std::string which = "input " + std::to_string(k) + " ";
     if (!cuda::has_storage(input.dtype))
-      return which + "has dtype " + dtype_text(input.dtype) +
-             " (a program's values are of one float dtype, f64, f32, f16 or bf16, or bool)";
+      return which + "has an unknown dtype (" + std::to_string(static_cast<int>(input.dtype)) + ")";
     if (mixes(input.dtype))
       return which + "has dtype " + dtype_text(input.dtype) + ", another float dtype than " +
              dtype_text(*float_dtype) + " (a program computes in one)";
@@ -181,10 +180,12 @@ ProgramBody body_of(const ir::Program& program, DType compute,
     std::string result =
         cuda::evaluate(m, instruction.op, operand_dtype(instruction.op, arg_dtypes), args, scalar);
     // An f16 or bf16 result is rounded to its dtype, as running the op alone stores it; where,
-    // mask_fill and casts choose among values of the dtype already (0 and 1, a rounded scalar).
+    // mask_fill and casts from Bool choose among values of the dtype already (0 and 1, a rounded
+    // scalar). A cast from an integer is rounded here (from its float rounded to odd).
+    const auto* cast = std::get_if<ir::Cast>(&instruction.op);
     const bool selects = std::holds_alternative<ir::Where>(instruction.op) ||
                          std::holds_alternative<ir::MaskFill>(instruction.op) ||
-                         std::holds_alternative<ir::Cast>(instruction.op);
+                         (cast != nullptr && !is_int(arg_dtypes.front()));
     if ((instruction.dtype == DType::F16 || instruction.dtype == DType::BF16) && !selects)
       result = cuda::load(m, instruction.dtype, cuda::store(instruction.dtype, result));
     results.push_back(std::move(result));
@@ -321,10 +322,17 @@ std::string program_kernel(const ir::Program& program, std::string_view kernel_n
     output_types.emplace_back(cuda::storage_type(program.instructions[program.outputs[k]].dtype));
     pointers.push_back(output_types.back() + "* __restrict__ out" + std::to_string(k));
   }
-  for (std::size_t j = 0; j < program.instructions.size(); ++j)
-    if (!std::holds_alternative<ir::Activation>(program.instructions[j].op) &&
-        ir::scalar_of(program.instructions[j].op))
-      scalars.push_back("double scalar" + std::to_string(j));
+  for (std::size_t j = 0; j < program.instructions.size(); ++j) {
+    const ir::Instruction& instruction = program.instructions[j];
+    if (std::holds_alternative<ir::Activation>(instruction.op) || !ir::scalar_of(instruction.op))
+      continue;
+    std::vector<DType> args;
+    for (const ir::ProgramRef arg : instruction.args)
+      args.push_back(program.dtype_of(arg));
+    const bool integer =
+        cuda::takes_integer_scalar(instruction.op, operand_dtype(instruction.op, args));
+    scalars.push_back((integer ? "long long scalar" : "double scalar") + std::to_string(j));
+  }
   const auto signature = [&](const std::string& name, const std::vector<std::string>& middle) {
     std::vector<std::string> all = pointers;
     all.insert(all.end(), middle.begin(), middle.end());
@@ -359,8 +367,9 @@ std::string program_kernel(const ir::Program& program, std::string_view kernel_n
   return source;
 }
 
-std::vector<double> program_scalars(const ir::Program& program, std::span<const Scalar> constants) {
-  std::vector<double> scalars;
+std::vector<KernelScalar> program_scalars(const ir::Program& program,
+                                          std::span<const Scalar> constants) {
+  std::vector<KernelScalar> scalars;
   for (std::size_t j = 0; j < program.instructions.size(); ++j) {
     const ir::Instruction& instruction = program.instructions[j];
     if (!ir::scalar_of(instruction.op)) continue;
@@ -374,8 +383,13 @@ std::vector<double> program_scalars(const ir::Program& program, std::span<const 
     if (args.empty())
       throw InvalidArgument("[program_kernel] instruction " + std::to_string(j) + " (" +
                             ir::name(instruction.op) + ") has no operands");
-    scalars.push_back(
-        kernel_parameter(program.bound_op(j, constants), operand_dtype(instruction.op, args)));
+    const ir::Op op = program.bound_op(j, constants);
+    const DType dtype = operand_dtype(instruction.op, args);
+    if (cuda::takes_integer_scalar(op, dtype)) {
+      scalars.emplace_back(kernel_integer_parameter(op, dtype));
+    } else {
+      scalars.emplace_back(kernel_parameter(op, dtype));
+    }
   }
   return scalars;
 }

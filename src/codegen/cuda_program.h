@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "ember/scalar.h"
@@ -38,12 +39,20 @@ KernelDims kernel_sizes(const Shape& shape);
 /// does not broadcast to output or output has more than kProgramMaxRank dims.
 KernelDims broadcast_strides(const Shape& input, const Shape& output);
 
-/// Whether program_kernel writes program: every input, instruction result and output is of one
-/// float dtype (F64, F32, F16 or BF16) or Bool, no input has more than kProgramMaxRank dims, and
-/// every instruction is an op that elementwise_kernel writes on its operands' dtype
-/// (has_elementwise_kernel, cuda_c.h: a Unary, Binary, BinaryScalar, Compare, CompareScalar,
-/// Where, MaskFill, Cast between a float and Bool, or Activation) or a Cast to its operand's own
-/// dtype, with the result dtype ir infers for it, and with a constant where it has a scalar.
+/// One scalar argument of a program kernel: a double, or a long long (an integer instruction's
+/// scalar, exact: kernel_integer_parameter, cuda_c.h).
+using KernelScalar = std::variant<double, int64_t>;
+
+/// Whether program_kernel writes program: the float values among its inputs and instruction
+/// results are of one float dtype (F64, F32, F16 or BF16), beside any integer dtypes and Bool;
+/// no input has more than kProgramMaxRank dims; and every instruction is an op that the emitter
+/// writes on its operands' dtype (cuda::writes, cuda_ops.h: a Unary, Binary, BinaryScalar,
+/// Compare, CompareScalar, Where, MaskFill, Cast, or Activation, on the float dtypes, Bool and
+/// the integer dtypes, less what stays on the host there: an integer division, remainder or
+/// power by a tensor, a 64-bit integer compared with a scalar, a cast between two float dtypes)
+/// or a Cast to its operand's own dtype, with the result dtype ir infers for it, and with a
+/// constant where it has a scalar. Integer values are computed as ndarray computes them (wrapping
+/// arithmetic, truncating division, casts truncating and saturating floats, NaN 0).
 bool has_program_kernel(const ir::Program& program);
 
 /// The CUDA C source of one kernel, named kernel_name (a C identifier), computing program over
@@ -64,7 +73,9 @@ bool has_program_kernel(const ir::Program& program);
 ///                                            along every dim it repeats along; any view's strides
 ///   double scalar<j>, ...                    one per instruction j with a scalar (BinaryScalar,
 ///                                            CompareScalar, MaskFill), in instruction order:
-///                                            program_scalars
+///                                            program_scalars; a long long where the
+///                                            instruction's operand is an integer (but for a
+///                                            CompareScalar: its scalar is a double)
 /// ember_dims is KernelDims, passed by value; the source defines it (guarded, so that several
 /// kernels' sources concatenate into one program). Element i of the output reads input k at
 /// sum over d < rank of c_d * strides_k.d[d], with c the coordinates of i in sizes: any dims
@@ -90,8 +101,11 @@ std::string program_kernel(const ir::Program& program, std::string_view kernel_n
 /// The scalar arguments of the kernel of program (has_program_kernel) for an execution with
 /// constants (those that execute_fused receives): for each instruction j with a scalar, in order,
 /// kernel_parameter(program.bound_op(j, constants), dtype of j's first operand) (cuda_c.h: the
-/// scalar as a tensor of that dtype holds it). Throws InvalidArgument when such an instruction has
-/// no constant, or one past constants.
-std::vector<double> program_scalars(const ir::Program& program, std::span<const Scalar> constants);
+/// scalar as a tensor of that dtype holds it), a double; or kernel_integer_parameter's long long
+/// where the kernel takes one (cuda::takes_integer_scalar: a BinaryScalar or MaskFill on an
+/// integer). Throws InvalidArgument when such an instruction has no constant, or one past
+/// constants.
+std::vector<KernelScalar> program_scalars(const ir::Program& program,
+                                          std::span<const Scalar> constants);
 
 }  // namespace ember::codegen

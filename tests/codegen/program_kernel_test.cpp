@@ -48,6 +48,8 @@ struct ProgramCase {
   Shape shape;
   std::vector<Shape> input_shapes;  ///< as the program reads them
   std::vector<bool> transposed;
+  /// Float inputs of large magnitudes too (beyond the integers' ranges), for casts to integers.
+  bool wide = false;
 };
 
 /// Builds programs as the fusion decorator does: one constant per op with a scalar, in order.
@@ -190,6 +192,73 @@ ProgramCase half_chain(DType dtype) {
   return b.build();
 }
 
+/// Integer arithmetic on dtype, as ndarray computes it: wrapping add, sub, mul (also with a
+/// scalar on either side), neg (signed), abs, sign, maximum, minimum, a division, remainder and
+/// power by a scalar, comparisons (and with a scalar up to 32 bits) into where and mask_fill, and
+/// casts to Bool and f32; a broadcast b.
+ProgramCase integer_arithmetic(DType dtype) {
+  Builder b("integer_" + std::string(dtype_name(dtype)), Shape{6, 32});
+  const Ref x = b.input(dtype, Shape{6, 32});
+  const Ref y = b.input(dtype, Shape{32});
+  const Ref sum = b.op(binary(ir::BinaryOp::Add), {x, y});
+  const Ref product = b.op(binary(ir::BinaryOp::Mul), {sum, x});
+  const Ref difference = b.op(binary(ir::BinaryOp::Sub), {product, y});
+  const Ref shifted = b.op(scalar(ir::BinaryOp::Sub, 7.0, true), {difference});
+  const Ref scaled = b.op(scalar(ir::BinaryOp::Mul, 3.0), {shifted});
+  const Ref larger = b.op(binary(ir::BinaryOp::Maximum), {scaled, x});
+  const Ref smaller = b.op(binary(ir::BinaryOp::Minimum), {larger, y});
+  // Negative divisors and fill value where dtype holds them.
+  const double sign_of = is_signed_int(dtype) ? -1.0 : 1.0;
+  const Ref quotient = b.op(scalar(ir::BinaryOp::Div, 3.0 * sign_of), {x});
+  const Ref rest = b.op(scalar(ir::BinaryOp::Rem, 5.0 * sign_of), {y});
+  const Ref power = b.op(scalar(ir::BinaryOp::Pow, 3.0), {x});
+  const Ref magnitude = b.op(ir::Unary{ir::UnaryOp::Abs}, {smaller});
+  const Ref sign = b.op(ir::Unary{ir::UnaryOp::Sign}, {difference});
+  Ref negated = magnitude;
+  if (is_signed_int(dtype)) negated = b.op(ir::Unary{ir::UnaryOp::Neg}, {magnitude});
+  const Ref greater = b.op(ir::Compare{ir::CompareOp::Greater}, {x, y});
+  const Ref chosen = b.op(ir::Where{}, {greater, quotient, negated});
+  Ref mask = b.op(ir::Compare{ir::CompareOp::Equal}, {sign, rest});
+  if (dtype_size(dtype) <= 4)
+    mask = b.op(binary(ir::BinaryOp::Or),
+                {mask, b.op(ir::CompareScalar{ir::CompareOp::LowerEqual, 2.5}, {x})});
+  const Ref filled = b.op(ir::MaskFill{2.0 * sign_of}, {chosen, mask});
+  b.output(b.op(binary(ir::BinaryOp::Add), {filled, power}));
+  b.output(b.op(ir::Cast{DType::F32}, {rest}));
+  b.output(b.op(ir::Cast{DType::Bool}, {sign}));
+  b.output(sign);
+  return b.build();
+}
+
+/// Casts between integers, floats (with NaN, infinities and values beyond every integer's range)
+/// and Bool: a float truncated and saturated into integer, an integer to another (wrapping), an
+/// integer of 64 bits to f16 / bf16 (rounded once, through float rounded to odd), to float_dtype
+/// and from Bool.
+ProgramCase integer_casts(DType integer, DType float_dtype) {
+  Builder b(
+      "casts_" + std::string(dtype_name(integer)) + "_" + std::string(dtype_name(float_dtype)),
+      Shape{4, 64});
+  const Ref f = b.input(float_dtype, Shape{4, 64});
+  const Ref i = b.input(integer, Shape{4, 64});
+  const Ref big = b.input(DType::I64, Shape{4, 64});
+  const Ref flags = b.input(DType::Bool, Shape{64});
+  const Ref truncated = b.op(ir::Cast{integer}, {f});
+  const Ref narrow = b.op(ir::Cast{DType::I8}, {big});
+  const Ref widened = b.op(ir::Cast{integer}, {narrow});
+  const Ref from_bool = b.op(ir::Cast{integer}, {flags});
+  const Ref sum = b.op(binary(ir::BinaryOp::Add), {truncated, widened});
+  const Ref total = b.op(binary(ir::BinaryOp::Add), {sum, from_bool});
+  b.output(total);
+  b.output(b.op(ir::Cast{float_dtype}, {i}));
+  b.output(b.op(ir::Cast{float_dtype}, {big}));
+  b.output(b.op(ir::Cast{DType::U16}, {big}));
+  b.output(b.op(ir::Cast{DType::Bool}, {i}));
+  b.output(b.op(ir::Cast{DType::U64}, {f}));
+  ProgramCase c = b.build();
+  c.wide = true;
+  return c;
+}
+
 std::vector<ProgramCase> program_cases() {
   std::vector<ProgramCase> cases;
   for (const DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16})
@@ -200,6 +269,15 @@ std::vector<ProgramCase> program_cases() {
   cases.push_back(bool_only());
   cases.push_back(half_chain(DType::F16));
   cases.push_back(half_chain(DType::BF16));
+  for (const DType dtype : {DType::I64, DType::I32, DType::I16, DType::I8, DType::U64, DType::U32,
+                            DType::U16, DType::U8})
+    cases.push_back(integer_arithmetic(dtype));
+  cases.push_back(integer_casts(DType::I32, DType::F32));
+  cases.push_back(integer_casts(DType::I64, DType::F64));
+  cases.push_back(integer_casts(DType::U64, DType::F16));
+  cases.push_back(integer_casts(DType::U32, DType::BF16));
+  cases.push_back(integer_casts(DType::I16, DType::BF16));
+  cases.push_back(integer_casts(DType::U8, DType::F16));
   return cases;
 }
 
@@ -260,21 +338,59 @@ TEST(ProgramKernel, ParametersAreInputsOutputsShapeStridesAndScalars) {
   EXPECT_FALSE(contains(f64, "const float ")) << f64;
 }
 
+/// The scalars, every one a double.
+std::vector<double> doubles(const std::vector<KernelScalar>& scalars) {
+  std::vector<double> values;
+  for (const KernelScalar& s : scalars)
+    values.push_back(std::get<double>(s));
+  return values;
+}
+
 TEST(ProgramKernel, ScalarsAreTheExecutionsConstantsRoundedToTheDType) {
   const ProgramCase fill = mask_fill_broadcast();
-  EXPECT_EQ(program_scalars(fill.program, fill.constants), std::vector<double>{-3.0});
+  EXPECT_EQ(doubles(program_scalars(fill.program, fill.constants)), std::vector<double>{-3.0});
   const ProgramCase chain = gelu_chain(DType::F32);
-  const std::vector<double> scalars = program_scalars(chain.program, chain.constants);
+  const std::vector<double> scalars = doubles(program_scalars(chain.program, chain.constants));
   ASSERT_EQ(scalars.size(), 4U);
   EXPECT_EQ(scalars[0], static_cast<double>(0.044715f));
   EXPECT_EQ(scalars[1], static_cast<double>(static_cast<float>(std::sqrt(2.0 / std::numbers::pi))));
   const ProgramCase half = half_chain(DType::F16);
-  EXPECT_EQ(program_scalars(half.program, half.constants)[1],
+  EXPECT_EQ(std::get<double>(program_scalars(half.program, half.constants)[1]),
             static_cast<double>(static_cast<float>(Half(0.3f))));
   // A Bool compared with 0.5 compares with kernel_parameter's stand-in, 0.5.
   const ProgramCase bools = bool_only();
-  EXPECT_EQ(program_scalars(bools.program, bools.constants), (std::vector<double>{1.0, 0.5, 1.0}));
+  EXPECT_EQ(doubles(program_scalars(bools.program, bools.constants)),
+            (std::vector<double>{1.0, 0.5, 1.0}));
   EXPECT_THROW(program_scalars(chain.program, std::vector<Scalar>{1.0}), InvalidArgument);
+  // An integer's scalars are long longs of its dtype, but a comparison's, a double (exact for an
+  // integer of up to 32 bits).
+  const ProgramCase i8 = integer_arithmetic(DType::I8);
+  std::vector<Scalar> constants = i8.constants;
+  const std::vector<KernelScalar> narrow = program_scalars(i8.program, constants);
+  ASSERT_EQ(narrow.size(), 7U);
+  EXPECT_EQ(std::get<int64_t>(narrow[0]), 7);
+  EXPECT_EQ(std::get<int64_t>(narrow[1]), 3);
+  EXPECT_EQ(std::get<int64_t>(narrow[2]), -3);
+  EXPECT_EQ(std::get<int64_t>(narrow[3]), -5);
+  EXPECT_EQ(std::get<double>(narrow[5]), 2.5);
+  EXPECT_EQ(std::get<int64_t>(narrow[6]), -2);
+  constants[0] = Scalar(int64_t{-300});  // an int wraps into i8: -44
+  EXPECT_EQ(std::get<int64_t>(program_scalars(i8.program, constants)[0]), -44);
+  constants[0] = Scalar(1e10);  // a float saturates
+  EXPECT_EQ(std::get<int64_t>(program_scalars(i8.program, constants)[0]), 127);
+  constants[5] = Scalar(int64_t{1} << 60);  // beyond every i8 as a double too
+  EXPECT_EQ(std::get<double>(program_scalars(i8.program, constants)[5]), 0x1p60);
+  const ProgramCase u64 = integer_arithmetic(DType::U64);
+  ASSERT_EQ(program_scalars(u64.program, u64.constants).size(), 6U);
+  constants = u64.constants;
+  constants[0] = Scalar(-1.5);  // a float saturates into u64: 0
+  EXPECT_EQ(std::get<int64_t>(program_scalars(u64.program, constants)[0]), 0);
+  constants[0] = Scalar(int64_t{-1});  // an int wraps: the largest u64, by its bits
+  EXPECT_EQ(std::get<int64_t>(program_scalars(u64.program, constants)[0]), -1);
+  const std::string source = program_kernel(u64.program, "u64");
+  EXPECT_TRUE(contains(source, "long long scalar3")) << source;
+  EXPECT_TRUE(contains(source, "unsigned long long* __restrict__ out0")) << source;
+  EXPECT_TRUE(contains(source, "ember_ipow<unsigned long long, unsigned long long>(")) << source;
 }
 
 TEST(ProgramKernel, SizesAndBroadcastStrides) {
@@ -318,7 +434,39 @@ TEST(ProgramKernel, RefusesWhatItCannotWrite) {
   };
   const ir::Op exp = ir::Unary{ir::UnaryOp::Exp};
   expect_refused(one_op(DType::Bool, exp, DType::Bool), {"instruction 0 (exp)", "bool"});
-  expect_refused(one_op(DType::I32, exp, DType::I32), {"input 0", "i32"});
+  expect_refused(one_op(DType::I32, exp, DType::I32), {"instruction 0 (exp)", "i32"});
+  // What stays on the host: an integer division, remainder or power by a tensor, or with the
+  // scalar on the left (a zero divisor or negative exponent throws on ndarray); a 64-bit integer
+  // compared with a scalar; a cast between two float dtypes.
+  const auto two_inputs = [](DType input, const ir::Op& op, DType result) {
+    ir::Program program;
+    program.inputs = {{input, {false}}, {input, {false}}};
+    program.instructions.push_back(
+        {op, {{Ref::Kind::Input, 0}, {Ref::Kind::Input, 1}}, result, std::nullopt});
+    program.outputs = {0};
+    return program;
+  };
+  for (const ir::BinaryOp op : {ir::BinaryOp::Div, ir::BinaryOp::Rem, ir::BinaryOp::Pow}) {
+    expect_refused(two_inputs(DType::I32, ir::Binary{op}, DType::I32), {"instruction 0", "i32"});
+    ir::Program lhs = one_op(DType::U8, ir::BinaryScalar{op, 2.0, true}, DType::U8);
+    lhs.instructions[0].constant = 0;
+    expect_refused(lhs, {"instruction 0", "u8"});
+    ir::Program rhs = one_op(DType::I64, ir::BinaryScalar{op, 2.0}, DType::I64);
+    rhs.instructions[0].constant = 0;
+    EXPECT_TRUE(has_program_kernel(rhs)) << rhs.describe();
+  }
+  for (const DType dtype : {DType::I64, DType::U64}) {
+    ir::Program compare = one_op(dtype, ir::CompareScalar{ir::CompareOp::Equal, 1.0}, DType::Bool);
+    compare.instructions[0].constant = 0;
+    expect_refused(compare, {"(equal_elem)", std::string(dtype_name(dtype))});
+  }
+  EXPECT_TRUE(
+      has_program_kernel(two_inputs(DType::U64, ir::Compare{ir::CompareOp::Lower}, DType::Bool)));
+  expect_refused(one_op(DType::I32, ir::Unary{ir::UnaryOp::Sqrt}, DType::I32), {"sqrt", "i32"});
+  expect_refused(one_op(DType::U8, ir::Unary{ir::UnaryOp::Neg}, DType::U8), {"neg", "u8"});
+  expect_refused(one_op(DType::F16, ir::Cast{DType::F32}, DType::F32), {"cast", "f16"});
+  EXPECT_TRUE(has_program_kernel(one_op(DType::F16, ir::Cast{DType::I64}, DType::I64)));
+  EXPECT_TRUE(has_program_kernel(one_op(DType::U64, ir::Cast{DType::BF16}, DType::BF16)));
   expect_refused(one_op(DType::F32, ir::Softmax{0}, DType::F32), {"softmax", "f32"});
   expect_refused(one_op(DType::F32, ir::Cast{DType::F16}, DType::F16), {"cast", "f32"});
   expect_refused(one_op(DType::F32, exp, DType::Bool), {"(exp)", "gives f32, not bool"});
@@ -386,8 +534,70 @@ TensorData stored_input(const ProgramCase& c, std::size_t k, std::mt19937& rng) 
                                        3.0,
                                        std::numeric_limits<double>::infinity(),
                                        std::numeric_limits<double>::quiet_NaN()};
+  if (is_int(dtype)) {
+    // Each integer dtype's extremes and small values, then small values and random bits.
+    const std::vector<int64_t> special = {0,
+                                          1,
+                                          -1,
+                                          2,
+                                          -2,
+                                          3,
+                                          127,
+                                          -128,
+                                          255,
+                                          -32768,
+                                          65535,
+                                          std::numeric_limits<int32_t>::min(),
+                                          std::numeric_limits<int64_t>::min(),
+                                          std::numeric_limits<int64_t>::max(),
+                                          4294967295LL};
+    std::vector<int64_t> values(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i < special.size()) {
+        values[i] = special[(i + k) % special.size()];
+      } else if (i % 3 == 0) {
+        values[i] = static_cast<int64_t>((uint64_t{rng()} << 32) | rng());
+      } else {
+        values[i] = static_cast<int64_t>(rng() % 601) - 300;
+      }
+    }
+    return TensorData(values, shape, dtype);  // wrapped into dtype
+  }
   std::uniform_real_distribution<double> uniform(-4.0, 4.0);
   std::vector<double> values(n);
+  if (c.wide && dtype != DType::Bool) {
+    const std::vector<double> wide = {0.0,
+                                      -0.0,
+                                      0.5,
+                                      -0.5,
+                                      -0.99,
+                                      2.5,
+                                      -2.5,
+                                      127.5,
+                                      128.0,
+                                      -128.5,
+                                      -129.0,
+                                      255.9,
+                                      256.0,
+                                      65535.5,
+                                      3e9,
+                                      -3e9,
+                                      0x1p31,
+                                      -0x1p31,
+                                      0x1p63,
+                                      -0x1p63,
+                                      0x1p64,
+                                      1e30,
+                                      -1e30,
+                                      std::numeric_limits<double>::infinity(),
+                                      -std::numeric_limits<double>::infinity(),
+                                      std::numeric_limits<double>::quiet_NaN()};
+    std::uniform_real_distribution<double> exponent(-2.0, 21.0);
+    for (std::size_t i = 0; i < n; ++i)
+      values[i] =
+          i < wide.size() ? wide[i] : (rng() % 2 == 0 ? 1 : -1) * std::pow(10.0, exponent(rng));
+    return TensorData(values, shape, dtype);
+  }
   for (std::size_t i = 0; i < n; ++i) {
     if (dtype == DType::Bool) {
       values[i] = static_cast<double>(rng() % 2);
@@ -515,8 +725,8 @@ TEST(ProgramKernelGpu, ProgramsMatchTheirInstructionsRunOneByOneOnNdarray) {
     extra.push_back(argument_bytes(kernel_sizes(c.shape)));
     for (std::size_t k = 0; k < stored.size(); ++k)
       extra.push_back(argument_bytes(input_strides(c, k)));
-    for (const double s : program_scalars(c.program, c.constants))
-      extra.push_back(argument_bytes(s));
+    for (const KernelScalar& s : program_scalars(c.program, c.constants))
+      std::visit([&](auto value) { extra.push_back(argument_bytes(value)); }, s);
     std::vector<DType> output_dtypes;
     for (const uint32_t output : c.program.outputs)
       output_dtypes.push_back(c.program.instructions[output].dtype);
@@ -530,10 +740,19 @@ TEST(ProgramKernelGpu, ProgramsMatchTheirInstructionsRunOneByOneOnNdarray) {
       FAIL() << name << ": " << e.what();
     }
     const auto [read, expected] = run_on_ndarray(c, stored);
-    for (std::size_t k = 0; k < expected.size(); ++k)
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      // Integer and Bool results, and whatever an integer program computes, exactly.
+      if (!is_float(expected[k].dtype()) || !is_float(float_dtype_of(c.program)) ||
+          std::ranges::any_of(c.program.inputs,
+                              [](const ir::ProgramInput& in) { return is_int(in.dtype); })) {
+        EXPECT_TRUE(gpu[k] == expected[k])
+            << name << " output " << k << ": GPU " << gpu[k] << ", expected " << expected[k];
+        continue;
+      }
       EXPECT_EQ(count_mismatches(name + " output " + std::to_string(k), gpu[k], expected[k], read,
                                  program_bound(float_dtype_of(c.program))),
                 0);
+    }
     ++checked;
   }
   std::cout << "[ codegen  ] " << checked << " program kernels match ndarray on "

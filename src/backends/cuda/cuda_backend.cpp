@@ -253,7 +253,9 @@ class CudaBackend final : public backend::Backend {
 
   backend::FusionSupport fusion_support() const override {
     backend::FusionSupport support;
-    support.dtypes = {DType::F64, DType::F32, DType::F16, DType::BF16, DType::Bool};
+    // Every dtype: a program whose float values are of two float dtypes, or that holds an op the
+    // emitter leaves to the host (a 64-bit integer compared with a scalar), runs op by op.
+    support.dtypes.assign(std::begin(kAllDTypes), std::end(kAllDTypes));
     support.max_rank = kProgramMaxRank;
     support.runs_programs = true;
     return support;
@@ -426,8 +428,8 @@ class CudaBackend final : public backend::Backend {
         arguments.add(address_of(output));
       arguments.add(static_cast<long long>(n));
       arguments.add(*broadcast);
-      for (const double scalar : codegen::program_scalars(program, constants))
-        arguments.add(scalar);
+      for (const codegen::KernelScalar& scalar : codegen::program_scalars(program, constants))
+        std::visit([&](auto value) { arguments.add(value); }, scalar);
       launch(kernel.flat, grid_for((n + 3) / 4), kThreads, arguments);
       return outputs;
     }
@@ -441,8 +443,8 @@ class CudaBackend final : public backend::Backend {
     arguments.add(dims_of(sizes));
     for (const auto& s : strides)
       arguments.add(dims_of(s));
-    for (const double scalar : codegen::program_scalars(program, constants))
-      arguments.add(scalar);
+    for (const codegen::KernelScalar& scalar : codegen::program_scalars(program, constants))
+      std::visit([&](auto value) { arguments.add(value); }, scalar);
     launch(kernel.strided, grid_for(n), kThreads, arguments);
     return outputs;
   }

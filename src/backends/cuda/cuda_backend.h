@@ -1,9 +1,11 @@
 // The cuda backend (docs/backends/cuda.md): one NVIDIA GPU through the driver API. Elementwise
-// ops and fused programs run as kernels written from the formulas (src/codegen) and compiled by
-// NVRTC; matmul and convolution run through cuBLASLt; layout ops, float casts, reductions,
-// softmax, indexing, pooling and random tensors run the backend's own kernels (kernel_sources.h);
-// every other op, and the integer dtypes' arithmetic, runs on the host through ndarray's kernels
-// (copies both ways) until it has a kernel (docs/backends/cuda.md lists them). Memory
+// ops (on every dtype) and fused programs run as kernels written from the formulas (src/codegen)
+// and compiled by NVRTC; matmul and convolution run through cuBLASLt; layout ops, float casts,
+// reductions, softmax, indexing, pooling and random tensors run the backend's own kernels
+// (kernel_sources.h); every other op, and the few elementwise ops the emitter leaves to the host
+// (an integer division by a tensor, a 64-bit integer compared with a scalar), runs on the host
+// through ndarray's kernels (copies both ways) until it has a kernel (docs/backends/cuda.md lists
+// them). Memory
 // comes from the sliced pools over device pages; every op runs on the device's one stream.
 #pragma once
 
