@@ -619,7 +619,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(out->address());
     arguments.add(static_cast<long long>(lanes.rows));
     arguments.add(static_cast<long long>(lanes.n));
-    if (lanes.inner == 1 && lanes.n <= 32 * per_lane && getenv("EMBER_WARP_SOFTMAX")) {
+    if (lanes.inner == 1 && lanes.n <= 32 * per_lane) {
       launch(kernels_.function(source, "ember_softmax_warp_rows"), warp_rows_grid(lanes.rows),
              kRowThreads, arguments);
     } else if (lanes.inner == 1) {

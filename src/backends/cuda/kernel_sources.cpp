@@ -386,18 +386,30 @@ extern "C" __global__ void ember_softmax_warp_rows(const x_t* __restrict__ x, x_
 #pragma unroll
   for (int j = 0; j < EMBER_PER_LANE; ++j) m = ember_max(m, shifted[j]);
   for (int offset = 16; offset > 0; offset /= 2) m = ember_max(m, __shfl_xor_sync(0xffffffffu, m, offset));
+  // Softmax keeps each exp for the result (one exp an element); log softmax keeps the shifted.
   C sum = 0;
 #pragma unroll
   for (int j = 0; j < EMBER_PER_LANE; ++j) {
     shifted[j] -= m;
+#ifdef EMBER_LOG_SOFTMAX
     if (lane + 32 * j < count) sum += exp(shifted[j]);
+#else
+    shifted[j] = exp(shifted[j]);
+    if (lane + 32 * j < count) sum += shifted[j];
+#endif
   }
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+#ifdef EMBER_LOG_SOFTMAX
   const C log_sum = log(sum);
+#endif
 #pragma unroll
   for (int j = 0; j < EMBER_PER_LANE; ++j) {
     const int k = lane + 32 * j;
-    if (k < count) lane_out[k] = x_store(EMBER_SOFTMAX(shifted[j]));
+#ifdef EMBER_LOG_SOFTMAX
+    if (k < count) lane_out[k] = x_store(shifted[j] - log_sum);
+#else
+    if (k < count) lane_out[k] = x_store(shifted[j] / sum);
+#endif
   }
 }
 
@@ -880,7 +892,7 @@ std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane) {
   std::string source = threads_definition() + element_type(dtype, "x");
   source += "#define EMBER_PER_LANE " + std::to_string(per_lane) + "\n";
   source += std::string("typedef ") + (dtype == DType::F64 ? "double" : "float") + " C;\n";
-  source += op.log ? "#define EMBER_SOFTMAX(s) ((s) - log_sum)\n"
+  source += op.log ? "#define EMBER_SOFTMAX(s) ((s) - log_sum)\n#define EMBER_LOG_SOFTMAX\n"
                    : "#define EMBER_SOFTMAX(s) (exp(s) / sum)\n";
   source += kSoftmaxKernels;
   return source;

@@ -54,8 +54,8 @@ std::string reduce_source(const ir::Reduce& op, DType dtype, DType out_dtype);
 std::size_t reduce_state_size(const ir::Reduce& op);
 
 /// Softmax (log softmax) of a float x [rows, n, inner], contiguous, along n:
-///   ember_softmax_rows(const T* x, T* out, long long rows, long long n)  (inner == 1: a block
-///     a row)
+///   ember_softmax_rows(const T* x, T* out, long long rows, long long n)  (inner == 1, longer
+///     rows: a block a row)
 ///   ember_softmax_warp_rows(const T* x, T* out, long long rows, long long n)  (inner == 1,
 ///     n <= 32 * per_lane: a warp a row, blocks of kRowThreads threads)
 ///   ember_softmax_columns(const T* x, T* out, long long rows, long long n, long long inner)

@@ -110,7 +110,13 @@ Results run(const ir::Reduce& op, const Args& a) {
 }
 
 Results run(const ir::Matmul& /*op*/, const Args& a) {
-  return {at::matmul(widened(a.in[0]), widened(a.in[1]))};
+  const at::Tensor lhs = widened(a.in[0]);
+  const at::Tensor rhs = widened(a.in[1]);
+  // LibTorch's CUDA products are floating-point only (baddbmm_cuda has no integer kernel): an
+  // integer product runs on its CPU, exact and wrapping as ndarray's.
+  if (lhs.is_cuda() && !at::isFloatingType(lhs.scalar_type()))
+    return {at::matmul(lhs.cpu(), rhs.cpu()).to(lhs.device())};
+  return {at::matmul(lhs, rhs)};
 }
 
 Results run(const ir::Sort& op, const Args& a) {
