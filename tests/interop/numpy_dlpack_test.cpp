@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "support/source_dir.h"
+
 namespace ember::test {
 namespace {
 
@@ -16,7 +18,7 @@ TEST(NumpyDlpack, SharesMemoryBothWays) {
   ASSERT_EQ(std::system("/usr/bin/python3 -c 'import numpy; numpy.from_dlpack' 2>/dev/null"), 0)
       << "/usr/bin/python3 cannot import numpy.from_dlpack: run scripts/install-deps (as root) to "
          "install python3-numpy (1.22 or later)";
-  const std::string command = std::string("/usr/bin/python3 ") + EMBER_SOURCE_DIR +
+  const std::string command = std::string("/usr/bin/python3 ") + ember::test::source_dir() +
                               "/tests/interop/python/numpy_dlpack.py " + EMBER_DLPACK_SHIM;
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
 #endif

@@ -1,4 +1,5 @@
 #include "layer_golden.h"
+#include "support/source_dir.h"
 #include "support/suite_device.h"
 
 #include <cmath>
@@ -11,7 +12,7 @@ namespace ember::nn::layer_golden {
 namespace {
 
 json load_file() {
-  const std::string path = std::string(EMBER_SOURCE_DIR) + "/tests/nn/layers_golden.json";
+  const std::string path = ember::test::source_dir() + "/tests/nn/layers_golden.json";
   std::ifstream file(path);
   if (!file) throw std::runtime_error("cannot open " + path);
   return json::parse(file).at("cases");

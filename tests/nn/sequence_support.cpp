@@ -1,4 +1,5 @@
 #include "sequence_support.h"
+#include "support/source_dir.h"
 
 #include <fstream>
 #include <stdexcept>
@@ -7,7 +8,7 @@ namespace ember::nn::sequence_golden {
 namespace {
 
 json load_file() {
-  const std::string path = std::string(EMBER_SOURCE_DIR) + "/tests/nn/sequence_golden.json";
+  const std::string path = ember::test::source_dir() + "/tests/nn/sequence_golden.json";
   std::ifstream file(path);
   if (!file) throw std::runtime_error("cannot open " + path);
   return json::parse(file);

@@ -1,4 +1,5 @@
 #include "optim_test_util.h"
+#include "support/source_dir.h"
 #include "support/suite_device.h"
 
 #include <cmath>
@@ -38,7 +39,7 @@ TensorHandle tensor_of(const json& nested) {
 
 const json& golden() {
   static const json parsed = [] {
-    std::ifstream in(std::string(EMBER_SOURCE_DIR) + "/tests/optim/golden.json");
+    std::ifstream in(ember::test::source_dir() + "/tests/optim/golden.json");
     return json::parse(in);
   }();
   return parsed;

@@ -1,4 +1,5 @@
 #include "pytorch/pytorch_golden.h"
+#include "support/source_dir.h"
 
 #include <algorithm>
 #include <fstream>
@@ -80,7 +81,7 @@ TensorData TorchTensor::data() const {
 
 const std::vector<TorchGolden>& torch_goldens() {
   static const std::vector<TorchGolden> cases =
-      load(std::string(EMBER_SOURCE_DIR) + "/tests/pytorch/pytorch_golden.json");
+      load(ember::test::source_dir() + "/tests/pytorch/pytorch_golden.json");
   return cases;
 }
 

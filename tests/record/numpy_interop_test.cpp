@@ -11,6 +11,7 @@
 
 #include "ember/record/numpy.h"
 #include "numpy_test_util.h"
+#include "support/source_dir.h"
 
 namespace ember::record {
 namespace {
@@ -63,9 +64,8 @@ TEST(NumpyInterop, EmberAndNumpyReadEachOthersFiles) {
                                          {"step", TensorData(std::vector<int64_t>{7}, Shape{1})}};
   save_npz(dir / "ember.npz", arrays);
 
-  const std::string command = "/usr/bin/python3 '" EMBER_SOURCE_DIR
-                              "/tests/record/numpy_interop.py' '" +
-                              dir.path().string() + "'";
+  const std::string command = "/usr/bin/python3 '" + ember::test::source_dir() +
+                              "/tests/record/numpy_interop.py' '" + dir.path().string() + "'";
   ASSERT_EQ(std::system(command.c_str()), 0) << command << " failed (its messages are above)";
 
   EXPECT_EQ(load_npy(dir / "np_f4.npy"), interop_values(DType::F32, Shape{2, 3}));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "support/source_dir.h"
 #include "support/temp_dir.h"
 
 namespace ember::record::test {
@@ -68,7 +69,7 @@ inline Bytes file_of(const std::string& header, std::size_t buffer_size) {
 }
 
 inline std::filesystem::path fixture(const std::string& name) {
-  return std::filesystem::path(EMBER_SOURCE_DIR) / "tests" / "record" / "fixtures" / name;
+  return std::filesystem::path(ember::test::source_dir()) / "tests" / "record" / "fixtures" / name;
 }
 
 /// The message of the InvalidArgument that f throws; fails the test when f throws nothing.
