@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "fusion/op_by_op.h"
+#include "ir/op_fields.h"
 #include "ir/program.h"
 
 namespace ember::cuda {
@@ -391,10 +393,45 @@ class CudaBackend final : public backend::Backend {
   std::optional<Outputs> elementwise(const ir::Op& op, std::span<const Operand> inputs,
                                      const ir::TensorMeta& output) {
     const ir::Program program = program_of(op, inputs, output);
-    if (!codegen::has_program_kernel(program)) return std::nullopt;
+    // The emitter's verdict and the kernels, once per form of the op: building and hashing the
+    // source on every call was most of a lone op's host time.
+    std::optional<ProgramKernel> kernel;
+    const std::string key = lone_op_key(op, inputs, output.dtype);
+    {
+      const std::lock_guard lock(lone_kernels_mutex_);
+      if (const auto found = lone_kernels_.find(key); found != lone_kernels_.end())
+        kernel = found->second;
+    }
+    if (!kernel) {
+      if (codegen::has_program_kernel(program)) kernel = program_kernel(program);
+      const std::lock_guard lock(lone_kernels_mutex_);
+      lone_kernels_.emplace(key, kernel);
+    }
+    if (!kernel) return std::nullopt;
     std::vector<Scalar> constants;
     if (const std::optional<Scalar> scalar = ir::scalar_of(op)) constants.push_back(*scalar);
-    return run_program(program, program_kernel(program), inputs, constants, output.shape);
+    return run_program(program, *kernel, inputs, constants, output.shape);
+  }
+
+  /// What a lone elementwise op's program source depends on: the op's kind and parameters (its
+  /// scalar, a kernel parameter, left out), and its inputs' dtypes and ranks and output dtype.
+  static std::string lone_op_key(const ir::Op& op, std::span<const Operand> inputs, DType output) {
+    std::string key(1, static_cast<char>(op.index()));
+    std::visit(
+        [&](const auto& o) {
+          ir::for_each_field(o, [&](const auto& field) {
+            using Field = std::decay_t<decltype(field)>;
+            if constexpr (std::is_trivially_copyable_v<Field> && !std::is_same_v<Field, Scalar>)
+              key.append(reinterpret_cast<const char*>(&field), sizeof field);
+          });
+        },
+        op);
+    for (const Operand& input : inputs) {
+      key += static_cast<char>(input.meta.dtype);
+      key += static_cast<char>(input.meta.shape.rank());
+    }
+    key += static_cast<char>(output);
+    return key;
   }
 
   ProgramKernel program_kernel(const ir::Program& program) {
@@ -1271,6 +1308,9 @@ class CudaBackend final : public backend::Backend {
   std::shared_ptr<GpuContext> gpu_;
   std::shared_ptr<pools::MemoryManager> memory_;
   KernelCache kernels_;
+  /// elementwise's kernels by lone_op_key; nullopt: the emitter refuses the op (host).
+  std::unordered_map<std::string, std::optional<ProgramKernel>> lone_kernels_;
+  std::mutex lone_kernels_mutex_;  // guards lone_kernels_
   Gemm gemm_;
   /// f32 products in TF32: MatmulPrecision::High in the device's settings.
   std::atomic<bool> tf32_{false};
