@@ -456,34 +456,33 @@ class CudaBackend final : public backend::Backend {
       strides.emplace_back(d.d, d.d + shape.rank());
     }
     merge_program_dims(sizes, strides);
-    if (const std::optional<unsigned> broadcast =
-            flat_broadcast(program, sizes, strides, inputs, outputs)) {
+    // Both kernels take the pointers first and the scalars last (codegen::program_kernel).
+    const auto launch_with = [&](CUfunction function, int64_t threads, const auto& add_middle) {
       LaunchArguments arguments;
       for (const Operand& input : inputs)
         arguments.add(address_of(input));
       for (const BufferPtr& output : outputs)
         arguments.add(address_of(output));
-      arguments.add(static_cast<long long>(n));
-      arguments.add(*broadcast);
+      add_middle(arguments);
       for (const codegen::KernelScalar& scalar : codegen::program_scalars(program, constants))
         std::visit([&](auto value) { arguments.add(value); }, scalar);
-      launch(kernel.flat, grid_for((n + 3) / 4), kThreads, arguments);
+      launch(function, grid_for(threads), kThreads, arguments);
       return outputs;
+    };
+    if (const std::optional<unsigned> broadcast =
+            flat_broadcast(program, sizes, strides, inputs, outputs)) {
+      return launch_with(kernel.flat, (n + 3) / 4, [&](LaunchArguments& arguments) {
+        arguments.add(static_cast<long long>(n));
+        arguments.add(*broadcast);
+      });
     }
-    LaunchArguments arguments;
-    for (const Operand& input : inputs)
-      arguments.add(address_of(input));
-    for (const BufferPtr& output : outputs)
-      arguments.add(address_of(output));
-    arguments.add(static_cast<long long>(n));
-    arguments.add(static_cast<int>(sizes.size()));
-    arguments.add(dims_of(sizes));
-    for (const auto& s : strides)
-      arguments.add(dims_of(s));
-    for (const codegen::KernelScalar& scalar : codegen::program_scalars(program, constants))
-      std::visit([&](auto value) { arguments.add(value); }, scalar);
-    launch(kernel.strided, grid_for(n), kThreads, arguments);
-    return outputs;
+    return launch_with(kernel.strided, n, [&](LaunchArguments& arguments) {
+      arguments.add(static_cast<long long>(n));
+      arguments.add(static_cast<int>(sizes.size()));
+      arguments.add(dims_of(sizes));
+      for (const auto& s : strides)
+        arguments.add(dims_of(s));
+    });
   }
 
   /// The flat kernel's broadcast bits where it can run the program (its merged dims one, each
