@@ -4,7 +4,7 @@
 //
 //   encoder_step_bench [--device cuda:0] [--dtype f32|bf16] [--layers 12] [--hidden 768]
 //                      [--heads 12] [--ffn 3072] [--batch 2] [--seq 256] [--vocab 50265]
-//                      [--steps 20] [--quick]
+//                      [--steps 20] [--quick] [--no-graph-replay]
 //
 // The model (nn::TransformerEncoder's layers are torch.nn.TransformerEncoderLayer's):
 //   embeddings  token ids [B, L] → nn::Embedding(vocab, hidden) + nn::Embedding(max(seq, 514),
@@ -26,6 +26,9 @@
 // bf16 ("precision": "bf16 model (no autocast)"; ember has no autocast yet). f32 is full f32
 // (ember's cuda matmuls never use TF32).
 //
+// --no-graph-replay issues every launch one by one (DeviceConfig::with_graph_replay(false)); by
+// default the cuda device replays each step's repeated chunks of launches as CUDA graphs.
+//
 // Timing: 3 warm-up steps (their first loss is read back: the kernels they compiled stay out of
 // every window), then 3 windows of --steps steps, each window one profile window of the device
 // clock (CUDA events on cuda: launch gaps count, no host sync per step), each step ending with
@@ -34,12 +37,12 @@
 // for) measure each window in wall-clock time between two syncs ("clock": "wall").
 //
 // Output, one JSON object on one line: {"bench": "encoder_step", "device", "dtype", "precision",
-// "clock", the model's sizes, "params", "embedding", "head", "loss", "optimizer", "warmups",
-// "steps", "windows", "ms" (median per step), "ms_windows", "host_ms" (host time per step to
-// issue the work, median), "loss_first" (the first warm-up step's), "loss_last" (the last timed
-// step's), "finite" (both losses finite)}. Exit status 3, with {"error": "no_device", "device",
-// "message"} on stdout and the message on stderr, when the device cannot run ops (no GPU, no
-// driver, backend not built) or does not support the dtype; 2 for any other error; 4 when a loss
+// "graph_replay", "clock", the model's sizes, "params", "embedding", "head", "loss", "optimizer",
+// "warmups", "steps", "windows", "ms" (median per step), "ms_windows", "host_ms" (host time per
+// step to issue the work, median), "loss_first" (the first warm-up step's), "loss_last" (the last
+// timed step's), "finite" (both losses finite)}. Exit status 3, with {"error": "no_device",
+// "device", "message"} on stdout and the message on stderr, when the device cannot run ops (no GPU,
+// no driver, backend not built) or does not support the dtype; 2 for any other error; 4 when a loss
 // is not finite (the line is printed first).
 #include <algorithm>
 #include <chrono>
@@ -213,12 +216,12 @@ Window window(const Device& device, int64_t steps, Encoder& model, optim::AdamW&
 
 /// The device named, its default float dtype set to dtype, once an op has run and been read
 /// back on it; nullopt, said on stdout (for run_encoder.py) and stderr, when it cannot.
-std::optional<Device> usable_device(const std::string& name, DType dtype) {
+std::optional<Device> usable_device(const std::string& name, DType dtype, bool graph_replay) {
   try {
     Device device = Device::from_name(name);
     if (!device.supports_dtype(dtype))
       throw InvalidArgument(name + " does not support " + std::string(dtype_name(dtype)));
-    if (dtype != DType::F32) device.configure(DeviceConfig(to_float_dtype(dtype)));
+    device.configure(DeviceConfig(to_float_dtype(dtype)).with_graph_replay(graph_replay));
     ops::into_data(ops::full(Shape{1}, 1.0, TensorCreationOptions(device), TensorKind::Float));
     return device;
   } catch (const Error& e) {
@@ -262,7 +265,8 @@ int run(const Flags& flags) {
   const int64_t steps = flags.integer("steps", 20);
   if (steps < 1) throw InvalidArgument("[encoder_step_bench] --steps must be >= 1");
   const std::string name = flags.text("device", "cuda:0");
-  const std::optional<Device> plain = usable_device(name, dtype);
+  const bool graph_replay = !flags.has("no-graph-replay");
+  const std::optional<Device> plain = usable_device(name, dtype, graph_replay);
   if (!plain) return kExitNoDevice;
   const Device device = plain->autodiff();
   device.seed(kSeed);
@@ -295,6 +299,7 @@ int run(const Flags& flags) {
       .text("device", device.name())
       .text("dtype", std::string(dtype_name(dtype)))
       .text("precision", dtype == DType::BF16 ? "bf16 model (no autocast)" : "f32 (no TF32)")
+      .text("graph_replay", graph_replay ? "on" : "off")
       .text("clock", device_clock ? "device (CUDA events)" : "wall (between two syncs)")
       .integer("layers", s.layers)
       .integer("hidden", s.hidden)
@@ -334,7 +339,7 @@ int main(int argc, char** argv) {
     return run(Flags(
         argc, argv,
         {"device", "dtype", "layers", "hidden", "heads", "ffn", "batch", "seq", "vocab", "steps"},
-        {"quick"}));
+        {"quick", "no-graph-replay"}));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "encoder_step_bench: %s\n", e.what());
     return kExitError;

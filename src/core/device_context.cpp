@@ -155,6 +155,7 @@ void DeviceContext::configure(const DeviceConfig& config) {
   if (config.float_dtype) settings_.float_dtype = *config.float_dtype;
   if (config.int_dtype) settings_.int_dtype = *config.int_dtype;
   if (config.f32_matmul_precision) settings_.f32_matmul_precision = *config.f32_matmul_precision;
+  if (config.graph_replay) settings_.graph_replay = *config.graph_replay;
   backend_->apply_settings(settings_);
   locked_ = true;
 }

@@ -15,7 +15,8 @@ std::ostream& operator<<(std::ostream& os, MatmulPrecision p) {
 std::ostream& operator<<(std::ostream& os, const DeviceSettings& s) {
   return os << "DeviceSettings { float_dtype: " << s.float_dtype << ", int_dtype: " << s.int_dtype
             << ", bool_dtype: " << to_dtype(s.bool_dtype)
-            << ", f32_matmul_precision: " << s.f32_matmul_precision << " }";
+            << ", f32_matmul_precision: " << s.f32_matmul_precision
+            << ", graph_replay: " << (s.graph_replay ? "on" : "off") << " }";
 }
 
 }  // namespace ember

@@ -72,10 +72,10 @@ TEST(Print, ByteUnitBoundaries) {
 TEST(Print, DeviceSettings) {
   EXPECT_EQ(printed(DeviceSettings{}),
             "DeviceSettings { float_dtype: f32, int_dtype: i64, bool_dtype: bool, "
-            "f32_matmul_precision: highest }");
+            "f32_matmul_precision: highest, graph_replay: on }");
   EXPECT_EQ(printed(DeviceSettings{.float_dtype = FloatDType::BF16, .int_dtype = IntDType::U8}),
             "DeviceSettings { float_dtype: bf16, int_dtype: u8, bool_dtype: bool, "
-            "f32_matmul_precision: highest }");
+            "f32_matmul_precision: highest, graph_replay: on }");
 }
 
 }  // namespace

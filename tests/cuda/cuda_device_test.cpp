@@ -216,5 +216,31 @@ TEST(CudaDevice, BytesReservedStayFlatOverASteadyTrainingLoop) {
     EXPECT_EQ(reserved[step], reserved[9]) << "step " << step;
 }
 
+TEST(CudaDevice, ATrainingLoopReplayedAsGraphsComputesWhatItsFirstRunDid) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  const Device device = gpu->autodiff();
+  // The first run's chunks of launches are new (issued one by one, then captured as graphs);
+  // the second run's are known (replayed, their changed arguments patched in): every loss must
+  // be the same, bit for bit. launch_queue_test.cpp checks that replays happen.
+  const auto losses = [&] {
+    device.seed(11);
+    test::SteadyMlp model{nn::LinearConfig{32, 256}.init(device),
+                          nn::LinearConfig{256, 16}.init(device)};
+    const Tensor<2> inputs = fixed_matrix(512, 32, device);
+    const Tensor<2> targets = fixed_matrix(512, 16, device) * 0.5;
+    optim::Sgd sgd;
+    std::vector<double> values;
+    for (int step = 0; step < 8; ++step) {
+      const Tensor<2> loss = module::mse_loss(model.forward(inputs), targets);
+      values.push_back(loss.into_scalar<double>());
+      sgd.step(model, optim::GradientsParams::from(model, loss.backward()), 0.1);
+    }
+    return values;
+  };
+  const std::vector<double> first = losses();
+  EXPECT_EQ(losses(), first);
+  EXPECT_LT(first.back(), first.front()) << "the loop trains";
+}
+
 }  // namespace
 }  // namespace ember::test

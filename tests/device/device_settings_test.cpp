@@ -132,6 +132,18 @@ TEST(DeviceSpec, MatmulPrecisionDefaultsToHighestAndReachesTheBackend) {
   EXPECT_EQ(backend.applied[0], context.settings());
 }
 
+TEST(DeviceSpec, GraphReplayDefaultsToOnAndItsSwitchReachesTheBackend) {
+  EXPECT_TRUE(kDefaults.graph_replay);
+  auto recording = std::make_unique<SettingsRecordingBackend>();
+  const SettingsRecordingBackend& backend = *recording;
+  detail::DeviceContext context(NdArrayDevice{}, std::move(recording));
+  context.configure(DeviceConfig{}.with_graph_replay(false));
+  EXPECT_FALSE(context.settings().graph_replay);
+  EXPECT_EQ(context.settings().f32_matmul_precision, MatmulPrecision::Highest) << "the rest stays";
+  ASSERT_EQ(backend.applied.size(), 1u);
+  EXPECT_EQ(backend.applied[0], context.settings());
+}
+
 TEST(DeviceSpec, ConfigureTwiceIsAlreadyInitialized) {
   auto context = fresh_ndarray_context();
   context->configure(FloatDType::F64);

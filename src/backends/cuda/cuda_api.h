@@ -48,6 +48,14 @@ namespace ember::cuda {
   X(cuModuleGetFunction)               \
   X(cuModuleUnload)                    \
   X(cuLaunchKernel)                    \
+  X(cuStreamBeginCapture)              \
+  X(cuStreamEndCapture)                \
+  X(cuStreamGetCaptureInfo)            \
+  X(cuGraphInstantiateWithFlags)       \
+  X(cuGraphLaunch)                     \
+  X(cuGraphExecKernelNodeSetParams)    \
+  X(cuGraphExecDestroy)                \
+  X(cuGraphDestroy)                    \
   X(cuEventCreate)                     \
   X(cuEventRecord)                     \
   X(cuEventSynchronize)                \

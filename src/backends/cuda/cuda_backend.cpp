@@ -23,6 +23,7 @@
 #include "backends/cuda/gpu_context.h"
 #include "backends/cuda/kernel_cache.h"
 #include "backends/cuda/kernel_sources.h"
+#include "backends/cuda/launch_queue.h"
 #include "backends/cuda/matmul.h"
 #include "backends/ndarray/kernels.h"
 #include "backends/ndarray/pool_windows.h"
@@ -188,40 +189,12 @@ struct ProgramKernel {
   CUfunction flat;
 };
 
-/// Fixed-size argument storage for a launch: cuLaunchKernel takes an array of pointers to the
-/// arguments' values.
-class LaunchArguments {
- public:
-  template <typename T>
-  void add(const T& value) {
-    static_assert(std::is_trivially_copyable_v<T> && alignof(T) <= 8);
-    const std::size_t at = (used_ + alignof(T) - 1) / alignof(T) * alignof(T);
-    storage_.resize(at + sizeof(T));
-    offsets_.push_back(at);
-    std::memcpy(storage_.data() + at, &value, sizeof(T));
-    used_ = at + sizeof(T);
-  }
-  /// The pointers cuLaunchKernel reads; valid until the next add.
-  void** pointers() {
-    pointers_.clear();
-    for (const std::size_t offset : offsets_)
-      pointers_.push_back(storage_.data() + offset);
-    return pointers_.data();
-  }
-
- private:
-  // Heap storage (aligned for any scalar): doubles and long longs are read in place.
-  std::vector<unsigned char> storage_;
-  std::vector<std::size_t> offsets_;
-  std::vector<void*> pointers_;
-  std::size_t used_ = 0;
-};
-
 class CudaBackend final : public backend::Backend {
  public:
   CudaBackend(const Api& api, int index)
       : gpu_(std::make_shared<GpuContext>(api, index)),
-        memory_(std::make_shared<pools::MemoryManager>(std::make_shared<DevicePages>(gpu_),
+        queue_(std::make_shared<LaunchQueue>(gpu_)),
+        memory_(std::make_shared<pools::MemoryManager>(std::make_shared<DevicePages>(gpu_, queue_),
                                                        gpu_->name())),
         kernels_(gpu_),
         gemm_(gpu_) {
@@ -236,9 +209,15 @@ class CudaBackend final : public backend::Backend {
                    std::to_string(total >> 20) + " MiB)";
   }
 
+  // The graphs hold the kernel cache's functions: they go first.
+  ~CudaBackend() override { queue_->close(); }
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
   std::string name() const override { return "cuda"; }
   void apply_settings(const DeviceSettings& settings) override {
     tf32_.store(settings.f32_matmul_precision == MatmulPrecision::High, std::memory_order_relaxed);
+    queue_->set_graph_replay(settings.graph_replay);
   }
   std::string description() const override { return description_; }
   // Every dtype computes: the ones without kernels of their own on the host (cuda_backend.h).
@@ -276,6 +255,8 @@ class CudaBackend final : public backend::Backend {
   BufferPtr write(const TensorData& data) override {
     gpu_->make_current();
     auto buffer = allocate(data.bytes().size());
+    // Queued work reads the memory first (a slice freed and reused): it goes on the stream first.
+    queue_->drain();
     if (!data.bytes().empty())
       gpu_->check(gpu_->api().cuMemcpyHtoDAsync(buffer->address(), data.bytes().data(),
                                                 data.bytes().size(), gpu_->stream()),
@@ -286,6 +267,7 @@ class CudaBackend final : public backend::Backend {
   TensorData read(const Operand& operand) override {
     gpu_->make_current();
     std::vector<std::byte> bytes(bytes_of(operand.meta));
+    queue_->drain();
     if (!bytes.empty())
       gpu_->check(gpu_->api().cuMemcpyDtoHAsync(bytes.data(), address_of(operand), bytes.size(),
                                                 gpu_->stream()),
@@ -294,8 +276,13 @@ class CudaBackend final : public backend::Backend {
     return TensorData(std::move(bytes), operand.meta.shape, operand.meta.dtype);
   }
 
-  void sync() override { gpu_->synchronize(); }
+  void sync() override {
+    queue_->drain();
+    gpu_->synchronize();
+  }
+  void flush() override { queue_->drain(); }
   std::shared_ptr<backend::DeviceTimestamp> record_timestamp() override {
+    queue_->drain();
     return std::make_shared<CudaTimestamp>(gpu_);
   }
 
@@ -304,6 +291,7 @@ class CudaBackend final : public backend::Backend {
   }
   std::optional<MemoryPoolUsage> memory_pool_usage() const override { return memory_->usage(); }
   void memory_cleanup() override {
+    queue_->drain();
     {
       const std::lock_guard lock(workspace_mutex_);
       workspace_.reset();
@@ -350,10 +338,9 @@ class CudaBackend final : public backend::Backend {
         std::clamp<int64_t>(blocks, 1, int64_t{gpu_->multiprocessors()} * 32));
   }
 
-  void launch(CUfunction function, unsigned grid, unsigned block, LaunchArguments& arguments) {
-    gpu_->check(gpu_->api().cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, gpu_->stream(),
-                                           arguments.pointers(), nullptr),
-                "cuLaunchKernel");
+  /// Every launch goes through the queue (launch_queue.h): issued at the next drain.
+  void launch(CUfunction function, unsigned grid, unsigned block, LaunchArguments arguments) {
+    queue_->launch(function, grid, block, std::move(arguments));
   }
 
   // ---- the ops ------------------------------------------------------------------------------
@@ -684,8 +671,7 @@ class CudaBackend final : public backend::Backend {
     auto out = allocate(result);
     if (result.shape.num_elements() == 0) return Outputs{out};
     if (k == 0) {
-      gpu_->check(gpu_->api().cuMemsetD8Async(out->address(), 0, out->bytes(), gpu_->stream()),
-                  "cuMemsetD8Async");
+      queue_->fill(out->address(), 0, out->bytes());
       return Outputs{out};
     }
     const auto batch_of = [&](const ir::TensorMeta& meta) {
@@ -1005,10 +991,7 @@ class CudaBackend final : public backend::Backend {
     return address_of(operand) + static_cast<CUdeviceptr>(index) * dtype_size(operand.meta.dtype);
   }
 
-  void zero(DeviceBuffer& buffer) {
-    gpu_->check(gpu_->api().cuMemsetD8Async(buffer.address(), 0, buffer.bytes(), gpu_->stream()),
-                "cuMemsetD8Async");
-  }
+  void zero(DeviceBuffer& buffer) { queue_->fill(buffer.address(), 0, buffer.bytes()); }
 
   void run_gemm(GemmProblem problem) {
     problem.tf32 = tf32_.load(std::memory_order_relaxed);
@@ -1019,7 +1002,14 @@ class CudaBackend final : public backend::Backend {
       if (!workspace_) workspace_ = allocate_persistent(kWorkspaceBytes);
       workspace = workspace_;
     }
-    gemm_.run(problem, workspace->address(), kWorkspaceBytes);
+    std::shared_ptr<const GemmPlan> plan = gemm_.plan(problem, kWorkspaceBytes);
+    LaunchArguments operands;
+    for (const CUdeviceptr address : {problem.a, problem.b, problem.c, workspace->address()})
+      operands.add(address);
+    queue_->call(gemm_form(problem), std::move(operands),
+                 [this, plan = std::move(plan), workspace](CUstream stream) {
+                   gemm_.run(*plan, workspace->address(), kWorkspaceBytes, stream);
+                 });
   }
 
   // ---- pooling ---------------------------------------------------------------------------------
@@ -1180,9 +1170,7 @@ class CudaBackend final : public backend::Backend {
     const int64_t n = indices.meta.shape.num_elements();
     if (n == 0) return;
     auto first_bad = allocate(sizeof(unsigned long long));
-    gpu_->check(gpu_->api().cuMemsetD8Async(first_bad->address(), 0xff, sizeof(unsigned long long),
-                                            gpu_->stream()),
-                "cuMemsetD8Async");
+    queue_->fill(first_bad->address(), 0xff, sizeof(unsigned long long));
     LaunchArguments arguments;
     arguments.add(address_of(indices));
     arguments.add(static_cast<long long>(n));
@@ -1206,6 +1194,7 @@ class CudaBackend final : public backend::Backend {
 
   /// Copies bytes from the device to host memory, waiting for them.
   void download(void* to, CUdeviceptr from, std::size_t bytes) {
+    queue_->drain();
     gpu_->check(gpu_->api().cuMemcpyDtoHAsync(to, from, bytes, gpu_->stream()),
                 "cuMemcpyDtoHAsync");
     gpu_->synchronize();
@@ -1281,9 +1270,7 @@ class CudaBackend final : public backend::Backend {
   }
 
   void copy_bytes(CUdeviceptr from, CUdeviceptr to, std::size_t bytes) {
-    if (bytes == 0) return;
-    gpu_->check(gpu_->api().cuMemcpyDtoDAsync(to, from, bytes, gpu_->stream()),
-                "cuMemcpyDtoDAsync");
+    queue_->copy(to, from, bytes);
   }
 
   // The ops without a kernel here yet: they run on the host (docs/backends/cuda.md lists them).
@@ -1305,6 +1292,7 @@ class CudaBackend final : public backend::Backend {
   }
 
   std::shared_ptr<GpuContext> gpu_;
+  std::shared_ptr<LaunchQueue> queue_;
   std::shared_ptr<pools::MemoryManager> memory_;
   KernelCache kernels_;
   /// elementwise's kernels by lone_op_key; nullopt: the emitter refuses the op (host).

@@ -21,6 +21,7 @@ void DevicePages::give_back(std::byte* block, std::size_t /*bytes*/,
   const Api& api = gpu_->api();
   try {
     gpu_->make_current();
+    queue_->drain();
   } catch (...) {
     return;  // a poisoned device: its memory goes with the process
   }

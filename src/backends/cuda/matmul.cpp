@@ -30,16 +30,18 @@ Types types_of(DType dtype, bool tf32) {
                         std::string(dtype_name(dtype)));
 }
 
-/// The descriptors of one call, destroyed with it.
-struct Descriptors {
+}  // namespace
+
+/// The descriptors of one product, destroyed with it.
+struct GemmDescriptors {
   const Api& api;
   cublasLtMatmulDesc_t operation = nullptr;
   cublasLtMatrixLayout_t a = nullptr;
   cublasLtMatrixLayout_t b = nullptr;
   cublasLtMatrixLayout_t c = nullptr;
   cublasLtMatmulPreference_t preference = nullptr;
-  explicit Descriptors(const Api& a) : api(a) {}
-  ~Descriptors() {
+  explicit GemmDescriptors(const Api& a) : api(a) {}
+  ~GemmDescriptors() {
     if (preference != nullptr) api.cublasLtMatmulPreferenceDestroy(preference);
     if (c != nullptr) api.cublasLtMatrixLayoutDestroy(c);
     if (b != nullptr) api.cublasLtMatrixLayoutDestroy(b);
@@ -48,7 +50,21 @@ struct Descriptors {
   }
 };
 
-}  // namespace
+struct GemmPlan {
+  GemmProblem problem;
+  GemmDescriptors d;
+  cublasLtMatmulAlgo_t algorithm{};
+  GemmPlan(const Api& api, const GemmProblem& p) : problem(p), d(api) {}
+};
+
+uint64_t gemm_form(const GemmProblem& p) {
+  uint64_t hash = 0;
+  for (const int64_t value :
+       {static_cast<int64_t>(p.dtype), p.batch, p.m, p.n, p.k, p.a_batch_stride, p.b_batch_stride,
+        static_cast<int64_t>(p.transpose_a | (p.transpose_b << 1) | (p.tf32 << 2))})
+    hash = hash * 0x100000001b3ull ^ static_cast<uint64_t>(value);
+  return hash;
+}
 
 Gemm::Gemm(std::shared_ptr<const GpuContext> gpu) : gpu_(std::move(gpu)) {
   gpu_->make_current();
@@ -63,11 +79,12 @@ bool Gemm::takes(DType dtype) {
   return is_float(dtype);
 }
 
-void Gemm::run(const GemmProblem& p, CUdeviceptr workspace, std::size_t workspace_bytes) {
+std::shared_ptr<const GemmPlan> Gemm::plan(const GemmProblem& p, std::size_t workspace_bytes) {
   const Api& api = gpu_->api();
   const std::string& device = gpu_->name();
   const Types types = types_of(p.dtype, p.tf32 && p.dtype == DType::F32);
-  Descriptors d(api);
+  auto plan = std::make_shared<GemmPlan>(api, p);
+  GemmDescriptors& d = plan->d;
   const auto checked = [&](cublasStatus_t status, const char* call) {
     check(status, call, device);
   };
@@ -142,6 +159,15 @@ void Gemm::run(const GemmProblem& p, CUdeviceptr workspace, std::size_t workspac
       algorithms_.emplace(key, algorithm);
     }
   }
+  plan->algorithm = algorithm;
+  return plan;
+}
+
+void Gemm::run(const GemmPlan& plan, CUdeviceptr workspace, std::size_t workspace_bytes,
+               CUstream stream) const {
+  const Api& api = gpu_->api();
+  const GemmProblem& p = plan.problem;
+  const GemmDescriptors& d = plan.d;
   const double one64 = 1.0;
   const double zero64 = 0.0;
   const float one32 = 1.0f;
@@ -149,13 +175,12 @@ void Gemm::run(const GemmProblem& p, CUdeviceptr workspace, std::size_t workspac
   const bool f64 = p.dtype == DType::F64;
   const void* alpha = f64 ? static_cast<const void*>(&one64) : &one32;
   const void* beta = f64 ? static_cast<const void*>(&zero64) : &zero32;
-  gpu_->make_current();
-  checked(api.cublasLtMatmul(handle_, d.operation, alpha, reinterpret_cast<const void*>(p.b), d.a,
-                             reinterpret_cast<const void*>(p.a), d.b, beta,
-                             reinterpret_cast<const void*>(p.c), d.c, reinterpret_cast<void*>(p.c),
-                             d.c, &algorithm, reinterpret_cast<void*>(workspace), workspace_bytes,
-                             gpu_->stream()),
-          "cublasLtMatmul");
+  check(api.cublasLtMatmul(handle_, d.operation, alpha, reinterpret_cast<const void*>(p.b), d.a,
+                           reinterpret_cast<const void*>(p.a), d.b, beta,
+                           reinterpret_cast<const void*>(p.c), d.c, reinterpret_cast<void*>(p.c),
+                           d.c, &plan.algorithm, reinterpret_cast<void*>(workspace),
+                           workspace_bytes, stream),
+        "cublasLtMatmul", gpu_->name());
 }
 
 }  // namespace ember::cuda

@@ -35,6 +35,14 @@ struct GemmProblem {
   bool tf32 = false;
 };
 
+/// A problem's cuBLASLt descriptors and algorithm: made when the op is called (cuBLASLt's refusal
+/// is the op's error), used when the product is issued (LaunchQueue).
+struct GemmPlan;
+
+/// What a graph of the product depends on besides its addresses (dtype, sizes, strides,
+/// transposes, TF32), hashed.
+uint64_t gemm_form(const GemmProblem& problem);
+
 class Gemm {
  public:
   explicit Gemm(std::shared_ptr<const GpuContext> gpu);
@@ -44,8 +52,12 @@ class Gemm {
 
   /// Whether run takes dtype: F64, F32, F16, BF16.
   static bool takes(DType dtype);
-  /// Queues the product on the stream; workspace is workspace_bytes of device memory.
-  void run(const GemmProblem& problem, CUdeviceptr workspace, std::size_t workspace_bytes);
+  /// The descriptors and algorithm of problem for a workspace of workspace_bytes; throws
+  /// ExecutionError when cuBLASLt has no algorithm for it.
+  std::shared_ptr<const GemmPlan> plan(const GemmProblem& problem, std::size_t workspace_bytes);
+  /// Issues plan's product on stream; workspace is workspace_bytes of device memory.
+  void run(const GemmPlan& plan, CUdeviceptr workspace, std::size_t workspace_bytes,
+           CUstream stream) const;
 
  private:
   using Key = std::tuple<DType, int64_t, int64_t, int64_t, int64_t, bool, bool, bool, bool, bool>;
