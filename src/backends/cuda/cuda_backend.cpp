@@ -24,6 +24,7 @@
 #include "backends/cuda/kernel_cache.h"
 #include "backends/cuda/kernel_sources.h"
 #include "backends/cuda/matmul.h"
+#include "backends/cuda/scan_sort_kernels.h"
 #include "backends/ndarray/kernels.h"
 #include "backends/ndarray/pool_windows.h"
 #include "backends/ndarray/run_on_host.h"
@@ -1286,12 +1287,80 @@ class CudaBackend final : public backend::Backend {
                 "cuMemcpyDtoDAsync");
   }
 
+  // ---- lines walked in order: cumulative ops, sort, arange -------------------------------------
+
+  std::optional<Outputs> run(const ir::Cumulative& cumulative, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (x.dtype == DType::Bool) return std::nullopt;  // ir::infer refuses it; ndarray says so
+    auto out = allocate(outputs[0]);
+    const Lanes lanes = lanes_along(x.shape, cumulative.dim);
+    if (lanes.rows * lanes.n * lanes.inner == 0) return Outputs{out};
+    const std::string source = cumulative_source(cumulative.op, x.dtype);
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[0]));
+    arguments.add(out->address());
+    arguments.add(static_cast<long long>(lanes.rows));
+    arguments.add(static_cast<long long>(lanes.n));
+    if (lanes.inner == 1) {
+      launch(kernels_.function(source, "ember_cumulative_rows"), warp_rows_grid(lanes.rows),
+             kRowThreads, arguments);
+    } else {
+      arguments.add(static_cast<long long>(lanes.inner));
+      launch(kernels_.function(source, "ember_cumulative_columns"),
+             grid_for(lanes.rows * lanes.inner), kThreads, arguments);
+    }
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Arange& arange, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!is_int(arange.dtype)) return std::nullopt;  // ir::infer refuses it; ndarray says so
+    auto out = allocate(outputs[0]);
+    const int64_t n = outputs[0].shape.num_elements();
+    if (n == 0) return Outputs{out};
+    LaunchArguments arguments;
+    arguments.add(out->address());
+    arguments.add(static_cast<long long>(n));
+    arguments.add(static_cast<long long>(arange.start));
+    arguments.add(static_cast<long long>(arange.step));
+    launch(kernels_.function(arange_source(arange.dtype), "ember_arange"), grid_for(n), kThreads,
+           arguments);
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Sort& sort, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const Lanes lanes = lanes_along(x.shape, sort.dim);
+    // Lines longer than a block's shared memory holds are sorted on the host.
+    if (lanes.n > kSortMaxLine) return std::nullopt;
+    Outputs results{allocate(outputs[0]), allocate(outputs[1])};
+    const int64_t lines = lanes.rows * lanes.inner;
+    if (lines * lanes.n == 0) return results;
+    const int64_t capacity = sort_capacity(lanes.n);
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[0]));
+    arguments.add(address_of(results[0]));
+    arguments.add(address_of(results[1]));
+    arguments.add(static_cast<long long>(lines));
+    arguments.add(static_cast<long long>(lanes.n));
+    arguments.add(static_cast<long long>(lanes.inner));
+    const auto grid =
+        static_cast<unsigned>(std::min<int64_t>(lines, int64_t{gpu_->multiprocessors()} * 32));
+    launch(kernels_.function(sort_source(x.dtype, sort.index_dtype, sort.descending, capacity),
+                             "ember_sort"),
+           grid, sort_threads(capacity), arguments);
+    return results;
+  }
+
   // The ops without a kernel here yet: they run on the host (docs/backends/cuda.md lists them).
   template <typename Op>
-  requires(std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::AvgPoolGrad> ||
-           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
-           std::is_same_v<Op, ir::InterpolateGrad>)
+  requires(std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+           std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad>)
       std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
                                  std::span<const Operand> /*inputs*/,
                                  std::span<const ir::TensorMeta> /*outputs*/) {
