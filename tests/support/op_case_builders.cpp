@@ -1,6 +1,7 @@
 #include <utility>
 
 #include "support/op_cases.h"
+#include "tensor/dispatch.h"
 
 namespace ember::test {
 
@@ -60,6 +61,20 @@ OpCase make_case(std::string name, DTypes dtypes, std::vector<InputSpec> inputs,
     return out;
   };
   return {std::move(name), dtypes, std::move(make_inputs), std::move(run)};
+}
+
+OpCase gradient_case(std::string name, ir::Op grad, const ir::Op& forward, const Shape& x,
+                     ValueSpec values) {
+  const ir::TensorMeta meta{x, DType::F32};
+  const Shape grad_output = ir::infer(forward, {&meta, 1})[0].shape;
+  OpRun run = [grad = std::move(grad)](const ops::Handles& in, const OpArgs&,
+                                       const OpTarget&) -> ops::Handles {
+    return {tensor::run_one(grad, {in.at(0)})};
+  };
+  OpCase c =
+      make_case(std::move(name), DTypes::Float, {drawn(grad_output, values)}, std::move(run));
+  c.has_golden = false;
+  return c;
 }
 
 OpRun run_unary(UnaryFn fn) {

@@ -50,6 +50,12 @@ ArgValue kind_value(DType dtype, double real, int64_t integer);
 OpCase make_case(std::string name, DTypes dtypes, std::vector<InputSpec> inputs, OpRun run,
                  ArgsFor args = fixed_args({}));
 
+/// The gradient op grad (an ir op of its own, which a backend may run with a kernel of its own:
+/// the pooling and interpolation gradients) on a drawn output gradient of the shape forward gives
+/// an input of shape x; float dtypes, no NumPy reference (has_golden false).
+OpCase gradient_case(std::string name, ir::Op grad, const ir::Op& forward, const Shape& x,
+                     ValueSpec values = {});
+
 // Runners for the common signatures of tensor_ops.h.
 using UnaryFn = TensorHandle (*)(const TensorHandle&);
 using BinaryFn = TensorHandle (*)(const TensorHandle&, const TensorHandle&);

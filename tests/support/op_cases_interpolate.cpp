@@ -59,6 +59,12 @@ OpCase interpolate_case(std::string name, Shape x, Target target, std::string mo
   return c;
 }
 
+/// The gradient of interpolating x by op: the transposed passes, in reverse dim order.
+OpCase interpolate_grad_case(std::string name, ir::Interpolate op, const Shape& x) {
+  ir::Op forward(op);
+  return gradient_case(std::move(name), ir::InterpolateGrad{std::move(op), x}, forward, x);
+}
+
 }  // namespace
 
 std::vector<OpCase> interpolate_cases() {
@@ -77,6 +83,18 @@ std::vector<OpCase> interpolate_cases() {
       // floor(4 * 0.6) = 2 and floor(5 * 0.6) = 3 outputs.
       interpolate_case("interpolate/bicubic_align_corners_scale", {1, 2, 4, 5}, {{}, 0.6},
                        "bicubic", true),
+      interpolate_grad_case("interpolate_backward/nearest",
+                            {ir::InterpolateMode::Nearest, {5, 3}, false, {1.7, 0.8}},
+                            {2, 3, 3, 4}),
+      interpolate_grad_case("interpolate_backward/linear",
+                            {ir::InterpolateMode::Linear, {9}, false, {}}, {2, 3, 5}),
+      interpolate_grad_case("interpolate_backward/bilinear_downscale",
+                            {ir::InterpolateMode::Linear, {2, 3}, false, {0.5, 0.75}},
+                            {1, 2, 4, 5}),
+      interpolate_grad_case("interpolate_backward/trilinear_align_corners",
+                            {ir::InterpolateMode::Linear, {3, 2, 4}, true, {}}, {1, 2, 2, 3, 2}),
+      interpolate_grad_case("interpolate_backward/bicubic",
+                            {ir::InterpolateMode::Cubic, {7, 9}, false, {}}, {1, 2, 4, 5}),
   };
 }
 

@@ -103,6 +103,17 @@ OpCase adaptive_case(std::string name, bool max, Shape x, std::vector<int64_t> o
                    run_adaptive_avg_pool, std::move(args));
 }
 
+using ir::PoolOp;
+
+OpCase avg_grad_case(std::string name, const ir::Pool& pool, const Shape& x) {
+  return gradient_case(std::move(name), ir::AvgPoolGrad{pool, x}, pool, x, kPoolUnit);
+}
+
+OpCase adaptive_avg_grad_case(std::string name, std::vector<int64_t> output_size, const Shape& x) {
+  const ir::AdaptivePool pool{PoolOp::Avg, std::move(output_size)};
+  return gradient_case(std::move(name), ir::AdaptiveAvgPoolGrad{pool, x}, pool, x, kPoolUnit);
+}
+
 }  // namespace
 
 std::vector<OpCase> pool_cases() {
@@ -127,6 +138,17 @@ std::vector<OpCase> pool_cases() {
       adaptive_case("adaptive_avg_pool1d", false, {2, 3, 7}, {3}),
       adaptive_case("adaptive_avg_pool2d", false, {2, 3, 5, 7}, {2, 3}),
       adaptive_case("adaptive_max_pool2d", true, {1, 2, 5, 5}, {3, 2}),
+      // The gradients: every input gathers the outputs whose windows hold it (overlapping
+      // windows, padding left out of the divisor or counted, a divisor given, 1 to 3 dims).
+      avg_grad_case("avg_pool1d_backward", {PoolOp::Avg, {3}, {2}, {1}, {1}}, {2, 3, 8}),
+      avg_grad_case("avg_pool1d_backward/exclude_pad_ceil_mode",
+                    {PoolOp::Avg, {3}, {2}, {1}, {1}, true, false}, {2, 3, 8}),
+      avg_grad_case("avg_pool2d_backward/divisor_override",
+                    {PoolOp::Avg, {2, 3}, {2, 2}, {1, 1}, {1, 1}, true, true, 5}, {1, 2, 5, 5}),
+      avg_grad_case("avg_pool3d_backward",
+                    {PoolOp::Avg, {2, 2, 2}, {1, 2, 1}, {0, 1, 1}, {1, 1, 1}}, {2, 2, 3, 4, 5}),
+      adaptive_avg_grad_case("adaptive_avg_pool1d_backward", {3}, {2, 3, 7}),
+      adaptive_avg_grad_case("adaptive_avg_pool2d_backward", {3, 4}, {2, 3, 5, 7}),
   };
 }
 

@@ -25,6 +25,9 @@
 #include "backends/cuda/kernel_sources.h"
 #include "backends/cuda/launch_queue.h"
 #include "backends/cuda/matmul.h"
+#include "backends/cuda/resample_kernels.h"
+#include "backends/cuda/scan_sort_kernels.h"
+#include "backends/ndarray/interpolate_plan.h"
 #include "backends/ndarray/kernels.h"
 #include "backends/ndarray/pool_windows.h"
 #include "backends/ndarray/run_on_host.h"
@@ -1273,16 +1276,192 @@ class CudaBackend final : public backend::Backend {
     queue_->copy(to, from, bytes);
   }
 
-  // The ops without a kernel here yet: they run on the host (docs/backends/cuda.md lists them).
-  template <typename Op>
-  requires(std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::AvgPoolGrad> ||
-           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
-           std::is_same_v<Op, ir::InterpolateGrad>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                 std::span<const Operand> /*inputs*/,
-                                 std::span<const ir::TensorMeta> /*outputs*/) {
-    return std::nullopt;
+  // ---- lines walked in order: cumulative ops, sort, arange -------------------------------------
+
+  std::optional<Outputs> run(const ir::Cumulative& cumulative, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (x.dtype == DType::Bool) return std::nullopt;  // ir::infer refuses it; ndarray says so
+    auto out = allocate(outputs[0]);
+    const Lanes lanes = lanes_along(x.shape, cumulative.dim);
+    if (lanes.rows * lanes.n * lanes.inner == 0) return Outputs{out};
+    const std::string source = cumulative_source(cumulative.op, x.dtype);
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[0]));
+    arguments.add(out->address());
+    arguments.add(static_cast<long long>(lanes.rows));
+    arguments.add(static_cast<long long>(lanes.n));
+    if (lanes.inner == 1) {
+      launch(kernels_.function(source, "ember_cumulative_rows"), warp_rows_grid(lanes.rows),
+             kRowThreads, arguments);
+    } else {
+      arguments.add(static_cast<long long>(lanes.inner));
+      launch(kernels_.function(source, "ember_cumulative_columns"),
+             grid_for(lanes.rows * lanes.inner), kThreads, arguments);
+    }
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Arange& arange, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!is_int(arange.dtype)) return std::nullopt;  // ir::infer refuses it; ndarray says so
+    auto out = allocate(outputs[0]);
+    const int64_t n = outputs[0].shape.num_elements();
+    if (n == 0) return Outputs{out};
+    LaunchArguments arguments;
+    arguments.add(out->address());
+    arguments.add(static_cast<long long>(n));
+    arguments.add(static_cast<long long>(arange.start));
+    arguments.add(static_cast<long long>(arange.step));
+    launch(kernels_.function(arange_source(arange.dtype), "ember_arange"), grid_for(n), kThreads,
+           arguments);
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Sort& sort, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const Lanes lanes = lanes_along(x.shape, sort.dim);
+    // Lines longer than a block's shared memory holds are sorted on the host.
+    if (lanes.n > kSortMaxLine) return std::nullopt;
+    Outputs results{allocate(outputs[0]), allocate(outputs[1])};
+    const int64_t lines = lanes.rows * lanes.inner;
+    if (lines * lanes.n == 0) return results;
+    const int64_t capacity = sort_capacity(lanes.n);
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[0]));
+    arguments.add(address_of(results[0]));
+    arguments.add(address_of(results[1]));
+    arguments.add(static_cast<long long>(lines));
+    arguments.add(static_cast<long long>(lanes.n));
+    arguments.add(static_cast<long long>(lanes.inner));
+    const auto grid =
+        static_cast<unsigned>(std::min<int64_t>(lines, int64_t{gpu_->multiprocessors()} * 32));
+    launch(kernels_.function(sort_source(x.dtype, sort.index_dtype, sort.descending, capacity),
+                             "ember_sort"),
+           grid, sort_threads(capacity), arguments);
+    return results;
+  }
+
+  // ---- gradients of average pooling, interpolation: gathers over ndarray's tables -------------
+
+  std::optional<Outputs> run(const ir::AvgPoolGrad& grad, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!is_float(inputs[0].meta.dtype) || grad.input_shape.rank() > 5) return std::nullopt;
+    const ndarray::pool::Divisor divisor = ndarray::pool::pool_divisor(grad.pool);
+    PoolGradParameters p{};
+    p.divisor = static_cast<double>(divisor.override_value.value_or(1));
+    p.has_divisor = divisor.override_value.has_value() ? 1 : 0;
+    p.count_padding = divisor.count_padding ? 1 : 0;
+    return pool_gradient(
+        ndarray::pool::pool_windows(grad.pool, grad.input_shape, inputs[0].meta.shape), p,
+        inputs[0], outputs[0]);
+  }
+
+  std::optional<Outputs> run(const ir::AdaptiveAvgPoolGrad& grad, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!is_float(inputs[0].meta.dtype) || grad.input_shape.rank() > 5) return std::nullopt;
+    // Each adaptive window averages its own elements (ndarray's kAdaptiveDivisor).
+    return pool_gradient(ndarray::pool::adaptive_windows(grad.input_shape, inputs[0].meta.shape),
+                         PoolGradParameters{}, inputs[0], outputs[0]);
+  }
+
+  /// The input gradient of average pooling over windows, from grad (the output gradient).
+  Outputs pool_gradient(const ndarray::pool::Windows& windows, PoolGradParameters p,
+                        const Operand& grad, const ir::TensorMeta& result) {
+    auto out = allocate(result);
+    const int64_t count = result.shape.num_elements();
+    if (count == 0) return Outputs{out};
+    const PoolGradTables tables = pool_grad_tables(windows);
+    const BufferPtr uploaded =
+        write(TensorData(tables.table, Shape{static_cast<int64_t>(tables.table.size())}));
+    const CUdeviceptr at = address_of(uploaded);
+    for (std::size_t d = 0; d < 3; ++d) {
+      p.in[d] = windows.axes[d].in_size;
+      p.outs[d] = static_cast<int64_t>(windows.axes[d].windows.size());
+      p.windows[d] = at + tables.windows_at[d] * sizeof(int64_t);
+      p.covers[d] = at + tables.covers_at[d] * sizeof(int64_t);
+    }
+    LaunchArguments arguments;
+    arguments.add(address_of(grad));
+    arguments.add(out->address());
+    arguments.add(static_cast<long long>(windows.planes));
+    arguments.add(p);
+    launch(kernels_.function(avg_pool_grad_source(grad.meta.dtype), "ember_avg_pool_grad"),
+           grid_for(count), kThreads, arguments);
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Interpolate& interpolate, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    return resampled(interpolate, inputs[0], inputs[0].meta.shape, outputs[0], false);
+  }
+
+  std::optional<Outputs> run(const ir::InterpolateGrad& grad, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    return resampled(grad.interpolate, inputs[0], grad.input_shape, outputs[0], true);
+  }
+
+  /// src resampled by op's passes (one a spatial dim, in double between them): from input's sizes
+  /// to result's, or transposed (the gradient), in reverse order from src's sizes back to input's
+  /// (result's).
+  std::optional<Outputs> resampled(const ir::Interpolate& op, const Operand& src,
+                                   const Shape& input, const ir::TensorMeta& result,
+                                   bool transposed) {
+    const DType dtype = src.meta.dtype;
+    if (!is_float(dtype) || input.rank() < 3) return std::nullopt;
+    auto out = allocate(result);
+    if (result.shape.num_elements() == 0) return Outputs{out};
+    const Shape& output = transposed ? src.meta.shape : result.shape;
+    const std::vector<ndarray::interpolate::DimPlan> plans =
+        ndarray::interpolate::plans_for(op, input, output, dtype);
+    const CUfunction function = kernels_.function(resample_source(dtype), "ember_resample");
+    std::vector<int64_t> dims = src.meta.shape.dims();
+    CUdeviceptr from = address_of(src);
+    std::shared_ptr<DeviceBuffer> intermediate;
+    for (std::size_t k = 0; k < plans.size(); ++k) {
+      const std::size_t dim = transposed ? plans.size() - 1 - k : k;
+      const std::size_t axis = dim + 2;
+      const ndarray::interpolate::DimPlan& plan = plans[dim];
+      int64_t outer = 1;
+      int64_t inner = 1;
+      for (std::size_t d = 0; d < dims.size(); ++d) {
+        if (d < axis) outer *= dims[d];
+        if (d > axis) inner *= dims[d];
+      }
+      const int64_t src_size = dims[axis];
+      dims[axis] = transposed ? plan.in : plan.out;
+      const int64_t count = outer * dims[axis] * inner;
+      const bool last = k + 1 == plans.size();
+      // Freed buffers are reused by later work on the stream only: the next pass may drop this
+      // one's source.
+      std::shared_ptr<DeviceBuffer> to =
+          last ? out : allocate(static_cast<std::size_t>(count) * sizeof(double));
+      const std::vector<int64_t> table = resample_table(plan, transposed);
+      const BufferPtr uploaded =
+          write(TensorData(table, Shape{static_cast<int64_t>(table.size())}));
+      LaunchArguments arguments;
+      arguments.add(from);
+      arguments.add(to->address());
+      arguments.add(k == 0 ? 1 : 0);
+      arguments.add(last ? 1 : 0);
+      arguments.add(static_cast<long long>(outer));
+      arguments.add(static_cast<long long>(src_size));
+      arguments.add(static_cast<long long>(dims[axis]));
+      arguments.add(static_cast<long long>(inner));
+      arguments.add(address_of(uploaded));
+      launch(function, grid_for(count), kThreads, arguments);
+      from = to->address();
+      intermediate = std::move(to);
+    }
+    return Outputs{out};
   }
 
   /// op run by ndarray's kernel on the host, on copies of the inputs; its results uploaded.

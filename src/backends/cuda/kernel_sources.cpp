@@ -31,8 +31,8 @@ __device__ __forceinline__ float ember_round_to_odd(double v) {
 #endif
 )";
 
-/// The definitions of one element type under a prefix: <prefix>_t (storage), and
-/// <prefix>_load(x) -> float or double, <prefix>_store(double) -> storage.
+}  // namespace
+
 std::string element_type(DType dtype, std::string_view prefix) {
   const std::string p(prefix);
   std::string source(codegen::cuda::storage_helpers(dtype));
@@ -61,6 +61,8 @@ std::string element_type(DType dtype, std::string_view prefix) {
   }
   throw InvalidArgument("[cuda] no float kernel for dtype " + std::string(dtype_name(dtype)));
 }
+
+namespace {
 
 std::string_view element_of_size(std::size_t size) {
   switch (size) {

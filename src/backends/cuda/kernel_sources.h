@@ -7,12 +7,18 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "ember/distribution.h"
 #include "ember/dtype.h"
 #include "ir/ops.h"
 
 namespace ember::cuda {
+
+/// The definitions of one float element type under a prefix: <prefix>_t (storage), and
+/// <prefix>_load(x) -> float or double, <prefix>_store(double) -> storage (a double rounded once
+/// to dtype, as ember's conversions round it).
+std::string element_type(DType dtype, std::string_view prefix);
 
 /// Whether the reduction and softmax kernels take dtype (the float dtypes).
 bool has_float_kernels(DType dtype);

@@ -1,0 +1,50 @@
+// The taps of interpolation: along each spatial dim, the input indices (at most four) each output
+// index reads and their weights. Every interpolation kernel (ndarray's passes, cuda's tables, the
+// gradients of both) resamples through these plans, so the coordinate rules (align_corners,
+// scale factors, PyTorch's clamps, the cubic kernel) are computed once, here.
+//
+// Taps follow PyTorch's CPU kernels, coordinates computed in compute_t (float for f32, f16 and
+// bf16; double for f64) as PyTorch's opmath: nearest reads floor(i * ratio); linear copies when
+// in == out, else reads floor and floor + 1 of its clamped coordinate; cubic reads floor - 1 to
+// floor + 2, clamped to the input (A = -0.75).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ember/dtype.h"
+#include "ember/shape.h"
+#include "ir/ops.h"
+
+namespace ember::ndarray::interpolate {
+
+inline constexpr std::size_t kMaxTaps = 4;
+
+/// The input indices one output index reads along a dim, and their weights.
+struct Taps {
+  std::array<int64_t, kMaxTaps> index{};
+  std::array<double, kMaxTaps> weight{};
+  std::size_t count = 0;
+
+  void add(int64_t i, double w) {
+    index[count] = i;
+    weight[count] = w;
+    ++count;
+  }
+};
+
+/// One spatial dim: its input and output sizes and the taps of each output index.
+struct DimPlan {
+  int64_t in;
+  int64_t out;
+  std::vector<Taps> taps;
+};
+
+/// The plan of every spatial dim (dims 2 and on) of op from input to output, coordinates in the
+/// precision of dtype's compute_t.
+std::vector<DimPlan> plans_for(const ir::Interpolate& op, const Shape& input, const Shape& output,
+                               DType dtype);
+
+}  // namespace ember::ndarray::interpolate
