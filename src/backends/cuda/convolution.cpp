@@ -439,15 +439,11 @@ CudnnConvolutions::CudnnConvolutions(std::shared_ptr<const GpuContext> gpu)
   state_->api = load_cudnn(&state_->absent);
 }
 
-CudnnConvolutions::~CudnnConvolutions() {
-  if (state_->handle == nullptr) return;
-  try {
-    state_->gpu->make_current();
-  } catch (...) {
-    return;  // a poisoned device: the handle goes with the process
-  }
-  state_->api->cudnnDestroy(state_->handle);
-}
+// The handle is left to the process, never cudnnDestroy'ed: a device lives until the static
+// destructors at exit, and the CUDA runtime inside cuDNN may be torn down before them (its exit
+// handler is registered after the device was made, when the handle is), where cudnnDestroy may
+// fail or crash. One handle per device and process is all it costs.
+CudnnConvolutions::~CudnnConvolutions() = default;
 
 std::string CudnnConvolutions::describe() const {
   if (state_->api == nullptr) return "no cuDNN (" + state_->absent + ")";

@@ -55,6 +55,7 @@ class CudnnConvolutions {
   /// Opens cuDNN (load_cudnn); its handle is created by the first call, so a program that never
   /// convolves costs cuDNN nothing on the GPU.
   explicit CudnnConvolutions(std::shared_ptr<const GpuContext> gpu);
+  /// Leaves cuDNN's handle to the process (convolution.cpp says why).
   ~CudnnConvolutions();
   CudnnConvolutions(const CudnnConvolutions&) = delete;
   CudnnConvolutions& operator=(const CudnnConvolutions&) = delete;
