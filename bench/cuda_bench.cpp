@@ -1,6 +1,7 @@
 // The ember side of the GPU comparison (bench/run_cuda.py drives it, bench/peer_torch/cuda_ops.py
-// is the PyTorch side): matmul, elementwise ops, a GELU from primitive ops, softmax, sums along
-// each dim, a device-to-device copy (the bandwidth ceiling) and the host time of tiny ops.
+// is the PyTorch side): matmul, conv2d (cuDNN where it loads), elementwise ops, a GELU from
+// primitive ops, softmax, sums along each dim, a device-to-device copy (the bandwidth ceiling)
+// and the host time of tiny ops.
 //
 //   cuda_bench [--device cuda:0] [--quick]     every workload of the list, one JSON line each
 //   cuda_bench --list [--quick]                the list itself (no device needed): the requests
@@ -8,6 +9,7 @@
 //   cuda_bench --check [--device cuda:0]       whether the device runs ops at all
 //   cuda_bench --workload matmul --shape 4096,4096,4096 --dtype bf16 [--dim D] [--iterations N]
 //              [--tf32]                        (f32 products in TF32: MatmulPrecision::High)
+//   cuda_bench --workload conv2d --shape 32,64,56,56 --out-channels 64 --kernel 3 --padding 1
 //
 // Each workload runs 3 warm-up iterations, then N iterations (N chosen so that they last about
 // 20 ms, at least 10; --iterations forces N) inside one profile window of the device clock (CUDA
@@ -22,12 +24,13 @@
 // ops, what an ember user gets; tiny_add_flush: a flush after each op, so each op is its own
 // launch, as in PyTorch's eager mode).
 //
-// Output, one JSON object a line: {"workload", "shape", "dtype", "dim" (sum, softmax), "device",
-// "iterations", "ms" (median per iteration, per op for tiny_*), "gbs" (bytes read + written by the
-// minimal kernel), "tflops" (2mnk) or "us_per_op", "checksum" (sum of |last output|), "host_ms"
-// (host time per iteration to issue it)}. Exit status 3, with {"error": "no_device", "device",
-// "message"} on stdout and the message on stderr, when the device cannot run ops (no GPU, no
-// driver, backend not built); 2 for any other error.
+// Output, one JSON object a line: {"workload", "shape", "dtype", "dim" (sum, softmax),
+// "out_channels", "kernel", "padding" (conv2d), "device", "iterations", "ms" (median per
+// iteration, per op for tiny_*), "gbs" (bytes read + written by the minimal kernel), "tflops"
+// (matmul 2mnk, conv2d 2 N C_out H' W' C_in k^2) or "us_per_op", "checksum" (sum of |last output|),
+// "host_ms" (host time per iteration to issue it)}. Exit status 3, with {"error": "no_device",
+// "device", "message"} on stdout and the message on stderr, when the device cannot run ops (no GPU,
+// no driver, backend not built); 2 for any other error.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -69,10 +72,12 @@ struct Sizes {
   Dims elementwise;      // add, exp
   Dims gelu;             // GELU and the copy
   Dims along_dim;        // softmax (last dim), sum (each dim)
+  Dims conv;             // conv2d's input [N, C, H, W]: C out channels, a 3x3 kernel, padding 1
 };
 
-const Sizes kFullSizes{4096, 8192, {32, 512, 1024}, {32, 512, 2048}, {64, 1024, 1024}};
-const Sizes kQuickSizes{128, 256, {2, 64, 1024}, {2, 64, 2048}, {4, 64, 1024}};
+const Sizes kFullSizes{
+    4096, 8192, {32, 512, 1024}, {32, 512, 2048}, {64, 1024, 1024}, {32, 64, 56, 56}};
+const Sizes kQuickSizes{128, 256, {2, 64, 1024}, {2, 64, 2048}, {4, 64, 1024}, {2, 8, 12, 12}};
 
 bool is_tiny(const OpSpec& spec) {
   return spec.op == "tiny_add" || spec.op == "tiny_add_flush";
@@ -92,6 +97,14 @@ std::vector<OpSpec> workloads(const Sizes& s) {
   };
   for (int64_t dim = 0; dim < 3; ++dim)
     list.push_back({.op = "sum", .shape = s.along_dim, .dim = dim});
+  // A ResNet stage's 3x3 convolution, as many channels out as in.
+  for (const DType dtype : {DType::F32, DType::BF16})
+    list.push_back({.op = "conv2d",
+                    .shape = s.conv,
+                    .out_channels = s.conv.at(1),
+                    .kernel = 3,
+                    .padding = 1,
+                    .dtype = dtype});
   list.push_back({.op = "tiny_add", .shape = {4}});
   list.push_back({.op = "tiny_add_flush", .shape = {4}});
   return list;
@@ -113,8 +126,21 @@ double bytes_moved(const OpSpec& spec) {
   return 2 * n * element;  // exp, gelu, softmax, copy
 }
 
-double matmul_flops(const OpSpec& spec) {
-  return 2.0 * num_elements(spec.shape);  // shape is [m, k, n]
+/// The floating-point operations of a matmul (2mnk, shape [m, k, n]) or a conv2d
+/// (2 N C_out H' W' C_in k^2).
+double flops(const OpSpec& spec) {
+  if (spec.op != "conv2d") return 2.0 * num_elements(spec.shape);
+  const auto out_size = [&](int64_t in) {
+    return static_cast<double>(in + 2 * spec.padding - spec.kernel + 1);
+  };
+  return 2.0 *
+         static_cast<double>(spec.shape[0] * spec.out_channels * spec.shape[1] * spec.kernel *
+                             spec.kernel) *
+         out_size(spec.shape[2]) * out_size(spec.shape[3]);
+}
+
+bool counts_flops(const OpSpec& spec) {
+  return spec.op == "matmul" || spec.op == "conv2d";
 }
 
 /// The fields naming a workload, which cuda_ops.py reads as its request.
@@ -124,6 +150,10 @@ JsonLine describe(const OpSpec& spec) {
       .integers("shape", spec.shape)
       .text("dtype", std::string(ember::dtype_name(spec.dtype)));
   if (spec.op == "sum" || spec.op == "softmax") line.integer("dim", spec.dim);
+  if (spec.op == "conv2d")
+    line.integer("out_channels", spec.out_channels)
+        .integer("kernel", spec.kernel)
+        .integer("padding", spec.padding);
   return line;
 }
 
@@ -132,8 +162,8 @@ void print_request(const OpSpec& spec) {
   JsonLine line = describe(spec);
   if (is_tiny(spec))
     line.integer("ops", kTinyOps);
-  else if (spec.op == "matmul")
-    line.number("flops", matmul_flops(spec));
+  else if (counts_flops(spec))
+    line.number("flops", flops(spec));
   else
     line.number("bytes", bytes_moved(spec));
   line.print();
@@ -239,8 +269,8 @@ void run_workload(const OpSpec& spec, const Device& device, int64_t forced_itera
   line.text("device", device.name()).integer("iterations", t.iterations).number("ms", t.ms);
   if (is_tiny(spec))
     line.number("us_per_op", t.ms * 1e3);
-  else if (spec.op == "matmul")
-    line.number("tflops", matmul_flops(spec) / (t.ms * 1e-3) / 1e12);
+  else if (counts_flops(spec))
+    line.number("tflops", flops(spec) / (t.ms * 1e-3) / 1e12);
   else
     line.number("gbs", bytes_moved(spec) / (t.ms * 1e-3) / 1e9);
   if (!is_tiny(spec)) line.number("host_ms", t.host_ms);
@@ -291,6 +321,9 @@ std::vector<OpSpec> chosen(const ember::bench::Flags& flags) {
   return {OpSpec{.op = flags.text("workload", ""),
                  .shape = shape,
                  .dim = dim_flag(flags, shape.size()),
+                 .out_channels = flags.integer("out-channels", shape.size() > 1 ? shape[1] : 1),
+                 .kernel = flags.integer("kernel", 3),
+                 .padding = flags.integer("padding", 1),
                  .dtype = dtype_flag(flags)}};
 }
 
@@ -318,7 +351,8 @@ int run(const ember::bench::Flags& flags) {
 int main(int argc, char** argv) {
   try {
     return run(ember::bench::Flags(argc, argv,
-                                   {"device", "workload", "shape", "dtype", "dim", "iterations"},
+                                   {"device", "workload", "shape", "dtype", "dim", "iterations",
+                                    "out-channels", "kernel", "padding"},
                                    {"quick", "list", "check", "tf32"}));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cuda_bench: %s\n", e.what());

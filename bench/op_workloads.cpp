@@ -76,13 +76,13 @@ Step matmul(const OpSpec& spec, const Device& device) {
 
 Step spatial(const OpSpec& spec, const Device& device) {
   check_rank(spec, 4);
-  const Tensor<4> x(pattern(Shape(spec.shape), 0, device));
+  const Tensor<4> x(input(spec, Shape(spec.shape), 0, device));
   if (spec.op == "max_pool2d") {
     const module::MaxPoolOptions options{.kernel_size = {spec.kernel}};
     return [x, options] { return module::max_pool2d(x, options).handle(); };
   }
   const Tensor<4> weight(
-      pattern(Shape{spec.out_channels, spec.shape[1], spec.kernel, spec.kernel}, 1, device));
+      input(spec, Shape{spec.out_channels, spec.shape[1], spec.kernel, spec.kernel}, 1, device));
   const module::ConvOptions options{.padding = {spec.padding}};
   return [x, weight, options] { return module::conv2d(x, weight, std::nullopt, options).handle(); };
 }

@@ -27,8 +27,8 @@ struct OpSpec {
   int64_t out_channels = 0;
   int64_t kernel = 0;
   int64_t padding = 0;
-  /// The dtype of the inputs of the elementwise ops, copy, the ops along a dim and matmul: the
-  /// f32 pattern cast to it, as the PyTorch peers make theirs. The other ops take f32.
+  /// The dtype of the inputs (the f32 pattern cast to it, as the PyTorch peers make theirs) of
+  /// every op but mlp_train, which takes f32.
   DType dtype = DType::F32;
 };
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""ember's cuda device vs PyTorch on the same GPU, in the same run: matmul (bf16, f32),
-elementwise ops, a GELU from nine primitive ops (and torch.compile's), softmax, sums along each
+"""ember's cuda device vs PyTorch on the same GPU, in the same run: matmul (bf16, f32), conv2d
+(f32, bf16; cuDNN on both sides), elementwise ops, a GELU from nine primitive ops (and torch.compile's), softmax, sums along each
 dim, the device-to-device copy that is the bandwidth ceiling, and the host time of tiny ops.
 
 For each workload of `cuda_bench --list`, ember (bench/cuda_bench.cpp, one process per workload)
@@ -27,10 +27,13 @@ How to run it on the GPU machine (no Debian packages there; PyTorch with CUDA as
          --results cuda.md
 
 The packed libraries (/tmp/ember/lib, beside the program's bench folder) go on ember's
-LD_LIBRARY_PATH only, not torch's. ember opens the CUDA driver, NVRTC and cuBLASLt at run time;
-where no CUDA toolkit is installed, ember's LD_LIBRARY_PATH also ends with the folders of the
-peer's pip-installed NVIDIA libraries (the nvidia.* packages PyTorch depends on), so it finds
-libnvrtc and libcublasLt there. The first run compiles ember's kernels with NVRTC (cached in
+LD_LIBRARY_PATH only, not torch's. ember opens the CUDA driver, NVRTC, cuBLASLt and cuDNN at run
+time; where no CUDA toolkit is installed, ember's LD_LIBRARY_PATH also ends with the folders of
+the peer's pip-installed NVIDIA libraries (the nvidia.* packages PyTorch depends on), so it finds
+libnvrtc, libcublasLt and libcudnn there (without libcudnn ember's convolutions are column
+matrices and cuBLASLt products). --tf32 lets both sides round f32 products to TF32 (ember's
+MatmulPrecision::High; torch's allow_tf32 for matmul and cuDNN); without it both compute f32 in
+full f32. The first run compiles ember's kernels with NVRTC (cached in
 ~/.cache/ember/cuda) during the warm-ups, outside the timed windows. A full run takes a few
 minutes (torch.compile's GELU alone up to a minute).
 """
@@ -50,14 +53,16 @@ TOLERANCE = {"f32": 1e-3, "bf16": 1e-2}
 UNITS = {"tflops": "TFLOP/s", "gbs": "GB/s", "us_per_op": "µs/op"}
 NO_DEVICE = 3  # cuda_bench's and cuda_ops.py's exit status when the device is not there
 
-# Asks the peer's Python where its pip-installed NVRTC and cuBLASLt are (nvidia/cu13/lib, ...).
+# Asks the peer's Python where its pip-installed NVRTC, cuBLASLt and cuDNN are (nvidia/cu13/lib,
+# nvidia/cudnn/lib, ...).
 NVIDIA_LIBRARY_DIRS = """
 import glob, os
 try:
     import nvidia
 except ImportError:
     raise SystemExit
-dirs = {os.path.dirname(p) for d in nvidia.__path__ for name in ("libnvrtc.so*", "libcublasLt.so*")
+dirs = {os.path.dirname(p) for d in nvidia.__path__
+        for name in ("libnvrtc.so*", "libcublasLt.so*", "libcudnn.so*")
         for p in glob.glob(os.path.join(d, "**", name), recursive=True)}
 print(os.pathsep.join(sorted(dirs)))
 """
@@ -73,6 +78,9 @@ def parse_args():
                         "CPU for a device that is not cuda")
     p.add_argument("--quick", action="store_true",
                    help="cuda_bench's small shapes (for testing on the CPU)")
+    p.add_argument("--tf32", action="store_true",
+                   help="f32 products in TF32 on both sides (ember's MatmulPrecision::High, "
+                        "torch's allow_tf32 for matmul and cuDNN); default: full f32")
     p.add_argument("--only", default=None,
                    help="run only the rows whose label contains one of these texts (comma "
                         "separated), and the copy")
@@ -102,7 +110,7 @@ def ember_env(ember, python):
 def run_ember(args, env, flags):
     """cuda_bench's JSON lines for flags; exits saying so when the device is not there, and
     returns None (after printing its error) when it failed otherwise."""
-    command = [args.ember, "--device", args.device, *flags]
+    command = [args.ember, "--device", args.device, *flags, *(["--tf32"] if args.tf32 else [])]
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     if result.returncode == NO_DEVICE:
@@ -118,15 +126,19 @@ def run_ember(args, env, flags):
 def ember_workload_flags(spec):
     flags = ["--workload", spec["workload"], "--shape", ",".join(map(str, spec["shape"])),
              "--dtype", spec["dtype"]]
-    return flags + (["--dim", str(spec["dim"])] if "dim" in spec else [])
+    for key in ("dim", "out_channels", "kernel", "padding"):
+        if key in spec:
+            flags += ["--" + key.replace("_", "-"), str(spec[key])]
+    return flags
 
 
 class TorchWorker:
     """bench/peer_torch/cuda_ops.py, answering one request a line."""
 
-    def __init__(self, python, device):
+    def __init__(self, python, device, tf32):
         self.process = subprocess.Popen(
-            [python, os.path.join(bd.PEER_DIR, "cuda_ops.py"), "--device", device],
+            [python, os.path.join(bd.PEER_DIR, "cuda_ops.py"), "--device", device,
+             *(["--tf32"] if tf32 else [])],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.about = self._read()
         if "error" in self.about:
@@ -155,6 +167,10 @@ def label(spec, side_note=""):
     if workload == "matmul":
         m, k, n = shape
         return f"matmul {m}x{k} @ {k}x{n} {dtype}"
+    if workload == "conv2d":
+        k = spec["kernel"]
+        return (f"conv2d [{dims}] {dtype}, {spec['out_channels']} out, {k}x{k} kernel, "
+                f"padding {spec['padding']}")
     texts = {
         "copy": f"D2D copy [{dims}] {dtype} (ember: cat of one tensor; torch: y.copy_(x))",
         "gelu": f"GELU from 9 primitive ops [{dims}] {dtype}{side_note}",
@@ -168,7 +184,7 @@ def label(spec, side_note=""):
 
 def unit_key(spec):
     """The figure a workload's lines carry: a key of UNITS."""
-    if spec["workload"] == "matmul":
+    if spec["workload"] in ("matmul", "conv2d"):
         return "tflops"
     return "us_per_op" if spec["workload"].startswith("tiny_add") else "gbs"
 
@@ -255,8 +271,10 @@ def notes(args, worker, device):
         "sync per iteration), median of 5 windows; ember runs first, then torch, workload by "
         "workload. ember: fusion on (GELU's nine ops run as one kernel), `device.flush()` after "
         "each iteration (else the fusion layer drops results nobody holds); torch: eager, and "
-        "`torch.compile` of the same nine ops in the row so marked. Both: f32 matmul in full "
-        "f32 (no TF32), bf16 matmul with f32 accumulation "
+        "`torch.compile` of the same nine ops in the row so marked. Both: "
+        + ("f32 matmul and convolutions in TF32 (--tf32)" if args.tf32 else
+           "f32 matmul and convolutions in full f32 (no TF32)")
+        + ", bf16 matmul with f32 accumulation "
         "(`allow_bf16_reduced_precision_reduction = False`). The tiny rows are host time per op "
         "(wall clock of 10000 chained adds and one sync). ratio > 1: ember faster (throughput "
         "ember / torch, time torch / ember). GB/s counts the bytes of the minimal kernel (inputs "
@@ -280,7 +298,7 @@ def main():
     wanted = None if args.only is None else args.only.split(",")
     specs = [s for s in specs if wanted is None or s["workload"] == "copy"
              or any(text in label(s) for text in wanted)]
-    worker = TorchWorker(args.python, torch_device(args.device))
+    worker = TorchWorker(args.python, torch_device(args.device), args.tf32)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as out:
         measured = measure_all(args, specs, worker, env, out)

@@ -5,7 +5,8 @@ is imported once and the driver can alternate ember and torch workload by worklo
 
     build/bench/cuda_bench --list | python3 bench/peer_torch/cuda_ops.py
 
-Request: {"workload", "shape", "dtype", "dim" (sum, softmax), "bytes" | "flops" | "ops",
+Request: {"workload", "shape", "dtype", "dim" (sum, softmax), "out_channels", "kernel",
+"padding" (conv2d: F.conv2d through cuDNN, no bias), "bytes" | "flops" | "ops",
 "iterations" (optional: run_cuda.py passes ember's N)}. The workloads are cuda_bench's, on the
 same inputs (common.pattern in f32, then cast), plus "gelu_compiled": the same nine-op GELU
 through torch.compile. Answer: {"workload", "shape", "dtype", "dim", "device", "iterations",
@@ -17,7 +18,8 @@ tiny_add and tiny_add_flush (one figure in PyTorch, which launches every op at o
 chained torch.add(x, 1.0), then a synchronize, on the host clock. The first line written is
 {"ready": version, "device", "gpu", "cuda"}, or {"error": "no_device", "message"} (exit 3) when
 the device is not there. --device cpu runs everything on the CPU with host-clock windows: a way to
-test this script on a machine without a GPU.
+test this script on a machine without a GPU. --tf32 lets f32 matmuls and cuDNN's convolutions
+round to TF32 (ember's MatmulPrecision::High, cuda_bench --tf32); without it, full f32.
 """
 
 import argparse
@@ -30,6 +32,7 @@ import time
 import traceback
 
 import torch
+import torch.nn.functional as F
 
 import common
 from ops import gelu, repeat
@@ -105,6 +108,10 @@ def step(request, device):
         m, k, n = shape
         a, b = make([m, k], 0), make([k, n], 1)
         return lambda: torch.matmul(a, b)
+    if workload == "conv2d":
+        k = request["kernel"]
+        x, weight = make(shape, 0), make([request["out_channels"], shape[1], k, k], 1)
+        return lambda: F.conv2d(x, weight, padding=request["padding"])
     a = make(shape, 0)
     if workload == "add":
         b = make(shape, 1)
@@ -160,7 +167,8 @@ def answer(request, device):
         ms, n, result = time_tiny(clock, request, device)
     else:
         ms, n, result = time_run(clock, repeat(step(request, device)), request.get("iterations"))
-    fields = {key: request[key] for key in ("workload", "shape", "dtype", "dim") if key in request}
+    keys = ("workload", "shape", "dtype", "dim", "out_channels", "kernel", "padding")
+    fields = {key: request[key] for key in keys if key in request}
     return dict(fields, device=str(device), iterations=n, ms=ms, **figures(request, ms),
                 checksum=common.checksum(result))
 
@@ -178,9 +186,13 @@ def ready_line(device):
             "cuda": torch.version.cuda}
 
 
-def same_math():
-    """ember's matmuls: f32 in full f32 (never TF32), bf16 accumulated and reduced in f32."""
-    torch.set_float32_matmul_precision("highest")
+def same_math(tf32):
+    """ember's matmuls and convolutions: f32 in full f32 unless tf32 (cuda_bench --tf32:
+    MatmulPrecision::High), bf16 accumulated and reduced in f32. cuDNN's allow_tf32 is True by
+    default in PyTorch: set either way, so that a convolution row compares like with like."""
+    torch.set_float32_matmul_precision("high" if tf32 else "highest")
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
 
 
@@ -196,6 +208,8 @@ def answers_stream():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cuda:0", help="torch device (default cuda:0)")
+    parser.add_argument("--tf32", action="store_true",
+                        help="f32 matmuls and convolutions in TF32 (default: full f32)")
     args = parser.parse_args()
     out = answers_stream()
     write = lambda line: print(json.dumps(line), file=out, flush=True)
@@ -204,7 +218,7 @@ def main():
     write(ready)
     if "error" in ready:
         sys.exit(NO_DEVICE)
-    same_math()
+    same_math(args.tf32)
     for line in sys.stdin:
         request = json.loads(line)
         try:

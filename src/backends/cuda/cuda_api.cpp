@@ -26,8 +26,9 @@ std::vector<std::string> library_folders() {
   return folders;
 }
 
-/// The first of names (in each folder in turn) that dlopen opens, or nullptr with the reason.
-void* open_library(const std::vector<std::string>& names, std::string* why) {
+}  // namespace
+
+void* open_cuda_library(const std::vector<std::string>& names, std::string* why) {
   std::string errors;
   for (const std::string& folder : library_folders()) {
     for (const std::string& name : names) {
@@ -40,6 +41,8 @@ void* open_library(const std::vector<std::string>& names, std::string* why) {
   return nullptr;
 }
 
+namespace {
+
 template <typename F>
 void find_symbol(void* library, const char* name, F& function, std::string& missing) {
   function = reinterpret_cast<F>(dlsym(library, name));
@@ -48,7 +51,7 @@ void find_symbol(void* library, const char* name, F& function, std::string& miss
 
 std::string load_driver(Api& api) {
   std::string why;
-  void* library = open_library({"libcuda.so.1"}, &why);
+  void* library = open_cuda_library({"libcuda.so.1"}, &why);
   if (library == nullptr) return "no CUDA driver: " + why;
   decltype(&cuGetProcAddress) get_proc_address = nullptr;
   std::string missing;
@@ -75,7 +78,7 @@ std::string load_driver(Api& api) {
 template <typename LoadAll>
 std::string load_toolkit_library(const std::string& stem, const LoadAll& load_all) {
   std::string why;
-  void* library = open_library({stem + ".so." + kMajor, stem + ".so"}, &why);
+  void* library = open_cuda_library({stem + ".so." + kMajor, stem + ".so"}, &why);
   if (library == nullptr)
     return "no " + stem + " (CUDA " + kMajor + "'s; set CUDA_HOME or LD_LIBRARY_PATH): " + why;
   std::string missing;

@@ -10,6 +10,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ember::cuda {
 
@@ -108,5 +109,11 @@ void check(nvrtcResult result, std::string_view call, std::string_view device);
 void check(cublasStatus_t result, std::string_view call, std::string_view device);
 /// "CUDA_ERROR_NAME: text" for result.
 std::string describe(CUresult result);
+
+/// The first of names that dlopen opens, looked for by the loader's own path (LD_LIBRARY_PATH,
+/// the cache), then in the toolkit CUDA_HOME or CUDA_PATH names, then in /usr/local/cuda; nullptr
+/// when none opens, with dlopen's reasons in *why. For the libraries opened apart from load_api
+/// (cuDNN).
+void* open_cuda_library(const std::vector<std::string>& names, std::string* why);
 
 }  // namespace ember::cuda

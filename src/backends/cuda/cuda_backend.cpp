@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "backends/cuda/convolution.h"
 #include "backends/cuda/device_pages.h"
 #include "backends/cuda/gpu_context.h"
 #include "backends/cuda/kernel_cache.h"
@@ -200,7 +201,8 @@ class CudaBackend final : public backend::Backend {
         memory_(std::make_shared<pools::MemoryManager>(std::make_shared<DevicePages>(gpu_, queue_),
                                                        gpu_->name())),
         kernels_(gpu_),
-        gemm_(gpu_) {
+        gemm_(gpu_),
+        cudnn_(gpu_) {
     char name[256] = {};
     CUdevice device = 0;
     gpu_->check(api.cuDeviceGet(&device, index), "cuDeviceGet");
@@ -209,7 +211,7 @@ class CudaBackend final : public backend::Backend {
     gpu_->check(api.cuDeviceTotalMem(&total, device), "cuDeviceTotalMem");
     description_ = std::string(name) + " (" + gpu_->architecture() + ", " +
                    std::to_string(gpu_->multiprocessors()) + " multiprocessors, " +
-                   std::to_string(total >> 20) + " MiB)";
+                   std::to_string(total >> 20) + " MiB; " + cudnn_.describe() + ")";
   }
 
   // The graphs hold the kernel cache's functions: they go first.
@@ -812,7 +814,7 @@ class CudaBackend final : public backend::Backend {
     return copied(operand, outputs[0], walk);
   }
 
-  // ---- convolution: column matrices and cuBLASLt ----------------------------------------------
+  // ---- convolution: cuDNN, else column matrices and cuBLASLt ----------------------------------
 
   std::optional<Outputs> run(const ir::Conv& conv, const ir::Op& /*op*/,
                              std::span<const Operand> inputs,
@@ -824,10 +826,11 @@ class CudaBackend final : public backend::Backend {
     if (out.shape.num_elements() == 0) return Outputs{result};
     if (x.shape.num_elements() == 0 || inputs[1].meta.shape.num_elements() == 0) {
       zero(*result);
-    } else if (conv.geometry.transposed) {
-      transposed_conv(conv.geometry, inputs[0], inputs[1], out, *result);
-    } else {
-      forward_conv(conv.geometry, inputs[0], inputs[1], out, *result);
+    } else if (!cudnn_conv(conv.geometry, inputs[0], inputs[1], *result, out)) {
+      if (conv.geometry.transposed)
+        transposed_conv(conv.geometry, inputs[0], inputs[1], out, *result);
+      else
+        forward_conv(conv.geometry, inputs[0], inputs[1], out, *result);
     }
     if (inputs.size() < 3) return Outputs{result};
     // The bias as [C_out, 1, ...], which broadcasts along the channels.
@@ -841,8 +844,7 @@ class CudaBackend final : public backend::Backend {
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
     const ir::TensorMeta& x = inputs[0].meta;
-    if (!Gemm::takes(x.dtype) || x.shape.rank() > 5 || grad.geometry.transposed)
-      return std::nullopt;
+    if (!Gemm::takes(x.dtype) || x.shape.rank() > 5) return std::nullopt;
     auto result = allocate(outputs[0]);
     const ir::TensorMeta& g = inputs[1].meta;
     if (outputs[0].shape.num_elements() == 0) return Outputs{result};
@@ -850,6 +852,17 @@ class CudaBackend final : public backend::Backend {
       zero(*result);
       return Outputs{result};
     }
+    // cuDNN's convolution runs from image to positions: from x to g, or, for a transposed
+    // convolution (the adjoint of the one from its output to its input), from g to x.
+    const bool transposed = grad.geometry.transposed;
+    const Operand& conv_in = inputs[transposed ? 1 : 0];
+    const Operand& conv_out = inputs[transposed ? 0 : 1];
+    if (run_cudnn(ConvCall::BackwardFilter,
+                  conv_shape(grad.geometry, x.dtype, conv_in.meta.shape, grad.weight_shape,
+                             conv_out.meta.shape),
+                  {address_of(conv_in), result->address(), address_of(conv_out)}))
+      return Outputs{result};
+    if (transposed) return std::nullopt;  // the columns have no transposed weight gradient: host
     const ConvColumns geometry = columns_of(grad.geometry, x.shape, g.shape, grad.weight_shape);
     const int64_t groups = grad.geometry.groups;
     const int64_t n = x.shape[0];
@@ -866,6 +879,45 @@ class CudaBackend final : public backend::Backend {
                 element(*result, group * rows * k, x.dtype), false, true});
     }
     return Outputs{result};
+  }
+
+  /// result = conv(x, weight), or its transposed convolution, through cuDNN: Forward, or
+  /// BackwardData from x (the transposed convolution is the adjoint of the one from its output to
+  /// its input). false, with nothing queued, where cuDNN is absent or refuses.
+  bool cudnn_conv(const ir::ConvGeometry& geometry, const Operand& x, const Operand& weight,
+                  const DeviceBuffer& result, const ir::TensorMeta& out) {
+    const bool transposed = geometry.transposed;
+    const ConvShape shape =
+        conv_shape(geometry, x.meta.dtype, transposed ? out.shape : x.meta.shape, weight.meta.shape,
+                   transposed ? x.meta.shape : out.shape);
+    const CUdeviceptr image = transposed ? result.address() : address_of(x);
+    const CUdeviceptr positions = transposed ? address_of(x) : result.address();
+    return run_cudnn(transposed ? ConvCall::BackwardData : ConvCall::Forward, shape,
+                     {image, address_of(weight), positions});
+  }
+
+  /// cuDNN's convolution from image x to positions y under geometry (its transposed flag aside).
+  ConvShape conv_shape(const ir::ConvGeometry& geometry, DType dtype, const Shape& x,
+                       const Shape& w, const Shape& y) const {
+    return {.dtype = dtype,
+            .x = x.dims(),
+            .w = w.dims(),
+            .y = y.dims(),
+            .stride = geometry.stride,
+            .padding = geometry.padding,
+            .dilation = geometry.dilation,
+            .groups = geometry.groups,
+            .tf32 = tf32_.load(std::memory_order_relaxed)};
+  }
+
+  /// call through cuDNN, its workspace from the pools (freed once queued: the pools reuse a block
+  /// for later work only); false where cuDNN is absent or refuses.
+  bool run_cudnn(ConvCall call, const ConvShape& shape, const ConvTensors& tensors) {
+    std::shared_ptr<DeviceBuffer> workspace;
+    return cudnn_.run(call, shape, tensors, [&](std::size_t bytes) {
+      workspace = allocate(bytes);
+      return workspace->address();
+    });
   }
 
   /// out = conv(x, weight): columns of x, a product per group into [C_out, N * L], then the
@@ -1478,6 +1530,8 @@ class CudaBackend final : public backend::Backend {
   std::unordered_map<std::string, std::optional<ProgramKernel>> lone_kernels_;
   std::mutex lone_kernels_mutex_;  // guards lone_kernels_
   Gemm gemm_;
+  /// Convolutions through cuDNN where it is there (its handle, its algorithms by shape).
+  CudnnConvolutions cudnn_;
   /// f32 products in TF32: MatmulPrecision::High in the device's settings.
   std::atomic<bool> tf32_{false};
   std::mutex workspace_mutex_;  // guards workspace_
