@@ -913,6 +913,9 @@ class CudaBackend final : public backend::Backend {
   /// call through cuDNN, its workspace from the pools (freed once queued: the pools reuse a block
   /// for later work only); false where cuDNN is absent or refuses.
   bool run_cudnn(ConvCall call, const ConvShape& shape, const ConvTensors& tensors) {
+    // cuDNN may refuse a shape at the call itself, which must then take the column path: the
+    // call is issued at once, after the queued launches, never queued or captured in a graph.
+    queue_->drain();
     std::shared_ptr<DeviceBuffer> workspace;
     return cudnn_.run(call, shape, tensors, [&](std::size_t bytes) {
       workspace = allocate(bytes);
