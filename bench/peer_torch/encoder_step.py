@@ -227,7 +227,7 @@ def main():
         sys.exit(NO_DEVICE)
     if args.threads:
         torch.set_num_threads(args.threads)
-    same_math()  # f32 matmuls in full f32, bf16 ones reduced in f32
+    same_math(tf32=False)  # f32 matmuls in full f32, bf16 ones reduced in f32
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     s = {name: getattr(args, name) if getattr(args, name) is not None else

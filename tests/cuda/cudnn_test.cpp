@@ -8,6 +8,8 @@
 // GPU is not there.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -156,11 +158,19 @@ class GpuTensor {
   return ::testing::AssertionSuccess();
 }
 
+/// actual against ndarray's expected, each element a sum of terms products of values in [-1, 1]:
+/// besides dtype's tolerance, the rounding that two orders of summation may differ by (about
+/// terms units in the last place: cuDNN splits its sums otherwise than ndarray's loops; TF32 is
+/// three orders of magnitude off that).
 ::testing::AssertionResult matches(const TensorData& actual, const TensorData& expected,
-                                   DType dtype) {
+                                   DType dtype, int64_t terms) {
+  Tolerance tolerance = Tolerance::for_dtype(dtype);
+  if (dtype == DType::F32 || dtype == DType::F64) {
+    const double unit = dtype == DType::F32 ? 0x1p-24 : 0x1p-53;
+    tolerance.atol = std::max(tolerance.atol, static_cast<double>(terms) * unit);
+  }
   std::string why;
-  if (actual.convert(DType::F64)
-          .approx_equal(expected.convert(DType::F64), Tolerance::for_dtype(dtype), &why))
+  if (actual.convert(DType::F64).approx_equal(expected.convert(DType::F64), tolerance, &why))
     return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << why;
 }
@@ -187,6 +197,12 @@ void check_case(const std::shared_ptr<GpuContext>& gpu, CudnnConvolutions& cudnn
                         .tf32 = tf32};
   // TF32 rounds inputs to 10 bits of mantissa: bf16's tolerance covers it.
   const DType tolerance = tf32 ? DType::BF16 : dtype;
+  // The terms of each output's sum: forward, a window of the group's input channels; backward
+  // data, of its output channels; backward filter, every sample's output positions.
+  const int64_t window = Shape(c.w).num_elements() / (c.w[0] * c.w[1]);
+  const int64_t forward_terms = c.w[1] * window;
+  const int64_t data_terms = c.w[0] / c.groups * window;
+  const int64_t filter_terms = y_meta.shape.num_elements() / y_meta.shape[1];
   const TensorData zeros_x = TensorData::zeros(c.x, dtype);
   const TensorData zeros_w = TensorData::zeros(c.w, dtype);
   const TensorData zeros_y = TensorData::zeros(y_meta.shape, dtype);
@@ -194,7 +210,8 @@ void check_case(const std::shared_ptr<GpuContext>& gpu, CudnnConvolutions& cudnn
 
   ASSERT_TRUE(run_on_gpu(gpu, cudnn, ConvCall::Forward, shape, x, w, zeros_y, out)) << "forward";
   const TensorData* forward_in[] = {&x, &w};
-  EXPECT_TRUE(matches(out, ndarray::run(ir::Conv{geometry}, forward_in, {&y_meta, 1}), tolerance))
+  EXPECT_TRUE(matches(out, ndarray::run(ir::Conv{geometry}, forward_in, {&y_meta, 1}), tolerance,
+                      forward_terms))
       << "forward";
 
   // The transposed convolution of g back to x's shape: output_padding gets back the inputs the
@@ -209,7 +226,8 @@ void check_case(const std::shared_ptr<GpuContext>& gpu, CudnnConvolutions& cudnn
       << "backward data";
   const TensorData* data_in[] = {&g, &w};
   const ir::TensorMeta x_meta{c.x, dtype};
-  EXPECT_TRUE(matches(out, ndarray::run(ir::Conv{transposed}, data_in, {&x_meta, 1}), tolerance))
+  EXPECT_TRUE(matches(out, ndarray::run(ir::Conv{transposed}, data_in, {&x_meta, 1}), tolerance,
+                      data_terms))
       << "backward data";
 
   ASSERT_TRUE(run_on_gpu(gpu, cudnn, ConvCall::BackwardFilter, shape, x, zeros_w, g, out))
@@ -217,7 +235,7 @@ void check_case(const std::shared_ptr<GpuContext>& gpu, CudnnConvolutions& cudnn
   const TensorData* filter_in[] = {&x, &g};
   const ir::TensorMeta w_meta{c.w, dtype};
   EXPECT_TRUE(matches(out, ndarray::run(ir::ConvWeightGrad{geometry, c.w}, filter_in, {&w_meta, 1}),
-                      tolerance))
+                      tolerance, filter_terms))
       << "backward filter";
 }
 

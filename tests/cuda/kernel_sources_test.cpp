@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "../codegen/codegen_test_util.h"
 #include "backends/cuda/kernel_sources.h"
@@ -57,12 +58,15 @@ TEST(CudaKernelSources, ReductionsCompileForEveryOpAndFloatDtype) {
 TEST(CudaKernelSources, SoftmaxCompilesForEveryFloatDtype) {
   EMBER_SKIP_WITHOUT_NVRTC();
   for (const bool log : {false, true}) {
-    for (const DType dtype : kFloats)
-      for (const int per_lane : {1, 32})
-        expect_compiles(softmax_source(ir::Softmax{0, log}, dtype, per_lane),
+    for (const DType dtype : kFloats) {
+      const int whole = static_cast<int>(16 / dtype_size(dtype));  // the backend's 16-byte loads
+      for (const auto& [per_lane, vector] :
+           {std::pair{1, 1}, std::pair{32, 1}, std::pair{32, whole}})
+        expect_compiles(softmax_source(ir::Softmax{0, log}, dtype, per_lane, vector),
                         std::string(log ? "log_softmax " : "softmax ") +
                             std::string(dtype_name(dtype)) + " per lane " +
-                            std::to_string(per_lane));
+                            std::to_string(per_lane) + " vector " + std::to_string(vector));
+    }
   }
 }
 

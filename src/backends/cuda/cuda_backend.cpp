@@ -637,11 +637,14 @@ class CudaBackend final : public backend::Backend {
     auto out = allocate(outputs[0]);
     const Lanes lanes = lanes_along(x.shape, softmax.dim);
     if (lanes.rows * lanes.n * lanes.inner == 0) return Outputs{out};
-    // A warp a row for rows of up to 1024 (per_lane a power of two: six kernels at most).
-    int per_lane = 1;
+    // A warp a row for rows of up to 1024 (per_lane a power of two: six kernels at most), 16
+    // bytes a load where the row length is a multiple of them (the buffers are 64-byte aligned).
+    const int whole = static_cast<int>(16 / dtype_size(x.dtype));
+    const int vector = lanes.n % whole == 0 ? whole : 1;
+    int per_lane = vector;
     while (32 * per_lane < lanes.n && per_lane < 32)
       per_lane *= 2;
-    const std::string source = softmax_source(softmax, x.dtype, per_lane);
+    const std::string source = softmax_source(softmax, x.dtype, per_lane, vector);
     LaunchArguments arguments;
     arguments.add(address_of(inputs[0]));
     arguments.add(out->address());

@@ -369,49 +369,48 @@ extern "C" __global__ void ember_softmax_rows(const x_t* x, x_t* out, long long 
 
 // A warp a row of up to 32 * EMBER_PER_LANE elements, held in registers (the loops unroll over a
 // constant, so the array stays out of local memory): every lane's loads are issued before the
-// first use, one read and one write, no block-wide synchronization.
+// first use, one read and one write, no block-wide synchronization. Each lane moves EMBER_VEC
+// consecutive elements at a time (16 bytes where the row length allows): a quarter of the load
+// and store instructions for f32, which is what keeps the memory system busy.
+typedef struct __align__(sizeof(x_t) * EMBER_VEC) { x_t v[EMBER_VEC]; } ember_softmax_vec;
 extern "C" __global__ void ember_softmax_warp_rows(const x_t* __restrict__ x, x_t* __restrict__ out,
                                                    long long rows, long long n) {
   const long long row = (long long)blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;
   if (row >= rows) return;  // the whole warp: row is the same for its lanes
   const int lane = threadIdx.x % 32, count = (int)n;
-  const x_t* lane_in = x + row * n;
-  x_t* lane_out = out + row * n;
+  const ember_softmax_vec* lane_in = (const ember_softmax_vec*)(x + row * n);
+  ember_softmax_vec* lane_out = (ember_softmax_vec*)(out + row * n);
   const C minus_infinity = -(C)__longlong_as_double(0x7ff0000000000000LL);
+  constexpr int kVectors = EMBER_PER_LANE / EMBER_VEC;
   C shifted[EMBER_PER_LANE];
 #pragma unroll
-  for (int j = 0; j < EMBER_PER_LANE; ++j) {
-    const int k = lane + 32 * j;
-    shifted[j] = k < count ? (C)x_load(lane_in[k]) : minus_infinity;
+  for (int j = 0; j < kVectors; ++j) {
+    const bool inside = (lane + 32 * j) * EMBER_VEC < count;
+    ember_softmax_vec loaded;
+    if (inside) loaded = lane_in[lane + 32 * j];
+#pragma unroll
+    for (int e = 0; e < EMBER_VEC; ++e)
+      shifted[j * EMBER_VEC + e] = inside ? (C)x_load(loaded.v[e]) : minus_infinity;
   }
   C m = minus_infinity;
 #pragma unroll
-  for (int j = 0; j < EMBER_PER_LANE; ++j) m = ember_max(m, shifted[j]);
+  for (int i = 0; i < EMBER_PER_LANE; ++i) m = ember_max(m, shifted[i]);
   for (int offset = 16; offset > 0; offset /= 2) m = ember_max(m, __shfl_xor_sync(0xffffffffu, m, offset));
-  // Softmax keeps each exp for the result (one exp an element); log softmax keeps the shifted.
   C sum = 0;
 #pragma unroll
-  for (int j = 0; j < EMBER_PER_LANE; ++j) {
-    shifted[j] -= m;
-#ifdef EMBER_LOG_SOFTMAX
-    if (lane + 32 * j < count) sum += exp(shifted[j]);
-#else
-    shifted[j] = exp(shifted[j]);
-    if (lane + 32 * j < count) sum += shifted[j];
-#endif
+  for (int i = 0; i < EMBER_PER_LANE; ++i) {
+    shifted[i] -= m;
+    if ((lane + 32 * (i / EMBER_VEC)) * EMBER_VEC < count) sum += exp(shifted[i]);
   }
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-#ifdef EMBER_LOG_SOFTMAX
   const C log_sum = log(sum);
-#endif
 #pragma unroll
-  for (int j = 0; j < EMBER_PER_LANE; ++j) {
-    const int k = lane + 32 * j;
-#ifdef EMBER_LOG_SOFTMAX
-    if (k < count) lane_out[k] = x_store(shifted[j] - log_sum);
-#else
-    if (k < count) lane_out[k] = x_store(shifted[j] / sum);
-#endif
+  for (int j = 0; j < kVectors; ++j) {
+    if ((lane + 32 * j) * EMBER_VEC >= count) continue;
+    ember_softmax_vec result;
+#pragma unroll
+    for (int e = 0; e < EMBER_VEC; ++e) result.v[e] = x_store(EMBER_SOFTMAX(shifted[j * EMBER_VEC + e]));
+    lane_out[lane + 32 * j] = result;
   }
 }
 
@@ -890,11 +889,12 @@ std::size_t reduce_state_size(const ir::Reduce& op) {
   throw InvalidArgument("[cuda] unknown reduction");
 }
 
-std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane) {
+std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane, int vector) {
   std::string source = threads_definition() + element_type(dtype, "x");
   source += "#define EMBER_PER_LANE " + std::to_string(per_lane) + "\n";
   source += std::string("typedef ") + (dtype == DType::F64 ? "double" : "float") + " C;\n";
-  source += op.log ? "#define EMBER_SOFTMAX(s) ((s) - log_sum)\n#define EMBER_LOG_SOFTMAX\n"
+  source += "#define EMBER_VEC " + std::to_string(vector) + "\n";
+  source += op.log ? "#define EMBER_SOFTMAX(s) ((s) - log_sum)\n"
                    : "#define EMBER_SOFTMAX(s) (exp(s) / sum)\n";
   source += kSoftmaxKernels;
   return source;

@@ -65,8 +65,9 @@ std::size_t reduce_state_size(const ir::Reduce& op);
 ///   ember_softmax_warp_rows(const T* x, T* out, long long rows, long long n)  (inner == 1,
 ///     n <= 32 * per_lane: a warp a row, blocks of kRowThreads threads)
 ///   ember_softmax_columns(const T* x, T* out, long long rows, long long n, long long inner)
-/// per_lane (a power of two up to 32) sizes the warp kernel's registers.
-std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane = 1);
+/// per_lane (a power of two up to 32) sizes the warp kernel's registers; vector (a power of two
+/// dividing per_lane and n) is how many consecutive elements a lane loads and stores at once.
+std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane = 1, int vector = 1);
 
 /// Whether random_source draws dtype on the GPU: f32, f16 and bf16, whose draws are computed in
 /// f32 by correctly rounded operations only (ir/random.h), so they equal every other device's
