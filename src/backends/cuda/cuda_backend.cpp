@@ -535,7 +535,8 @@ class CudaBackend final : public backend::Backend {
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
     const ir::TensorMeta& x = inputs[0].meta;
-    if (!has_float_kernels(x.dtype)) return std::nullopt;
+    // Var of an integer or Bool: ir::infer refuses it, and ndarray says so too.
+    if (!has_reduce_kernel(reduce.op, x.dtype)) return std::nullopt;
     const Lanes lanes = lanes_along(x.shape, reduce.dim);
     const bool extreme = reduce.op == ir::ReduceOp::Max || reduce.op == ir::ReduceOp::Min ||
                          reduce.op == ir::ReduceOp::ArgMax || reduce.op == ir::ReduceOp::ArgMin;
@@ -555,7 +556,7 @@ class CudaBackend final : public backend::Backend {
         chunks = std::min((lanes.n + 31) / 32, (wanted_threads + count - 1) / count);
       const int64_t chunk = (lanes.n + chunks - 1) / chunks;
       std::shared_ptr<DeviceBuffer> partial =
-          allocate(static_cast<std::size_t>(count * chunks) * reduce_state_size(reduce));
+          allocate(static_cast<std::size_t>(count * chunks) * reduce_state_size(reduce, x.dtype));
       LaunchArguments arguments;
       arguments.add(address_of(inputs[0]));
       arguments.add(out->address());
@@ -602,8 +603,8 @@ class CudaBackend final : public backend::Backend {
       chunks =
           std::min((lanes.n + kChunk - 1) / kChunk, (wanted_blocks + lanes.rows - 1) / lanes.rows);
     const int64_t chunk = (lanes.n + chunks - 1) / chunks;
-    std::shared_ptr<DeviceBuffer> partial =
-        allocate(static_cast<std::size_t>(lanes.rows * chunks) * reduce_state_size(reduce));
+    std::shared_ptr<DeviceBuffer> partial = allocate(static_cast<std::size_t>(lanes.rows * chunks) *
+                                                     reduce_state_size(reduce, x.dtype));
     LaunchArguments arguments;
     arguments.add(address_of(inputs[0]));
     arguments.add(out->address());
