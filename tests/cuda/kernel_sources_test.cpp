@@ -113,6 +113,12 @@ TEST(CudaKernelSources, IndexingCompilesForEveryIndexDtype) {
         expect_compiles(scatter_add_source(dtype, index),
                         "scatter_add " + std::string(dtype_name(dtype)) + " by " + name);
     }
+    for (const std::size_t size : {1, 2, 4, 8}) {
+      for (const bool wide : {false, true})
+        expect_compiles(scatter_assign_source(size, index, wide),
+                        "scatter_assign of " + std::to_string(size) + "-byte elements by " + name +
+                            (wide ? ", 64-bit positions" : ""));
+    }
   }
 }
 

@@ -1160,13 +1160,15 @@ class CudaBackend final : public backend::Backend {
   std::optional<Outputs> run(const ir::Scatter& scatter, const ir::Op& op,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
-    if (scatter.update != ir::IndexUpdate::Add) return std::nullopt;
+    if (scatter.update == ir::IndexUpdate::Assign)
+      return assigned(op, inputs, outputs[0], scatter.dim, false);
     return scattered(op, inputs, outputs[0], scatter.dim, false);
   }
   std::optional<Outputs> run(const ir::SelectAssign& assign, const ir::Op& op,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
-    if (assign.update != ir::IndexUpdate::Add) return std::nullopt;
+    if (assign.update == ir::IndexUpdate::Assign)
+      return assigned(op, inputs, outputs[0], assign.dim, true);
     return scattered(op, inputs, outputs[0], assign.dim, true);
   }
 
@@ -1210,6 +1212,46 @@ class CudaBackend final : public backend::Backend {
     launch(kernels_.function(scatter_add_source(output.dtype, inputs[1].meta.dtype),
                              "ember_scatter_add"),
            grid_for(n), kThreads, arguments);
+    return Outputs{out};
+  }
+
+  /// Scatter or SelectAssign writing inputs[2] into a copy of inputs[0]. Of several values naming
+  /// one element the last in values' row-major order wins, as in ndarray's loop; the threads run
+  /// in no fixed order, so a first kernel records each element's last writer (atomicMax) and a
+  /// second lets only that one write: the same bytes every run.
+  std::optional<Outputs> assigned(const ir::Op& op, std::span<const Operand> inputs,
+                                  const ir::TensorMeta& output, int64_t dim, bool select) {
+    const ir::TensorMeta& values = inputs[2].meta;
+    if (values.shape.rank() > kProgramMaxRank) return std::nullopt;
+    const int64_t size = output.shape[static_cast<std::size_t>(dim)];
+    check_indices(op, inputs[1], dim, size);
+    auto out = allocate(output);
+    copy_bytes(address_of(inputs[0]), out->address(), out->bytes());
+    const int64_t n = values.shape.num_elements();
+    if (n == 0) return Outputs{out};
+    // select: the position along dim decides for every element it writes (scatter_assign_source),
+    // so one claim per index and one slot per position of dim.
+    const int64_t claims = select ? inputs[1].meta.shape.num_elements() : n;
+    const int64_t slots = select ? size : output.shape.num_elements();
+    const bool wide = claims >= int64_t{0xffffffff};
+    auto winner = allocate(static_cast<std::size_t>(slots) *
+                           (wide ? sizeof(unsigned long long) : sizeof(unsigned int)));
+    queue_->fill(winner->address(), 0, winner->bytes());
+    const std::string source =
+        scatter_assign_source(dtype_size(output.dtype), inputs[1].meta.dtype, wide);
+    const std::vector<int64_t> strides = output.shape.contiguous_strides();
+    LaunchArguments claim;
+    claim.add(address_of(inputs[1]));
+    claim.add(winner->address());
+    add_indexed_walk(claim, claims, values.shape, strides, dim, select);
+    launch(kernels_.function(source, "ember_scatter_claim"), grid_for(claims), kThreads, claim);
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[2]));
+    arguments.add(address_of(inputs[1]));
+    arguments.add(out->address());
+    arguments.add(winner->address());
+    add_indexed_walk(arguments, n, values.shape, strides, dim, select);
+    launch(kernels_.function(source, "ember_scatter_assign"), grid_for(n), kThreads, arguments);
     return Outputs{out};
   }
 

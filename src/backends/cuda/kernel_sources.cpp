@@ -556,13 +556,15 @@ std::string check_indices_source(DType index_dtype) {
   return source;
 }
 
-/// The offset walk shared by gather and scatter: c's offset in the indexed tensor.
+/// The offset walk shared by gather and scatter: c's offset in the indexed tensor (and c's
+/// coordinate along dim).
 constexpr std::string_view kIndexedOffset = R"(
-__device__ __forceinline__ long long ember_indexed_offset(long long i, const I* idx, int rank,
-                                                          const ember_dims& sizes,
-                                                          const ember_dims& strides, int dim,
-                                                          int select) {
-  long long rest = i, offset = 0, along = 0;
+__device__ __forceinline__ long long ember_indexed_walk(long long i, const I* idx, int rank,
+                                                        const ember_dims& sizes,
+                                                        const ember_dims& strides, int dim,
+                                                        int select, long long& along) {
+  long long rest = i, offset = 0;
+  along = 0;
   for (int d = rank - 1; d >= 0; --d) {
     const long long c = rest % sizes.d[d];
     rest /= sizes.d[d];
@@ -570,6 +572,14 @@ __device__ __forceinline__ long long ember_indexed_offset(long long i, const I* 
     else offset += c * strides.d[d];
   }
   return offset + (long long)idx[select ? along : i] * strides.d[dim];
+}
+
+__device__ __forceinline__ long long ember_indexed_offset(long long i, const I* idx, int rank,
+                                                          const ember_dims& sizes,
+                                                          const ember_dims& strides, int dim,
+                                                          int select) {
+  long long along;
+  return ember_indexed_walk(i, idx, rank, sizes, strides, dim, select, along);
 }
 )";
 
@@ -621,6 +631,46 @@ std::string scatter_add_source(DType dtype, DType index_dtype) {
   source +=
       " atomicAdd(out + ember_indexed_offset(i, idx, rank, sizes, out_strides, dim, select), "
       "values[i]);\n}\n";
+  return source;
+}
+
+std::string scatter_assign_source(std::size_t element_size, DType index_dtype,
+                                  bool wide_positions) {
+  std::string source(kDims);
+  source += "typedef " + std::string(element_of_size(element_size)) + " E;\n";
+  source += "typedef " + integer_type(index_dtype) + " I;\n";
+  source +=
+      std::string("typedef ") + (wide_positions ? "unsigned long long" : "unsigned int") + " W;\n";
+  source += kIndexedOffset;
+  // A claim is the writer's position + 1 (0: nobody writes the slot). With select, the position
+  // along dim decides alone: for fixed other coordinates, row-major order follows it.
+  source += R"(extern "C" __global__ void ember_scatter_claim(const I* idx, W* winner, long long n,
+                                               int rank, ember_dims sizes, ember_dims out_strides,
+                                               int dim, int select) {
+  )";
+  source += kGridStride;
+  source += R"( {
+    const long long slot =
+        select ? (long long)idx[i] : ember_indexed_offset(i, idx, rank, sizes, out_strides, dim, 0);
+    atomicMax(winner + slot, (W)(i + 1));
+  }
+}
+
+extern "C" __global__ void ember_scatter_assign(const E* values, const I* idx, E* out,
+                                                const W* winner, long long n, int rank,
+                                                ember_dims sizes, ember_dims out_strides, int dim,
+                                                int select) {
+  )";
+  source += kGridStride;
+  source += R"( {
+    long long along;
+    const long long offset =
+        ember_indexed_walk(i, idx, rank, sizes, out_strides, dim, select, along);
+    const long long claim = (select ? along : i) + 1;
+    if (winner[select ? (long long)idx[along] : offset] == (W)claim) out[offset] = values[i];
+  }
+}
+)";
   return source;
 }
 

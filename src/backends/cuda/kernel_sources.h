@@ -112,6 +112,22 @@ std::string scatter_add_source(DType dtype, DType index_dtype);
 /// u32, u64).
 bool adds_atomically(DType dtype);
 
+/// Scatter and SelectAssign that assign, over elements of element_size bytes (every dtype) and
+/// indices of index_dtype, as ndarray's: of several values naming one element, the last in
+/// row-major order of values wins. Deterministic in two passes over the walk of
+/// scatter_add_source (same parameters):
+///   ember_scatter_claim(const I* idx, W* winner, long long n, int rank, ember_dims sizes,
+///                       ember_dims out_strides, int dim, int select)
+///     select == 0: for each of the n values, atomicMax(winner + its offset in out, i + 1)
+///     (winner: one W per element of out); select == 1: for each of the n indices,
+///     atomicMax(winner + idx[k], k + 1) (winner: one W per position along dim).
+///   ember_scatter_assign(const E* values, const I* idx, E* out, const W* winner, long long n,
+///                        int rank, ember_dims sizes, ember_dims out_strides, int dim, int select)
+///     each value whose claim won is written to out.
+/// winner starts at 0; W is unsigned long long with wide_positions (n >= 2^32 - 1), else
+/// unsigned int.
+std::string scatter_assign_source(std::size_t element_size, DType index_dtype, bool wide_positions);
+
 /// The geometry of a convolution's column matrix, every spatial dim padded to three (a missing dim
 /// has size 1, stride 1, no padding): the kernel parameter struct ember_conv, by value.
 struct ConvColumns {
