@@ -8,6 +8,7 @@
 
 #include "../codegen/codegen_test_util.h"
 #include "backends/cuda/kernel_sources.h"
+#include "ember/error.h"
 #include "ir/ops.h"
 
 namespace ember::cuda {
@@ -42,13 +43,21 @@ TEST(CudaKernelSources, CastsCompileBetweenEveryPairOfFloatDtypes) {
   }
 }
 
-TEST(CudaKernelSources, ReductionsCompileForEveryOpAndFloatDtype) {
+TEST(CudaKernelSources, ReductionsCompileForEveryOpAndDtype) {
   EMBER_SKIP_WITHOUT_NVRTC();
   for (const ir::ReduceOp op : ir::OpList<ir::ReduceOp>::all) {
-    for (const DType dtype : kFloats) {
+    for (const DType dtype : kAllDTypes) {
       const ir::Reduce reduce{op, 0};
       const ir::TensorMeta x{Shape{2, 3}, dtype};
-      const DType out = ir::infer(ir::Op(reduce), {&x, 1})[0].dtype;
+      // Every dtype ir::infer accepts has a kernel (the others never reach the backend).
+      DType out = dtype;
+      try {
+        out = ir::infer(ir::Op(reduce), {&x, 1})[0].dtype;
+      } catch (const InvalidArgument&) {
+        continue;
+      }
+      ASSERT_TRUE(has_reduce_kernel(op, dtype))
+          << ir::name(ir::Op(reduce)) << " " << dtype_name(dtype);
       expect_compiles(reduce_source(reduce, dtype, out),
                       ir::name(ir::Op(reduce)) + " " + std::string(dtype_name(dtype)));
     }
@@ -107,6 +116,12 @@ TEST(CudaKernelSources, IndexingCompilesForEveryIndexDtype) {
       if (adds_atomically(dtype))
         expect_compiles(scatter_add_source(dtype, index),
                         "scatter_add " + std::string(dtype_name(dtype)) + " by " + name);
+    }
+    for (const std::size_t size : {1, 2, 4, 8}) {
+      for (const bool wide : {false, true})
+        expect_compiles(scatter_assign_source(size, index, wide),
+                        "scatter_assign of " + std::to_string(size) + "-byte elements by " + name +
+                            (wide ? ", 64-bit positions" : ""));
     }
   }
 }

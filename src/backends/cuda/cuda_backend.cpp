@@ -535,7 +535,8 @@ class CudaBackend final : public backend::Backend {
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
     const ir::TensorMeta& x = inputs[0].meta;
-    if (!has_float_kernels(x.dtype)) return std::nullopt;
+    // Var of an integer or Bool: ir::infer refuses it, and ndarray says so too.
+    if (!has_reduce_kernel(reduce.op, x.dtype)) return std::nullopt;
     const Lanes lanes = lanes_along(x.shape, reduce.dim);
     const bool extreme = reduce.op == ir::ReduceOp::Max || reduce.op == ir::ReduceOp::Min ||
                          reduce.op == ir::ReduceOp::ArgMax || reduce.op == ir::ReduceOp::ArgMin;
@@ -555,7 +556,7 @@ class CudaBackend final : public backend::Backend {
         chunks = std::min((lanes.n + 31) / 32, (wanted_threads + count - 1) / count);
       const int64_t chunk = (lanes.n + chunks - 1) / chunks;
       std::shared_ptr<DeviceBuffer> partial =
-          allocate(static_cast<std::size_t>(count * chunks) * reduce_state_size(reduce));
+          allocate(static_cast<std::size_t>(count * chunks) * reduce_state_size(reduce, x.dtype));
       LaunchArguments arguments;
       arguments.add(address_of(inputs[0]));
       arguments.add(out->address());
@@ -602,8 +603,8 @@ class CudaBackend final : public backend::Backend {
       chunks =
           std::min((lanes.n + kChunk - 1) / kChunk, (wanted_blocks + lanes.rows - 1) / lanes.rows);
     const int64_t chunk = (lanes.n + chunks - 1) / chunks;
-    std::shared_ptr<DeviceBuffer> partial =
-        allocate(static_cast<std::size_t>(lanes.rows * chunks) * reduce_state_size(reduce));
+    std::shared_ptr<DeviceBuffer> partial = allocate(static_cast<std::size_t>(lanes.rows * chunks) *
+                                                     reduce_state_size(reduce, x.dtype));
     LaunchArguments arguments;
     arguments.add(address_of(inputs[0]));
     arguments.add(out->address());
@@ -1162,13 +1163,15 @@ class CudaBackend final : public backend::Backend {
   std::optional<Outputs> run(const ir::Scatter& scatter, const ir::Op& op,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
-    if (scatter.update != ir::IndexUpdate::Add) return std::nullopt;
+    if (scatter.update == ir::IndexUpdate::Assign)
+      return assigned(op, inputs, outputs[0], scatter.dim, false);
     return scattered(op, inputs, outputs[0], scatter.dim, false);
   }
   std::optional<Outputs> run(const ir::SelectAssign& assign, const ir::Op& op,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
-    if (assign.update != ir::IndexUpdate::Add) return std::nullopt;
+    if (assign.update == ir::IndexUpdate::Assign)
+      return assigned(op, inputs, outputs[0], assign.dim, true);
     return scattered(op, inputs, outputs[0], assign.dim, true);
   }
 
@@ -1212,6 +1215,46 @@ class CudaBackend final : public backend::Backend {
     launch(kernels_.function(scatter_add_source(output.dtype, inputs[1].meta.dtype),
                              "ember_scatter_add"),
            grid_for(n), kThreads, arguments);
+    return Outputs{out};
+  }
+
+  /// Scatter or SelectAssign writing inputs[2] into a copy of inputs[0]. Of several values naming
+  /// one element the last in values' row-major order wins, as in ndarray's loop; the threads run
+  /// in no fixed order, so a first kernel records each element's last writer (atomicMax) and a
+  /// second lets only that one write: the same bytes every run.
+  std::optional<Outputs> assigned(const ir::Op& op, std::span<const Operand> inputs,
+                                  const ir::TensorMeta& output, int64_t dim, bool select) {
+    const ir::TensorMeta& values = inputs[2].meta;
+    if (values.shape.rank() > kProgramMaxRank) return std::nullopt;
+    const int64_t size = output.shape[static_cast<std::size_t>(dim)];
+    check_indices(op, inputs[1], dim, size);
+    auto out = allocate(output);
+    copy_bytes(address_of(inputs[0]), out->address(), out->bytes());
+    const int64_t n = values.shape.num_elements();
+    if (n == 0) return Outputs{out};
+    // select: the position along dim decides for every element it writes (scatter_assign_source),
+    // so one claim per index and one slot per position of dim.
+    const int64_t claims = select ? inputs[1].meta.shape.num_elements() : n;
+    const int64_t slots = select ? size : output.shape.num_elements();
+    const bool wide = claims >= int64_t{0xffffffff};
+    auto winner = allocate(static_cast<std::size_t>(slots) *
+                           (wide ? sizeof(unsigned long long) : sizeof(unsigned int)));
+    queue_->fill(winner->address(), 0, winner->bytes());
+    const std::string source =
+        scatter_assign_source(dtype_size(output.dtype), inputs[1].meta.dtype, wide);
+    const std::vector<int64_t> strides = output.shape.contiguous_strides();
+    LaunchArguments claim;
+    claim.add(address_of(inputs[1]));
+    claim.add(winner->address());
+    add_indexed_walk(claim, claims, values.shape, strides, dim, select);
+    launch(kernels_.function(source, "ember_scatter_claim"), grid_for(claims), kThreads, claim);
+    LaunchArguments arguments;
+    arguments.add(address_of(inputs[2]));
+    arguments.add(address_of(inputs[1]));
+    arguments.add(out->address());
+    arguments.add(winner->address());
+    add_indexed_walk(arguments, n, values.shape, strides, dim, select);
+    launch(kernels_.function(source, "ember_scatter_assign"), grid_for(n), kThreads, arguments);
     return Outputs{out};
   }
 

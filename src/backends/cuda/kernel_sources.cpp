@@ -1,7 +1,9 @@
 #include "backends/cuda/kernel_sources.h"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "codegen/cuda_ops.h"
 #include "ember/error.h"
@@ -87,20 +89,24 @@ constexpr std::string_view kGridStride =
 
 /// A reduction's State and its functions, as CUDA C: State, identity(), element(v, k),
 /// combine(a, b) (a and b cover disjoint index sets) and finish(s, n, correction) -> the Out value
-/// (a double for the value reductions, an index or a 0/1 otherwise).
+/// (a value of the accumulator types reduce_element defines, an index or a 0/1). The same text
+/// for every dtype: the accumulator types carry the dtype's arithmetic.
 std::string reduction_state(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
     case ReduceOp::Prod: {
       const bool product = op == ReduceOp::Prod;
-      const std::string finish = op == ReduceOp::Mean ? "s.v / (double)n" : "s.v";
-      return std::string("struct State { double v; };\n") +
-             "__device__ State identity() { return {" + (product ? "1.0" : "0.0") + "}; }\n" +
-             "__device__ State element(double v, long long) { return {v}; }\n" +
+      const std::string finish = op == ReduceOp::Mean
+                                     ? "ember_value_t finish(State s, long long n, "
+                                       "long long) { return ember_mean(s.v, n); }"
+                                     : "ember_sum_t finish(State s, long long, "
+                                       "long long) { return s.v; }";
+      return std::string("struct State { ember_sum_t v; };\n") +
+             "__device__ State identity() { return {(ember_sum_t)" + (product ? "1" : "0") +
+             "}; }\n" + "__device__ State element(ember_sum_t v, long long) { return {v}; }\n" +
              "__device__ State combine(State a, State b) { return {a.v " + (product ? "*" : "+") +
-             " b.v}; }\n" + "__device__ double finish(State s, long long n, long long) { return " +
-             finish + "; }\n" +
+             " b.v}; }\n" + "__device__ " + finish + "\n" +
              "__device__ State shuffle(State s, int o) { return {__shfl_xor_sync(0xffffffffu, s.v, "
              "o)}; }\n";
     }
@@ -111,14 +117,14 @@ std::string reduction_state(ReduceOp op) {
       const bool maximum = op == ReduceOp::Max || op == ReduceOp::ArgMax;
       const bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
       // The first extreme wins; a NaN is the extreme of all (PyTorch): the first NaN wins.
-      return std::string("struct State { double v; long long i; };\n") +
+      return std::string("struct State { ember_value_t v; long long i; };\n") +
              "#define EMBER_NONE 0x7fffffffffffffffLL\n"
-             "__device__ State identity() { return {0.0, EMBER_NONE}; }\n"
-             "__device__ State element(double v, long long k) { return {v, k}; }\n"
+             "__device__ State identity() { return {(ember_value_t)0, EMBER_NONE}; }\n"
+             "__device__ State element(ember_value_t v, long long k) { return {v, k}; }\n"
              "__device__ State combine(State a, State b) {\n"
              "  if (a.i == EMBER_NONE) return b;\n"
              "  if (b.i == EMBER_NONE) return a;\n"
-             "  const bool an = isnan(a.v), bn = isnan(b.v);\n"
+             "  const bool an = ember_isnan(a.v), bn = ember_isnan(b.v);\n"
              "  if (an || bn) return (an && bn) ? (a.i < b.i ? a : b) : (an ? a : b);\n"
              "  if (a.v == b.v) return a.i < b.i ? a : b;\n"
              "  return (a.v " +
@@ -126,8 +132,8 @@ std::string reduction_state(ReduceOp op) {
              " b.v) ? a : b;\n"
              "}\n"
              "__device__ " +
-             (arg ? "long long" : "double") + " finish(State s, long long, long long) { return s." +
-             (arg ? "i" : "v") +
+             (arg ? "long long" : "ember_value_t") +
+             " finish(State s, long long, long long) { return s." + (arg ? "i" : "v") +
              "; }\n"
              "__device__ State shuffle(State s, int o) {\n"
              "  return {__shfl_xor_sync(0xffffffffu, s.v, o), __shfl_xor_sync(0xffffffffu, s.i, "
@@ -161,7 +167,7 @@ std::string reduction_state(ReduceOp op) {
       return std::string("struct State { int v; };\n") + "__device__ State identity() { return {" +
              (any ? "0" : "1") +
              "}; }\n"
-             "__device__ State element(double v, long long) { return {v != 0.0 ? 1 : 0}; }\n"
+             "__device__ State element(ember_value_t v, long long) { return {v != 0 ? 1 : 0}; }\n"
              "__device__ State combine(State a, State b) { return {a.v " +
              (any ? "|" : "&") +
              " b.v}; }\n"
@@ -235,7 +241,7 @@ extern "C" __global__ void ember_reduce_rows(const x_t* x, Out* out, State* part
   const x_t* lane = x + row * n;
   State s = identity();
   for (long long k = begin + threadIdx.x; k < end; k += blockDim.x)
-    s = combine(s, element((double)x_load(lane[k]), k));
+    s = combine(s, element(x_load(lane[k]), k));
   s = block_combine(s);
   if (threadIdx.x != 0) return;
   if (chunks == 1) out[row] = EMBER_STORE(finish(s, n, correction));
@@ -250,7 +256,7 @@ extern "C" __global__ void ember_reduce_warp_rows(const x_t* x, Out* out, long l
   if (row >= rows) return;  // the whole warp: row is the same for its lanes
   const x_t* lane = x + row * n;
   State s = identity();
-  for (long long k = threadIdx.x % 32; k < n; k += 32) s = combine(s, element((double)x_load(lane[k]), k));
+  for (long long k = threadIdx.x % 32; k < n; k += 32) s = combine(s, element(x_load(lane[k]), k));
   for (int offset = 16; offset > 0; offset /= 2) s = combine(s, shuffle(s, offset));
   if (threadIdx.x % 32 == 0) out[row] = EMBER_STORE(finish(s, n, correction));
 }
@@ -276,7 +282,7 @@ extern "C" __global__ void ember_reduce_columns(const x_t* x, Out* out, State* p
     const long long begin = c * chunk, end = min(n, begin + chunk);
     const x_t* lane = x + row * n * inner + j;
     State s = identity();
-    for (long long k = begin; k < end; ++k) s = combine(s, element((double)x_load(lane[k * inner]), k));
+    for (long long k = begin; k < end; ++k) s = combine(s, element(x_load(lane[k * inner]), k));
     if (chunks == 1) out[row * inner + j] = EMBER_STORE(finish(s, n, correction));
     else partial[i] = s;
   }
@@ -549,13 +555,15 @@ std::string check_indices_source(DType index_dtype) {
   return source;
 }
 
-/// The offset walk shared by gather and scatter: c's offset in the indexed tensor.
+/// The offset walk shared by gather and scatter: c's offset in the indexed tensor (and c's
+/// coordinate along dim).
 constexpr std::string_view kIndexedOffset = R"(
-__device__ __forceinline__ long long ember_indexed_offset(long long i, const I* idx, int rank,
-                                                          const ember_dims& sizes,
-                                                          const ember_dims& strides, int dim,
-                                                          int select) {
-  long long rest = i, offset = 0, along = 0;
+__device__ __forceinline__ long long ember_indexed_walk(long long i, const I* idx, int rank,
+                                                        const ember_dims& sizes,
+                                                        const ember_dims& strides, int dim,
+                                                        int select, long long& along) {
+  long long rest = i, offset = 0;
+  along = 0;
   for (int d = rank - 1; d >= 0; --d) {
     const long long c = rest % sizes.d[d];
     rest /= sizes.d[d];
@@ -563,6 +571,14 @@ __device__ __forceinline__ long long ember_indexed_offset(long long i, const I* 
     else offset += c * strides.d[d];
   }
   return offset + (long long)idx[select ? along : i] * strides.d[dim];
+}
+
+__device__ __forceinline__ long long ember_indexed_offset(long long i, const I* idx, int rank,
+                                                          const ember_dims& sizes,
+                                                          const ember_dims& strides, int dim,
+                                                          int select) {
+  long long along;
+  return ember_indexed_walk(i, idx, rank, sizes, strides, dim, select, along);
 }
 )";
 
@@ -614,6 +630,46 @@ std::string scatter_add_source(DType dtype, DType index_dtype) {
   source +=
       " atomicAdd(out + ember_indexed_offset(i, idx, rank, sizes, out_strides, dim, select), "
       "values[i]);\n}\n";
+  return source;
+}
+
+std::string scatter_assign_source(std::size_t element_size, DType index_dtype,
+                                  bool wide_positions) {
+  std::string source(kDims);
+  source += "typedef " + std::string(element_of_size(element_size)) + " E;\n";
+  source += "typedef " + integer_type(index_dtype) + " I;\n";
+  source +=
+      std::string("typedef ") + (wide_positions ? "unsigned long long" : "unsigned int") + " W;\n";
+  source += kIndexedOffset;
+  // A claim is the writer's position + 1 (0: nobody writes the slot). With select, the position
+  // along dim decides alone: for fixed other coordinates, row-major order follows it.
+  source += R"(extern "C" __global__ void ember_scatter_claim(const I* idx, W* winner, long long n,
+                                               int rank, ember_dims sizes, ember_dims out_strides,
+                                               int dim, int select) {
+  )";
+  source += kGridStride;
+  source += R"( {
+    const long long slot =
+        select ? (long long)idx[i] : ember_indexed_offset(i, idx, rank, sizes, out_strides, dim, 0);
+    atomicMax(winner + slot, (W)(i + 1));
+  }
+}
+
+extern "C" __global__ void ember_scatter_assign(const E* values, const I* idx, E* out,
+                                                const W* winner, long long n, int rank,
+                                                ember_dims sizes, ember_dims out_strides, int dim,
+                                                int select) {
+  )";
+  source += kGridStride;
+  source += R"( {
+    long long along;
+    const long long offset =
+        ember_indexed_walk(i, idx, rank, sizes, out_strides, dim, select, along);
+    const long long claim = (select ? along : i) + 1;
+    if (winner[select ? (long long)idx[along] : offset] == (W)claim) out[offset] = values[i];
+  }
+}
+)";
   return source;
 }
 
@@ -859,8 +915,59 @@ std::string cast_source(DType from, DType to) {
   return source;
 }
 
+namespace {
+
+/// The C type sums and products of dtype accumulate in, and its bytes: double for the floats
+/// (ndarray's accumulator_t); for the integers an unsigned type of at least 32 bits, where
+/// arithmetic wraps without undefined behaviour, and whose value modulo 2^bits is the dtype's
+/// wrapped sum (ndarray's wrapping_add and wrapping_mul), whatever the order of the additions.
+std::pair<std::string_view, std::size_t> sum_accumulator(DType dtype) {
+  if (is_float(dtype)) return {"double", 8};
+  if (dtype_size(dtype) == 8) return {"unsigned long long", 8};
+  return {"unsigned int", 4};
+}
+
+/// A reduction's input element and accumulator types: x_t, x_load(x_t), x_store(value) -> x_t,
+///   ember_sum_t   sums and products (sum_accumulator),
+///   ember_value_t extremes and truths: double for floats, the integer widened with its sign
+///                 (Bool as 0 or 1),
+///   ember_isnan(ember_value_t), ember_mean(ember_sum_t sum, long long n) -> ember_value_t
+///                 (ndarray's: in double for floats; for integers the wrapped sum divided by n in
+///                 64 bits, truncating).
+std::string reduce_element(DType dtype) {
+  std::string source = "typedef " + std::string(sum_accumulator(dtype).first) + " ember_sum_t;\n";
+  if (is_float(dtype)) {
+    return source + element_type(dtype, "x") +
+           "typedef double ember_value_t;\n"
+           "__device__ __forceinline__ bool ember_isnan(double v) { return isnan(v); }\n"
+           "__device__ __forceinline__ double ember_mean(double sum, long long n) {\n"
+           "  return sum / (double)n;\n}\n";
+  }
+  const bool is_signed = is_signed_int(dtype);
+  const std::string wide = is_signed ? "long long" : "unsigned long long";
+  source += "typedef " + std::string(codegen::cuda::storage_type(dtype)) + " x_t;\n";
+  source += "typedef " + wide + " ember_value_t;\n";
+  source += R"(__device__ __forceinline__ x_t x_load(x_t v) { return v; }
+template <typename V>
+__device__ __forceinline__ x_t x_store(V v) { return (x_t)v; }
+__device__ __forceinline__ bool ember_isnan(ember_value_t) { return false; }
+__device__ __forceinline__ ember_value_t ember_mean(ember_sum_t sum, long long n) {
+  return (ember_value_t)(x_t)sum / (ember_value_t)n;
+}
+)";
+  return source;
+}
+
+}  // namespace
+
+bool has_reduce_kernel(ReduceOp op, DType dtype) {
+  return is_float(dtype) || op != ReduceOp::Var;
+}
+
 std::string reduce_source(const ir::Reduce& op, DType dtype, DType out_dtype) {
-  std::string source = threads_definition() + element_type(dtype, "x");
+  if (!has_reduce_kernel(op.op, dtype))
+    throw InvalidArgument("[cuda] no reduction kernel for " + std::string(dtype_name(dtype)));
+  std::string source = threads_definition() + reduce_element(dtype);
   source += "typedef " + out_type(op.op, dtype, out_dtype) + " Out;\n";
   source += "#define EMBER_STORE " + store_out(op.op) + "\n";
   source += reduction_state(op.op);
@@ -869,12 +976,12 @@ std::string reduce_source(const ir::Reduce& op, DType dtype, DType out_dtype) {
   return source;
 }
 
-std::size_t reduce_state_size(const ir::Reduce& op) {
+std::size_t reduce_state_size(const ir::Reduce& op, DType dtype) {
   switch (op.op) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
     case ReduceOp::Prod:
-      return 8;
+      return sum_accumulator(dtype).second;
     case ReduceOp::Max:
     case ReduceOp::Min:
     case ReduceOp::ArgMax:

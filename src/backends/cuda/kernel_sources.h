@@ -20,7 +20,7 @@ namespace ember::cuda {
 /// to dtype, as ember's conversions round it).
 std::string element_type(DType dtype, std::string_view prefix);
 
-/// Whether the reduction and softmax kernels take dtype (the float dtypes).
+/// Whether the softmax kernels take dtype (the float dtypes).
 bool has_float_kernels(DType dtype);
 
 /// ember_copy(const E* in, E* out, long long n, int rank, ember_dims sizes,
@@ -34,8 +34,15 @@ std::string copy_source(std::size_t element_size);
 /// nearest, ties to even (f64 to f16 and bf16 through f32, as ember's conversions do).
 std::string cast_source(DType from, DType to);
 
-/// The reduction kernels of op (a float x of dtype; out of the op's result dtype, index_dtype
-/// for ArgMax and ArgMin). x is [rows, n, inner], contiguous; out is [rows, inner].
+/// Whether reduce_source takes op on dtype: every op on the float dtypes; on the integer dtypes
+/// and Bool every op ir::infer accepts there (all but Var).
+bool has_reduce_kernel(ir::ReduceOp op, DType dtype);
+
+/// The reduction kernels of op (x of dtype, has_reduce_kernel; out of the op's result dtype,
+/// index_dtype for ArgMax and ArgMin), as ndarray's: floats accumulate in double; integer sums,
+/// products and means wrap (in an unsigned accumulator of at least 32 bits, truncated to the
+/// dtype; a mean is that sum divided by n, truncating); extremes keep the first index of a tie
+/// (and of a NaN). x is [rows, n, inner], contiguous; out is [rows, inner].
 ///   ember_reduce_rows(const T* x, Out* out, State* partial, long long rows, long long n,
 ///                     long long chunks, long long chunk, long long correction)
 ///     inner == 1: block b reduces elements [c * chunk, (c + 1) * chunk) of row b / chunks
@@ -55,9 +62,9 @@ std::string cast_source(DType from, DType to);
 ///                                long long inner, long long chunks, long long n,
 ///                                long long correction)
 ///     thread (r, j) combines its chunks into out[r, j].
-/// state_size is the bytes of one State (for the partials' buffer).
+/// reduce_state_size is the bytes of one State of op on dtype (for the partials' buffer).
 std::string reduce_source(const ir::Reduce& op, DType dtype, DType out_dtype);
-std::size_t reduce_state_size(const ir::Reduce& op);
+std::size_t reduce_state_size(const ir::Reduce& op, DType dtype);
 
 /// Softmax (log softmax) of a float x [rows, n, inner], contiguous, along n:
 ///   ember_softmax_rows(const T* x, T* out, long long rows, long long n)  (inner == 1, longer
@@ -105,6 +112,22 @@ std::string scatter_add_source(DType dtype, DType index_dtype);
 /// Whether scatter_add_source takes dtype (an atomicAdd of its type exists: f32, f64, i32, i64,
 /// u32, u64).
 bool adds_atomically(DType dtype);
+
+/// Scatter and SelectAssign that assign, over elements of element_size bytes (every dtype) and
+/// indices of index_dtype, as ndarray's: of several values naming one element, the last in
+/// row-major order of values wins. Deterministic in two passes over the walk of
+/// scatter_add_source (same parameters):
+///   ember_scatter_claim(const I* idx, W* winner, long long n, int rank, ember_dims sizes,
+///                       ember_dims out_strides, int dim, int select)
+///     select == 0: for each of the n values, atomicMax(winner + its offset in out, i + 1)
+///     (winner: one W per element of out); select == 1: for each of the n indices,
+///     atomicMax(winner + idx[k], k + 1) (winner: one W per position along dim).
+///   ember_scatter_assign(const E* values, const I* idx, E* out, const W* winner, long long n,
+///                        int rank, ember_dims sizes, ember_dims out_strides, int dim, int select)
+///     each value whose claim won is written to out.
+/// winner starts at 0; W is unsigned long long with wide_positions (n >= 2^32 - 1), else
+/// unsigned int.
+std::string scatter_assign_source(std::size_t element_size, DType index_dtype, bool wide_positions);
 
 /// The geometry of a convolution's column matrix, every spatial dim padded to three (a missing dim
 /// has size 1, stride 1, no padding): the kernel parameter struct ember_conv, by value.
