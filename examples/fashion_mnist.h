@@ -59,6 +59,14 @@ struct Options {
   /// Unset: the default device (resolved when used, so building Options never throws).
   std::optional<Device> device = std::nullopt;
   Device resolved_device() const { return device.value_or(Device::default_device()); }
+  /// Mixed precision: unset trains in f32; BF16 or F16 trains on resolved_device().autocast(...)
+  /// (parameters stay f32), F16 with loss scaling.
+  std::optional<FloatDType> autocast = std::nullopt;
+  /// The device the data and the model live on: resolved_device(), autocast as asked.
+  Device compute_device() const {
+    const Device d = resolved_device();
+    return autocast ? d.autocast(*autocast) : d;
+  }
   int64_t epochs = 3;
   std::size_t batch_size = 64;
   double learning_rate = 2e-3;
@@ -73,7 +81,7 @@ inline Loader loader(data::DatasetPtr<data::MnistItem> items, const Options& o, 
                 {.batch_size = o.batch_size,
                  .shuffle = shuffle ? std::optional<uint64_t>(7) : std::nullopt,
                  .num_workers = 1,
-                 .device = o.resolved_device()});
+                 .device = o.compute_device()});
 }
 
 /// The accuracy of model on the test set.
@@ -90,7 +98,7 @@ inline double evaluate(Cnn& model, const Options& o) {
 /// Trains on 55000 training images (5000 held out to pick the best epoch), saves the best model
 /// as <out>/model.safetensors and returns its test accuracy.
 inline double run(const Options& o) {
-  const Device device = o.resolved_device().autodiff();
+  const Device device = o.compute_device().autodiff();
   device.seed(42);
   Cnn model = Cnn::init(device);
   auto [train_items, valid_items] = data::split(
@@ -101,8 +109,12 @@ inline double run(const Options& o) {
   const int64_t steps = o.epochs * static_cast<int64_t>(train_loader.num_batches());
   optim::CosineAnnealingLr schedule =
       optim::CosineAnnealingLrConfig{.initial_lr = o.learning_rate, .t_max = steps}.init();
-  train::Learner learner({.epochs = o.epochs, .directory = o.out, .resume = o.resume}, model,
-                         optimizer, schedule);
+  // f16's range needs the loss scaled (optim/grad_scaler.h); bf16 has f32's.
+  train::Learner learner({.epochs = o.epochs,
+                          .directory = o.out,
+                          .resume = o.resume,
+                          .grad_scaler = {.enabled = o.autocast == FloatDType::F16}},
+                         model, optimizer, schedule);
   const train::FitResult result = learner.fit(train_loader, valid_loader, step);
   record::load(model, o.out / "checkpoints" / "best" / "model.safetensors");
   record::save(model, o.out / "model.safetensors");

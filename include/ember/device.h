@@ -92,6 +92,25 @@ class Device {
   /// nullopt when autodiff is off.
   std::optional<GradientCheckpointingStrategy> gradient_checkpointing_strategy() const;
 
+  // Mixed precision (docs/mixed-precision.md), like torch.autocast but carried by the device, as
+  // autodiff is: tensors created on an autocast device carry the flag, and so do the results of
+  // ops with an input on one. On such a device the forward ops follow a fixed policy: matmul and
+  // convolution run on their float inputs cast to the autocast dtype; reductions (sum, mean, var,
+  // prod), softmax and log_softmax, cumulative sums and products, and the wide-range functions
+  // (exp, log, log1p, logit, tan, recip, pow, softplus) run on their f16/bf16 inputs cast to f32;
+  // every other op runs on the dtypes it is given. The casts are ordinary ops, recorded by
+  // autodiff, so gradients reach f32 parameters in f32 (master weights); backward runs in the
+  // forward ops' dtypes, never re-cast. Creation is unchanged: parameters stay in the device's
+  // default float dtype. Independent of autodiff and checkpointing, composable in any order.
+  /// This device with autocast to dtype (BF16 or F16), its autodiff context kept; an autocast
+  /// device gets the new dtype. InvalidArgument for F32 or F64, or a dtype the backend does not
+  /// support (supports_dtype).
+  Device autocast(FloatDType dtype) const;
+  /// This device with autocast off (autodiff and checkpointing kept).
+  Device without_autocast() const;
+  /// The autocast dtype; nullopt when autocast is off.
+  std::optional<FloatDType> autocast_dtype() const { return autocast_; }
+
   /// Waits for all pending work; ExecutionError when some of it failed.
   void sync() const;
   /// Dispatches buffered work without waiting; a no-op on eager backends.
@@ -141,7 +160,7 @@ class Device {
   /// Every device of the types in filter found on this machine (or hosted by a remote host).
   static Devices enumerate(const DeviceFilter& filter);
 
-  /// Equality by hardware identity: autodiff and checkpointing are ignored.
+  /// Equality by hardware identity: autodiff, checkpointing and autocast are ignored.
   friend bool operator==(const Device& a, const Device& b) { return a.dispatch_ == b.dispatch_; }
 
  private:
@@ -160,9 +179,11 @@ class Device {
   DispatchDevice dispatch_;
   bool autodiff_ = false;
   GradientCheckpointingStrategy checkpointing_ = GradientCheckpointingStrategy::Disabled;
+  std::optional<FloatDType> autocast_;
 };
 
-/// Prints the device name, wrapped as "autodiff(cpu)" when autodiff is on.
+/// Prints the device name, wrapped as "autocast(bf16, cpu)" when autocast is on, then as
+/// "autodiff(cpu)" when autodiff is on: "autodiff(autocast(bf16, cpu))".
 std::ostream& operator<<(std::ostream& os, const Device& d);
 
 template <typename F>

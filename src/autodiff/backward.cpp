@@ -82,6 +82,8 @@ class Pass {
     Node& root_node = *root.impl()->node;
     const std::vector<Node*> order = reverse_topological(root_node);
     const NoGradGuard no_grad;  // gradients are constants: first order only
+    // Backward ops run in the dtypes of the forward ones; only the forward pass is autocast.
+    const tensor::AutocastSuspended no_autocast;
     const ReleaseOnExit release(order);
     pending_[&root_node].resize(root_node.output_metas.size());
     pending_[&root_node][root.impl()->output] = ops::full_like(root, 1.0);

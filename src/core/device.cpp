@@ -2,6 +2,7 @@
 // context and backend. Profile windows live in device_profile.cpp.
 #include "ember/device.h"
 
+#include <sstream>
 #include <string>
 #include <utility>
 
@@ -117,6 +118,29 @@ std::optional<GradientCheckpointingStrategy> Device::gradient_checkpointing_stra
   return checkpointing_;
 }
 
+Device Device::autocast(FloatDType dtype) const {
+  if (dtype != FloatDType::BF16 && dtype != FloatDType::F16) {
+    std::ostringstream message;
+    message << "[autocast] dtype " << dtype
+            << " is not a reduced precision: autocast takes bf16 or f16";
+    throw InvalidArgument(message.str());
+  }
+  if (!supports_dtype(dtype)) {
+    std::ostringstream message;
+    message << "[autocast] device " << name() << " does not support " << dtype;
+    throw InvalidArgument(message.str());
+  }
+  Device d = *this;
+  d.autocast_ = dtype;
+  return d;
+}
+
+Device Device::without_autocast() const {
+  Device d = *this;
+  d.autocast_.reset();
+  return d;
+}
+
 void Device::sync() const {
   context_of(*this)->sync();
 }
@@ -166,7 +190,9 @@ void Device::configure(const DeviceConfig& config) {
 }
 
 std::ostream& operator<<(std::ostream& os, const Device& d) {
-  if (d.is_autodiff()) return os << "autodiff(" << d.name() << ")";
+  if (d.is_autodiff()) return os << "autodiff(" << d.without_autodiff() << ")";
+  if (const std::optional<FloatDType> dtype = d.autocast_dtype())
+    return os << "autocast(" << *dtype << ", " << d.name() << ")";
   return os << d.name();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "autodiff/tape.h"
 #include "core/inline_vector.h"
 #include "core/thread_kept.h"
+#include "tensor/autocast.h"
 #include "tensor/check.h"
 #include "tensor/tensor_impl.h"
 
@@ -78,6 +80,23 @@ Results execute(const ir::Op& op, const Device& device,
   return results;
 }
 
+/// run_results for an op with an input on an autocast device (autocast, the first such input's):
+/// op runs on its inputs as the policy casts them (tensor/autocast.h), and its results take
+/// autocast's Device, so that the flag follows the data as autodiff's does.
+Results run_autocast(const ir::Op& op, std::span<const TensorHandle> inputs,
+                     const detail::TensorImpl& autocast, InputScratch& scratch) {
+  const std::optional<ops::Handles> cast =
+      autocast_inputs(op, *autocast.device.autocast_dtype(), inputs);
+  const std::span<const TensorHandle> operands = cast ? *cast : inputs;
+  if (cast) {
+    for (std::size_t i = 0; i < operands.size(); ++i)
+      scratch.metas()[i] = operands[i].impl()->meta;
+  }
+  Results results = execute(op, autocast.device, autocast.context, scratch, operands);
+  autodiff::record(op, operands, results);
+  return results;
+}
+
 /// run's results, recorded by the autodiff tape, before they become an ops::Handles.
 Results run_results(const ir::Op& op, std::span<const TensorHandle> inputs) {
   if (inputs.empty()) fail(ir::name(op), "needs at least one input tensor");
@@ -87,6 +106,7 @@ Results run_results(const ir::Op& op, std::span<const TensorHandle> inputs) {
     if (!input.defined()) impl_of(input, ir::name(op));
   }
   const detail::TensorImpl& first = *inputs.front().impl();
+  const detail::TensorImpl* autocast = nullptr;  // the first input on an autocast device
   InputScratch scratch(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const detail::TensorImpl& impl = *inputs[i].impl();
@@ -95,8 +115,12 @@ Results run_results(const ir::Op& op, std::span<const TensorHandle> inputs) {
       fail(ir::name(op), "tensors on different devices: ", first.device.name(), " and ",
            impl.device.name());
     }
+    if (impl.device.autocast_dtype() && autocast == nullptr) [[unlikely]]
+      autocast = &impl;
     scratch.metas()[i] = impl.meta;
   }
+  if (autocast != nullptr) [[unlikely]]
+    return run_autocast(op, inputs, *autocast, scratch);
   Results results = execute(op, first.device, first.context, scratch, inputs);
   autodiff::record(op, inputs, results);
   return results;

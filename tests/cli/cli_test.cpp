@@ -61,6 +61,17 @@ TEST(Cli, OutOfRangeOptionsSayTheirLimit) {
                  "--lr must be a positive number (got -0.5)");
 }
 
+TEST(Cli, PrecisionTakesF32Bf16OrF16) {
+  expect_failure(ember("train fashion-mnist --precision f64"),
+                 "--precision must be f32, bf16 or f16 (got 'f64')");
+  expect_failure(ember("train fashion-mnist --precision BF16"),
+                 "--precision must be f32, bf16 or f16 (got 'BF16')");
+  expect_failure(ember("train fashion-mnist --precision"), "--precision");
+  const CommandRun help = ember("train fashion-mnist --help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.output.find("--precision"), std::string::npos) << help.output;
+}
+
 TEST(Cli, MalformedCommandLinesExitWithStatusOne) {
   expect_failure(ember("train fashion-mnist --epochs three"), "--epochs");
   expect_failure(ember("train fashion-mnist --no-such-flag"), "--no-such-flag");

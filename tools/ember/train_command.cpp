@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -15,6 +16,7 @@ namespace {
 
 struct TrainArgs {
   std::string device;
+  std::string precision = "f32";
   int64_t epochs = fashion_mnist::Options{}.epochs;
   int64_t batch_size = static_cast<int64_t>(fashion_mnist::Options{}.batch_size);
   fashion_mnist::Options options;
@@ -38,6 +40,14 @@ void require_positive(const char* name, double value) {
   }
 }
 
+/// The autocast dtype --precision names: none for f32, BF16 for bf16, F16 for f16.
+std::optional<FloatDType> autocast_named(const std::string& precision) {
+  if (precision == "f32") return std::nullopt;
+  if (precision == "bf16") return FloatDType::BF16;
+  if (precision == "f16") return FloatDType::F16;
+  throw InvalidArgument("--precision must be f32, bf16 or f16 (got '" + precision + "')");
+}
+
 Device device_named(const std::string& name) {
   return name.empty() ? Device::default_device() : Device::from_name(name);
 }
@@ -55,7 +65,10 @@ void train_fashion_mnist(TrainArgs& args) {
   args.options.epochs = args.epochs;
   args.options.batch_size = static_cast<std::size_t>(args.batch_size);
   args.options.device = device_named(args.device);
-  std::printf("training on %s\n", args.options.resolved_device().name().c_str());
+  args.options.autocast = autocast_named(args.precision);
+  std::ostringstream device;
+  device << args.options.compute_device();
+  std::printf("training on %s\n", device.str().c_str());
   std::printf("test accuracy: %.4f\n", fashion_mnist::run(args.options));
 }
 
@@ -80,6 +93,9 @@ void add_train_commands(CLI::App& app) {
   fmnist->add_option("--batch-size", args->batch_size, "batch size, at least 1 (default 64)");
   fmnist->add_option("--lr", args->options.learning_rate,
                      "initial learning rate, positive (default 2e-3)");
+  fmnist->add_option("--precision", args->precision,
+                     "f32, or mixed precision: bf16, or f16 with loss scaling; parameters stay "
+                     "f32 (default f32)");
   fmnist->add_option("--out", args->options.out, "run directory (default runs/fashion-mnist)");
   fmnist->add_flag("--resume", args->options.resume,
                    "continue from the newest checkpoint in --out");

@@ -22,6 +22,7 @@
 #include "ember/autodiff.h"
 #include "ember/error.h"
 #include "ember/nn/module.h"
+#include "ember/optim/grad_scaler.h"
 #include "ember/optim/gradients_params.h"
 #include "ember/optim/optimizer.h"
 #include "ember/optim/scheduler.h"
@@ -43,6 +44,10 @@ struct LearnerConfig {
   std::optional<EarlyStopping> early_stopping = std::nullopt;
   int64_t top_k = 0;    ///< > 1 adds top-k accuracy
   bool resume = false;  ///< continue from the newest checkpoint in directory
+  /// Loss scaling, for a model trained on an f16 autocast device (optim/grad_scaler.h): enable it
+  /// there, leave it off for f32 and bf16. Its scale is not checkpointed: a resumed run starts
+  /// from init_scale again, and finds its scale back within a few skipped steps.
+  optim::GradScalerConfig grad_scaler{.enabled = false};
   std::optional<bool> terminal = std::nullopt;  ///< unset: whether stdout is a terminal
   std::ostream* out = &std::cout;               ///< progress and summary lines
 };
@@ -73,7 +78,8 @@ class Learner {
         checkpoints_(config_.directory / "checkpoints"),
         best_(config_.best_metric, config_.best_is,
               config_.early_stopping ? config_.early_stopping->min_delta : 0.0),
-        progress_(*config_.out, config_.terminal.value_or(Progress::stdout_is_terminal())) {
+        progress_(*config_.out, config_.terminal.value_or(Progress::stdout_is_terminal())),
+        scaler_(config_.grad_scaler) {
     validate(config_);
   }
 
@@ -128,8 +134,10 @@ class Learner {
     for (auto& batch : loader.epoch(static_cast<std::size_t>(epoch - 1))) {
       const double lr = scheduler_.lr();
       const ClassificationOutput output = step(static_cast<const M&>(model_), batch);
-      const Gradients grads = output.loss.backward();
-      optimizer_.step(model_, optim::GradientsParams::from(model_, grads), lr);
+      // A disabled scaler passes the loss and the gradients through: one path for every precision.
+      const Gradients grads = scaler_.scale(output.loss).backward();
+      scaler_.step(optimizer_, model_, optim::GradientsParams::from(model_, grads), lr);
+      scaler_.update();
       scheduler_.step();
       metrics.set_learning_rate(lr);
       metrics.update(output);
@@ -213,6 +221,7 @@ class Learner {
   Checkpoints checkpoints_;
   BestTracker best_;
   Progress progress_;
+  optim::GradScaler scaler_;
 };
 
 }  // namespace ember::train

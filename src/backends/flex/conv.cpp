@@ -1,6 +1,7 @@
 // Convolutions: f32 through oneDNN where the build has it (dnnl_conv.h), otherwise, and for f64,
 // as GEMM (im2col): per sample and group, the columns of the large side (conv_columns.h) times
-// the group's weight matrix. Other dtypes and empty tensors fall back to ndarray.
+// the group's weight matrix; f16 and bf16 through the f32 path. Other dtypes and empty tensors fall
+// back to ndarray.
 //
 //   conv:                 out_g [Cout_g, O]      = W_g [Cout_g, Cin_g K] cols(x_g) [Cin_g K, O]
 //   transposed conv:      cols [Cout_g K, I]     = W_g^T x_g [Cin_g, I], added into out_g
@@ -8,10 +9,12 @@
 //   transposed weight grad: dW_g [Cin_g, Cout_g K] = sum_n x_g [Cin_g, I] cols(dY_g)^T
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "backends/flex/blas.h"
 #include "backends/flex/conv_columns.h"
+#include "backends/flex/convert.h"
 #include "backends/flex/copy.h"
 #include "backends/flex/dnnl_conv.h"
 #include "backends/flex/kernels.h"
@@ -165,6 +168,26 @@ bool has_fast_path(Views in, const ir::TensorMeta& out) {
   return true;
 }
 
+/// op on f16 or bf16 inputs computed in f32 and rounded once, as matmul.cpp and ndarray do: the
+/// f32 path (oneDNN, or im2col + BLAS) instead of ndarray's plain loops, which made an f16/bf16
+/// convolution (an autocast device's) a hundred times slower than an f32 one. nullopt for other
+/// dtypes.
+template <typename Op>
+std::optional<View> run_reduced_in_f32(const Op& op, Views in, Outputs out) {
+  const DType dtype = in[0].dtype;
+  if (dtype != DType::F16 && dtype != DType::BF16) return std::nullopt;
+  std::vector<View> wide;
+  wide.reserve(in.size());
+  for (const View& v : in)
+    wide.push_back(converted(v, DType::F32));
+  std::vector<const View*> pointers;
+  for (const View& v : wide)
+    pointers.push_back(&v);
+  const ir::TensorMeta meta{out[0].shape, DType::F32};
+  const std::optional<View> result = run(op, Views(pointers), Outputs(&meta, 1));
+  return result ? std::optional<View>(converted(*result, dtype)) : std::nullopt;
+}
+
 /// Calls body.operator()<T>() with T the element type of dtype (f32 or f64).
 template <typename Body>
 void visit_gemm_dtype(DType dtype, Body&& body) {
@@ -178,7 +201,7 @@ void visit_gemm_dtype(DType dtype, Body&& body) {
 }  // namespace
 
 std::optional<View> run(const ir::Conv& op, Views in, Outputs out) {
-  if (!has_fast_path(in, out[0])) return std::nullopt;
+  if (!has_fast_path(in, out[0])) return run_reduced_in_f32(op, in, out);
   const View x = contiguous(in[0]);
   const View weight = contiguous(in[1]);
   const std::optional<View> bias =
@@ -200,7 +223,7 @@ std::optional<View> run(const ir::Conv& op, Views in, Outputs out) {
 }
 
 std::optional<View> run(const ir::ConvWeightGrad& op, Views in, Outputs out) {
-  if (!has_fast_path(in, out[0])) return std::nullopt;
+  if (!has_fast_path(in, out[0])) return run_reduced_in_f32(op, in, out);
   const View x = contiguous(in[0]);
   const View grad_output = contiguous(in[1]);
   OutputTensor result(out[0]);

@@ -41,7 +41,7 @@ std::optional<View> run(const ir::Matmul& op, Views in, Outputs out);
 // creation.cpp: every dtype, in parallel
 std::optional<View> run(const ir::Full& op, Views in, Outputs out);
 std::optional<View> run(const ir::Random& op, Views in, Outputs out);
-// conv.cpp: f32 by oneDNN (where built with it), f32 and f64 by im2col + BLAS
+// conv.cpp: f32 by oneDNN (where built with it), f32 and f64 by im2col + BLAS, f16 and bf16 in f32
 std::optional<View> run(const ir::Conv& op, Views in, Outputs out);
 std::optional<View> run(const ir::ConvWeightGrad& op, Views in, Outputs out);
 // pool.cpp: f32, f64 max (i32 / i64 indices) and average pooling, and its gradient
