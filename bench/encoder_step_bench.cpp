@@ -4,7 +4,7 @@
 //
 //   encoder_step_bench [--device cuda:0] [--dtype f32|bf16] [--layers 12] [--hidden 768]
 //                      [--heads 12] [--ffn 3072] [--batch 2] [--seq 256] [--vocab 50265]
-//                      [--steps 20] [--quick] [--no-graph-replay]
+//                      [--steps 20] [--quick] [--no-graph-replay] [--autocast bf16|f16]
 //
 // The model (nn::TransformerEncoder's layers are torch.nn.TransformerEncoderLayer's):
 //   embeddings  token ids [B, L] → nn::Embedding(vocab, hidden) + nn::Embedding(max(seq, 514),
@@ -26,6 +26,8 @@
 // bf16 ("precision": "bf16 model (no autocast)"; ember has no autocast yet). f32 is full f32
 // (ember's cuda matmuls never use TF32).
 //
+// --autocast bf16 trains an f32 model on Device::autocast(bf16) (docs/mixed-precision.md: matmuls
+// in bf16, reductions and softmax in f32; "precision": "f32 model, autocast bf16").
 // --no-graph-replay issues every launch one by one (DeviceConfig::with_graph_replay(false)); by
 // default the cuda device replays each step's repeated chunks of launches as CUDA graphs.
 //
@@ -239,6 +241,16 @@ DType dtype_flag(const Flags& flags) {
   return *dtype;
 }
 
+/// --autocast: the reduced dtype the f32 model's matmuls run in, or nullopt.
+std::optional<FloatDType> autocast_flag(const Flags& flags) {
+  const std::string name = flags.text("autocast", "");
+  if (name.empty()) return std::nullopt;
+  const std::optional<DType> dtype = dtype_from_name(name);
+  if (!dtype || (*dtype != DType::BF16 && *dtype != DType::F16))
+    throw InvalidArgument("[encoder_step_bench] --autocast: bf16 or f16, not '" + name + "'");
+  return to_float_dtype(*dtype);
+}
+
 Sizes sizes_flag(const Flags& flags) {
   const Sizes base = flags.has("quick") ? kQuickSizes : Sizes{};
   const Sizes s{flags.integer("layers", base.layers), flags.integer("hidden", base.hidden),
@@ -268,7 +280,10 @@ int run(const Flags& flags) {
   const bool graph_replay = !flags.has("no-graph-replay");
   const std::optional<Device> plain = usable_device(name, dtype, graph_replay);
   if (!plain) return kExitNoDevice;
-  const Device device = plain->autodiff();
+  const std::optional<FloatDType> autocast = autocast_flag(flags);
+  if (autocast && dtype != DType::F32)
+    throw InvalidArgument("[encoder_step_bench] --autocast takes an f32 model (--dtype f32)");
+  const Device device = autocast ? plain->autodiff().autocast(*autocast) : plain->autodiff();
   device.seed(kSeed);
 
   Encoder model = make_model(s, device);
@@ -298,7 +313,9 @@ int run(const Flags& flags) {
       .text("bench", "encoder_step")
       .text("device", device.name())
       .text("dtype", std::string(dtype_name(dtype)))
-      .text("precision", dtype == DType::BF16 ? "bf16 model (no autocast)" : "f32 (no TF32)")
+      .text("precision", autocast ? "f32 model, autocast " + flags.text("autocast", "")
+                         : dtype == DType::BF16 ? "bf16 model (no autocast)"
+                                                : "f32 (no TF32)")
       .text("graph_replay", graph_replay ? "on" : "off")
       .text("clock", device_clock ? "device (CUDA events)" : "wall (between two syncs)")
       .integer("layers", s.layers)
@@ -336,10 +353,10 @@ int run(const Flags& flags) {
 
 int main(int argc, char** argv) {
   try {
-    return run(Flags(
-        argc, argv,
-        {"device", "dtype", "layers", "hidden", "heads", "ffn", "batch", "seq", "vocab", "steps"},
-        {"quick", "no-graph-replay"}));
+    return run(Flags(argc, argv,
+                     {"device", "dtype", "autocast", "layers", "hidden", "heads", "ffn", "batch",
+                      "seq", "vocab", "steps"},
+                     {"quick", "no-graph-replay"}));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "encoder_step_bench: %s\n", e.what());
     return kExitError;
