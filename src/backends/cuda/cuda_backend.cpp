@@ -1068,9 +1068,12 @@ class CudaBackend final : public backend::Backend {
     LaunchArguments operands;
     for (const CUdeviceptr address : {problem.a, problem.b, problem.c, workspace->address()})
       operands.add(address);
+    // The address, not the buffer: an entry must not own device memory (freeing it when the
+    // queue drops the entry could give a page back, which drains the queue from inside its own
+    // drain). workspace_ outlives the queued call: memory_cleanup drains before releasing it.
     queue_->call(gemm_form(problem), std::move(operands),
-                 [this, plan = std::move(plan), workspace](CUstream stream) {
-                   gemm_.run(*plan, workspace->address(), kWorkspaceBytes, stream);
+                 [this, plan = std::move(plan), space = workspace->address()](CUstream stream) {
+                   gemm_.run(*plan, space, kWorkspaceBytes, stream);
                  });
   }
 

@@ -91,6 +91,7 @@ class LaunchQueue {
   /// Queues a copy of bytes from one device address to another.
   void copy(CUdeviceptr to, CUdeviceptr from, std::size_t bytes);
   /// Queues work a library issues on the stream (a cuBLASLt product): issue(stream) issues it.
+  /// issue must not own device memory: entries are dropped while the queue is locked.
   /// form: what a graph of it depends on besides addresses (the problem's shape); operands: the
   /// addresses it reads and writes. A capture holds issue's stream work for the same form and
   /// operands.
