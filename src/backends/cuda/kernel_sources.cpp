@@ -598,18 +598,50 @@ std::string gather_source(std::size_t element_size, DType index_dtype) {
 }
 
 bool adds_atomically(DType dtype) {
-  switch (dtype) {
-    case DType::F64:
-    case DType::F32:
-    case DType::I64:
-    case DType::I32:
-    case DType::U64:
-    case DType::U32:
-      return true;
-    default:
-      return false;
-  }
+  return dtype != DType::Bool;
 }
+
+namespace {
+
+/// The sum of two narrow elements' bits (a and b, in the low bits of unsigned ints), as the
+/// element type's bits: a float dtype adds in float and rounds once, as a lone add does; an
+/// integer wraps (two's complement gives signed and unsigned the same bits).
+std::string narrow_sum(DType dtype) {
+  if (is_float(dtype)) {
+    const std::string_view type = dtype == DType::F16 ? "f16" : "bf16";
+    return "(unsigned int)ember_store_" + std::string(type) + "(ember_load_" + std::string(type) +
+           "((unsigned short)a) + ember_load_" + std::string(type) + "((unsigned short)b))";
+  }
+  return "a + b";
+}
+
+/// atomicAdd of a 1- or 2-byte element: no hardware add of its width that every dtype has, so a
+/// compare-and-swap loop on the aligned 32-bit word that holds it (the pools align every buffer
+/// to far more than 4 bytes, so the word lies inside the buffer's slice).
+std::string narrow_atomic_add(DType dtype) {
+  std::string source(codegen::cuda::storage_helpers(dtype));
+  source += R"(__device__ unsigned int ember_narrow_sum(unsigned int a, unsigned int b) {
+  return )" +
+            narrow_sum(dtype) +
+            R"(;
+}
+__device__ void ember_atomic_add(T* address, T value) {
+  unsigned int* word = (unsigned int*)((unsigned long long)address & ~3ull);
+  const unsigned int shift = (unsigned int)((unsigned long long)address & 3ull) * 8u;
+  const unsigned int mask = (sizeof(T) == 1 ? 0xffu : 0xffffu) << shift;
+  const unsigned int bits = (unsigned int)value & (mask >> shift);
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const unsigned int sum = ember_narrow_sum((assumed & mask) >> shift, bits);
+    old = atomicCAS(word, assumed, (assumed & ~mask) | ((sum << shift) & mask));
+  } while (assumed != old);
+}
+)";
+  return source;
+}
+
+}  // namespace
 
 std::string scatter_add_source(DType dtype, DType index_dtype) {
   if (!adds_atomically(dtype))
@@ -618,18 +650,20 @@ std::string scatter_add_source(DType dtype, DType index_dtype) {
   const std::string type = dtype == DType::I64 ? "unsigned long long"
                            : is_int(dtype)     ? integer_type(dtype)
                                                : std::string(codegen::cuda::storage_type(dtype));
+  const bool narrow = dtype_size(dtype) < 4;
   std::string source(kDims);
   source += "typedef " + type + " T;\n";
   source += "typedef " + integer_type(index_dtype) + " I;\n";
+  if (narrow) source += narrow_atomic_add(dtype);
   source += kIndexedOffset;
   source += R"(extern "C" __global__ void ember_scatter_add(const T* values, const I* idx, T* out,
                                              long long n, int rank, ember_dims sizes,
                                              ember_dims out_strides, int dim, int select) {
   )";
   source += kGridStride;
+  source += narrow ? " ember_atomic_add(" : " atomicAdd(";
   source +=
-      " atomicAdd(out + ember_indexed_offset(i, idx, rank, sizes, out_strides, dim, select), "
-      "values[i]);\n}\n";
+      "out + ember_indexed_offset(i, idx, rank, sizes, out_strides, dim, select), values[i]);\n}\n";
   return source;
 }
 

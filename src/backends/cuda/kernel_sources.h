@@ -109,8 +109,9 @@ std::string check_indices_source(DType index_dtype);
 ///                     ember_dims sizes, ember_dims out_strides, int dim, int select)
 std::string gather_source(std::size_t element_size, DType index_dtype);
 std::string scatter_add_source(DType dtype, DType index_dtype);
-/// Whether scatter_add_source takes dtype (an atomicAdd of its type exists: f32, f64, i32, i64,
-/// u32, u64).
+/// Whether scatter_add_source takes dtype: every dtype but Bool (f32, f64 and the 4- and 8-byte
+/// integers through atomicAdd, the 1- and 2-byte dtypes through a compare-and-swap of the word that
+/// holds the element; f16 and bf16 round each add, as PyTorch's index_add_ does on a GPU).
 bool adds_atomically(DType dtype);
 
 /// Scatter and SelectAssign that assign, over elements of element_size bytes (every dtype) and
