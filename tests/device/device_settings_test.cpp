@@ -7,9 +7,7 @@
 // re-executes the binary for just that statement, so the ndarray device there is untouched.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <functional>
-#include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,24 +18,13 @@
 #include "ember/device.h"
 #include "ember/error.h"
 #include "ember/tensor.h"
+#include "support/fresh_process.h"
 
 namespace ember {
 namespace {
 
 using test::contains;
-
-/// Runs check in a freshly started copy of this test binary; check returns "" on success or
-/// the description of what went wrong (printed by the parent on failure).
-void expect_in_fresh_process(const std::function<std::string()>& check) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(
-      {
-        const std::string why = check();
-        std::cerr << why;
-        std::exit(why.empty() ? 0 : 1);
-      },
-      ::testing::ExitedWithCode(0), "");
-}
+using test::expect_in_fresh_process;
 
 /// "" when f throws DeviceError of kind, else what happened.
 std::string expect_device_error(DeviceErrorKind kind, const std::function<void()>& f) {
