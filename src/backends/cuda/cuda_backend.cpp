@@ -22,6 +22,7 @@
 #include "backends/cuda/convolution.h"
 #include "backends/cuda/device_pages.h"
 #include "backends/cuda/gpu_context.h"
+#include "backends/cuda/index_range.h"
 #include "backends/cuda/kernel_cache.h"
 #include "backends/cuda/kernel_sources.h"
 #include "backends/cuda/launch_queue.h"
@@ -60,11 +61,16 @@ class DeviceBuffer final : public backend::Buffer {
 
   CUdeviceptr address() const { return device_address(block_); }
   std::size_t bytes() const { return bytes_; }
+  /// The range of the integers it holds, where the host knew it when it made them (set once,
+  /// before the buffer is shared).
+  const std::optional<IndexRange>& index_range() const { return index_range_; }
+  void set_index_range(std::optional<IndexRange> range) { index_range_ = range; }
 
  private:
   std::shared_ptr<pools::MemoryManager> memory_;
   std::size_t bytes_;
   std::byte* block_;
+  std::optional<IndexRange> index_range_;
 };
 
 CUdeviceptr address_of(const Operand& operand) {
@@ -260,6 +266,7 @@ class CudaBackend final : public backend::Backend {
   BufferPtr write(const TensorData& data) override {
     gpu_->make_current();
     auto buffer = allocate(data.bytes().size());
+    buffer->set_index_range(index_range_of(data));
     // Queued work reads the memory first (a slice freed and reused): it goes on the stream first.
     queue_->drain();
     if (!data.bytes().empty())
@@ -1276,6 +1283,8 @@ class CudaBackend final : public backend::Backend {
   void check_indices(const ir::Op& op, const Operand& indices, int64_t dim, int64_t size) {
     const int64_t n = indices.meta.shape.num_elements();
     if (n == 0) return;
+    const auto& known = static_cast<const DeviceBuffer&>(*indices.buffer).index_range();
+    if (known && known->within(size)) return;  // no wait for the device
     auto first_bad = allocate(sizeof(unsigned long long));
     queue_->fill(first_bad->address(), 0xff, sizeof(unsigned long long));
     LaunchArguments arguments;
@@ -1347,6 +1356,8 @@ class CudaBackend final : public backend::Backend {
                                 const Walk& walk) {
     if (!fits_copy_kernel(walk)) return std::nullopt;
     auto out = allocate(meta);
+    // A rearrangement of the same elements (an expand, a permute, a slice): a superset's range.
+    out->set_index_range(static_cast<const DeviceBuffer&>(*operand.buffer).index_range());
     copy(address_of(operand), out->address(), dtype_size(meta.dtype), walk);
     return Outputs{out};
   }
@@ -1414,6 +1425,7 @@ class CudaBackend final : public backend::Backend {
     auto out = allocate(outputs[0]);
     const int64_t n = outputs[0].shape.num_elements();
     if (n == 0) return Outputs{out};
+    out->set_index_range(arange_range(arange.dtype, arange.start, arange.step, n));
     LaunchArguments arguments;
     arguments.add(out->address());
     arguments.add(static_cast<long long>(n));
