@@ -182,14 +182,20 @@ backend::Outputs DeviceContext::execute(const ir::Op& op, std::span<const backen
   return buffers;
 }
 
-backend::BufferPtr DeviceContext::write(const TensorData& data) {
-  auto buffer = guarded(
-      [&] {
-        return CallSite{"from_data", data.bytes().size()};
-      },
-      [&] { return backend_->write(data); });
+template <typename Call>
+backend::BufferPtr DeviceContext::counted_upload(uint64_t bytes, Call&& call) {
+  auto buffer = guarded([&] { return CallSite{"from_data", bytes}; }, call);
   work_count_.fetch_add(1, std::memory_order_relaxed);
   return buffer;
+}
+
+backend::BufferPtr DeviceContext::write(const TensorData& data) {
+  return counted_upload(data.bytes().size(), [&] { return backend_->write(data); });
+}
+
+backend::BufferPtr DeviceContext::write_from(
+    const ir::TensorMeta& meta, const std::function<void(std::span<std::byte>)>& fill) {
+  return counted_upload(bytes_of({&meta, 1}), [&] { return backend_->write_from(meta, fill); });
 }
 
 TensorData DeviceContext::read(const backend::Operand& operand) {

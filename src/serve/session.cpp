@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/device_context.h"
+#include "core/tensor_bytes.h"
 #include "ember/error.h"
 #include "ember/interop.h"
 #include "ember/tensor_bytes.h"
@@ -24,6 +25,7 @@
 #include "ir/ops.h"
 #include "ir/rules.h"
 #include "tensor/dispatch.h"
+#include "tensor/tensor_impl.h"
 #include "wire/channel.h"
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
@@ -89,6 +91,8 @@ class Session {
   void run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
               std::span<const uint64_t> output_ids);
   void upload(proto::Upload::Reader upload);
+  /// Reads count bytes off the stream and drops them (an upload the device could not take).
+  void discard_bytes(std::size_t count);
   void download(uint64_t id);
   void release(capnp::List<uint64_t>::Reader ids);
   void sync();
@@ -370,25 +374,36 @@ void Session::upload(proto::Upload::Reader upload) {
                     std::to_string(size) + " bytes is over the session's limits (it holds " +
                     std::to_string(bytes_) + " of " + std::to_string(limits.max_session_bytes) +
                     " bytes, " + std::to_string(tensors_.size()) + " tensors)");
-  // Read into memory of its own, which the device then computes on where it can (a CPU device:
-  // no copy) or copies: the bytes cross from the socket once. Not zeroed: every byte is read.
-  auto* values = new std::byte[size];
-  interop::ExternalMemory memory{values, std::move(shape), dtype, {}, [](void* data) {
-                                   delete[] static_cast<std::byte*>(data);
-                                 }};
+  // Read straight into a buffer of the device: on a CPU device memory its pools hold already (a
+  // steady loop of uploads reuses the same pages), elsewhere host memory it copies from. The bytes
+  // cross from the socket once, into memory nobody clears first.
+  const std::shared_ptr<detail::DeviceContext> context =
+      detail::DeviceContext::of(device_->as_dispatch());
+  context->lock_settings();  // as every tensor created on a device does
+  const ir::TensorMeta tensor{std::move(shape), dtype};
+  enum class Stage { Allocating, Reading, Read } stage = Stage::Allocating;
   try {
-    channel_.receive_bytes({values, size});
-  } catch (...) {
-    memory.deleter(values);
-    throw;
-  }
-  try {
-    // from_external owns the memory from here, and frees it even when it throws.
-    store(upload.getId(), Entry{interop::from_external(std::move(memory), *device_), {}, size});
+    backend::BufferPtr buffer = context->write_from(tensor, [&](std::span<std::byte> bytes) {
+      stage = Stage::Reading;
+      channel_.receive_bytes(bytes);
+      stage = Stage::Read;
+      if (dtype == DType::Bool) detail::check_bool_bytes(bytes, "upload");
+    });
+    store(upload.getId(),
+          Entry{detail::make_handle(*device_, context, tensor, std::move(buffer)), {}, size});
   } catch (const Error& e) {
+    if (stage == Stage::Reading) throw;  // the stream failed: the connection ends
+    // The device could not take the tensor: its bytes are still on the stream.
+    if (stage == Stage::Allocating) discard_bytes(size);
     if (pending_failure_.empty()) pending_failure_ = e.what();
     store(upload.getId(), Entry{{}, e.what(), 0});
   }
+}
+
+void Session::discard_bytes(std::size_t count) {
+  std::vector<std::byte> scratch(std::min<std::size_t>(count, std::size_t{1} << 16));
+  for (std::size_t left = count; left > 0; left -= std::min(left, scratch.size()))
+    channel_.receive_bytes(std::span(scratch).first(std::min(left, scratch.size())));
 }
 
 /// Releases a DLManagedTensor (its deleter, once).

@@ -124,6 +124,19 @@ TEST(ServerSecurity, RefusesOversizedAndMalformedFraming) {
   expect_serving(server);
 }
 
+TEST(ServerSecurity, AnUploadedBoolByteOtherThanZeroOrOneFailsItsTensorOnly) {
+  Server server(test_server_options());
+  RawSession session(loopback(server));
+  session.open(0);
+  const std::vector<std::byte> bytes{std::byte{1}, std::byte{2}, std::byte{0}};
+  session.upload_bytes(1, Shape{3}, DType::Bool, bytes);
+  EXPECT_NE(session.sync_error().find("bool byte 1 is 2"), std::string::npos);
+  // The stream went on past the bytes: the session still runs what follows.
+  session.upload(2, TensorData(std::vector<float>{1, 2}, Shape{2}));
+  session.run(ir::Binary{ir::BinaryOp::Add}, {2, 2}, {3});
+  EXPECT_EQ(session.download(3), TensorData(std::vector<float>{2, 4}, Shape{2}));
+}
+
 TEST(ServerSecurity, SurvivesTruncatedFrames) {
   Server server(test_server_options());
   for (std::size_t cut = 1; cut < 6; ++cut) {

@@ -8,6 +8,7 @@
 
 #include "backends/remote/batch_sender.h"
 #include "backends/remote/remote_link.h"
+#include "core/tensor_bytes.h"
 #include "ember/error.h"
 #include "ir/rules.h"
 #include "wire/meta_codec.h"
@@ -161,10 +162,11 @@ TensorData RemoteBackend::read(const Operand& operand) {
                            "] the server's download is not a tensor of " +
                            ir::rules::concat(operand.meta.shape, " ", operand.meta.dtype));
   }
-  std::vector<std::byte> bytes(static_cast<std::size_t>(
-      operand.meta.shape.num_elements() * static_cast<int64_t>(dtype_size(operand.meta.dtype))));
-  link.receive_bytes(bytes);
-  return TensorData(std::move(bytes), operand.meta.shape, operand.meta.dtype);
+  // Read straight into the destination, which nothing clears first.
+  TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
+  link.receive_bytes(data.bytes_mut());
+  if (operand.meta.dtype == DType::Bool) detail::check_bool_bytes(data.bytes(), "remote download");
+  return data;
 }
 
 std::optional<MemoryPoolUsage> RemoteBackend::memory_pool_usage() const {
