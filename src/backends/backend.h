@@ -88,8 +88,9 @@ class Backend {
   virtual bool supports_dtype(DType dtype) const = 0;
   /// The settings a fresh device of this backend starts with.
   virtual DeviceSettings default_settings() const { return {}; }
-  /// The device's settings as Device::configure left them (called once, before any op). A
-  /// backend reads what concerns it (cuda: f32_matmul_precision); the default reads nothing.
+  /// The device's settings as Device::configure leaves them (called once, before any op). A
+  /// backend reads what concerns it (cuda: f32_matmul_precision); the default reads nothing. A
+  /// DeviceError refuses them (remote: the server's device refused), the settings then unchanged.
   virtual void apply_settings(const DeviceSettings& /*settings*/) {}
 
   /// Runs op. inputs satisfy ir::infer(op); outputs is what it returned. Returns one buffer per

@@ -152,11 +152,14 @@ void DeviceContext::configure(const DeviceConfig& config) {
                           ": settings are already initialized (by configure or by a tensor "
                           "created on the device)");
   }
-  if (config.float_dtype) settings_.float_dtype = *config.float_dtype;
-  if (config.int_dtype) settings_.int_dtype = *config.int_dtype;
-  if (config.f32_matmul_precision) settings_.f32_matmul_precision = *config.f32_matmul_precision;
-  if (config.graph_replay) settings_.graph_replay = *config.graph_replay;
-  backend_->apply_settings(settings_);
+  DeviceSettings configured = settings_;
+  if (config.float_dtype) configured.float_dtype = *config.float_dtype;
+  if (config.int_dtype) configured.int_dtype = *config.int_dtype;
+  if (config.f32_matmul_precision) configured.f32_matmul_precision = *config.f32_matmul_precision;
+  if (config.graph_replay) configured.graph_replay = *config.graph_replay;
+  // The backend may refuse (a remote server's device configured already): nothing changes then.
+  backend_->apply_settings(configured);
+  settings_ = configured;
   locked_ = true;
 }
 

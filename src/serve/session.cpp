@@ -8,6 +8,8 @@
 #include <dlpack/dlpack.h>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -30,6 +32,7 @@
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
 #include "wire/protocol.capnp.h"
+#include "wire/settings_codec.h"
 #include "wire/tls.h"
 
 namespace ember::serve {
@@ -64,11 +67,20 @@ struct Sequence {
   uint64_t outputs;  // of every call together
 };
 
+/// A point on the server's clock after the work submitted before it: the device's timestamp
+/// where it has a clock of its own, else the wall clock once the device finished that work.
+struct Timestamp {
+  std::shared_ptr<backend::DeviceTimestamp> device;
+  std::chrono::steady_clock::time_point wall;
+};
+
 /// The bit of an input reference that names an output of the sequence itself.
 constexpr uint64_t kInternal = uint64_t{1} << 63;
 /// What a session may keep of sequences: a training step is a few of them.
 constexpr std::size_t kMaxSequences = 1024;
 constexpr std::size_t kMaxStoredCalls = std::size_t{1} << 18;
+/// Timestamps a session may keep: two per profile window whose duration is not resolved yet.
+constexpr std::size_t kMaxTimestamps = std::size_t{1} << 20;
 
 class Session {
  public:
@@ -97,6 +109,12 @@ class Session {
   void release(capnp::List<uint64_t>::Reader ids);
   void sync();
   void memory_usage();
+  void settings();
+  void configure(proto::Settings::Reader settings);
+  void timestamp(uint64_t id);
+  void elapsed(proto::Elapsed::Reader elapsed);
+  void release_timestamps(capnp::List<uint64_t>::Reader ids);
+  const Timestamp& kept_timestamp(uint64_t id) const;
 
   void reply_ok();
   void reply_error(const std::string& message);
@@ -116,6 +134,7 @@ class Session {
   std::string pending_failure_;  // the first op failure since the last sync
   std::unordered_map<uint64_t, Sequence> sequences_;
   std::size_t stored_calls_ = 0;  // the ops of every sequence kept
+  std::unordered_map<uint64_t, Timestamp> timestamps_;
 };
 
 void Session::run() {
@@ -157,6 +176,16 @@ void Session::handle(Request::Reader request) {
       return define(request.getDefine());
     case Request::REPLAY:
       return replay(request.getReplay());
+    case Request::SETTINGS:
+      return settings();
+    case Request::CONFIGURE:
+      return configure(request.getConfigure());
+    case Request::TIMESTAMP:
+      return timestamp(request.getTimestamp());
+    case Request::ELAPSED:
+      return elapsed(request.getElapsed());
+    case Request::RELEASE_TIMESTAMPS:
+      return release_timestamps(request.getReleaseTimestamps());
   }
   throw Violation("unknown request " + std::to_string(static_cast<int>(request.which())));
 }
@@ -487,6 +516,80 @@ void Session::memory_usage() {
     usage.setNumberAllocs(found->number_allocs);
   }
   channel_.send(message);
+}
+
+void Session::settings() {
+  require_ready();
+  capnp::MallocMessageBuilder message;
+  wire::encode_settings(device_->settings(), message.initRoot<proto::Reply>().initSettings());
+  channel_.send(message);
+}
+
+void Session::configure(proto::Settings::Reader settings) {
+  require_ready();
+  const DeviceSettings wanted = wire::decode_settings(settings);
+  DeviceConfig config(wanted.float_dtype, wanted.int_dtype);
+  config.with_f32_matmul_precision(wanted.f32_matmul_precision)
+      .with_graph_replay(wanted.graph_replay);
+  try {
+    device_->configure(config);
+  } catch (const DeviceError& e) {
+    capnp::MallocMessageBuilder message;
+    auto refusal = message.initRoot<proto::Reply>().initConfigureError();
+    refusal.setKind(static_cast<uint8_t>(e.kind()));
+    refusal.setMessage(e.what());
+    return channel_.send(message);
+  }
+  shared_.log(channel_.stream().peer() + ": configured " + device_name(device_->as_dispatch()));
+  reply_ok();
+}
+
+void Session::timestamp(uint64_t id) {
+  require_ready();
+  if (timestamps_.contains(id))
+    throw Violation("timestamp " + std::to_string(id) + " exists already");
+  if (timestamps_.size() >= kMaxTimestamps)
+    throw Violation("the session keeps " + std::to_string(timestamps_.size()) +
+                    " timestamps, the server's limit");
+  Timestamp point;
+  try {
+    device_->flush();
+    point.device = detail::DeviceContext::of(device_->as_dispatch())->record_timestamp();
+    if (!point.device) device_->sync();
+  } catch (const Error& e) {  // an op failed: the next sync or download reports it
+    if (pending_failure_.empty()) pending_failure_ = e.what();
+  }
+  point.wall = std::chrono::steady_clock::now();
+  timestamps_.emplace(id, std::move(point));
+}
+
+const Timestamp& Session::kept_timestamp(uint64_t id) const {
+  const auto found = timestamps_.find(id);
+  if (found == timestamps_.end()) throw Violation("unknown timestamp " + std::to_string(id));
+  return found->second;
+}
+
+void Session::elapsed(proto::Elapsed::Reader elapsed) {
+  require_ready();
+  const Timestamp& from = kept_timestamp(elapsed.getFrom());
+  const Timestamp& to = kept_timestamp(elapsed.getTo());
+  double seconds = 0;
+  try {
+    seconds = from.device && to.device ? to.device->seconds_since(*from.device)
+                                       : std::chrono::duration<double>(to.wall - from.wall).count();
+  } catch (const Error& e) {
+    return reply_error(e.what());
+  }
+  capnp::MallocMessageBuilder message;
+  message.initRoot<proto::Reply>().setSeconds(seconds);
+  channel_.send(message);
+}
+
+void Session::release_timestamps(capnp::List<uint64_t>::Reader ids) {
+  require_ready();
+  for (uint64_t id : ids)
+    if (timestamps_.erase(id) == 0)
+      throw Violation("release of unknown timestamp " + std::to_string(id));
 }
 
 void Session::reply_ok() {
