@@ -129,6 +129,7 @@ class Session {
   Shared& shared_;
   bool greeted_ = false;
   std::optional<Device> device_;
+  std::shared_ptr<detail::DeviceContext> context_;  // device_'s
   std::unordered_map<uint64_t, Entry> tensors_;
   std::size_t bytes_ = 0;
   std::string pending_failure_;  // the first op failure since the last sync
@@ -234,7 +235,10 @@ void Session::open(uint32_t index) {
   if (index >= devices.size())
     throw Violation("no device " + std::to_string(index) + ": this server hosts " +
                     std::to_string(devices.size()));
-  device_ = devices[index].without_autodiff();
+  // The client's ops arrive as its device made them (autodiff and autocast are the client's):
+  // they run as they are.
+  device_ = devices[index].without_autodiff().without_autocast();
+  context_ = detail::DeviceContext::of(device_->as_dispatch());
   shared_.sessions.fetch_add(1);
   shared_.log(channel_.stream().peer() + ": session on " + device_name(device_->as_dispatch()));
   reply_ok();
@@ -358,7 +362,8 @@ void Session::run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
                     std::to_string(limits.max_tensors_per_session));
   if (!failure.empty()) return fail_outputs(output_ids, failure);
   try {
-    const ir::OutputMetas outputs = ir::infer(op, metas);
+    // The one inference on the server: it checks the op, and what it returns runs the op.
+    ir::OutputMetas outputs = ir::infer(op, metas);
     if (outputs.size() != output_ids.size())
       throw Violation("op '" + ir::name(op) + "' has " + std::to_string(outputs.size()) +
                       " outputs, the request names " + std::to_string(output_ids.size()));
@@ -370,15 +375,13 @@ void Session::run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
                            " bytes; the session holds " + std::to_string(bytes_) +
                            " of the server's limit of " + std::to_string(limits.max_session_bytes));
     const ops::Handles results =
-        inputs.empty() ? ops::Handles{tensor::run_on(
-                             op, *device_, detail::DeviceContext::of(device_->as_dispatch()))}
-                       : tensor::run(op, inputs);
+        tensor::run_inferred(op, *device_, context_, inputs, std::move(outputs));
     for (std::size_t i = 0; i < results.size(); ++i) {
-      const auto& meta = outputs[i];
+      const TensorHandle& result = results[i];
       store(output_ids[i],
-            Entry{results[i],
+            Entry{result,
                   {},
-                  static_cast<std::size_t>(*checked_tensor_bytes(meta.shape, meta.dtype))});
+                  static_cast<std::size_t>(*checked_tensor_bytes(result.shape(), result.dtype()))});
     }
   } catch (const Error& e) {
     fail_outputs(output_ids, e.what());
@@ -406,20 +409,18 @@ void Session::upload(proto::Upload::Reader upload) {
   // Read straight into a buffer of the device: on a CPU device memory its pools hold already (a
   // steady loop of uploads reuses the same pages), elsewhere host memory it copies from. The bytes
   // cross from the socket once, into memory nobody clears first.
-  const std::shared_ptr<detail::DeviceContext> context =
-      detail::DeviceContext::of(device_->as_dispatch());
-  context->lock_settings();  // as every tensor created on a device does
+  context_->lock_settings();  // as every tensor created on a device does
   const ir::TensorMeta tensor{std::move(shape), dtype};
   enum class Stage { Allocating, Reading, Read } stage = Stage::Allocating;
   try {
-    backend::BufferPtr buffer = context->write_from(tensor, [&](std::span<std::byte> bytes) {
+    backend::BufferPtr buffer = context_->write_from(tensor, [&](std::span<std::byte> bytes) {
       stage = Stage::Reading;
       channel_.receive_bytes(bytes);
       stage = Stage::Read;
       if (dtype == DType::Bool) detail::check_bool_bytes(bytes, "upload");
     });
     store(upload.getId(),
-          Entry{detail::make_handle(*device_, context, tensor, std::move(buffer)), {}, size});
+          Entry{detail::make_handle(*device_, context_, tensor, std::move(buffer)), {}, size});
   } catch (const Error& e) {
     if (stage == Stage::Reading) throw;  // the stream failed: the connection ends
     // The device could not take the tensor: its bytes are still on the stream.
@@ -554,7 +555,7 @@ void Session::timestamp(uint64_t id) {
   Timestamp point;
   try {
     device_->flush();
-    point.device = detail::DeviceContext::of(device_->as_dispatch())->record_timestamp();
+    point.device = context_->record_timestamp();
     if (!point.device) device_->sync();
   } catch (const Error& e) {  // an op failed: the next sync or download reports it
     if (pending_failure_.empty()) pending_failure_ = e.what();
