@@ -7,9 +7,12 @@
 //   * tiny ops (add_scalar on 16 floats, chained): µs per op batched (one read at the end) and
 //     unbatched (a sync after each op: a round trip each), and on the local cpu device;
 //   * upload and download of a --megabytes f32 tensor: GB/s, against a raw TCP copy of the same
-//     bytes over loopback (two sockets, no framing: the ceiling of the transport).
+//     bytes over loopback (two sockets with the protocol's options, no framing, one buffer on each
+//     side reused from copy to copy: the ceiling of the transport).
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,6 +64,15 @@ double tiny_op_us(const Device& device, int64_t ops, bool sync_each, int64_t rep
   return seconds * 1e6 / static_cast<double>(ops);
 }
 
+/// bytes of host memory of the kind ember keeps a large tensor in (src/core/host_blocks.cpp, not
+/// reachable from here): on a huge-page boundary, advised for transparent huge pages.
+std::shared_ptr<std::byte> host_block(std::size_t bytes) {
+  constexpr std::align_val_t kHugePage{std::size_t{2} << 20};
+  auto* block = static_cast<std::byte*>(::operator new(bytes, kHugePage));
+  madvise(block, bytes, MADV_HUGEPAGE);
+  return {block, [](std::byte* memory) { ::operator delete(memory, kHugePage); }};
+}
+
 /// GB/s of sending bytes over a fresh loopback TCP connection to a thread that reads them all.
 double raw_tcp_gbps(std::size_t bytes, int64_t repeats) {
   const int listener = socket(AF_INET, SOCK_STREAM, 0);
@@ -73,18 +86,26 @@ double raw_tcp_gbps(std::size_t bytes, int64_t repeats) {
   const int sender = socket(AF_INET, SOCK_STREAM, 0);
   connect(sender, reinterpret_cast<sockaddr*>(&address), sizeof(address));
   const int receiver = accept(listener, nullptr, nullptr);
-  std::vector<char> out(bytes, 1);
-  std::vector<char> in(bytes);
+  // The socket options of the remote protocol's connections (wire/socket.cpp), so that the two
+  // differ only in what runs around the copy.
+  const int on = 1;
+  setsockopt(sender, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+  setsockopt(receiver, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+  // Memory of the kind ember's transfers read into and write from (huge pages where the kernel
+  // gives them), each buffer reused as the pools reuse theirs.
+  const std::shared_ptr<std::byte> out = host_block(bytes);
+  const std::shared_ptr<std::byte> in = host_block(bytes);
+  std::fill_n(out.get(), bytes, std::byte{1});
   const double seconds = best_of(repeats, [&] {
     std::thread reading([&] {
       for (std::size_t got = 0; got < bytes;) {
-        const ssize_t n = recv(receiver, in.data() + got, bytes - got, 0);
+        const ssize_t n = recv(receiver, in.get() + got, bytes - got, 0);
         if (n <= 0) return;
         got += static_cast<std::size_t>(n);
       }
     });
     for (std::size_t sent = 0; sent < bytes;) {
-      const ssize_t n = send(sender, out.data() + sent, bytes - sent, 0);
+      const ssize_t n = send(sender, out.get() + sent, bytes - sent, 0);
       if (n <= 0) break;
       sent += static_cast<std::size_t>(n);
     }

@@ -153,8 +153,9 @@ class Device {
 
   /// The default dtypes. Before anything locked them, a snapshot of the backend defaults.
   DeviceSettings settings() const;
-  /// Sets the default dtypes, once per physical device and before any tensor is created on it.
-  /// DeviceError kind UnsupportedDType or AlreadyInitialized.
+  /// Sets the default dtypes, once per physical device and before any tensor is created on it
+  /// (a remote device's physical device is its server's, configured through it). DeviceError kind
+  /// UnsupportedDType or AlreadyInitialized.
   void configure(const DeviceConfig& config);
 
   /// Every device of the types in filter found on this machine (or hosted by a remote host).

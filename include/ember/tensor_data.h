@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <ostream>
 #include <span>
 #include <string>
@@ -26,6 +27,40 @@ struct Tolerance {
   static Tolerance for_dtype(DType d);
 };
 
+namespace detail {
+
+/// Frees a TensorBytes block (its size tells how it was allocated).
+struct FreeTensorBlock {
+  std::size_t size = 0;
+  void operator()(std::byte* block) const noexcept;
+};
+
+/// TensorData's bytes: a vector given by the caller, or a block of its own allocated without
+/// initialising it (TensorData::uninitialized). Copies are deep.
+class TensorBytes {
+ public:
+  TensorBytes() = default;
+  explicit TensorBytes(std::vector<std::byte> bytes) : vector_(std::move(bytes)) {}
+  /// size bytes, not initialised (large blocks on huge pages: core/host_blocks.h).
+  static TensorBytes uninitialized(std::size_t size);
+  TensorBytes(const TensorBytes& other);
+  TensorBytes& operator=(const TensorBytes& other);
+  TensorBytes(TensorBytes&&) noexcept = default;
+  TensorBytes& operator=(TensorBytes&&) noexcept = default;
+  ~TensorBytes() = default;
+
+  std::span<const std::byte> span() const;
+  std::span<std::byte> span();
+  /// The bytes as a vector: moved out where they are one, else copied.
+  std::vector<std::byte> into_vector() &&;
+
+ private:
+  std::vector<std::byte> vector_;  // empty when block_ holds the bytes
+  std::unique_ptr<std::byte[], FreeTensorBlock> block_;
+};
+
+}  // namespace detail
+
 class TensorData {
  public:
   /// An empty f32 tensor of shape [0].
@@ -43,14 +78,21 @@ class TensorData {
   TensorData(const std::vector<T>& values, Shape shape, DType dtype);
   /// A tensor of shape and dtype filled with zeros.
   static TensorData zeros(Shape shape, DType dtype);
+  /// A tensor of shape and dtype whose bytes are not initialised: for a producer that writes every
+  /// one of them through bytes_mut() before anything reads them (a download read straight into
+  /// it), which then neither clears memory it overwrites anyway nor touches it twice. A Bool
+  /// tensor's bytes must be left 0 or 1. InvalidArgument when a dim is negative or the size is
+  /// past the int64 limit.
+  static TensorData uninitialized(Shape shape, DType dtype);
 
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
   int64_t num_elements() const { return shape_.num_elements(); }
-  std::span<const std::byte> bytes() const { return bytes_; }
+  std::span<const std::byte> bytes() const { return bytes_.span(); }
   /// Writable bytes; a Bool element must stay 0 or 1.
-  std::span<std::byte> bytes_mut() { return bytes_; }
-  std::vector<std::byte> into_bytes() && { return std::move(bytes_); }
+  std::span<std::byte> bytes_mut() { return bytes_.span(); }
+  /// The bytes, moved out (copied for a TensorData made by uninitialized).
+  std::vector<std::byte> into_bytes() && { return std::move(bytes_).into_vector(); }
 
   /// The values viewed as T; InvalidArgument unless T is exactly this dtype's element type.
   template <typename T>
@@ -77,7 +119,7 @@ class TensorData {
   TensorData(const std::vector<T>& values, Shape shape, DType dtype, int /*raw tag*/);
   void check_element_type(DType requested, const char* op) const;
 
-  std::vector<std::byte> bytes_;
+  detail::TensorBytes bytes_;
   Shape shape_;
   DType dtype_ = DType::F32;
 };
@@ -148,13 +190,15 @@ TensorData::TensorData(const std::vector<T>& values, Shape shape, DType dtype, i
 template <typename T>
 std::span<const T> TensorData::as() const {
   check_element_type(dtype_of<T>(), "TensorData::as");
-  return {reinterpret_cast<const T*>(bytes_.data()), bytes_.size() / sizeof(T)};
+  const std::span<const std::byte> b = bytes();
+  return {reinterpret_cast<const T*>(b.data()), b.size() / sizeof(T)};
 }
 
 template <typename T>
 std::span<T> TensorData::as_mut() {
   check_element_type(dtype_of<T>(), "TensorData::as_mut");
-  return {reinterpret_cast<T*>(bytes_.data()), bytes_.size() / sizeof(T)};
+  const std::span<std::byte> b = bytes_mut();
+  return {reinterpret_cast<T*>(b.data()), b.size() / sizeof(T)};
 }
 
 template <typename T>

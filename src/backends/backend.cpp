@@ -14,6 +14,13 @@ std::optional<HostMemory> Backend::share_host_memory(const Operand& /*operand*/)
   return std::nullopt;
 }
 
+BufferPtr Backend::write_from(const ir::TensorMeta& meta,
+                              const std::function<void(std::span<std::byte>)>& fill) {
+  TensorData data = TensorData::uninitialized(meta.shape, meta.dtype);
+  fill(data.bytes_mut());
+  return write(data);
+}
+
 BufferPtr Backend::wrap_host_memory(const HostMemory& /*memory*/, const ir::TensorMeta& /*meta*/) {
   return nullptr;
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -87,8 +88,9 @@ class Backend {
   virtual bool supports_dtype(DType dtype) const = 0;
   /// The settings a fresh device of this backend starts with.
   virtual DeviceSettings default_settings() const { return {}; }
-  /// The device's settings as Device::configure left them (called once, before any op). A
-  /// backend reads what concerns it (cuda: f32_matmul_precision); the default reads nothing.
+  /// The device's settings as Device::configure leaves them (called once, before any op). A
+  /// backend reads what concerns it (cuda: f32_matmul_precision); the default reads nothing. A
+  /// DeviceError refuses them (remote: the server's device refused), the settings then unchanged.
   virtual void apply_settings(const DeviceSettings& /*settings*/) {}
 
   /// Runs op. inputs satisfy ir::infer(op); outputs is what it returned. Returns one buffer per
@@ -106,6 +108,13 @@ class Backend {
                                 std::span<const Scalar> constants, const Shape& shape);
   /// Copies host data into a new buffer.
   virtual BufferPtr write(const TensorData& data) = 0;
+  /// A new buffer of meta's shape and dtype (meta passed ir's size rule) whose bytes fill writes,
+  /// every one, in row-major order: host data made straight into the device's memory (an upload
+  /// read from a socket). What fill throws passes through, the buffer then freed. Default: fill
+  /// writes into host memory that write copies; a backend whose buffers are host memory hands fill
+  /// the buffer itself, from its pools.
+  virtual BufferPtr write_from(const ir::TensorMeta& meta,
+                               const std::function<void(std::span<std::byte>)>& fill);
   /// Copies a buffer back to the host (waits for the work producing it).
   virtual TensorData read(const Operand& operand) = 0;
 

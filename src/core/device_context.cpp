@@ -152,11 +152,14 @@ void DeviceContext::configure(const DeviceConfig& config) {
                           ": settings are already initialized (by configure or by a tensor "
                           "created on the device)");
   }
-  if (config.float_dtype) settings_.float_dtype = *config.float_dtype;
-  if (config.int_dtype) settings_.int_dtype = *config.int_dtype;
-  if (config.f32_matmul_precision) settings_.f32_matmul_precision = *config.f32_matmul_precision;
-  if (config.graph_replay) settings_.graph_replay = *config.graph_replay;
-  backend_->apply_settings(settings_);
+  DeviceSettings configured = settings_;
+  if (config.float_dtype) configured.float_dtype = *config.float_dtype;
+  if (config.int_dtype) configured.int_dtype = *config.int_dtype;
+  if (config.f32_matmul_precision) configured.f32_matmul_precision = *config.f32_matmul_precision;
+  if (config.graph_replay) configured.graph_replay = *config.graph_replay;
+  // The backend may refuse (a remote server's device configured already): nothing changes then.
+  backend_->apply_settings(configured);
+  settings_ = configured;
   locked_ = true;
 }
 
@@ -182,14 +185,20 @@ backend::Outputs DeviceContext::execute(const ir::Op& op, std::span<const backen
   return buffers;
 }
 
-backend::BufferPtr DeviceContext::write(const TensorData& data) {
-  auto buffer = guarded(
-      [&] {
-        return CallSite{"from_data", data.bytes().size()};
-      },
-      [&] { return backend_->write(data); });
+template <typename Call>
+backend::BufferPtr DeviceContext::counted_upload(uint64_t bytes, Call&& call) {
+  auto buffer = guarded([&] { return CallSite{"from_data", bytes}; }, call);
   work_count_.fetch_add(1, std::memory_order_relaxed);
   return buffer;
+}
+
+backend::BufferPtr DeviceContext::write(const TensorData& data) {
+  return counted_upload(data.bytes().size(), [&] { return backend_->write(data); });
+}
+
+backend::BufferPtr DeviceContext::write_from(
+    const ir::TensorMeta& meta, const std::function<void(std::span<std::byte>)>& fill) {
+  return counted_upload(bytes_of({&meta, 1}), [&] { return backend_->write_from(meta, fill); });
 }
 
 TensorData DeviceContext::read(const backend::Operand& operand) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,6 +54,9 @@ class DeviceContext {
                            std::span<const ir::TensorMeta> outputs);
   /// Uploads host data and counts it as work.
   backend::BufferPtr write(const TensorData& data);
+  /// A buffer of meta whose bytes fill writes (Backend::write_from), counted as work.
+  backend::BufferPtr write_from(const ir::TensorMeta& meta,
+                                const std::function<void(std::span<std::byte>)>& fill);
   /// Copies a tensor back to the host.
   TensorData read(const backend::Operand& operand);
   /// operand's host memory, shared (Backend::share_host_memory); nullopt when the backend keeps
@@ -82,6 +86,9 @@ class DeviceContext {
   /// gives the CallSite, built only on failure (execute runs for every op).
   template <typename Site, typename Call>
   decltype(auto) guarded(const Site& site, Call&& call);
+  /// write and write_from: call, guarded as an upload ("from_data") of bytes, counted as work.
+  template <typename Call>
+  backend::BufferPtr counted_upload(uint64_t bytes, Call&& call);
   /// "[what] <device>: out of memory: <bytes> bytes requested; <what the pools hold>".
   ExecutionError out_of_memory(const CallSite& failed) const;
 

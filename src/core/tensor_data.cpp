@@ -1,9 +1,11 @@
 // TensorData: construction checks, dtype conversion, comparison and printing.
 #include "ember/tensor_data.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "core/host_blocks.h"
 #include "core/number_format.h"
 #include "core/tensor_bytes.h"
 
@@ -30,17 +32,6 @@ std::size_t byte_count_of(const Shape& shape, DType dtype) {
         concat("[TensorData] shape ", shape, " of ", dtype, ' ', detail::kTooLargeForInt64));
   }
   return static_cast<std::size_t>(*bytes);
-}
-
-/// Reading a bool whose byte is not 0 or 1 is undefined behaviour, so such bytes are refused.
-void check_bool_bytes(std::span<const std::byte> bytes) {
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
-    const auto value = std::to_integer<unsigned>(bytes[i]);
-    if (value > 1) {
-      throw InvalidArgument(
-          concat("[TensorData] bool byte ", i, " is ", value, ", which is neither 0 nor 1"));
-    }
-  }
 }
 
 /// The row-major multi-index of element flat, as a Shape so it prints as "[1, 2]".
@@ -118,6 +109,60 @@ class NestedPrinter {
 
 }  // namespace
 
+namespace detail {
+
+void check_bool_bytes(std::span<const std::byte> bytes, std::string_view what) {
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    const auto value = std::to_integer<unsigned>(bytes[i]);
+    if (value > 1) {
+      throw InvalidArgument(
+          concat("[", what, "] bool byte ", i, " is ", value, ", which is neither 0 nor 1"));
+    }
+  }
+}
+
+/// An uninitialised block's alignment: a cache line, and the widest SIMD vector.
+constexpr std::size_t kBlockAlignment = 64;
+
+TensorBytes TensorBytes::uninitialized(std::size_t size) {
+  TensorBytes bytes;
+  if (size > 0) bytes.block_ = {allocate_host_block(size, kBlockAlignment), FreeTensorBlock{size}};
+  return bytes;
+}
+
+void FreeTensorBlock::operator()(std::byte* block) const noexcept {
+  free_host_block(block, size, kBlockAlignment);
+}
+
+TensorBytes::TensorBytes(const TensorBytes& other) : vector_(other.vector_) {
+  if (!other.block_) return;
+  *this = uninitialized(other.block_.get_deleter().size);
+  std::ranges::copy(other.span(), span().begin());
+}
+
+TensorBytes& TensorBytes::operator=(const TensorBytes& other) {
+  if (this != &other) *this = TensorBytes(other);
+  return *this;
+}
+
+std::span<const std::byte> TensorBytes::span() const {
+  if (block_) return {block_.get(), block_.get_deleter().size};
+  return vector_;
+}
+
+std::span<std::byte> TensorBytes::span() {
+  if (block_) return {block_.get(), block_.get_deleter().size};
+  return vector_;
+}
+
+std::vector<std::byte> TensorBytes::into_vector() && {
+  if (!block_) return std::move(vector_);
+  const std::span<const std::byte> bytes = span();
+  return {bytes.begin(), bytes.end()};
+}
+
+}  // namespace detail
+
 Tolerance Tolerance::for_dtype(DType d) {
   switch (d) {
     case DType::F64:
@@ -138,12 +183,21 @@ TensorData::TensorData() : shape_{0} {}
 TensorData::TensorData(std::vector<std::byte> bytes, Shape shape, DType dtype)
     : bytes_(std::move(bytes)), shape_(std::move(shape)), dtype_(dtype) {
   const std::size_t expected = byte_count_of(shape_, dtype_);
-  if (bytes_.size() != expected) {
+  if (bytes_.span().size() != expected) {
     throw InvalidArgument(concat("[TensorData] shape ", shape_, " of ", dtype_, " needs ", expected,
                                  " bytes (", shape_.num_elements(), " elements of ",
-                                 dtype_size(dtype_), " bytes), got ", bytes_.size(), " bytes"));
+                                 dtype_size(dtype_), " bytes), got ", bytes_.span().size(),
+                                 " bytes"));
   }
-  if (dtype_ == DType::Bool) check_bool_bytes(bytes_);
+  if (dtype_ == DType::Bool) detail::check_bool_bytes(bytes_.span(), "TensorData");
+}
+
+TensorData TensorData::uninitialized(Shape shape, DType dtype) {
+  TensorData data;
+  data.bytes_ = detail::TensorBytes::uninitialized(byte_count_of(shape, dtype));
+  data.shape_ = std::move(shape);
+  data.dtype_ = dtype;
+  return data;
 }
 
 TensorData TensorData::zeros(Shape shape, DType dtype) {
@@ -176,7 +230,7 @@ bool TensorData::approx_equal(const TensorData& other, Tolerance tol, std::strin
 }
 
 bool operator==(const TensorData& a, const TensorData& b) {
-  return a.shape_ == b.shape_ && a.dtype_ == b.dtype_ && a.bytes_ == b.bytes_;
+  return a.shape_ == b.shape_ && a.dtype_ == b.dtype_ && std::ranges::equal(a.bytes(), b.bytes());
 }
 
 void TensorData::check_element_type(DType requested, const char* op) const {

@@ -61,6 +61,10 @@ class FusionBackend final : public backend::Backend {
   backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                            std::span<const ir::TensorMeta> outputs) override;
   backend::BufferPtr write(const TensorData& data) override { return inner_->write(data); }
+  backend::BufferPtr write_from(const ir::TensorMeta& meta,
+                                const std::function<void(std::span<std::byte>)>& fill) override {
+    return inner_->write_from(meta, fill);
+  }
   /// Computes a lazy buffer first.
   TensorData read(const backend::Operand& operand) override;
   /// Computes a lazy buffer first: memory is shared only once it holds the value.

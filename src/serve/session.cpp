@@ -8,6 +8,8 @@
 #include <dlpack/dlpack.h>
 
 #include <algorithm>
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -17,6 +19,7 @@
 #include <vector>
 
 #include "core/device_context.h"
+#include "core/tensor_bytes.h"
 #include "ember/error.h"
 #include "ember/interop.h"
 #include "ember/tensor_bytes.h"
@@ -24,10 +27,12 @@
 #include "ir/ops.h"
 #include "ir/rules.h"
 #include "tensor/dispatch.h"
+#include "tensor/tensor_impl.h"
 #include "wire/channel.h"
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
 #include "wire/protocol.capnp.h"
+#include "wire/settings_codec.h"
 #include "wire/tls.h"
 
 namespace ember::serve {
@@ -62,11 +67,20 @@ struct Sequence {
   uint64_t outputs;  // of every call together
 };
 
+/// A point on the server's clock after the work submitted before it: the device's timestamp
+/// where it has a clock of its own, else the wall clock once the device finished that work.
+struct Timestamp {
+  std::shared_ptr<backend::DeviceTimestamp> device;
+  std::chrono::steady_clock::time_point wall;
+};
+
 /// The bit of an input reference that names an output of the sequence itself.
 constexpr uint64_t kInternal = uint64_t{1} << 63;
 /// What a session may keep of sequences: a training step is a few of them.
 constexpr std::size_t kMaxSequences = 1024;
 constexpr std::size_t kMaxStoredCalls = std::size_t{1} << 18;
+/// Timestamps a session may keep: two per profile window whose duration is not resolved yet.
+constexpr std::size_t kMaxTimestamps = std::size_t{1} << 20;
 
 class Session {
  public:
@@ -89,10 +103,18 @@ class Session {
   void run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
               std::span<const uint64_t> output_ids);
   void upload(proto::Upload::Reader upload);
+  /// Reads count bytes off the stream and drops them (an upload the device could not take).
+  void discard_bytes(std::size_t count);
   void download(uint64_t id);
   void release(capnp::List<uint64_t>::Reader ids);
   void sync();
   void memory_usage();
+  void settings();
+  void configure(proto::Settings::Reader settings);
+  void timestamp(uint64_t id);
+  void elapsed(proto::Elapsed::Reader elapsed);
+  void release_timestamps(capnp::List<uint64_t>::Reader ids);
+  const Timestamp& kept_timestamp(uint64_t id) const;
 
   void reply_ok();
   void reply_error(const std::string& message);
@@ -107,11 +129,13 @@ class Session {
   Shared& shared_;
   bool greeted_ = false;
   std::optional<Device> device_;
+  std::shared_ptr<detail::DeviceContext> context_;  // device_'s
   std::unordered_map<uint64_t, Entry> tensors_;
   std::size_t bytes_ = 0;
   std::string pending_failure_;  // the first op failure since the last sync
   std::unordered_map<uint64_t, Sequence> sequences_;
   std::size_t stored_calls_ = 0;  // the ops of every sequence kept
+  std::unordered_map<uint64_t, Timestamp> timestamps_;
 };
 
 void Session::run() {
@@ -153,6 +177,16 @@ void Session::handle(Request::Reader request) {
       return define(request.getDefine());
     case Request::REPLAY:
       return replay(request.getReplay());
+    case Request::SETTINGS:
+      return settings();
+    case Request::CONFIGURE:
+      return configure(request.getConfigure());
+    case Request::TIMESTAMP:
+      return timestamp(request.getTimestamp());
+    case Request::ELAPSED:
+      return elapsed(request.getElapsed());
+    case Request::RELEASE_TIMESTAMPS:
+      return release_timestamps(request.getReleaseTimestamps());
   }
   throw Violation("unknown request " + std::to_string(static_cast<int>(request.which())));
 }
@@ -201,7 +235,10 @@ void Session::open(uint32_t index) {
   if (index >= devices.size())
     throw Violation("no device " + std::to_string(index) + ": this server hosts " +
                     std::to_string(devices.size()));
-  device_ = devices[index].without_autodiff();
+  // The client's ops arrive as its device made them (autodiff and autocast are the client's):
+  // they run as they are.
+  device_ = devices[index].without_autodiff().without_autocast();
+  context_ = detail::DeviceContext::of(device_->as_dispatch());
   shared_.sessions.fetch_add(1);
   shared_.log(channel_.stream().peer() + ": session on " + device_name(device_->as_dispatch()));
   reply_ok();
@@ -325,7 +362,8 @@ void Session::run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
                     std::to_string(limits.max_tensors_per_session));
   if (!failure.empty()) return fail_outputs(output_ids, failure);
   try {
-    const ir::OutputMetas outputs = ir::infer(op, metas);
+    // The one inference on the server: it checks the op, and what it returns runs the op.
+    ir::OutputMetas outputs = ir::infer(op, metas);
     if (outputs.size() != output_ids.size())
       throw Violation("op '" + ir::name(op) + "' has " + std::to_string(outputs.size()) +
                       " outputs, the request names " + std::to_string(output_ids.size()));
@@ -337,15 +375,13 @@ void Session::run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
                            " bytes; the session holds " + std::to_string(bytes_) +
                            " of the server's limit of " + std::to_string(limits.max_session_bytes));
     const ops::Handles results =
-        inputs.empty() ? ops::Handles{tensor::run_on(
-                             op, *device_, detail::DeviceContext::of(device_->as_dispatch()))}
-                       : tensor::run(op, inputs);
+        tensor::run_inferred(op, *device_, context_, inputs, std::move(outputs));
     for (std::size_t i = 0; i < results.size(); ++i) {
-      const auto& meta = outputs[i];
+      const TensorHandle& result = results[i];
       store(output_ids[i],
-            Entry{results[i],
+            Entry{result,
                   {},
-                  static_cast<std::size_t>(*checked_tensor_bytes(meta.shape, meta.dtype))});
+                  static_cast<std::size_t>(*checked_tensor_bytes(result.shape(), result.dtype()))});
     }
   } catch (const Error& e) {
     fail_outputs(output_ids, e.what());
@@ -370,25 +406,34 @@ void Session::upload(proto::Upload::Reader upload) {
                     std::to_string(size) + " bytes is over the session's limits (it holds " +
                     std::to_string(bytes_) + " of " + std::to_string(limits.max_session_bytes) +
                     " bytes, " + std::to_string(tensors_.size()) + " tensors)");
-  // Read into memory of its own, which the device then computes on where it can (a CPU device:
-  // no copy) or copies: the bytes cross from the socket once. Not zeroed: every byte is read.
-  auto* values = new std::byte[size];
-  interop::ExternalMemory memory{values, std::move(shape), dtype, {}, [](void* data) {
-                                   delete[] static_cast<std::byte*>(data);
-                                 }};
+  // Read straight into a buffer of the device: on a CPU device memory its pools hold already (a
+  // steady loop of uploads reuses the same pages), elsewhere host memory it copies from. The bytes
+  // cross from the socket once, into memory nobody clears first.
+  context_->lock_settings();  // as every tensor created on a device does
+  const ir::TensorMeta tensor{std::move(shape), dtype};
+  enum class Stage { Allocating, Reading, Read } stage = Stage::Allocating;
   try {
-    channel_.receive_bytes({values, size});
-  } catch (...) {
-    memory.deleter(values);
-    throw;
-  }
-  try {
-    // from_external owns the memory from here, and frees it even when it throws.
-    store(upload.getId(), Entry{interop::from_external(std::move(memory), *device_), {}, size});
+    backend::BufferPtr buffer = context_->write_from(tensor, [&](std::span<std::byte> bytes) {
+      stage = Stage::Reading;
+      channel_.receive_bytes(bytes);
+      stage = Stage::Read;
+      if (dtype == DType::Bool) detail::check_bool_bytes(bytes, "upload");
+    });
+    store(upload.getId(),
+          Entry{detail::make_handle(*device_, context_, tensor, std::move(buffer)), {}, size});
   } catch (const Error& e) {
+    if (stage == Stage::Reading) throw;  // the stream failed: the connection ends
+    // The device could not take the tensor: its bytes are still on the stream.
+    if (stage == Stage::Allocating) discard_bytes(size);
     if (pending_failure_.empty()) pending_failure_ = e.what();
     store(upload.getId(), Entry{{}, e.what(), 0});
   }
+}
+
+void Session::discard_bytes(std::size_t count) {
+  std::vector<std::byte> scratch(std::min<std::size_t>(count, std::size_t{1} << 16));
+  for (std::size_t left = count; left > 0; left -= std::min(left, scratch.size()))
+    channel_.receive_bytes(std::span(scratch).first(std::min(left, scratch.size())));
 }
 
 /// Releases a DLManagedTensor (its deleter, once).
@@ -472,6 +517,80 @@ void Session::memory_usage() {
     usage.setNumberAllocs(found->number_allocs);
   }
   channel_.send(message);
+}
+
+void Session::settings() {
+  require_ready();
+  capnp::MallocMessageBuilder message;
+  wire::encode_settings(device_->settings(), message.initRoot<proto::Reply>().initSettings());
+  channel_.send(message);
+}
+
+void Session::configure(proto::Settings::Reader settings) {
+  require_ready();
+  const DeviceSettings wanted = wire::decode_settings(settings);
+  DeviceConfig config(wanted.float_dtype, wanted.int_dtype);
+  config.with_f32_matmul_precision(wanted.f32_matmul_precision)
+      .with_graph_replay(wanted.graph_replay);
+  try {
+    device_->configure(config);
+  } catch (const DeviceError& e) {
+    capnp::MallocMessageBuilder message;
+    auto refusal = message.initRoot<proto::Reply>().initConfigureError();
+    refusal.setKind(static_cast<uint8_t>(e.kind()));
+    refusal.setMessage(e.what());
+    return channel_.send(message);
+  }
+  shared_.log(channel_.stream().peer() + ": configured " + device_name(device_->as_dispatch()));
+  reply_ok();
+}
+
+void Session::timestamp(uint64_t id) {
+  require_ready();
+  if (timestamps_.contains(id))
+    throw Violation("timestamp " + std::to_string(id) + " exists already");
+  if (timestamps_.size() >= kMaxTimestamps)
+    throw Violation("the session keeps " + std::to_string(timestamps_.size()) +
+                    " timestamps, the server's limit");
+  Timestamp point;
+  try {
+    device_->flush();
+    point.device = context_->record_timestamp();
+    if (!point.device) device_->sync();
+  } catch (const Error& e) {  // an op failed: the next sync or download reports it
+    if (pending_failure_.empty()) pending_failure_ = e.what();
+  }
+  point.wall = std::chrono::steady_clock::now();
+  timestamps_.emplace(id, std::move(point));
+}
+
+const Timestamp& Session::kept_timestamp(uint64_t id) const {
+  const auto found = timestamps_.find(id);
+  if (found == timestamps_.end()) throw Violation("unknown timestamp " + std::to_string(id));
+  return found->second;
+}
+
+void Session::elapsed(proto::Elapsed::Reader elapsed) {
+  require_ready();
+  const Timestamp& from = kept_timestamp(elapsed.getFrom());
+  const Timestamp& to = kept_timestamp(elapsed.getTo());
+  double seconds = 0;
+  try {
+    seconds = from.device && to.device ? to.device->seconds_since(*from.device)
+                                       : std::chrono::duration<double>(to.wall - from.wall).count();
+  } catch (const Error& e) {
+    return reply_error(e.what());
+  }
+  capnp::MallocMessageBuilder message;
+  message.initRoot<proto::Reply>().setSeconds(seconds);
+  channel_.send(message);
+}
+
+void Session::release_timestamps(capnp::List<uint64_t>::Reader ids) {
+  require_ready();
+  for (uint64_t id : ids)
+    if (timestamps_.erase(id) == 0)
+      throw Violation("release of unknown timestamp " + std::to_string(id));
 }
 
 void Session::reply_ok() {

@@ -52,12 +52,11 @@ class InputScratch {
 /// std::vector) is made only for run's callers, so run_one allocates no list.
 using Results = detail::InlineVector<TensorHandle, 2>;
 
-/// Infers op's outputs from the inputs' metadata (in scratch), runs it on inputs and wraps each
-/// output buffer.
+/// Runs op on inputs (their metadata in scratch), whose outputs ir::infer gave as outputs, and
+/// wraps each output buffer.
 Results execute(const ir::Op& op, const Device& device,
                 const std::shared_ptr<detail::DeviceContext>& context, InputScratch& scratch,
-                std::span<const TensorHandle> inputs) {
-  ir::OutputMetas outputs = ir::infer(op, scratch.metas());
+                std::span<const TensorHandle> inputs, ir::OutputMetas outputs) {
   const std::span<backend::Operand> operands = scratch.operands();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     operands[i].buffer = inputs[i].impl()->buffer;
@@ -92,7 +91,8 @@ Results run_autocast(const ir::Op& op, std::span<const TensorHandle> inputs,
     for (std::size_t i = 0; i < operands.size(); ++i)
       scratch.metas()[i] = operands[i].impl()->meta;
   }
-  Results results = execute(op, autocast.device, autocast.context, scratch, operands);
+  Results results = execute(op, autocast.device, autocast.context, scratch, operands,
+                            ir::infer(op, scratch.metas()));
   autodiff::record(op, operands, results);
   return results;
 }
@@ -121,16 +121,30 @@ Results run_results(const ir::Op& op, std::span<const TensorHandle> inputs) {
   }
   if (autocast != nullptr) [[unlikely]]
     return run_autocast(op, inputs, *autocast, scratch);
-  Results results = execute(op, first.device, first.context, scratch, inputs);
+  Results results =
+      execute(op, first.device, first.context, scratch, inputs, ir::infer(op, scratch.metas()));
   autodiff::record(op, inputs, results);
   return results;
+}
+
+/// results as the public list.
+ops::Handles handles(Results results) {
+  return {std::make_move_iterator(results.begin()), std::make_move_iterator(results.end())};
 }
 
 }  // namespace
 
 ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs) {
-  Results results = run_results(op, inputs);
-  return {std::make_move_iterator(results.begin()), std::make_move_iterator(results.end())};
+  return handles(run_results(op, inputs));
+}
+
+ops::Handles run_inferred(const ir::Op& op, const Device& device,
+                          const std::shared_ptr<detail::DeviceContext>& context,
+                          std::span<const TensorHandle> inputs, ir::OutputMetas outputs) {
+  InputScratch scratch(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    scratch.metas()[i] = inputs[i].impl()->meta;
+  return handles(execute(op, device, context, scratch, inputs, std::move(outputs)));
 }
 
 TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs) {
@@ -141,7 +155,7 @@ TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> input
 TensorHandle run_on(const ir::Op& op, const Device& device,
                     const std::shared_ptr<detail::DeviceContext>& context) {
   InputScratch no_inputs(0);
-  return std::move(execute(op, device, context, no_inputs, {}).front());
+  return std::move(execute(op, device, context, no_inputs, {}, ir::infer(op, {})).front());
 }
 
 }  // namespace ember::tensor

@@ -19,6 +19,13 @@ namespace ember::tensor {
 ops::Handles run(const ir::Op& op, std::span<const TensorHandle> inputs);
 /// run for an op with one output.
 TensorHandle run_one(const ir::Op& op, std::initializer_list<TensorHandle> inputs);
+/// Runs op on inputs, which are on device (whose context is context), with outputs, what
+/// ir::infer(op, the inputs' metadata) returned, for a caller that inferred them already (the
+/// server, to check them against its limits first): run without its second inference. Nothing is
+/// recorded by autodiff and no autocast applies (device has neither).
+ops::Handles run_inferred(const ir::Op& op, const Device& device,
+                          const std::shared_ptr<detail::DeviceContext>& context,
+                          std::span<const TensorHandle> inputs, ir::OutputMetas outputs);
 /// Runs an op without inputs (a creation op) on device, whose context is context.
 TensorHandle run_on(const ir::Op& op, const Device& device,
                     const std::shared_ptr<detail::DeviceContext>& context);

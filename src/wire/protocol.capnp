@@ -10,7 +10,7 @@ using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("ember::wire::proto");
 
 # Raised whenever a message changes meaning; both sides refuse a peer of another version.
-const protocolVersion :UInt32 = 1;
+const protocolVersion :UInt32 = 2;
 
 # One member of an ir op struct (src/ir/op_fields.h walks them in declaration order).
 struct Field {
@@ -84,6 +84,28 @@ struct MemoryUsage {
   numberAllocs @4 :UInt64;
 }
 
+# A device's settings (ember::DeviceSettings): the dtypes as ember::DType, the precision as
+# ember::MatmulPrecision.
+struct Settings {
+  floatDtype @0 :UInt8;
+  intDtype @1 :UInt8;
+  boolDtype @2 :UInt8;
+  f32MatmulPrecision @3 :UInt8;
+  graphReplay @4 :Bool;
+}
+
+# Why the device refused a configure (ember::DeviceError).
+struct ConfigureError {
+  kind @0 :UInt8;             # ember::DeviceErrorKind
+  message @1 :Text;
+}
+
+# Two timestamps of the session, the earlier first.
+struct Elapsed {
+  from @0 :UInt64;
+  to @1 :UInt64;
+}
+
 struct Request {
   union {
     hello @0 :Hello;          # the first request; reply: ok (or error, then the server closes)
@@ -99,6 +121,12 @@ struct Request {
     memoryCleanup @10 :Void;  # no reply
     define @11 :Sequence;     # no reply
     replay @12 :Replay;       # no reply: as run with the sequence's calls
+    settings @13 :Void;       # reply: settings (the device's, as Device::settings)
+    configure @14 :Settings;  # reply: ok, or configureError
+    timestamp @15 :UInt64;    # no reply: a point after the work so far on the server's clock, kept
+                              # under this id
+    elapsed @16 :Elapsed;     # reply: seconds (waits for the work before both timestamps)
+    releaseTimestamps @17 :List(UInt64); # no reply
   }
 }
 
@@ -109,5 +137,8 @@ struct Reply {
     devices @2 :List(DeviceInfo);
     meta @3 :Meta;            # the tensor's bytes follow
     usage @4 :MemoryUsage;
+    settings @5 :Settings;
+    configureError @6 :ConfigureError;
+    seconds @7 :Float64;
   }
 }

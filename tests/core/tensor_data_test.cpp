@@ -58,6 +58,32 @@ TEST(TensorData, RawBytesAreRowMajorElements) {
   EXPECT_EQ(std::move(TensorData(d)).into_bytes(), bytes);
 }
 
+TEST(TensorData, UninitializedHoldsWhatItsProducerWrites) {
+  // 6 MiB: a block of its own on huge pages (core/host_blocks.h), as a large download's.
+  const int64_t count = int64_t{6} << 18;
+  TensorData d = TensorData::uninitialized(Shape({2, count / 2}), DType::F32);
+  EXPECT_EQ(d.shape(), Shape({2, count / 2}));
+  EXPECT_EQ(d.bytes().size(), static_cast<std::size_t>(count) * 4);
+  std::span<float> values = d.as_mut<float>();
+  for (int64_t i = 0; i < count; ++i)
+    values[static_cast<std::size_t>(i)] = static_cast<float>(i % 1000);
+  // A copy is deep: writing it leaves d as it was.
+  TensorData copy = d;
+  copy.as_mut<float>()[7] = -1.0f;
+  EXPECT_EQ(d.as<float>()[7], 7.0f);
+  EXPECT_EQ(copy.as<float>()[8], 8.0f);
+  EXPECT_FALSE(copy == d);
+  copy.as_mut<float>()[7] = 7.0f;
+  EXPECT_TRUE(copy == d);
+  // into_bytes copies the block out: element 1001 holds 1.0f, 0x3f800000 (little-endian).
+  const std::vector<std::byte> bytes = std::move(copy).into_bytes();
+  ASSERT_EQ(bytes.size(), d.bytes().size());
+  EXPECT_EQ(bytes[1001 * 4 + 3], std::byte{0x3f});
+  EXPECT_EQ(bytes[1001 * 4 + 2], std::byte{0x80});
+  EXPECT_EQ(TensorData::uninitialized(Shape({0, 3}), DType::I64).bytes().size(), 0u);
+  EXPECT_THROW(TensorData::uninitialized(Shape({2, -1}), DType::F32), InvalidArgument);
+}
+
 TEST(TensorData, ValuesConvertToAGivenDType) {
   const TensorData d(std::vector<double>{1.5, -2.5, 3.0}, Shape({3}), DType::I32);
   EXPECT_EQ(d.dtype(), DType::I32);

@@ -1,8 +1,8 @@
 // Fuzzes what `ember serve` makes of a client's bytes before any op runs: the message framing
 // (segment table, size limit), Cap'n Proto's reader, and the decoding of every request: the
 // ops of a run (wire/op_codec: an op's index and members) checked by ir::infer against inputs of
-// a fixed shape, and the tensor metadata of an upload. Bad input is refused with an ember::Error;
-// an op that decodes is encoded again to an op that decodes the same.
+// a fixed shape, the tensor metadata of an upload, and a configure's settings. Bad input is refused
+// with an ember::Error; an op that decodes is encoded again to an op that decodes the same.
 #include <capnp/message.h>
 
 #include <cstddef>
@@ -19,6 +19,7 @@
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
 #include "wire/protocol.capnp.h"
+#include "wire/settings_codec.h"
 
 namespace {
 
@@ -47,6 +48,14 @@ void check_round_trip(const ember::ir::Op& op) {
   const kj::Array<capnp::word> once = capnp::messageToFlatArray(first);
   const kj::Array<capnp::word> twice = capnp::messageToFlatArray(second);
   require(once.asBytes() == twice.asBytes(), "a decoded op encodes to the same message twice");
+}
+
+/// Settings that decoded encode to settings that decode the same.
+void check_round_trip(const ember::DeviceSettings& settings) {
+  capnp::MallocMessageBuilder message;
+  ember::wire::encode_settings(settings, message.initRoot<proto::Settings>());
+  require(ember::wire::decode_settings(message.getRoot<proto::Settings>().asReader()) == settings,
+          "decoded settings encode to the same settings");
 }
 
 void decode_call(proto::OpCall::Reader call) {
@@ -89,7 +98,10 @@ void decode_request(proto::Request::Reader request, Cursor& cursor) {
     case proto::Request::HELLO:
       (void)request.getHello().getCredential().size();
       return;
-    default:  // the other requests carry a number or nothing
+    case proto::Request::CONFIGURE:
+      check_round_trip(ember::wire::decode_settings(request.getConfigure()));
+      return;
+    default:  // the other requests carry numbers or nothing
       return;
   }
 }

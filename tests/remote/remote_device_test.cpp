@@ -47,5 +47,30 @@ TEST(RemoteDevice, ARepeatedStepIsDefinedOnceThenReplayed) {
   EXPECT_EQ(server.replays(), 6u);
 }
 
+TEST(RemoteDevice, UploadsLandInTheServersPoolsAndReuseItsPages) {
+  Server server(quiet_options());
+  const Device remote =
+      Device::remote(RemoteHost::tcp("127.0.0.1:" + std::to_string(server.port())));
+  // The server serves this process's cpu device: its pools are the server's.
+  const Device served = Device::cpu();
+  const int64_t count = int64_t{2} << 20;  // 8 MiB of f32
+  const TensorData values(std::vector<float>(static_cast<std::size_t>(count), 0.5f), Shape{count});
+  const uint64_t in_use_before = served.memory_pool_usage()->bytes_in_use;
+  TensorHandle on_server = ops::from_data(values, remote, TensorKind::Float);
+  remote.sync();
+  EXPECT_GE(served.memory_pool_usage()->bytes_in_use, in_use_before + 4 * uint64_t(count));
+  // A steady loop of uploads, each replacing the last: the pools reserve nothing new after the
+  // first two (the live tensor and the one being received).
+  on_server = ops::from_data(values, remote, TensorKind::Float);
+  remote.sync();
+  const uint64_t reserved = served.memory_pool_usage()->bytes_reserved;
+  for (int i = 0; i < 5; ++i) {
+    on_server = ops::from_data(values, remote, TensorKind::Float);
+    remote.sync();
+  }
+  EXPECT_EQ(served.memory_pool_usage()->bytes_reserved, reserved);
+  EXPECT_EQ(ops::into_data(on_server), values);
+}
+
 }  // namespace
 }  // namespace ember::test

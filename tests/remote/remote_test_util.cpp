@@ -35,11 +35,16 @@ void RawSession::open(uint32_t device) {
 }
 
 void RawSession::upload(uint64_t id, const TensorData& data) {
+  upload_bytes(id, data.shape(), data.dtype(), data.bytes());
+}
+
+void RawSession::upload_bytes(uint64_t id, const Shape& shape, DType dtype,
+                              std::span<const std::byte> bytes) {
   capnp::MallocMessageBuilder begin;
   auto upload = begin.initRoot<proto::Request>().initUpload();
   upload.setId(id);
-  wire::encode_meta(data.shape(), data.dtype(), upload.initMeta());
-  link_.send(begin, data.bytes());
+  wire::encode_meta(shape, dtype, upload.initMeta());
+  link_.send(begin, bytes);
 }
 
 void RawSession::run(const ir::Op& op, std::vector<uint64_t> inputs,

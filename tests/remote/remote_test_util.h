@@ -4,7 +4,9 @@
 
 #include <capnp/message.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,9 @@ class RawSession {
   explicit RawSession(const std::string& address, const RemoteAccess& access = {});
   void open(uint32_t device);
   void upload(uint64_t id, const TensorData& data);
+  /// An upload of a tensor of shape and dtype whose bytes are bytes, as a client may send them
+  /// (a Bool byte other than 0 or 1 included).
+  void upload_bytes(uint64_t id, const Shape& shape, DType dtype, std::span<const std::byte> bytes);
   void run(const ir::Op& op, std::vector<uint64_t> inputs, std::vector<uint64_t> outputs);
   TensorData download(uint64_t id);
   /// Sends a sync and returns the server's error, or "" when it replies ok.

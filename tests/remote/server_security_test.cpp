@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 
 #include <chrono>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -122,6 +123,19 @@ TEST(ServerSecurity, RefusesOversizedAndMalformedFraming) {
     EXPECT_TRUE(raw.closed());
   }
   expect_serving(server);
+}
+
+TEST(ServerSecurity, AnUploadedBoolByteOtherThanZeroOrOneFailsItsTensorOnly) {
+  Server server(test_server_options());
+  RawSession session(loopback(server));
+  session.open(0);
+  const std::vector<std::byte> bytes{std::byte{1}, std::byte{2}, std::byte{0}};
+  session.upload_bytes(1, Shape{3}, DType::Bool, bytes);
+  EXPECT_NE(session.sync_error().find("bool byte 1 is 2"), std::string::npos);
+  // The stream went on past the bytes: the session still runs what follows.
+  session.upload(2, TensorData(std::vector<float>{1, 2}, Shape{2}));
+  session.run(ir::Binary{ir::BinaryOp::Add}, {2, 2}, {3});
+  EXPECT_EQ(session.download(3), TensorData(std::vector<float>{2, 4}, Shape{2}));
 }
 
 TEST(ServerSecurity, SurvivesTruncatedFrames) {
@@ -243,6 +257,63 @@ TEST(ServerSecurity, RefusesWhatOverrunsTheSessionsLimits) {
   session.run(ir::Unary{ir::UnaryOp::Neg}, {1}, {2});
   EXPECT_NE(session.sync_error().find("of the server's limit of 1024"), std::string::npos);
   EXPECT_EQ(session.download(1), TensorData(std::vector<float>(200, 1.0f), Shape{200}));
+}
+
+/// The error the server answers with when a fresh session sends the requests set writes (each its
+/// own message), then a sync; "" when it answers ok.
+std::string refusal_of(const Server& server,
+                       const std::vector<std::function<void(proto::Request::Builder)>>& requests) {
+  RawSession session(loopback(server));
+  session.open(0);
+  try {
+    for (const auto& set : requests) {
+      capnp::MallocMessageBuilder request;
+      set(request.initRoot<proto::Request>());
+      session.link().send(request);
+    }
+    return session.sync_error();
+  } catch (const ExecutionError& e) {
+    return e.what();
+  }
+}
+
+/// Settings of valid dtypes with the given precision.
+void set_settings(proto::Settings::Builder settings, uint8_t float_dtype, uint8_t precision) {
+  settings.setFloatDtype(float_dtype);
+  settings.setIntDtype(static_cast<uint8_t>(DType::I64));
+  settings.setBoolDtype(static_cast<uint8_t>(DType::Bool));
+  settings.setF32MatmulPrecision(precision);
+}
+
+TEST(ServerSecurity, RefusesHostileSettingsAndTimestamps) {
+  Server server(test_server_options());
+  const auto f32 = static_cast<uint8_t>(DType::F32);
+  const auto i32 = static_cast<uint8_t>(DType::I32);
+  EXPECT_NE(
+      refusal_of(server, {[&](auto request) { set_settings(request.initConfigure(), i32, 0); }})
+          .find("float dtype " + std::to_string(i32) + " names no dtype of its kind"),
+      std::string::npos);
+  EXPECT_NE(
+      refusal_of(server, {[&](auto request) { set_settings(request.initConfigure(), f32, 9); }})
+          .find("f32 matmul precision 9 names no precision"),
+      std::string::npos);
+  EXPECT_NE(refusal_of(server, {[](auto request) {
+                         auto elapsed = request.initElapsed();
+                         elapsed.setFrom(5);
+                         elapsed.setTo(6);
+                       }})
+                .find("unknown timestamp 5"),
+            std::string::npos);
+  const std::vector<uint64_t> unknown{7};
+  EXPECT_NE(refusal_of(server, {[&](auto request) {
+                         request.setReleaseTimestamps(kj::arrayPtr(unknown.data(), unknown.size()));
+                       }})
+                .find("release of unknown timestamp 7"),
+            std::string::npos);
+  const auto timestamp_one = [](auto request) { request.setTimestamp(1); };
+  EXPECT_NE(refusal_of(server, {timestamp_one, timestamp_one}).find("timestamp 1 exists already"),
+            std::string::npos);
+  expect_serving(server);
 }
 
 TEST(ServerSecurity, FreesEverythingOfAClientKilledMidBatch) {

@@ -59,6 +59,10 @@ class CpuBackend final : public backend::Backend {
     return flex_.execute_fused(program, inputs, constants, shape);
   }
   backend::BufferPtr write(const TensorData& data) override { return flex_.write(data); }
+  backend::BufferPtr write_from(const ir::TensorMeta& meta,
+                                const std::function<void(std::span<std::byte>)>& fill) override {
+    return flex_.write_from(meta, fill);
+  }
   TensorData read(const backend::Operand& operand) override { return flex_.read(operand); }
   // Shared storage keeps its pool slice (and the pools) alive through the buffer it came from.
   std::optional<backend::HostMemory> share_host_memory(const backend::Operand& operand) override {

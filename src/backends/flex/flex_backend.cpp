@@ -112,6 +112,14 @@ backend::BufferPtr FlexBackend::write(const TensorData& data) {
   return buffer_of(from_tensor_data(data));
 }
 
+backend::BufferPtr FlexBackend::write_from(const ir::TensorMeta& meta,
+                                           const std::function<void(std::span<std::byte>)>& fill) {
+  const AllocatorScope allocating(allocator_);
+  OutputTensor out(meta);
+  fill({out.bytes(), static_cast<std::size_t>(meta.shape.num_elements()) * dtype_size(meta.dtype)});
+  return buffer_of(std::move(out).view());
+}
+
 void FlexBackend::memory_cleanup() {
   release_packing_buffer();
 }

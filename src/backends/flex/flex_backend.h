@@ -37,6 +37,10 @@ class FlexBackend final : public backend::Backend {
                                  std::span<const backend::Operand> inputs,
                                  std::span<const Scalar> constants, const Shape& shape) override;
   backend::BufferPtr write(const TensorData& data) override;
+  /// fill writes into the new buffer's storage, from the current allocator (the cpu backend's
+  /// pools).
+  backend::BufferPtr write_from(const ir::TensorMeta& meta,
+                                const std::function<void(std::span<std::byte>)>& fill) override;
   TensorData read(const backend::Operand& operand) override;
   /// The view's storage, strides as they are (host_memory.h).
   std::optional<backend::HostMemory> share_host_memory(const backend::Operand& operand) override;

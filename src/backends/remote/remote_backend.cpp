@@ -8,9 +8,11 @@
 
 #include "backends/remote/batch_sender.h"
 #include "backends/remote/remote_link.h"
+#include "core/tensor_bytes.h"
 #include "ember/error.h"
 #include "ir/rules.h"
 #include "wire/meta_codec.h"
+#include "wire/settings_codec.h"
 
 namespace ember::backend::remote {
 namespace {
@@ -19,7 +21,8 @@ namespace {
 constexpr std::size_t kBatchOps = 256;
 constexpr std::size_t kBatchReleases = 4096;
 
-/// What the backend and its buffers share: the connection, the batch, the ids to release.
+/// What the backend, its buffers and its timestamps share: the connection, the batch, the ids to
+/// release.
 struct Session {
   explicit Session(std::unique_ptr<Link> link) : link(std::move(link)) {}
 
@@ -29,6 +32,7 @@ struct Session {
   std::vector<QueuedOp> batch;
   BatchSender sender;
   std::vector<uint64_t> releases;
+  std::vector<uint64_t> timestamp_releases;
 
   /// Sends the batch and the releases (the caller holds mutex).
   void flush_locked();
@@ -36,32 +40,50 @@ struct Session {
   template <typename Set>
   wire::Received call(Set&& set) {
     const std::lock_guard lock(mutex);
-    capnp::MallocMessageBuilder request;
-    set(request.initRoot<proto::Request>());
-    flush_locked();
-    return link->call(request);
+    send_locked(set);
+    return link->receive_reply();
   }
   template <typename Set>
   void send(Set&& set) {
     const std::lock_guard lock(mutex);
+    send_locked(set);
+  }
+  template <typename Set>
+  void send_locked(Set&& set) {
     capnp::MallocMessageBuilder request;
     set(request.initRoot<proto::Request>());
     flush_locked();
     link->send(request);
   }
+  /// Queues id for release in ids (releases or timestamp_releases), sent with the next batch.
+  void release(std::vector<uint64_t>& ids, uint64_t id) {
+    const std::lock_guard lock(mutex);
+    ids.push_back(id);
+  }
 };
+
+/// Sends ids, when there are any, in the request set(root, ids) writes, and forgets them.
+template <typename Set>
+void send_ids(Link& link, std::vector<uint64_t>& ids, Set&& set) {
+  if (ids.empty()) return;
+  capnp::MallocMessageBuilder message;
+  set(message.initRoot<proto::Request>(), kj::arrayPtr(ids.data(), ids.size()));
+  ids.clear();
+  link.send(message);
+}
 
 void Session::flush_locked() {
   if (!batch.empty()) {
     const std::vector<QueuedOp> sent = std::exchange(batch, {});
     sender.send(sent, *link);
   }
-  if (!releases.empty()) {
-    capnp::MallocMessageBuilder message;
-    message.initRoot<proto::Request>().setRelease(kj::arrayPtr(releases.data(), releases.size()));
-    releases.clear();
-    link->send(message);
-  }
+  send_ids(*link, releases, [](proto::Request::Builder request, kj::ArrayPtr<uint64_t> ids) {
+    request.setRelease(ids);
+  });
+  send_ids(*link, timestamp_releases,
+           [](proto::Request::Builder request, kj::ArrayPtr<uint64_t> ids) {
+             request.setReleaseTimestamps(ids);
+           });
 }
 
 /// A tensor of the session, named by its id; released when the last reference goes.
@@ -69,11 +91,35 @@ class RemoteBuffer final : public Buffer {
  public:
   RemoteBuffer(std::shared_ptr<Session> session, uint64_t id)
       : session_(std::move(session)), id_(id) {}
-  ~RemoteBuffer() override {
-    const std::lock_guard lock(session_->mutex);
-    session_->releases.push_back(id_);
-  }
+  ~RemoteBuffer() override { session_->release(session_->releases, id_); }
   uint64_t id() const { return id_; }
+
+ private:
+  std::shared_ptr<Session> session_;
+  uint64_t id_;
+};
+
+/// A point on the server's clock (its device's where it has one), kept by the server under an id
+/// until this dies.
+class RemoteTimestamp final : public DeviceTimestamp {
+ public:
+  RemoteTimestamp(std::shared_ptr<Session> session, uint64_t id)
+      : session_(std::move(session)), id_(id) {}
+  ~RemoteTimestamp() override { session_->release(session_->timestamp_releases, id_); }
+
+  double seconds_since(const DeviceTimestamp& earlier) const override {
+    const uint64_t from = static_cast<const RemoteTimestamp&>(earlier).id_;
+    wire::Received reply = session_->call([&](proto::Request::Builder request) {
+      auto elapsed = request.initElapsed();
+      elapsed.setFrom(from);
+      elapsed.setTo(id_);
+    });
+    const auto root = reply.root<proto::Reply>();
+    if (!root.isSeconds())
+      throw ExecutionError("[remote://" + session_->link->address() +
+                           "] the server's answer to elapsed is not a duration");
+    return root.getSeconds();
+  }
 
  private:
   std::shared_ptr<Session> session_;
@@ -96,6 +142,10 @@ class RemoteBackend final : public Backend {
   bool supports_dtype(DType dtype) const override {
     return std::ranges::find(hosted_.dtypes, dtype) != hosted_.dtypes.end();
   }
+  /// The server's device's settings.
+  DeviceSettings default_settings() const override;
+  /// Configures the server's device; DeviceError as it refuses.
+  void apply_settings(const DeviceSettings& settings) override;
 
   Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
                   std::span<const ir::TensorMeta> outputs) override {
@@ -122,6 +172,14 @@ class RemoteBackend final : public Backend {
   void flush() override {
     const std::lock_guard lock(session_->mutex);
     session_->flush_locked();
+  }
+  /// A timestamp the server keeps, after the batch: its device's where it has a clock, else its
+  /// wall clock once its device finished the work before it. Nothing waits here.
+  std::shared_ptr<DeviceTimestamp> record_timestamp() override {
+    const std::lock_guard lock(session_->mutex);
+    const uint64_t id = session_->next_id++;
+    session_->send_locked([&](proto::Request::Builder request) { request.setTimestamp(id); });
+    return std::make_shared<RemoteTimestamp>(session_, id);
   }
   std::optional<MemoryPoolUsage> memory_pool_usage() const override;
   void memory_cleanup() override {
@@ -161,10 +219,38 @@ TensorData RemoteBackend::read(const Operand& operand) {
                            "] the server's download is not a tensor of " +
                            ir::rules::concat(operand.meta.shape, " ", operand.meta.dtype));
   }
-  std::vector<std::byte> bytes(static_cast<std::size_t>(
-      operand.meta.shape.num_elements() * static_cast<int64_t>(dtype_size(operand.meta.dtype))));
-  link.receive_bytes(bytes);
-  return TensorData(std::move(bytes), operand.meta.shape, operand.meta.dtype);
+  // Read straight into the destination, which nothing clears first.
+  TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
+  link.receive_bytes(data.bytes_mut());
+  if (operand.meta.dtype == DType::Bool) detail::check_bool_bytes(data.bytes(), "remote download");
+  return data;
+}
+
+DeviceSettings RemoteBackend::default_settings() const {
+  wire::Received reply =
+      session_->call([](proto::Request::Builder request) { request.setSettings(); });
+  const auto root = reply.root<proto::Reply>();
+  try {
+    if (!root.isSettings()) throw InvalidArgument("the answer to settings is not settings");
+    return wire::decode_settings(root.getSettings());
+  } catch (const InvalidArgument& e) {
+    throw ExecutionError("[remote://" + session_->link->address() + "] " + e.what());
+  }
+}
+
+void RemoteBackend::apply_settings(const DeviceSettings& settings) {
+  wire::Received reply = session_->call([&](proto::Request::Builder request) {
+    wire::encode_settings(settings, request.initConfigure());
+  });
+  const auto root = reply.root<proto::Reply>();
+  if (!root.isConfigureError()) return;
+  const auto refusal = root.getConfigureError();
+  const uint8_t kind = refusal.getKind();
+  const std::string why =
+      "[remote://" + session_->link->address() + "] " + std::string(refusal.getMessage().cStr());
+  if (kind > static_cast<uint8_t>(DeviceErrorKind::AlreadyInitialized))
+    throw ExecutionError(why + " (refused for reason " + std::to_string(kind) + ", unknown)");
+  throw DeviceError(static_cast<DeviceErrorKind>(kind), why);
 }
 
 std::optional<MemoryPoolUsage> RemoteBackend::memory_pool_usage() const {
