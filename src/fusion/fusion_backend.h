@@ -60,6 +60,10 @@ class FusionBackend final : public backend::Backend {
 
   backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                            std::span<const ir::TensorMeta> outputs) override;
+  bool runs_fused_attention(const ir::Attention& op,
+                            std::span<const ir::TensorMeta> inputs) const override {
+    return inner_->runs_fused_attention(op, inputs);
+  }
   backend::BufferPtr write(const TensorData& data) override { return inner_->write(data); }
   /// Computes a lazy buffer first.
   TensorData read(const backend::Operand& operand) override;

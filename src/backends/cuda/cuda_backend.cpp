@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "backends/cuda/attention_kernels.h"
 #include "backends/cuda/convolution.h"
 #include "backends/cuda/device_pages.h"
 #include "backends/cuda/gpu_context.h"
@@ -235,6 +236,11 @@ class CudaBackend final : public backend::Backend {
         std::visit([&](const auto& o) { return run(o, op, inputs, outputs); }, op);
     if (result) return std::move(*result);
     return run_on_host(op, inputs, outputs);
+  }
+
+  bool runs_fused_attention(const ir::Attention& op,
+                            std::span<const ir::TensorMeta> inputs) const override {
+    return attention_shape(op, inputs).has_value();
   }
 
   backend::FusionSupport fusion_support() const override {
@@ -1511,6 +1517,52 @@ class CudaBackend final : public backend::Backend {
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
     return resampled(grad.interpolate, inputs[0], grad.input_shape, outputs[0], true);
+  }
+
+  // The fused attention (attention_kernels.h); a shape its kernels do not take runs on the host.
+  std::optional<Outputs> run(const ir::Attention& attention, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const std::optional<AttentionShape> shape = attention_shape(attention, metas_of(inputs));
+    if (!shape) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    auto lse = allocate(outputs[1]);
+    LaunchArguments arguments = attention_operands(inputs, shape->mask);
+    arguments.add(out->address());
+    arguments.add(lse->address());
+    arguments.add(shape->parameters);
+    launch(kernels_.function(attention_forward_source(*shape), "ember_attention_forward"),
+           attention_blocks(*shape, shape->parameters.l), kAttentionThreads, arguments);
+    return Outputs{out, lse};
+  }
+
+  // The gradient runs on the host until it has a kernel of its own.
+  std::optional<Outputs> run(const ir::AttentionGrad& /*grad*/, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> /*outputs*/) {
+    return std::nullopt;
+  }
+
+  static std::vector<ir::TensorMeta> metas_of(std::span<const Operand> inputs) {
+    std::vector<ir::TensorMeta> metas;
+    metas.reserve(inputs.size());
+    for (const Operand& input : inputs)
+      metas.push_back(input.meta);
+    return metas;
+  }
+
+  /// The attention kernels' first arguments: q, k, v and the mask (0 without one).
+  static LaunchArguments attention_operands(std::span<const Operand> inputs, AttentionMask mask) {
+    LaunchArguments arguments;
+    for (std::size_t i = 0; i < 3; ++i)
+      arguments.add(address_of(inputs[i]));
+    arguments.add(mask == AttentionMask::None ? CUdeviceptr{0} : address_of(inputs[3]));
+    return arguments;
+  }
+
+  /// Blocks of kAttentionRows rows each of the batch entries' `rows` (queries or keys).
+  static unsigned attention_blocks(const AttentionShape& shape, int64_t rows) {
+    return static_cast<unsigned>(shape.batches * ((rows + kAttentionRows - 1) / kAttentionRows));
   }
 
   /// src resampled by op's passes (one a spatial dim, in double between them): from input's sizes

@@ -1,0 +1,66 @@
+// The CUDA C source of the fused attention (ir::Attention), flash-style: no [L, S] matrix is ever
+// stored. A block takes 32 query rows of one batch entry; 8 threads share a row, each holding
+// every 8th element of its q row and of its output in registers, and K and V pass through shared
+// memory 32 keys at a time, in f32. Scores, the online softmax (running maximum and sum) and every
+// sum are f32, in scalar fused multiply-adds (no tensor cores yet). The gradient op
+// (ir::AttentionGrad) runs on the host for now.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "ember/dtype.h"
+#include "ir/ops.h"
+
+namespace ember::cuda {
+
+/// Threads of a block of the attention kernels, and the rows a block takes (and a tile holds).
+inline constexpr unsigned kAttentionThreads = 256;
+inline constexpr int64_t kAttentionRows = 32;
+/// The largest head dim (E and Ev) the kernels hold in registers.
+inline constexpr int64_t kAttentionMaxHeadDim = 128;
+
+enum class AttentionMask : uint8_t { None, Bool, Float };
+
+/// The kernel parameter ember_attention, by value. Batch entry b (the batch dims flattened) reads
+/// its mask from (b / mask_inner) * mask_outer_stride + (b % mask_inner) * mask_inner_stride, then
+/// i * mask_row_stride + j * mask_col_stride for query i and key j (element strides; 0 along a
+/// broadcast dim).
+struct AttentionParameters {
+  long long l = 0;  ///< queries
+  long long s = 0;  ///< keys
+  long long mask_inner = 1;
+  long long mask_outer_stride = 0;
+  long long mask_inner_stride = 0;
+  long long mask_row_stride = 0;
+  long long mask_col_stride = 0;
+  double scale = 1.0;
+};
+
+/// What the kernels are compiled for and launched over.
+struct AttentionShape {
+  DType dtype;
+  int64_t batches;  ///< the batch dims' product
+  int64_t e;        ///< q's and k's head dim
+  int64_t ev;       ///< v's
+  AttentionMask mask;
+  bool causal;
+  AttentionParameters parameters;
+};
+
+/// The shape of op on inputs (q, k, v[, mask], as ir::infer accepts them), or nullopt where the
+/// kernels do not take it: a dtype other than f32, f16 and bf16, a head dim of 0 or past
+/// kAttentionMaxHeadDim, no query or no key, or a mask whose batch dims need more than the two
+/// strides above.
+std::optional<AttentionShape> attention_shape(const ir::Attention& op,
+                                              std::span<const ir::TensorMeta> inputs);
+
+/// ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask,
+///                         x_t* out, float* lse, ember_attention p)
+/// grid: batches * ceil(L / 32) blocks of kAttentionThreads. out = softmax(s) v, lse = the rows'
+/// log-sum-exp (-inf, and out NaN, for a row with no key to attend).
+std::string attention_forward_source(const AttentionShape& shape);
+
+}  // namespace ember::cuda
