@@ -1,9 +1,8 @@
-// The cuda backend's fused attention: its kernel source compiles with NVRTC to sm_90 machine code,
+// The cuda backend's fused attention: its kernel sources compile with NVRTC to sm_90 machine code,
 // attention_shape takes what the kernels hold (dtypes, head dims, masks whose batch dims reduce
-// to two strides) and refuses the rest, and on a GPU the fused kernel (and the backward, through
-// autodiff: on the host for now) match the composite of matmul and softmax run on the same GPU in
-// f32 from the same rounded inputs, in f32, f16 and bf16, causal and masked, across several 32-row
-// tiles.
+// to two strides) and refuses the rest, and on a GPU the fused kernels (forward and backward,
+// through autodiff) match the composite of matmul and softmax run on the same GPU in f32 from the
+// same rounded inputs, in f32, f16 and bf16, causal and masked, across several 32-row tiles.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -52,6 +51,7 @@ TEST(CudaAttentionKernels, CompileForEveryDtypeMaskAndHeadDim) {
       const std::string what = std::string(dtype_name(dtype)) + " E " + std::to_string(v.e) +
                                " mask " + std::to_string(static_cast<int>(v.mask));
       expect_machine_code(attention_forward_source(shape), "forward " + what);
+      expect_machine_code(attention_backward_source(shape), "backward " + what);
     }
   }
 }

@@ -11,8 +11,8 @@
 namespace ember::cuda {
 namespace {
 
-// What the attention kernel needs besides its body, after the shape's #defines: the parameter
-// struct, the 8-thread row groups' sums, the mask and the tiles.
+// What every attention kernel shares, after the shape's #defines: the parameter struct, the
+// 8-thread row groups' sums, the mask and the tiles.
 constexpr std::string_view kCommon = R"(
 #define ROWS 32
 #define GROUP 8
@@ -213,6 +213,99 @@ extern "C" __global__ void __launch_bounds__(256)
 }
 )";
 
+// dQ: a block of 32 query rows as the forward's, P recomputed from lse; writes D for dK, dV.
+// dK, dV: a block of 32 keys, Q and dO tiles through shared memory, each row's lse and D read
+// by every thread at once (one cached load).
+constexpr std::string_view kBackward = R"(
+// This thread's slices of row `row` of x [.., E_] and of y [.., EV_].
+__device__ __forceinline__ void ember_load_row(float (&xs)[PER_E], float (&ys)[PER_V],
+                                               const x_t* x, const x_t* y, long long row,
+                                               const ember_block& at) {
+  ember_load_slice<E_, PER_E>(xs, x + row * E_, at.valid, at.lane);
+  ember_load_slice<EV_, PER_V>(ys, y + row * EV_, at.valid, at.lane);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    ember_attention_dq(const x_t* q, const x_t* k, const x_t* v, const void* mask, const x_t* out,
+                       const float* lse, const x_t* grad, x_t* dq, float* delta,
+                       ember_attention p) {
+  __shared__ float ks[ROWS * EP];
+  __shared__ float vs[ROWS * EVP];
+  const ember_block at = ember_block_of(p, p.l);
+  const long long row = at.b * p.l + at.r;
+  float qr[PER_E];
+  float gr[PER_V];
+  ember_load_row(qr, gr, q, grad, row, at);
+  float d = 0.0f;
+  {
+    float o[PER_V];
+    ember_load_slice<EV_, PER_V>(o, out + row * EV_, at.valid, at.lane);
+#pragma unroll
+    for (int c = 0; c < PER_V; ++c)
+      d = fmaf(gr[c], o[c], d);
+    d = ember_group_sum(d);
+  }
+  const float row_lse = at.valid ? lse[row] : 0.0f;
+  if (at.valid && at.lane == 0) delta[row] = d;
+  float acc[PER_E];
+  ember_zero(acc);
+  const long long keys = ember_keys(p, at.r0);
+  for (long long j0 = 0; j0 < keys; j0 += ROWS) {
+    ember_load_tiles(ks, vs, k, v, at.b * p.s, j0, p.s);
+#pragma unroll 4
+    for (int jj = 0; jj < ROWS; ++jj) {
+      const float dot = ember_dot<PER_E>(qr, ks + jj * EP, at.lane);
+      const float dp = ember_dot<PER_V>(gr, vs + jj * EVP, at.lane);
+      const float s = ember_score(dot, mask, p, at.base, at.r, j0 + jj, at.valid && j0 + jj < p.s);
+      const float weight = expf(s - row_lse);
+      ember_add_row<PER_E>(acc, weight * (dp - d), ks + jj * EP, at.lane);
+    }
+  }
+  if (at.valid) ember_store_slice<E_, PER_E>(dq + row * E_, acc, (float)p.scale, at.lane);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    ember_attention_dkdv(const x_t* q, const x_t* k, const x_t* v, const void* mask,
+                         const float* lse, const x_t* grad, const float* delta, x_t* dk, x_t* dv,
+                         ember_attention p) {
+  __shared__ float qs[ROWS * EP];
+  __shared__ float gs[ROWS * EVP];
+  const ember_block at = ember_block_of(p, p.s);
+  const long long key = at.b * p.s + at.r;
+  float kr[PER_E];
+  float vr[PER_V];
+  ember_load_row(kr, vr, k, v, key, at);
+  float dka[PER_E];
+  ember_zero(dka);
+  float dva[PER_V];
+  ember_zero(dva);
+#if CAUSAL
+  const long long first = at.r0;  // queries before the block's first key attend none of its keys
+#else
+  const long long first = 0;
+#endif
+  for (long long i0 = first; i0 < p.l; i0 += ROWS) {
+    ember_load_tiles(qs, gs, q, grad, at.b * p.l, i0, p.l);
+#pragma unroll 4
+    for (int ii = 0; ii < ROWS; ++ii) {
+      const long long i = i0 + ii;
+      const bool query = i < p.l;
+      const float dot = ember_dot<PER_E>(kr, qs + ii * EP, at.lane);
+      const float dp = ember_dot<PER_V>(vr, gs + ii * EVP, at.lane);
+      const float s = ember_score(dot, mask, p, at.base, i, at.r, at.valid && query);
+      // A query past the end weighs exp(-inf - 0) = 0.
+      const float weight = expf(s - (query ? lse[at.b * p.l + i] : 0.0f));
+      const float d = query ? delta[at.b * p.l + i] : 0.0f;
+      ember_add_row<PER_V>(dva, weight, gs + ii * EVP, at.lane);
+      ember_add_row<PER_E>(dka, weight * (dp - d), qs + ii * EP, at.lane);
+    }
+  }
+  if (!at.valid) return;
+  ember_store_slice<E_, PER_E>(dk + key * E_, dka, (float)p.scale, at.lane);
+  ember_store_slice<EV_, PER_V>(dv + key * EV_, dva, 1.0f, at.lane);
+}
+)";
+
 /// The #defines of shape and the element type, then the shared helpers.
 std::string prelude(const AttentionShape& shape) {
   std::string source = element_type(shape.dtype, "x");
@@ -304,6 +397,10 @@ std::optional<AttentionShape> attention_shape(const ir::Attention& op,
 
 std::string attention_forward_source(const AttentionShape& shape) {
   return prelude(shape) + std::string(kForward);
+}
+
+std::string attention_backward_source(const AttentionShape& shape) {
+  return prelude(shape) + std::string(kBackward);
 }
 
 }  // namespace ember::cuda

@@ -1,9 +1,12 @@
-// The CUDA C source of the fused attention (ir::Attention), flash-style: no [L, S] matrix is ever
-// stored. A block takes 32 query rows of one batch entry; 8 threads share a row, each holding
-// every 8th element of its q row and of its output in registers, and K and V pass through shared
-// memory 32 keys at a time, in f32. Scores, the online softmax (running maximum and sum) and every
-// sum are f32, in scalar fused multiply-adds (no tensor cores yet). The gradient op
-// (ir::AttentionGrad) runs on the host for now.
+// The CUDA C sources of the fused attention (ir::Attention) and its gradient (ir::AttentionGrad),
+// flash-style: no [L, S] matrix is ever stored. A block takes 32 query rows (forward, dQ) or 32
+// keys (dK, dV) of one batch entry; 8 threads share a row, each holding every 8th element of its
+// q, k, v or gradient slices in registers, and the other side's tiles of 32 rows pass through
+// shared memory in f32. Scores, the online softmax (running maximum and sum) and every sum are
+// f32, in scalar fused multiply-adds (no tensor cores yet). The backward recomputes the
+// probabilities from the forward's log-sum-exp, in two passes: dQ a query row at a time (which
+// also writes D = rowsum(dO out)), then dK and dV a key at a time; no atomics, so the gradients
+// are the same on every run.
 #pragma once
 
 #include <cstdint>
@@ -62,5 +65,15 @@ std::optional<AttentionShape> attention_shape(const ir::Attention& op,
 /// grid: batches * ceil(L / 32) blocks of kAttentionThreads. out = softmax(s) v, lse = the rows'
 /// log-sum-exp (-inf, and out NaN, for a row with no key to attend).
 std::string attention_forward_source(const AttentionShape& shape);
+
+/// ember_attention_dq(const x_t* q, const x_t* k, const x_t* v, const void* mask,
+///                    const x_t* out, const float* lse, const x_t* grad, x_t* dq, float* delta,
+///                    ember_attention p)
+///   grid as the forward's; writes dq and delta = rowsum(grad * out) (f32, [batches, L]).
+/// ember_attention_dkdv(const x_t* q, const x_t* k, const x_t* v, const void* mask,
+///                      const float* lse, const x_t* grad, const float* delta, x_t* dk, x_t* dv,
+///                      ember_attention p)
+///   grid: batches * ceil(S / 32) blocks; runs after ember_attention_dq (it reads delta).
+std::string attention_backward_source(const AttentionShape& shape);
 
 }  // namespace ember::cuda

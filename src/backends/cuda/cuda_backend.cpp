@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -1527,20 +1528,35 @@ class CudaBackend final : public backend::Backend {
     if (!shape) return std::nullopt;
     auto out = allocate(outputs[0]);
     auto lse = allocate(outputs[1]);
-    LaunchArguments arguments = attention_operands(inputs, shape->mask);
-    arguments.add(out->address());
-    arguments.add(lse->address());
-    arguments.add(shape->parameters);
-    launch(kernels_.function(attention_forward_source(*shape), "ember_attention_forward"),
-           attention_blocks(*shape, shape->parameters.l), kAttentionThreads, arguments);
+    launch_attention(attention_forward_source(*shape), "ember_attention_forward", *shape, inputs,
+                     {out->address(), lse->address()}, shape->parameters.l);
     return Outputs{out, lse};
   }
 
-  // The gradient runs on the host until it has a kernel of its own.
-  std::optional<Outputs> run(const ir::AttentionGrad& /*grad*/, const ir::Op& /*op*/,
-                             std::span<const Operand> /*inputs*/,
-                             std::span<const ir::TensorMeta> /*outputs*/) {
-    return std::nullopt;
+  /// inputs: q, k, v[, mask], out, lse, grad_out. dQ first (it writes D = rowsum(dO out)), then
+  /// dK and dV.
+  std::optional<Outputs> run(const ir::AttentionGrad& grad, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const std::size_t forward_inputs = inputs.size() - 3;
+    const std::optional<AttentionShape> shape =
+        attention_shape(grad.attention, metas_of(inputs.first(forward_inputs)));
+    if (!shape) return std::nullopt;
+    const CUdeviceptr out = address_of(inputs[forward_inputs]);
+    const CUdeviceptr lse = address_of(inputs[forward_inputs + 1]);
+    const CUdeviceptr grad_out = address_of(inputs[forward_inputs + 2]);
+    auto dq = allocate(outputs[0]);
+    auto dk = allocate(outputs[1]);
+    auto dv = allocate(outputs[2]);
+    const auto delta =
+        allocate(static_cast<std::size_t>(shape->batches * shape->parameters.l) * sizeof(float));
+    const std::string source = attention_backward_source(*shape);
+    launch_attention(source, "ember_attention_dq", *shape, inputs,
+                     {out, lse, grad_out, dq->address(), delta->address()}, shape->parameters.l);
+    launch_attention(source, "ember_attention_dkdv", *shape, inputs,
+                     {lse, grad_out, delta->address(), dk->address(), dv->address()},
+                     shape->parameters.s);
+    return Outputs{dq, dk, dv};
   }
 
   static std::vector<ir::TensorMeta> metas_of(std::span<const Operand> inputs) {
@@ -1551,18 +1567,22 @@ class CudaBackend final : public backend::Backend {
     return metas;
   }
 
-  /// The attention kernels' first arguments: q, k, v and the mask (0 without one).
-  static LaunchArguments attention_operands(std::span<const Operand> inputs, AttentionMask mask) {
+  /// Launches kernel `name` of source over blocks of kAttentionRows of the batch entries' `rows`
+  /// (queries or keys): its arguments q, k, v and the mask (0 without one), then `rest`, then the
+  /// shape's parameters.
+  void launch_attention(const std::string& source, const std::string& name,
+                        const AttentionShape& shape, std::span<const Operand> inputs,
+                        std::initializer_list<CUdeviceptr> rest, int64_t rows) {
     LaunchArguments arguments;
     for (std::size_t i = 0; i < 3; ++i)
       arguments.add(address_of(inputs[i]));
-    arguments.add(mask == AttentionMask::None ? CUdeviceptr{0} : address_of(inputs[3]));
-    return arguments;
-  }
-
-  /// Blocks of kAttentionRows rows each of the batch entries' `rows` (queries or keys).
-  static unsigned attention_blocks(const AttentionShape& shape, int64_t rows) {
-    return static_cast<unsigned>(shape.batches * ((rows + kAttentionRows - 1) / kAttentionRows));
+    arguments.add(shape.mask == AttentionMask::None ? CUdeviceptr{0} : address_of(inputs[3]));
+    for (const CUdeviceptr address : rest)
+      arguments.add(address);
+    arguments.add(shape.parameters);
+    const int64_t blocks = shape.batches * ((rows + kAttentionRows - 1) / kAttentionRows);
+    launch(kernels_.function(source, name), static_cast<unsigned>(blocks), kAttentionThreads,
+           arguments);
   }
 
   /// src resampled by op's passes (one a spatial dim, in double between them): from input's sizes
