@@ -1,8 +1,9 @@
-// The cuda backend's fused attention: its kernel sources compile with NVRTC to sm_90 machine code,
-// attention_shape takes what the kernels hold (dtypes, head dims, masks whose batch dims reduce
-// to two strides) and refuses the rest, and on a GPU the fused kernels (forward and backward,
-// through autodiff) match the composite of matmul and softmax run on the same GPU in f32 from the
-// same rounded inputs, in f32, f16 and bf16, causal and masked, across several 32-row tiles.
+// The cuda backend's fused attention: its kernel sources (scalar, and the tensor-core forward of
+// f16 and bf16) compile with NVRTC to sm_90 machine code, attention_shape takes what the kernels
+// hold (dtypes, head dims, masks whose batch dims reduce to two strides) and refuses the rest, and
+// on a GPU the fused kernels (forward and backward, through autodiff) match the composite of matmul
+// and softmax run on the same GPU in f32 from the same rounded inputs, in f32, f16 and bf16, causal
+// and masked, across several 32-row tiles.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -75,6 +76,20 @@ TEST(CudaAttentionShape, TakesHalfAndSingleFloatsUpToHeadDim128) {
   EXPECT_FALSE(attention_shape(op, qkv({2}, 5, 5, 64, 64, DType::F64)).has_value());
   EXPECT_FALSE(attention_shape(op, qkv({2}, 0, 5, 64, 64)).has_value());
   EXPECT_FALSE(attention_shape(op, qkv({0}, 5, 5, 64, 64)).has_value());
+}
+
+TEST(CudaAttentionShape, HalfFloatsWithHeadDimsOfWholeFragmentsRunOnTensorCores) {
+  const ir::Attention op{0.125, false};
+  const auto tensor_cores = [&](int64_t e, int64_t ev, DType dtype) {
+    return uses_tensor_cores(*attention_shape(op, qkv({2}, 5, 5, e, ev, dtype)));
+  };
+  EXPECT_TRUE(tensor_cores(64, 64, DType::BF16));
+  EXPECT_TRUE(tensor_cores(128, 8, DType::F16));
+  EXPECT_FALSE(tensor_cores(64, 64, DType::F32));
+  EXPECT_FALSE(tensor_cores(24, 64, DType::BF16));  // E not a multiple of 16
+  EXPECT_FALSE(tensor_cores(64, 12, DType::F16));   // Ev not a multiple of 8
+  EXPECT_EQ(attention_forward_grid(*attention_shape(op, qkv({2}, 5, 5, 64, 64, DType::BF16))).rows,
+            64);
 }
 
 /// The mask strides attention_shape finds for mask over q, k, v of batch [2, 3], L 4, S 5.

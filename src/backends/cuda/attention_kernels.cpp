@@ -306,6 +306,159 @@ extern "C" __global__ void __launch_bounds__(256)
 }
 )";
 
+// The tensor-core forward (f16, bf16; E a multiple of 16, Ev of 8): FlashAttention-2's layout on
+// mma.sync.m16n8k16 (f32 accumulation). A block of 4 warps takes 64 query rows, a warp 16 of them:
+// its Q fragments stay in registers, S = Q K^T comes out in accumulator fragments (a thread holds
+// rows g and g + 8, keys 2t and 2t + 1 of each 8), the online softmax takes each row's maximum and
+// sum across the 4 threads of its quad, and P, rounded to the input dtype, is the A operand of
+// O += P V as it lies in the registers. K is kept in shared memory as it is (a thread's B fragment
+// of K^T is two consecutive elements of a K row), V transposed (the same for V); rows are padded
+// by 8 elements so that the 8 rows a fragment load touches fall in distinct banks.
+constexpr std::string_view kForwardMma = R"(
+#define MROWS 64
+#define KEYS 32
+#define KP (E_ + 8)
+#define VP (KEYS + 8)
+
+__device__ __forceinline__ void ember_mma(float (&c)[4], const unsigned (&a)[4], unsigned b0,
+                                          unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TYPE "." MMA_TYPE ".f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// lo and hi rounded to the dtype, lo in the low half (the lower column of a fragment pair).
+__device__ __forceinline__ unsigned ember_pack(float lo, float hi) {
+  return (unsigned)x_store16(lo) | ((unsigned)x_store16(hi) << 16);
+}
+
+// Elements col and col + 1 of row `row` of x [n, E_] (zeros past n).
+__device__ __forceinline__ unsigned ember_pair(const x_t* x, long long row, long long n, int col) {
+  return row < n ? *(const unsigned*)(x + row * E_ + col) : 0u;
+}
+
+// The 32 bits at element `at` of a shared tile.
+__device__ __forceinline__ unsigned ember_shared_pair(const x_t* tile, int at) {
+  return *(const unsigned*)(tile + at);
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+    ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask, x_t* out,
+                            float* lse, ember_attention p) {
+  alignas(16) __shared__ x_t ks[KEYS * KP];
+  alignas(16) __shared__ x_t vt[EV_ * VP];
+  const long long tiles = (p.l + MROWS - 1) / MROWS;
+  const long long b = blockIdx.x / tiles;
+  const long long q0 = (blockIdx.x % tiles) * MROWS;
+  const int g = (threadIdx.x % 32) / 4;
+  const int t = threadIdx.x % 4;
+  const long long rows[2] = {q0 + threadIdx.x / 32 * 16 + g, q0 + threadIdx.x / 32 * 16 + g + 8};
+  const long long base = ember_mask_base(p, b);
+  unsigned qa[E_ / 16][4];
+#pragma unroll
+  for (int kk = 0; kk < E_ / 16; ++kk) {
+    qa[kk][0] = ember_pair(q, b * p.l + rows[0], b * p.l + p.l, kk * 16 + 2 * t);
+    qa[kk][1] = ember_pair(q, b * p.l + rows[1], b * p.l + p.l, kk * 16 + 2 * t);
+    qa[kk][2] = ember_pair(q, b * p.l + rows[0], b * p.l + p.l, kk * 16 + 2 * t + 8);
+    qa[kk][3] = ember_pair(q, b * p.l + rows[1], b * p.l + p.l, kk * 16 + 2 * t + 8);
+  }
+  float o[EV_ / 8][4];
+#pragma unroll
+  for (int n = 0; n < EV_ / 8; ++n)
+    o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  float m[2] = {NEG_INF, NEG_INF};
+  float sum[2] = {0.0f, 0.0f};
+#if CAUSAL
+  const long long keys = min(p.s, q0 + MROWS);
+#else
+  const long long keys = p.s;
+#endif
+  for (long long j0 = 0; j0 < keys; j0 += KEYS) {
+    __syncthreads();
+    for (int x = threadIdx.x; x < KEYS * E_; x += blockDim.x) {
+      const int j = x / E_;
+      ks[j * KP + x % E_] = j0 + j < p.s ? k[(b * p.s + j0 + j) * E_ + x % E_] : (x_t)0;
+    }
+    for (int x = threadIdx.x; x < KEYS * EV_; x += blockDim.x) {
+      const int j = x / EV_;
+      vt[x % EV_ * VP + j] = j0 + j < p.s ? v[(b * p.s + j0 + j) * EV_ + x % EV_] : (x_t)0;
+    }
+    __syncthreads();
+    float s[KEYS / 8][4];
+    float tile_max[2] = {NEG_INF, NEG_INF};
+#pragma unroll
+    for (int n = 0; n < KEYS / 8; ++n) {
+      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
+#pragma unroll
+      for (int kk = 0; kk < E_ / 16; ++kk) {
+        const int at = (n * 8 + g) * KP + kk * 16 + 2 * t;
+        ember_mma(s[n], qa[kk], ember_shared_pair(ks, at), ember_shared_pair(ks, at + 8));
+      }
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long i = rows[e / 2];
+        const long long j = j0 + n * 8 + 2 * t + e % 2;
+        s[n][e] = ember_score(s[n][e], mask, p, base, i, j, i < p.l && j < p.s);
+        tile_max[e / 2] = fmaxf(tile_max[e / 2], s[n][e]);
+      }
+    }
+    float shift[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      // The row's maximum over its quad (the 4 threads holding its keys).
+      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
+      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 2));
+      const float m_new = fmaxf(m[r], tile_max[r]);
+      // Nothing to attend yet: exponents from 0 keep every weight 0 instead of NaN.
+      shift[r] = m_new == NEG_INF ? 0.0f : m_new;
+      const float rescale = expf(m[r] - shift[r]);
+      sum[r] *= rescale;
+#pragma unroll
+      for (int n = 0; n < EV_ / 8; ++n) {
+        o[n][2 * r] *= rescale;
+        o[n][2 * r + 1] *= rescale;
+      }
+      m[r] = m_new;
+    }
+#pragma unroll
+    for (int n = 0; n < KEYS / 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        s[n][e] = expf(s[n][e] - shift[e / 2]);
+        sum[e / 2] += s[n][e];
+      }
+    }
+#pragma unroll
+    for (int kk = 0; kk < KEYS / 16; ++kk) {
+      const unsigned pa[4] = {ember_pack(s[2 * kk][0], s[2 * kk][1]),
+                              ember_pack(s[2 * kk][2], s[2 * kk][3]),
+                              ember_pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                              ember_pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+      for (int n = 0; n < EV_ / 8; ++n) {
+        const int at = (n * 8 + g) * VP + kk * 16 + 2 * t;
+        ember_mma(o[n], pa, ember_shared_pair(vt, at), ember_shared_pair(vt, at + 8));
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    sum[r] += __shfl_xor_sync(0xffffffffu, sum[r], 1);
+    sum[r] += __shfl_xor_sync(0xffffffffu, sum[r], 2);
+    if (rows[r] >= p.l) continue;
+    const long long row = b * p.l + rows[r];
+    // sum == 0 (nothing attended): 0 / 0 is NaN, as the composite's softmax; lse is -inf.
+#pragma unroll
+    for (int n = 0; n < EV_ / 8; ++n) {
+      out[row * EV_ + n * 8 + 2 * t] = x_store((double)(o[n][2 * r] / sum[r]));
+      out[row * EV_ + n * 8 + 2 * t + 1] = x_store((double)(o[n][2 * r + 1] / sum[r]));
+    }
+    if (t == 0) lse[row] = m[r] + logf(sum[r]);
+  }
+}
+)";
+
 /// The #defines of shape and the element type, then the shared helpers.
 std::string prelude(const AttentionShape& shape) {
   std::string source = element_type(shape.dtype, "x");
@@ -395,8 +548,24 @@ std::optional<AttentionShape> attention_shape(const ir::Attention& op,
   return shape;
 }
 
+bool uses_tensor_cores(const AttentionShape& shape) {
+  return (shape.dtype == DType::F16 || shape.dtype == DType::BF16) && shape.e % 16 == 0 &&
+         shape.ev % 8 == 0;
+}
+
+AttentionGrid attention_forward_grid(const AttentionShape& shape) {
+  return uses_tensor_cores(shape) ? AttentionGrid{128, 64}
+                                  : AttentionGrid{kAttentionThreads, kAttentionRows};
+}
+
 std::string attention_forward_source(const AttentionShape& shape) {
-  return prelude(shape) + std::string(kForward);
+  if (!uses_tensor_cores(shape)) return prelude(shape) + std::string(kForward);
+  const bool f16 = shape.dtype == DType::F16;
+  std::string source = prelude(shape);
+  source += std::string("#define MMA_TYPE \"") + (f16 ? "f16" : "bf16") + "\"\n";
+  source +=
+      std::string("#define x_store16 ") + (f16 ? "ember_store_f16" : "ember_store_bf16") + "\n";
+  return source + std::string(kForwardMma);
 }
 
 std::string attention_backward_source(const AttentionShape& shape) {

@@ -1,9 +1,11 @@
 // The CUDA C sources of the fused attention (ir::Attention) and its gradient (ir::AttentionGrad),
-// flash-style: no [L, S] matrix is ever stored. A block takes 32 query rows (forward, dQ) or 32
-// keys (dK, dV) of one batch entry; 8 threads share a row, each holding every 8th element of its
-// q, k, v or gradient slices in registers, and the other side's tiles of 32 rows pass through
-// shared memory in f32. Scores, the online softmax (running maximum and sum) and every sum are
-// f32, in scalar fused multiply-adds (no tensor cores yet). The backward recomputes the
+// flash-style: no [L, S] matrix is ever stored. The f16 and bf16 forward (E a multiple of 16, Ev
+// of 8) runs on tensor cores: mma.sync m16n8k16 with f32 accumulation, a warp per 16 query rows
+// (uses_tensor_cores). The other kernels are scalar: a block takes 32 query rows (forward, dQ) or
+// 32 keys (dK, dV) of one batch entry; 8 threads share a row, each holding every 8th element of
+// its q, k, v or gradient slices in registers, and the other side's tiles of 32 rows pass through
+// shared memory in f32, every product an f32 fused multiply-add. Scores, the online softmax
+// (running maximum and sum) and every sum are f32 in both. The backward recomputes the
 // probabilities from the forward's log-sum-exp, in two passes: dQ a query row at a time (which
 // also writes D = rowsum(dO out)), then dK and dV a key at a time; no atomics, so the gradients
 // are the same on every run.
@@ -19,9 +21,16 @@
 
 namespace ember::cuda {
 
-/// Threads of a block of the attention kernels, and the rows a block takes (and a tile holds).
+/// Threads of a block of the scalar attention kernels, and the rows a block takes (and a tile
+/// holds).
 inline constexpr unsigned kAttentionThreads = 256;
 inline constexpr int64_t kAttentionRows = 32;
+/// A kernel's block: its threads and the rows (queries or keys) it takes.
+struct AttentionGrid {
+  unsigned threads;
+  int64_t rows;
+};
+
 /// The largest head dim (E and Ev) the kernels hold in registers.
 inline constexpr int64_t kAttentionMaxHeadDim = 128;
 
@@ -60,11 +69,15 @@ struct AttentionShape {
 std::optional<AttentionShape> attention_shape(const ir::Attention& op,
                                               std::span<const ir::TensorMeta> inputs);
 
+/// Whether the forward runs on tensor cores (mma.sync): f16 and bf16 with E a multiple of 16 and
+/// Ev of 8. Elsewhere it is the scalar kernel.
+bool uses_tensor_cores(const AttentionShape& shape);
 /// ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask,
 ///                         x_t* out, float* lse, ember_attention p)
-/// grid: batches * ceil(L / 32) blocks of kAttentionThreads. out = softmax(s) v, lse = the rows'
-/// log-sum-exp (-inf, and out NaN, for a row with no key to attend).
+/// grid: batches * ceil(L / attention_forward_grid's rows) blocks of its threads. out =
+/// softmax(s) v, lse = the rows' log-sum-exp (-inf, and out NaN, for a row with no key to attend).
 std::string attention_forward_source(const AttentionShape& shape);
+AttentionGrid attention_forward_grid(const AttentionShape& shape);
 
 /// ember_attention_dq(const x_t* q, const x_t* k, const x_t* v, const void* mask,
 ///                    const x_t* out, const float* lse, const x_t* grad, x_t* dq, float* delta,

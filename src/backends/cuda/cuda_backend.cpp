@@ -1529,7 +1529,8 @@ class CudaBackend final : public backend::Backend {
     auto out = allocate(outputs[0]);
     auto lse = allocate(outputs[1]);
     launch_attention(attention_forward_source(*shape), "ember_attention_forward", *shape, inputs,
-                     {out->address(), lse->address()}, shape->parameters.l);
+                     {out->address(), lse->address()}, shape->parameters.l,
+                     attention_forward_grid(*shape));
     return Outputs{out, lse};
   }
 
@@ -1551,11 +1552,13 @@ class CudaBackend final : public backend::Backend {
     const auto delta =
         allocate(static_cast<std::size_t>(shape->batches * shape->parameters.l) * sizeof(float));
     const std::string source = attention_backward_source(*shape);
+    const AttentionGrid grid{kAttentionThreads, kAttentionRows};
     launch_attention(source, "ember_attention_dq", *shape, inputs,
-                     {out, lse, grad_out, dq->address(), delta->address()}, shape->parameters.l);
+                     {out, lse, grad_out, dq->address(), delta->address()}, shape->parameters.l,
+                     grid);
     launch_attention(source, "ember_attention_dkdv", *shape, inputs,
                      {lse, grad_out, delta->address(), dk->address(), dv->address()},
-                     shape->parameters.s);
+                     shape->parameters.s, grid);
     return Outputs{dq, dk, dv};
   }
 
@@ -1567,12 +1570,12 @@ class CudaBackend final : public backend::Backend {
     return metas;
   }
 
-  /// Launches kernel `name` of source over blocks of kAttentionRows of the batch entries' `rows`
+  /// Launches kernel `name` of source over blocks of grid.rows of the batch entries' `rows`
   /// (queries or keys): its arguments q, k, v and the mask (0 without one), then `rest`, then the
   /// shape's parameters.
   void launch_attention(const std::string& source, const std::string& name,
                         const AttentionShape& shape, std::span<const Operand> inputs,
-                        std::initializer_list<CUdeviceptr> rest, int64_t rows) {
+                        std::initializer_list<CUdeviceptr> rest, int64_t rows, AttentionGrid grid) {
     LaunchArguments arguments;
     for (std::size_t i = 0; i < 3; ++i)
       arguments.add(address_of(inputs[i]));
@@ -1580,9 +1583,8 @@ class CudaBackend final : public backend::Backend {
     for (const CUdeviceptr address : rest)
       arguments.add(address);
     arguments.add(shape.parameters);
-    const int64_t blocks = shape.batches * ((rows + kAttentionRows - 1) / kAttentionRows);
-    launch(kernels_.function(source, name), static_cast<unsigned>(blocks), kAttentionThreads,
-           arguments);
+    const int64_t blocks = shape.batches * ((rows + grid.rows - 1) / grid.rows);
+    launch(kernels_.function(source, name), static_cast<unsigned>(blocks), grid.threads, arguments);
   }
 
   /// src resampled by op's passes (one a spatial dim, in double between them): from input's sizes
