@@ -45,9 +45,10 @@ TEST(CudaAttentionKernels, CompileForEveryDtypeMaskAndHeadDim) {
     bool causal;
   };
   for (const DType dtype : {DType::F32, DType::F16, DType::BF16}) {
-    for (const Variant v : {Variant{64, 64, AttentionMask::None, false},
-                            Variant{128, 128, AttentionMask::Float, true},
-                            Variant{3, 5, AttentionMask::Bool, false}}) {
+    for (const Variant v :
+         {Variant{64, 64, AttentionMask::None, false}, Variant{32, 48, AttentionMask::Bool, true},
+          Variant{128, 128, AttentionMask::Float, true},
+          Variant{3, 5, AttentionMask::Bool, false}}) {
       const AttentionShape shape{dtype, 1, v.e, v.ev, v.mask, v.causal, {}};
       const std::string what = std::string(dtype_name(dtype)) + " E " + std::to_string(v.e) +
                                " mask " + std::to_string(static_cast<int>(v.mask));
@@ -84,12 +85,22 @@ TEST(CudaAttentionShape, HalfFloatsWithHeadDimsOfWholeFragmentsRunOnTensorCores)
     return uses_tensor_cores(*attention_shape(op, qkv({2}, 5, 5, e, ev, dtype)));
   };
   EXPECT_TRUE(tensor_cores(64, 64, DType::BF16));
-  EXPECT_TRUE(tensor_cores(128, 8, DType::F16));
+  EXPECT_TRUE(tensor_cores(128, 16, DType::F16));
   EXPECT_FALSE(tensor_cores(64, 64, DType::F32));
   EXPECT_FALSE(tensor_cores(24, 64, DType::BF16));  // E not a multiple of 16
-  EXPECT_FALSE(tensor_cores(64, 12, DType::F16));   // Ev not a multiple of 8
-  EXPECT_EQ(attention_forward_grid(*attention_shape(op, qkv({2}, 5, 5, 64, 64, DType::BF16))).rows,
-            64);
+  EXPECT_FALSE(tensor_cores(64, 8, DType::F16));    // nor Ev
+  // The backward's registers hold head dims up to 64.
+  const auto backward = [&](int64_t e, int64_t ev) {
+    return backward_uses_tensor_cores(*attention_shape(op, qkv({2}, 5, 5, e, ev, DType::BF16)));
+  };
+  EXPECT_TRUE(backward(64, 32));
+  EXPECT_FALSE(backward(128, 64));
+  EXPECT_FALSE(backward(64, 128));
+  const AttentionShape half = *attention_shape(op, qkv({2}, 5, 5, 64, 64, DType::BF16));
+  EXPECT_EQ(attention_forward_grid(half).rows, 64);
+  EXPECT_EQ(attention_backward_grid(half).rows, 64);
+  const AttentionShape single = *attention_shape(op, qkv({2}, 5, 5, 64, 64));
+  EXPECT_EQ(attention_backward_grid(single).rows, kAttentionRows);
 }
 
 /// The mask strides attention_shape finds for mask over q, k, v of batch [2, 3], L 4, S 5.

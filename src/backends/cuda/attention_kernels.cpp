@@ -151,12 +151,14 @@ __device__ __forceinline__ void ember_load_tiles(float* xt, float* yt, const x_t
   __syncthreads();
 }
 
-// The keys a block of queries [i0, i0 + ROWS) reads: under CAUSAL none past its last query.
-__device__ __forceinline__ long long ember_keys(const ember_attention& p, long long i0) {
+// The keys a block of queries [i0, i0 + rows) reads: under CAUSAL none past its last query.
+__device__ __forceinline__ long long ember_keys(const ember_attention& p, long long i0,
+                                                long long rows) {
 #if CAUSAL
-  return min(p.s, i0 + ROWS);
+  return min(p.s, i0 + rows);
 #else
   (void)i0;
+  (void)rows;
   return p.s;
 #endif
 }
@@ -178,7 +180,7 @@ extern "C" __global__ void __launch_bounds__(256)
   ember_zero(acc);
   float m = NEG_INF;
   float sum = 0.0f;
-  const long long keys = ember_keys(p, at.r0);
+  const long long keys = ember_keys(p, at.r0, ROWS);
   for (long long j0 = 0; j0 < keys; j0 += ROWS) {
     ember_load_tiles(ks, vs, k, v, at.b * p.s, j0, p.s);
     float scores[ROWS];
@@ -249,7 +251,7 @@ extern "C" __global__ void __launch_bounds__(256)
   if (at.valid && at.lane == 0) delta[row] = d;
   float acc[PER_E];
   ember_zero(acc);
-  const long long keys = ember_keys(p, at.r0);
+  const long long keys = ember_keys(p, at.r0, ROWS);
   for (long long j0 = 0; j0 < keys; j0 += ROWS) {
     ember_load_tiles(ks, vs, k, v, at.b * p.s, j0, p.s);
 #pragma unroll 4
@@ -306,19 +308,20 @@ extern "C" __global__ void __launch_bounds__(256)
 }
 )";
 
-// The tensor-core forward (f16, bf16; E a multiple of 16, Ev of 8): FlashAttention-2's layout on
-// mma.sync.m16n8k16 (f32 accumulation). A block of 4 warps takes 64 query rows, a warp 16 of them:
-// its Q fragments stay in registers, S = Q K^T comes out in accumulator fragments (a thread holds
-// rows g and g + 8, keys 2t and 2t + 1 of each 8), the online softmax takes each row's maximum and
-// sum across the 4 threads of its quad, and P, rounded to the input dtype, is the A operand of
-// O += P V as it lies in the registers. K is kept in shared memory as it is (a thread's B fragment
-// of K^T is two consecutive elements of a K row), V transposed (the same for V); rows are padded
-// by 8 elements so that the 8 rows a fragment load touches fall in distinct banks.
-constexpr std::string_view kForwardMma = R"(
+// What the tensor-core kernels share (f16, bf16): mma.sync.m16n8k16 with f32 accumulation in
+// FlashAttention-2's register layout. A warp takes 16 rows (queries, or keys); a thread (g = lane
+// / 4, t = lane % 4) holds rows g and g + 8: its A fragments of those rows stay in registers, and
+// an accumulator tile of 8 columns gives it columns 2t and 2t + 1 of both rows. The other side
+// passes through shared memory 32 rows at a time, as it is (a B fragment of X^T is two
+// consecutive elements of a row of X) or transposed (the same for X); rows are padded by 8
+// elements so that the 8 rows a fragment load touches fall in distinct banks. An accumulator tile
+// of scores, rounded to the dtype, is the A operand of the next product as it lies.
+constexpr std::string_view kMmaCommon = R"(
 #define MROWS 64
 #define KEYS 32
 #define KP (E_ + 8)
-#define VP (KEYS + 8)
+#define EVP (EV_ + 8)
+#define TP (KEYS + 8)
 
 __device__ __forceinline__ void ember_mma(float (&c)[4], const unsigned (&a)[4], unsigned b0,
                                           unsigned b1) {
@@ -333,83 +336,154 @@ __device__ __forceinline__ unsigned ember_pack(float lo, float hi) {
   return (unsigned)x_store16(lo) | ((unsigned)x_store16(hi) << 16);
 }
 
-// Elements col and col + 1 of row `row` of x [n, E_] (zeros past n).
-__device__ __forceinline__ unsigned ember_pair(const x_t* x, long long row, long long n, int col) {
-  return row < n ? *(const unsigned*)(x + row * E_ + col) : 0u;
+template <int N>
+__device__ __forceinline__ void ember_clear(float (&acc)[N][4]) {
+#pragma unroll
+  for (int n = 0; n < N; ++n)
+    acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
 }
 
-// The 32 bits at element `at` of a shared tile.
-__device__ __forceinline__ unsigned ember_shared_pair(const x_t* tile, int at) {
-  return *(const unsigned*)(tile + at);
+// The A fragments of rows `row` and row + 8 of x [n, WIDTH] (zeros past n): elements 2t, 2t + 1
+// (and + 8) of each 16 columns.
+template <int WIDTH>
+__device__ __forceinline__ void ember_fragments(unsigned (&a)[WIDTH / 16][4], const x_t* x,
+                                                long long row, long long n, int t) {
+#pragma unroll
+  for (int kk = 0; kk < WIDTH / 16; ++kk) {
+#pragma unroll
+    for (int f = 0; f < 4; ++f) {
+      const long long r = row + (f % 2) * 8;
+      const int c = kk * 16 + 2 * t + (f / 2) * 8;
+      a[kk][f] = r < n ? *(const unsigned*)(x + r * WIDTH + c) : 0u;
+    }
+  }
 }
 
+// Rows [r0, r0 + KEYS) of x [n, WIDTH] from row `first` into tile: rows of PITCH elements, or
+// transposed (column c at c * TP); zeros past n.
+template <int WIDTH, int PITCH, bool TRANSPOSED>
+__device__ __forceinline__ void ember_stage(x_t* tile, const x_t* x, long long first, long long r0,
+                                            long long n) {
+  for (int at = threadIdx.x; at < KEYS * WIDTH; at += blockDim.x) {
+    const int j = at / WIDTH;
+    const int c = at % WIDTH;
+    tile[TRANSPOSED ? c * TP + j : j * PITCH + c] =
+        r0 + j < n ? x[(first + r0 + j) * WIDTH + c] : (x_t)0;
+  }
+}
+
+// acc[n] += a B_n for the accumulator tiles n: B_n^T is rows 8n .. 8n + 7 of the shared tile
+// (rows of PITCH elements), K_STEPS times 16 of their elements.
+template <int N, int K_STEPS, int PITCH>
+__device__ __forceinline__ void ember_product(float (&acc)[N][4], const unsigned (&a)[K_STEPS][4],
+                                              const x_t* tile, int g, int t) {
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+#pragma unroll
+    for (int kk = 0; kk < K_STEPS; ++kk) {
+      const x_t* b = tile + (n * 8 + g) * PITCH + kk * 16 + 2 * t;
+      ember_mma(acc[n], a[kk], *(const unsigned*)b, *(const unsigned*)(b + 8));
+    }
+  }
+}
+
+// The accumulator tiles of a 16 x KEYS product as A fragments (rounded to the dtype).
+__device__ __forceinline__ void ember_as_fragments(unsigned (&a)[KEYS / 16][4],
+                                                   const float (&acc)[KEYS / 8][4]) {
+#pragma unroll
+  for (int kk = 0; kk < KEYS / 16; ++kk) {
+#pragma unroll
+    for (int f = 0; f < 4; ++f) {
+      const float(&c)[4] = acc[2 * kk + f / 2];
+      a[kk][f] = ember_pack(c[(f % 2) * 2], c[(f % 2) * 2 + 1]);
+    }
+  }
+}
+
+// Row row + 8 r of the accumulator tiles (columns 2t, 2t + 1 of each 8), times factor, into row
+// `at` of x [.., WIDTH].
+template <int WIDTH>
+__device__ __forceinline__ void ember_store_row(x_t* x, long long at, const float (&acc)[WIDTH / 8][4],
+                                                int r, float factor, int t) {
+#pragma unroll
+  for (int n = 0; n < WIDTH / 8; ++n) {
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+      x[at * WIDTH + n * 8 + 2 * t + c] = x_store((double)(acc[n][2 * r + c] * factor));
+  }
+}
+
+// The rows' maximum and sum (or any value) over the 4 threads of a quad, which hold a row.
+__device__ __forceinline__ float ember_quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float ember_quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// Where a warp's thread stands in a block of MROWS rows of n: batch entry b, the block's first row
+// r0, the thread's rows row (and row + 8), g and t.
+struct ember_warp {
+  long long b, r0, row, base;
+  int g, t;
+};
+
+__device__ __forceinline__ ember_warp ember_warp_of(const ember_attention& p, long long n) {
+  const long long tiles = (n + MROWS - 1) / MROWS;
+  ember_warp at;
+  at.b = blockIdx.x / tiles;
+  at.r0 = (blockIdx.x % tiles) * MROWS;
+  at.g = (threadIdx.x % 32) / 4;
+  at.t = threadIdx.x % 4;
+  at.row = at.r0 + threadIdx.x / 32 * 16 + at.g;
+  at.base = ember_mask_base(p, at.b);
+  return at;
+}
+)";
+
+// The tensor-core forward: a block of 4 warps takes 64 query rows; S = Q K^T in accumulators, the
+// online softmax per row across its quad, O += P V with P rounded to the dtype. K is staged as it
+// is, V transposed.
+constexpr std::string_view kForwardMma = R"(
 extern "C" __global__ void __launch_bounds__(128)
     ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask, x_t* out,
                             float* lse, ember_attention p) {
   alignas(16) __shared__ x_t ks[KEYS * KP];
-  alignas(16) __shared__ x_t vt[EV_ * VP];
-  const long long tiles = (p.l + MROWS - 1) / MROWS;
-  const long long b = blockIdx.x / tiles;
-  const long long q0 = (blockIdx.x % tiles) * MROWS;
-  const int g = (threadIdx.x % 32) / 4;
-  const int t = threadIdx.x % 4;
-  const long long rows[2] = {q0 + threadIdx.x / 32 * 16 + g, q0 + threadIdx.x / 32 * 16 + g + 8};
-  const long long base = ember_mask_base(p, b);
+  alignas(16) __shared__ x_t vt[EV_ * TP];
+  const ember_warp at = ember_warp_of(p, p.l);
   unsigned qa[E_ / 16][4];
-#pragma unroll
-  for (int kk = 0; kk < E_ / 16; ++kk) {
-    qa[kk][0] = ember_pair(q, b * p.l + rows[0], b * p.l + p.l, kk * 16 + 2 * t);
-    qa[kk][1] = ember_pair(q, b * p.l + rows[1], b * p.l + p.l, kk * 16 + 2 * t);
-    qa[kk][2] = ember_pair(q, b * p.l + rows[0], b * p.l + p.l, kk * 16 + 2 * t + 8);
-    qa[kk][3] = ember_pair(q, b * p.l + rows[1], b * p.l + p.l, kk * 16 + 2 * t + 8);
-  }
+  ember_fragments<E_>(qa, q + at.b * p.l * E_, at.row, p.l, at.t);
   float o[EV_ / 8][4];
-#pragma unroll
-  for (int n = 0; n < EV_ / 8; ++n)
-    o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.0f;
+  ember_clear(o);
   float m[2] = {NEG_INF, NEG_INF};
   float sum[2] = {0.0f, 0.0f};
-#if CAUSAL
-  const long long keys = min(p.s, q0 + MROWS);
-#else
-  const long long keys = p.s;
-#endif
+  const long long keys = ember_keys(p, at.r0, MROWS);
   for (long long j0 = 0; j0 < keys; j0 += KEYS) {
     __syncthreads();
-    for (int x = threadIdx.x; x < KEYS * E_; x += blockDim.x) {
-      const int j = x / E_;
-      ks[j * KP + x % E_] = j0 + j < p.s ? k[(b * p.s + j0 + j) * E_ + x % E_] : (x_t)0;
-    }
-    for (int x = threadIdx.x; x < KEYS * EV_; x += blockDim.x) {
-      const int j = x / EV_;
-      vt[x % EV_ * VP + j] = j0 + j < p.s ? v[(b * p.s + j0 + j) * EV_ + x % EV_] : (x_t)0;
-    }
+    ember_stage<E_, KP, false>(ks, k, at.b * p.s, j0, p.s);
+    ember_stage<EV_, 0, true>(vt, v, at.b * p.s, j0, p.s);
     __syncthreads();
     float s[KEYS / 8][4];
-    float tile_max[2] = {NEG_INF, NEG_INF};
-#pragma unroll
-    for (int n = 0; n < KEYS / 8; ++n) {
-      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.0f;
-#pragma unroll
-      for (int kk = 0; kk < E_ / 16; ++kk) {
-        const int at = (n * 8 + g) * KP + kk * 16 + 2 * t;
-        ember_mma(s[n], qa[kk], ember_shared_pair(ks, at), ember_shared_pair(ks, at + 8));
-      }
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const long long i = rows[e / 2];
-        const long long j = j0 + n * 8 + 2 * t + e % 2;
-        s[n][e] = ember_score(s[n][e], mask, p, base, i, j, i < p.l && j < p.s);
-        tile_max[e / 2] = fmaxf(tile_max[e / 2], s[n][e]);
-      }
-    }
+    ember_clear(s);
+    ember_product<KEYS / 8, E_ / 16, KP>(s, qa, ks, at.g, at.t);
     float shift[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      // The row's maximum over its quad (the 4 threads holding its keys).
-      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 1));
-      tile_max[r] = fmaxf(tile_max[r], __shfl_xor_sync(0xffffffffu, tile_max[r], 2));
-      const float m_new = fmaxf(m[r], tile_max[r]);
+      const long long i = at.row + 8 * r;
+      float tile_max = NEG_INF;
+#pragma unroll
+      for (int n = 0; n < KEYS / 8; ++n) {
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const long long j = j0 + n * 8 + 2 * at.t + c;
+          float& x = s[n][2 * r + c];
+          x = ember_score(x, mask, p, at.base, i, j, i < p.l && j < p.s);
+          tile_max = fmaxf(tile_max, x);
+        }
+      }
+      const float m_new = fmaxf(m[r], ember_quad_max(tile_max));
       // Nothing to attend yet: exponents from 0 keep every weight 0 instead of NaN.
       shift[r] = m_new == NEG_INF ? 0.0f : m_new;
       const float rescale = expf(m[r] - shift[r]);
@@ -429,32 +503,164 @@ extern "C" __global__ void __launch_bounds__(128)
         sum[e / 2] += s[n][e];
       }
     }
-#pragma unroll
-    for (int kk = 0; kk < KEYS / 16; ++kk) {
-      const unsigned pa[4] = {ember_pack(s[2 * kk][0], s[2 * kk][1]),
-                              ember_pack(s[2 * kk][2], s[2 * kk][3]),
-                              ember_pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                              ember_pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-#pragma unroll
-      for (int n = 0; n < EV_ / 8; ++n) {
-        const int at = (n * 8 + g) * VP + kk * 16 + 2 * t;
-        ember_mma(o[n], pa, ember_shared_pair(vt, at), ember_shared_pair(vt, at + 8));
-      }
-    }
+    unsigned pa[KEYS / 16][4];
+    ember_as_fragments(pa, s);
+    ember_product<EV_ / 8, KEYS / 16, TP>(o, pa, vt, at.g, at.t);
   }
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    sum[r] += __shfl_xor_sync(0xffffffffu, sum[r], 1);
-    sum[r] += __shfl_xor_sync(0xffffffffu, sum[r], 2);
-    if (rows[r] >= p.l) continue;
-    const long long row = b * p.l + rows[r];
-    // sum == 0 (nothing attended): 0 / 0 is NaN, as the composite's softmax; lse is -inf.
+    const float total = ember_quad_sum(sum[r]);
+    if (at.row + 8 * r >= p.l) continue;
+    const long long row = at.b * p.l + at.row + 8 * r;
+    // total == 0 (nothing attended): 0 * inf is NaN, as the composite's softmax; lse is -inf.
+    ember_store_row<EV_>(out, row, o, r, 1.0f / total, at.t);
+    if (at.t == 0) lse[row] = m[r] + logf(total);
+  }
+}
+)";
+
+// The tensor-core backward (E and Ev multiples of 16, up to 64: what its registers hold).
+// ember_attention_dq: a block of 4 warps takes 64 query rows; per key tile S = Q K^T and
+// dP = dO V^T in accumulators, dS = P (dP - D) with P = exp(S - lse), dQ += dS K (K staged as it
+// is for S, transposed for dQ; V as it is). It writes D = rowsum(dO out) first.
+// ember_attention_dkdv: a block of 4 warps takes 64 keys; per query tile S^T = K Q^T and
+// dP^T = V dO^T, dV += P^T dO and dK += dS^T Q (Q and dO staged as they are and transposed, with
+// their rows' lse and D).
+constexpr std::string_view kBackwardMma = R"(
+extern "C" __global__ void __launch_bounds__(128)
+    ember_attention_dq(const x_t* q, const x_t* k, const x_t* v, const void* mask, const x_t* out,
+                       const float* lse, const x_t* grad, x_t* dq, float* delta,
+                       ember_attention p) {
+  alignas(16) __shared__ x_t ks[KEYS * KP];
+  alignas(16) __shared__ x_t kt[E_ * TP];
+  alignas(16) __shared__ x_t vs[KEYS * EVP];
+  const ember_warp at = ember_warp_of(p, p.l);
+  unsigned qa[E_ / 16][4];
+  ember_fragments<E_>(qa, q + at.b * p.l * E_, at.row, p.l, at.t);
+  unsigned ga[EV_ / 16][4];
+  ember_fragments<EV_>(ga, grad + at.b * p.l * EV_, at.row, p.l, at.t);
+  float row_lse[2];
+  float d[2];
 #pragma unroll
-    for (int n = 0; n < EV_ / 8; ++n) {
-      out[row * EV_ + n * 8 + 2 * t] = x_store((double)(o[n][2 * r] / sum[r]));
-      out[row * EV_ + n * 8 + 2 * t + 1] = x_store((double)(o[n][2 * r + 1] / sum[r]));
+  for (int r = 0; r < 2; ++r) {
+    const long long i = at.row + 8 * r;
+    const long long row = at.b * p.l + i;
+    float part = 0.0f;
+    if (i < p.l) {
+      for (int c = 2 * at.t; c < EV_; c += 8) {
+        part = fmaf(x_load(grad[row * EV_ + c]), x_load(out[row * EV_ + c]), part);
+        part = fmaf(x_load(grad[row * EV_ + c + 1]), x_load(out[row * EV_ + c + 1]), part);
+      }
     }
-    if (t == 0) lse[row] = m[r] + logf(sum[r]);
+    d[r] = ember_quad_sum(part);
+    row_lse[r] = i < p.l ? lse[row] : 0.0f;
+    if (i < p.l && at.t == 0) delta[row] = d[r];
+  }
+  float acc[E_ / 8][4];
+  ember_clear(acc);
+  const long long keys = ember_keys(p, at.r0, MROWS);
+  for (long long j0 = 0; j0 < keys; j0 += KEYS) {
+    __syncthreads();
+    ember_stage<E_, KP, false>(ks, k, at.b * p.s, j0, p.s);
+    ember_stage<E_, 0, true>(kt, k, at.b * p.s, j0, p.s);
+    ember_stage<EV_, EVP, false>(vs, v, at.b * p.s, j0, p.s);
+    __syncthreads();
+    float s[KEYS / 8][4];
+    ember_clear(s);
+    ember_product<KEYS / 8, E_ / 16, KP>(s, qa, ks, at.g, at.t);
+    float dp[KEYS / 8][4];
+    ember_clear(dp);
+    ember_product<KEYS / 8, EV_ / 16, EVP>(dp, ga, vs, at.g, at.t);
+#pragma unroll
+    for (int n = 0; n < KEYS / 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long i = at.row + 8 * (e / 2);
+        const long long j = j0 + n * 8 + 2 * at.t + e % 2;
+        const float score = ember_score(s[n][e], mask, p, at.base, i, j, i < p.l && j < p.s);
+        s[n][e] = expf(score - row_lse[e / 2]) * (dp[n][e] - d[e / 2]);
+      }
+    }
+    unsigned da[KEYS / 16][4];
+    ember_as_fragments(da, s);
+    ember_product<E_ / 8, KEYS / 16, TP>(acc, da, kt, at.g, at.t);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (at.row + 8 * r >= p.l) continue;
+    const long long row = at.b * p.l + at.row + 8 * r;
+    ember_store_row<E_>(dq, row, acc, r, (float)p.scale, at.t);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+    ember_attention_dkdv(const x_t* q, const x_t* k, const x_t* v, const void* mask,
+                         const float* lse, const x_t* grad, const float* delta, x_t* dk, x_t* dv,
+                         ember_attention p) {
+  alignas(16) __shared__ x_t qs[KEYS * KP];
+  alignas(16) __shared__ x_t qt[E_ * TP];
+  alignas(16) __shared__ x_t gs[KEYS * EVP];
+  alignas(16) __shared__ x_t gt[EV_ * TP];
+  __shared__ float lses[KEYS];
+  __shared__ float deltas[KEYS];
+  const ember_warp at = ember_warp_of(p, p.s);
+  unsigned ka[E_ / 16][4];
+  ember_fragments<E_>(ka, k + at.b * p.s * E_, at.row, p.s, at.t);
+  unsigned va[EV_ / 16][4];
+  ember_fragments<EV_>(va, v + at.b * p.s * EV_, at.row, p.s, at.t);
+  float dka[E_ / 8][4];
+  ember_clear(dka);
+  float dva[EV_ / 8][4];
+  ember_clear(dva);
+#if CAUSAL
+  const long long first = at.r0;  // queries before the block's first key attend none of its keys
+#else
+  const long long first = 0;
+#endif
+  for (long long i0 = first; i0 < p.l; i0 += KEYS) {
+    __syncthreads();
+    ember_stage<E_, KP, false>(qs, q, at.b * p.l, i0, p.l);
+    ember_stage<E_, 0, true>(qt, q, at.b * p.l, i0, p.l);
+    ember_stage<EV_, EVP, false>(gs, grad, at.b * p.l, i0, p.l);
+    ember_stage<EV_, 0, true>(gt, grad, at.b * p.l, i0, p.l);
+    if (threadIdx.x < KEYS) {
+      const long long i = i0 + threadIdx.x;
+      // A query past the end weighs exp(-inf - 0) = 0.
+      lses[threadIdx.x] = i < p.l ? lse[at.b * p.l + i] : 0.0f;
+      deltas[threadIdx.x] = i < p.l ? delta[at.b * p.l + i] : 0.0f;
+    }
+    __syncthreads();
+    float s[KEYS / 8][4];
+    ember_clear(s);
+    ember_product<KEYS / 8, E_ / 16, KP>(s, ka, qs, at.g, at.t);
+    float dp[KEYS / 8][4];
+    ember_clear(dp);
+    ember_product<KEYS / 8, EV_ / 16, EVP>(dp, va, gs, at.g, at.t);
+    float ds[KEYS / 8][4];
+#pragma unroll
+    for (int n = 0; n < KEYS / 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long j = at.row + 8 * (e / 2);
+        const int ii = n * 8 + 2 * at.t + e % 2;
+        const long long i = i0 + ii;
+        const float score = ember_score(s[n][e], mask, p, at.base, i, j, i < p.l && j < p.s);
+        s[n][e] = expf(score - lses[ii]);
+        ds[n][e] = s[n][e] * (dp[n][e] - deltas[ii]);
+      }
+    }
+    unsigned pa[KEYS / 16][4];
+    ember_as_fragments(pa, s);
+    ember_product<EV_ / 8, KEYS / 16, TP>(dva, pa, gt, at.g, at.t);
+    ember_as_fragments(pa, ds);
+    ember_product<E_ / 8, KEYS / 16, TP>(dka, pa, qt, at.g, at.t);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (at.row + 8 * r >= p.s) continue;
+    const long long key = at.b * p.s + at.row + 8 * r;
+    ember_store_row<E_>(dk, key, dka, r, (float)p.scale, at.t);
+    ember_store_row<EV_>(dv, key, dva, r, 1.0f, at.t);
   }
 }
 )";
@@ -468,6 +674,16 @@ std::string prelude(const AttentionShape& shape) {
   source += std::string("#define CAUSAL ") + (shape.causal ? "1" : "0") + "\n";
   source += kCommon;
   return source;
+}
+
+/// prelude, then the tensor-core kernels' helpers for the dtype's mma.sync.
+std::string mma_prelude(const AttentionShape& shape) {
+  const bool f16 = shape.dtype == DType::F16;
+  std::string source = prelude(shape);
+  source += std::string("#define MMA_TYPE \"") + (f16 ? "f16" : "bf16") + "\"\n";
+  source +=
+      std::string("#define x_store16 ") + (f16 ? "ember_store_f16" : "ember_store_bf16") + "\n";
+  return source + std::string(kMmaCommon);
 }
 
 /// Element strides of a contiguous tensor of dims, right-aligned to rank dims (0 where a dim is
@@ -513,6 +729,12 @@ bool set_mask_strides(AttentionParameters& p, const Shape& q, const Shape& mask)
 }
 
 constexpr int64_t kMaxBlocks = 2147483647;
+/// The tensor-core backward holds K and V (or Q and dO) fragments and both gradients in registers:
+/// head dims up to 64.
+constexpr int64_t kMmaBackwardMaxHeadDim = 64;
+constexpr AttentionGrid kScalarGrid{kAttentionThreads, kAttentionRows};
+/// 4 warps of 16 rows.
+constexpr AttentionGrid kMmaGrid{128, 64};
 
 bool head_dim_fits(int64_t dim) {
   return dim > 0 && dim <= kAttentionMaxHeadDim;
@@ -550,26 +772,30 @@ std::optional<AttentionShape> attention_shape(const ir::Attention& op,
 
 bool uses_tensor_cores(const AttentionShape& shape) {
   return (shape.dtype == DType::F16 || shape.dtype == DType::BF16) && shape.e % 16 == 0 &&
-         shape.ev % 8 == 0;
+         shape.ev % 16 == 0;
+}
+
+bool backward_uses_tensor_cores(const AttentionShape& shape) {
+  return uses_tensor_cores(shape) && shape.e <= kMmaBackwardMaxHeadDim &&
+         shape.ev <= kMmaBackwardMaxHeadDim;
 }
 
 AttentionGrid attention_forward_grid(const AttentionShape& shape) {
-  return uses_tensor_cores(shape) ? AttentionGrid{128, 64}
-                                  : AttentionGrid{kAttentionThreads, kAttentionRows};
+  return uses_tensor_cores(shape) ? kMmaGrid : kScalarGrid;
+}
+
+AttentionGrid attention_backward_grid(const AttentionShape& shape) {
+  return backward_uses_tensor_cores(shape) ? kMmaGrid : kScalarGrid;
 }
 
 std::string attention_forward_source(const AttentionShape& shape) {
   if (!uses_tensor_cores(shape)) return prelude(shape) + std::string(kForward);
-  const bool f16 = shape.dtype == DType::F16;
-  std::string source = prelude(shape);
-  source += std::string("#define MMA_TYPE \"") + (f16 ? "f16" : "bf16") + "\"\n";
-  source +=
-      std::string("#define x_store16 ") + (f16 ? "ember_store_f16" : "ember_store_bf16") + "\n";
-  return source + std::string(kForwardMma);
+  return mma_prelude(shape) + std::string(kForwardMma);
 }
 
 std::string attention_backward_source(const AttentionShape& shape) {
-  return prelude(shape) + std::string(kBackward);
+  if (!backward_uses_tensor_cores(shape)) return prelude(shape) + std::string(kBackward);
+  return mma_prelude(shape) + std::string(kBackwardMma);
 }
 
 }  // namespace ember::cuda

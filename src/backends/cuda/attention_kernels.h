@@ -1,11 +1,11 @@
 // The CUDA C sources of the fused attention (ir::Attention) and its gradient (ir::AttentionGrad),
-// flash-style: no [L, S] matrix is ever stored. The f16 and bf16 forward (E a multiple of 16, Ev
-// of 8) runs on tensor cores: mma.sync m16n8k16 with f32 accumulation, a warp per 16 query rows
-// (uses_tensor_cores). The other kernels are scalar: a block takes 32 query rows (forward, dQ) or
-// 32 keys (dK, dV) of one batch entry; 8 threads share a row, each holding every 8th element of
-// its q, k, v or gradient slices in registers, and the other side's tiles of 32 rows pass through
-// shared memory in f32, every product an f32 fused multiply-add. Scores, the online softmax
-// (running maximum and sum) and every sum are f32 in both. The backward recomputes the
+// flash-style: no [L, S] matrix is ever stored. The f16 and bf16 kernels (E and Ev multiples of
+// 16; up to 64 for the backward) run on tensor cores: mma.sync m16n8k16 with f32 accumulation, a
+// warp per 16 rows (uses_tensor_cores). The other kernels are scalar: a block takes 32 query rows
+// (forward, dQ) or 32 keys (dK, dV) of one batch entry; 8 threads share a row, each holding every
+// 8th element of its q, k, v or gradient slices in registers, and the other side's tiles of 32 rows
+// pass through shared memory in f32, every product an f32 fused multiply-add. Scores, the online
+// softmax (running maximum and sum) and every sum are f32 in both. The backward recomputes the
 // probabilities from the forward's log-sum-exp, in two passes: dQ a query row at a time (which
 // also writes D = rowsum(dO out)), then dK and dV a key at a time; no atomics, so the gradients
 // are the same on every run.
@@ -69,9 +69,11 @@ struct AttentionShape {
 std::optional<AttentionShape> attention_shape(const ir::Attention& op,
                                               std::span<const ir::TensorMeta> inputs);
 
-/// Whether the forward runs on tensor cores (mma.sync): f16 and bf16 with E a multiple of 16 and
-/// Ev of 8. Elsewhere it is the scalar kernel.
+/// Whether the forward runs on tensor cores (mma.sync): f16 and bf16 with E and Ev multiples of
+/// 16. Elsewhere it is the scalar kernel.
 bool uses_tensor_cores(const AttentionShape& shape);
+/// Whether the backward does: the same, with E and Ev up to 64.
+bool backward_uses_tensor_cores(const AttentionShape& shape);
 /// ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask,
 ///                         x_t* out, float* lse, ember_attention p)
 /// grid: batches * ceil(L / attention_forward_grid's rows) blocks of its threads. out =
@@ -82,11 +84,14 @@ AttentionGrid attention_forward_grid(const AttentionShape& shape);
 /// ember_attention_dq(const x_t* q, const x_t* k, const x_t* v, const void* mask,
 ///                    const x_t* out, const float* lse, const x_t* grad, x_t* dq, float* delta,
 ///                    ember_attention p)
-///   grid as the forward's; writes dq and delta = rowsum(grad * out) (f32, [batches, L]).
+///   grid: batches * ceil(L / attention_backward_grid's rows) blocks of its threads; writes dq
+///   and delta = rowsum(grad * out) (f32, [batches, L]).
 /// ember_attention_dkdv(const x_t* q, const x_t* k, const x_t* v, const void* mask,
 ///                      const float* lse, const x_t* grad, const float* delta, x_t* dk, x_t* dv,
 ///                      ember_attention p)
-///   grid: batches * ceil(S / 32) blocks; runs after ember_attention_dq (it reads delta).
+///   grid: batches * ceil(S / attention_backward_grid's rows) blocks of its threads; runs after
+///   ember_attention_dq (it reads delta).
 std::string attention_backward_source(const AttentionShape& shape);
+AttentionGrid attention_backward_grid(const AttentionShape& shape);
 
 }  // namespace ember::cuda

@@ -1552,7 +1552,7 @@ class CudaBackend final : public backend::Backend {
     const auto delta =
         allocate(static_cast<std::size_t>(shape->batches * shape->parameters.l) * sizeof(float));
     const std::string source = attention_backward_source(*shape);
-    const AttentionGrid grid{kAttentionThreads, kAttentionRows};
+    const AttentionGrid grid = attention_backward_grid(*shape);
     launch_attention(source, "ember_attention_dq", *shape, inputs,
                      {out, lse, grad_out, dq->address(), delta->address()}, shape->parameters.l,
                      grid);
