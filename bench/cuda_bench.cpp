@@ -1,7 +1,7 @@
 // The ember side of the GPU comparison (bench/run_cuda.py drives it, bench/peer_torch/cuda_ops.py
 // is the PyTorch side): matmul, conv2d (cuDNN where it loads), elementwise ops, a GELU from
-// primitive ops, softmax, sums along each dim, a device-to-device copy (the bandwidth ceiling)
-// and the host time of tiny ops.
+// primitive ops, softmax, sums along each dim, scaled dot-product attention (forward, and forward
+// with backward), a device-to-device copy (the bandwidth ceiling) and the host time of tiny ops.
 //
 //   cuda_bench [--device cuda:0] [--quick]     every workload of the list, one JSON line each
 //   cuda_bench --list [--quick]                the list itself (no device needed): the requests
@@ -10,6 +10,7 @@
 //   cuda_bench --workload matmul --shape 4096,4096,4096 --dtype bf16 [--dim D] [--iterations N]
 //              [--tf32]                        (f32 products in TF32: MatmulPrecision::High)
 //   cuda_bench --workload conv2d --shape 32,64,56,56 --out-channels 64 --kernel 3 --padding 1
+//   cuda_bench --workload attention_backward --shape 8,16,1024,64 --dtype bf16   ([B, H, L, E])
 //
 // Each workload runs 3 warm-up iterations, then N iterations (N chosen so that they last about
 // 20 ms, at least 10; --iterations forces N) inside one profile window of the device clock (CUDA
@@ -27,7 +28,9 @@
 // Output, one JSON object a line: {"workload", "shape", "dtype", "dim" (sum, softmax),
 // "out_channels", "kernel", "padding" (conv2d), "device", "iterations", "ms" (median per
 // iteration, per op for tiny_*), "gbs" (bytes read + written by the minimal kernel), "tflops"
-// (matmul 2mnk, conv2d 2 N C_out H' W' C_in k^2) or "us_per_op", "checksum" (sum of |last output|),
+// (matmul 2mnk, conv2d 2 N C_out H' W' C_in k^2, attention 4 B H L^2 E and with its backward
+// 14 B H L^2 E, FlashAttention's count: the backward's five products, no recomputation) or
+// "us_per_op", "checksum" (sum of |last output|),
 // "host_ms" (host time per iteration to issue it)}. Exit status 3, with {"error": "no_device",
 // "device", "message"} on stdout and the message on stderr, when the device cannot run ops (no GPU,
 // no driver, backend not built); 2 for any other error.
@@ -73,11 +76,18 @@ struct Sizes {
   Dims gelu;             // GELU and the copy
   Dims along_dim;        // softmax (last dim), sum (each dim)
   Dims conv;             // conv2d's input [N, C, H, W]: C out channels, a 3x3 kernel, padding 1
+  Dims attention;        // q, k, v [B, H, L, E]
 };
 
-const Sizes kFullSizes{
-    4096, 8192, {32, 512, 1024}, {32, 512, 2048}, {64, 1024, 1024}, {32, 64, 56, 56}};
-const Sizes kQuickSizes{128, 256, {2, 64, 1024}, {2, 64, 2048}, {4, 64, 1024}, {2, 8, 12, 12}};
+const Sizes kFullSizes{4096,
+                       8192,
+                       {32, 512, 1024},
+                       {32, 512, 2048},
+                       {64, 1024, 1024},
+                       {32, 64, 56, 56},
+                       {8, 16, 1024, 64}};
+const Sizes kQuickSizes{
+    128, 256, {2, 64, 1024}, {2, 64, 2048}, {4, 64, 1024}, {2, 8, 12, 12}, {1, 2, 64, 16}};
 
 bool is_tiny(const OpSpec& spec) {
   return spec.op == "tiny_add" || spec.op == "tiny_add_flush";
@@ -105,6 +115,10 @@ std::vector<OpSpec> workloads(const Sizes& s) {
                     .kernel = 3,
                     .padding = 1,
                     .dtype = dtype});
+  for (const char* op : {"attention", "attention_backward"}) {
+    for (const DType dtype : {DType::BF16, DType::F32})
+      list.push_back({.op = op, .shape = s.attention, .dtype = dtype});
+  }
   list.push_back({.op = "tiny_add", .shape = {4}});
   list.push_back({.op = "tiny_add_flush", .shape = {4}});
   return list;
@@ -126,9 +140,14 @@ double bytes_moved(const OpSpec& spec) {
   return 2 * n * element;  // exp, gelu, softmax, copy
 }
 
-/// The floating-point operations of a matmul (2mnk, shape [m, k, n]) or a conv2d
-/// (2 N C_out H' W' C_in k^2).
+/// The floating-point operations of a matmul (2mnk, shape [m, k, n]), a conv2d
+/// (2 N C_out H' W' C_in k^2) or attention.
 double flops(const OpSpec& spec) {
+  if (spec.op == "attention" || spec.op == "attention_backward") {
+    // [B, H, L, E]: 2 B H L^2 E a product, two forward, five more backward.
+    const double products = spec.op == "attention" ? 2.0 : 7.0;
+    return products * 2.0 * num_elements(spec.shape) * static_cast<double>(spec.shape.at(2));
+  }
   if (spec.op != "conv2d") return 2.0 * num_elements(spec.shape);
   const auto out_size = [&](int64_t in) {
     return static_cast<double>(in + 2 * spec.padding - spec.kernel + 1);
@@ -140,7 +159,8 @@ double flops(const OpSpec& spec) {
 }
 
 bool counts_flops(const OpSpec& spec) {
-  return spec.op == "matmul" || spec.op == "conv2d";
+  return spec.op == "matmul" || spec.op == "conv2d" || spec.op == "attention" ||
+         spec.op == "attention_backward";
 }
 
 /// The fields naming a workload, which cuda_ops.py reads as its request.

@@ -127,6 +127,29 @@ class MlpTraining {
   Tensor<1, Int> targets_;
 };
 
+/// scaled_dot_product_attention of q, k, v [B, H, L, E] (self-attention: S = L), no mask. With
+/// attention_backward, each step also takes the gradients of q, k and v of sum(out * g) on the
+/// autodiff device (PyTorch's peer passes g to backward) and returns q's.
+Step attention(const OpSpec& spec, const Device& device) {
+  check_rank(spec, 4);
+  const Shape shape(spec.shape);
+  const bool backward = spec.op == "attention_backward";
+  const Device on = backward ? device.autodiff() : device;
+  const auto make = [&](int64_t seed) {
+    const TensorHandle x = input(spec, shape, seed, on);
+    return backward ? ops::require_grad(x) : x;
+  };
+  const TensorHandle q = make(0);
+  const TensorHandle k = make(1);
+  const TensorHandle v = make(2);
+  const auto attend = [q, k, v] {
+    return ops::scaled_dot_product_attention(q, k, v, std::nullopt, false, 0.0, std::nullopt);
+  };
+  if (!backward) return attend;
+  const TensorHandle g = input(spec, shape, 3, device);
+  return [attend, q, g] { return *ops::backward(ops::sum(ops::mul(attend(), g))).get(q); };
+}
+
 }  // namespace
 
 Step make_step(const OpSpec& spec, const Device& device) {
@@ -137,6 +160,7 @@ Step make_step(const OpSpec& spec, const Device& device) {
   if (op == "sum" || op == "argmax" || op == "softmax") return along_dim(spec, device);
   if (op == "matmul") return matmul(spec, device);
   if (op == "conv2d" || op == "max_pool2d") return spatial(spec, device);
+  if (op == "attention" || op == "attention_backward") return attention(spec, device);
   if (op == "mlp_train") {
     check_rank(spec, 5);
     auto training = std::make_shared<MlpTraining>(spec, device.autodiff());

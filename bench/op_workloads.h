@@ -20,7 +20,8 @@ struct OpSpec {
   /// cat of the one tensor), sum argmax softmax (along dim of shape), matmul (shape [m, k, n]),
   /// conv2d (input shape [N, C, H, W], out_channels, a square kernel, padding, no bias),
   /// max_pool2d (input shape, a square kernel and stride), mlp_train (shape [batch, in, hidden1,
-  /// hidden2, out]: one SGD step of a 3-layer relu MLP).
+  /// hidden2, out]: one SGD step of a 3-layer relu MLP), attention and attention_backward (q, k
+  /// and v of shape [B, H, L, E]: scaled_dot_product_attention, and with its backward).
   std::string op;
   std::vector<int64_t> shape;
   int64_t dim = -1;

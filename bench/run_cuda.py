@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """ember's cuda device vs PyTorch on the same GPU, in the same run: matmul (bf16, f32), conv2d
 (f32, bf16; cuDNN on both sides), elementwise ops, a GELU from nine primitive ops (and torch.compile's), softmax, sums along each
-dim, the device-to-device copy that is the bandwidth ceiling, and the host time of tiny ops.
+dim, scaled dot-product attention (bf16, f32; forward, and forward + backward), the
+device-to-device copy that is the bandwidth ceiling, and the host time of tiny ops.
 
 For each workload of `cuda_bench --list`, ember (bench/cuda_bench.cpp, one process per workload)
 runs first, then the PyTorch worker (bench/peer_torch/cuda_ops.py, one process for the whole run)
@@ -167,6 +168,10 @@ def label(spec, side_note=""):
     if workload == "matmul":
         m, k, n = shape
         return f"matmul {m}x{k} @ {k}x{n} {dtype}"
+    if workload in ("attention", "attention_backward"):
+        b, h, length, e = shape
+        direction = "forward" if workload == "attention" else "forward + backward"
+        return f"attention {direction} B{b} H{h} L=S={length} E{e} {dtype}"
     if workload == "conv2d":
         k = spec["kernel"]
         return (f"conv2d [{dims}] {dtype}, {spec['out_channels']} out, {k}x{k} kernel, "
@@ -184,7 +189,7 @@ def label(spec, side_note=""):
 
 def unit_key(spec):
     """The figure a workload's lines carry: a key of UNITS."""
-    if spec["workload"] in ("matmul", "conv2d"):
+    if spec["workload"] in ("matmul", "conv2d", "attention", "attention_backward"):
         return "tflops"
     return "us_per_op" if spec["workload"].startswith("tiny_add") else "gbs"
 

@@ -6,7 +6,8 @@ is imported once and the driver can alternate ember and torch workload by worklo
     build/bench/cuda_bench --list | python3 bench/peer_torch/cuda_ops.py
 
 Request: {"workload", "shape", "dtype", "dim" (sum, softmax), "out_channels", "kernel",
-"padding" (conv2d: F.conv2d through cuDNN, no bias), "bytes" | "flops" | "ops",
+"padding" (conv2d: F.conv2d through cuDNN, no bias; attention, attention_backward:
+F.scaled_dot_product_attention of q, k, v [B, H, L, E]), "bytes" | "flops" | "ops",
 "iterations" (optional: run_cuda.py passes ember's N)}. The workloads are cuda_bench's, on the
 same inputs (common.pattern in f32, then cast), plus "gelu_compiled": the same nine-op GELU
 through torch.compile. Answer: {"workload", "shape", "dtype", "dim", "device", "iterations",
@@ -99,6 +100,23 @@ def time_run(clock, run, iterations):
     return statistics.median(per_iteration), n, result
 
 
+def attention(workload, make, shape):
+    """F.scaled_dot_product_attention of q, k, v [B, H, L, E] (PyTorch picks its fused kernel);
+    with attention_backward, q's gradient too, with g as the result's gradient (ember's step
+    takes the gradients of sum(out * g))."""
+    q, k, v = (make(shape, seed) for seed in range(3))
+    if workload == "attention":
+        return lambda: F.scaled_dot_product_attention(q, k, v)
+    for x in (q, k, v):
+        x.requires_grad_()
+    g = make(shape, 3)
+
+    def forward_backward():
+        out = F.scaled_dot_product_attention(q, k, v)
+        return torch.autograd.grad(out, (q, k, v), g)[0]
+    return forward_backward
+
+
 def step(request, device):
     """The workload's step: its inputs made once, as cuda_bench's make_step."""
     shape, dtype = request["shape"], DTYPES[request["dtype"]]
@@ -112,6 +130,8 @@ def step(request, device):
         k = request["kernel"]
         x, weight = make(shape, 0), make([request["out_channels"], shape[1], k, k], 1)
         return lambda: F.conv2d(x, weight, padding=request["padding"])
+    if workload in ("attention", "attention_backward"):
+        return attention(workload, make, shape)
     a = make(shape, 0)
     if workload == "add":
         b = make(shape, 1)

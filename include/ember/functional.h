@@ -2,8 +2,9 @@
 // in ember::module: linear and embedding, the normalizations, dropout, the losses and scaled
 // dot-product attention; convolution, pooling and resampling come from convolution.h, pooling.h and
 // interpolate.h, included here. Each function of this file is a composite of public ops, so
-// autodiff records it and every device runs it with no kernel of its own. The untyped functions
-// (ember::ops, on TensorHandle) come first; the typed wrappers on Tensor<D> follow.
+// autodiff records it and every device runs it with no kernel of its own; attention runs as one
+// fused op instead where the device's backend has a kernel for it (see below). The untyped
+// functions (ember::ops, on TensorHandle) come first; the typed wrappers on Tensor<D> follow.
 //
 // Losses return the per-element loss for Reduction::None; for Mean and Sum the result keeps
 // every dim with size 1 (a one-element tensor, as ember's reductions keep their dims).
@@ -99,7 +100,12 @@ TensorHandle kl_div(const TensorHandle& input, const TensorHandle& target,
 /// softmax(q k^T * scale + mask) v for q [..., L, E], k [..., S, E], v [..., S, Ev] (equal
 /// ranks, batch dims broadcast). mask broadcasts to [..., L, S]: Bool (true = attend) or Float
 /// (added). is_causal keeps position j <= i only (no mask allowed with it). dropout_p applies
-/// dropout to the attention weights. scale unset: 1 / sqrt(E).
+/// dropout to the attention weights. scale unset: 1 / sqrt(E). A row with no key to attend is
+/// NaN. Where the device's backend has a fused (flash-style) kernel for these inputs (cuda: f32,
+/// f16 and bf16, head dims up to 128), dropout_p is 0, q, k and v share their batch dims and
+/// dtype, and a Float mask needs no gradient, it runs as one op (no [L, S] matrix is stored);
+/// everywhere else as the composite of matmul, softmax and the mask ops. Both give the same
+/// values within rounding.
 TensorHandle scaled_dot_product_attention(const TensorHandle& q, const TensorHandle& k,
                                           const TensorHandle& v, const OptionalHandle& mask,
                                           bool is_causal, double dropout_p,

@@ -106,6 +106,14 @@ class Backend {
   /// fusion_support().runs_programs.
   virtual Outputs execute_fused(const ir::Program& program, std::span<const Operand> inputs,
                                 std::span<const Scalar> constants, const Shape& shape);
+  /// Whether this backend runs op on inputs (q, k, v and the optional mask, as ir::infer accepts
+  /// them) in a fused kernel of its own: ops::scaled_dot_product_attention then emits
+  /// ir::Attention instead of its composite of matmul and softmax. Default: no (execute still
+  /// runs the op when it arrives, through ndarray's kernel or a composition).
+  virtual bool runs_fused_attention(const ir::Attention& /*op*/,
+                                    std::span<const ir::TensorMeta> /*inputs*/) const {
+    return false;
+  }
   /// Copies host data into a new buffer.
   virtual BufferPtr write(const TensorData& data) = 0;
   /// A new buffer of meta's shape and dtype (meta passed ir's size rule) whose bytes fill writes,

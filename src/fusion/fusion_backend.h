@@ -60,6 +60,10 @@ class FusionBackend final : public backend::Backend {
 
   backend::Outputs execute(const ir::Op& op, std::span<const backend::Operand> inputs,
                            std::span<const ir::TensorMeta> outputs) override;
+  bool runs_fused_attention(const ir::Attention& op,
+                            std::span<const ir::TensorMeta> inputs) const override {
+    return inner_->runs_fused_attention(op, inputs);
+  }
   backend::BufferPtr write(const TensorData& data) override { return inner_->write(data); }
   backend::BufferPtr write_from(const ir::TensorMeta& meta,
                                 const std::function<void(std::span<std::byte>)>& fill) override {

@@ -146,11 +146,14 @@ struct Policy {
   AutocastPolicy operator()(const Pool&) const { return kKeep; }
   AutocastPolicy operator()(const AdaptivePool&) const { return kKeep; }
   AutocastPolicy operator()(const Interpolate&) const { return kKeep; }
+  // Its products lower as matmul's do; the kernels accumulate and take the softmax in f32.
+  AutocastPolicy operator()(const Attention&) const { return kLower; }
   // The gradient ops run only in backward, which keeps the forward ops' dtypes (PyTorch's rule).
   AutocastPolicy operator()(const ConvWeightGrad&) const { return kKeep; }
   AutocastPolicy operator()(const AvgPoolGrad&) const { return kKeep; }
   AutocastPolicy operator()(const AdaptiveAvgPoolGrad&) const { return kKeep; }
   AutocastPolicy operator()(const InterpolateGrad&) const { return kKeep; }
+  AutocastPolicy operator()(const AttentionGrad&) const { return kKeep; }
 };
 
 }  // namespace

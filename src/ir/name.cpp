@@ -126,6 +126,10 @@ struct Namer {
   }
   std::string operator()(const Interpolate&) const { return "interpolate"; }
   std::string operator()(const InterpolateGrad&) const { return "interpolate_backward"; }
+  std::string operator()(const Attention&) const { return "scaled_dot_product_attention"; }
+  std::string operator()(const AttentionGrad&) const {
+    return "scaled_dot_product_attention_backward";
+  }
 
  private:
   /// "1d", "2d", "3d": the spatial rank of an op with one parameter per spatial dim.

@@ -55,5 +55,8 @@ Outputs infer_rule(const AdaptiveAvgPoolGrad& grad, const Op& op, Inputs inputs)
 // interpolate_rules.cpp
 Outputs infer_rule(const Interpolate& interpolate, const Op& op, Inputs inputs);
 Outputs infer_rule(const InterpolateGrad& grad, const Op& op, Inputs inputs);
+// attention_rules.cpp
+Outputs infer_rule(const Attention& attention, const Op& op, Inputs inputs);
+Outputs infer_rule(const AttentionGrad& grad, const Op& op, Inputs inputs);
 
 }  // namespace ember::ir::rules

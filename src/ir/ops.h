@@ -364,6 +364,27 @@ struct InterpolateGrad {
   Shape input_shape;
 };
 
+// ---- attention ----------------------------------------------------------------------------
+
+/// Scaled dot-product attention as one op, for a backend with a fused kernel (the public
+/// scaled_dot_product_attention emits it only where Backend::runs_fused_attention says so; the
+/// composite of matmul and softmax is its oracle). inputs: (q [..., L, E], k [..., S, E],
+/// v [..., S, Ev]) of one float dtype and equal batch dims, then optionally a mask broadcastable
+/// to [..., L, S] (rank <= q's): Bool (attend where true) or q's dtype (added to the scores).
+/// Scores s = scale * q k^T (+ mask), keeping key j <= query i only when causal. Outputs: the
+/// result softmax(s) v [..., L, Ev] in q's dtype, and each row's log-sum-exp log(sum_j exp(s))
+/// [..., L] in f32 (f64 for f64 inputs), which the backward needs. A row with no key to attend is
+/// NaN (lse -inf), as the composite's softmax gives.
+struct Attention {
+  double scale;
+  bool causal = false;
+};
+/// inputs: (q, k, v[, mask], out, lse, grad_out) of an Attention (out and lse its outputs,
+/// grad_out the gradient of out). Outputs: the gradients of q, k and v (the mask gets none).
+struct AttentionGrad {
+  Attention attention;
+};
+
 // ---- creation (no inputs) -----------------------------------------------------------------
 
 /// A tensor of shape filled with value.
@@ -388,11 +409,12 @@ struct Random {
   uint64_t key;
 };
 
-using Op = std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill, Cast,
-                        Reduce, Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign, Cat,
-                        Select, SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange,
-                        Random, Activation, Softmax, Conv, ConvWeightGrad, Pool, AdaptivePool,
-                        AvgPoolGrad, AdaptiveAvgPoolGrad, Interpolate, InterpolateGrad>;
+using Op =
+    std::variant<Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill, Cast, Reduce,
+                 Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign, Cat, Select,
+                 SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange, Random, Activation,
+                 Softmax, Conv, ConvWeightGrad, Pool, AdaptivePool, AvgPoolGrad,
+                 AdaptiveAvgPoolGrad, Interpolate, InterpolateGrad, Attention, AttentionGrad>;
 
 /// The op's user-facing name, used in error messages: "add", "exp", "sum_dim", "matmul", ...
 std::string name(const Op& op);

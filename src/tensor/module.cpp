@@ -1,8 +1,8 @@
 // Neural-network functions (module.h) as composites of public ops: autodiff records the ops they
 // are made of, so they need no backward rule and no kernel. Only the argument checks are theirs.
+// Attention, which may run as one fused op instead, is attention.cpp's.
 #include "ember/functional.h"
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -278,42 +278,6 @@ TensorHandle target_times_log_ratio(const TensorHandle& input, const TensorHandl
   return mul(target, sub(log(safe_target), input));
 }
 
-/// The [L, S] Bool mask of positions j <= i, with leading size-1 dims up to rank.
-TensorHandle causal_mask(const TensorHandle& q, const TensorHandle& k) {
-  const int64_t l = dim_size(q, q.rank() - 2);
-  const int64_t s = dim_size(k, k.rank() - 2);
-  const TensorCreationOptions on(q.device());
-  const TensorHandle rows = reshape(arange(0, l, 1, on), {l, 1});
-  const TensorHandle cols = reshape(arange(0, s, 1, on), {1, s});
-  return unsqueeze(lower_equal(cols, rows), q.rank());
-}
-
-/// scores with the attention mask applied: -inf where a Bool mask is false, + a Float mask.
-TensorHandle masked_scores(const TensorHandle& scores, const TensorHandle& mask) {
-  tensor::require(mask, KindRule::Any, "scaled_dot_product_attention");
-  if (kind_of(mask.dtype()) == TensorKind::Bool) {
-    return mask_fill(scores, bool_not(mask), -std::numeric_limits<double>::infinity());
-  }
-  if (kind_of(mask.dtype()) != TensorKind::Float) {
-    fail("scaled_dot_product_attention", "mask of dtype ", mask.dtype(), " must be Bool or Float");
-  }
-  return add(scores, cast(mask, scores.dtype()));
-}
-
-void check_attention(const TensorHandle& q, const TensorHandle& k, const TensorHandle& v) {
-  constexpr std::string_view op = "scaled_dot_product_attention";
-  for (const TensorHandle* t : {&q, &k, &v})
-    tensor::require(*t, KindRule::Float, op);
-  const std::size_t r = q.rank();
-  if (r < 2 || k.rank() != r || v.rank() != r) {
-    fail(op, "q ", q.shape(), ", k ", k.shape(), " and v ", v.shape(), " must have one rank >= 2");
-  }
-  if (dim_size(q, r - 1) != dim_size(k, r - 1) || dim_size(k, r - 2) != dim_size(v, r - 2)) {
-    fail(op, "q ", q.shape(), ", k ", k.shape(), ", v ", v.shape(),
-         ": q and k need one last dim, k and v one sequence length");
-  }
-}
-
 }  // namespace
 
 TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const OptionalHandle& bias) {
@@ -502,21 +466,6 @@ TensorHandle kl_div(const TensorHandle& input, const TensorHandle& target, Reduc
       log_target ? mul(exp(target), sub(target, input)) : target_times_log_ratio(input, target);
   if (reduction != Reduction::BatchMean) return reduce(l, reduction, op);
   return div_scalar(reduce(l, Reduction::Sum, op), static_cast<double>(dim_size(input, 0)));
-}
-
-TensorHandle scaled_dot_product_attention(const TensorHandle& q, const TensorHandle& k,
-                                          const TensorHandle& v, const OptionalHandle& mask,
-                                          bool is_causal, double dropout_p,
-                                          std::optional<double> scale) {
-  check_attention(q, k, v);
-  if (is_causal && mask) {
-    fail("scaled_dot_product_attention", "is_causal and an explicit mask are exclusive");
-  }
-  const auto e = static_cast<double>(dim_size(q, q.rank() - 1));
-  TensorHandle scores = mul_scalar(matmul(q, transpose(k)), scale.value_or(1.0 / std::sqrt(e)));
-  if (mask) scores = masked_scores(scores, *mask);
-  if (is_causal) scores = masked_scores(scores, causal_mask(q, k));
-  return matmul(dropout(softmax(scores, -1), dropout_p, true), v);
 }
 
 }  // namespace ember::ops

@@ -20,22 +20,11 @@
 #include "ember/optim/gradients_params.h"
 #include "ember/optim/sgd.h"
 #include "ember/tensor.h"
+#include "gpu_device.h"
 #include "support/steady_training.h"
 
 namespace ember::test {
 namespace {
-
-std::optional<Device> first_gpu() {
-  const Devices gpus = Device::enumerate(DeviceType::Cuda);
-  if (gpus.empty()) return std::nullopt;
-  return gpus[0];
-}
-
-#define EMBER_SKIP_WITHOUT_GPU(device)                                                           \
-  const std::optional<Device> device = first_gpu();                                              \
-  if (!device)                                                                                   \
-  GTEST_SKIP() << "no CUDA GPU on this machine (Device::enumerate(DeviceType::Cuda) is empty): " \
-                  "the GPU cases run on a machine with one (docs/backends/cuda.md)"
 
 TEST(CudaDevice, EnumerateListsTheGpusOrNothingAndNeverThrows) {
   const Devices gpus = Device::enumerate(DeviceType::Cuda);

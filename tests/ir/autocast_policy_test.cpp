@@ -68,7 +68,8 @@ const std::set<std::string> kF32Names = {"exp",    "log",         "log1p",    "l
                                          "cumsum", "cumprod",     "softplus", "softmax"};
 
 AutocastPolicy expected(const Op& op) {
-  if (std::holds_alternative<Matmul>(op) || std::holds_alternative<Conv>(op))
+  if (std::holds_alternative<Matmul>(op) || std::holds_alternative<Conv>(op) ||
+      std::holds_alternative<Attention>(op))
     return AutocastPolicy::Lower;
   return kF32Names.contains(name(op)) ? AutocastPolicy::F32 : AutocastPolicy::Keep;
 }

@@ -84,5 +84,6 @@ std::vector<OpCase> activation_cases();
 std::vector<OpCase> conv_cases();
 std::vector<OpCase> pool_cases();
 std::vector<OpCase> interpolate_cases();
+std::vector<OpCase> attention_cases();
 
 }  // namespace ember::test

@@ -50,6 +50,9 @@ const BackwardRule* rule_for(const ir::AdaptiveAvgPoolGrad& op);
 // interpolate.cpp (InterpolateGrad has none)
 const BackwardRule* rule_for(const ir::Interpolate& op);
 const BackwardRule* rule_for(const ir::InterpolateGrad& op);
+// attention.cpp (AttentionGrad has none)
+const BackwardRule* rule_for(const ir::Attention& op);
+const BackwardRule* rule_for(const ir::AttentionGrad& op);
 // registry.cpp: activations (forwarding to activation.h) and the ops without a gradient
 const BackwardRule* rule_for(const ir::Activation& op);
 const BackwardRule* rule_for(const ir::Softmax& op);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -19,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "backends/cuda/attention_kernels.h"
 #include "backends/cuda/convolution.h"
 #include "backends/cuda/device_pages.h"
 #include "backends/cuda/gpu_context.h"
@@ -241,6 +243,11 @@ class CudaBackend final : public backend::Backend {
         std::visit([&](const auto& o) { return run(o, op, inputs, outputs); }, op);
     if (result) return std::move(*result);
     return run_on_host(op, inputs, outputs);
+  }
+
+  bool runs_fused_attention(const ir::Attention& op,
+                            std::span<const ir::TensorMeta> inputs) const override {
+    return attention_shape(op, inputs).has_value();
   }
 
   backend::FusionSupport fusion_support() const override {
@@ -1523,6 +1530,73 @@ class CudaBackend final : public backend::Backend {
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
     return resampled(grad.interpolate, inputs[0], grad.input_shape, outputs[0], true);
+  }
+
+  // The fused attention (attention_kernels.h); a shape its kernels do not take runs on the host.
+  std::optional<Outputs> run(const ir::Attention& attention, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const std::optional<AttentionShape> shape = attention_shape(attention, metas_of(inputs));
+    if (!shape) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    auto lse = allocate(outputs[1]);
+    launch_attention(attention_forward_source(*shape), "ember_attention_forward", *shape, inputs,
+                     {out->address(), lse->address()}, shape->parameters.l,
+                     attention_forward_grid(*shape));
+    return Outputs{out, lse};
+  }
+
+  /// inputs: q, k, v[, mask], out, lse, grad_out. dQ first (it writes D = rowsum(dO out)), then
+  /// dK and dV.
+  std::optional<Outputs> run(const ir::AttentionGrad& grad, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const std::size_t forward_inputs = inputs.size() - 3;
+    const std::optional<AttentionShape> shape =
+        attention_shape(grad.attention, metas_of(inputs.first(forward_inputs)));
+    if (!shape) return std::nullopt;
+    const CUdeviceptr out = address_of(inputs[forward_inputs]);
+    const CUdeviceptr lse = address_of(inputs[forward_inputs + 1]);
+    const CUdeviceptr grad_out = address_of(inputs[forward_inputs + 2]);
+    auto dq = allocate(outputs[0]);
+    auto dk = allocate(outputs[1]);
+    auto dv = allocate(outputs[2]);
+    const auto delta =
+        allocate(static_cast<std::size_t>(shape->batches * shape->parameters.l) * sizeof(float));
+    const std::string source = attention_backward_source(*shape);
+    const AttentionGrid grid = attention_backward_grid(*shape);
+    launch_attention(source, "ember_attention_dq", *shape, inputs,
+                     {out, lse, grad_out, dq->address(), delta->address()}, shape->parameters.l,
+                     grid);
+    launch_attention(source, "ember_attention_dkdv", *shape, inputs,
+                     {lse, grad_out, delta->address(), dk->address(), dv->address()},
+                     shape->parameters.s, grid);
+    return Outputs{dq, dk, dv};
+  }
+
+  static std::vector<ir::TensorMeta> metas_of(std::span<const Operand> inputs) {
+    std::vector<ir::TensorMeta> metas;
+    metas.reserve(inputs.size());
+    for (const Operand& input : inputs)
+      metas.push_back(input.meta);
+    return metas;
+  }
+
+  /// Launches kernel `name` of source over blocks of grid.rows of the batch entries' `rows`
+  /// (queries or keys): its arguments q, k, v and the mask (0 without one), then `rest`, then the
+  /// shape's parameters.
+  void launch_attention(const std::string& source, const std::string& name,
+                        const AttentionShape& shape, std::span<const Operand> inputs,
+                        std::initializer_list<CUdeviceptr> rest, int64_t rows, AttentionGrid grid) {
+    LaunchArguments arguments;
+    for (std::size_t i = 0; i < 3; ++i)
+      arguments.add(address_of(inputs[i]));
+    arguments.add(shape.mask == AttentionMask::None ? CUdeviceptr{0} : address_of(inputs[3]));
+    for (const CUdeviceptr address : rest)
+      arguments.add(address);
+    arguments.add(shape.parameters);
+    const int64_t blocks = shape.batches * ((rows + grid.rows - 1) / grid.rows);
+    launch(kernels_.function(source, name), static_cast<unsigned>(blocks), grid.threads, arguments);
   }
 
   /// src resampled by op's passes (one a spatial dim, in double between them): from input's sizes

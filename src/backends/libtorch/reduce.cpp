@@ -1,6 +1,8 @@
 // Reductions, matmul, sort, the cumulative ops and softmax: one ATen call each, with ember's
 // rules where ATen's differ (an integer mean truncates the wrapped sum; a variance over
-// n - correction <= 0 elements is NaN; an empty lane has no maximum).
+// n - correction <= 0 elements is NaN; an empty lane has no maximum). The fused attention ops run
+// ndarray's kernels on the host: the public function emits them only on a backend whose
+// runs_fused_attention says yes, which this one does not, so they arrive only when run directly.
 #include <limits>
 #include <string>
 
@@ -142,6 +144,14 @@ Results run(const ir::Cumulative& op, const Args& a) {
 Results run(const ir::Softmax& op, const Args& a) {
   const at::Tensor x = widened(a.in[0]);
   return {op.log ? at::log_softmax(x, op.dim) : at::softmax(x, op.dim)};
+}
+
+Results run(const ir::Attention& /*op*/, const Args& /*a*/) {
+  return {};
+}
+
+Results run(const ir::AttentionGrad& /*op*/, const Args& /*a*/) {
+  return {};
 }
 
 }  // namespace ember::libtorch

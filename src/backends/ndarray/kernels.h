@@ -68,6 +68,9 @@ TensorData run(const ir::AdaptiveAvgPoolGrad& op, Inputs in, Outputs out);
 // interpolate.cpp
 TensorData run(const ir::Interpolate& op, Inputs in, Outputs out);
 TensorData run(const ir::InterpolateGrad& op, Inputs in, Outputs out);
+// attention.cpp: outputs (result, lse) and (dq, dk, dv)
+std::vector<TensorData> run(const ir::Attention& op, Inputs in, Outputs out);
+std::vector<TensorData> run(const ir::AttentionGrad& op, Inputs in, Outputs out);
 
 /// A zero-filled tensor of meta's shape and dtype, for a kernel to fill.
 inline TensorData zeros_like(const ir::TensorMeta& meta) {

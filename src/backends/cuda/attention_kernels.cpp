@@ -1,0 +1,801 @@
+#include "backends/cuda/attention_kernels.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/cuda/kernel_sources.h"
+
+namespace ember::cuda {
+namespace {
+
+// What every attention kernel shares, after the shape's #defines: the parameter struct, the
+// 8-thread row groups' sums, the mask and the tiles.
+constexpr std::string_view kCommon = R"(
+#define ROWS 32
+#define GROUP 8
+#define PER_E ((E_ + GROUP - 1) / GROUP)
+#define PER_V ((EV_ + GROUP - 1) / GROUP)
+#define EP (PER_E * GROUP)
+#define EVP (PER_V * GROUP)
+#define NEG_INF __int_as_float(0xff800000)
+
+struct ember_attention {
+  long long l, s, mask_inner, mask_outer_stride, mask_inner_stride, mask_row_stride,
+      mask_col_stride;
+  double scale;
+};
+
+// The sum over the 8 threads of a row group (consecutive lanes), in every one of them.
+__device__ __forceinline__ float ember_group_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 4);
+  x += __shfl_xor_sync(0xffffffffu, x, 2);
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x;
+}
+
+__device__ __forceinline__ long long ember_mask_base(const ember_attention& p, long long b) {
+  return (b / p.mask_inner) * p.mask_outer_stride + (b % p.mask_inner) * p.mask_inner_stride;
+}
+
+// The score of query i and key j from q . k (-inf where masked out or past the ends).
+__device__ __forceinline__ float ember_score(float dot, const void* mask, const ember_attention& p,
+                                             long long base, long long i, long long j,
+                                             bool valid) {
+  if (!valid) return NEG_INF;
+#if CAUSAL
+  if (j > i) return NEG_INF;
+#endif
+  const long long at = base + i * p.mask_row_stride + j * p.mask_col_stride;
+#if MASK_KIND == 1
+  if (!((const unsigned char*)mask)[at]) return NEG_INF;
+  return dot * (float)p.scale;
+#elif MASK_KIND == 2
+  return fmaf(dot, (float)p.scale, x_load(((const x_t*)mask)[at]));
+#else
+  (void)mask;
+  (void)at;
+  return dot * (float)p.scale;
+#endif
+}
+
+// Rows [r0, r0 + ROWS) of the rows [n, WIDTH] starting at row `first` of x, in f32, each padded
+// to PADDED with zeros (zero rows past n): a tile every thread of the block loads a part of.
+template <int WIDTH, int PADDED>
+__device__ __forceinline__ void ember_load_tile(float* tile, const x_t* x, long long first,
+                                                long long r0, long long n) {
+  for (int t = threadIdx.x; t < ROWS * PADDED; t += blockDim.x) {
+    const int r = t / PADDED;
+    const int c = t % PADDED;
+    tile[t] = c < WIDTH && r0 + r < n ? x_load(x[(first + r0 + r) * WIDTH + c]) : 0.0f;
+  }
+}
+
+// This thread's elements lane, lane + 8, ... of a row of WIDTH (zeros past it, or when !ok).
+template <int WIDTH, int PER>
+__device__ __forceinline__ void ember_load_slice(float (&dst)[PER], const x_t* row, bool ok,
+                                                 int lane) {
+#pragma unroll
+  for (int e = 0; e < PER; ++e) {
+    const int c = lane + GROUP * e;
+    dst[e] = ok && c < WIDTH ? x_load(row[c]) : 0.0f;
+  }
+}
+
+template <int WIDTH, int PER>
+__device__ __forceinline__ void ember_store_slice(x_t* row, const float (&src)[PER], float factor,
+                                                  int lane) {
+#pragma unroll
+  for (int e = 0; e < PER; ++e) {
+    const int c = lane + GROUP * e;
+    if (c < WIDTH) row[c] = x_store((double)(src[e] * factor));
+  }
+}
+
+template <int PER>
+__device__ __forceinline__ void ember_zero(float (&x)[PER]) {
+#pragma unroll
+  for (int e = 0; e < PER; ++e)
+    x[e] = 0.0f;
+}
+
+// The row group's dot product of its slice a with a tile's row (every lane gets it).
+template <int PER>
+__device__ __forceinline__ float ember_dot(const float (&a)[PER], const float* tile_row,
+                                           int lane) {
+  float sum = 0.0f;
+#pragma unroll
+  for (int e = 0; e < PER; ++e)
+    sum = fmaf(a[e], tile_row[lane + GROUP * e], sum);
+  return ember_group_sum(sum);
+}
+
+// acc += weight * a tile's row (this thread's slice).
+template <int PER>
+__device__ __forceinline__ void ember_add_row(float (&acc)[PER], float weight,
+                                              const float* tile_row, int lane) {
+#pragma unroll
+  for (int e = 0; e < PER; ++e)
+    acc[e] = fmaf(weight, tile_row[lane + GROUP * e], acc[e]);
+}
+
+// Where a block of ROWS rows (queries, or keys) of n stands: batch entry b, its first row r0, this
+// thread's row r (valid: r < n), its lane in the row's group, and the entry's mask offset.
+struct ember_block {
+  long long b, r0, r, base;
+  int lane;
+  bool valid;
+};
+
+__device__ __forceinline__ ember_block ember_block_of(const ember_attention& p, long long n) {
+  const long long tiles = (n + ROWS - 1) / ROWS;
+  ember_block at;
+  at.b = blockIdx.x / tiles;
+  at.r0 = (blockIdx.x % tiles) * ROWS;
+  at.r = at.r0 + threadIdx.x / GROUP;
+  at.lane = threadIdx.x % GROUP;
+  at.valid = at.r < n;
+  at.base = ember_mask_base(p, at.b);
+  return at;
+}
+
+// Tile r0 of the rows [n, E_] of x and [n, EV_] of y (a batch entry's, from row `first`) into xt
+// and yt, between two barriers: the block has finished with the previous tiles, and sees these.
+__device__ __forceinline__ void ember_load_tiles(float* xt, float* yt, const x_t* x, const x_t* y,
+                                                 long long first, long long r0, long long n) {
+  __syncthreads();
+  ember_load_tile<E_, EP>(xt, x, first, r0, n);
+  ember_load_tile<EV_, EVP>(yt, y, first, r0, n);
+  __syncthreads();
+}
+
+// The keys a block of queries [i0, i0 + rows) reads: under CAUSAL none past its last query.
+__device__ __forceinline__ long long ember_keys(const ember_attention& p, long long i0,
+                                                long long rows) {
+#if CAUSAL
+  return min(p.s, i0 + rows);
+#else
+  (void)i0;
+  (void)rows;
+  return p.s;
+#endif
+}
+)";
+
+// A block of 32 query rows: K and V tiles through shared memory, the online softmax of each row
+// in its group's registers (every lane holds the row's running maximum and sum).
+constexpr std::string_view kForward = R"(
+extern "C" __global__ void __launch_bounds__(256)
+    ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask, x_t* out,
+                            float* lse, ember_attention p) {
+  __shared__ float ks[ROWS * EP];
+  __shared__ float vs[ROWS * EVP];
+  const ember_block at = ember_block_of(p, p.l);
+  const long long row = at.b * p.l + at.r;
+  float qr[PER_E];
+  ember_load_slice<E_, PER_E>(qr, q + row * E_, at.valid, at.lane);
+  float acc[PER_V];
+  ember_zero(acc);
+  float m = NEG_INF;
+  float sum = 0.0f;
+  const long long keys = ember_keys(p, at.r0, ROWS);
+  for (long long j0 = 0; j0 < keys; j0 += ROWS) {
+    ember_load_tiles(ks, vs, k, v, at.b * p.s, j0, p.s);
+    float scores[ROWS];
+    float tile_max = NEG_INF;
+#pragma unroll
+    for (int jj = 0; jj < ROWS; ++jj) {
+      const float dot = ember_dot<PER_E>(qr, ks + jj * EP, at.lane);
+      scores[jj] =
+          ember_score(dot, mask, p, at.base, at.r, j0 + jj, at.valid && j0 + jj < p.s);
+      tile_max = fmaxf(tile_max, scores[jj]);
+    }
+    const float m_new = fmaxf(m, tile_max);
+    // Nothing to attend yet: exponents from 0 keep every weight 0 instead of NaN.
+    const float shift = m_new == NEG_INF ? 0.0f : m_new;
+    const float rescale = expf(m - shift);
+    sum *= rescale;
+#pragma unroll
+    for (int c = 0; c < PER_V; ++c)
+      acc[c] *= rescale;
+#pragma unroll
+    for (int jj = 0; jj < ROWS; ++jj) {
+      const float weight = expf(scores[jj] - shift);
+      sum += weight;
+      ember_add_row<PER_V>(acc, weight, vs + jj * EVP, at.lane);
+    }
+    m = m_new;
+  }
+  if (!at.valid) return;
+  // sum == 0 (nothing attended): 0 * inf is NaN, as the composite's softmax; lse is -inf.
+  ember_store_slice<EV_, PER_V>(out + row * EV_, acc, 1.0f / sum, at.lane);
+  if (at.lane == 0) lse[row] = m + logf(sum);
+}
+)";
+
+// dQ: a block of 32 query rows as the forward's, P recomputed from lse; writes D for dK, dV.
+// dK, dV: a block of 32 keys, Q and dO tiles through shared memory, each row's lse and D read
+// by every thread at once (one cached load).
+constexpr std::string_view kBackward = R"(
+// This thread's slices of row `row` of x [.., E_] and of y [.., EV_].
+__device__ __forceinline__ void ember_load_row(float (&xs)[PER_E], float (&ys)[PER_V],
+                                               const x_t* x, const x_t* y, long long row,
+                                               const ember_block& at) {
+  ember_load_slice<E_, PER_E>(xs, x + row * E_, at.valid, at.lane);
+  ember_load_slice<EV_, PER_V>(ys, y + row * EV_, at.valid, at.lane);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    ember_attention_dq(const x_t* q, const x_t* k, const x_t* v, const void* mask, const x_t* out,
+                       const float* lse, const x_t* grad, x_t* dq, float* delta,
+                       ember_attention p) {
+  __shared__ float ks[ROWS * EP];
+  __shared__ float vs[ROWS * EVP];
+  const ember_block at = ember_block_of(p, p.l);
+  const long long row = at.b * p.l + at.r;
+  float qr[PER_E];
+  float gr[PER_V];
+  ember_load_row(qr, gr, q, grad, row, at);
+  float d = 0.0f;
+  {
+    float o[PER_V];
+    ember_load_slice<EV_, PER_V>(o, out + row * EV_, at.valid, at.lane);
+#pragma unroll
+    for (int c = 0; c < PER_V; ++c)
+      d = fmaf(gr[c], o[c], d);
+    d = ember_group_sum(d);
+  }
+  const float row_lse = at.valid ? lse[row] : 0.0f;
+  if (at.valid && at.lane == 0) delta[row] = d;
+  float acc[PER_E];
+  ember_zero(acc);
+  const long long keys = ember_keys(p, at.r0, ROWS);
+  for (long long j0 = 0; j0 < keys; j0 += ROWS) {
+    ember_load_tiles(ks, vs, k, v, at.b * p.s, j0, p.s);
+#pragma unroll 4
+    for (int jj = 0; jj < ROWS; ++jj) {
+      const float dot = ember_dot<PER_E>(qr, ks + jj * EP, at.lane);
+      const float dp = ember_dot<PER_V>(gr, vs + jj * EVP, at.lane);
+      const float s = ember_score(dot, mask, p, at.base, at.r, j0 + jj, at.valid && j0 + jj < p.s);
+      const float weight = expf(s - row_lse);
+      ember_add_row<PER_E>(acc, weight * (dp - d), ks + jj * EP, at.lane);
+    }
+  }
+  if (at.valid) ember_store_slice<E_, PER_E>(dq + row * E_, acc, (float)p.scale, at.lane);
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    ember_attention_dkdv(const x_t* q, const x_t* k, const x_t* v, const void* mask,
+                         const float* lse, const x_t* grad, const float* delta, x_t* dk, x_t* dv,
+                         ember_attention p) {
+  __shared__ float qs[ROWS * EP];
+  __shared__ float gs[ROWS * EVP];
+  const ember_block at = ember_block_of(p, p.s);
+  const long long key = at.b * p.s + at.r;
+  float kr[PER_E];
+  float vr[PER_V];
+  ember_load_row(kr, vr, k, v, key, at);
+  float dka[PER_E];
+  ember_zero(dka);
+  float dva[PER_V];
+  ember_zero(dva);
+#if CAUSAL
+  const long long first = at.r0;  // queries before the block's first key attend none of its keys
+#else
+  const long long first = 0;
+#endif
+  for (long long i0 = first; i0 < p.l; i0 += ROWS) {
+    ember_load_tiles(qs, gs, q, grad, at.b * p.l, i0, p.l);
+#pragma unroll 4
+    for (int ii = 0; ii < ROWS; ++ii) {
+      const long long i = i0 + ii;
+      const bool query = i < p.l;
+      const float dot = ember_dot<PER_E>(kr, qs + ii * EP, at.lane);
+      const float dp = ember_dot<PER_V>(vr, gs + ii * EVP, at.lane);
+      const float s = ember_score(dot, mask, p, at.base, i, at.r, at.valid && query);
+      // A query past the end weighs exp(-inf - 0) = 0.
+      const float weight = expf(s - (query ? lse[at.b * p.l + i] : 0.0f));
+      const float d = query ? delta[at.b * p.l + i] : 0.0f;
+      ember_add_row<PER_V>(dva, weight, gs + ii * EVP, at.lane);
+      ember_add_row<PER_E>(dka, weight * (dp - d), qs + ii * EP, at.lane);
+    }
+  }
+  if (!at.valid) return;
+  ember_store_slice<E_, PER_E>(dk + key * E_, dka, (float)p.scale, at.lane);
+  ember_store_slice<EV_, PER_V>(dv + key * EV_, dva, 1.0f, at.lane);
+}
+)";
+
+// What the tensor-core kernels share (f16, bf16): mma.sync.m16n8k16 with f32 accumulation in
+// FlashAttention-2's register layout. A warp takes 16 rows (queries, or keys); a thread (g = lane
+// / 4, t = lane % 4) holds rows g and g + 8: its A fragments of those rows stay in registers, and
+// an accumulator tile of 8 columns gives it columns 2t and 2t + 1 of both rows. The other side
+// passes through shared memory 32 rows at a time, as it is (a B fragment of X^T is two
+// consecutive elements of a row of X) or transposed (the same for X); rows are padded by 8
+// elements so that the 8 rows a fragment load touches fall in distinct banks. An accumulator tile
+// of scores, rounded to the dtype, is the A operand of the next product as it lies.
+constexpr std::string_view kMmaCommon = R"(
+#define MROWS 64
+#define KEYS 32
+#define KP (E_ + 8)
+#define EVP (EV_ + 8)
+#define TP (KEYS + 8)
+
+__device__ __forceinline__ void ember_mma(float (&c)[4], const unsigned (&a)[4], unsigned b0,
+                                          unsigned b1) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." MMA_TYPE "." MMA_TYPE ".f32 "
+               "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// lo and hi rounded to the dtype, lo in the low half (the lower column of a fragment pair).
+__device__ __forceinline__ unsigned ember_pack(float lo, float hi) {
+  return (unsigned)x_store16(lo) | ((unsigned)x_store16(hi) << 16);
+}
+
+template <int N>
+__device__ __forceinline__ void ember_clear(float (&acc)[N][4]) {
+#pragma unroll
+  for (int n = 0; n < N; ++n)
+    acc[n][0] = acc[n][1] = acc[n][2] = acc[n][3] = 0.0f;
+}
+
+// The A fragments of rows `row` and row + 8 of x [n, WIDTH] (zeros past n): elements 2t, 2t + 1
+// (and + 8) of each 16 columns.
+template <int WIDTH>
+__device__ __forceinline__ void ember_fragments(unsigned (&a)[WIDTH / 16][4], const x_t* x,
+                                                long long row, long long n, int t) {
+#pragma unroll
+  for (int kk = 0; kk < WIDTH / 16; ++kk) {
+#pragma unroll
+    for (int f = 0; f < 4; ++f) {
+      const long long r = row + (f % 2) * 8;
+      const int c = kk * 16 + 2 * t + (f / 2) * 8;
+      a[kk][f] = r < n ? *(const unsigned*)(x + r * WIDTH + c) : 0u;
+    }
+  }
+}
+
+// Rows [r0, r0 + KEYS) of x [n, WIDTH] from row `first` into tile: rows of PITCH elements, or
+// transposed (column c at c * TP); zeros past n.
+template <int WIDTH, int PITCH, bool TRANSPOSED>
+__device__ __forceinline__ void ember_stage(x_t* tile, const x_t* x, long long first, long long r0,
+                                            long long n) {
+  for (int at = threadIdx.x; at < KEYS * WIDTH; at += blockDim.x) {
+    const int j = at / WIDTH;
+    const int c = at % WIDTH;
+    tile[TRANSPOSED ? c * TP + j : j * PITCH + c] =
+        r0 + j < n ? x[(first + r0 + j) * WIDTH + c] : (x_t)0;
+  }
+}
+
+// acc[n] += a B_n for the accumulator tiles n: B_n^T is rows 8n .. 8n + 7 of the shared tile
+// (rows of PITCH elements), K_STEPS times 16 of their elements.
+template <int N, int K_STEPS, int PITCH>
+__device__ __forceinline__ void ember_product(float (&acc)[N][4], const unsigned (&a)[K_STEPS][4],
+                                              const x_t* tile, int g, int t) {
+#pragma unroll
+  for (int n = 0; n < N; ++n) {
+#pragma unroll
+    for (int kk = 0; kk < K_STEPS; ++kk) {
+      const x_t* b = tile + (n * 8 + g) * PITCH + kk * 16 + 2 * t;
+      ember_mma(acc[n], a[kk], *(const unsigned*)b, *(const unsigned*)(b + 8));
+    }
+  }
+}
+
+// The accumulator tiles of a 16 x KEYS product as A fragments (rounded to the dtype).
+__device__ __forceinline__ void ember_as_fragments(unsigned (&a)[KEYS / 16][4],
+                                                   const float (&acc)[KEYS / 8][4]) {
+#pragma unroll
+  for (int kk = 0; kk < KEYS / 16; ++kk) {
+#pragma unroll
+    for (int f = 0; f < 4; ++f) {
+      const float(&c)[4] = acc[2 * kk + f / 2];
+      a[kk][f] = ember_pack(c[(f % 2) * 2], c[(f % 2) * 2 + 1]);
+    }
+  }
+}
+
+// Row row + 8 r of the accumulator tiles (columns 2t, 2t + 1 of each 8), times factor, into row
+// `at` of x [.., WIDTH].
+template <int WIDTH>
+__device__ __forceinline__ void ember_store_row(x_t* x, long long at, const float (&acc)[WIDTH / 8][4],
+                                                int r, float factor, int t) {
+#pragma unroll
+  for (int n = 0; n < WIDTH / 8; ++n) {
+#pragma unroll
+    for (int c = 0; c < 2; ++c)
+      x[at * WIDTH + n * 8 + 2 * t + c] = x_store((double)(acc[n][2 * r + c] * factor));
+  }
+}
+
+// The rows' maximum and sum (or any value) over the 4 threads of a quad, which hold a row.
+__device__ __forceinline__ float ember_quad_max(float x) {
+  x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 1));
+  return fmaxf(x, __shfl_xor_sync(0xffffffffu, x, 2));
+}
+__device__ __forceinline__ float ember_quad_sum(float x) {
+  x += __shfl_xor_sync(0xffffffffu, x, 1);
+  return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// Where a warp's thread stands in a block of MROWS rows of n: batch entry b, the block's first row
+// r0, the thread's rows row (and row + 8), g and t.
+struct ember_warp {
+  long long b, r0, row, base;
+  int g, t;
+};
+
+__device__ __forceinline__ ember_warp ember_warp_of(const ember_attention& p, long long n) {
+  const long long tiles = (n + MROWS - 1) / MROWS;
+  ember_warp at;
+  at.b = blockIdx.x / tiles;
+  at.r0 = (blockIdx.x % tiles) * MROWS;
+  at.g = (threadIdx.x % 32) / 4;
+  at.t = threadIdx.x % 4;
+  at.row = at.r0 + threadIdx.x / 32 * 16 + at.g;
+  at.base = ember_mask_base(p, at.b);
+  return at;
+}
+)";
+
+// The tensor-core forward: a block of 4 warps takes 64 query rows; S = Q K^T in accumulators, the
+// online softmax per row across its quad, O += P V with P rounded to the dtype. K is staged as it
+// is, V transposed.
+constexpr std::string_view kForwardMma = R"(
+extern "C" __global__ void __launch_bounds__(128)
+    ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask, x_t* out,
+                            float* lse, ember_attention p) {
+  alignas(16) __shared__ x_t ks[KEYS * KP];
+  alignas(16) __shared__ x_t vt[EV_ * TP];
+  const ember_warp at = ember_warp_of(p, p.l);
+  unsigned qa[E_ / 16][4];
+  ember_fragments<E_>(qa, q + at.b * p.l * E_, at.row, p.l, at.t);
+  float o[EV_ / 8][4];
+  ember_clear(o);
+  float m[2] = {NEG_INF, NEG_INF};
+  float sum[2] = {0.0f, 0.0f};
+  const long long keys = ember_keys(p, at.r0, MROWS);
+  for (long long j0 = 0; j0 < keys; j0 += KEYS) {
+    __syncthreads();
+    ember_stage<E_, KP, false>(ks, k, at.b * p.s, j0, p.s);
+    ember_stage<EV_, 0, true>(vt, v, at.b * p.s, j0, p.s);
+    __syncthreads();
+    float s[KEYS / 8][4];
+    ember_clear(s);
+    ember_product<KEYS / 8, E_ / 16, KP>(s, qa, ks, at.g, at.t);
+    float shift[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const long long i = at.row + 8 * r;
+      float tile_max = NEG_INF;
+#pragma unroll
+      for (int n = 0; n < KEYS / 8; ++n) {
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          const long long j = j0 + n * 8 + 2 * at.t + c;
+          float& x = s[n][2 * r + c];
+          x = ember_score(x, mask, p, at.base, i, j, i < p.l && j < p.s);
+          tile_max = fmaxf(tile_max, x);
+        }
+      }
+      const float m_new = fmaxf(m[r], ember_quad_max(tile_max));
+      // Nothing to attend yet: exponents from 0 keep every weight 0 instead of NaN.
+      shift[r] = m_new == NEG_INF ? 0.0f : m_new;
+      const float rescale = expf(m[r] - shift[r]);
+      sum[r] *= rescale;
+#pragma unroll
+      for (int n = 0; n < EV_ / 8; ++n) {
+        o[n][2 * r] *= rescale;
+        o[n][2 * r + 1] *= rescale;
+      }
+      m[r] = m_new;
+    }
+#pragma unroll
+    for (int n = 0; n < KEYS / 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        s[n][e] = expf(s[n][e] - shift[e / 2]);
+        sum[e / 2] += s[n][e];
+      }
+    }
+    unsigned pa[KEYS / 16][4];
+    ember_as_fragments(pa, s);
+    ember_product<EV_ / 8, KEYS / 16, TP>(o, pa, vt, at.g, at.t);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const float total = ember_quad_sum(sum[r]);
+    if (at.row + 8 * r >= p.l) continue;
+    const long long row = at.b * p.l + at.row + 8 * r;
+    // total == 0 (nothing attended): 0 * inf is NaN, as the composite's softmax; lse is -inf.
+    ember_store_row<EV_>(out, row, o, r, 1.0f / total, at.t);
+    if (at.t == 0) lse[row] = m[r] + logf(total);
+  }
+}
+)";
+
+// The tensor-core backward (E and Ev multiples of 16, up to 64: what its registers hold).
+// ember_attention_dq: a block of 4 warps takes 64 query rows; per key tile S = Q K^T and
+// dP = dO V^T in accumulators, dS = P (dP - D) with P = exp(S - lse), dQ += dS K (K staged as it
+// is for S, transposed for dQ; V as it is). It writes D = rowsum(dO out) first.
+// ember_attention_dkdv: a block of 4 warps takes 64 keys; per query tile S^T = K Q^T and
+// dP^T = V dO^T, dV += P^T dO and dK += dS^T Q (Q and dO staged as they are and transposed, with
+// their rows' lse and D).
+constexpr std::string_view kBackwardMma = R"(
+extern "C" __global__ void __launch_bounds__(128)
+    ember_attention_dq(const x_t* q, const x_t* k, const x_t* v, const void* mask, const x_t* out,
+                       const float* lse, const x_t* grad, x_t* dq, float* delta,
+                       ember_attention p) {
+  alignas(16) __shared__ x_t ks[KEYS * KP];
+  alignas(16) __shared__ x_t kt[E_ * TP];
+  alignas(16) __shared__ x_t vs[KEYS * EVP];
+  const ember_warp at = ember_warp_of(p, p.l);
+  unsigned qa[E_ / 16][4];
+  ember_fragments<E_>(qa, q + at.b * p.l * E_, at.row, p.l, at.t);
+  unsigned ga[EV_ / 16][4];
+  ember_fragments<EV_>(ga, grad + at.b * p.l * EV_, at.row, p.l, at.t);
+  float row_lse[2];
+  float d[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const long long i = at.row + 8 * r;
+    const long long row = at.b * p.l + i;
+    float part = 0.0f;
+    if (i < p.l) {
+      for (int c = 2 * at.t; c < EV_; c += 8) {
+        part = fmaf(x_load(grad[row * EV_ + c]), x_load(out[row * EV_ + c]), part);
+        part = fmaf(x_load(grad[row * EV_ + c + 1]), x_load(out[row * EV_ + c + 1]), part);
+      }
+    }
+    d[r] = ember_quad_sum(part);
+    row_lse[r] = i < p.l ? lse[row] : 0.0f;
+    if (i < p.l && at.t == 0) delta[row] = d[r];
+  }
+  float acc[E_ / 8][4];
+  ember_clear(acc);
+  const long long keys = ember_keys(p, at.r0, MROWS);
+  for (long long j0 = 0; j0 < keys; j0 += KEYS) {
+    __syncthreads();
+    ember_stage<E_, KP, false>(ks, k, at.b * p.s, j0, p.s);
+    ember_stage<E_, 0, true>(kt, k, at.b * p.s, j0, p.s);
+    ember_stage<EV_, EVP, false>(vs, v, at.b * p.s, j0, p.s);
+    __syncthreads();
+    float s[KEYS / 8][4];
+    ember_clear(s);
+    ember_product<KEYS / 8, E_ / 16, KP>(s, qa, ks, at.g, at.t);
+    float dp[KEYS / 8][4];
+    ember_clear(dp);
+    ember_product<KEYS / 8, EV_ / 16, EVP>(dp, ga, vs, at.g, at.t);
+#pragma unroll
+    for (int n = 0; n < KEYS / 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long i = at.row + 8 * (e / 2);
+        const long long j = j0 + n * 8 + 2 * at.t + e % 2;
+        const float score = ember_score(s[n][e], mask, p, at.base, i, j, i < p.l && j < p.s);
+        s[n][e] = expf(score - row_lse[e / 2]) * (dp[n][e] - d[e / 2]);
+      }
+    }
+    unsigned da[KEYS / 16][4];
+    ember_as_fragments(da, s);
+    ember_product<E_ / 8, KEYS / 16, TP>(acc, da, kt, at.g, at.t);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (at.row + 8 * r >= p.l) continue;
+    const long long row = at.b * p.l + at.row + 8 * r;
+    ember_store_row<E_>(dq, row, acc, r, (float)p.scale, at.t);
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(128)
+    ember_attention_dkdv(const x_t* q, const x_t* k, const x_t* v, const void* mask,
+                         const float* lse, const x_t* grad, const float* delta, x_t* dk, x_t* dv,
+                         ember_attention p) {
+  alignas(16) __shared__ x_t qs[KEYS * KP];
+  alignas(16) __shared__ x_t qt[E_ * TP];
+  alignas(16) __shared__ x_t gs[KEYS * EVP];
+  alignas(16) __shared__ x_t gt[EV_ * TP];
+  __shared__ float lses[KEYS];
+  __shared__ float deltas[KEYS];
+  const ember_warp at = ember_warp_of(p, p.s);
+  unsigned ka[E_ / 16][4];
+  ember_fragments<E_>(ka, k + at.b * p.s * E_, at.row, p.s, at.t);
+  unsigned va[EV_ / 16][4];
+  ember_fragments<EV_>(va, v + at.b * p.s * EV_, at.row, p.s, at.t);
+  float dka[E_ / 8][4];
+  ember_clear(dka);
+  float dva[EV_ / 8][4];
+  ember_clear(dva);
+#if CAUSAL
+  const long long first = at.r0;  // queries before the block's first key attend none of its keys
+#else
+  const long long first = 0;
+#endif
+  for (long long i0 = first; i0 < p.l; i0 += KEYS) {
+    __syncthreads();
+    ember_stage<E_, KP, false>(qs, q, at.b * p.l, i0, p.l);
+    ember_stage<E_, 0, true>(qt, q, at.b * p.l, i0, p.l);
+    ember_stage<EV_, EVP, false>(gs, grad, at.b * p.l, i0, p.l);
+    ember_stage<EV_, 0, true>(gt, grad, at.b * p.l, i0, p.l);
+    if (threadIdx.x < KEYS) {
+      const long long i = i0 + threadIdx.x;
+      // A query past the end weighs exp(-inf - 0) = 0.
+      lses[threadIdx.x] = i < p.l ? lse[at.b * p.l + i] : 0.0f;
+      deltas[threadIdx.x] = i < p.l ? delta[at.b * p.l + i] : 0.0f;
+    }
+    __syncthreads();
+    float s[KEYS / 8][4];
+    ember_clear(s);
+    ember_product<KEYS / 8, E_ / 16, KP>(s, ka, qs, at.g, at.t);
+    float dp[KEYS / 8][4];
+    ember_clear(dp);
+    ember_product<KEYS / 8, EV_ / 16, EVP>(dp, va, gs, at.g, at.t);
+    float ds[KEYS / 8][4];
+#pragma unroll
+    for (int n = 0; n < KEYS / 8; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const long long j = at.row + 8 * (e / 2);
+        const int ii = n * 8 + 2 * at.t + e % 2;
+        const long long i = i0 + ii;
+        const float score = ember_score(s[n][e], mask, p, at.base, i, j, i < p.l && j < p.s);
+        s[n][e] = expf(score - lses[ii]);
+        ds[n][e] = s[n][e] * (dp[n][e] - deltas[ii]);
+      }
+    }
+    unsigned pa[KEYS / 16][4];
+    ember_as_fragments(pa, s);
+    ember_product<EV_ / 8, KEYS / 16, TP>(dva, pa, gt, at.g, at.t);
+    ember_as_fragments(pa, ds);
+    ember_product<E_ / 8, KEYS / 16, TP>(dka, pa, qt, at.g, at.t);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    if (at.row + 8 * r >= p.s) continue;
+    const long long key = at.b * p.s + at.row + 8 * r;
+    ember_store_row<E_>(dk, key, dka, r, (float)p.scale, at.t);
+    ember_store_row<EV_>(dv, key, dva, r, 1.0f, at.t);
+  }
+}
+)";
+
+/// The #defines of shape and the element type, then the shared helpers.
+std::string prelude(const AttentionShape& shape) {
+  std::string source = element_type(shape.dtype, "x");
+  source += "#define E_ " + std::to_string(shape.e) + "\n";
+  source += "#define EV_ " + std::to_string(shape.ev) + "\n";
+  source += "#define MASK_KIND " + std::to_string(static_cast<int>(shape.mask)) + "\n";
+  source += std::string("#define CAUSAL ") + (shape.causal ? "1" : "0") + "\n";
+  source += kCommon;
+  return source;
+}
+
+/// prelude, then the tensor-core kernels' helpers for the dtype's mma.sync.
+std::string mma_prelude(const AttentionShape& shape) {
+  const bool f16 = shape.dtype == DType::F16;
+  std::string source = prelude(shape);
+  source += std::string("#define MMA_TYPE \"") + (f16 ? "f16" : "bf16") + "\"\n";
+  source +=
+      std::string("#define x_store16 ") + (f16 ? "ember_store_f16" : "ember_store_bf16") + "\n";
+  return source + std::string(kMmaCommon);
+}
+
+/// Element strides of a contiguous tensor of dims, right-aligned to rank dims (0 where a dim is
+/// missing or of size 1, so that it broadcasts).
+std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& dims, std::size_t rank) {
+  std::vector<int64_t> strides(rank, 0);
+  int64_t stride = 1;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    if (dims[d] != 1) strides[rank - dims.size() + d] = stride;
+    stride *= dims[d];
+  }
+  return strides;
+}
+
+/// Whether batch dims [from, to) (sizes, strides) walk as one flattened index with one stride.
+bool merges(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides,
+            std::size_t from, std::size_t to) {
+  for (std::size_t d = from; d + 1 < to; ++d) {
+    if (strides[d] != strides[d + 1] * sizes[d + 1]) return false;
+  }
+  return true;
+}
+
+/// The mask's two batch strides (ember_attention's mask_* fields); false when no split of the
+/// batch dims into two runs that each merge exists.
+bool set_mask_strides(AttentionParameters& p, const Shape& q, const Shape& mask) {
+  const std::size_t rank = q.rank();
+  const std::size_t batch_rank = rank - 2;
+  const std::vector<int64_t> strides = broadcast_strides(mask.dims(), rank);
+  p.mask_row_stride = strides[rank - 2];
+  p.mask_col_stride = strides[rank - 1];
+  const std::vector<int64_t> sizes(q.dims().begin(), q.dims().end() - 2);
+  for (std::size_t split = 0; split <= batch_rank; ++split) {
+    if (!merges(sizes, strides, 0, split) || !merges(sizes, strides, split, batch_rank)) continue;
+    p.mask_inner = 1;
+    for (std::size_t d = split; d < batch_rank; ++d)
+      p.mask_inner *= sizes[d];
+    p.mask_outer_stride = split > 0 ? strides[split - 1] : 0;
+    p.mask_inner_stride = split < batch_rank ? strides[batch_rank - 1] : 0;
+    return p.mask_inner > 0;
+  }
+  return false;
+}
+
+constexpr int64_t kMaxBlocks = 2147483647;
+/// The tensor-core backward holds K and V (or Q and dO) fragments and both gradients in registers:
+/// head dims up to 64.
+constexpr int64_t kMmaBackwardMaxHeadDim = 64;
+constexpr AttentionGrid kScalarGrid{kAttentionThreads, kAttentionRows};
+/// 4 warps of 16 rows.
+constexpr AttentionGrid kMmaGrid{128, 64};
+
+bool head_dim_fits(int64_t dim) {
+  return dim > 0 && dim <= kAttentionMaxHeadDim;
+}
+
+}  // namespace
+
+std::optional<AttentionShape> attention_shape(const ir::Attention& op,
+                                              std::span<const ir::TensorMeta> inputs) {
+  const Shape& q = inputs[0].shape;
+  const std::size_t rank = q.rank();
+  AttentionShape shape{inputs[0].dtype,     1,         q[rank - 1], inputs[2].shape[rank - 1],
+                       AttentionMask::None, op.causal, {}};
+  if (shape.dtype != DType::F32 && shape.dtype != DType::F16 && shape.dtype != DType::BF16) {
+    return std::nullopt;
+  }
+  if (!head_dim_fits(shape.e) || !head_dim_fits(shape.ev)) return std::nullopt;
+  for (std::size_t d = 0; d + 2 < rank; ++d)
+    shape.batches *= q[d];
+  shape.parameters.l = q[rank - 2];
+  shape.parameters.s = inputs[1].shape[rank - 2];
+  shape.parameters.scale = op.scale;
+  const int64_t longest = std::max(shape.parameters.l, shape.parameters.s);
+  // Nothing to compute, or more blocks than a grid's x dimension takes.
+  if (shape.batches == 0 || shape.parameters.l == 0 || shape.parameters.s == 0 ||
+      shape.batches > kMaxBlocks / ((longest + kAttentionRows - 1) / kAttentionRows)) {
+    return std::nullopt;
+  }
+  if (inputs.size() == 4) {
+    shape.mask = inputs[3].dtype == DType::Bool ? AttentionMask::Bool : AttentionMask::Float;
+    if (!set_mask_strides(shape.parameters, q, inputs[3].shape)) return std::nullopt;
+  }
+  return shape;
+}
+
+bool uses_tensor_cores(const AttentionShape& shape) {
+  return (shape.dtype == DType::F16 || shape.dtype == DType::BF16) && shape.e % 16 == 0 &&
+         shape.ev % 16 == 0;
+}
+
+bool backward_uses_tensor_cores(const AttentionShape& shape) {
+  return uses_tensor_cores(shape) && shape.e <= kMmaBackwardMaxHeadDim &&
+         shape.ev <= kMmaBackwardMaxHeadDim;
+}
+
+AttentionGrid attention_forward_grid(const AttentionShape& shape) {
+  return uses_tensor_cores(shape) ? kMmaGrid : kScalarGrid;
+}
+
+AttentionGrid attention_backward_grid(const AttentionShape& shape) {
+  return backward_uses_tensor_cores(shape) ? kMmaGrid : kScalarGrid;
+}
+
+std::string attention_forward_source(const AttentionShape& shape) {
+  if (!uses_tensor_cores(shape)) return prelude(shape) + std::string(kForward);
+  return mma_prelude(shape) + std::string(kForwardMma);
+}
+
+std::string attention_backward_source(const AttentionShape& shape) {
+  if (!backward_uses_tensor_cores(shape)) return prelude(shape) + std::string(kBackward);
+  return mma_prelude(shape) + std::string(kBackwardMma);
+}
+
+}  // namespace ember::cuda
