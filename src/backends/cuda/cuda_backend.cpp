@@ -285,14 +285,16 @@ class CudaBackend final : public backend::Backend {
 
   TensorData read(const Operand& operand) override {
     gpu_->make_current();
-    std::vector<std::byte> bytes(bytes_of(operand.meta));
+    // Not zeroed first: the copy writes every byte.
+    TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
+    const std::span<std::byte> bytes = data.bytes_mut();
     queue_->drain();
     if (!bytes.empty())
       gpu_->check(gpu_->api().cuMemcpyDtoHAsync(bytes.data(), address_of(operand), bytes.size(),
                                                 gpu_->stream()),
                   "cuMemcpyDtoHAsync");
     gpu_->synchronize();
-    return TensorData(std::move(bytes), operand.meta.shape, operand.meta.dtype);
+    return data;
   }
 
   void sync() override {
