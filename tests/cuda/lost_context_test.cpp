@@ -77,7 +77,7 @@ TEST(CudaLostContext, APoisonedDeviceSaysSoOnEveryCallAndTheProcessGoesOn) {
   if (Device::enumerate(DeviceType::Cuda).empty())
     GTEST_SKIP() << "no CUDA GPU on this machine: the lost-context case runs on a machine with "
                     "one (docs/backends/cuda.md)";
-  test::expect_in_fresh_process(device_after_a_lost_context);
+  ember::test::expect_in_fresh_process(device_after_a_lost_context);
 }
 
 }  // namespace
