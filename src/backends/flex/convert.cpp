@@ -1,7 +1,9 @@
 #include "backends/flex/convert.h"
 
+#include <type_traits>
 #include <vector>
 
+#include "backends/flex/bfloat16_bits.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/strided_loop.h"
 #include "backends/flex/thread_pool.h"
@@ -12,6 +14,32 @@ namespace {
 /// Elements per chunk of a parallel conversion.
 constexpr int64_t kConvertGrain = int64_t{1} << 15;
 
+/// detail::convert_element<To>(value), inline where flex has its own (bfloat16_bits.h).
+template <typename To, typename From>
+To element(From value) {
+  if constexpr (std::is_same_v<From, float> && std::is_same_v<To, BFloat16>) {
+    return to_bfloat16(value);
+  } else if constexpr (std::is_same_v<From, BFloat16> && std::is_same_v<To, float>) {
+    return from_bfloat16(value);
+  } else {
+    return detail::convert_element<To>(value);
+  }
+}
+
+/// count elements from src to dst, both contiguous, in blocks of a fixed count: loops the
+/// compiler vectorizes at -O2 (whose cost model leaves a loop of unknown count scalar).
+template <typename From, typename To>
+void convert_run(const From* src, To* dst, int64_t count) {
+  constexpr int64_t kBlock = 32;
+  int64_t j = 0;
+  for (; j + kBlock <= count; j += kBlock) {
+    for (int64_t i = 0; i < kBlock; ++i)
+      dst[j + i] = element<To>(src[j + i]);
+  }
+  for (; j < count; ++j)
+    dst[j] = element<To>(src[j]);
+}
+
 template <typename From, typename To>
 void convert_elements(const View& x, To* dst) {
   const std::vector<int64_t> dst_strides = x.shape.contiguous_strides();
@@ -20,8 +48,9 @@ void convert_elements(const View& x, To* dst) {
   const int64_t stride = loop.inner_stride(1);
   parallel_for(loop.size(), kConvertGrain, [&](int64_t begin, int64_t end) {
     loop.for_range(begin, end, [&](const StridedLoop<2>::Offsets& at, int64_t count) {
+      if (stride == 1) return convert_run(src + at[1], dst + at[0], count);
       for (int64_t j = 0; j < count; ++j)
-        dst[at[0] + j] = detail::convert_element<To>(src[at[1] + j * stride]);
+        dst[at[0] + j] = element<To>(src[at[1] + j * stride]);
     });
   });
 }
