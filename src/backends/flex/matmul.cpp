@@ -154,9 +154,9 @@ std::optional<View> run(const ir::Matmul& /*op*/, Views in, Outputs out) {
     return matmul_as<BFloat16>(in[0], in[1], out[0]);
   if (dtype == DType::F16 && dnnl_matmul_native(dtype))
     return matmul_as<Half>(in[0], in[1], out[0]);
-  const View product = matmul_as<float>(converted(in[0], DType::F32), converted(in[1], DType::F32),
-                                        {shape, DType::F32});
-  return converted(product, dtype);
+  const View wide = matmul_as<float>(converted(in[0], DType::F32), converted(in[1], DType::F32),
+                                     {shape, DType::F32});
+  return converted(wide, dtype);
 }
 
 }  // namespace ember::flex
