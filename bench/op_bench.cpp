@@ -4,6 +4,7 @@
 // alternating with the PyTorch peer, with flags such as
 //
 //   op_bench --device flex --op softmax --shape 64,1024,1024 --dim 2 --benchmark_format=json
+//   op_bench --device cpu --op matmul --shape 2048,2048,2048 --dtype bf16
 //   op_bench --op stream_copy --shape 33554432 --threads 2
 //
 // Each iteration runs the step and syncs the device; one warm-up step runs first. The counter
@@ -13,6 +14,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,14 @@ void register_stream(const std::string& op, const Flags& flags) {
       ->Unit(benchmark::kMicrosecond);
 }
 
+/// --dtype's value (default f32); InvalidArgument for a name that is no dtype.
+ember::DType dtype_flag(const Flags& flags) {
+  const std::string name = flags.text("dtype", "f32");
+  const std::optional<ember::DType> dtype = ember::dtype_from_name(name);
+  if (!dtype) throw ember::InvalidArgument("[op_bench] --dtype: unknown dtype '" + name + "'");
+  return *dtype;
+}
+
 void register_op(const std::string& op, const Flags& flags) {
   const std::string device_name = flags.text("device", "");
   const ember::Device device =
@@ -57,7 +67,8 @@ void register_op(const std::string& op, const Flags& flags) {
                                   .dim = flags.integer("dim", -1),
                                   .out_channels = flags.integer("out-channels", 0),
                                   .kernel = flags.integer("kernel", 0),
-                                  .padding = flags.integer("padding", 0)};
+                                  .padding = flags.integer("padding", 0),
+                                  .dtype = dtype_flag(flags)};
   benchmark::RegisterBenchmark(op.c_str(), ember::bench::time_step,
                                ember::bench::make_step(spec, device), device)
       ->UseRealTime()
@@ -77,9 +88,9 @@ void register_workload(const Flags& flags) {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);  // takes the --benchmark_* flags out of argv
   try {
-    register_workload(
-        Flags(argc, argv,
-              {"device", "op", "shape", "dim", "out-channels", "kernel", "padding", "threads"}));
+    register_workload(Flags(
+        argc, argv,
+        {"device", "op", "shape", "dim", "out-channels", "kernel", "padding", "threads", "dtype"}));
     benchmark::RunSpecifiedBenchmarks();
   } catch (const ember::Error& e) {
     std::fprintf(stderr, "op_bench: %s\n", e.what());

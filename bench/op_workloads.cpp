@@ -163,7 +163,9 @@ Step make_step(const OpSpec& spec, const Device& device) {
   if (op == "attention" || op == "attention_backward") return attention(spec, device);
   if (op == "mlp_train") {
     check_rank(spec, 5);
-    auto training = std::make_shared<MlpTraining>(spec, device.autodiff());
+    const Device autocast =
+        spec.dtype == DType::F32 ? device : device.autocast(to_float_dtype(spec.dtype));
+    auto training = std::make_shared<MlpTraining>(spec, autocast.autodiff());
     return [training] { return training->step(); };
   }
   throw InvalidArgument("[op_bench] unknown op '" + op + "'");

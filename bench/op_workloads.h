@@ -29,7 +29,8 @@ struct OpSpec {
   int64_t kernel = 0;
   int64_t padding = 0;
   /// The dtype of the inputs (the f32 pattern cast to it, as the PyTorch peers make theirs) of
-  /// every op but mlp_train, which takes f32.
+  /// every op but mlp_train, whose f32 model runs on device.autocast(dtype) for bf16 or f16
+  /// (torch.autocast on the peer's side).
   DType dtype = DType::F32;
 };
 

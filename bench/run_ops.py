@@ -2,7 +2,9 @@
 """Op workloads, ember vs PyTorch CPU eager (issue 4): per-op overhead on tiny tensors, matmul,
 elementwise ops, a GELU written from primitive ops, reductions, softmax, conv2d, max_pool2d and
 an MLP training step, with the same shapes, inputs (bench/support/pattern.h) and thread count on
-both sides, and a STREAM-like copy and triad (C++) as the ceiling of elementwise work.
+both sides, and a STREAM-like copy and triad (C++) as the ceiling of elementwise work. Matmul and
+conv2d also in bf16 and f16 (the f32 inputs cast), the MLP step also under bf16 autocast (issue
+23: ember's device.autocast, torch.autocast).
 
 For each workload and round, ember (bench/op_bench, Google Benchmark, one process per run) and
 the PyTorch worker (bench/peer_torch/ops.py, one process per thread count) run alternately;
@@ -90,9 +92,25 @@ def tiny_ops(with_libtorch):
             for op in ("add", "mul", "exp")]
 
 
+REDUCED = ("bf16", "f16")
+
+
+def with_dtype(label, spec, dtype):
+    """label and spec for dtype's inputs (f32: unchanged, the rows of earlier results)."""
+    if dtype == "f32":
+        return label, spec
+    return f"{label} {dtype}", dict(spec, dtype=dtype)
+
+
 def matmuls(sizes):
-    return [Workload(f"matmul {n}x{n} @ {n}x{n}", {"op": "matmul", "shape": [n, n, n]},
-                     "GFLOP/s", 2.0 * n**3, LIBRARY) for n in sizes.matmul]
+    rows = []
+    for dtype in ("f32",) + REDUCED:
+        for n in sizes.matmul:
+            label, spec = with_dtype(f"matmul {n}x{n} @ {n}x{n}",
+                                     {"op": "matmul", "shape": [n, n, n]}, dtype)
+            rows.append(Workload(label, spec, "GFLOP/s", 2.0 * n**3,
+                                 LIBRARY if dtype == "f32" else FASTER))
+    return rows
 
 
 def elementwise(sizes):
@@ -126,10 +144,11 @@ def spatial(sizes):
     shape = [n, c, h, w]
     conv_flops = 2.0 * n * out * h * w * c * k * k  # padding 1 keeps h x w
     pooled = numel(shape) // 4
-    return [
-        Workload(f"conv2d {shape_text(shape)}, {out} out, k3 pad1",
-                 {"op": "conv2d", "shape": shape, "out_channels": out, "kernel": k,
-                  "padding": 1}, "GFLOP/s", conv_flops, LIBRARY),
+    convs = [with_dtype(f"conv2d {shape_text(shape)}, {out} out, k3 pad1",
+                        {"op": "conv2d", "shape": shape, "out_channels": out, "kernel": k,
+                         "padding": 1}, dtype) for dtype in ("f32",) + REDUCED]
+    return [Workload(label, spec, "GFLOP/s", conv_flops, LIBRARY if "dtype" not in spec else FASTER)
+            for label, spec in convs] + [
         Workload(f"max_pool2d k2 {shape_text(shape)}",
                  {"op": "max_pool2d", "shape": shape, "kernel": 2}, "GB/s",
                  (numel(shape) + pooled) * F32, FASTER),
@@ -138,8 +157,11 @@ def spatial(sizes):
 
 def mlp(sizes):
     batch, *widths = sizes.mlp
-    return [Workload(f"MLP train step {'-'.join(map(str, widths))}, batch {batch}, SGD",
-                     {"op": "mlp_train", "shape": sizes.mlp}, "steps/s", target=FASTER)]
+    label = f"MLP train step {'-'.join(map(str, widths))}, batch {batch}, SGD"
+    return [Workload(label, {"op": "mlp_train", "shape": sizes.mlp}, "steps/s", target=FASTER),
+            Workload(f"{label}, autocast bf16",
+                     {"op": "mlp_train", "shape": sizes.mlp, "dtype": "bf16"}, "steps/s",
+                     target=FASTER)]
 
 
 def stream():
@@ -156,7 +178,7 @@ def workloads(sizes, with_libtorch):
 
 def op_bench_flags(spec):
     flags = ["--op", spec["op"], "--shape", ",".join(str(d) for d in spec["shape"])]
-    for key in ("dim", "out_channels", "kernel", "padding"):
+    for key in ("dim", "out_channels", "kernel", "padding", "dtype"):
         if key in spec:
             flags += ["--" + key.replace("_", "-"), str(spec[key])]
     return flags
@@ -346,7 +368,8 @@ def main():
         f"ember device: `{device}` ({fusion_words(device)}). "
         f"{'Quick sizes (--quick). ' if args.quick else ''}"
         f"Medians of {args.rounds} alternating runs of at least {args.min_time} s "
-        f"each; inputs are the same deterministic f32 values on both sides.",
+        f"each; inputs are the same deterministic f32 values on both sides (cast to bf16 or "
+        f"f16 in those rows).",
         "",
         bd.table(headers, rows),
         "",

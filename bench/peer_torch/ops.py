@@ -3,8 +3,9 @@ bench/op_bench.cpp). A worker: it reads one JSON request a line on stdin and ans
 line on stdout, so that torch is imported once and the driver can alternate ember and torch
 workload by workload.
 
-Request: {"op", "shape", "dim", "out_channels", "kernel", "padding", "variant", "min_time"} with
-the meaning bench/op_bench.cpp gives its flags; variant "call" is the ordinary call (a new output
+Request: {"op", "shape", "dim", "out_channels", "kernel", "padding", "dtype", "variant",
+"min_time"} with the meaning bench/op_bench.cpp gives its flags (dtype: matmul's and conv2d's
+inputs, the f32 pattern cast to it; mlp_train's torch.autocast dtype; absent: f32); variant "call" is the ordinary call (a new output
 each iteration, as ember's), "out" the kernel-level figure: outputs (and GELU's temporaries)
 preallocated and written with out= or in place. Answer: {"seconds", "iterations", "checksum"}
 (checksum: sum of |last output| in float64, or the last loss for mlp_train), or {"error"} when
@@ -25,6 +26,7 @@ import common
 GELU_CUBE = 0.044715
 GELU_SCALE = math.sqrt(2.0 / math.pi)
 MLP_LEARNING_RATE = 0.01
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 
 def repeat(step):
@@ -80,27 +82,28 @@ def reduction(op, shape, dim):
             repeat(lambda: f(a, dim, keepdim=True, out=out)))
 
 
-def matmul(shape):
+def matmul(shape, dtype):
     m, k, n = shape
-    a, b = common.pattern([m, k], 0), common.pattern([k, n], 1)
-    out = torch.empty(m, n)
+    a, b = common.pattern([m, k], 0).to(dtype), common.pattern([k, n], 1).to(dtype)
+    out = torch.empty(m, n, dtype=dtype)
     return repeat(lambda: torch.matmul(a, b)), repeat(lambda: torch.matmul(a, b, out=out))
 
 
-def spatial(op, shape, request):
-    x = common.pattern(shape)
+def spatial(op, shape, request, dtype):
+    x = common.pattern(shape).to(dtype)
     if op == "max_pool2d":
         kernel = request["kernel"]
         return repeat(lambda: F.max_pool2d(x, kernel)), None
     weight = common.pattern([request["out_channels"], shape[1], request["kernel"],
-                             request["kernel"]], 1)
+                             request["kernel"]], 1).to(dtype)
     padding = request["padding"]
     return repeat(lambda: F.conv2d(x, weight, padding=padding)), None
 
 
-def mlp_train(shape):
+def mlp_train(shape, dtype):
     """shape [batch, in, hidden1, hidden2, out]: one SGD step of linear-relu-linear-relu-linear
-    with cross-entropy on a fixed batch; the result is the step's loss."""
+    with cross-entropy on a fixed batch, under torch.autocast(dtype) unless dtype is f32; the
+    result is the step's loss."""
     batch, sizes = shape[0], shape[1:]
     torch.manual_seed(1)
     model = nn.Sequential(nn.Linear(sizes[0], sizes[1]), nn.ReLU(),
@@ -112,7 +115,8 @@ def mlp_train(shape):
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(model(x), targets)
+        with torch.autocast("cpu", dtype=dtype, enabled=dtype != torch.float32):
+            loss = F.cross_entropy(model(x), targets)
         loss.backward()
         optimizer.step()
         return loss.detach()
@@ -122,16 +126,17 @@ def mlp_train(shape):
 def workload(request):
     """(ordinary call, kernel-level variant or None): each a run(n) for common.measure."""
     op, shape = request["op"], request["shape"]
+    dtype = DTYPES[request.get("dtype", "f32")]
     if op in ("add", "mul", "exp", "tanh", "gelu"):
         return elementwise(op, shape)
     if op in ("sum", "argmax", "softmax"):
         return reduction(op, shape, request["dim"])
     if op == "matmul":
-        return matmul(shape)
+        return matmul(shape, dtype)
     if op in ("conv2d", "max_pool2d"):
-        return spatial(op, shape, request)
+        return spatial(op, shape, request, dtype)
     if op == "mlp_train":
-        return mlp_train(shape)
+        return mlp_train(shape, dtype)
     raise ValueError(f"unknown op {op!r}")
 
 

@@ -1,7 +1,8 @@
 // Convolutions (f32 through oneDNN where built with it, else and f64 as GEMM): one product checked
 // by hand, then a sweep of geometries (1 to 3 spatial dims, stride, padding, dilation, groups,
 // bias, transposed with output padding) and both weight gradients against the ndarray kernels,
-// which sum taps directly; and that oneDNN, when built in, takes every f32 case of the sweep.
+// which sum taps directly; and that oneDNN, when built in, takes every f32 case of the sweep, and
+// every bf16 one where the CPU runs bf16 natively (at PyTorch's bf16 tolerances).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -119,38 +120,66 @@ TEST(FlexConv, WeightGradientsMatchTheReferenceForEveryGeometry) {
   }
 }
 
-/// Row-major f32 values of shape as TensorData.
-TensorData values_of(const std::vector<float>& data, const Shape& shape) {
-  return TensorData(std::vector<double>(data.begin(), data.end()), shape, DType::F32);
+/// Zeroed bytes for a tensor of shape and dtype, for oneDNN to write.
+std::vector<std::byte> room_for(const Shape& shape, DType dtype) {
+  return std::vector<std::byte>(static_cast<std::size_t>(shape.num_elements()) * dtype_size(dtype));
+}
+
+/// actual against the reference: f32 at its own tolerance, bf16 at PyTorch's.
+void expect_like_reference(const TensorData& actual, const TensorData& expected,
+                           const std::string& what) {
+  if (expected.dtype() == DType::F32) return expect_close(actual, expected, what);
+  expect_close_as_torch(actual, expected, what);
 }
 
 // The sweep above cannot tell which path ran: here oneDNN is called directly, must accept every
-// f32 case (a decline would silently send the case to im2col), and must give ndarray's values.
-TEST(FlexConv, OneDnnTakesEveryF32CaseOfTheSweepWhenBuiltWithIt) {
+// f32 case (a decline would silently send the case to im2col) and, where the CPU runs bf16
+// natively, every bf16 one, and must give ndarray's values (for bf16, ndarray sums the rounded
+// inputs' products in f32 and rounds once).
+TEST(FlexConv, OneDnnTakesEveryF32AndNativeBf16CaseOfTheSweepWhenBuiltWithIt) {
   if (!dnnl_in_build()) GTEST_SKIP() << "built without oneDNN (libdnnl-dev)";
   ndarray::NdArrayBackend reference;
   const Device flex = Device::flex();
-  for (const ConvCase& c : conv_cases()) {
-    const TensorData x = conv_data(c.x, DType::F32);
-    const TensorData w = conv_data(c.weight, DType::F32);
-    const TensorData expected = run_on(reference, ir::Conv{c.geometry}, {x, w}).at(0);
-    const TensorHandle x_flex = ops::from_data(x, flex, TensorKind::Float);
-    const TensorHandle w_flex = ops::from_data(w, flex, TensorKind::Float);
-    std::vector<float> out(static_cast<std::size_t>(expected.shape().num_elements()));
-    ASSERT_TRUE(dnnl_convolve(c.geometry, view_of(x_flex), view_of(w_flex), nullptr, out.data(),
-                              expected.shape()))
-        << c.name;
-    expect_close(values_of(out, expected.shape()), expected, c.name + " (oneDNN)");
+  for (const DType dtype : {DType::F32, DType::BF16}) {
+    if (!dnnl_conv_takes(dtype)) continue;  // bf16: the CPU lacks AVX512-BF16
+    for (const ConvCase& c : conv_cases()) {
+      const std::string what = c.name + " " + std::string(dtype_name(dtype));
+      const TensorData x = conv_data(c.x, dtype);
+      const TensorData w = conv_data(c.weight, dtype);
+      const TensorData expected = run_on(reference, ir::Conv{c.geometry}, {x, w}).at(0);
+      const TensorHandle x_flex = ops::from_data(x, flex, TensorKind::Float);
+      const TensorHandle w_flex = ops::from_data(w, flex, TensorKind::Float);
+      std::vector<std::byte> out = room_for(expected.shape(), dtype);
+      ASSERT_TRUE(dnnl_convolve(c.geometry, view_of(x_flex), view_of(w_flex), nullptr, out.data(),
+                                expected.shape()))
+          << what;
+      expect_like_reference(TensorData(out, expected.shape(), dtype), expected, what + " (oneDNN)");
 
-    const TensorData grad_output = conv_data(expected.shape(), DType::F32);
-    const TensorData expected_grad =
-        run_on(reference, ir::ConvWeightGrad{c.geometry, c.weight}, {x, grad_output}).at(0);
-    const TensorHandle g_flex = ops::from_data(grad_output, flex, TensorKind::Float);
-    std::vector<float> grad(static_cast<std::size_t>(c.weight.num_elements()));
-    ASSERT_TRUE(
-        dnnl_weight_gradient(c.geometry, view_of(x_flex), view_of(g_flex), grad.data(), c.weight))
-        << c.name;
-    expect_close(values_of(grad, c.weight), expected_grad, c.name + " weight grad (oneDNN)");
+      const TensorData grad_output = conv_data(expected.shape(), dtype);
+      const TensorData expected_grad =
+          run_on(reference, ir::ConvWeightGrad{c.geometry, c.weight}, {x, grad_output}).at(0);
+      const TensorHandle g_flex = ops::from_data(grad_output, flex, TensorKind::Float);
+      std::vector<std::byte> grad = room_for(c.weight, dtype);
+      ASSERT_TRUE(
+          dnnl_weight_gradient(c.geometry, view_of(x_flex), view_of(g_flex), grad.data(), c.weight))
+          << what;
+      expect_like_reference(TensorData(grad, c.weight, dtype), expected_grad,
+                            what + " weight grad (oneDNN)");
+    }
+  }
+}
+
+TEST(FlexConv, Bf16ConvolutionsMatchTheReferenceThroughTheBackend) {
+  // Through the flex backend: oneDNN where native, else the f32 path; a transposed convolution
+  // with a bias takes the f32 path either way.
+  for (const ConvCase& c : conv_cases()) {
+    const TensorData x = conv_data(c.x, DType::BF16);
+    const TensorData w = conv_data(c.weight, DType::BF16);
+    const int64_t out_channels =
+        c.geometry.transposed ? c.weight[1] * c.geometry.groups : c.weight[0];
+    const TensorData bias = conv_data({out_channels}, DType::BF16);
+    compare_backends(ir::Conv{c.geometry}, {x, w, bias}, c.name + " bf16 with bias",
+                     expect_close_as_torch);
   }
 }
 

@@ -78,6 +78,16 @@ inline TensorHandle positive(const Shape& shape, const Device& device, DType dty
   return ops::from_data(positive_data(shape, dtype), device, TensorKind::Float);
 }
 
+/// Expects actual to have expected's dtype (bf16 or f16), shape and values within
+/// torch.testing.assert_close's default tolerances: rtol 1.6e-2 (bf16) or 1e-3 (f16), atol 1e-5.
+inline void expect_close_as_torch(const TensorData& actual, const TensorData& expected,
+                                  const std::string& what) {
+  std::string why;
+  EXPECT_EQ(actual.dtype(), expected.dtype()) << what;
+  const Tolerance torch{expected.dtype() == DType::BF16 ? 1.6e-2 : 1e-3, 1e-5};
+  EXPECT_TRUE(actual.approx_equal(expected, torch, &why)) << what << ": " << why;
+}
+
 /// Expects actual to have expected's dtype, shape and values within the dtype's tolerance.
 inline void expect_close(const TensorData& actual, const TensorData& expected,
                          const std::string& what) {

@@ -1,10 +1,14 @@
 // Matmul through BLAS: the layouts BLAS reads without a copy, and products of every operand
-// layout and batch form against a naive triple loop written here.
+// layout and batch form against a naive triple loop written here; bf16 and f16 products large
+// enough to be cut into tiles (oneDNN's native path where the CPU has it) at PyTorch's
+// tolerances for those dtypes.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "backends/flex/blas.h"
+#include "backends/flex/dnnl_conv.h"
+#include "backends/flex/dnnl_matmul.h"
 #include "flex_test_util.h"
 
 namespace ember::flex::test {
@@ -85,15 +89,38 @@ struct MatmulCase {
   std::function<TensorHandle(const Device&, DType)> rhs;
 };
 
+/// An operand of shape with positive values.
+std::function<TensorHandle(const Device&, DType)> make(Shape shape) {
+  return [shape](const Device& d, DType t) { return positive(shape, d, t); };
+}
+
+/// The transpose of an operand of shape (unit row stride).
+std::function<TensorHandle(const Device&, DType)> transposed(Shape shape) {
+  return [shape](const Device& d, DType t) { return ops::transpose(positive(shape, d, t)); };
+}
+
+/// Expects every case's product on flex, in each dtype, to be naive_matmul's of the same
+/// (rounded) operands, as expect(actual, expected, what) judges.
+template <typename Expect>
+void expect_naive_products(const std::vector<MatmulCase>& cases, const std::vector<DType>& dtypes,
+                           const Expect& expect) {
+  for (const DType dtype : dtypes) {
+    for (const MatmulCase& c : cases) {
+      const Device flex = Device::flex();
+      const TensorHandle lhs = c.lhs(flex, dtype);
+      const TensorHandle rhs = c.rhs(flex, dtype);
+      // The operands' logical values, in f64 as the reference reads them.
+      const TensorData expected = naive_matmul(ops::into_data(lhs).convert(DType::F64),
+                                               ops::into_data(rhs).convert(DType::F64), dtype);
+      expect(ops::into_data(ops::matmul(lhs, rhs)), expected,
+             std::string(c.name) + " " + std::string(dtype_name(dtype)));
+    }
+  }
+}
+
 /// Positive values: products of up to 80 terms do not cancel, so f32 stays within its tolerance
 /// of the f64 reference whatever order BLAS sums in.
 std::vector<MatmulCase> matmul_cases() {
-  const auto make = [](Shape shape) {
-    return [shape](const Device& d, DType t) { return positive(shape, d, t); };
-  };
-  const auto transposed = [](Shape shape) {
-    return [shape](const Device& d, DType t) { return ops::transpose(positive(shape, d, t)); };
-  };
   return {
       {"plain", make({5, 7}), make({7, 3})},
       {"transposed lhs", transposed({7, 5}), make({7, 3})},
@@ -123,19 +150,33 @@ std::vector<MatmulCase> matmul_cases() {
 }
 
 TEST(FlexMatmul, EveryOperandLayoutGivesTheNaiveProduct) {
-  for (const DType dtype : {DType::F32, DType::F64, DType::F16, DType::BF16}) {
-    for (const MatmulCase& c : matmul_cases()) {
-      const Device flex = Device::flex();
-      const TensorHandle lhs = c.lhs(flex, dtype);
-      const TensorHandle rhs = c.rhs(flex, dtype);
-      // The operands' logical values, in f64 as the reference reads them.
-      const TensorData expected = naive_matmul(ops::into_data(lhs).convert(DType::F64),
-                                               ops::into_data(rhs).convert(DType::F64), dtype);
-      // f16 and bf16 round the product once; their tolerance covers f32 accumulation.
-      expect_close(ops::into_data(ops::matmul(lhs, rhs)), expected,
-                   std::string(c.name) + " " + std::string(dtype_name(dtype)));
-    }
-  }
+  // f16 and bf16 round the product once; their tolerance covers f32 accumulation.
+  expect_naive_products(matmul_cases(), {DType::F32, DType::F64, DType::F16, DType::BF16},
+                        expect_close);
+}
+
+TEST(FlexMatmul, ReducedProductsEqualTheProductOfTheRoundedInputs) {
+  // Extents that are no multiple of oneDNN's blocks, k long enough for f32 sums to matter.
+  const std::vector<MatmulCase> cases = {
+      {"plain", make({97, 301}), make({301, 75})},
+      {"transposed lhs", transposed({301, 97}), make({301, 75})},
+      {"transposed rhs", make({97, 301}), transposed({75, 301})},
+      {"rows of a wider matrix",
+       [](const Device& d, DType t) {
+         return ops::slice(positive({97, 320}, d, t), {Slice(), Slice(0, 301)});
+       },
+       make({301, 75})},
+      {"batches folded into rows", make({3, 40, 130}), make({1, 130, 66})},
+      {"broadcast batches", make({2, 1, 33, 130}), make({1, 3, 130, 47})},
+  };
+  expect_naive_products(cases, {DType::BF16, DType::F16}, expect_close_as_torch);
+}
+
+TEST(FlexMatmul, Bf16RunsNativelyExactlyWhereTheCpuHasAvx512Bf16) {
+  // The CPU's own word (cpuid), not oneDNN's: AMX CPUs have AVX512-BF16 too.
+  const bool has_instructions = __builtin_cpu_supports("avx512bf16");
+  EXPECT_EQ(dnnl_matmul_native(DType::BF16), dnnl_in_build() && has_instructions);
+  EXPECT_FALSE(dnnl_matmul_native(DType::F32));
 }
 
 TEST(FlexMatmul, IntegersAndEmptyProductsTakeTheReferencePath) {

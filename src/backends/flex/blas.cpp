@@ -17,6 +17,7 @@
 #include "backends/flex/packed_gemm.h"
 #include "backends/flex/thread_pool.h"
 #include "ember/error.h"
+#include "ember/float16.h"
 
 namespace ember::flex {
 namespace {
@@ -101,6 +102,8 @@ std::optional<BlasMatrix<T>> blas_layout(int64_t rows, int64_t cols, int64_t row
 
 template std::optional<BlasMatrix<float>> blas_layout(int64_t, int64_t, int64_t, int64_t);
 template std::optional<BlasMatrix<double>> blas_layout(int64_t, int64_t, int64_t, int64_t);
+template std::optional<BlasMatrix<BFloat16>> blas_layout(int64_t, int64_t, int64_t, int64_t);
+template std::optional<BlasMatrix<Half>> blas_layout(int64_t, int64_t, int64_t, int64_t);
 
 std::optional<GemmLibrary> gemm_library_from(const char* env_value) {
   if (!env_value || !*env_value) return std::nullopt;

@@ -1,7 +1,7 @@
 // Convolutions: f32 through oneDNN where the build has it (dnnl_conv.h), otherwise, and for f64,
 // as GEMM (im2col): per sample and group, the columns of the large side (conv_columns.h) times
-// the group's weight matrix; f16 and bf16 through the f32 path. Other dtypes and empty tensors fall
-// back to ndarray.
+// the group's weight matrix; f16 and bf16 through oneDNN where it runs them natively, else
+// through the f32 path. Other dtypes and empty tensors fall back to ndarray.
 //
 //   conv:                 out_g [Cout_g, O]      = W_g [Cout_g, Cin_g K] cols(x_g) [Cin_g K, O]
 //   transposed conv:      cols [Cout_g K, I]     = W_g^T x_g [Cin_g, I], added into out_g
@@ -158,14 +158,40 @@ void weight_gradient(const ConvExtents& e, const T* left, int64_t left_channels,
   }
 }
 
-/// Whether the fast path applies: f32 or f64, and something to compute on every side.
-bool has_fast_path(Views in, const ir::TensorMeta& out) {
-  if (in[0].dtype != DType::F32 && in[0].dtype != DType::F64) return false;
+/// Whether something is computed on every side (else ndarray's loops take the case).
+bool nonempty(Views in, const ir::TensorMeta& out) {
   if (out.shape.num_elements() == 0) return false;
   for (const View& v : in) {
     if (v.num_elements() == 0) return false;
   }
   return true;
+}
+
+/// Whether the f32/f64 path applies: one of those dtypes, and something to compute.
+bool has_fast_path(Views in, const ir::TensorMeta& out) {
+  return (in[0].dtype == DType::F32 || in[0].dtype == DType::F64) && nonempty(in, out);
+}
+
+/// Conv on flex's contiguous copies of in through oneDNN; nullopt where it declines.
+std::optional<View> convolve_in_dnnl(const ir::Conv& op, Views in, const ir::TensorMeta& out) {
+  const View x = contiguous(in[0]);
+  const View weight = contiguous(in[1]);
+  const std::optional<View> bias =
+      in.size() > 2 ? std::optional<View>(contiguous(in[2])) : std::nullopt;
+  OutputTensor result(out);
+  if (!dnnl_convolve(op.geometry, x, weight, bias ? &*bias : nullptr, result.bytes(), out.shape))
+    return std::nullopt;
+  return result.view();
+}
+
+/// ConvWeightGrad through oneDNN, as convolve_in_dnnl.
+std::optional<View> weight_gradient_in_dnnl(const ir::ConvWeightGrad& op, Views in,
+                                            const ir::TensorMeta& out) {
+  OutputTensor result(out);
+  if (!dnnl_weight_gradient(op.geometry, contiguous(in[0]), contiguous(in[1]), result.bytes(),
+                            op.weight_shape))
+    return std::nullopt;
+  return result.view();
 }
 
 /// op on f16 or bf16 inputs computed in f32 and rounded once, as matmul.cpp and ndarray do: the
@@ -201,15 +227,15 @@ void visit_gemm_dtype(DType dtype, Body&& body) {
 }  // namespace
 
 std::optional<View> run(const ir::Conv& op, Views in, Outputs out) {
+  if (dnnl_conv_takes(in[0].dtype) && nonempty(in, out[0])) {
+    if (std::optional<View> done = convolve_in_dnnl(op, in, out[0])) return done;
+  }
   if (!has_fast_path(in, out[0])) return run_reduced_in_f32(op, in, out);
   const View x = contiguous(in[0]);
   const View weight = contiguous(in[1]);
   const std::optional<View> bias =
       in.size() > 2 ? std::optional<View>(contiguous(in[2])) : std::nullopt;
   OutputTensor result(out[0]);
-  if (x.dtype == DType::F32 && dnnl_convolve(op.geometry, x, weight, bias ? &*bias : nullptr,
-                                             result.data<float>(), out[0].shape))
-    return result.view();
   const ConvExtents e = conv_extents(op.geometry, x.shape, out[0].shape, weight.shape);
   visit_gemm_dtype(x.dtype, [&]<typename T>() {
     const T* bias_data = bias ? bias->data<T>() : nullptr;
@@ -223,13 +249,13 @@ std::optional<View> run(const ir::Conv& op, Views in, Outputs out) {
 }
 
 std::optional<View> run(const ir::ConvWeightGrad& op, Views in, Outputs out) {
+  if (dnnl_conv_takes(in[0].dtype) && nonempty(in, out[0])) {
+    if (std::optional<View> done = weight_gradient_in_dnnl(op, in, out[0])) return done;
+  }
   if (!has_fast_path(in, out[0])) return run_reduced_in_f32(op, in, out);
   const View x = contiguous(in[0]);
   const View grad_output = contiguous(in[1]);
   OutputTensor result(out[0]);
-  if (x.dtype == DType::F32 &&
-      dnnl_weight_gradient(op.geometry, x, grad_output, result.data<float>(), op.weight_shape))
-    return result.view();
   const ConvExtents e = conv_extents(op.geometry, x.shape, grad_output.shape, op.weight_shape);
   visit_gemm_dtype(x.dtype, [&]<typename T>() {
     const T* dy = grad_output.data<T>();

@@ -1,13 +1,17 @@
 // Batched matrix product through BLAS GEMM. Each operand's last two dims are passed to BLAS as
 // they lie (a transposed view becomes CblasTrans, no copy); only a layout BLAS cannot read (a
 // broadcast, flipped or doubly strided matrix) is copied, once. Batch dims may have any strides,
-// broadcast ones included. f16 and bf16 are computed in f32 and rounded once, as ndarray does.
+// broadcast ones included. f16 and bf16 run natively through oneDNN's matmul where the CPU has the
+// instructions (dnnl_matmul.h), else are converted to f32 and back, one pass each way; either way
+// the products are summed in f32 and rounded once, as ndarray does.
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "backends/flex/blas.h"
 #include "backends/flex/convert.h"
 #include "backends/flex/copy.h"
+#include "backends/flex/dnnl_matmul.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/strided_loop.h"
 #include "backends/flex/thread_pool.h"
@@ -53,6 +57,18 @@ GemmOperand<T> gemm_operand(const View& x, const Shape& batches) {
   return {std::move(view), *layout, std::move(strides)};
 }
 
+/// c[m, n] (leading dimension ldc) = op(a) op(b): BLAS's GEMM for f32 and f64, oneDNN's for
+/// the reduced dtypes.
+template <typename T>
+void product(int64_t m, int64_t n, int64_t k, const BlasMatrix<T>& a, const BlasMatrix<T>& b, T* c,
+             int64_t ldc) {
+  if constexpr (std::is_floating_point_v<T>) {
+    gemm(m, n, k, a, b, T{0}, c, ldc);
+  } else {
+    gemm_reduced(m, n, k, a, b, c, ldc);
+  }
+}
+
 /// The GEMM extents of one batch.
 struct GemmSize {
   int64_t m, n, k;
@@ -70,7 +86,7 @@ void gemm_batches(const GemmOperand<T>& a, const GemmOperand<T>& b, const GemmSi
       BlasMatrix<T> rhs = b.matrix;
       lhs.data = a.view.template data<T>() + at[0] + j * loop.inner_stride(0);
       rhs.data = b.view.template data<T>() + at[1] + j * loop.inner_stride(1);
-      gemm(size.m, size.n, size.k, lhs, rhs, T{0}, c + batch * size.m * size.n, size.n);
+      product(size.m, size.n, size.k, lhs, rhs, c + batch * size.m * size.n, size.n);
     }
   });
 }
@@ -104,7 +120,7 @@ View matmul_as(const View& lhs, const View& rhs, const ir::TensorMeta& out) {
     BlasMatrix<T> rhs_matrix = b.matrix;
     lhs_rows.data = a.view.template data<T>();
     rhs_matrix.data = b.view.template data<T>();
-    gemm(count * size.m, size.n, size.k, lhs_rows, rhs_matrix, T{0}, c, size.n);
+    product(count * size.m, size.n, size.k, lhs_rows, rhs_matrix, c, size.n);
     return result.view();
   }
   const StridedLoop<2> loop(batches, {a.batch_strides, b.batch_strides});
@@ -134,9 +150,13 @@ std::optional<View> run(const ir::Matmul& /*op*/, Views in, Outputs out) {
   }
   if (dtype == DType::F64) return matmul_as<double>(in[0], in[1], out[0]);
   if (dtype == DType::F32) return matmul_as<float>(in[0], in[1], out[0]);
-  const View product = matmul_as<float>(converted(in[0], DType::F32), converted(in[1], DType::F32),
-                                        {shape, DType::F32});
-  return converted(product, dtype);
+  if (dtype == DType::BF16 && dnnl_matmul_native(dtype))
+    return matmul_as<BFloat16>(in[0], in[1], out[0]);
+  if (dtype == DType::F16 && dnnl_matmul_native(dtype))
+    return matmul_as<Half>(in[0], in[1], out[0]);
+  const View wide = matmul_as<float>(converted(in[0], DType::F32), converted(in[1], DType::F32),
+                                     {shape, DType::F32});
+  return converted(wide, dtype);
 }
 
 }  // namespace ember::flex

@@ -1,0 +1,65 @@
+// dnnl_context.h: the per-thread engine, and the probe that decides which reduced dtypes run
+// natively.
+#ifdef EMBER_WITH_DNNL
+
+#include "backends/flex/dnnl_context.h"
+
+#include <cstring>
+
+#include "backends/flex/one_openmp_thread.h"
+
+namespace ember::flex {
+namespace {
+
+/// Whether the CPU oneDNN runs on has the bf16 dot-product instructions (AVX512-BF16; AMX's
+/// ISA values contain its bits).
+bool has_bf16_instructions() {
+  const auto isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
+  const auto bf16 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_bf16);
+  return (isa & bf16) == bf16;
+}
+
+/// Whether oneDNN offers a non-reference matmul of dtype (a 64^3 product, plain layouts).
+bool has_native_matmul(DType dtype) {
+  const OneOpenMpThread one_thread;
+  using dnnl::memory;
+  const memory::desc square({64, 64}, dnnl_type(dtype), memory::format_tag::ab);
+  try {
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(square, square, square),
+                                          dnnl_context().engine);
+    return !is_reference_impl(pd.impl_info_str());
+  } catch (const dnnl::error&) {  // no implementation at all
+    return false;
+  }
+}
+
+}  // namespace
+
+DnnlContext& dnnl_context() {
+  thread_local DnnlContext context;
+  return context;
+}
+
+dnnl::memory::data_type dnnl_type(DType dtype) {
+  using type = dnnl::memory::data_type;
+  if (dtype == DType::BF16) return type::bf16;
+  if (dtype == DType::F16) return type::f16;
+  return type::f32;
+}
+
+bool dnnl_native(DType dtype) {
+  // bf16 without the instructions runs, emulated, slower than the f32 path.
+  static const bool bf16 = has_bf16_instructions() && has_native_matmul(DType::BF16);
+  static const bool f16 = has_native_matmul(DType::F16);
+  if (dtype == DType::BF16) return bf16;
+  if (dtype == DType::F16) return f16;
+  return false;
+}
+
+bool is_reference_impl(const char* impl_info) {
+  return std::strncmp(impl_info, "ref", 3) == 0;
+}
+
+}  // namespace ember::flex
+
+#endif
