@@ -95,5 +95,15 @@ TEST(Cli, EvalOfACorruptCheckpointIsAClearError) {
                  "[load_safetensors]");
 }
 
+TEST(Cli, EvalTakesAPrecisionAndRefusesAnUnknownOneBeforeLoading) {
+  const TempDir dir("ember-cli");
+  std::ofstream(dir / "model.safetensors") << "garbage";
+  const std::string eval = "eval " + (dir / "model.safetensors").string() + " --device ndarray";
+  expect_failure(ember(eval + " --precision f64"),
+                 "--precision must be f32, bf16 or f16 (got 'f64')");
+  // bf16 is taken: the command goes on to the checkpoint, which is garbage.
+  expect_failure(ember(eval + " --precision bf16"), "[load_safetensors]");
+}
+
 }  // namespace
 }  // namespace ember::test

@@ -58,6 +58,14 @@ void add_device_option(CLI::App& command, std::string& device) {
                      "default device");
 }
 
+/// --precision: f32, or an autocast dtype the command's ops run in (parameters stay f32).
+void add_precision_option(CLI::App& command, std::string& precision, const char* verb) {
+  command.add_option("--precision", precision,
+                     std::string(verb) +
+                         " in f32, or in mixed precision: bf16, or f16 (training: with loss "
+                         "scaling); parameters stay f32 (default f32)");
+}
+
 void train_fashion_mnist(TrainArgs& args) {
   require_at_least("--epochs", args.epochs, 1);
   require_at_least("--batch-size", args.batch_size, 1);
@@ -72,11 +80,18 @@ void train_fashion_mnist(TrainArgs& args) {
   std::printf("test accuracy: %.4f\n", fashion_mnist::run(args.options));
 }
 
-void eval_checkpoint(const std::string& device, const std::string& checkpoint) {
+struct EvalArgs {
+  std::string device;
+  std::string precision = "f32";
+  std::string checkpoint;
+};
+
+void eval_checkpoint(const EvalArgs& args) {
   fashion_mnist::Options options;
-  options.device = device_named(device);
-  fashion_mnist::Cnn model = fashion_mnist::Cnn::init(options.resolved_device());
-  record::load(model, checkpoint);
+  options.device = device_named(args.device);
+  options.autocast = autocast_named(args.precision);
+  fashion_mnist::Cnn model = fashion_mnist::Cnn::init(options.compute_device());
+  record::load(model, args.checkpoint);
   std::printf("test accuracy: %.4f\n", fashion_mnist::evaluate(model, options));
 }
 
@@ -93,9 +108,7 @@ void add_train_commands(CLI::App& app) {
   fmnist->add_option("--batch-size", args->batch_size, "batch size, at least 1 (default 64)");
   fmnist->add_option("--lr", args->options.learning_rate,
                      "initial learning rate, positive (default 2e-3)");
-  fmnist->add_option("--precision", args->precision,
-                     "f32, or mixed precision: bf16, or f16 with loss scaling; parameters stay "
-                     "f32 (default f32)");
+  add_precision_option(*fmnist, args->precision, "train");
   fmnist->add_option("--out", args->options.out, "run directory (default runs/fashion-mnist)");
   fmnist->add_flag("--resume", args->options.resume,
                    "continue from the newest checkpoint in --out");
@@ -103,13 +116,13 @@ void add_train_commands(CLI::App& app) {
 
   CLI::App* eval =
       app.add_subcommand("eval", "evaluate a saved Fashion-MNIST model on the test set");
-  auto eval_device = std::make_shared<std::string>();
-  auto checkpoint = std::make_shared<std::string>();
-  eval->add_option("checkpoint", *checkpoint, "a model.safetensors saved by ember train")
+  auto eval_args = std::make_shared<EvalArgs>();
+  eval->add_option("checkpoint", eval_args->checkpoint, "a model.safetensors saved by ember train")
       ->required()
       ->check(CLI::ExistingFile);
-  add_device_option(*eval, *eval_device);
-  eval->callback([eval_device, checkpoint] { eval_checkpoint(*eval_device, *checkpoint); });
+  add_device_option(*eval, eval_args->device);
+  add_precision_option(*eval, eval_args->precision, "evaluate");
+  eval->callback([eval_args] { eval_checkpoint(*eval_args); });
 }
 
 }  // namespace ember::cli
