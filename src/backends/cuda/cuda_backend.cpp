@@ -247,11 +247,7 @@ class CudaBackend final : public backend::Backend {
 
   bool runs_fused_attention(const ir::Attention& op,
                             std::span<const ir::TensorMeta> inputs) const override {
-    // Head dims past 64: the H200 run of 2026-12-05 saw a causal case at head dim 128 (L = S = 70)
-    // not finish in 50 s, while every case at 64 or less matched the composite; until that is
-    // understood the public function keeps them on the composite (docs/backends/cuda.md).
-    const std::optional<AttentionShape> shape = attention_shape(op, inputs);
-    return shape && shape->e <= kValidatedHeadDim && shape->ev <= kValidatedHeadDim;
+    return attention_shape(op, inputs).has_value();
   }
 
   backend::FusionSupport fusion_support() const override {
@@ -328,8 +324,6 @@ class CudaBackend final : public backend::Backend {
 
  private:
   static constexpr unsigned kThreads = 256;
-  /// The largest head dim the public attention sends to the fused kernels (runs_fused_attention).
-  static constexpr int64_t kValidatedHeadDim = 64;
   /// cuBLASLt's workspace (its recommendation for Hopper).
   static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
 
