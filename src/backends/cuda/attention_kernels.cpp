@@ -320,7 +320,7 @@ constexpr std::string_view kMmaCommon = R"(
 #define MROWS 64
 #define KEYS 32
 #define KP (E_ + 8)
-#define EVP (EV_ + 8)
+#define VP (EV_ + 8)
 #define TP (KEYS + 8)
 
 __device__ __forceinline__ void ember_mma(float (&c)[4], const unsigned (&a)[4], unsigned b0,
@@ -533,7 +533,7 @@ extern "C" __global__ void __launch_bounds__(128)
                        ember_attention p) {
   alignas(16) __shared__ x_t ks[KEYS * KP];
   alignas(16) __shared__ x_t kt[E_ * TP];
-  alignas(16) __shared__ x_t vs[KEYS * EVP];
+  alignas(16) __shared__ x_t vs[KEYS * VP];
   const ember_warp at = ember_warp_of(p, p.l);
   unsigned qa[E_ / 16][4];
   ember_fragments<E_>(qa, q + at.b * p.l * E_, at.row, p.l, at.t);
@@ -563,14 +563,14 @@ extern "C" __global__ void __launch_bounds__(128)
     __syncthreads();
     ember_stage<E_, KP, false>(ks, k, at.b * p.s, j0, p.s);
     ember_stage<E_, 0, true>(kt, k, at.b * p.s, j0, p.s);
-    ember_stage<EV_, EVP, false>(vs, v, at.b * p.s, j0, p.s);
+    ember_stage<EV_, VP, false>(vs, v, at.b * p.s, j0, p.s);
     __syncthreads();
     float s[KEYS / 8][4];
     ember_clear(s);
     ember_product<KEYS / 8, E_ / 16, KP>(s, qa, ks, at.g, at.t);
     float dp[KEYS / 8][4];
     ember_clear(dp);
-    ember_product<KEYS / 8, EV_ / 16, EVP>(dp, ga, vs, at.g, at.t);
+    ember_product<KEYS / 8, EV_ / 16, VP>(dp, ga, vs, at.g, at.t);
 #pragma unroll
     for (int n = 0; n < KEYS / 8; ++n) {
 #pragma unroll
@@ -599,7 +599,7 @@ extern "C" __global__ void __launch_bounds__(128)
                          ember_attention p) {
   alignas(16) __shared__ x_t qs[KEYS * KP];
   alignas(16) __shared__ x_t qt[E_ * TP];
-  alignas(16) __shared__ x_t gs[KEYS * EVP];
+  alignas(16) __shared__ x_t gs[KEYS * VP];
   alignas(16) __shared__ x_t gt[EV_ * TP];
   __shared__ float lses[KEYS];
   __shared__ float deltas[KEYS];
@@ -621,7 +621,7 @@ extern "C" __global__ void __launch_bounds__(128)
     __syncthreads();
     ember_stage<E_, KP, false>(qs, q, at.b * p.l, i0, p.l);
     ember_stage<E_, 0, true>(qt, q, at.b * p.l, i0, p.l);
-    ember_stage<EV_, EVP, false>(gs, grad, at.b * p.l, i0, p.l);
+    ember_stage<EV_, VP, false>(gs, grad, at.b * p.l, i0, p.l);
     ember_stage<EV_, 0, true>(gt, grad, at.b * p.l, i0, p.l);
     if (threadIdx.x < KEYS) {
       const long long i = i0 + threadIdx.x;
@@ -635,7 +635,7 @@ extern "C" __global__ void __launch_bounds__(128)
     ember_product<KEYS / 8, E_ / 16, KP>(s, ka, qs, at.g, at.t);
     float dp[KEYS / 8][4];
     ember_clear(dp);
-    ember_product<KEYS / 8, EV_ / 16, EVP>(dp, va, gs, at.g, at.t);
+    ember_product<KEYS / 8, EV_ / 16, VP>(dp, va, gs, at.g, at.t);
     float ds[KEYS / 8][4];
 #pragma unroll
     for (int n = 0; n < KEYS / 8; ++n) {
