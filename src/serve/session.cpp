@@ -58,6 +58,7 @@ struct SequenceCall {
   ir::Op op;
   std::vector<uint64_t> inputs;  // k: the replay's k-th tensor; kInternal + j: the j-th output
   std::size_t outputs;
+  std::vector<uint64_t> drops;  // outputs (j) the client let go, read by no later call
 };
 
 /// A sequence a session keeps (define), run again by replay.
@@ -99,6 +100,8 @@ class Session {
   void open(uint32_t index);
   void run_ops(capnp::List<proto::OpCall>::Reader calls);
   void define(proto::Sequence::Reader sequence);
+  /// Gives each dead output of kept (checked) to the call after which no call reads it.
+  static void schedule_drops(capnp::List<uint64_t>::Reader dead, Sequence& kept);
   void replay(proto::Replay::Reader replay);
   void run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
               std::span<const uint64_t> output_ids);
@@ -107,6 +110,8 @@ class Session {
   void discard_bytes(std::size_t count);
   void download(uint64_t id);
   void release(capnp::List<uint64_t>::Reader ids);
+  /// Forgets tensor id, which must exist.
+  void forget(uint64_t id);
   void sync();
   void memory_usage();
   void settings();
@@ -291,7 +296,7 @@ void Session::define(proto::Sequence::Reader sequence) {
                     std::to_string(kMaxSequences) + " and " + std::to_string(kMaxStoredCalls));
   Sequence kept{sequence.getExternals(), {}, 0};
   for (proto::OpCall::Reader call : calls) {
-    SequenceCall& step = kept.calls.emplace_back(SequenceCall{decoded(call), {}, 0});
+    SequenceCall& step = kept.calls.emplace_back(SequenceCall{decoded(call), {}, 0, {}});
     for (uint64_t reference : call.getInputs()) {
       const bool internal = (reference & kInternal) != 0;
       if (internal ? (reference & ~kInternal) >= kept.outputs : reference >= kept.externals)
@@ -302,8 +307,26 @@ void Session::define(proto::Sequence::Reader sequence) {
     step.outputs = call.getOutputs().size();
     kept.outputs += step.outputs;
   }
+  schedule_drops(sequence.getDead(), kept);
   stored_calls_ += calls.size();
   sequences_.emplace(sequence.getId(), std::move(kept));
+}
+
+void Session::schedule_drops(capnp::List<uint64_t>::Reader dead, Sequence& kept) {
+  std::vector<std::size_t> last_call;  // per output: its maker, then the last call reading it
+  for (std::size_t i = 0; i < kept.calls.size(); ++i) {
+    last_call.resize(last_call.size() + kept.calls[i].outputs, i);
+    for (uint64_t reference : kept.calls[i].inputs)
+      if ((reference & kInternal) != 0) last_call[reference & ~kInternal] = i;
+  }
+  std::vector<bool> dropped(kept.outputs, false);
+  for (uint64_t j : dead) {
+    if (j >= kept.outputs || dropped[j])
+      throw Violation("sequence: dead output " + std::to_string(j) + " of " +
+                      std::to_string(kept.outputs) + " is out of range or named twice");
+    dropped[j] = true;
+    kept.calls[last_call[j]].drops.push_back(j);
+  }
 }
 
 void Session::replay(proto::Replay::Reader replay) {
@@ -332,6 +355,8 @@ void Session::replay(proto::Replay::Reader replay) {
     for (std::size_t k = 0; k < step.outputs; ++k)
       outputs.push_back(next_output++);
     run_op(step.op, inputs, outputs);
+    for (uint64_t j : step.drops)
+      forget(replay.getFirstOutput() + j);
   }
   shared_.replays.fetch_add(1);
 }
@@ -485,13 +510,16 @@ void Session::download(uint64_t id) {
 
 void Session::release(capnp::List<uint64_t>::Reader ids) {
   require_ready();
-  for (uint64_t id : ids) {
-    const auto found = tensors_.find(id);
-    if (found == tensors_.end()) throw Violation("release of unknown tensor " + std::to_string(id));
-    bytes_ -= found->second.bytes;
-    shared_.bytes.fetch_sub(found->second.bytes);
-    tensors_.erase(found);
-  }
+  for (uint64_t id : ids)
+    forget(id);
+}
+
+void Session::forget(uint64_t id) {
+  const auto found = tensors_.find(id);
+  if (found == tensors_.end()) throw Violation("release of unknown tensor " + std::to_string(id));
+  bytes_ -= found->second.bytes;
+  shared_.bytes.fetch_sub(found->second.bytes);
+  tensors_.erase(found);
 }
 
 void Session::sync() {

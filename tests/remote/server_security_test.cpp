@@ -182,8 +182,10 @@ TEST(ServerSecurity, ASessionCannotNameAnotherSessionsTensors) {
   EXPECT_EQ(owner.download(1), secret);
 }
 
-/// Defines sequence 7: out = x * x, then out + x (x its one outside tensor).
-void define_square_plus(RawSession& session, uint64_t internal_reference) {
+/// Defines sequence 7: out = x * x, then out + x (x its one outside tensor), with the outputs
+/// dead that the client no longer holds.
+void define_square_plus(RawSession& session, uint64_t internal_reference,
+                        std::vector<uint64_t> dead = {}) {
   capnp::MallocMessageBuilder message;
   auto sequence = message.initRoot<proto::Request>().initDefine();
   sequence.setId(7);
@@ -197,6 +199,7 @@ void define_square_plus(RawSession& session, uint64_t internal_reference) {
   inputs.set(0, internal_reference);
   inputs.set(1, 0);
   calls[1].initOutputs(1);
+  sequence.setDead(kj::arrayPtr(dead.data(), dead.size()));
   session.link().send(message);
 }
 
@@ -238,12 +241,33 @@ TEST(ServerSecurity, ReplaysAKeptSequenceAndRefusesMisnamedOnes) {
       "takes 1 tensors, the replay passes 2");
   refused([](RawSession& s) { define_square_plus(s, (uint64_t{1} << 63) + 1); },
           "names no tensor before it");
+  refused([](RawSession& s) { define_square_plus(s, uint64_t{1} << 63, {2}); },
+          "dead output 2 of 2 is out of range or named twice");
+  refused(
+      [](RawSession& s) {
+        define_square_plus(s, uint64_t{1} << 63, {0, 0});
+      },
+      "dead output 0 of 2 is out of range or named twice");
   refused(
       [](RawSession& s) {
         define_square_plus(s, uint64_t{1} << 63);
         send_replay(s, 7, {1}, 1);  // its outputs would take the upload's id
       },
       "tensor 1 exists already");
+}
+
+TEST(ServerSecurity, AReplayDropsTheDeadOutputsOnceNothingReadsThem) {
+  Server server(test_server_options());
+  RawSession session(loopback(server));
+  session.open(0);
+  define_square_plus(session, uint64_t{1} << 63, {0});  // the client let x * x go
+  session.upload(1, TensorData(std::vector<float>{2, 3}, Shape{2}));
+  send_replay(session, 7, {1}, 10);
+  // The add read x * x before it went: its result is right, and x * x is no longer the session's.
+  EXPECT_EQ(session.download(11), TensorData(std::vector<float>{6, 12}, Shape{2}));
+  EXPECT_EQ(server.session_bytes(), 2 * 2 * sizeof(float));  // the upload and the sum
+  session.run(ir::Unary{ir::UnaryOp::Neg}, {10}, {12});
+  EXPECT_NE(session.sync_error().find("unknown tensor 10"), std::string::npos);
 }
 
 TEST(ServerSecurity, RefusesWhatOverrunsTheSessionsLimits) {

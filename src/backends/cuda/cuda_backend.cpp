@@ -24,7 +24,6 @@
 #include "backends/cuda/convolution.h"
 #include "backends/cuda/device_pages.h"
 #include "backends/cuda/gpu_context.h"
-#include "backends/cuda/index_range.h"
 #include "backends/cuda/kernel_cache.h"
 #include "backends/cuda/kernel_sources.h"
 #include "backends/cuda/launch_queue.h"
@@ -37,6 +36,7 @@
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
 #include "codegen/cuda_program.h"
+#include "core/index_range.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "fusion/op_by_op.h"
@@ -51,6 +51,9 @@ using backend::Operand;
 using backend::Outputs;
 using codegen::KernelDims;
 using codegen::kProgramMaxRank;
+using detail::arange_range;
+using detail::index_range_of;
+using detail::IndexRange;
 
 /// A tensor's bytes in the device's pools.
 class DeviceBuffer final : public backend::Buffer {

@@ -3,6 +3,8 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include <algorithm>
+
 #include "wire/op_codec.h"
 
 namespace ember::backend::remote {
@@ -38,6 +40,16 @@ std::vector<uint64_t> encode_sequence(std::span<const QueuedOp> batch,
   return externals;
 }
 
+/// The ids of released from first_output on (the batch's own), as sorted output indices of the
+/// sequence (sorted: the form of a step's batch is then the same every step).
+std::vector<uint64_t> dead_outputs(std::span<const uint64_t> released, uint64_t first_output) {
+  std::vector<uint64_t> dead;
+  for (uint64_t id : released)
+    if (id >= first_output) dead.push_back(id - first_output);
+  std::ranges::sort(dead);
+  return dead;
+}
+
 /// The bytes of message, as a key.
 std::string encoding_of(capnp::MessageBuilder& message) {
   const kj::Array<capnp::word> words = capnp::messageToFlatArray(message);
@@ -47,14 +59,18 @@ std::string encoding_of(capnp::MessageBuilder& message) {
 
 }  // namespace
 
-void BatchSender::send(std::span<const QueuedOp> batch, Link& link) {
+void BatchSender::send(std::span<const QueuedOp> batch, std::vector<uint64_t>& released,
+                       Link& link) {
   capnp::MallocMessageBuilder definition;
   auto sequence = definition.initRoot<proto::Request>().initDefine();
   const std::vector<uint64_t> externals = encode_sequence(batch, sequence);
+  const uint64_t first_output = batch.front().outputs.front();
+  const std::vector<uint64_t> dead = dead_outputs(released, first_output);
+  sequence.setDead(kj::arrayPtr(dead.data(), dead.size()));
   std::string form = encoding_of(definition);  // with id 0: the form alone
   auto kept = kept_.find(form);
   if (kept == kept_.end()) {
-    if (kept_.size() >= kMaxKept) {  // a plain run, as the batch is
+    if (kept_.size() >= kMaxKept) {  // a plain run, as the batch is; released all go after it
       capnp::MallocMessageBuilder message;
       auto calls = message.initRoot<proto::Request>().initRun(static_cast<unsigned>(batch.size()));
       for (unsigned i = 0; i < batch.size(); ++i) {
@@ -72,8 +88,9 @@ void BatchSender::send(std::span<const QueuedOp> batch, Link& link) {
   auto replay = message.initRoot<proto::Request>().initReplay();
   replay.setSequence(kept->second);
   replay.setInputs(kj::arrayPtr(externals.data(), externals.size()));
-  replay.setFirstOutput(batch.front().outputs.front());
+  replay.setFirstOutput(first_output);
   link.send(message);
+  std::erase_if(released, [&](uint64_t id) { return id >= first_output; });
 }
 
 }  // namespace ember::backend::remote
