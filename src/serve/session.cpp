@@ -11,6 +11,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -58,7 +59,7 @@ struct SequenceCall {
   ir::Op op;
   std::vector<uint64_t> inputs;  // k: the replay's k-th tensor; kInternal + j: the j-th output
   std::size_t outputs;
-  std::vector<uint64_t> drops;  // outputs (j) the client let go, read by no later call
+  std::vector<uint64_t> drops;  // references the client let go, read by no later call
 };
 
 /// A sequence a session keeps (define), run again by replay.
@@ -100,7 +101,7 @@ class Session {
   void open(uint32_t index);
   void run_ops(capnp::List<proto::OpCall>::Reader calls);
   void define(proto::Sequence::Reader sequence);
-  /// Gives each dead output of kept (checked) to the call after which no call reads it.
+  /// Gives each dead reference of kept (checked) to the call after which no call reads it.
   static void schedule_drops(capnp::List<uint64_t>::Reader dead, Sequence& kept);
   void replay(proto::Replay::Reader replay);
   void run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
@@ -313,19 +314,25 @@ void Session::define(proto::Sequence::Reader sequence) {
 }
 
 void Session::schedule_drops(capnp::List<uint64_t>::Reader dead, Sequence& kept) {
-  std::vector<std::size_t> last_call;  // per output: its maker, then the last call reading it
+  // Per reference: the call that makes it (an output) or 0 (an external), then the last reading it.
+  std::vector<std::size_t> last_output;
+  std::vector<std::size_t> last_external(kept.externals, 0);
   for (std::size_t i = 0; i < kept.calls.size(); ++i) {
-    last_call.resize(last_call.size() + kept.calls[i].outputs, i);
-    for (uint64_t reference : kept.calls[i].inputs)
-      if ((reference & kInternal) != 0) last_call[reference & ~kInternal] = i;
+    last_output.resize(last_output.size() + kept.calls[i].outputs, i);
+    for (uint64_t reference : kept.calls[i].inputs) {
+      const bool internal = (reference & kInternal) != 0;
+      (internal ? last_output[reference & ~kInternal] : last_external[reference]) = i;
+    }
   }
-  std::vector<bool> dropped(kept.outputs, false);
-  for (uint64_t j : dead) {
-    if (j >= kept.outputs || dropped[j])
-      throw Violation("sequence: dead output " + std::to_string(j) + " of " +
-                      std::to_string(kept.outputs) + " is out of range or named twice");
-    dropped[j] = true;
-    kept.calls[last_call[j]].drops.push_back(j);
+  std::set<uint64_t> seen;
+  for (uint64_t reference : dead) {
+    const bool internal = (reference & kInternal) != 0;
+    const uint64_t index = reference & ~kInternal;
+    if ((internal ? index >= kept.outputs : index >= kept.externals) ||
+        !seen.insert(reference).second || kept.calls.empty())
+      throw Violation("sequence: dead reference " + std::to_string(reference) +
+                      " names no tensor of the sequence, or is named twice");
+    kept.calls[internal ? last_output[index] : last_external[index]].drops.push_back(reference);
   }
 }
 
@@ -343,20 +350,22 @@ void Session::replay(proto::Replay::Reader replay) {
   uint64_t next_output = replay.getFirstOutput();
   if (next_output + sequence.outputs < next_output)
     throw Violation("replay: output ids overflow from " + std::to_string(next_output));
+  const auto id_of = [&](uint64_t reference) {
+    return (reference & kInternal) != 0 ? replay.getFirstOutput() + (reference & ~kInternal)
+                                        : externals[static_cast<unsigned>(reference)];
+  };
   std::vector<uint64_t> inputs;
   std::vector<uint64_t> outputs;
   for (const SequenceCall& step : sequence.calls) {
     inputs.clear();
     for (uint64_t reference : step.inputs)
-      inputs.push_back((reference & kInternal) != 0
-                           ? replay.getFirstOutput() + (reference & ~kInternal)
-                           : externals[static_cast<unsigned>(reference)]);
+      inputs.push_back(id_of(reference));
     outputs.clear();
     for (std::size_t k = 0; k < step.outputs; ++k)
       outputs.push_back(next_output++);
     run_op(step.op, inputs, outputs);
-    for (uint64_t j : step.drops)
-      forget(replay.getFirstOutput() + j);
+    for (uint64_t reference : step.drops)
+      forget(id_of(reference));
   }
   shared_.replays.fetch_add(1);
 }

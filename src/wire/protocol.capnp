@@ -53,10 +53,9 @@ struct Sequence {
   # made earlier in the sequence; its outputs list holds one 0 per output (their ids come with
   # each replay: firstOutput, firstOutput + 1, ... in order).
   calls @2 :List(OpCall);
-  # Outputs of the sequence (j, as in an input reference without its high bit) that the client no
-  # longer holds when it sends the batch: the server drops each after the last call that reads it,
-  # so the device sees it dead (a fused kernel need not store it) and its memory comes back within
-  # the batch.
+  # Tensors the client no longer holds when it sends the batch, by reference (as a call's inputs
+  # name them): the server drops each after the last call that reads it, so the device sees it
+  # dead (a fused kernel need not store it) and its memory comes back within the batch.
   dead @3 :List(UInt64);
 }
 

@@ -241,13 +241,16 @@ TEST(ServerSecurity, ReplaysAKeptSequenceAndRefusesMisnamedOnes) {
       "takes 1 tensors, the replay passes 2");
   refused([](RawSession& s) { define_square_plus(s, (uint64_t{1} << 63) + 1); },
           "names no tensor before it");
-  refused([](RawSession& s) { define_square_plus(s, uint64_t{1} << 63, {2}); },
-          "dead output 2 of 2 is out of range or named twice");
+  const uint64_t output0 = uint64_t{1} << 63;
+  refused([&](RawSession& s) { define_square_plus(s, output0, {output0 + 2}); },
+          "names no tensor of the sequence, or is named twice");
+  refused([&](RawSession& s) { define_square_plus(s, output0, {1}); },  // one external only
+          "dead reference 1 names no tensor");
   refused(
-      [](RawSession& s) {
-        define_square_plus(s, uint64_t{1} << 63, {0, 0});
+      [&](RawSession& s) {
+        define_square_plus(s, output0, {0, 0});
       },
-      "dead output 0 of 2 is out of range or named twice");
+      "dead reference 0 names no tensor of the sequence, or is named twice");
   refused(
       [](RawSession& s) {
         define_square_plus(s, uint64_t{1} << 63);
@@ -256,16 +259,17 @@ TEST(ServerSecurity, ReplaysAKeptSequenceAndRefusesMisnamedOnes) {
       "tensor 1 exists already");
 }
 
-TEST(ServerSecurity, AReplayDropsTheDeadOutputsOnceNothingReadsThem) {
+TEST(ServerSecurity, AReplayDropsWhatTheClientLetGoOnceNothingReadsIt) {
   Server server(test_server_options());
   RawSession session(loopback(server));
   session.open(0);
-  define_square_plus(session, uint64_t{1} << 63, {0});  // the client let x * x go
+  // The client let x * x (output 0) and x (external 0) go.
+  define_square_plus(session, uint64_t{1} << 63, {0, uint64_t{1} << 63});
   session.upload(1, TensorData(std::vector<float>{2, 3}, Shape{2}));
   send_replay(session, 7, {1}, 10);
-  // The add read x * x before it went: its result is right, and x * x is no longer the session's.
+  // The add read both before they went: its result is right, and only it is left.
   EXPECT_EQ(session.download(11), TensorData(std::vector<float>{6, 12}, Shape{2}));
-  EXPECT_EQ(server.session_bytes(), 2 * 2 * sizeof(float));  // the upload and the sum
+  EXPECT_EQ(server.session_bytes(), 2 * sizeof(float));
   session.run(ir::Unary{ir::UnaryOp::Neg}, {10}, {12});
   EXPECT_NE(session.sync_error().find("unknown tensor 10"), std::string::npos);
 }
