@@ -9,6 +9,7 @@
 #include "ember/dtype.h"                 // IWYU pragma: export
 #include "ember/error.h"                 // IWYU pragma: export
 #include "ember/functional.h"            // IWYU pragma: export
+#include "ember/graph.h"                 // IWYU pragma: export
 #include "ember/interop.h"               // IWYU pragma: export
 #include "ember/shape.h"                 // IWYU pragma: export
 #include "ember/tensor.h"                // IWYU pragma: export
