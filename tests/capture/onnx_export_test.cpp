@@ -1,0 +1,99 @@
+// ONNX export of captured graphs, checked by onnxruntime (PyPI, in the venv
+// tests/capture/python/install-onnxruntime makes; the check skips without it): the Fashion-MNIST
+// CNN traced with its weights as constants runs in onnxruntime within 1e-5 of ember, at another
+// batch size than traced when the batch is dynamic.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "capture/capture_test_util.h"
+#include "device/device_test_util.h"
+#include "ember/ember.h"
+#include "ember/record/numpy.h"
+#include "fashion_mnist.h"
+#include "support/source_dir.h"
+
+namespace ember::test {
+namespace {
+
+namespace fs = std::filesystem;
+using fashion_mnist::Cnn;
+
+/// The venv's Python with onnxruntime, or empty.
+std::string onnxruntime_python() {
+  const char* venv = std::getenv("EMBER_ONNXRUNTIME_VENV");
+  const fs::path python =
+      fs::path(venv != nullptr ? venv : "/opt/ember-onnxruntime") / "bin/python";
+  return fs::exists(python) ? python.string() : "";
+}
+
+/// Images [batch, 1, 28, 28] of values in [0, 1).
+TensorData images(int64_t batch) {
+  std::vector<float> values(static_cast<std::size_t>(batch * 28 * 28));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f;
+  return TensorData(values, Shape{batch, 1, 28, 28});
+}
+
+/// The CNN's forward pass in eval mode, traced at batch 2 with the weights of model as constants.
+Graph traced_forward(const Cnn& model) {
+  const Cnn captured = nn::to_device(model, Device::capture());
+  const Tensor<4> x = placeholder<4>("images", {2, 1, 28, 28});
+  return Graph::trace({x.handle()}, {captured.forward(x).handle()}, {"logits"});
+}
+
+TEST(OnnxExport, TheCnnRunsInOnnxruntimeWithinATolerance) {
+  const std::string python = onnxruntime_python();
+  if (python.empty())
+    GTEST_SKIP() << "no onnxruntime venv: run tests/capture/python/install-onnxruntime";
+  const Device cpu = Device::cpu();
+  cpu.seed(11);
+  Cnn model = Cnn::init(cpu);
+  nn::eval(model);
+  const fs::path dir = fs::temp_directory_path() / ("ember_onnx_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  for (const bool dynamic : {false, true}) {
+    const int64_t batch = dynamic ? 5 : 2;  // dynamic: another batch than traced
+    onnx::save_onnx(traced_forward(model), dir / "cnn.onnx",
+                    onnx::ExportOptions{.dynamic_batch = dynamic});
+    const Tensor<4> x = Tensor<4>::from_data(images(batch), cpu);
+    record::save_npy(dir / "input.npy", images(batch));
+    record::save_npy(dir / "expected.npy", model.forward(x).into_data());
+    const std::string command =
+        python + " " +
+        (fs::path(source_dir()) / "tests/capture/python/onnxruntime_check.py").string() + " " +
+        (dir / "cnn.onnx").string() + " " + (dir / "input.npy").string() + " " +
+        (dir / "expected.npy").string() + " 1e-5";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(OnnxExport, WritesAModelOfTheOpsetAskedForWithTheWeightsAsInitializers) {
+  const Device cpu = Device::cpu();
+  Cnn model = Cnn::init(cpu);
+  nn::eval(model);
+  const std::string bytes = onnx::to_onnx(traced_forward(model));
+  // The four layers' weights and biases travel in the model: at least their 206922 f32 values.
+  EXPECT_GT(bytes.size(), 206922u * 4);
+  EXPECT_TRUE(contains(bytes, "Conv"));
+  EXPECT_TRUE(contains(bytes, "MaxPool"));
+  EXPECT_TRUE(contains(bytes, "logits"));
+}
+
+TEST(OnnxExport, AnOpWithoutAnOnnxFormIsNamedWithItsNode) {
+  const Tensor<2> x = placeholder<2>("x", {2, 3});
+  const Graph sorted = Graph::trace({x.handle()}, {x.sort(1).handle()});
+  const std::string message = error_message<InvalidArgument>([&] { onnx::to_onnx(sorted); });
+  EXPECT_TRUE(contains(message, "[onnx::to_onnx] op 'sort' (node %1)")) << message;
+  const Graph graph = Graph::trace({x.handle()}, {x.exp().handle()});
+  EXPECT_TRUE(contains(error_message<InvalidArgument>(
+                           [&] { onnx::to_onnx(graph, onnx::ExportOptions{.opset = 13}); }),
+                       "opset 13"));
+}
+
+}  // namespace
+}  // namespace ember::test
