@@ -82,7 +82,8 @@ class Graph {
 
   /// The same computation with dead ops removed, ops whose operands are all constants computed
   /// (on the reference device, ndarray; not random ops, nor ops without operands), and ops equal
-  /// to an earlier one merged into it. report (when given) says how many of each went.
+  /// to an earlier one merged into it. report (when given) says how many of each went. Folding
+  /// creates tensors on ndarray, which locks its settings as any tensor creation does.
   Graph simplified(SimplifyReport* report = nullptr) const;
 
   /// The graph as text: a header line, then one line per node ("%3 = add(%1, %2) f32 [2, 3]

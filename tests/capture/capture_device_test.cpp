@@ -2,6 +2,8 @@
 // enumerate, and reading a capture tensor (an error naming the way to compute it).
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "device/device_test_util.h"
 #include "ember/ember.h"
 
@@ -46,6 +48,9 @@ TEST(CaptureDevice, ReadingValuesIsAnErrorNamingGraphReplay) {
   EXPECT_TRUE(contains(message, "symbolic"));
   EXPECT_TRUE(contains(message, "Graph::replay"));
   EXPECT_THROW((void)x.to_device(Device::ndarray()), InvalidArgument);
+  std::ostringstream printed;
+  printed << x;
+  EXPECT_TRUE(contains(printed.str(), "data: symbolic")) << printed.str();
 }
 
 TEST(CaptureDevice, BadShapesAreRefusedWhenRecordedAsOnAnyDevice) {

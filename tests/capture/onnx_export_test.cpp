@@ -45,6 +45,19 @@ Graph traced_forward(const Cnn& model) {
   return Graph::trace({x.handle()}, {captured.forward(x).handle()}, {"logits"});
 }
 
+/// Runs dir/model.onnx in onnxruntime on input and compares with expected (ember's values).
+void expect_onnxruntime_agrees(const std::string& python, const fs::path& dir,
+                               const TensorData& input, const TensorData& expected) {
+  record::save_npy(dir / "input.npy", input);
+  record::save_npy(dir / "expected.npy", expected);
+  const std::string command =
+      python + " " +
+      (fs::path(source_dir()) / "tests/capture/python/onnxruntime_check.py").string() + " " +
+      (dir / "model.onnx").string() + " " + (dir / "input.npy").string() + " " +
+      (dir / "expected.npy").string() + " 1e-5";
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+}
+
 TEST(OnnxExport, TheCnnRunsInOnnxruntimeWithinATolerance) {
   const std::string python = onnxruntime_python();
   if (python.empty())
@@ -57,17 +70,34 @@ TEST(OnnxExport, TheCnnRunsInOnnxruntimeWithinATolerance) {
   fs::create_directories(dir);
   for (const bool dynamic : {false, true}) {
     const int64_t batch = dynamic ? 5 : 2;  // dynamic: another batch than traced
-    onnx::save_onnx(traced_forward(model), dir / "cnn.onnx",
+    onnx::save_onnx(traced_forward(model), dir / "model.onnx",
                     onnx::ExportOptions{.dynamic_batch = dynamic});
     const Tensor<4> x = Tensor<4>::from_data(images(batch), cpu);
-    record::save_npy(dir / "input.npy", images(batch));
-    record::save_npy(dir / "expected.npy", model.forward(x).into_data());
-    const std::string command =
-        python + " " +
-        (fs::path(source_dir()) / "tests/capture/python/onnxruntime_check.py").string() + " " +
-        (dir / "cnn.onnx").string() + " " + (dir / "input.npy").string() + " " +
-        (dir / "expected.npy").string() + " 1e-5";
-    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    expect_onnxruntime_agrees(python, dir, images(batch), model.forward(x).into_data());
+  }
+  fs::remove_all(dir);
+}
+
+TEST(OnnxExport, ReductionsSoftmaxAndScalarsRunInOnnxruntimeAtOpsets17And18) {
+  const std::string python = onnxruntime_python();
+  if (python.empty())
+    GTEST_SKIP() << "no onnxruntime venv: run tests/capture/python/install-onnxruntime";
+  // Reductions take their axes as an input from opset 18 on (an attribute before, but for sum).
+  const auto net = [](const Tensor<2>& x) {
+    const Tensor<2> p = activation::softmax(activation::leaky_relu(x * 2.0 - 1.0, 0.1), 1);
+    return (p.mean_dim(1) + p.max_dim(1) - p.sum_dim(1) * 0.5).exp();
+  };
+  const Tensor<2> x = placeholder<2>("x", {3, 4});
+  const Graph graph = Graph::trace({x.handle()}, {net(x).handle()});
+  const fs::path dir = fs::temp_directory_path() / ("ember_onnx18_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const TensorData input(std::vector<float>{0.1f, -0.7f, 1.3f, 0.4f, 2.0f, -1.1f, 0.0f, 0.9f, -0.3f,
+                                            0.6f, -2.2f, 1.7f},
+                         Shape{3, 4});
+  for (const int64_t opset : {17, 18}) {
+    onnx::save_onnx(graph, dir / "model.onnx", onnx::ExportOptions{.opset = opset});
+    expect_onnxruntime_agrees(python, dir, input,
+                              net(Tensor<2>::from_data(input, Device::cpu())).into_data());
   }
   fs::remove_all(dir);
 }
