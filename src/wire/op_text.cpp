@@ -22,7 +22,7 @@ void check_nesting(std::string_view text) {
   int depth = 0;
   for (char c : text) {
     if (c == '(' || c == '[') ++depth;
-    if (c == ')' || c == ']') --depth;
+    if (c == ')' || c == ']') depth = std::max(depth - 1, 0);  // a stray closer opens nothing
     if (depth > kMaxNesting) {
       throw InvalidArgument(
           ir::rules::concat("[graph] op text nested deeper than ", kMaxNesting, " levels"));

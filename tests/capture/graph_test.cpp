@@ -120,6 +120,20 @@ TEST(Graph, SimplifyRemovesWhatALoadedGraphComputesForNothing) {
   EXPECT_EQ(report.dead, 1u);
 }
 
+TEST(Graph, SimplifyLeavesAFailingOpOfConstantsToFailWhenReplayed) {
+  const Device capture = Device::capture();
+  const Tensor<1> values =
+      Tensor<1>::from_data(TensorData(std::vector<float>{1.0f, 2.0f}, Shape{2}), capture);
+  const Tensor<1, Int> index =
+      Tensor<1, Int>::from_data(TensorData(std::vector<int64_t>{5}, Shape{1}), capture);
+  const Tensor<1> x = placeholder<1>("x", {1});
+  const Graph simple =
+      Graph::trace({x.handle()}, {(values.select(0, index) + x).handle()}).simplified();
+  EXPECT_EQ(simple.op_count(), 2u) << simple;
+  const Tensor<1> real = Tensor<1>::zeros({1}, Device::ndarray());
+  EXPECT_THROW(simple.replay(Device::ndarray(), {real.handle()}), InvalidArgument);
+}
+
 TEST(Graph, RandomOpsDrawFreshKeysFromTheReplayDevice) {
   const Tensor<2> x = placeholder<2>("x", {2, 3});
   const Tensor<2> noise = Tensor<2>::random({2, 3}, Distribution::Default, Device::capture());
