@@ -15,8 +15,10 @@ namespace ember::onnx {
 struct ExportOptions {
   /// The default domain's opset the model declares: 17 to 21.
   int64_t opset = 17;
-  /// Dim 0 of every input, and of every output and reshape whose dim 0 is the inputs' dim 0, is
-  /// written as the symbolic dim "batch": the model then runs on any batch size.
+  /// Dim 0 of every input (they must share it), and of every value computed from one (but by a
+  /// reduction over dim 0), is written as the symbolic dim "batch": the model then runs on any
+  /// batch size. A reshape of such a value leaves its dim 0 to ONNX (-1), which is right where
+  /// the batch stays in dim 0 ([B, L, D] to [B * L, D] and back), not where it moves elsewhere.
   bool dynamic_batch = false;
   /// The model's graph name.
   std::string graph_name = "ember";

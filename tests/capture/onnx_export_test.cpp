@@ -1,7 +1,7 @@
 // ONNX export of captured graphs, checked by onnxruntime (PyPI, in the venv
 // tests/capture/python/install-onnxruntime makes; the check skips without it): the Fashion-MNIST
-// CNN traced with its weights as constants runs in onnxruntime within 1e-5 of ember, at another
-// batch size than traced when the batch is dynamic.
+// CNN and a transformer encoder layer, traced with their weights as constants, run in onnxruntime
+// within 1e-5 of ember, at another batch size than traced when the batch is dynamic.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -102,6 +102,38 @@ TEST(OnnxExport, ReductionsSoftmaxAndScalarsRunInOnnxruntimeAtOpsets17And18) {
   fs::remove_all(dir);
 }
 
+TEST(OnnxExport, ATransformerEncoderLayerRunsInOnnxruntimeWithinATolerance) {
+  const std::string python = onnxruntime_python();
+  if (python.empty())
+    GTEST_SKIP() << "no onnxruntime venv: run tests/capture/python/install-onnxruntime";
+  const Device cpu = Device::cpu();
+  cpu.seed(5);
+  const fs::path dir = fs::temp_directory_path() / ("ember_onnx_tf_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::vector<float> values(3 * 5 * 16);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>(static_cast<int>((i * 37) % 19) - 9) / 7.0f;
+  const TensorData input(values, Shape{3, 5, 16});
+  for (const auto activation : {nn::TransformerActivation::Relu, nn::TransformerActivation::Gelu}) {
+    nn::TransformerEncoderLayer layer =
+        nn::TransformerEncoderLayerConfig{
+            .d_model = 16, .nhead = 2, .dim_feedforward = 32, .activation = activation}
+            .init(cpu);
+    nn::eval(layer);
+    const nn::TransformerEncoderLayer captured = nn::to_device(layer, Device::capture());
+    const Tensor<3> x = placeholder<3>("x", {2, 5, 16});
+    const Graph graph = Graph::trace({x.handle()}, {captured.forward(x).handle()}, {"encoded"});
+    const TensorData expected = layer.forward(Tensor<3>::from_data(input, cpu)).into_data();
+    // GELU is an ONNX op from opset 20, written as erf's formula before.
+    for (const int64_t opset : {17, 20}) {
+      onnx::save_onnx(graph, dir / "model.onnx",
+                      onnx::ExportOptions{.opset = opset, .dynamic_batch = true});
+      expect_onnxruntime_agrees(python, dir, input, expected);
+    }
+  }
+  fs::remove_all(dir);
+}
+
 TEST(OnnxExport, WritesAModelOfTheOpsetAskedForWithTheWeightsAsInitializers) {
   const Device cpu = Device::cpu();
   Cnn model = Cnn::init(cpu);
@@ -123,6 +155,12 @@ TEST(OnnxExport, AnOpWithoutAnOnnxFormIsNamedWithItsNode) {
   EXPECT_TRUE(contains(error_message<InvalidArgument>(
                            [&] { onnx::to_onnx(graph, onnx::ExportOptions{.opset = 13}); }),
                        "opset 13"));
+  const Tensor<2> w = placeholder<2>("w", {3, 3});
+  const Graph two_batches = Graph::trace({x.handle(), w.handle()}, {x.matmul(w).handle()});
+  EXPECT_TRUE(contains(error_message<InvalidArgument>([&] {
+                         onnx::to_onnx(two_batches, onnx::ExportOptions{.dynamic_batch = true});
+                       }),
+                       "input 'w' has 3, an earlier one 2"));
 }
 
 }  // namespace

@@ -47,6 +47,12 @@ int32_t onnx_type(DType dtype) {
   return T::UNDEFINED;
 }
 
+OnnxWriter::OnnxWriter(::onnx::GraphProto& graph, const onnx::ExportOptions& options,
+                       const GraphImpl& source)
+    : graph_(graph), options_(options) {
+  if (options.dynamic_batch) batched_ = batched_values(source);
+}
+
 std::string OnnxWriter::fresh(std::string_view base) {
   return std::string(base) + "_" + std::to_string(next_++);
 }
@@ -88,54 +94,53 @@ std::string OnnxWriter::scalar(const Scalar& value, DType dtype) {
   return node;
 }
 
-void set_int(::onnx::NodeProto& node, std::string_view name, int64_t value) {
+namespace {
+
+::onnx::AttributeProto& add_attribute(::onnx::NodeProto& node, std::string_view name,
+                                      ::onnx::AttributeProto::AttributeType type) {
   ::onnx::AttributeProto& attribute = *node.add_attribute();
   attribute.set_name(std::string(name));
-  attribute.set_type(::onnx::AttributeProto::INT);
-  attribute.set_i(value);
+  attribute.set_type(type);
+  return attribute;
+}
+
+}  // namespace
+
+void set_int(::onnx::NodeProto& node, std::string_view name, int64_t value) {
+  add_attribute(node, name, ::onnx::AttributeProto::INT).set_i(value);
 }
 
 void set_float(::onnx::NodeProto& node, std::string_view name, double value) {
-  ::onnx::AttributeProto& attribute = *node.add_attribute();
-  attribute.set_name(std::string(name));
-  attribute.set_type(::onnx::AttributeProto::FLOAT);
-  attribute.set_f(static_cast<float>(value));
+  add_attribute(node, name, ::onnx::AttributeProto::FLOAT).set_f(static_cast<float>(value));
 }
 
 void set_ints(::onnx::NodeProto& node, std::string_view name, std::span<const int64_t> values) {
-  ::onnx::AttributeProto& attribute = *node.add_attribute();
-  attribute.set_name(std::string(name));
-  attribute.set_type(::onnx::AttributeProto::INTS);
+  ::onnx::AttributeProto& attribute = add_attribute(node, name, ::onnx::AttributeProto::INTS);
   for (int64_t value : values)
     attribute.add_ints(value);
 }
 
+void set_string(::onnx::NodeProto& node, std::string_view name, std::string_view value) {
+  add_attribute(node, name, ::onnx::AttributeProto::STRING).set_s(std::string(value));
+}
+
 namespace {
 
-/// A graph input or output's type: dtype and shape, dim 0 symbolic where batch says so.
+/// A graph input or output's type: dtype and shape, dim 0 symbolic when batched.
 void set_value_info(::onnx::ValueInfoProto& info, std::string name, const ir::TensorMeta& meta,
-                    int64_t batch) {
+                    bool batched) {
   info.set_name(std::move(name));
   ::onnx::TypeProto_Tensor& tensor = *info.mutable_type()->mutable_tensor_type();
   tensor.set_elem_type(onnx_type(meta.dtype));
   ::onnx::TensorShapeProto& shape = *tensor.mutable_shape();
   const auto dims = meta.shape.dims();
   for (std::size_t i = 0; i < dims.size(); ++i) {
-    if (i == 0 && dims[0] == batch) {
+    if (i == 0 && batched) {
       shape.add_dim()->set_dim_param("batch");
     } else {
       shape.add_dim()->set_dim_value(dims[i]);
     }
   }
-}
-
-/// The inputs' common dim 0 (what a dynamic batch replaces); -1 without inputs.
-int64_t batch_of(const GraphImpl& graph) {
-  for (const GraphNode& node : graph.nodes) {
-    if (node.kind == GraphNode::Kind::Input && node.outputs[0].shape.rank() > 0)
-      return node.outputs[0].shape.dims()[0];
-  }
-  return -1;
 }
 
 /// The IR version a model of opset needs (onnx/defs: opset 17-18 IR 8, 19-20 IR 9, 21 IR 10).
@@ -168,7 +173,7 @@ void write_graph(const GraphImpl& graph, OnnxWriter& writer, ::onnx::GraphProto&
     const GraphNode& node = graph.nodes[i];
     switch (node.kind) {
       case GraphNode::Kind::Input:
-        set_value_info(*proto.add_input(), node.name, node.outputs[0], writer.batch());
+        set_value_info(*proto.add_input(), node.name, node.outputs[0], writer.batched({i, 0}));
         names[i] = {node.name};
         break;
       case GraphNode::Kind::Constant:
@@ -188,7 +193,8 @@ void write_graph(const GraphImpl& graph, OnnxWriter& writer, ::onnx::GraphProto&
   }
   for (const GraphOutput& output : graph.outputs) {
     writer.node("Identity", {names[output.value.node][output.value.output]}, {output.name});
-    set_value_info(*proto.add_output(), output.name, graph.meta(output.value), writer.batch());
+    set_value_info(*proto.add_output(), output.name, graph.meta(output.value),
+                   writer.batched(output.value));
   }
 }
 
@@ -204,7 +210,7 @@ std::string onnx::to_onnx(const Graph& graph, const ExportOptions& options) {
   opset.set_version(options.opset);
   ::onnx::GraphProto& proto = *model.mutable_graph();
   proto.set_name(options.graph_name);
-  detail::OnnxWriter writer(proto, options, detail::batch_of(graph.impl()));
+  detail::OnnxWriter writer(proto, options, graph.impl());
   detail::write_graph(graph.impl(), writer, proto);
   std::string bytes;
   if (!model.SerializeToString(&bytes))

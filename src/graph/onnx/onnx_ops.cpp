@@ -3,6 +3,7 @@
 // does not compile until it is one or the other).
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -132,14 +133,12 @@ void write_compare(const OpContext& c, ir::CompareOp op, std::string lhs, std::s
                 {c.names.outputs[0]});
 }
 
-/// A shape for Reshape: a dim 0 equal to the traced batch (dynamic batch) is left for ONNX to
-/// infer (-1), when the input's dim 0 is that batch too.
+/// A shape for Reshape: of a batched value, dim 0 is left for ONNX to infer (-1), the rest of
+/// the shape being fixed, so that it takes the batch along. Note: right where the batch goes to
+/// dim 0 ([B, L, D] to [B * L, D] and back), not where a reshape moves it elsewhere.
 std::vector<int64_t> reshape_dims(const OpContext& c, const Shape& shape) {
   std::vector<int64_t> dims(shape.dims().begin(), shape.dims().end());
-  const int64_t batch = c.writer.batch();
-  const auto& in = c.input_meta(0).shape;
-  if (batch >= 0 && !dims.empty() && dims[0] == batch && in.rank() > 0 && in.dims()[0] == batch)
-    dims[0] = -1;
+  if (!dims.empty() && c.writer.batched(c.node().inputs[0])) dims[0] = -1;
   return dims;
 }
 
@@ -174,29 +173,52 @@ void write(const OpContext& c, const ir::MaskFill& op) {
 void write(const OpContext& c, const ir::Cast& op) {
   set_int(c.simple("Cast"), "to", onnx_type(op.dtype));
 }
-void write(const OpContext& c, const ir::Reduce& op) {
-  const std::string_view type = onnx_op_of(c, kReduce, op.op);
-  const bool arg = op.op == ir::ReduceOp::ArgMax || op.op == ir::ReduceOp::ArgMin;
-  if (arg && (!op.dim || op.index_dtype != DType::I64)) c.unsupported(" without a dim or i64");
-  if (arg) {
-    ::onnx::NodeProto& node = c.simple(type);
-    set_int(node, "axis", *op.dim);
-    set_int(node, "keepdims", 1);
-    return;
-  }
-  // Without a dim, ember's result is [1]: ONNX's keepdims=0 result (a scalar), reshaped.
-  const std::string reduced = op.dim ? c.names.outputs[0] : c.writer.fresh("reduced");
-  std::vector<std::string> inputs = c.names.inputs;
-  const std::vector<int64_t> axes = op.dim ? std::vector<int64_t>{*op.dim} : std::vector<int64_t>{};
-  const bool axes_as_input = op.op == ir::ReduceOp::Sum || c.writer.options().opset >= 18;
-  if (axes_as_input && op.dim) inputs.push_back(c.writer.int64s(axes));
+/// A reduction of input into output: along dim (kept), or over everything (ember's result [1]:
+/// ONNX's keepdims=0 result, a scalar, reshaped). The axes are an input from opset 18 on (and
+/// always for ReduceSum), an attribute before.
+void write_reduce(const OpContext& c, std::string_view type, std::string input,
+                  std::optional<int64_t> dim, std::string output) {
+  const std::string reduced = dim ? output : c.writer.fresh("reduced");
+  std::vector<std::string> inputs = {std::move(input)};
+  const std::vector<int64_t> axes = dim ? std::vector<int64_t>{*dim} : std::vector<int64_t>{};
+  const bool axes_as_input = type == "ReduceSum" || c.writer.options().opset >= 18;
+  if (axes_as_input && dim) inputs.push_back(c.writer.int64s(axes));
   ::onnx::NodeProto& node = c.writer.node(type, std::move(inputs), {reduced});
-  if (!axes_as_input && op.dim) set_ints(node, "axes", axes);
-  set_int(node, "keepdims", op.dim ? 1 : 0);
-  if (!op.dim) {
+  if (!axes_as_input && dim) set_ints(node, "axes", axes);
+  set_int(node, "keepdims", dim ? 1 : 0);
+  if (!dim) {
     const std::array<int64_t, 1> one = {1};
-    c.writer.node("Reshape", {reduced, c.writer.int64s(one)}, {c.names.outputs[0]});
+    c.writer.node("Reshape", {reduced, c.writer.int64s(one)}, {std::move(output)});
   }
+}
+
+/// Var along a dim: the mean of the squared deviations, over n - correction.
+void write_var(const OpContext& c, const ir::Reduce& op) {
+  if (!op.dim) c.unsupported(" without a dim");
+  const std::string& x = c.names.inputs[0];
+  const std::string mean = c.writer.fresh("mean");
+  write_reduce(c, "ReduceMean", x, op.dim, mean);
+  const std::string centered = c.writer.fresh("centered");
+  c.writer.node("Sub", {x, mean}, {centered});
+  const std::string squared = c.writer.fresh("squared");
+  c.writer.node("Mul", {centered, centered}, {squared});
+  const std::string sum = c.writer.fresh("sum");
+  write_reduce(c, "ReduceSum", squared, op.dim, sum);
+  const ir::TensorMeta& in = c.input_meta(0);
+  const auto n = static_cast<double>(in.shape.dims()[static_cast<std::size_t>(*op.dim)]);
+  c.writer.node("Div", {sum, c.writer.scalar(n - static_cast<double>(op.correction), in.dtype)},
+                {c.names.outputs[0]});
+}
+
+void write(const OpContext& c, const ir::Reduce& op) {
+  if (op.op == ir::ReduceOp::Var) return write_var(c, op);
+  const std::string_view type = onnx_op_of(c, kReduce, op.op);
+  if (op.op != ir::ReduceOp::ArgMax && op.op != ir::ReduceOp::ArgMin)
+    return write_reduce(c, type, c.names.inputs[0], op.dim, c.names.outputs[0]);
+  if (!op.dim || op.index_dtype != DType::I64) c.unsupported(" without a dim or i64");
+  ::onnx::NodeProto& node = c.simple(type);
+  set_int(node, "axis", *op.dim);
+  set_int(node, "keepdims", 1);
 }
 void write(const OpContext& c, const ir::Matmul&) {
   c.simple("MatMul");
@@ -209,11 +231,9 @@ void write(const OpContext& c, const ir::Permute& op) {
   set_ints(c.simple("Transpose"), "perm", op.axes);
 }
 void write(const OpContext& c, const ir::Expand& op) {
-  // ONNX's Expand broadcasts both ways: a dim of 1 keeps the input's (the batch, when dynamic).
+  // ONNX's Expand broadcasts both ways: a dim of 1 keeps the input's (a batched one's dim 0).
   std::vector<int64_t> dims(op.shape.dims().begin(), op.shape.dims().end());
-  const auto& in = c.input_meta(0).shape.dims();
-  if (c.writer.batch() >= 0 && !dims.empty() && dims[0] == c.writer.batch() && in[0] == dims[0])
-    dims[0] = 1;
+  if (c.writer.batched(c.node().inputs[0])) dims[0] = 1;
   c.writer.node("Expand", {c.names.inputs[0], c.writer.int64s(dims)}, {c.names.outputs[0]});
 }
 void write(const OpContext& c, const ir::Slice& op) {
@@ -244,7 +264,31 @@ void write(const OpContext& c, const ir::Full& op) {
   // Expand of the scalar: the model holds one element, not the whole tensor.
   c.writer.node("Expand", {value, c.writer.int64s(dims)}, {c.names.outputs[0]});
 }
+/// GELU below opset 20 (which has it as an op): x * (erf(x / sqrt(2)) + 1) / 2.
+void write_erf_gelu(const OpContext& c) {
+  const std::string& x = c.names.inputs[0];
+  const DType dtype = c.input_meta(0).dtype;
+  const std::string scaled = c.writer.fresh("scaled");
+  c.writer.node("Div", {x, c.writer.scalar(std::sqrt(2.0), dtype)}, {scaled});
+  const std::string erf = c.writer.fresh("erf");
+  c.writer.node("Erf", {scaled}, {erf});
+  const std::string plus_one = c.writer.fresh("plus_one");
+  c.writer.node("Add", {erf, c.writer.scalar(1.0, dtype)}, {plus_one});
+  const std::string product = c.writer.fresh("product");
+  c.writer.node("Mul", {x, plus_one}, {product});
+  c.writer.node("Mul", {product, c.writer.scalar(0.5, dtype)}, {c.names.outputs[0]});
+}
+
 void write(const OpContext& c, const ir::Activation& op) {
+  if (op.op == ir::ActivationOp::Gelu || op.op == ir::ActivationOp::GeluTanh) {
+    if (c.writer.options().opset >= 20) {
+      set_string(c.simple("Gelu"), "approximate",
+                 op.op == ir::ActivationOp::Gelu ? "none" : "tanh");
+      return;
+    }
+    if (op.op == ir::ActivationOp::GeluTanh) c.unsupported(" below opset 20");
+    return write_erf_gelu(c);
+  }
   if (op.op == ir::ActivationOp::Silu) {  // x * sigmoid(x)
     const std::string sigmoid = c.writer.fresh("sigmoid");
     c.writer.node("Sigmoid", {c.names.inputs[0]}, {sigmoid});

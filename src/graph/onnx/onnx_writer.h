@@ -21,12 +21,16 @@ int32_t onnx_type(DType dtype);
 
 class OnnxWriter {
  public:
-  OnnxWriter(::onnx::GraphProto& graph, const onnx::ExportOptions& options, int64_t batch)
-      : graph_(graph), options_(options), batch_(batch) {}
+  /// A writer of source into graph; with a dynamic batch, it finds which values carry the batch.
+  OnnxWriter(::onnx::GraphProto& graph, const onnx::ExportOptions& options,
+             const GraphImpl& source);
 
   const onnx::ExportOptions& options() const { return options_; }
-  /// The inputs' dim 0 when the batch is dynamic, else -1.
-  int64_t batch() const { return options_.dynamic_batch ? batch_ : -1; }
+  /// Whether value's dim 0 grows with the batch (a dynamic batch's inputs, and what ops make of
+  /// them; onnx_batch.cpp): its dim 0 is then symbolic, and a reshape of it leaves dim 0 to ONNX.
+  bool batched(const ValueRef& value) const {
+    return !batched_.empty() && batched_[value.node][value.output];
+  }
 
   /// A name not used yet, starting with base.
   std::string fresh(std::string_view base);
@@ -43,14 +47,21 @@ class OnnxWriter {
  private:
   ::onnx::GraphProto& graph_;
   const onnx::ExportOptions& options_;
-  int64_t batch_;
+  std::vector<std::vector<bool>> batched_;
   int64_t next_ = 0;
 };
+
+/// For each output of each node of graph, whether its dim 0 is the batch or grows with it: the
+/// inputs' dim 0 (InvalidArgument "[onnx::to_onnx] ..." unless every input of rank 1 or more has
+/// the same), and every op output of rank 1 or more with a batched operand, but for a reduction
+/// over dim 0 or everything.
+std::vector<std::vector<bool>> batched_values(const GraphImpl& graph);
 
 /// Attribute setters.
 void set_int(::onnx::NodeProto& node, std::string_view name, int64_t value);
 void set_float(::onnx::NodeProto& node, std::string_view name, double value);
 void set_ints(::onnx::NodeProto& node, std::string_view name, std::span<const int64_t> values);
+void set_string(::onnx::NodeProto& node, std::string_view name, std::string_view value);
 
 /// One op node's names: its operands' values and the values its outputs become.
 struct OnnxOpNames {
