@@ -45,43 +45,55 @@ Graph traced_forward(const Cnn& model) {
   return Graph::trace({x.handle()}, {captured.forward(x).handle()}, {"logits"});
 }
 
-/// Runs dir/model.onnx in onnxruntime on input and compares with expected (ember's values).
-void expect_onnxruntime_agrees(const std::string& python, const fs::path& dir,
-                               const TensorData& input, const TensorData& expected) {
-  record::save_npy(dir / "input.npy", input);
-  record::save_npy(dir / "expected.npy", expected);
-  const std::string command =
-      python + " " +
-      (fs::path(source_dir()) / "tests/capture/python/onnxruntime_check.py").string() + " " +
-      (dir / "model.onnx").string() + " " + (dir / "input.npy").string() + " " +
-      (dir / "expected.npy").string() + " 1e-5";
-  EXPECT_EQ(std::system(command.c_str()), 0) << command;
-}
+/// A test that runs exported models in onnxruntime (skipped without the venv): each writes its
+/// model to dir() / "model.onnx", then checks it with expect_onnxruntime_agrees.
+class OnnxRuntimeCheck : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    python_ = onnxruntime_python();
+    if (python_.empty())
+      GTEST_SKIP() << "no onnxruntime venv: run tests/capture/python/install-onnxruntime";
+    dir_ = fs::temp_directory_path() / ("ember_onnx_" + std::to_string(getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
 
-TEST(OnnxExport, TheCnnRunsInOnnxruntimeWithinATolerance) {
-  const std::string python = onnxruntime_python();
-  if (python.empty())
-    GTEST_SKIP() << "no onnxruntime venv: run tests/capture/python/install-onnxruntime";
+  const fs::path& dir() const { return dir_; }
+
+  /// Runs dir()/model.onnx in onnxruntime on input and compares with expected (ember's values).
+  void expect_onnxruntime_agrees(const TensorData& input, const TensorData& expected) const {
+    record::save_npy(dir_ / "input.npy", input);
+    record::save_npy(dir_ / "expected.npy", expected);
+    const std::string command =
+        python_ + " " +
+        (fs::path(source_dir()) / "tests/capture/python/onnxruntime_check.py").string() + " " +
+        (dir_ / "model.onnx").string() + " " + (dir_ / "input.npy").string() + " " +
+        (dir_ / "expected.npy").string() + " 1e-5";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  }
+
+ private:
+  std::string python_;
+  fs::path dir_;
+};
+
+TEST_F(OnnxRuntimeCheck, TheCnnRunsWithinATolerance) {
   const Device cpu = Device::cpu();
   cpu.seed(11);
   Cnn model = Cnn::init(cpu);
   nn::eval(model);
-  const fs::path dir = fs::temp_directory_path() / ("ember_onnx_" + std::to_string(getpid()));
-  fs::create_directories(dir);
   for (const bool dynamic : {false, true}) {
     const int64_t batch = dynamic ? 5 : 2;  // dynamic: another batch than traced
-    onnx::save_onnx(traced_forward(model), dir / "model.onnx",
+    onnx::save_onnx(traced_forward(model), dir() / "model.onnx",
                     onnx::ExportOptions{.dynamic_batch = dynamic});
     const Tensor<4> x = Tensor<4>::from_data(images(batch), cpu);
-    expect_onnxruntime_agrees(python, dir, images(batch), model.forward(x).into_data());
+    expect_onnxruntime_agrees(images(batch), model.forward(x).into_data());
   }
-  fs::remove_all(dir);
 }
 
-TEST(OnnxExport, ReductionsSoftmaxAndScalarsRunInOnnxruntimeAtOpsets17And18) {
-  const std::string python = onnxruntime_python();
-  if (python.empty())
-    GTEST_SKIP() << "no onnxruntime venv: run tests/capture/python/install-onnxruntime";
+TEST_F(OnnxRuntimeCheck, ReductionsSoftmaxAndScalarsRunAtOpsets17And18) {
   // Reductions take their axes as an input from opset 18 on (an attribute before, but for sum).
   const auto net = [](const Tensor<2>& x) {
     const Tensor<2> p = activation::softmax(activation::leaky_relu(x * 2.0 - 1.0, 0.1), 1);
@@ -89,27 +101,18 @@ TEST(OnnxExport, ReductionsSoftmaxAndScalarsRunInOnnxruntimeAtOpsets17And18) {
   };
   const Tensor<2> x = placeholder<2>("x", {3, 4});
   const Graph graph = Graph::trace({x.handle()}, {net(x).handle()});
-  const fs::path dir = fs::temp_directory_path() / ("ember_onnx18_" + std::to_string(getpid()));
-  fs::create_directories(dir);
   const TensorData input(std::vector<float>{0.1f, -0.7f, 1.3f, 0.4f, 2.0f, -1.1f, 0.0f, 0.9f, -0.3f,
                                             0.6f, -2.2f, 1.7f},
                          Shape{3, 4});
   for (const int64_t opset : {17, 18}) {
-    onnx::save_onnx(graph, dir / "model.onnx", onnx::ExportOptions{.opset = opset});
-    expect_onnxruntime_agrees(python, dir, input,
-                              net(Tensor<2>::from_data(input, Device::cpu())).into_data());
+    onnx::save_onnx(graph, dir() / "model.onnx", onnx::ExportOptions{.opset = opset});
+    expect_onnxruntime_agrees(input, net(Tensor<2>::from_data(input, Device::cpu())).into_data());
   }
-  fs::remove_all(dir);
 }
 
-TEST(OnnxExport, ATransformerEncoderLayerRunsInOnnxruntimeWithinATolerance) {
-  const std::string python = onnxruntime_python();
-  if (python.empty())
-    GTEST_SKIP() << "no onnxruntime venv: run tests/capture/python/install-onnxruntime";
+TEST_F(OnnxRuntimeCheck, ATransformerEncoderLayerRunsWithinATolerance) {
   const Device cpu = Device::cpu();
   cpu.seed(5);
-  const fs::path dir = fs::temp_directory_path() / ("ember_onnx_tf_" + std::to_string(getpid()));
-  fs::create_directories(dir);
   std::vector<float> values(3 * 5 * 16);
   for (std::size_t i = 0; i < values.size(); ++i)
     values[i] = static_cast<float>(static_cast<int>((i * 37) % 19) - 9) / 7.0f;
@@ -126,12 +129,11 @@ TEST(OnnxExport, ATransformerEncoderLayerRunsInOnnxruntimeWithinATolerance) {
     const TensorData expected = layer.forward(Tensor<3>::from_data(input, cpu)).into_data();
     // GELU is an ONNX op from opset 20, written as erf's formula before.
     for (const int64_t opset : {17, 20}) {
-      onnx::save_onnx(graph, dir / "model.onnx",
+      onnx::save_onnx(graph, dir() / "model.onnx",
                       onnx::ExportOptions{.opset = opset, .dynamic_batch = true});
-      expect_onnxruntime_agrees(python, dir, input, expected);
+      expect_onnxruntime_agrees(input, expected);
     }
   }
-  fs::remove_all(dir);
 }
 
 TEST(OnnxExport, WritesAModelOfTheOpsetAskedForWithTheWeightsAsInitializers) {
