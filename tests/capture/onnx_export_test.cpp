@@ -22,12 +22,14 @@ namespace {
 namespace fs = std::filesystem;
 using fashion_mnist::Cnn;
 
-/// The venv's Python with onnxruntime, or empty.
+/// The venv's Python, when its onnxruntime imports; empty otherwise.
 std::string onnxruntime_python() {
   const char* venv = std::getenv("EMBER_ONNXRUNTIME_VENV");
   const fs::path python =
       fs::path(venv != nullptr ? venv : "/opt/ember-onnxruntime") / "bin/python";
-  return fs::exists(python) ? python.string() : "";
+  if (!fs::exists(python)) return "";
+  const std::string probe = python.string() + " -c 'import numpy, onnxruntime' 2>/dev/null";
+  return std::system(probe.c_str()) == 0 ? python.string() : "";
 }
 
 /// Images [batch, 1, 28, 28] of values in [0, 1).
