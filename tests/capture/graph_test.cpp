@@ -41,11 +41,14 @@ TEST(Graph, ReplayComputesWhatTheRecordedCodeComputesEagerly) {
   const std::vector<TensorHandle> replayed = graph.replay(ndarray, {x.handle()});
   ASSERT_EQ(replayed.size(), 1u);
   EXPECT_EQ(bits_of(replayed[0]), bits_of(eager.handle()));
-  // On cpu, through its fusion: the same values as the same code there.
-  const Device cpu = Device::cpu();
-  const Tensor<2> x_cpu = Tensor<2>::from_data(kX, cpu);
-  EXPECT_EQ(bits_of(graph.replay(cpu, {x_cpu.handle()})[0]),
-            bits_of(small_net(x_cpu, Tensor<2>::from_data(kW, cpu)).handle()));
+  // On every local device (cpu through its fusion, flex, libtorch, a GPU where there is one): the
+  // same values as the same code run there.
+  for (const Device& device : Device::enumerate(DeviceFilter::all())) {
+    const Tensor<2> real_x = Tensor<2>::from_data(kX, device);
+    EXPECT_EQ(bits_of(graph.replay(device, {real_x.handle()})[0]),
+              bits_of(small_net(real_x, Tensor<2>::from_data(kW, device)).handle()))
+        << device;
+  }
 }
 
 TEST(Graph, TextIsStableAndReadsBackToTheSameGraph) {
