@@ -188,6 +188,28 @@ TEST(GraphErrors, TraceNamesAPlaceholderMissingFromTheInputs) {
                        "name"));
 }
 
+TEST(GraphErrors, ACapturedLossRefusesOutOfRangeTargetsWhenReplayed) {
+  // Captured, cross_entropy cannot see its targets: the replay's gather refuses a bad one.
+  const Tensor<2> logits = placeholder<2>("logits", {2, 3});
+  const Tensor<1, Int> targets = placeholder<1, Int>("targets", {2}, DType::I64);
+  const Graph graph = Graph::trace({logits.handle(), targets.handle()},
+                                   {module::cross_entropy(logits, targets).handle()});
+  const Device ndarray = Device::ndarray();
+  const Tensor<2> real = Tensor<2>::from_data(kX, ndarray);
+  const auto replay_with = [&](int64_t target) {
+    const auto real_targets =
+        Tensor<1, Int>::from_data(TensorData(std::vector<int64_t>{0, target}, Shape{2}), ndarray);
+    return graph.replay(ndarray, {real.handle(), real_targets.handle()});
+  };
+  EXPECT_EQ(bits_of(replay_with(2)[0]),
+            bits_of(module::cross_entropy(
+                        real, Tensor<1, Int>::from_data(
+                                  TensorData(std::vector<int64_t>{0, 2}, Shape{2}), ndarray))
+                        .handle()));
+  EXPECT_THROW(replay_with(3), InvalidArgument);
+  EXPECT_THROW(replay_with(-100), InvalidArgument);
+}
+
 TEST(GraphErrors, ReplayRefusesInputsOfAnotherShapeDtypeOrDevice) {
   const Graph graph = small_graph();
   const Device ndarray = Device::ndarray();
