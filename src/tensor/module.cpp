@@ -168,6 +168,10 @@ bool check_class_targets(const TensorHandle& scores, const TensorHandle& targets
       known && known->within(classes) &&
       (ignore_index < known->lowest || ignore_index > known->highest))
     return false;
+  // Note: a captured graph takes the path of targets without ignore_index (the one eager code
+  // takes for them, so that a replayed step equals it bit for bit); an ignored or out-of-range
+  // target makes the gather of the replay fail.
+  if (tensor::is_symbolic(targets)) return false;
   bool any_ignored = false;
   for (int64_t t : into_data(targets).to_vector<int64_t>()) {
     if (t == ignore_index) {
