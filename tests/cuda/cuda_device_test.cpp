@@ -205,6 +205,38 @@ TEST(CudaDevice, PermutesMatchNdarrayWhateverTheirTilesAndDtype) {
   }
 }
 
+TEST(CudaDevice, ProductsOfTransposesMatchNdarray) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  // A transpose of the last two dims is copied only when something needs its bytes; a product
+  // reads the tensor it transposes with cuBLASLt's transpose flag: either side, batched, a linear
+  // layer's batch folded into rows (its left side then copied), and the transpose read afterwards.
+  const Device cpu = Device::ndarray();
+  const auto random = [&](const Shape& shape) {
+    return ops::random(shape, Distribution::normal(0.0, 1.0), TensorCreationOptions(*gpu),
+                       TensorKind::Float);
+  };
+  gpu->seed(11);
+  const TensorHandle a = random(Shape{3, 37, 20});  // [B, M, K]
+  const TensorHandle b = random(Shape{3, 20, 45});  // [B, K, N]
+  const TensorHandle w = random(Shape{45, 20});     // [N, K]: a linear layer's weight
+  const TensorHandle at = ops::transpose(a), bt = ops::transpose(b);  // [B, K, M], [B, N, K]
+  const auto host = [&](const TensorHandle& x) { return ops::to_device(x, cpu); };
+  const auto same = [&](const TensorHandle& on_gpu, const TensorHandle& on_host,
+                        const std::string& what) {
+    expect_same(ops::into_data(on_gpu), ops::into_data(on_host), what);
+  };
+  same(ops::matmul(ops::transpose(at), b), ops::matmul(host(a), host(b)), "(a^T)^T b");
+  same(ops::matmul(a, ops::transpose(bt)), ops::matmul(host(a), host(b)), "a (b^T)^T");
+  same(ops::matmul(ops::transpose(at), ops::transpose(bt)), ops::matmul(host(a), host(b)),
+       "both sides transposed");
+  same(ops::matmul(a, ops::transpose(w)), ops::matmul(host(a), ops::transpose(host(w))),
+       "a linear layer");
+  same(ops::matmul(ops::transpose(at), ops::transpose(w)),
+       ops::matmul(host(a), ops::transpose(host(w))), "a linear layer of a transpose");
+  same(ops::transpose(w), ops::transpose(host(w)), "the transpose itself, read");
+  same(ops::add(bt, bt), ops::add(host(bt), host(bt)), "an op reading a transpose");
+}
+
 TEST(CudaDevice, BytesReservedStayFlatOverASteadyTrainingLoop) {
   EMBER_SKIP_WITHOUT_GPU(gpu);
   const Device device = gpu->autodiff();
