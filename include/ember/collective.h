@@ -50,8 +50,9 @@ struct ProcessInfo {
 
   /// From the environment: RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (torchrun and the like),
   /// else OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE (mpirun; MASTER_ADDR/MASTER_PORT are then
-  /// still needed). None set: a single process. InvalidArgument "[collective] ..." naming the
-  /// variable when one is malformed or missing.
+  /// still needed). Under torchrun (TORCHELASTIC_USE_AGENT_STORE=True), whose agent serves a
+  /// store of its own on MASTER_PORT, ember's is on MASTER_PORT + 1. None set: a single process.
+  /// InvalidArgument "[collective] ..." naming the variable when one is malformed or missing.
   static ProcessInfo from_environment();
 };
 

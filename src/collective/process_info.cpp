@@ -60,7 +60,10 @@ ProcessInfo ProcessInfo::from_environment() {
   info.master_addr = required("MASTER_ADDR", info.world_size);
   info.master_port =
       static_cast<uint16_t>(integer("MASTER_PORT", required("MASTER_PORT", info.world_size), 1,
-                                    std::numeric_limits<uint16_t>::max()));
+                                    std::numeric_limits<uint16_t>::max() - 1));
+  // Under torchrun, its agent serves a store of its own on MASTER_PORT (and says so with this
+  // variable): ember's store takes the next port.
+  if (variable("TORCHELASTIC_USE_AGENT_STORE") == "True") ++info.master_port;
   return info;
 }
 

@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -63,7 +65,15 @@ TEST(TrainingProcess, OneProcessOfARun) {
   const TempDir directory("ember-dp-process");
   const std::vector<double> parameters =
       data_parallel_run::train(Device::ndarray(), {Device::ndarray()}, directory.path());
-  record::save_npy(output, TensorData(parameters, Shape{static_cast<int64_t>(parameters.size())}));
+  // A file per process, so that any launcher (torchrun too) can start them all with one setting.
+  const char* rank = std::getenv("RANK");
+  record::save_npy(std::string(output) + "-rank" + (rank != nullptr ? rank : "0") + ".npy",
+                   TensorData(parameters, Shape{static_cast<int64_t>(parameters.size())}));
+}
+
+std::string text_of(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 TEST(NetworkNamespaces, TwoProcessesTrainAsOneProcessWithTwoRanks) {
@@ -73,18 +83,18 @@ TEST(NetworkNamespaces, TwoProcessesTrainAsOneProcessWithTwoRanks) {
   ASSERT_TRUE(namespaces.ready()) << "as root, `ip netns add` and a veth pair failed";
   const TempDir files("ember-dp-namespaces");
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const auto log = [&](int rank) { return files / ("process" + std::to_string(rank) + ".log"); };
   std::vector<std::thread> processes;
   std::vector<int> status(2, -1);
   for (int rank = 0; rank < 2; ++rank) {
-    const std::string out = (files / ("rank" + std::to_string(rank))).string();
     // timeout: a run that hangs fails the test instead; the gtest sharding variables of ctest
     // must not leave the one test out.
     const std::string command =
         "timeout 120 ip netns exec " + namespaces.name(rank) +
         " env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX RANK=" + std::to_string(rank) +
         " WORLD_SIZE=2 MASTER_ADDR=" + TwoNamespaces::address(0) + " MASTER_PORT=29500 " +
-        kOutputVariable + "=" + out + ".npy " + self +
-        " --gtest_filter=TrainingProcess.OneProcessOfARun >" + out + ".log 2>&1";
+        kOutputVariable + "=" + (files / "run").string() + " " + self +
+        " --gtest_filter=TrainingProcess.OneProcessOfARun >" + log(rank).string() + " 2>&1";
     processes.emplace_back(
         [&status, rank, command] { status[rank] = std::system(command.c_str()); });
   }
@@ -94,11 +104,9 @@ TEST(NetworkNamespaces, TwoProcessesTrainAsOneProcessWithTwoRanks) {
   const std::vector<double> expected = data_parallel_run::train(
       Device::ndarray(), {Device::ndarray(), Device::ndarray()}, here.path());
   for (int rank = 0; rank < 2; ++rank) {
-    const std::filesystem::path out = files / ("rank" + std::to_string(rank));
-    ASSERT_EQ(status[rank], 0) << "process " << rank << " failed; its output (" << out.string()
-                               << ".log) is removed with the test's files";
-    EXPECT_EQ(record::load_npy(out.string() + ".npy").to_vector<double>(), expected)
-        << "process " << rank;
+    ASSERT_EQ(status[rank], 0) << "process " << rank << " failed:\n" << text_of(log(rank));
+    const std::filesystem::path out = files / ("run-rank" + std::to_string(rank) + ".npy");
+    EXPECT_EQ(record::load_npy(out).to_vector<double>(), expected) << "process " << rank;
   }
 }
 
