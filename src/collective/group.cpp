@@ -10,6 +10,7 @@
 #include "collective/process_link.h"
 #include "collective/rendezvous.h"
 #include "ember/error.h"
+#include "ember/interop.h"
 #include "ember/tensor_ops.h"
 
 namespace ember::collective {
@@ -45,6 +46,11 @@ TensorData reduce_all(GroupState& group, std::vector<TensorData>& inputs, Reduce
   return dtype == wide ? acc : acc.convert(dtype);
 }
 
+/// n outputs sharing data.
+std::vector<Rendezvous::Output> same_for_all(std::size_t n, TensorData data) {
+  return std::vector<Rendezvous::Output>(n, std::make_shared<const TensorData>(std::move(data)));
+}
+
 std::string label(const Device& device) {
   std::ostringstream out;
   out << device;
@@ -64,7 +70,7 @@ class HostCommunicator final : public Communicator {
   TensorHandle all_reduce(const TensorHandle& x, ReduceOp op) override {
     check_reducible("all_reduce", x.dtype(), op);
     return run({"all_reduce", static_cast<int>(op), x.shape(), x.dtype()}, x, [&](auto& inputs) {
-      return std::vector<TensorData>(inputs.size(), reduce_all(group_, inputs, op));
+      return same_for_all(inputs.size(), reduce_all(group_, inputs, op));
     });
   }
 
@@ -78,7 +84,7 @@ class HostCommunicator final : public Communicator {
       const bool here = local_root >= 0 && local_root < group_.local_size();
       TensorData value = std::move(inputs[here ? static_cast<std::size_t>(local_root) : 0]);
       if (group_.link) group_.link->broadcast(value, root / group_.local_size());
-      return std::vector<TensorData>(inputs.size(), value);
+      return same_for_all(inputs.size(), std::move(value));
     });
   }
 
@@ -90,14 +96,16 @@ class HostCommunicator final : public Communicator {
                             " is not a multiple of the group's " + std::to_string(size()) +
                             " ranks");
     }
-    return run({"reduce_scatter", static_cast<int>(op), x.shape(), x.dtype()}, x,
-               [&](auto& inputs) {
-                 const TensorData all = reduce_all(group_, inputs, op);
-                 std::vector<TensorData> parts;
-                 for (int i = 0; i < group_.local_size(); ++i)
-                   parts.push_back(rows(all, group_.first_rank() + i, size()));
-                 return parts;
-               });
+    return run(
+        {"reduce_scatter", static_cast<int>(op), x.shape(), x.dtype()}, x, [&](auto& inputs) {
+          const TensorData all = reduce_all(group_, inputs, op);
+          std::vector<Rendezvous::Output> parts;
+          for (int i = 0; i < group_.local_size(); ++i) {
+            parts.push_back(
+                std::make_shared<const TensorData>(rows(all, group_.first_rank() + i, size())));
+          }
+          return parts;
+        });
   }
 
   TensorHandle all_gather(const TensorHandle& x) override {
@@ -105,7 +113,7 @@ class HostCommunicator final : public Communicator {
     return run({"all_gather", 0, x.shape(), x.dtype()}, x, [&](auto& inputs) {
       TensorData all = concat_rows(inputs);
       if (group_.link) all = concat_rows(group_.link->all_gather(all));
-      return std::vector<TensorData>(inputs.size(), all);
+      return same_for_all(inputs.size(), std::move(all));
     });
   }
 
@@ -128,14 +136,27 @@ class HostCommunicator final : public Communicator {
                             "'s tensor is on " + label(x.device()) + ", its communicator's " +
                             "device is " + label(device()));
     }
-    const TensorData out = group_.rendezvous.exchange(local_, call, ops::into_data(x),
-                                                      [&](std::vector<TensorData>& inputs) {
-                                                        if (group_.link)
-                                                          group_.link->check_same_call(call);
-                                                        return combine(inputs);
-                                                      });
-    return ops::from_data(out, TensorCreationOptions(device()).with_dtype(out.dtype()),
-                          kind_of(out.dtype()));
+    const Rendezvous::Combine checked = [&](std::vector<TensorData>& inputs) {
+      if (group_.link) group_.link->check_same_call(call);
+      return combine(inputs);
+    };
+    return tensor_over(group_.rendezvous.exchange(local_, call, ops::into_data(x), checked));
+  }
+
+  /// A tensor on this rank's device holding out: over its memory where the device computes on
+  /// host memory (cpu, flex: no copy, and the ranks of one device share it), else a copy.
+  TensorHandle tensor_over(const Rendezvous::Output& out) const {
+    if (out->shape().rank() == 0) {
+      return ops::from_data(*out, TensorCreationOptions(device()).with_dtype(out->dtype()),
+                            kind_of(out->dtype()));
+    }
+    // Note: ember never writes into a buffer over external memory, so the const cast is safe.
+    return interop::from_external({.data = const_cast<std::byte*>(out->bytes().data()),
+                                   .shape = out->shape(),
+                                   .dtype = out->dtype(),
+                                   .strides = {},
+                                   .deleter = [keep = out](void*) {}},
+                                  device());
   }
 
   GroupState& group_;

@@ -9,8 +9,8 @@ namespace ember::collective {
 Rendezvous::Rendezvous(int parties, std::chrono::milliseconds timeout)
     : parties_(parties), timeout_(timeout), calls_(parties), inputs_(parties) {}
 
-TensorData Rendezvous::exchange(int party, const Call& call, TensorData input,
-                                const Combine& combine) {
+Rendezvous::Output Rendezvous::exchange(int party, const Call& call, TensorData input,
+                                        const Combine& combine) {
   std::unique_lock lock(mutex_);
   throw_if_broken(call);
   const uint64_t generation = generation_;

@@ -20,22 +20,24 @@ namespace ember::collective {
 
 class Rendezvous {
  public:
+  /// A rank's output; ranks with the same result share one (it is never written).
+  using Output = std::shared_ptr<const TensorData>;
   /// The outputs of one collective, one per rank, from the inputs in rank order.
-  using Combine = std::function<std::vector<TensorData>(std::vector<TensorData>&)>;
+  using Combine = std::function<std::vector<Output>(std::vector<TensorData>&)>;
 
   Rendezvous(int parties, std::chrono::milliseconds timeout);
 
   /// Rank party's output of the collective call. InvalidArgument (on every rank) when the calls
   /// disagree; whatever combine throws, on every rank; ExecutionError when the other ranks do not
   /// all arrive within the timeout: the rendezvous is then broken, and every later call fails.
-  TensorData exchange(int party, const Call& call, TensorData input, const Combine& combine);
+  Output exchange(int party, const Call& call, TensorData input, const Combine& combine);
 
   /// Breaks the rendezvous: waiting and later calls throw ExecutionError with reason.
   void abort(const std::string& reason);
 
  private:
   struct Outcome {
-    std::vector<TensorData> outputs;
+    std::vector<Output> outputs;
     std::exception_ptr error;
   };
 
