@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "collective/buffer_pool.h"
 #include "collective/host_data.h"
 #include "collective/process_link.h"
 #include "collective/rendezvous.h"
@@ -25,6 +26,7 @@ class GroupState {
   std::vector<Device> devices;
   Rendezvous rendezvous;
   std::unique_ptr<ProcessLink> link;  ///< null in a single process
+  std::shared_ptr<BufferPool> pool = std::make_shared<BufferPool>();
   std::vector<std::unique_ptr<HostCommunicator>> communicators;
 
   int local_size() const { return static_cast<int>(devices.size()); }
@@ -46,9 +48,10 @@ TensorData reduce_all(GroupState& group, std::vector<TensorData>& inputs, Reduce
   return dtype == wide ? acc : acc.convert(dtype);
 }
 
-/// n outputs sharing data.
-std::vector<Rendezvous::Output> same_for_all(std::size_t n, TensorData data) {
-  return std::vector<Rendezvous::Output>(n, std::make_shared<const TensorData>(std::move(data)));
+/// The local ranks' outputs, all of them data.
+std::vector<Rendezvous::Output> same_for_all(GroupState& group, TensorData data) {
+  return std::vector<Rendezvous::Output>(static_cast<std::size_t>(group.local_size()),
+                                         group.pool->output(std::move(data)));
 }
 
 std::string label(const Device& device) {
@@ -69,9 +72,8 @@ class HostCommunicator final : public Communicator {
 
   TensorHandle all_reduce(const TensorHandle& x, ReduceOp op) override {
     check_reducible("all_reduce", x.dtype(), op);
-    return run({"all_reduce", static_cast<int>(op), x.shape(), x.dtype()}, x, [&](auto& inputs) {
-      return same_for_all(inputs.size(), reduce_all(group_, inputs, op));
-    });
+    return run({"all_reduce", static_cast<int>(op), x.shape(), x.dtype()}, x,
+               [&](auto& inputs) { return same_for_all(group_, reduce_all(group_, inputs, op)); });
   }
 
   TensorHandle broadcast(const TensorHandle& x, int root) override {
@@ -84,7 +86,7 @@ class HostCommunicator final : public Communicator {
       const bool here = local_root >= 0 && local_root < group_.local_size();
       TensorData value = std::move(inputs[here ? static_cast<std::size_t>(local_root) : 0]);
       if (group_.link) group_.link->broadcast(value, root / group_.local_size());
-      return same_for_all(inputs.size(), std::move(value));
+      return same_for_all(group_, std::move(value));
     });
   }
 
@@ -96,16 +98,15 @@ class HostCommunicator final : public Communicator {
                             " is not a multiple of the group's " + std::to_string(size()) +
                             " ranks");
     }
-    return run(
-        {"reduce_scatter", static_cast<int>(op), x.shape(), x.dtype()}, x, [&](auto& inputs) {
-          const TensorData all = reduce_all(group_, inputs, op);
-          std::vector<Rendezvous::Output> parts;
-          for (int i = 0; i < group_.local_size(); ++i) {
-            parts.push_back(
-                std::make_shared<const TensorData>(rows(all, group_.first_rank() + i, size())));
-          }
-          return parts;
-        });
+    return run({"reduce_scatter", static_cast<int>(op), x.shape(), x.dtype()}, x,
+               [&](auto& inputs) {
+                 const TensorData all = reduce_all(group_, inputs, op);
+                 std::vector<Rendezvous::Output> parts;
+                 for (int i = 0; i < group_.local_size(); ++i) {
+                   parts.push_back(group_.pool->output(rows(all, group_.first_rank() + i, size())));
+                 }
+                 return parts;
+               });
   }
 
   TensorHandle all_gather(const TensorHandle& x) override {
@@ -113,7 +114,7 @@ class HostCommunicator final : public Communicator {
     return run({"all_gather", 0, x.shape(), x.dtype()}, x, [&](auto& inputs) {
       TensorData all = concat_rows(inputs);
       if (group_.link) all = concat_rows(group_.link->all_gather(all));
-      return same_for_all(inputs.size(), std::move(all));
+      return same_for_all(group_, std::move(all));
     });
   }
 
@@ -138,9 +139,13 @@ class HostCommunicator final : public Communicator {
     }
     const Rendezvous::Combine checked = [&](std::vector<TensorData>& inputs) {
       if (group_.link) group_.link->check_same_call(call);
-      return combine(inputs);
+      std::vector<Rendezvous::Output> outputs = combine(inputs);
+      for (TensorData& input : inputs)
+        group_.pool->give_back(std::move(input).into_bytes());
+      return outputs;
     };
-    return tensor_over(group_.rendezvous.exchange(local_, call, ops::into_data(x), checked));
+    return tensor_over(
+        group_.rendezvous.exchange(local_, call, group_.pool->host_copy(x), checked));
   }
 
   /// A tensor on this rank's device holding out: over its memory where the device computes on
