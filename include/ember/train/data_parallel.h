@@ -77,7 +77,8 @@ class DataParallel {
       training ? nn::train(*replica) : nn::eval(*replica);
   }
 
-  /// One step: on one thread per replica, out_i = step(replica_i, *batches[i]) with recording on,
+  /// One step: on one thread per replica (so step is called from several threads at once, as
+  /// the DataLoader's batcher may be), out_i = step(replica_i, *batches[i]) with recording on,
   /// its loss weighted by the replica's share of the items of every rank's batches (so the summed
   /// gradients are those of the mean over the whole batch), backward with the gradients summed
   /// over the ranks as they come, and the optimizer step with learning rate lr. Buffers (batch

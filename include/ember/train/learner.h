@@ -16,6 +16,7 @@
 // WORLD_SIZE, MASTER_ADDR, MASTER_PORT), each on its shard of every batch of the training
 // loader (a data::DataLoader, whose batch_size is then the whole step's), the gradients summed
 // over all of them; the same program runs on one device or many, in one process or several.
+// step then runs on one thread per local replica at once (a function of its arguments is safe).
 // Validation runs on replica 0 over the whole validation set in every process, so every process
 // takes the same decisions (best, early stopping); the training metrics are this process's
 // replicas'. Only process 0 writes files.
