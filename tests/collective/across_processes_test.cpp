@@ -113,5 +113,31 @@ TEST(AcrossProcesses, AProcessThatLeavesMidRunIsAnErrorNotAHang) {
   EXPECT_THROW(std::rethrow_exception(stayed_error), ExecutionError);
 }
 
+TEST(AcrossProcesses, AProcessThatStopsCallingIsATimeout) {
+  const uint16_t port = free_port();
+  const collective::GroupOptions options{.timeout = std::chrono::seconds(1)};
+  std::exception_ptr waited_error;
+  std::thread waits([&] {
+    try {
+      Group group = Group::create(cpu_ranks(1), loopback_process(0, 2, port), options);
+      Communicator& comm = group.communicator(0);
+      comm.all_reduce(tensor_of(std::vector<float>{1.0F}, Shape{1}, comm.device()),
+                      ReduceOp::Sum);  // the peer never comes to this one
+    } catch (...) {
+      waited_error = std::current_exception();
+    }
+  });
+  // Joins, stays connected and silent past the timeout, then leaves.
+  Group silent = Group::create(cpu_ranks(1), loopback_process(1, 2, port), options);
+  waits.join();
+  ASSERT_TRUE(waited_error);
+  try {
+    std::rethrow_exception(waited_error);
+  } catch (const ExecutionError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("[all_reduce] across processes (Gloo): ", 0), 0u)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace ember::test
