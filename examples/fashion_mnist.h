@@ -64,8 +64,9 @@ struct Options {
   /// replica each, and over the processes the launcher's variables name (RANK, WORLD_SIZE,
   /// MASTER_ADDR, MASTER_PORT); batch_size is then the whole step's. Empty: device alone.
   std::vector<Device> devices = {};
+  /// devices.front() when training data-parallel (where the model ends up), else device.
   Device resolved_device() const {
-    return device.value_or(devices.empty() ? Device::default_device() : devices.front());
+    return devices.empty() ? device.value_or(Device::default_device()) : devices.front();
   }
   /// Mixed precision: unset trains in f32; BF16 or F16 trains on resolved_device().autocast(...)
   /// (parameters stay f32), F16 with loss scaling.
