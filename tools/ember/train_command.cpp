@@ -114,7 +114,8 @@ void add_train_commands(CLI::App& app) {
       ->add_option("--devices", args->devices,
                    "data-parallel training over these devices of this process, one replica "
                    "each (cpu,cpu or cuda:0,cuda:1), and over the processes RANK, WORLD_SIZE, "
-                   "MASTER_ADDR and MASTER_PORT name; --batch-size is then the whole step's")
+                   "MASTER_ADDR and MASTER_PORT name; --batch-size is then the whole step's "
+                   "and --device is ignored")
       ->delimiter(',');
   fmnist->add_option("--epochs", args->epochs, "epochs, at least 1 (default 3)");
   fmnist->add_option("--batch-size", args->batch_size, "batch size, at least 1 (default 64)");
