@@ -9,8 +9,9 @@
 #     ratios: ember's upload and download GB/s over ggml's (and over ggml's upload in pieces too
 #     small for its client to hash them), and ggml's over the raw TCP copy of remote_bench's row
 #     (the best of the repeats on both sides: remote_bench's statistic);
-#   * cnn_train_bench on remote://127.0.0.1:PORT and on cpu, alternating, twice each (not when
-#     SKIP_CNN=1).
+#   * cnn_train_bench on a remote cpu device and on the local cpu device, alternating, three
+#     rounds (not when SKIP_CNN=1): the client on core 0, the device's threads on the other cores
+#     in both cases (below).
 # Prints each program's JSON lines; the server stops at the end.
 set -euo pipefail
 build=${1:-build}
@@ -40,10 +41,26 @@ print(json.dumps({"row": "transfer vs ggml",
 PYTHON
 fi
 if [[ ${SKIP_CNN:-0} == 1 ]]; then exit 0; fi
-for round in 1 2; do
-  for device in "remote://127.0.0.1:$port" cpu; do
-    echo -n "{\"round\": $round, \"device\": \"$device\", \"result\": "
-    "$build/bench/cnn_train_bench" --device "$device" --steps 100 --warmup 10
-    echo "}"
-  done
+# The CNN step as two machines would run it: the client on a core of its own (core 0), the
+# device's work on the others, with as many threads, for the remote device (a second server, on
+# those cores) and for the local device alike. The local step also builds its ops and its tape on
+# those cores; the remote step's client does that on core 0, as a client machine would.
+cores=$(nproc)
+if (( cores < 2 )); then echo "the CNN rows need 2 cores (client and device apart)" >&2; exit 1; fi
+device_cores=1-$((cores - 1))
+cnn_port=$((port + 1))
+EMBER_NUM_THREADS=$((cores - 1)) taskset -c "$device_cores" \
+  "$build/tools/ember/ember" serve --port "$cnn_port" --device cpu 2>/dev/null &
+cnn_server=$!
+trap 'kill $server $cnn_server 2>/dev/null; wait $server $cnn_server 2>/dev/null || true' EXIT
+sleep 1
+for round in 1 2 3; do
+  echo -n "{\"round\": $round, \"device\": \"remote (client on core 0)\", \"result\": "
+  taskset -c 0 "$build/bench/cnn_train_bench" --device "remote://127.0.0.1:$cnn_port" \
+    --steps 200 --warmup 10
+  echo "}"
+  echo -n "{\"round\": $round, \"device\": \"cpu\", \"result\": "
+  EMBER_NUM_THREADS=$((cores - 1)) taskset -c "$device_cores" "$build/bench/cnn_train_bench" \
+    --device cpu --steps 200 --warmup 10
+  echo "}"
 done

@@ -12,7 +12,7 @@ set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest te
 shards: every case once, one process per shard); 0: one CTest test (and process) per case")
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
-set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA REMOTE LIBTORCH)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA REMOTE LIBTORCH CAPTURE)
 # Implemented backends that are off unless asked for (still being brought up).
 set(EMBER_OPT_IN_BACKENDS)
 # Backends that are on where what they build on is found: cuda where the CUDA toolkit's headers
@@ -34,6 +34,8 @@ find_program(EMBER_CAPNP_EXECUTABLE capnp)
 find_program(EMBER_CAPNPC_CXX_EXECUTABLE capnpc-c++)
 find_library(EMBER_CAPNP_LIBRARY capnp)
 find_library(EMBER_KJ_LIBRARY kj)
+# capnpc holds Cap'n Proto's text codec, which the graph text format writes ops with.
+find_library(EMBER_CAPNPC_LIBRARY capnpc)
 find_path(EMBER_CAPNP_INCLUDE_DIR capnp/message.h)
 # TLS through OpenSSL (libssl-dev).
 find_package(OpenSSL QUIET)
@@ -41,6 +43,12 @@ set(EMBER_FOUND_REMOTE OFF)
 if(EMBER_CAPNP_EXECUTABLE AND EMBER_CAPNPC_CXX_EXECUTABLE AND EMBER_CAPNP_LIBRARY AND
    EMBER_KJ_LIBRARY AND EMBER_CAPNP_INCLUDE_DIR AND OPENSSL_FOUND)
   set(EMBER_FOUND_REMOTE ON)
+endif()
+# capture where the same is found and capnpc: its graphs' text writes each op as the remote
+# protocol does (src/wire/op_text.h).
+set(EMBER_FOUND_CAPTURE OFF)
+if(EMBER_FOUND_REMOTE AND EMBER_CAPNPC_LIBRARY)
+  set(EMBER_FOUND_CAPTURE ON)
 endif()
 # libtorch where find_package(Torch) finds a LibTorch (Debian's libtorch-dev, or the one Torch_DIR
 # names: docs/backends/libtorch.md). Not looked for when the option is already OFF: Torch's config
@@ -52,7 +60,7 @@ if(NOT DEFINED EMBER_BACKEND_LIBTORCH OR EMBER_BACKEND_LIBTORCH)
     set(EMBER_FOUND_LIBTORCH ON)
   endif()
 endif()
-set(EMBER_DETECTED_BACKENDS CUDA REMOTE LIBTORCH)
+set(EMBER_DETECTED_BACKENDS CUDA REMOTE LIBTORCH CAPTURE)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)

@@ -69,7 +69,9 @@ class DeviceType {
 class DeviceFilter {
  public:
   DeviceFilter(DeviceType t) : types_{std::move(t)} {}  // NOLINT: implicit on purpose
-  /// Every local backend compiled in (no remote hosts).
+  /// Every local backend compiled in that computes: no remote hosts, and not the capture device
+  /// (symbolic tensors, ember/graph.h), which enumerate lists only when its filter names
+  /// DeviceType::Capture.
   static DeviceFilter all();
   const std::vector<DeviceType>& types() const { return types_; }
   friend DeviceFilter operator|(DeviceFilter a, const DeviceFilter& b) {

@@ -9,7 +9,9 @@
 #include "ember/dtype.h"                 // IWYU pragma: export
 #include "ember/error.h"                 // IWYU pragma: export
 #include "ember/functional.h"            // IWYU pragma: export
+#include "ember/graph.h"                 // IWYU pragma: export
 #include "ember/interop.h"               // IWYU pragma: export
+#include "ember/onnx.h"                  // IWYU pragma: export
 #include "ember/shape.h"                 // IWYU pragma: export
 #include "ember/tensor.h"                // IWYU pragma: export
 #include "ember/tensor_data.h"           // IWYU pragma: export

@@ -27,9 +27,12 @@ DeviceType DeviceType::remote(RemoteHost host) {
 }
 
 DeviceFilter DeviceFilter::all() {
+  // Note: not Capture. It computes nothing (its tensors are symbolic), so code that runs work on
+  // every device it finds (the conformance suite, `ember serve`, `ember devices`) must not get it;
+  // Device::enumerate(DeviceType::Capture) names it.
   return DeviceType::Cpu | DeviceType::Cuda | DeviceType::Rocm | DeviceType::Wgpu |
          DeviceType::Vulkan | DeviceType::Metal | DeviceType::WebGpu | DeviceType::Flex |
-         DeviceType::NdArray | DeviceType::LibTorch | DeviceType::Capture;
+         DeviceType::NdArray | DeviceType::LibTorch;
 }
 
 RemoteHost RemoteHost::tcp(std::string address) {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,7 @@ struct SequenceCall {
   ir::Op op;
   std::vector<uint64_t> inputs;  // k: the replay's k-th tensor; kInternal + j: the j-th output
   std::size_t outputs;
+  std::vector<uint64_t> drops;  // references the client let go, read by no later call
 };
 
 /// A sequence a session keeps (define), run again by replay.
@@ -99,6 +101,8 @@ class Session {
   void open(uint32_t index);
   void run_ops(capnp::List<proto::OpCall>::Reader calls);
   void define(proto::Sequence::Reader sequence);
+  /// Gives each dead reference of kept (checked) to the call after which no call reads it.
+  static void schedule_drops(capnp::List<uint64_t>::Reader dead, Sequence& kept);
   void replay(proto::Replay::Reader replay);
   void run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
               std::span<const uint64_t> output_ids);
@@ -107,6 +111,8 @@ class Session {
   void discard_bytes(std::size_t count);
   void download(uint64_t id);
   void release(capnp::List<uint64_t>::Reader ids);
+  /// Forgets tensor id, which must exist.
+  void forget(uint64_t id);
   void sync();
   void memory_usage();
   void settings();
@@ -291,7 +297,7 @@ void Session::define(proto::Sequence::Reader sequence) {
                     std::to_string(kMaxSequences) + " and " + std::to_string(kMaxStoredCalls));
   Sequence kept{sequence.getExternals(), {}, 0};
   for (proto::OpCall::Reader call : calls) {
-    SequenceCall& step = kept.calls.emplace_back(SequenceCall{decoded(call), {}, 0});
+    SequenceCall& step = kept.calls.emplace_back(SequenceCall{decoded(call), {}, 0, {}});
     for (uint64_t reference : call.getInputs()) {
       const bool internal = (reference & kInternal) != 0;
       if (internal ? (reference & ~kInternal) >= kept.outputs : reference >= kept.externals)
@@ -302,8 +308,32 @@ void Session::define(proto::Sequence::Reader sequence) {
     step.outputs = call.getOutputs().size();
     kept.outputs += step.outputs;
   }
+  schedule_drops(sequence.getDead(), kept);
   stored_calls_ += calls.size();
   sequences_.emplace(sequence.getId(), std::move(kept));
+}
+
+void Session::schedule_drops(capnp::List<uint64_t>::Reader dead, Sequence& kept) {
+  // Per reference: the call that makes it (an output) or 0 (an external), then the last reading it.
+  std::vector<std::size_t> last_output;
+  std::vector<std::size_t> last_external(kept.externals, 0);
+  for (std::size_t i = 0; i < kept.calls.size(); ++i) {
+    last_output.resize(last_output.size() + kept.calls[i].outputs, i);
+    for (uint64_t reference : kept.calls[i].inputs) {
+      const bool internal = (reference & kInternal) != 0;
+      (internal ? last_output[reference & ~kInternal] : last_external[reference]) = i;
+    }
+  }
+  std::set<uint64_t> seen;
+  for (uint64_t reference : dead) {
+    const bool internal = (reference & kInternal) != 0;
+    const uint64_t index = reference & ~kInternal;
+    if ((internal ? index >= kept.outputs : index >= kept.externals) ||
+        !seen.insert(reference).second || kept.calls.empty())
+      throw Violation("sequence: dead reference " + std::to_string(reference) +
+                      " names no tensor of the sequence, or is named twice");
+    kept.calls[internal ? last_output[index] : last_external[index]].drops.push_back(reference);
+  }
 }
 
 void Session::replay(proto::Replay::Reader replay) {
@@ -320,18 +350,22 @@ void Session::replay(proto::Replay::Reader replay) {
   uint64_t next_output = replay.getFirstOutput();
   if (next_output + sequence.outputs < next_output)
     throw Violation("replay: output ids overflow from " + std::to_string(next_output));
+  const auto id_of = [&](uint64_t reference) {
+    return (reference & kInternal) != 0 ? replay.getFirstOutput() + (reference & ~kInternal)
+                                        : externals[static_cast<unsigned>(reference)];
+  };
   std::vector<uint64_t> inputs;
   std::vector<uint64_t> outputs;
   for (const SequenceCall& step : sequence.calls) {
     inputs.clear();
     for (uint64_t reference : step.inputs)
-      inputs.push_back((reference & kInternal) != 0
-                           ? replay.getFirstOutput() + (reference & ~kInternal)
-                           : externals[static_cast<unsigned>(reference)]);
+      inputs.push_back(id_of(reference));
     outputs.clear();
     for (std::size_t k = 0; k < step.outputs; ++k)
       outputs.push_back(next_output++);
     run_op(step.op, inputs, outputs);
+    for (uint64_t reference : step.drops)
+      forget(id_of(reference));
   }
   shared_.replays.fetch_add(1);
 }
@@ -485,13 +519,16 @@ void Session::download(uint64_t id) {
 
 void Session::release(capnp::List<uint64_t>::Reader ids) {
   require_ready();
-  for (uint64_t id : ids) {
-    const auto found = tensors_.find(id);
-    if (found == tensors_.end()) throw Violation("release of unknown tensor " + std::to_string(id));
-    bytes_ -= found->second.bytes;
-    shared_.bytes.fetch_sub(found->second.bytes);
-    tensors_.erase(found);
-  }
+  for (uint64_t id : ids)
+    forget(id);
+}
+
+void Session::forget(uint64_t id) {
+  const auto found = tensors_.find(id);
+  if (found == tensors_.end()) throw Violation("release of unknown tensor " + std::to_string(id));
+  bytes_ -= found->second.bytes;
+  shared_.bytes.fetch_sub(found->second.bytes);
+  tensors_.erase(found);
 }
 
 void Session::sync() {

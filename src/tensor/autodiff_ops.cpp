@@ -11,7 +11,8 @@ namespace ember::detail {
 TensorHandle link(const TensorImpl& impl, Device device, std::shared_ptr<autodiff::Node> node,
                   uint32_t output) {
   return TensorHandle(std::make_shared<const TensorImpl>(std::move(device), impl.context, impl.meta,
-                                                         impl.buffer, std::move(node), output));
+                                                         impl.buffer, std::move(node), output,
+                                                         impl.known_values));
 }
 
 }  // namespace ember::detail

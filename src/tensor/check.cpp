@@ -18,6 +18,10 @@ void fail_undefined(std::string_view op) {
   fail(op, "undefined tensor (default-constructed handle)");
 }
 
+bool is_symbolic(const TensorHandle& x) {
+  return std::holds_alternative<CaptureDevice>(x.device().as_dispatch());
+}
+
 const Shape& shape_of(const TensorHandle& x, std::string_view op) {
   return impl_of(x, op).meta.shape;
 }

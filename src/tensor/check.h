@@ -41,6 +41,10 @@ inline const detail::TensorImpl& impl_of(const TensorHandle& x, std::string_view
     fail_undefined(op);
   return *x.impl();
 }
+/// Whether x's values are unknown: a tensor of the capture device (ember/graph.h), whose ops are
+/// recorded, not run. A composite that reads values only to check them (class targets, one_hot's
+/// classes) skips the check for it; the kernels refuse a bad index when the graph is replayed.
+bool is_symbolic(const TensorHandle& x);
 /// x's shape / dtype; InvalidArgument when x is undefined.
 const Shape& shape_of(const TensorHandle& x, std::string_view op);
 DType tensor_dtype(const TensorHandle& x, std::string_view op);

@@ -79,9 +79,11 @@ TensorHandle from_data(const TensorData& data, const TensorCreationOptions& opti
     return tensor::run_on(ir::Full{data.shape(), dtype, Scalar(0)}, options.device, target.context);
   }
   const ir::TensorMeta meta{data.shape(), dtype};
-  backend::BufferPtr buffer = dtype == data.dtype() ? target.context->write(data)
-                                                    : target.context->write(data.convert(dtype));
-  return detail::make_handle(options.device, target.context, meta, std::move(buffer));
+  const TensorData converted = dtype == data.dtype() ? TensorData() : data.convert(dtype);
+  const TensorData& written = dtype == data.dtype() ? data : converted;
+  backend::BufferPtr buffer = target.context->write(written);
+  return detail::make_handle(options.device, target.context, meta, std::move(buffer),
+                             detail::index_range_of(written));
 }
 
 TensorHandle random(const Shape& shape, const Distribution& distribution,

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tensor/check.h"
+#include "tensor/tensor_impl.h"
 
 namespace ember::ops {
 namespace {
@@ -161,6 +162,16 @@ bool check_class_targets(const TensorHandle& scores, const TensorHandle& targets
          " differ in batch size or trailing dims (targets are input's shape without dim 1)");
   }
   const int64_t classes = dim_size(scores, 1);
+  // Targets made from host data carry their range: when it lies inside [0, classes) and leaves
+  // out ignore_index, nothing is read back (a read waits for a GPU or a remote server).
+  if (const auto& known = targets.impl()->known_values;
+      known && known->within(classes) &&
+      (ignore_index < known->lowest || ignore_index > known->highest))
+    return false;
+  // Note: a captured graph takes the path of targets without ignore_index (the one eager code
+  // takes for them, so that a replayed step equals it bit for bit); an ignored or out-of-range
+  // target makes the gather of the replay fail.
+  if (tensor::is_symbolic(targets)) return false;
   bool any_ignored = false;
   for (int64_t t : into_data(targets).to_vector<int64_t>()) {
     if (t == ignore_index) {

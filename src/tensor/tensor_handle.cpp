@@ -44,11 +44,12 @@ const Device& TensorHandle::device() const {
 namespace ember::detail {
 
 TensorHandle make_handle(Device device, std::shared_ptr<DeviceContext> context, ir::TensorMeta meta,
-                         backend::BufferPtr buffer) {
+                         backend::BufferPtr buffer, std::optional<IndexRange> known_values) {
   // In a recycled block (core/recycled.h): one per op. Built in place, not moved from a
   // temporary.
   return TensorHandle(detail::make_recycled<const TensorImpl>(std::move(device), std::move(context),
-                                                              std::move(meta), std::move(buffer)));
+                                                              std::move(meta), std::move(buffer),
+                                                              nullptr, 0, known_values));
 }
 
 }  // namespace ember::detail

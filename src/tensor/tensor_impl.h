@@ -7,6 +7,7 @@
 
 #include "backends/backend.h"
 #include "core/device_context.h"
+#include "core/index_range.h"
 #include "core/recycled_shapes.h"
 #include "ember/device.h"
 #include "ember/tensor_handle.h"
@@ -28,6 +29,10 @@ struct TensorImpl {
   /// src/autodiff/tape.h). Set only on an autodiff device.
   std::shared_ptr<autodiff::Node> node = nullptr;
   uint32_t output = 0;
+  /// The range of an integer tensor's values where the host knows it without reading the device:
+  /// a tensor made from host data (from_data). An op that checks its indices on the host
+  /// (cross-entropy's targets) then needs no read, which would wait for the device.
+  std::optional<IndexRange> known_values = std::nullopt;
 
   /// Gives the shape's memory to the thread's next output shape (core/recycled_shapes.h).
   ~TensorImpl() { recycle(std::move(meta.shape)); }
@@ -35,9 +40,10 @@ struct TensorImpl {
   backend::Operand operand() const { return {buffer, meta}; }
 };
 
-/// Wraps a buffer the device produced.
+/// Wraps a buffer the device produced (known_values: its values' range, where the host knows it).
 TensorHandle make_handle(Device device, std::shared_ptr<DeviceContext> context, ir::TensorMeta meta,
-                         backend::BufferPtr buffer);
+                         backend::BufferPtr buffer,
+                         std::optional<IndexRange> known_values = std::nullopt);
 /// impl's buffer as output `output` of node (null: a constant) on device
 /// (src/tensor/autodiff_ops.cpp).
 TensorHandle link(const TensorImpl& impl, Device device, std::shared_ptr<autodiff::Node> node,

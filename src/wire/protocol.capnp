@@ -10,7 +10,7 @@ using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("ember::wire::proto");
 
 # Raised whenever a message changes meaning; both sides refuse a peer of another version.
-const protocolVersion :UInt32 = 2;
+const protocolVersion :UInt32 = 3;
 
 # One member of an ir op struct (src/ir/op_fields.h walks them in declaration order).
 struct Field {
@@ -53,6 +53,10 @@ struct Sequence {
   # made earlier in the sequence; its outputs list holds one 0 per output (their ids come with
   # each replay: firstOutput, firstOutput + 1, ... in order).
   calls @2 :List(OpCall);
+  # Tensors the client no longer holds when it sends the batch, by reference (as a call's inputs
+  # name them): the server drops each after the last call that reads it, so the device sees it
+  # dead (a fused kernel need not store it) and its memory comes back within the batch.
+  dead @3 :List(UInt64);
 }
 
 struct Replay {

@@ -20,6 +20,7 @@
 #include "ember/optim/gradients_params.h"
 #include "ember/optim/sgd.h"
 #include "ember/tensor.h"
+#include "ember/tensor_ops.h"
 #include "gpu_device.h"
 #include "support/steady_training.h"
 
@@ -177,6 +178,30 @@ TEST(CudaDevice, ElementwiseKernelsMatchNdarrayAtEveryLengthAndLayout) {
                 "sub one element in" + label);
     expect_same(((head(x) * 0.5).tanh() + head(y)).into_data(),
                 ((head(hx) * 0.5).tanh() + head(hy)).into_data(), "a fused chain" + label);
+  }
+}
+
+TEST(CudaDevice, PermutesMatchNdarrayWhateverTheirTilesAndDtype) {
+  EMBER_SKIP_WITHOUT_GPU(gpu);
+  // Transposes (read contiguous along a dim other than the last) go through 32 x 32 tiles in
+  // shared memory: sizes around a tile, partial tiles, several planes, and 2- and 8-byte elements
+  // as well as 4.
+  const Device cpu = Device::ndarray();
+  for (const auto& [dims, axes] :
+       std::vector<std::pair<Shape, ops::Dims>>{{Shape{64, 96}, {1, 0}},
+                                                {Shape{37, 70}, {1, 0}},
+                                                {Shape{3, 33, 65}, {0, 2, 1}},
+                                                {Shape{5, 31, 7, 40}, {2, 0, 3, 1}},
+                                                {Shape{2, 256, 12, 64}, {0, 2, 3, 1}}}) {
+    gpu->seed(3);
+    const TensorHandle x = ops::random(dims, Distribution::normal(0.0, 1.0),
+                                       TensorCreationOptions(*gpu), TensorKind::Float);
+    for (const DType dtype : {DType::F32, DType::BF16, DType::F64}) {
+      const TensorHandle typed = ops::cast(x, dtype);
+      const TensorHandle host = ops::to_device(typed, cpu);
+      EXPECT_EQ(ops::into_data(ops::permute(typed, axes)), ops::into_data(ops::permute(host, axes)))
+          << dims << " permuted, " << dtype_name(dtype);
+    }
   }
 }
 

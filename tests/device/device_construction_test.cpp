@@ -70,7 +70,7 @@ TEST(DeviceSpec, DefaultWithMalformedEmberDeviceIsAClearError) {
 }
 
 TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOption) {
-  // CMake refuses every backend but ndarray, flex, cpu, cuda, remote and libtorch today
+  // CMake refuses every backend but ndarray, flex, cpu, cuda, remote, libtorch and capture today
   // (cmake/EmberOptions.cmake), so each of these factories must refuse; a backend that lands moves
   // its line to a test of its own.
   struct Case {
@@ -84,7 +84,6 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
       {"vulkan", [] { return Device::vulkan(); }, "EMBER_BACKEND_VULKAN"},
       {"metal", [] { return Device::metal(); }, "EMBER_BACKEND_METAL"},
       {"webgpu", [] { return Device::webgpu(); }, "EMBER_BACKEND_WEBGPU"},
-      {"capture", [] { return Device::capture(); }, "EMBER_BACKEND_CAPTURE"},
   };
   for (const Case& c : cases) {
     const std::string message = error_message<ConfigError>(c.make);
@@ -116,6 +115,11 @@ TEST(DeviceSpec, RemoteFactoryGivesTheRemoteDeviceOrNamesItsOption) {
   expect_device_or_option(
       DeviceType::Kind::Remote, [] { return Device::remote(RemoteHost::tcp("127.0.0.1:1")); },
       RemoteDevice{"127.0.0.1:1", 0, {}}, "[Device::remote]", "EMBER_BACKEND_REMOTE");
+}
+
+TEST(DeviceSpec, CaptureFactoryGivesTheCaptureDeviceOrNamesItsOption) {
+  expect_device_or_option(DeviceType::Kind::Capture, &Device::capture, CaptureDevice{},
+                          "[Device::capture]", "EMBER_BACKEND_CAPTURE");
 }
 
 TEST(DeviceSpec, CpuFactoryGivesTheCpuDeviceOrNamesItsOption) {

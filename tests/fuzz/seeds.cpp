@@ -1,6 +1,7 @@
 // Writes the fuzz targets' seed corpora with ember's own writers (docs/fuzzing.md):
 //
 //   ember_fuzz_seeds DIR   writes DIR/safetensors/*, DIR/idx/*, DIR/device_name/* and DIR/npy/*
+//                          (and DIR/remote_message/* and DIR/graph_text/* with Cap'n Proto)
 //
 // tests/fuzz/corpus/ holds its output, committed: a few small valid files per target, from
 // which libFuzzer's mutations reach the parsers' deeper checks sooner than from nothing.
@@ -23,6 +24,7 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include "graph/text_format.h"
 #include "ir/ops.h"
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
@@ -182,6 +184,71 @@ void write_remote_message_seeds(const fs::path& dir) {
   append_request(session, [](Request::Builder r) { r.setDownload(10); });
   std::ofstream(dir / "session", std::ios::binary) << session;
 }
+
+/// Builds a graph node by node, each op's outputs from its rule (ir::infer).
+class GraphSeed {
+ public:
+  std::size_t input(const std::string& name, Shape shape, DType dtype) {
+    ember::detail::GraphNode node;
+    node.kind = ember::detail::GraphNode::Kind::Input;
+    node.name = name;
+    node.outputs.push_back({std::move(shape), dtype});
+    return add(std::move(node));
+  }
+  std::size_t constant(TensorData data) {
+    ember::detail::GraphNode node;
+    node.kind = ember::detail::GraphNode::Kind::Constant;
+    node.outputs.push_back({data.shape(), data.dtype()});
+    node.data = std::move(data);
+    return add(std::move(node));
+  }
+  std::size_t op(ember::ir::Op op, std::vector<ember::detail::ValueRef> inputs) {
+    ember::detail::GraphNode node;
+    std::vector<ember::ir::TensorMeta> metas;
+    for (const auto& input : inputs)
+      metas.push_back(graph_.meta(input));
+    node.outputs = ember::ir::infer(op, metas);
+    node.op = std::move(op);
+    node.inputs = std::move(inputs);
+    return add(std::move(node));
+  }
+  void output(const std::string& name, ember::detail::ValueRef value) {
+    graph_.outputs.push_back({name, value});
+  }
+  std::string text() const { return ember::detail::graph_to_text(graph_); }
+
+ private:
+  std::size_t add(ember::detail::GraphNode node) {
+    graph_.nodes.push_back(std::move(node));
+    return graph_.nodes.size() - 1;
+  }
+  ember::detail::GraphImpl graph_;
+};
+
+void write_graph_text_seeds(const fs::path& dir) {
+  namespace ir = ember::ir;
+  GraphSeed small;
+  const auto x = small.input("x", Shape{2, 3}, DType::F32);
+  const auto c = small.constant(iota(Shape{2, 3}, DType::F32));
+  const auto sum = small.op(ir::Binary{ir::BinaryOp::Add}, {{x, 0}, {c, 0}});
+  const auto sorted = small.op(ir::Sort{1, true, DType::I64}, {{sum, 0}});
+  small.output("values", {sorted, 0});
+  small.output("indices", {sorted, 1});
+  std::ofstream(dir / "add_sort.txt", std::ios::binary) << small.text();
+
+  GraphSeed conv;
+  const auto images = conv.input("images", Shape{1, 1, 4, 4}, DType::F32);
+  const auto weight = conv.constant(iota(Shape{2, 1, 3, 3}, DType::F32));
+  const auto y =
+      conv.op(ir::Conv{{{1, 1}, {1, 1}, {1, 1}, {0, 0}, 1, false}}, {{images, 0}, {weight, 0}});
+  const auto pooled = conv.op(ir::Pool{ir::PoolOp::Max, {2, 2}, {2, 2}, {0, 0}, {1, 1}}, {{y, 0}});
+  const auto noise =
+      conv.op(ir::Random{Shape{1, 2, 2, 2}, DType::F32, ember::Distribution::Default, 7}, {});
+  const auto relu = conv.op(ir::Activation{ir::ActivationOp::Relu}, {{pooled, 0}});
+  conv.output("y", {conv.op(ir::Binary{ir::BinaryOp::Mul}, {{relu, 0}, {noise, 0}}), 0});
+  conv.output("indices", {pooled, 1});
+  std::ofstream(dir / "conv_pool_random.txt", std::ios::binary) << conv.text();
+}
 #endif
 
 }  // namespace
@@ -204,6 +271,8 @@ int main(int argc, char** argv) {
 #ifdef EMBER_FUZZ_REMOTE
     fs::create_directories(root / "remote_message");
     write_remote_message_seeds(root / "remote_message");
+    fs::create_directories(root / "graph_text");
+    write_graph_text_seeds(root / "graph_text");
 #endif
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -182,8 +182,10 @@ TEST(ServerSecurity, ASessionCannotNameAnotherSessionsTensors) {
   EXPECT_EQ(owner.download(1), secret);
 }
 
-/// Defines sequence 7: out = x * x, then out + x (x its one outside tensor).
-void define_square_plus(RawSession& session, uint64_t internal_reference) {
+/// Defines sequence 7: out = x * x, then out + x (x its one outside tensor), with the outputs
+/// dead that the client no longer holds.
+void define_square_plus(RawSession& session, uint64_t internal_reference,
+                        std::vector<uint64_t> dead = {}) {
   capnp::MallocMessageBuilder message;
   auto sequence = message.initRoot<proto::Request>().initDefine();
   sequence.setId(7);
@@ -197,6 +199,7 @@ void define_square_plus(RawSession& session, uint64_t internal_reference) {
   inputs.set(0, internal_reference);
   inputs.set(1, 0);
   calls[1].initOutputs(1);
+  sequence.setDead(kj::arrayPtr(dead.data(), dead.size()));
   session.link().send(message);
 }
 
@@ -238,12 +241,37 @@ TEST(ServerSecurity, ReplaysAKeptSequenceAndRefusesMisnamedOnes) {
       "takes 1 tensors, the replay passes 2");
   refused([](RawSession& s) { define_square_plus(s, (uint64_t{1} << 63) + 1); },
           "names no tensor before it");
+  const uint64_t output0 = uint64_t{1} << 63;
+  refused([&](RawSession& s) { define_square_plus(s, output0, {output0 + 2}); },
+          "names no tensor of the sequence, or is named twice");
+  refused([&](RawSession& s) { define_square_plus(s, output0, {1}); },  // one external only
+          "dead reference 1 names no tensor");
+  refused(
+      [&](RawSession& s) {
+        define_square_plus(s, output0, {0, 0});
+      },
+      "dead reference 0 names no tensor of the sequence, or is named twice");
   refused(
       [](RawSession& s) {
         define_square_plus(s, uint64_t{1} << 63);
         send_replay(s, 7, {1}, 1);  // its outputs would take the upload's id
       },
       "tensor 1 exists already");
+}
+
+TEST(ServerSecurity, AReplayDropsWhatTheClientLetGoOnceNothingReadsIt) {
+  Server server(test_server_options());
+  RawSession session(loopback(server));
+  session.open(0);
+  // The client let x * x (output 0) and x (external 0) go.
+  define_square_plus(session, uint64_t{1} << 63, {0, uint64_t{1} << 63});
+  session.upload(1, TensorData(std::vector<float>{2, 3}, Shape{2}));
+  send_replay(session, 7, {1}, 10);
+  // The add read both before they went: its result is right, and only it is left.
+  EXPECT_EQ(session.download(11), TensorData(std::vector<float>{6, 12}, Shape{2}));
+  EXPECT_EQ(server.session_bytes(), 2 * sizeof(float));
+  session.run(ir::Unary{ir::UnaryOp::Neg}, {10}, {12});
+  EXPECT_NE(session.sync_error().find("unknown tensor 10"), std::string::npos);
 }
 
 TEST(ServerSecurity, RefusesWhatOverrunsTheSessionsLimits) {

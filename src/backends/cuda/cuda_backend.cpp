@@ -24,7 +24,6 @@
 #include "backends/cuda/convolution.h"
 #include "backends/cuda/device_pages.h"
 #include "backends/cuda/gpu_context.h"
-#include "backends/cuda/index_range.h"
 #include "backends/cuda/kernel_cache.h"
 #include "backends/cuda/kernel_sources.h"
 #include "backends/cuda/launch_queue.h"
@@ -37,6 +36,8 @@
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
 #include "codegen/cuda_program.h"
+#include "core/ceil_div.h"
+#include "core/index_range.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "fusion/op_by_op.h"
@@ -51,6 +52,9 @@ using backend::Operand;
 using backend::Outputs;
 using codegen::KernelDims;
 using codegen::kProgramMaxRank;
+using detail::arange_range;
+using detail::index_range_of;
+using detail::IndexRange;
 
 /// A tensor's bytes in the device's pools.
 class DeviceBuffer final : public backend::Buffer {
@@ -1382,17 +1386,59 @@ class CudaBackend final : public backend::Backend {
                  static_cast<std::size_t>(n) * element_size);
       return;
     }
+    if (const std::optional<std::size_t> a = transposed_dim(w)) {
+      return transpose_copy(from, to, element_size, w, *a);
+    }
     LaunchArguments arguments;
     arguments.add(from);
     arguments.add(to);
     arguments.add(static_cast<long long>(n));
+    add_walk(arguments, w);
+    launch(kernels_.function(copy_source(element_size), "ember_copy"), grid_for(n), kThreads,
+           arguments);
+  }
+
+  /// A simplified walk's rank, sizes, strides and offsets, as the copy kernels take them.
+  static void add_walk(LaunchArguments& arguments, const Walk& w) {
     arguments.add(static_cast<int>(w.sizes.size()));
     arguments.add(dims_of(w.sizes));
     arguments.add(dims_of(w.from_strides));
     arguments.add(static_cast<long long>(w.from_offset));
     arguments.add(dims_of(w.to_strides));
     arguments.add(static_cast<long long>(w.to_offset));
-    launch(kernels_.function(copy_source(element_size), "ember_copy"), grid_for(n), kThreads,
+  }
+
+  /// The dim along which a simplified walk reads contiguously when that is not its last dim, along
+  /// which it writes contiguously: a transpose, for ember_transpose_copy.
+  static std::optional<std::size_t> transposed_dim(const Walk& w) {
+    const std::size_t last = w.sizes.size() - 1;
+    if (w.sizes.size() < 2 || w.to_strides[last] != 1 || w.from_strides[last] == 1) {
+      return std::nullopt;
+    }
+    const auto a = std::ranges::find(w.from_strides, int64_t{1}) - w.from_strides.begin();
+    if (a == static_cast<std::ptrdiff_t>(last) + 1) return std::nullopt;
+    return static_cast<std::size_t>(a);
+  }
+
+  void transpose_copy(CUdeviceptr from, CUdeviceptr to, std::size_t element_size, const Walk& w,
+                      std::size_t a) {
+    const int64_t tiles_a = ceil_div(w.sizes[a], int64_t{32});
+    const int64_t tiles_last = ceil_div(w.sizes.back(), int64_t{32});
+    const int64_t planes =
+        std::accumulate(w.sizes.begin(), w.sizes.end(), int64_t{1}, std::multiplies<>()) /
+        (w.sizes[a] * w.sizes.back());
+    LaunchArguments arguments;
+    arguments.add(from);
+    arguments.add(to);
+    add_walk(arguments, w);
+    arguments.add(static_cast<int>(a));
+    arguments.add(static_cast<long long>(tiles_a));
+    arguments.add(static_cast<long long>(tiles_last));
+    arguments.add(static_cast<long long>(planes));
+    const int64_t tiles = tiles_a * tiles_last * planes;
+    const auto grid =
+        static_cast<unsigned>(std::clamp<int64_t>(tiles, 1, int64_t{gpu_->multiprocessors()} * 32));
+    launch(kernels_.function(copy_source(element_size), "ember_transpose_copy"), grid, kThreads,
            arguments);
   }
 

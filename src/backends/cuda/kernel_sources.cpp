@@ -937,6 +937,40 @@ std::string copy_source(std::size_t element_size) {
   }
 }
 )";
+  // A transpose: the input's contiguous dim a is not the last one, which the output's is. Each
+  // 32 x 32 tile of the (a, last) plane goes through shared memory, read along a and written
+  // along last, so both sides move whole cache lines (ember_copy would read one element of each
+  // line). Blocks of 256 threads: 32 lanes x 8 rows, each thread four of the tile's 32 rows.
+  source += R"(extern "C" __global__ void ember_transpose_copy(const E* in, E* out, int rank,
+      ember_dims sizes, ember_dims in_strides, long long in_offset, ember_dims out_strides,
+      long long out_offset, int a, long long tiles_a, long long tiles_last, long long planes) {
+  __shared__ E tile[32][33];
+  const int last = rank - 1, lane = threadIdx.x & 31, row = threadIdx.x >> 5;
+  for (long long t = blockIdx.x; t < tiles_a * tiles_last * planes; t += gridDim.x) {
+    const long long a0 = (t % tiles_a) * 32, l0 = (t / tiles_a % tiles_last) * 32;
+    long long plane = t / (tiles_a * tiles_last), from = in_offset, to = out_offset;
+    for (int d = rank - 2; d >= 0; --d) {
+      if (d == a) continue;
+      const long long c = plane % sizes.d[d];
+      plane /= sizes.d[d];
+      from += c * in_strides.d[d];
+      to += c * out_strides.d[d];
+    }
+    for (int k = row; k < 32; k += 8) {
+      const long long ca = a0 + lane, cl = l0 + k;
+      if (ca < sizes.d[a] && cl < sizes.d[last])
+        tile[k][lane] = in[from + ca * in_strides.d[a] + cl * in_strides.d[last]];
+    }
+    __syncthreads();
+    for (int k = row; k < 32; k += 8) {
+      const long long ca = a0 + k, cl = l0 + lane;
+      if (ca < sizes.d[a] && cl < sizes.d[last])
+        out[to + ca * out_strides.d[a] + cl * out_strides.d[last]] = tile[lane][k];
+    }
+    __syncthreads();
+  }
+}
+)";
   return source;
 }
 

@@ -27,7 +27,13 @@ bool has_float_kernels(DType dtype);
 ///            ember_dims in_strides, long long in_offset, ember_dims out_strides,
 ///            long long out_offset)
 /// for elements of element_size bytes (1, 2, 4 or 8): out[out_offset + c . out_strides] =
-/// in[in_offset + c . in_strides] for every coordinate c of sizes (n elements, rank <= 8).
+/// in[in_offset + c . in_strides] for every coordinate c of sizes (n elements, rank <= 8);
+/// and ember_transpose_copy(in, out, rank, sizes, in_strides, in_offset, out_strides,
+///                          out_offset, int a, long long tiles_a, long long tiles_last,
+///                          long long planes)
+/// the same copy in 32 x 32 tiles of the plane of dims a and rank - 1 (tiles_a and tiles_last of
+/// them along each; planes: the product of the other dims' sizes), for 256-thread blocks: fast
+/// where the input is contiguous along a and the output along the last dim.
 std::string copy_source(std::size_t element_size);
 
 /// ember_cast(const From* in, To* out, long long n): float dtypes to float dtypes, rounded to

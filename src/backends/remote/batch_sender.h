@@ -25,7 +25,10 @@ struct QueuedOp {
 class BatchSender {
  public:
   /// Sends batch (not empty; its outputs are consecutive ids, the newest of the session) on link.
-  void send(std::span<const QueuedOp> batch, Link& link);
+  /// The ids of released that the batch reads or makes go with it, to be dropped by the server as
+  /// soon as the batch no longer reads them, and leave released; the others stay, for the caller
+  /// to send after the batch.
+  void send(std::span<const QueuedOp> batch, std::vector<uint64_t>& released, Link& link);
 
  private:
   /// As many forms as a session keeps at most (past them a batch goes as a plain run).

@@ -75,7 +75,7 @@ void send_ids(Link& link, std::vector<uint64_t>& ids, Set&& set) {
 void Session::flush_locked() {
   if (!batch.empty()) {
     const std::vector<QueuedOp> sent = std::exchange(batch, {});
-    sender.send(sent, *link);
+    sender.send(sent, releases, *link);
   }
   send_ids(*link, releases, [](proto::Request::Builder request, kj::ArrayPtr<uint64_t> ids) {
     request.setRelease(ids);

@@ -1,8 +1,10 @@
 // The smallest and largest value of an integer tensor, where the host knows them without asking
-// the device: from the bytes of an upload, or from an arange's ends. A gather or scatter whose
-// indices' range lies inside the indexed dim then needs no check on the device, and so no wait for
-// it (a training step's token, position and label ids come from the host: without this, every
-// embedding and cross-entropy stalled the host until the GPU caught up).
+// the device: from the bytes of an upload, or from an arange's ends. An op whose indices' range
+// lies inside the indexed dim then needs no check of the values on the device, and so no wait for
+// them: a training step's token, position and label ids come from the host, and without this every
+// embedding and cross-entropy stalled the host until a GPU or a remote server caught up (cuda's
+// gather and scatter keep the range on their buffers; a tensor made from host data keeps it in its
+// TensorImpl, for cross-entropy's check of its targets).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +13,7 @@
 #include "ember/dtype.h"
 #include "ember/tensor_data.h"
 
-namespace ember::cuda {
+namespace ember::detail {
 
 struct IndexRange {
   int64_t lowest = 0;
@@ -27,4 +29,4 @@ std::optional<IndexRange> index_range_of(const TensorData& data);
 /// not fit dtype (the stored values would wrap, out of the ends' order).
 std::optional<IndexRange> arange_range(DType dtype, int64_t start, int64_t step, int64_t count);
 
-}  // namespace ember::cuda
+}  // namespace ember::detail

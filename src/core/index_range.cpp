@@ -1,10 +1,10 @@
-#include "backends/cuda/index_range.h"
+#include "core/index_range.h"
 
 #include <algorithm>
 #include <limits>
 #include <type_traits>
 
-namespace ember::cuda {
+namespace ember::detail {
 
 std::optional<IndexRange> index_range_of(const TensorData& data) {
   if (!is_int(data.dtype()) || data.shape().num_elements() == 0) return std::nullopt;
@@ -40,4 +40,4 @@ std::optional<IndexRange> arange_range(DType dtype, int64_t start, int64_t step,
   return range;
 }
 
-}  // namespace ember::cuda
+}  // namespace ember::detail

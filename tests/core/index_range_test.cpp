@@ -1,17 +1,17 @@
-// The host-known range of integer tensors that lets a gather or scatter skip its check on the
-// device (backends/cuda/index_range.h): exact for uploads, none where the values could pass int64
-// or an arange's values would wrap in their dtype. Pure host code: runs without a GPU.
+// The host-known range of integer tensors that lets an op skip checking their values on the
+// device (core/index_range.h): exact for uploads, none where the values could pass int64 or an
+// arange's values would wrap in their dtype.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "backends/cuda/index_range.h"
+#include "core/index_range.h"
 
-namespace ember::cuda {
+namespace ember::detail {
 namespace {
 
-TEST(CudaIndexRange, AnUploadsRangeIsItsSmallestAndLargestValue) {
+TEST(IndexRange, AnUploadsRangeIsItsSmallestAndLargestValue) {
   const TensorData i8 =
       TensorData(std::vector<double>{2, -3, 5, 0}, Shape{2, 2}).convert(DType::I8);
   const auto range = index_range_of(i8);
@@ -27,7 +27,7 @@ TEST(CudaIndexRange, AnUploadsRangeIsItsSmallestAndLargestValue) {
   EXPECT_FALSE(u16->within(65535));
 }
 
-TEST(CudaIndexRange, NoneForFloatsBoolsEmptyTensorsAndValuesPastInt64) {
+TEST(IndexRange, NoneForFloatsBoolsEmptyTensorsAndValuesPastInt64) {
   EXPECT_FALSE(index_range_of(TensorData(std::vector<double>{1, 2}, Shape{2})));
   EXPECT_FALSE(
       index_range_of(TensorData(std::vector<double>{1, 0}, Shape{2}).convert(DType::Bool)));
@@ -36,7 +36,7 @@ TEST(CudaIndexRange, NoneForFloatsBoolsEmptyTensorsAndValuesPastInt64) {
   EXPECT_FALSE(index_range_of(TensorData(huge, Shape{2})));
 }
 
-TEST(CudaIndexRange, AnArangesRangeIsItsEndsUnlessTheyWrapInItsDType) {
+TEST(IndexRange, AnArangesRangeIsItsEndsUnlessTheyWrapInItsDType) {
   const auto down = arange_range(DType::I64, 10, -3, 4);  // 10 7 4 1
   ASSERT_TRUE(down);
   EXPECT_EQ(down->lowest, 1);
@@ -51,4 +51,4 @@ TEST(CudaIndexRange, AnArangesRangeIsItsEndsUnlessTheyWrapInItsDType) {
 }
 
 }  // namespace
-}  // namespace ember::cuda
+}  // namespace ember::detail
