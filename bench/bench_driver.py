@@ -123,12 +123,22 @@ def check_peer(args):
     return lines
 
 
-def run_json_line(command, env):
-    """Runs command and returns the JSON object of its last stdout line; exits on failure."""
+def _run(command, env):
+    """Runs command and returns its stdout; exits on failure."""
     result = subprocess.run(command, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         sys.exit(f"{shlex.join(command)} failed ({result.returncode}):\n{result.stderr}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return result.stdout
+
+
+def run_json_line(command, env):
+    """Runs command and returns the JSON object of its last stdout line; exits on failure."""
+    return json.loads(_run(command, env).strip().splitlines()[-1])
+
+
+def run_json_lines(command, env):
+    """Runs command and returns the JSON objects of its stdout lines that hold one."""
+    return [json.loads(line) for line in _run(command, env).splitlines() if line.startswith("{")]
 
 
 def median(values):

@@ -7,7 +7,9 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <vector>
 
+#include "ember/collective.h"
 #include "ember/data/dataloader.h"
 #include "ember/data/fashion_mnist.h"
 #include "ember/data/partial_dataset.h"
@@ -58,7 +60,14 @@ inline train::ClassificationOutput step(const Cnn& model, const data::MnistBatch
 struct Options {
   /// Unset: the default device (resolved when used, so building Options never throws).
   std::optional<Device> device = std::nullopt;
-  Device resolved_device() const { return device.value_or(Device::default_device()); }
+  /// Data-parallel training (docs/data_parallel.md) over these devices of this process, one
+  /// replica each, and over the processes the launcher's variables name (RANK, WORLD_SIZE,
+  /// MASTER_ADDR, MASTER_PORT); batch_size is then the whole step's. Empty: device alone.
+  std::vector<Device> devices = {};
+  /// devices.front() when training data-parallel (where the model ends up), else device.
+  Device resolved_device() const {
+    return devices.empty() ? device.value_or(Device::default_device()) : devices.front();
+  }
   /// Mixed precision: unset trains in f32; BF16 or F16 trains on resolved_device().autocast(...)
   /// (parameters stay f32), F16 with loss scaling.
   std::optional<FloatDType> autocast = std::nullopt;
@@ -66,6 +75,13 @@ struct Options {
   Device compute_device() const {
     const Device d = resolved_device();
     return autocast ? d.autocast(*autocast) : d;
+  }
+  /// devices, autocast as asked.
+  std::vector<Device> compute_devices() const {
+    std::vector<Device> all;
+    for (const Device& d : devices)
+      all.push_back(autocast ? d.autocast(*autocast) : d);
+    return all;
   }
   int64_t epochs = 3;
   std::size_t batch_size = 64;
@@ -113,9 +129,13 @@ inline double run(const Options& o) {
   train::Learner learner({.epochs = o.epochs,
                           .directory = o.out,
                           .resume = o.resume,
-                          .grad_scaler = {.enabled = o.autocast == FloatDType::F16}},
+                          .grad_scaler = {.enabled = o.autocast == FloatDType::F16},
+                          .devices = o.compute_devices()},
                          model, optimizer, schedule);
   const train::FitResult result = learner.fit(train_loader, valid_loader, step);
+  // Data-parallel: process 0 wrote the checkpoints; the others end with the same last model.
+  if (!o.devices.empty() && collective::ProcessInfo::from_environment().rank != 0)
+    return evaluate(model, o);
   record::load(model, o.out / "checkpoints" / "best" / "model.safetensors");
   record::save(model, o.out / "model.safetensors");
   std::cout << "best epoch " << result.best_epoch.value_or(0) << ", model saved to "

@@ -78,6 +78,8 @@ class ReleaseOnExit {
 /// One backward pass: the pending output gradients of every node not yet run.
 class Pass {
  public:
+  explicit Pass(const GradientHook* on_final) : on_final_(on_final) {}
+
   Gradients run(const TensorHandle& root) {
     Node& root_node = *root.impl()->node;
     const std::vector<Node*> order = reverse_topological(root_node);
@@ -104,7 +106,9 @@ class Pass {
     const ops::Handles output_grads = std::move(it->second);
     pending_.erase(it);
     if (node.is_leaf()) {
+      // A leaf runs after every node that consumes it: its gradient is final here.
       gradients_.accumulate(node.id, output_grads.front());
+      if (on_final_ != nullptr && *on_final_) (*on_final_)(node.id, output_grads.front());
       return;
     }
     const ops::Handles input_grads = node.rule->backward(arguments(node, output_grads));
@@ -143,6 +147,7 @@ class Pass {
     accumulate(slots[edge.output], grad);
   }
 
+  const GradientHook* on_final_;
   std::unordered_map<const Node*, ops::Handles> pending_;
   Recomputer recomputer_;
   Gradients gradients_;
@@ -154,14 +159,14 @@ class Pass {
 
 }  // namespace
 
-Gradients backward(const TensorHandle& x) {
+Gradients backward(const TensorHandle& x, const GradientHook* on_final) {
   const detail::TensorImpl& impl = tensor::impl_of(x, "backward");
   if (impl.node == nullptr) {
     tensor::fail("backward", "tensor is not tracked: its device (", impl.device,
                  ") has autodiff off, or it is neither a leaf that requires grad nor computed "
                  "from one (gradients are constants: first order only)");
   }
-  return Pass().run(x);
+  return Pass(on_final).run(x);
 }
 
 }  // namespace ember::autodiff

@@ -2,23 +2,13 @@
 
 #include "autodiff/node.h"
 #include "ember/autodiff.h"
+#include "ember/gradient_hook.h"
 #include "tensor/for_autodiff.h"
 
 namespace ember {
-namespace {
-
-/// The id Gradients keys leaf's gradient by; nullopt when leaf is not a leaf that requires grad.
-std::optional<uint64_t> leaf_id(const TensorHandle& leaf) {
-  if (!leaf.defined()) return std::nullopt;
-  const autodiff::Node* node = leaf.impl()->node.get();
-  if (node == nullptr || !node->is_leaf()) return std::nullopt;
-  return node->id;
-}
-
-}  // namespace
 
 std::optional<TensorHandle> Gradients::get(const TensorHandle& leaf) const {
-  const std::optional<uint64_t> id = leaf_id(leaf);
+  const std::optional<uint64_t> id = ops::leaf_id(leaf);
   if (!id) return std::nullopt;
   const auto it = grads_.find(*id);
   if (it == grads_.end()) return std::nullopt;
@@ -26,7 +16,7 @@ std::optional<TensorHandle> Gradients::get(const TensorHandle& leaf) const {
 }
 
 std::optional<TensorHandle> Gradients::remove(const TensorHandle& leaf) {
-  const std::optional<uint64_t> id = leaf_id(leaf);
+  const std::optional<uint64_t> id = ops::leaf_id(leaf);
   if (!id) return std::nullopt;
   const auto it = grads_.find(*id);
   if (it == grads_.end()) return std::nullopt;
@@ -36,7 +26,7 @@ std::optional<TensorHandle> Gradients::remove(const TensorHandle& leaf) {
 }
 
 void Gradients::replace(const TensorHandle& leaf, const TensorHandle& grad) {
-  const std::optional<uint64_t> id = leaf_id(leaf);
+  const std::optional<uint64_t> id = ops::leaf_id(leaf);
   if (!id) tensor::fail("grad_replace", "tensor is not a leaf that requires grad");
   const Shape& grad_shape = tensor::shape_of(grad, "grad_replace");
   if (grad_shape != leaf.shape()) {

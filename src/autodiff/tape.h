@@ -11,6 +11,7 @@
 #include <span>
 
 #include "ember/autodiff.h"
+#include "ember/gradient_hook.h"
 #include "ember/tensor_ops.h"
 #include "ir/ops.h"
 
@@ -27,7 +28,7 @@ void record(const ir::Op& op, std::span<const TensorHandle> inputs,
 TensorHandle make_leaf(const TensorHandle& x);
 
 /// ops::backward: the gradients of x's graph's leaves, seeded with ones of x's shape; releases
-/// every node it went through.
-Gradients backward(const TensorHandle& x);
+/// every node it went through. on_final (may be null) sees each leaf's gradient once final.
+Gradients backward(const TensorHandle& x, const GradientHook* on_final = nullptr);
 
 }  // namespace ember::autodiff

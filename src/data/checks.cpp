@@ -33,6 +33,10 @@ void check_positive(std::size_t value, std::string_view op, std::string_view wha
   if (value == 0) fail(op, what, " must be positive, got 0");
 }
 
+void check_shard(std::size_t shard, std::size_t shards) {
+  if (shard >= shards) fail("DataLoader", "shard ", shard, " is not below shards ", shards);
+}
+
 void fail_missing_item(std::size_t index, std::size_t len, std::string_view op) {
   fail(op, "the dataset returned no item at index ", index, " although its len is ", len);
 }

@@ -2,6 +2,7 @@
 #include "autodiff/node.h"
 #include "autodiff/tape.h"
 #include "ember/autodiff.h"
+#include "ember/gradient_hook.h"
 #include "tensor/check.h"
 #include "tensor/tensor_impl.h"
 
@@ -45,6 +46,17 @@ TensorHandle detach(const TensorHandle& x) {
 
 Gradients backward(const TensorHandle& x) {
   return autodiff::backward(x);
+}
+
+Gradients backward(const TensorHandle& x, const GradientHook& on_final) {
+  return autodiff::backward(x, &on_final);
+}
+
+std::optional<uint64_t> leaf_id(const TensorHandle& x) {
+  if (!x.defined()) return std::nullopt;
+  const autodiff::Node* node = x.impl()->node.get();
+  if (node == nullptr || !node->is_leaf()) return std::nullopt;
+  return node->id;
 }
 
 }  // namespace ember::ops

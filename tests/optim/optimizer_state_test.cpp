@@ -118,6 +118,23 @@ TEST_P(OptimizerStates, AnOptimizerCopyIsAClone) {
   expect_identical(model, copy);
 }
 
+TEST_P(OptimizerStates, CloneCarriesTheStateAndThenGoesItsOwnWay) {
+  std::unique_ptr<Optimizer> optimizer = GetParam().make();
+  nn::Linear model = small_linear();
+  run_steps(*optimizer, model, 0, 2);
+  std::unique_ptr<Optimizer> clone = optimizer->clone();
+  EXPECT_EQ(clone->name(), optimizer->name());
+  EXPECT_EQ(clone->state(), optimizer->state());
+  nn::Linear copy = model;
+  run_steps(*clone, copy, 2, 2);  // only the clone steps
+  nn::Linear again = model;
+  std::unique_ptr<Optimizer> reference = GetParam().make();
+  reference->load_state(optimizer->state());
+  run_steps(*reference, again, 2, 2);
+  expect_identical(copy, again);                  // the clone started from the original's state
+  EXPECT_NE(clone->state(), optimizer->state());  // and the original's did not move with it
+}
+
 TEST_P(OptimizerStates, LoadStateRejectsAnUnknownEntryAndKeepsItsState) {
   std::unique_ptr<Optimizer> optimizer = GetParam().make();
   nn::Linear model = small_linear();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "ember/device.h"
 #include "ember/error.h"
@@ -16,6 +17,7 @@ namespace {
 
 struct TrainArgs {
   std::string device;
+  std::vector<std::string> devices;
   std::string precision = "f32";
   int64_t epochs = fashion_mnist::Options{}.epochs;
   int64_t batch_size = static_cast<int64_t>(fashion_mnist::Options{}.batch_size);
@@ -73,9 +75,13 @@ void train_fashion_mnist(TrainArgs& args) {
   args.options.epochs = args.epochs;
   args.options.batch_size = static_cast<std::size_t>(args.batch_size);
   args.options.device = device_named(args.device);
+  for (const std::string& name : args.devices)
+    args.options.devices.push_back(device_named(name));
   args.options.autocast = autocast_named(args.precision);
   std::ostringstream device;
   device << args.options.compute_device();
+  if (!args.devices.empty())
+    device << " (data-parallel over " << args.devices.size() << " devices)";
   std::printf("training on %s\n", device.str().c_str());
   std::printf("test accuracy: %.4f\n", fashion_mnist::run(args.options));
 }
@@ -104,6 +110,13 @@ void add_train_commands(CLI::App& app) {
   CLI::App* fmnist = train->add_subcommand(
       "fashion-mnist", "train a small CNN on Fashion-MNIST; last line: test accuracy");
   add_device_option(*fmnist, args->device);
+  fmnist
+      ->add_option("--devices", args->devices,
+                   "data-parallel training over these devices of this process, one replica "
+                   "each (cpu,cpu or cuda:0,cuda:1), and over the processes RANK, WORLD_SIZE, "
+                   "MASTER_ADDR and MASTER_PORT name; --batch-size is then the whole step's "
+                   "and --device is ignored")
+      ->delimiter(',');
   fmnist->add_option("--epochs", args->epochs, "epochs, at least 1 (default 3)");
   fmnist->add_option("--batch-size", args->batch_size, "batch size, at least 1 (default 64)");
   fmnist->add_option("--lr", args->options.learning_rate,

@@ -27,6 +27,16 @@ inline std::size_t ceil_div(std::size_t n, std::size_t d) {
   return n / d + (n % d != 0);
 }
 
+/// Where part `shard` of `shards` of count items starts: the parts are contiguous, in order, their
+/// sizes differing by at most one.
+inline std::size_t part_start(std::size_t count, std::size_t shard, std::size_t shards) {
+  return count / shards * shard + std::min(shard, count % shards);
+}
+/// The items of part shard of count items.
+inline std::size_t part_size(std::size_t count, std::size_t shard, std::size_t shards) {
+  return part_start(count, shard + 1, shards) - part_start(count, shard, shards);
+}
+
 /// Batches handed out one at a time, in order, to one consumer thread.
 template <typename Batch>
 class BatchSource {
@@ -47,12 +57,16 @@ struct EpochPlan {
   Device device;
   std::vector<std::size_t> order;  ///< The dataset indices of the epoch, in batch order.
   std::size_t batch_size = 1;
+  std::size_t shard = 0;  ///< The part of each batch built, of shards (DataLoaderOptions).
+  std::size_t shards = 1;
 
   std::size_t num_batches() const { return ceil_div(order.size(), batch_size); }
 
   Batch build(std::size_t batch) const {
-    const std::size_t first = batch * batch_size;
-    const std::size_t last = first + std::min(batch_size, order.size() - first);
+    const std::size_t start = batch * batch_size;
+    const std::size_t count = std::min(batch_size, order.size() - start);
+    const std::size_t first = start + part_start(count, shard, shards);
+    const std::size_t last = first + part_size(count, shard, shards);
     std::vector<Item> items;
     items.reserve(last - first);
     for (std::size_t i = first; i < last; ++i) {

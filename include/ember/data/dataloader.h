@@ -49,6 +49,13 @@ struct DataLoaderOptions {
   std::size_t prefetch = 2;
   /// Passed to the batcher: where the batch's tensors go.
   Device device = Device::default_device();
+  /// Data-parallel sharding (docs/data_parallel.md): every batch of batch_size items is cut into
+  /// shards contiguous parts, in rank order, their sizes differing by at most one, and this
+  /// loader yields part shard of each. With shards > 1, an epoch's last batch is left out when it
+  /// has fewer items than shards, so every rank has items in every step and all take as many
+  /// steps. The Learner shards the loader it is given itself (DataLoader::sharded).
+  std::size_t shards = 1;
+  std::size_t shard = 0;  ///< < shards
 };
 
 /// One pass over the data: an input range of batches, consumed once, in batch order whatever
@@ -123,15 +130,29 @@ class DataLoader {
     if (options_.num_workers > 0) {
       detail::check_positive(options_.prefetch, "DataLoader", "prefetch");
     }
+    detail::check_shard(options_.shard, options_.shards);
   }
 
-  /// Items an epoch yields: the dataset's len, less the incomplete last batch with drop_last.
+  /// Items an epoch yields: the dataset's len, less the incomplete last batch with drop_last
+  /// (or, sharded, with fewer items than shards); sharded, this shard's part of them.
   std::size_t num_items() const {
-    const std::size_t len = dataset_->len();
-    return options_.drop_last ? len - len % options_.batch_size : len;
+    const std::size_t all = all_items();
+    const std::size_t size = options_.batch_size;
+    const std::size_t last = all % size;
+    return all / size * detail::part_size(size, options_.shard, options_.shards) +
+           (last == 0 ? 0 : detail::part_size(last, options_.shard, options_.shards));
   }
   /// Batches an epoch yields.
-  std::size_t num_batches() const { return detail::ceil_div(num_items(), options_.batch_size); }
+  std::size_t num_batches() const { return detail::ceil_div(all_items(), options_.batch_size); }
+  /// This loader's shard (of shards, in rank order) of every batch, built on device: what one
+  /// rank of a data-parallel run reads. InvalidArgument unless shard < shards.
+  DataLoader sharded(std::size_t shard, std::size_t shards, const Device& device) const {
+    DataLoaderOptions options = options_;
+    options.shard = shard;
+    options.shards = shards;
+    options.device = device;
+    return DataLoader(dataset_, batcher_, std::move(options));
+  }
   const DataLoaderOptions& options() const { return options_; }
   /// The number of epochs epoch() has started.
   std::size_t epochs_started() const { return next_epoch_; }
@@ -140,8 +161,9 @@ class DataLoader {
   Epoch<Batch> epoch() { return epoch(next_epoch_++); }
   /// Epoch index (its order depends on index only when shuffling); its workers start now.
   Epoch<Batch> epoch(std::size_t index) const {
-    detail::EpochPlan<Item, Batch> plan{dataset_, batcher_, options_.device, order(index),
-                                        options_.batch_size};
+    detail::EpochPlan<Item, Batch> plan{
+        dataset_,       batcher_,       options_.device, order(index), options_.batch_size,
+        options_.shard, options_.shards};
     if (options_.num_workers == 0) {
       return Epoch<Batch>(
           std::make_unique<detail::InlineBatchSource<Item, Batch>>(std::move(plan)));
@@ -160,8 +182,16 @@ class DataLoader {
       indices.resize(dataset_->len());
       std::iota(indices.begin(), indices.end(), std::size_t{0});
     }
-    indices.resize(num_items());
+    indices.resize(all_items());
     return indices;
+  }
+
+  /// The items of an epoch's batches, every shard's.
+  std::size_t all_items() const {
+    const std::size_t len = dataset_->len();
+    const std::size_t last = len % options_.batch_size;
+    const bool drop = options_.drop_last || (options_.shards > 1 && last < options_.shards);
+    return drop ? len - last : len;
   }
 
   DatasetPtr<Item> dataset_;

@@ -1,6 +1,8 @@
 // Adagrad: torch.optim.Adagrad's update.
 #pragma once
 
+#include <memory>
+
 #include <string>
 #include <string_view>
 
@@ -32,6 +34,7 @@ class Adagrad final : public Optimizer {
   explicit Adagrad(const AdagradConfig& config = {});
   const AdagradConfig& config() const { return config_; }
   std::string_view name() const override { return "Adagrad"; }
+  std::unique_ptr<Optimizer> clone() const override { return std::make_unique<Adagrad>(*this); }
 
  protected:
   StateSlots slots() const override;

@@ -10,6 +10,8 @@
 // "[AdamW] ..." unless beta1 and beta2 are in [0, 1) and eps and weight_decay finite and >= 0.
 #pragma once
 
+#include <memory>
+
 #include <string>
 #include <string_view>
 
@@ -53,6 +55,7 @@ class Adam final : public Optimizer {
   explicit Adam(const AdamConfig& config = {});
   const AdamConfig& config() const { return config_; }
   std::string_view name() const override { return "Adam"; }
+  std::unique_ptr<Optimizer> clone() const override { return std::make_unique<Adam>(*this); }
 
  protected:
   StateSlots slots() const override;
@@ -70,6 +73,7 @@ class AdamW final : public Optimizer {
   explicit AdamW(const AdamWConfig& config = {});
   const AdamWConfig& config() const { return config_; }
   std::string_view name() const override { return "AdamW"; }
+  std::unique_ptr<Optimizer> clone() const override { return std::make_unique<AdamW>(*this); }
 
  protected:
   StateSlots slots() const override;

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,6 +67,9 @@ class Optimizer {
 
   /// The optimizer's name, which starts its error messages ("Adam").
   virtual std::string_view name() const = 0;
+  /// A copy: the same configuration and state, updated apart from now on (data-parallel training
+  /// keeps one per model replica).
+  virtual std::unique_ptr<Optimizer> clone() const = 0;
 
  protected:
   Optimizer() = default;

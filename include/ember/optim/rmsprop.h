@@ -1,6 +1,8 @@
 // RMSProp: torch.optim.RMSprop's update.
 #pragma once
 
+#include <memory>
+
 #include <string>
 #include <string_view>
 
@@ -38,6 +40,7 @@ class RmsProp final : public Optimizer {
   explicit RmsProp(const RmsPropConfig& config = {});
   const RmsPropConfig& config() const { return config_; }
   std::string_view name() const override { return "RmsProp"; }
+  std::unique_ptr<Optimizer> clone() const override { return std::make_unique<RmsProp>(*this); }
 
  protected:
   StateSlots slots() const override;

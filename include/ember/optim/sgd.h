@@ -2,6 +2,8 @@
 // torch.optim.SGD's update.
 #pragma once
 
+#include <memory>
+
 #include <string>
 #include <string_view>
 
@@ -34,6 +36,7 @@ class Sgd final : public Optimizer {
   explicit Sgd(const SgdConfig& config = {});
   const SgdConfig& config() const { return config_; }
   std::string_view name() const override { return "Sgd"; }
+  std::unique_ptr<Optimizer> clone() const override { return std::make_unique<Sgd>(*this); }
 
  protected:
   StateSlots slots() const override;

@@ -10,6 +10,16 @@
 // one batch; the learner runs it with recording on for training (model on an autodiff device),
 // and under NoGradGuard in eval mode for validation. Files under config.directory:
 // metrics.csv, curves.svg, checkpoints/ (see checkpoints.h).
+//
+// With config.devices set, training is data-parallel (train/data_parallel.h,
+// docs/data_parallel.md): a replica of the model per device and per process of the run (RANK,
+// WORLD_SIZE, MASTER_ADDR, MASTER_PORT), each on its shard of every batch of the training
+// loader (a data::DataLoader, whose batch_size is then the whole step's), the gradients summed
+// over all of them; the same program runs on one device or many, in one process or several.
+// step then runs on one thread per local replica at once (a function of its arguments is safe).
+// Validation runs on replica 0 over the whole validation set in every process, so every process
+// takes the same decisions (best, early stopping); the training metrics are this process's
+// replicas'. Only process 0 writes files.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +28,9 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "ember/autodiff.h"
 #include "ember/error.h"
@@ -28,6 +41,7 @@
 #include "ember/optim/scheduler.h"
 #include "ember/record/module_record.h"
 #include "ember/train/checkpoints.h"
+#include "ember/train/data_parallel.h"
 #include "ember/train/early_stopping.h"
 #include "ember/train/history.h"
 #include "ember/train/metrics.h"
@@ -48,6 +62,11 @@ struct LearnerConfig {
   /// there, leave it off for f32 and bf16. Its scale is not checkpointed: a resumed run starts
   /// from init_scale again, and finds its scale back within a few skipped steps.
   optim::GradScalerConfig grad_scaler{.enabled = false};
+  /// Data-parallel training over these devices of this process, one replica each (and over the
+  /// processes the environment names); empty: the model's own device alone.
+  std::vector<Device> devices = {};
+  /// Data-parallel: gradients are all-reduced in buckets of about this many bytes.
+  std::size_t bucket_bytes = std::size_t{25} << 20;
   std::optional<bool> terminal = std::nullopt;  ///< unset: whether stdout is a terminal
   std::ostream* out = &std::cout;               ///< progress and summary lines
 };
@@ -91,9 +110,16 @@ class Learner {
     create_directories_checked(config_.directory);
     FitResult result;
     const int64_t first = config_.resume ? restore(result.history) + 1 : 1;
+    if (!config_.devices.empty()) {
+      parallel_.emplace(model_, optimizer_,
+                        DataParallelConfig{.devices = config_.devices,
+                                           .bucket_bytes = config_.bucket_bytes,
+                                           .grad_scaler = config_.grad_scaler});
+    }
     for (int64_t epoch = first; epoch <= config_.epochs; ++epoch) {
-      const MetricValues train = run_training(epoch, train_loader, step);
-      result.last_valid = run_validation(epoch, valid_loader, step);
+      const MetricValues train = parallel_ ? run_parallel_training(epoch, train_loader, step)
+                                           : run_training(epoch, train_loader, step);
+      result.last_valid = validate_on_replica_zero(epoch, valid_loader, step);
       result.history.add({epoch, "train", train});
       result.history.add({epoch, "valid", result.last_valid});
       result.last_epoch = epoch;
@@ -147,6 +173,80 @@ class Learner {
     return metrics.values();
   }
 
+  /// run_training, data-parallel: every local replica on its shard of each batch.
+  template <typename Loader, typename Step>
+  MetricValues run_parallel_training(int64_t epoch, Loader& loader, Step& step) {
+    if constexpr (requires(const Device& d) { loader.sharded(std::size_t{}, std::size_t{}, d); }) {
+      collective::Group& group = parallel_->group();
+      using Shard =
+          decltype(loader.sharded(std::size_t{}, std::size_t{}, std::declval<const Device&>()));
+      std::vector<Shard> shards;
+      std::size_t items = 0;
+      for (int i = 0; i < group.local_size(); ++i) {
+        shards.push_back(loader.sharded(static_cast<std::size_t>(group.first_rank() + i),
+                                        static_cast<std::size_t>(group.size()),
+                                        group.communicator(i).device()));
+        items += shards.back().num_items();
+      }
+      parallel_->set_training(true);
+      EpochMetrics metrics(config_.top_k);
+      progress_.start(label(epoch, "train"), static_cast<int64_t>(items));
+      run_shards(shards, static_cast<std::size_t>(epoch - 1), [&](const auto& batches) {
+        const double lr = scheduler_.lr();
+        const std::vector<ClassificationOutput> outputs = parallel_->step(batches, step, lr);
+        scheduler_.step();
+        metrics.set_learning_rate(lr);
+        for (const ClassificationOutput& output : outputs)
+          metrics.update(output);
+        progress_.update(metrics.items(), metrics.values());
+      });
+      progress_.finish(metrics.values());
+      return metrics.values();
+    } else {
+      throw InvalidArgument(
+          "[Learner] data-parallel training (LearnerConfig::devices) shards the training "
+          "loader by rank: it must be a data::DataLoader (or have its sharded())");
+    }
+  }
+
+  /// f(batches) for every step of epoch index: batches[i] is shard i's batch.
+  template <typename Shard, typename F>
+  static void run_shards(std::vector<Shard>& shards, std::size_t index, F&& f) {
+    using Range = decltype(shards.front().epoch(index));
+    std::vector<Range> epochs;
+    epochs.reserve(shards.size());  // the iterators point into them
+    for (Shard& shard : shards)
+      epochs.push_back(shard.epoch(index));
+    using Iterator = decltype(epochs.front().begin());
+    std::vector<Iterator> at;
+    for (Range& range : epochs)
+      at.push_back(range.begin());
+    using Batch = std::remove_reference_t<decltype(*at.front())>;
+    for (;;) {
+      std::vector<Batch*> batches;
+      for (Iterator& it : at) {
+        if (it == std::default_sentinel) return;  // the shards have as many batches
+        batches.push_back(&*it);
+      }
+      f(batches);
+      for (Iterator& it : at)
+        ++it;
+    }
+  }
+
+  /// run_validation on the model, whose device data-parallel training may have changed to
+  /// devices[0]: a DataLoader then builds its batches there.
+  template <typename Loader, typename Step>
+  MetricValues validate_on_replica_zero(int64_t epoch, Loader& loader, Step& step) {
+    if constexpr (requires(const Device& d) { loader.sharded(std::size_t{}, std::size_t{}, d); }) {
+      if (parallel_) {
+        auto moved = loader.sharded(0, 1, parallel_->group().communicator(0).device());
+        return run_validation(epoch, moved, step);
+      }
+    }
+    return run_validation(epoch, loader, step);
+  }
+
   template <typename Loader, typename Step>
   MetricValues run_validation(int64_t epoch, Loader& loader, Step& step) {
     nn::eval(model_);
@@ -169,6 +269,8 @@ class Learner {
       throw InvalidArgument("[Learner] no validation metric '" + config_.best_metric + "'");
     }
     const bool is_best = best_.observe(epoch, *value);
+    // Data-parallel: the processes' replicas are identical; process 0 writes for all of them.
+    if (parallel_ && parallel_->group().process().rank != 0) return;
     record::save(model_, make_epoch_dir(epoch));
     checkpoints_.save_state({epoch, optimizer_.state(), scheduler_.state(), best_.best_epoch(),
                              best_.best_value(), best_.epochs_since_best()});
@@ -222,6 +324,7 @@ class Learner {
   BestTracker best_;
   Progress progress_;
   optim::GradScaler scaler_;
+  std::optional<DataParallel<M>> parallel_;
 };
 
 }  // namespace ember::train
