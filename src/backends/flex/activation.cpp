@@ -1,7 +1,11 @@
 // Activations and softmax on f32 / f64 through the SIMD loops of simd.h. Softmax runs along
 // contiguous rows: its dim is moved last (copied once if needed) and the result handed back as
-// a view in the input's dim order.
+// a view in the input's dim order; each row is read from memory once and, when the tensor is
+// larger than the caches, its result written once with streaming stores.
+#include <hwy/cache_control.h>
+
 #include <algorithm>
+#include <vector>
 
 #include "backends/flex/dim_last.h"
 #include "backends/flex/elementwise_runs.h"
@@ -35,10 +39,16 @@ std::optional<View> run(const ir::Softmax& op, Views in, Outputs /*out*/) {
     OutputTensor result(rows.meta());
     const T* src = rows.data<T>();
     T* dst = result.data<T>();
+    // Input and output together: streamed past the caches when larger than they are.
+    const bool streaming = 2 * x.num_elements() * static_cast<int64_t>(sizeof(T)) > kStreamingBytes;
     parallel_for(rows.num_elements() / size, std::max<int64_t>(1, kElementGrain / size),
                  [&](int64_t begin, int64_t end) {
+                   std::vector<T> scratch(static_cast<std::size_t>(streaming ? size : 0));
+                   T* exponentials = streaming ? scratch.data() : nullptr;
                    for (int64_t r = begin; r < end; ++r)
-                     simd::softmax(src + r * size, dst + r * size, size, op.log);
+                     simd::softmax(src + r * size, dst + r * size, size, op.log, exponentials);
+                   // Streaming stores are weakly ordered: fenced before the chunk counts as done.
+                   if (streaming) hwy::FlushStream();
                  });
     return permuted(result.view(), inverse_axes(axes_moving_last(x.shape.rank(), op.dim)));
   });

@@ -67,17 +67,6 @@ T from_sum(ReduceOp op, double sum, int64_t size) {
   return static_cast<T>(op == ReduceOp::Mean ? sum / static_cast<double>(size) : sum);
 }
 
-/// The first position of lane's extreme (the first NaN when it holds one).
-template <typename T>
-int64_t extreme_position(const T* lane, int64_t size, bool maximum) {
-  const T best = simd::extreme(lane, size, maximum);
-  const bool nan = std::isnan(best);
-  for (int64_t k = 0; k < size; ++k) {
-    if (nan ? std::isnan(lane[k]) : lane[k] == best) return k;
-  }
-  return 0;  // unreachable: best is one of the lane's values
-}
-
 /// One value per contiguous row of size elements: out[r] = reduce(row r).
 template <typename T, typename Out, typename F>
 void reduce_rows(const T* x, int64_t rows, int64_t size, Out* out, const F& reduce) {
@@ -329,7 +318,7 @@ void reduce_positions(ReduceOp op, const T* x, const Lanes& lanes, I* out) {
   const bool maximum = is_maximum(op);
   if (lanes.inner > 1) return reduce_across_rows(lanes, ArgAcross<T, I>{maximum, x, lanes, out});
   reduce_rows(x, lanes.count(), lanes.size, out, [&](const T* row) {
-    return detail::convert_element<I>(extreme_position(row, lanes.size, maximum));
+    return detail::convert_element<I>(simd::arg_extreme(row, lanes.size, maximum));
   });
 }
 

@@ -1,6 +1,7 @@
 // Highway kernels of simd.h: sums of contiguous lanes (in double, f32 in blocks, on some CPUs
 // several rows at once), whole rows folded column by column (sums, extremes, arg-extremes),
-// extremes with NaN propagation, and softmax of one contiguous lane.
+// extremes with NaN propagation, the position of a lane's extreme in one pass, and softmax of
+// one contiguous lane in one pass over memory.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/flex/simd_reduce.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -82,7 +83,7 @@ HWY_INLINE void AddWidened(DD dd, VF s, hn::Vec<DD>& lower, hn::Vec<DD>& upper) 
   (void)upper;
   lower = hn::Add(lower, hn::PromoteTo(dd, s));
 #else
-  const hn::Half<hn::DFromV<VF> > dh;
+  const hn::Half<hn::DFromV<VF>> dh;
   lower = hn::Add(lower, hn::PromoteTo(dd, hn::LowerHalf(dh, s)));
   upper = hn::Add(upper, hn::PromoteTo(dd, hn::UpperHalf(dh, s)));
 #endif
@@ -221,15 +222,30 @@ T BetterValue(T v, T best, bool maximum) {
   return std::isnan(v) || (maximum ? v > best : v < best) ? v : best;
 }
 
+/// Vectors an extreme folds in turn, each into its own accumulator: a compare and a blend per
+/// vector wait on the previous result of the same accumulator only.
+constexpr int64_t kExtremeAccumulators = 4;
+
 template <typename T>
 T Extreme(const T* x, int64_t n, bool maximum) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   T best = x[0];
   int64_t i = 0;
-  if (n >= lanes) {
-    auto bests = hn::LoadU(d, x);
-    for (i = lanes; i + lanes <= n; i += lanes)
+  if (n >= kExtremeAccumulators * lanes) {
+    auto b0 = hn::LoadU(d, x);
+    auto b1 = hn::LoadU(d, x + lanes);
+    auto b2 = hn::LoadU(d, x + 2 * lanes);
+    auto b3 = hn::LoadU(d, x + 3 * lanes);
+    for (i = 4 * lanes; i + 4 * lanes <= n; i += 4 * lanes) {
+      b0 = Better(hn::LoadU(d, x + i), b0, maximum);
+      b1 = Better(hn::LoadU(d, x + i + lanes), b1, maximum);
+      b2 = Better(hn::LoadU(d, x + i + 2 * lanes), b2, maximum);
+      b3 = Better(hn::LoadU(d, x + i + 3 * lanes), b3, maximum);
+    }
+    // Which lane or accumulator found a value does not matter: only the value is returned.
+    auto bests = Better(Better(b1, b0, maximum), Better(b3, b2, maximum), maximum);
+    for (; i + lanes <= n; i += lanes)
       bests = Better(hn::LoadU(d, x + i), bests, maximum);
     HWY_ALIGN T lane_bests[kMaxLanes<T>];
     hn::Store(bests, d, lane_bests);
@@ -240,6 +256,90 @@ T Extreme(const T* x, int64_t n, bool maximum) {
   for (; i < n; ++i)
     best = BetterValue(x[i], best, maximum);
   return best;
+}
+
+/// The first position of a NaN in x[0, n), or -1.
+template <typename T>
+int64_t FirstNaN(const T* x, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    if (std::isnan(x[k])) return k;
+  }
+  return -1;
+}
+
+/// The first position of x's maximum (kMaximum) or minimum, in one pass: each lane of two
+/// accumulator pairs keeps its best value and the position where it first saw it (a strict
+/// compare keeps the earlier of equal values), and NaN is only noted, its position found
+/// afterwards: the rare case pays a second pass so that the common one compares once per vector.
+template <bool kMaximum, typename T>
+int64_t ArgExtremeOnePass(const T* x, int64_t n) {
+  using I = hwy::MakeSigned<T>;
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto beyond = [](auto v, auto best)
+                          HWY_ATTR { return kMaximum ? hn::Gt(v, best) : hn::Lt(v, best); };
+  auto best0 = hn::LoadU(d, x);
+  auto best1 = hn::LoadU(d, x + lanes);
+  auto at0 = hn::Iota(di, I{0});
+  auto at1 = hn::Iota(di, static_cast<I>(lanes));
+  auto nan = hn::Or(hn::IsNaN(best0), hn::IsNaN(best1));
+  auto position0 = at0;
+  auto position1 = at1;
+  const auto step = hn::Set(di, static_cast<I>(2 * lanes));
+  int64_t i = 2 * lanes;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    position0 = hn::Add(position0, step);
+    position1 = hn::Add(position1, step);
+    const auto v0 = hn::LoadU(d, x + i);
+    const auto v1 = hn::LoadU(d, x + i + lanes);
+    const auto take0 = beyond(v0, best0);
+    const auto take1 = beyond(v1, best1);
+    best0 = hn::IfThenElse(take0, v0, best0);
+    best1 = hn::IfThenElse(take1, v1, best1);
+    at0 = hn::IfThenElse(hn::RebindMask(di, take0), position0, at0);
+    at1 = hn::IfThenElse(hn::RebindMask(di, take1), position1, at1);
+    nan = hn::Or(nan, hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)));
+  }
+  if (!hn::AllFalse(d, nan)) return FirstNaN(x, n);
+  HWY_ALIGN T values[2 * kMaxLanes<T>];
+  HWY_ALIGN I positions[2 * kMaxLanes<T>];
+  hn::Store(best0, d, values);
+  hn::Store(best1, d, values + lanes);
+  hn::Store(at0, di, positions);
+  hn::Store(at1, di, positions + lanes);
+  // Across lanes, equal values go to the earlier position; the tail comes after every lane.
+  T best = values[0];
+  int64_t where = positions[0];
+  for (int64_t j = 1; j < 2 * lanes; ++j) {
+    const bool earlier_tie = values[j] == best && positions[j] < where;
+    if ((kMaximum ? values[j] > best : values[j] < best) || earlier_tie) {
+      best = values[j];
+      where = positions[j];
+    }
+  }
+  for (; i < n; ++i) {
+    if (std::isnan(x[i])) return i;
+    if (kMaximum ? x[i] > best : x[i] < best) {
+      best = x[i];
+      where = i;
+    }
+  }
+  return where;
+}
+
+template <typename T>
+int64_t ArgExtreme(const T* x, int64_t n, bool maximum) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  // Positions count in lanes as wide as T; a row too short for two vectors or too long for
+  // those positions is scanned for its extreme value, then for that value.
+  if (n < 2 * lanes || n > std::numeric_limits<hwy::MakeSigned<T>>::max()) {
+    const T best = Extreme(x, n, maximum);
+    if (std::isnan(best)) return FirstNaN(x, n);
+    return std::find(x, x + n, best) - x;
+  }
+  return maximum ? ArgExtremeOnePass<true>(x, n) : ArgExtremeOnePass<false>(x, n);
 }
 
 template <typename T>
@@ -275,68 +375,121 @@ void ArgExtremeRows(const T* first, int64_t stride, int64_t rows, T* best,
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   std::copy(first, first + n, best);
   std::fill(index, index + n, I{0});
-  for (int64_t k = 1; k < rows; ++k) {
+  // kRowsPerPass rows per pass over best and index, which stay in registers meanwhile.
+  for (int64_t k = 1; k < rows; k += kRowsPerPass) {
     const T* row = first + k * stride;
-    const auto position = hn::Set(di, static_cast<I>(k));
+    const int64_t group = std::min(kRowsPerPass, rows - k);
     int64_t i = 0;
     for (; i + lanes <= n; i += lanes) {
-      const auto v = hn::LoadU(d, row + i);
-      const auto b = hn::LoadU(d, best + i);
-      const auto take = Replaces(v, b, maximum);
-      hn::StoreU(hn::IfThenElse(take, v, b), d, best + i);
-      hn::StoreU(hn::IfThenElse(hn::RebindMask(di, take), position, hn::LoadU(di, index + i)), di,
-                 index + i);
+      auto b = hn::LoadU(d, best + i);
+      auto at = hn::LoadU(di, index + i);
+      for (int64_t g = 0; g < group; ++g) {
+        const auto v = hn::LoadU(d, row + g * stride + i);
+        const auto take = Replaces(v, b, maximum);
+        b = hn::IfThenElse(take, v, b);
+        at = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<I>(k + g)), at);
+      }
+      hn::StoreU(b, d, best + i);
+      hn::StoreU(at, di, index + i);
     }
     for (; i < n; ++i) {
-      if (ReplacesValue(row[i], best[i], maximum)) {
-        best[i] = row[i];
-        index[i] = static_cast<I>(k);
+      for (int64_t g = 0; g < group; ++g) {
+        if (ReplacesValue(row[g * stride + i], best[i], maximum)) {
+          best[i] = row[g * stride + i];
+          index[i] = static_cast<I>(k + g);
+        }
       }
     }
   }
 }
 
-/// out[i] = x[i] - s (x and out may be the same array).
+/// Vectors a softmax adds into its f32 sum before adding that into double: few enough that f32
+/// rounding stays far below f32's tolerance.
+constexpr int64_t kExpSumBlock = 16;
+
+/// dst[i] = exp(x[i] - shift), returning the sum of dst. A finite shift, x's maximum, leaves
+/// every shifted value in [-inf, 0], where Exp is valid (below its lower bound, -inf included, it
+/// gives 0); any other shift (a row with NaN or +inf, or all -inf) goes through the standard
+/// library, which gives the reference's NaN.
 template <typename T>
-void SubtractValue(const T* x, T s, T* out, int64_t n) {
+double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto vs = hn::Set(d, s);
+  double total = 0.0;
   int64_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(hn::Sub(hn::LoadU(d, x + i), vs), d, out + i);
-  for (; i < n; ++i)
-    out[i] = x[i] - s;
-}
-
-/// out[i] /= s.
-template <typename T>
-void DivideByValue(T* out, T s, int64_t n) {
-  const hn::ScalableTag<T> d;
-  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto vs = hn::Set(d, s);
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(hn::Div(hn::LoadU(d, out + i), vs), d, out + i);
-  for (; i < n; ++i)
-    out[i] /= s;
-}
-
-template <typename T>
-void Softmax(const T* x, T* out, int64_t n, bool log) {
-  const T max = Extreme(x, n, true);
-  SubtractValue(x, max, out, n);
-  // Shifted values are <= 0 (Exp's valid range) unless NaN or infinite.
-  MapChecked(
-      out, out, n, hwy::LowestValue<T>(), T{0},
-      [](auto d, auto v) HWY_ATTR { return hn::Exp(d, v); }, [](T v) { return std::exp(v); });
-  const auto sum = static_cast<T>(Sum(out, n));
-  if (log) {
-    SubtractValue(x, max, out, n);
-    SubtractValue(out, std::log(sum), out, n);
-  } else {
-    DivideByValue(out, sum, n);
+  if (std::isfinite(shift)) {
+    const auto shifts = hn::Set(d, shift);
+    auto block = hn::Zero(d);
+    for (int64_t k = 1; i + lanes <= n; i += lanes, ++k) {
+      const auto e = hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), shifts));
+      hn::StoreU(e, d, dst + i);
+      block = hn::Add(block, e);
+      if (k % kExpSumBlock == 0) {
+        total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
+        block = hn::Zero(d);
+      }
+    }
+    total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
   }
+  for (; i < n; ++i) {
+    dst[i] = std::exp(x[i] - shift);
+    total += static_cast<double>(dst[i]);
+  }
+  return total;
+}
+
+/// out[i] = vec(d, i) a vector at a time and scalar(i) for the rest; with kStream, through
+/// streaming stores from the first vector-aligned element of out.
+template <bool kStream, typename T, class VecFn, class ScalarFn>
+HWY_INLINE void WriteRow(T* out, int64_t n, const VecFn& vec, const ScalarFn& scalar) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  if constexpr (kStream) {
+    const auto misaligned = reinterpret_cast<uintptr_t>(out) % (lanes * sizeof(T)) / sizeof(T);
+    const int64_t head =
+        std::min(n, misaligned == 0 ? 0 : lanes - static_cast<int64_t>(misaligned));
+    for (; i < head; ++i)
+      out[i] = scalar(i);
+  }
+  for (; i + lanes <= n; i += lanes) {
+    if constexpr (kStream) {
+      hn::Stream(vec(d, i), d, out + i);
+    } else {
+      hn::StoreU(vec(d, i), d, out + i);
+    }
+  }
+  for (; i < n; ++i)
+    out[i] = scalar(i);
+}
+
+/// Softmax's last pass: out = e / sum, or x - max - log(sum).
+template <bool kStream, typename T>
+void WriteSoftmax(const T* x, const T* e, T* out, int64_t n, T max, T sum, bool log) {
+  if (log) {
+    const T log_sum = std::log(sum);
+    return WriteRow<kStream>(
+        out, n,
+        [&](auto d, int64_t i) HWY_ATTR {
+          return hn::Sub(hn::Sub(hn::LoadU(d, x + i), hn::Set(d, max)), hn::Set(d, log_sum));
+        },
+        [&](int64_t i) { return x[i] - max - log_sum; });
+  }
+  WriteRow<kStream>(
+      out, n,
+      [&](auto d, int64_t i) HWY_ATTR { return hn::Div(hn::LoadU(d, e + i), hn::Set(d, sum)); },
+      [&](int64_t i) { return e[i] / sum; });
+}
+
+/// Reads x from memory once: its maximum, then (x in cache) the exponentials into scratch (or
+/// out) and their sum, then the result, written once.
+template <typename T>
+void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch) {
+  const T max = Extreme(x, n, true);
+  T* e = scratch != nullptr ? scratch : out;
+  const auto sum = static_cast<T>(ExpShiftedSum(x, max, e, n));
+  if (scratch != nullptr) return WriteSoftmax<true>(x, e, out, n, max, sum, log);
+  WriteSoftmax<false>(x, e, out, n, max, sum, log);
 }
 
 double SumF32(const float* x, int64_t n) {
@@ -373,11 +526,17 @@ void ArgExtremeRowsF64(const double* first, int64_t stride, int64_t rows, double
                        int64_t* index, int64_t n, bool maximum) {
   ArgExtremeRows(first, stride, rows, best, index, n, maximum);
 }
-void SoftmaxF32(const float* x, float* out, int64_t n, bool log) {
-  Softmax(x, out, n, log);
+int64_t ArgExtremeF32(const float* x, int64_t n, bool maximum) {
+  return ArgExtreme(x, n, maximum);
 }
-void SoftmaxF64(const double* x, double* out, int64_t n, bool log) {
-  Softmax(x, out, n, log);
+int64_t ArgExtremeF64(const double* x, int64_t n, bool maximum) {
+  return ArgExtreme(x, n, maximum);
+}
+void SoftmaxF32(const float* x, float* out, int64_t n, bool log, float* scratch) {
+  Softmax(x, out, n, log, scratch);
+}
+void SoftmaxF64(const double* x, double* out, int64_t n, bool log, double* scratch) {
+  Softmax(x, out, n, log, scratch);
 }
 
 }  // namespace ember::flex::HWY_NAMESPACE
@@ -399,6 +558,8 @@ HWY_EXPORT(ExtremeRowsF32);
 HWY_EXPORT(ExtremeRowsF64);
 HWY_EXPORT(ArgExtremeRowsF32);
 HWY_EXPORT(ArgExtremeRowsF64);
+HWY_EXPORT(ArgExtremeF32);
+HWY_EXPORT(ArgExtremeF64);
 HWY_EXPORT(SoftmaxF32);
 HWY_EXPORT(SoftmaxF64);
 
@@ -445,11 +606,17 @@ void arg_extreme_rows(const double* first, int64_t stride, int64_t rows, double*
                       int64_t* index, int64_t n, bool maximum) {
   HWY_DYNAMIC_DISPATCH(ArgExtremeRowsF64)(first, stride, rows, best, index, n, maximum);
 }
-void softmax(const float* x, float* out, int64_t n, bool log) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log);
+int64_t arg_extreme(const float* x, int64_t n, bool maximum) {
+  return HWY_DYNAMIC_DISPATCH(ArgExtremeF32)(x, n, maximum);
 }
-void softmax(const double* x, double* out, int64_t n, bool log) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, out, n, log);
+int64_t arg_extreme(const double* x, int64_t n, bool maximum) {
+  return HWY_DYNAMIC_DISPATCH(ArgExtremeF64)(x, n, maximum);
+}
+void softmax(const float* x, float* out, int64_t n, bool log, float* scratch) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log, scratch);
+}
+void softmax(const double* x, double* out, int64_t n, bool log, double* scratch) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, out, n, log, scratch);
 }
 
 }  // namespace ember::flex::simd
