@@ -214,10 +214,16 @@ TEST(FlexSimd, SoftmaxOfRowsOffTheVectorWidthsWithInfinitiesAndNaNMatchesTheRefe
 
 TEST(FlexSimd, SoftmaxLargerThanTheCachesStreamsItsResultAndMatchesTheReference) {
   // 2 x 4.2M f32 values: more than kStreamingBytes, so the rows go through scratch and
-  // streaming stores; rows of 1025 start off the vector alignment.
+  // streaming stores; rows of 1025 start off the vector alignment. Across the 4097 rows, blocks
+  // of 16 columns and a last one of 1.
   const TensorData x = varied_data({4097, 1025});
-  for (const bool log : {false, true})
-    expect_backends_agree(ir::Softmax{1, log}, {x}, log ? "streamed log_softmax" : "streamed");
+  for (const bool log : {false, true}) {
+    for (const int64_t dim : {0, 1}) {
+      expect_backends_agree(ir::Softmax{dim, log}, {x},
+                            std::string(log ? "streamed log_softmax" : "streamed softmax") +
+                                " dim " + std::to_string(dim));
+    }
+  }
 }
 
 TEST(FlexSimd, RandomOpsGiveTheSameNumbersOnEveryDevice) {

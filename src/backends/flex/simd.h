@@ -92,5 +92,14 @@ int64_t arg_extreme(const double* x, int64_t n, bool maximum);
 /// the caches (call hwy::FlushStream() before another thread reads out); with nullptr, through out.
 void softmax(const float* x, float* out, int64_t n, bool log, float* scratch);
 void softmax(const double* x, double* out, int64_t n, bool log, double* scratch);
+/// Softmax (or log-softmax) of each column i < n across rows >= 1 rows, row k holding
+/// first[k * stride + i], into out of the same layout: the same values as softmax's along
+/// contiguous rows, with the input read from memory once if its rows * n values stay in cache.
+/// scratch holds (rows + 2) * n elements; with stream, out is written with streaming stores
+/// (call hwy::FlushStream() before another thread reads it).
+void softmax_columns(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                     bool log, float* scratch, bool stream);
+void softmax_columns(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                     bool log, double* scratch, bool stream);
 
 }  // namespace ember::flex::simd

@@ -1,7 +1,7 @@
 // Highway kernels of simd.h: sums of contiguous lanes (in double, f32 in blocks, on some CPUs
 // several rows at once), whole rows folded column by column (sums, extremes, arg-extremes),
 // extremes with NaN propagation, the position of a lane's extreme in one pass, and softmax of
-// one contiguous lane in one pass over memory.
+// one contiguous lane, or of columns across rows, in one pass over memory.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/flex/simd_reduce.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -13,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
@@ -492,6 +493,93 @@ void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch) {
   WriteSoftmax<false>(x, e, out, n, max, sum, log);
 }
 
+/// Pass 2 of a softmax across rows: e[k * n + i] = exp(row k's column i - max[i]) for the rows
+/// at first (stride apart), and sum[i] their column sums, added in T a block of kSumRows rows at
+/// a time and the blocks in double. Columns whose maximum is not finite go through the standard
+/// library (as ExpShiftedSum's rows).
+constexpr int64_t kSumRows = 32;
+
+template <typename T>
+void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* max, T* e, T* sum,
+                       int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  std::vector<double> total(static_cast<std::size_t>(n), 0.0);
+  for (int64_t k0 = 0; k0 < rows; k0 += kSumRows) {
+    const int64_t k1 = std::min(rows, k0 + kSumRows);
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      const auto shifts = hn::LoadU(d, max + i);
+      auto block = hn::Zero(d);
+      if (hn::AllTrue(d, hn::IsFinite(shifts))) {
+        for (int64_t k = k0; k < k1; ++k) {
+          const auto v = hn::Exp(d, hn::Sub(hn::LoadU(d, first + k * stride + i), shifts));
+          hn::StoreU(v, d, e + k * n + i);
+          block = hn::Add(block, v);
+        }
+        hn::StoreU(block, d, sum + i);
+      } else {
+        std::fill(sum + i, sum + i + lanes, T{0});
+        for (int64_t k = k0; k < k1; ++k) {
+          for (int64_t j = i; j < i + lanes; ++j) {
+            e[k * n + j] = std::exp(first[k * stride + j] - max[j]);
+            sum[j] += e[k * n + j];
+          }
+        }
+      }
+    }
+    for (; i < n; ++i) {
+      sum[i] = T{0};
+      for (int64_t k = k0; k < k1; ++k) {
+        e[k * n + i] = std::exp(first[k * stride + i] - max[i]);
+        sum[i] += e[k * n + i];
+      }
+    }
+    for (int64_t j = 0; j < n; ++j)
+      total[static_cast<std::size_t>(j)] += static_cast<double>(sum[j]);
+  }
+  for (int64_t j = 0; j < n; ++j)
+    sum[j] = static_cast<T>(total[static_cast<std::size_t>(j)]);
+}
+
+/// Softmax (or log-softmax) of each column i < n of the rows at first (stride apart), as
+/// Softmax's rows: the columns' maxima, then the exponentials into scratch (rows * n, kept in
+/// cache by the caller's choice of n) and their sums, then out (the same layout as the input)
+/// written once, with streaming stores if kStream. scratch also holds the maxima and sums (2 * n
+/// more).
+template <bool kStream, typename T>
+void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_t n, bool log,
+                    T* scratch) {
+  T* e = scratch;
+  T* max = scratch + rows * n;
+  T* sum = max + n;
+  ExtremeRows(first, stride, rows, max, n, true);
+  ExpShiftedColumns(first, stride, rows, max, e, sum, n);
+  if (log) {
+    for (int64_t j = 0; j < n; ++j)
+      sum[j] = std::log(sum[j]);
+  }
+  for (int64_t k = 0; k < rows; ++k) {
+    const T* x = first + k * stride;
+    const T* ek = e + k * n;
+    if (log) {
+      WriteRow<kStream>(
+          out + k * stride, n,
+          [&](auto d, int64_t i) HWY_ATTR {
+            return hn::Sub(hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, max + i)),
+                           hn::LoadU(d, sum + i));
+          },
+          [&](int64_t i) { return x[i] - max[i] - sum[i]; });
+    } else {
+      WriteRow<kStream>(
+          out + k * stride, n,
+          [&](auto d, int64_t i)
+              HWY_ATTR { return hn::Div(hn::LoadU(d, ek + i), hn::LoadU(d, sum + i)); },
+          [&](int64_t i) { return ek[i] / sum[i]; });
+    }
+  }
+}
+
 double SumF32(const float* x, int64_t n) {
   return Sum(x, n);
 }
@@ -532,6 +620,16 @@ int64_t ArgExtremeF32(const float* x, int64_t n, bool maximum) {
 int64_t ArgExtremeF64(const double* x, int64_t n, bool maximum) {
   return ArgExtreme(x, n, maximum);
 }
+void SoftmaxColumnsF32(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                       bool log, float* scratch, bool stream) {
+  if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch);
+  SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
+}
+void SoftmaxColumnsF64(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                       bool log, double* scratch, bool stream) {
+  if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch);
+  SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
+}
 void SoftmaxF32(const float* x, float* out, int64_t n, bool log, float* scratch) {
   Softmax(x, out, n, log, scratch);
 }
@@ -560,6 +658,8 @@ HWY_EXPORT(ArgExtremeRowsF32);
 HWY_EXPORT(ArgExtremeRowsF64);
 HWY_EXPORT(ArgExtremeF32);
 HWY_EXPORT(ArgExtremeF64);
+HWY_EXPORT(SoftmaxColumnsF32);
+HWY_EXPORT(SoftmaxColumnsF64);
 HWY_EXPORT(SoftmaxF32);
 HWY_EXPORT(SoftmaxF64);
 
@@ -611,6 +711,14 @@ int64_t arg_extreme(const float* x, int64_t n, bool maximum) {
 }
 int64_t arg_extreme(const double* x, int64_t n, bool maximum) {
   return HWY_DYNAMIC_DISPATCH(ArgExtremeF64)(x, n, maximum);
+}
+void softmax_columns(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                     bool log, float* scratch, bool stream) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF32)(first, stride, rows, out, n, log, scratch, stream);
+}
+void softmax_columns(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                     bool log, double* scratch, bool stream) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF64)(first, stride, rows, out, n, log, scratch, stream);
 }
 void softmax(const float* x, float* out, int64_t n, bool log, float* scratch) {
   HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log, scratch);
