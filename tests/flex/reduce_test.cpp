@@ -132,14 +132,18 @@ TensorData extremes_in_rows(int64_t n, DType dtype) {
   return TensorData(values, {kRows, n}, dtype);
 }
 
-TEST(FlexReduce, ExtremesAlongRowsAreFoundInOnePassAtEveryPosition) {
+TEST(FlexReduce, ExtremesAndVariancesAlongRowsMatchTheReferenceAtEveryPosition) {
   for (const DType dtype : {DType::F32, DType::F64}) {
     for (const int64_t n : {3, 4, 17, 31, 32, 33, 65, 100, 1001}) {
       const TensorData x = extremes_in_rows(n, dtype);
-      for (const ReduceOp op : {ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin}) {
+      for (const ReduceOp op :
+           {ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin, ReduceOp::Var}) {
         expect_backends_agree(ir::Reduce{op, 1}, {x}, describe(op, x.shape(), dtype, 1));
         expect_backends_agree(ir::Reduce{op, 0}, {x}, describe(op, x.shape(), dtype, 0));
       }
+      // The unbiased variance, and one with no degrees of freedom left (NaN).
+      expect_backends_agree(ir::Reduce{ReduceOp::Var, 1, 1}, {x}, "var, correction 1");
+      expect_backends_agree(ir::Reduce{ReduceOp::Var, 1, n}, {x}, "var, correction n");
     }
   }
   // Positions fixed by hand, independently of ndarray: ties, the tail, the first NaN; row 7's

@@ -129,9 +129,9 @@ TEST(FlexSimd, StridedAndBroadcastOperandsMatchTheReference) {
 }
 
 TEST(FlexSimd, ReductionsMatchTheReferenceAlongEveryDim) {
-  const std::vector<ir::ReduceOp> covered = {ir::ReduceOp::Sum,    ir::ReduceOp::Mean,
-                                             ir::ReduceOp::Max,    ir::ReduceOp::Min,
-                                             ir::ReduceOp::ArgMax, ir::ReduceOp::ArgMin};
+  const std::vector<ir::ReduceOp> covered = {
+      ir::ReduceOp::Sum,    ir::ReduceOp::Mean,   ir::ReduceOp::Max, ir::ReduceOp::Min,
+      ir::ReduceOp::ArgMax, ir::ReduceOp::ArgMin, ir::ReduceOp::Var};
   // [3, 5, 2100]: the last dim spans two column blocks of a reduction across rows.
   const std::vector<Shape> shapes = {{3, 5, 7}, {3, 5, 2100}, {1, 70000}};
   for (const DType dtype : {DType::F32, DType::F64}) {

@@ -1,4 +1,5 @@
-// Sum, mean, max, min, argmax and argmin of f32 / f64 along a dim or over the whole tensor,
+// Sum, mean, max, min, argmax and argmin of f32 / f64 along a dim or over the whole tensor, and
+// the variance along contiguous lanes (the last dim, or the whole tensor),
 // through the SIMD loops of simd.h (strided inputs are made contiguous first).
 // A reduced dim that is innermost is read as contiguous rows, several at once; their sums
 // accumulate in double, as ndarray's, f32 rows after adding blocks of a few vectors in f32 (see
@@ -322,10 +323,26 @@ void reduce_positions(ReduceOp op, const T* x, const Lanes& lanes, I* out) {
   });
 }
 
+/// The variance of each contiguous lane (lanes.inner == 1) into out: its mean, then (the lane in
+/// cache) the squared deviations from it; NaN where size - correction <= 0, as ndarray's.
+template <typename T>
+void variance_rows(int64_t correction, const T* x, const Lanes& lanes, T* out) {
+  const int64_t size = lanes.size;
+  reduce_rows(x, lanes.count(), size, out, [&](const T* row) {
+    if (size - correction <= 0) return std::numeric_limits<T>::quiet_NaN();
+    const double mean = simd::sum(row, size) / static_cast<double>(size);
+    return static_cast<T>(simd::squared_deviations(row, size, mean) /
+                          static_cast<double>(size - correction));
+  });
+}
+
 bool has_fast_path(const ir::Reduce& op, const View& x) {
   const bool covered = op.op == ReduceOp::Sum || op.op == ReduceOp::Mean ||
                        op.op == ReduceOp::Max || op.op == ReduceOp::Min || is_arg(op.op);
-  return covered && is_simd_float(x.dtype) && x.num_elements() > 0;
+  // Var along contiguous lanes only (layer_norm's rows); across rows it stays with ndarray.
+  const bool along_rows =
+      op.op == ReduceOp::Var && (!op.dim || *op.dim + 1 == static_cast<int64_t>(x.shape.rank()));
+  return (covered || along_rows) && is_simd_float(x.dtype) && x.num_elements() > 0;
 }
 
 }  // namespace
@@ -336,6 +353,8 @@ std::optional<View> run(const ir::Reduce& op, Views in, Outputs out) {
   const Lanes lanes = op.dim ? Lanes::along(x.shape, *op.dim) : Lanes::whole(x.shape);
   OutputTensor result(out[0]);
   visit_simd_float(x.dtype, [&]<typename T>() {
+    if (op.op == ReduceOp::Var)
+      return variance_rows(op.correction, x.data<T>(), lanes, result.data<T>());
     if (!is_arg(op.op)) return reduce_values(op.op, x.data<T>(), lanes, result.data<T>());
     visit_dtype(out[0].dtype, [&]<typename I>() {
       reduce_positions(op.op, x.data<T>(), lanes, result.data<I>());

@@ -80,6 +80,11 @@ void arg_extreme_rows(const float* first, int64_t stride, int64_t rows, float* b
 void arg_extreme_rows(const double* first, int64_t stride, int64_t rows, double* best,
                       int64_t* index, int64_t n, bool maximum);
 
+/// The sum of (x[i] - mean)^2, i < n: a variance's numerator (the deviations and their squares in
+/// the element type, added into double every few vectors).
+double squared_deviations(const float* x, int64_t n, double mean);
+double squared_deviations(const double* x, int64_t n, double mean);
+
 /// The first position of the maximum (or minimum) of x[0, n), n >= 1, or of its first NaN: as
 /// ndarray's scan finds it, in one pass over x.
 int64_t arg_extreme(const float* x, int64_t n, bool maximum);

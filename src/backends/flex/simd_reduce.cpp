@@ -408,6 +408,39 @@ void ArgExtremeRows(const T* first, int64_t stride, int64_t rows, T* best,
 /// rounding stays far below f32's tolerance.
 constexpr int64_t kExpSumBlock = 16;
 
+/// The sum of (x[i] - mean)^2: each deviation in T, their squares added in T a block of
+/// kExpSumBlock vectors at a time and the blocks in double. A result that overflows T's blocks
+/// (deviations beyond about 1e19 in f32) is summed again in double, as the reference does.
+template <typename T>
+double SquaredDeviations(const T* x, int64_t n, double mean) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto means = hn::Set(d, static_cast<T>(mean));
+  auto block = hn::Zero(d);
+  double total = 0.0;
+  int64_t i = 0;
+  for (int64_t k = 1; i + lanes <= n; i += lanes, ++k) {
+    const auto deviation = hn::Sub(hn::LoadU(d, x + i), means);
+    block = hn::MulAdd(deviation, deviation, block);
+    if (k % kExpSumBlock == 0) {
+      total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
+      block = hn::Zero(d);
+    }
+  }
+  total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
+  for (; i < n; ++i) {
+    const double deviation = static_cast<double>(x[i]) - mean;
+    total += deviation * deviation;
+  }
+  if (std::isfinite(total) || !std::isfinite(mean)) return total;
+  total = 0.0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double deviation = static_cast<double>(x[k]) - mean;
+    total += deviation * deviation;
+  }
+  return total;
+}
+
 /// dst[i] = exp(x[i] - shift), returning the sum of dst. A finite shift, x's maximum, leaves
 /// every shifted value in [-inf, 0], where Exp is valid (below its lower bound, -inf included, it
 /// gives 0); any other shift (a row with NaN or +inf, or all -inf) goes through the standard
@@ -614,6 +647,12 @@ void ArgExtremeRowsF64(const double* first, int64_t stride, int64_t rows, double
                        int64_t* index, int64_t n, bool maximum) {
   ArgExtremeRows(first, stride, rows, best, index, n, maximum);
 }
+double SquaredDeviationsF32(const float* x, int64_t n, double mean) {
+  return SquaredDeviations(x, n, mean);
+}
+double SquaredDeviationsF64(const double* x, int64_t n, double mean) {
+  return SquaredDeviations(x, n, mean);
+}
 int64_t ArgExtremeF32(const float* x, int64_t n, bool maximum) {
   return ArgExtreme(x, n, maximum);
 }
@@ -656,6 +695,8 @@ HWY_EXPORT(ExtremeRowsF32);
 HWY_EXPORT(ExtremeRowsF64);
 HWY_EXPORT(ArgExtremeRowsF32);
 HWY_EXPORT(ArgExtremeRowsF64);
+HWY_EXPORT(SquaredDeviationsF32);
+HWY_EXPORT(SquaredDeviationsF64);
 HWY_EXPORT(ArgExtremeF32);
 HWY_EXPORT(ArgExtremeF64);
 HWY_EXPORT(SoftmaxColumnsF32);
@@ -705,6 +746,12 @@ void arg_extreme_rows(const float* first, int64_t stride, int64_t rows, float* b
 void arg_extreme_rows(const double* first, int64_t stride, int64_t rows, double* best,
                       int64_t* index, int64_t n, bool maximum) {
   HWY_DYNAMIC_DISPATCH(ArgExtremeRowsF64)(first, stride, rows, best, index, n, maximum);
+}
+double squared_deviations(const float* x, int64_t n, double mean) {
+  return HWY_DYNAMIC_DISPATCH(SquaredDeviationsF32)(x, n, mean);
+}
+double squared_deviations(const double* x, int64_t n, double mean) {
+  return HWY_DYNAMIC_DISPATCH(SquaredDeviationsF64)(x, n, mean);
 }
 int64_t arg_extreme(const float* x, int64_t n, bool maximum) {
   return HWY_DYNAMIC_DISPATCH(ArgExtremeF32)(x, n, maximum);
