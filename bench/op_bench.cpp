@@ -7,7 +7,7 @@
 //   op_bench --device cpu --op matmul --shape 2048,2048,2048 --dtype bf16
 //   op_bench --op stream_copy --shape 33554432 --threads 2
 //
-// Each iteration runs the step and syncs the device; one warm-up step runs first. The counter
+// Each iteration runs the step and syncs the device; two warm-up steps run first. The counter
 // "checksum" (sum of |last output|, read back after the timed loop) lets the driver check that
 // ember and PyTorch computed the same thing. Threads: EMBER_NUM_THREADS (stream: --threads).
 #include <benchmark/benchmark.h>

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "ember/ember.h"
 #include "ember/nn/layers.h"
@@ -58,12 +59,61 @@ Step elementwise(const OpSpec& spec, const Device& device) {
   return [a] { return gelu(a); };
 }
 
-Step along_dim(const OpSpec& spec, const Device& device) {
-  const TensorHandle a = input(spec, Shape(spec.shape), 0, device);
+/// f(x) of an op of the bandwidth-bound family on its input x (spec.shape), made from seeds past
+/// x's: along spec.dim, or over the last dim (the norms, with weight and bias of that size;
+/// cross_entropy of logits [rows, C] and targets r mod C, mean over the rows).
+std::function<TensorHandle(const TensorHandle&)> along_dim_op(const std::string& op,
+                                                              const OpSpec& spec,
+                                                              const Device& device) {
   const int64_t dim = spec.dim;
-  if (spec.op == "sum") return [a, dim] { return ops::sum_dim(a, dim); };
-  if (spec.op == "argmax") return [a, dim] { return ops::argmax(a, dim); };
-  return [a, dim] { return ops::softmax(a, dim); };
+  const int64_t last = spec.shape.back();
+  if (op == "sum") return [dim](const TensorHandle& x) { return ops::sum_dim(x, dim); };
+  if (op == "argmax") return [dim](const TensorHandle& x) { return ops::argmax(x, dim); };
+  if (op == "argmin") return [dim](const TensorHandle& x) { return ops::argmin(x, dim); };
+  if (op == "max") return [dim](const TensorHandle& x) { return ops::max_dim(x, dim); };
+  if (op == "min") return [dim](const TensorHandle& x) { return ops::min_dim(x, dim); };
+  if (op == "softmax") return [dim](const TensorHandle& x) { return ops::softmax(x, dim); };
+  if (op == "log_softmax") return [dim](const TensorHandle& x) { return ops::log_softmax(x, dim); };
+  const TensorHandle weight = input(spec, Shape{last}, 1, device);
+  if (op == "layer_norm") {
+    const TensorHandle bias = input(spec, Shape{last}, 2, device);
+    return [weight, bias, last](const TensorHandle& x) {
+      return ops::layer_norm(x, {last}, weight, bias, 1e-5);
+    };
+  }
+  if (op == "rms_norm") {
+    return [weight, last](const TensorHandle& x) { return ops::rms_norm(x, {last}, weight, 1e-6); };
+  }
+  check_rank(spec, 2);
+  const TensorHandle targets =
+      ops::remainder_scalar(ops::arange(0, spec.shape[0], 1, device), last);
+  return [targets](const TensorHandle& x) {
+    return ops::cross_entropy(x, targets, std::nullopt, module::Reduction::Mean, 0.0);
+  };
+}
+
+/// The op along a dim, or with "_backward", its forward and backward from a seed of ones (the
+/// gradient of the input; PyTorch's peer passes ones as the output's gradient).
+Step along_dim(const OpSpec& spec, const Device& device) {
+  constexpr std::string_view kBackward = "_backward";
+  const bool backward = spec.op.ends_with(kBackward);
+  const std::string op = backward ? spec.op.substr(0, spec.op.size() - kBackward.size()) : spec.op;
+  const Device on = backward ? device.autodiff() : device;
+  const TensorHandle a = input(spec, Shape(spec.shape), 0, on);
+  const auto f = along_dim_op(op, spec, on);
+  if (!backward) return [a, f] { return f(a); };
+  const TensorHandle x = ops::require_grad(a);
+  return [x, f] { return *ops::backward(f(x)).get(x); };
+}
+
+bool is_along_dim(const std::string& op) {
+  for (const char* name :
+       {"sum", "argmax", "argmin", "max", "min", "softmax", "log_softmax", "layer_norm", "rms_norm",
+        "cross_entropy", "softmax_backward", "log_softmax_backward", "layer_norm_backward",
+        "rms_norm_backward", "cross_entropy_backward"}) {
+    if (op == name) return true;
+  }
+  return false;
 }
 
 Step matmul(const OpSpec& spec, const Device& device) {
@@ -157,7 +207,7 @@ Step make_step(const OpSpec& spec, const Device& device) {
   if (op == "add" || op == "mul" || op == "exp" || op == "tanh" || op == "gelu" ||
       op == "sigmoid" || op == "gelu_erf" || op == "mish" || op == "copy")
     return elementwise(spec, device);
-  if (op == "sum" || op == "argmax" || op == "softmax") return along_dim(spec, device);
+  if (is_along_dim(op)) return along_dim(spec, device);
   if (op == "matmul") return matmul(spec, device);
   if (op == "conv2d" || op == "max_pool2d") return spatial(spec, device);
   if (op == "attention" || op == "attention_backward") return attention(spec, device);

@@ -18,6 +18,10 @@ namespace ember::bench {
 struct OpSpec {
   /// add mul exp tanh gelu (elementwise, on shape), copy (a plain copy of a contiguous tensor:
   /// cat of the one tensor), sum argmax softmax (along dim of shape), matmul (shape [m, k, n]),
+  /// argmin max min log_softmax (along dim), layer_norm rms_norm (over the last dim, with weight
+  /// and layer_norm's bias), cross_entropy (logits [N, C], targets i mod C, mean), and
+  /// softmax log_softmax layer_norm rms_norm cross_entropy + "_backward" (forward and backward
+  /// from a seed of ones, returning the input's gradient),
   /// conv2d (input shape [N, C, H, W], out_channels, a square kernel, padding, no bias),
   /// max_pool2d (input shape, a square kernel and stride), mlp_train (shape [batch, in, hidden1,
   /// hidden2, out]: one SGD step of a 3-layer relu MLP), attention and attention_backward (q, k

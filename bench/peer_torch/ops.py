@@ -26,6 +26,8 @@ import common
 GELU_CUBE = 0.044715
 GELU_SCALE = math.sqrt(2.0 / math.pi)
 MLP_LEARNING_RATE = 0.01
+ALONG_DIM = ("sum", "argmax", "argmin", "max", "min", "softmax", "log_softmax", "layer_norm",
+             "rms_norm", "cross_entropy")
 DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 
@@ -70,11 +72,45 @@ def elementwise(op, shape):
     return repeat(lambda: gelu(a)), repeat(lambda: gelu_into(a, t, out))
 
 
+def along_dim_op(op, shape, dim):
+    """f(x) of an op of the bandwidth-bound family, as op_workloads.cpp's along_dim_op: along
+    dim, or over the last dim (the norms, with weight and bias; cross_entropy of logits [rows, C]
+    and targets r mod C, mean over the rows)."""
+    last = shape[-1]
+    simple = {"softmax": lambda x: torch.softmax(x, dim),
+              "log_softmax": lambda x: torch.log_softmax(x, dim),
+              "max": lambda x: torch.amax(x, dim, keepdim=True),
+              "min": lambda x: torch.amin(x, dim, keepdim=True)}
+    if op in simple:
+        return simple[op]
+    weight, bias = common.pattern([last], 1), common.pattern([last], 2)
+    if op == "layer_norm":
+        return lambda x: F.layer_norm(x, [last], weight, bias, 1e-5)
+    if op == "rms_norm":
+        return lambda x: F.rms_norm(x, [last], weight, 1e-6)
+    targets = torch.arange(shape[0]) % last
+    return lambda x: F.cross_entropy(x, targets)
+
+
+def forward_backward(op, shape, dim):
+    """The forward and backward of op from a seed of ones, returning the input's gradient."""
+    f = along_dim_op(op, shape, dim)
+    x = common.pattern(shape).requires_grad_()
+    ones = torch.ones_like(f(x))
+
+    def step():
+        return torch.autograd.grad(f(x), x, ones)[0]
+    return repeat(step), None
+
+
 def reduction(op, shape, dim):
+    if op.endswith("_backward"):
+        return forward_backward(op[:-len("_backward")], shape, dim)
     a = common.pattern(shape)
-    if op == "softmax":
-        return repeat(lambda: torch.softmax(a, dim)), None
-    f = torch.sum if op == "sum" else torch.argmax
+    if op not in ("sum", "argmax", "argmin"):
+        f = along_dim_op(op, shape, dim)
+        return repeat(lambda: f(a)), None
+    f = {"sum": torch.sum, "argmax": torch.argmax, "argmin": torch.argmin}[op]
     out_shape = list(shape)
     out_shape[dim] = 1
     out = torch.empty(out_shape, dtype=torch.float32 if op == "sum" else torch.int64)
@@ -129,8 +165,8 @@ def workload(request):
     dtype = DTYPES[request.get("dtype", "f32")]
     if op in ("add", "mul", "exp", "tanh", "gelu"):
         return elementwise(op, shape)
-    if op in ("sum", "argmax", "softmax"):
-        return reduction(op, shape, request["dim"])
+    if op in ALONG_DIM or op.removesuffix("_backward") in ALONG_DIM:
+        return reduction(op, shape, request.get("dim", -1))
     if op == "matmul":
         return matmul(shape, dtype)
     if op in ("conv2d", "max_pool2d"):

@@ -1,10 +1,12 @@
 // Pooling and scatter on flex against the ndarray kernels, value for value: a sweep of
 // geometries (1 to 3 spatial dims, stride, padding, dilation, ceil_mode, count_include_pad,
 // divisor_override, overlapping windows) over inputs with ties and NaNs, strided inputs, the
-// gradients of max and average pooling, and scatter with duplicate and out-of-range indices.
+// gradients of max and average pooling, scatter with duplicate and out-of-range indices, and
+// gather along every dim.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -242,27 +244,67 @@ TEST(FlexScatter, SmallerIndicesFallBackToTheReference) {
       "indices [2, 6, 3] into x [3, 5, 4]");
 }
 
-TEST(FlexScatter, OutOfRangeIndicesRaiseTheReferenceError) {
-  for (const int64_t bad : {5, 9}) {
-    const auto scatter = [&](const Device& d) {
-      const TensorHandle indices = ops::from_data(
-          TensorData(std::vector<int64_t>{0, 4, bad, 1}, {1, 4}), d, TensorKind::Int);
-      return ops::into_data(ops::scatter(varied({1, 5}, d), 1, indices, varied({1, 4}, d)));
-    };
+/// Expects flex to raise ndarray's error for each index out of [0, 5) that run(device, bad) puts
+/// among its indices.
+void expect_the_reference_error(const std::function<TensorData(const Device&, int64_t)>& run) {
+  for (const int64_t bad : {5, 9, -1}) {
     std::string expected;
     try {
-      scatter(Device::ndarray());
+      run(Device::ndarray(), bad);
     } catch (const Error& e) {
       expected = e.what();
     }
     ASSERT_FALSE(expected.empty()) << "ndarray accepted index " << bad;
     try {
-      scatter(Device::flex());
+      run(Device::flex(), bad);
       ADD_FAILURE() << "flex accepted index " << bad;
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()), expected);
     }
   }
+}
+
+/// Indices 0, 4, bad, 1 as a [1, 4] Int tensor.
+TensorHandle indices_with(int64_t bad, const Device& d) {
+  return ops::from_data(TensorData(std::vector<int64_t>{0, 4, bad, 1}, {1, 4}), d, TensorKind::Int);
+}
+
+TEST(FlexScatter, OutOfRangeIndicesRaiseTheReferenceError) {
+  expect_the_reference_error([](const Device& d, int64_t bad) {
+    return ops::into_data(
+        ops::scatter(varied({1, 5}, d), 1, indices_with(bad, d), varied({1, 4}, d)));
+  });
+}
+
+TEST(FlexGather, MatchesTheReferenceAlongEveryDim) {
+  const Shape x{3, 5, 4};
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const DType index_dtype : {DType::I64, DType::I32}) {
+      for (const int64_t dim : {0, 1, 2}) {
+        for (const int64_t count : {1, 7}) {  // one pick per lane (cross_entropy's), and repeats
+          std::vector<int64_t> dims = x.dims();
+          dims[static_cast<std::size_t>(dim)] = count;
+          const Shape indices(dims);
+          expect_identical(ir::Gather{dim},
+                           {random_data(x, dtype, 0.0),
+                            random_indices(indices, x[static_cast<std::size_t>(dim)], index_dtype)},
+                           "gather dim " + std::to_string(dim) + " of " + std::to_string(count) +
+                               " " + std::string(dtype_name(dtype)) + " " +
+                               std::string(dtype_name(index_dtype)));
+        }
+      }
+    }
+  }
+  // Indices smaller than x off dim: ndarray's kernel.
+  expect_identical(ir::Gather{1},
+                   {random_data(x, DType::F32, 0.0), random_indices({2, 6, 3}, 5, DType::I64)},
+                   "indices [2, 6, 3] from x [3, 5, 4]");
+}
+
+TEST(FlexGather, OutOfRangeIndicesRaiseTheReferenceError) {
+  expect_the_reference_error([](const Device& d, int64_t bad) {
+    return ops::into_data(ops::gather(varied({1, 5}, d), 1, indices_with(bad, d)));
+  });
 }
 
 }  // namespace

@@ -105,6 +105,55 @@ TEST(FlexReduce, ArgReductionsAcrossRowsKeepTheFirstTieAndTheFirstNaN) {
   EXPECT_EQ(positions.to_vector<int64_t>(), (std::vector<int64_t>{3, 10000, 1, 0, 0, 19999}));
 }
 
+/// Rows of n >= 3 values (n off the vector widths) whose extremes sit where a one-pass index scan
+/// can go wrong: row by row, ties of the extreme in the first and the last lane, the extreme in the
+/// tail after the last whole vector, -0 before +0, a NaN late and a NaN first, all -inf, and
+/// infinities of both signs.
+TensorData extremes_in_rows(int64_t n, DType dtype) {
+  constexpr int64_t kRows = 8;
+  std::vector<double> values(static_cast<std::size_t>(kRows * n));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = std::cos(static_cast<double>(i) * 0.61);
+  const auto at = [&](int64_t row, int64_t k) -> double& {
+    return values[static_cast<std::size_t>(row * n + k)];
+  };
+  at(0, n / 2) = at(0, n - 1) = at(0, n / 3) = 5.0;
+  at(0, n / 4) = at(0, n - 2) = -5.0;
+  at(1, n - 1) = 7.0;
+  at(1, 0) = -7.0;
+  for (int64_t k = 0; k < n; ++k)
+    at(2, k) = (k % 2 == 0) ? -0.0 : 0.0;
+  at(3, n - 1) = kNaN;
+  at(4, 0) = at(4, n / 2) = kNaN;
+  for (int64_t k = 0; k < n; ++k)
+    at(5, k) = -std::numeric_limits<double>::infinity();
+  at(6, n / 2) = std::numeric_limits<double>::infinity();
+  at(7, n / 2) = -std::numeric_limits<double>::infinity();
+  return TensorData(values, {kRows, n}, dtype);
+}
+
+TEST(FlexReduce, ExtremesAndVariancesAlongRowsMatchTheReferenceAtEveryPosition) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const int64_t n : {3, 4, 17, 31, 32, 33, 65, 100, 1001}) {
+      const TensorData x = extremes_in_rows(n, dtype);
+      for (const ReduceOp op :
+           {ReduceOp::Max, ReduceOp::Min, ReduceOp::ArgMax, ReduceOp::ArgMin, ReduceOp::Var}) {
+        expect_backends_agree(ir::Reduce{op, 1}, {x}, describe(op, x.shape(), dtype, 1));
+        expect_backends_agree(ir::Reduce{op, 0}, {x}, describe(op, x.shape(), dtype, 0));
+      }
+      // The unbiased variance, and one with no degrees of freedom left (NaN).
+      expect_backends_agree(ir::Reduce{ReduceOp::Var, 1, 1}, {x}, "var, correction 1");
+      expect_backends_agree(ir::Reduce{ReduceOp::Var, 1, n}, {x}, "var, correction n");
+    }
+  }
+  // Positions fixed by hand, independently of ndarray: ties, the tail, the first NaN; row 7's
+  // largest cosine is at 21 (Python's max over the same f32 values).
+  FlexBackend flex;
+  const TensorData positions =
+      run_on(flex, ir::Reduce{ReduceOp::ArgMax, 1}, {extremes_in_rows(100, DType::F32)})[0];
+  EXPECT_EQ(positions.to_vector<int64_t>(), (std::vector<int64_t>{33, 99, 0, 99, 0, 0, 50, 21}));
+}
+
 TEST(FlexReduce, PermutedInputsMatchTheReference) {
   for (const DType dtype : {DType::F32, DType::F64}) {
     const TensorData data = random_steps({6, 35, 40}, dtype, 7);

@@ -129,9 +129,9 @@ TEST(FlexSimd, StridedAndBroadcastOperandsMatchTheReference) {
 }
 
 TEST(FlexSimd, ReductionsMatchTheReferenceAlongEveryDim) {
-  const std::vector<ir::ReduceOp> covered = {ir::ReduceOp::Sum,    ir::ReduceOp::Mean,
-                                             ir::ReduceOp::Max,    ir::ReduceOp::Min,
-                                             ir::ReduceOp::ArgMax, ir::ReduceOp::ArgMin};
+  const std::vector<ir::ReduceOp> covered = {
+      ir::ReduceOp::Sum,    ir::ReduceOp::Mean,   ir::ReduceOp::Max, ir::ReduceOp::Min,
+      ir::ReduceOp::ArgMax, ir::ReduceOp::ArgMin, ir::ReduceOp::Var};
   // [3, 5, 2100]: the last dim spans two column blocks of a reduction across rows.
   const std::vector<Shape> shapes = {{3, 5, 7}, {3, 5, 2100}, {1, 70000}};
   for (const DType dtype : {DType::F32, DType::F64}) {
@@ -171,6 +171,57 @@ TEST(FlexSimd, SoftmaxMatchesTheReferenceAlongEveryDim) {
           ir::Softmax{1, log},
           {TensorData(std::vector<double>{1000, 999, -kInf, 0, 5, -5, kNaN, 1}, {2, 4}, dtype)},
           "softmax extremes");
+    }
+  }
+}
+
+/// Rows of n values of both signs with, row by row: nothing special, -inf entries, all -inf,
+/// a NaN, +inf, and one value far above the rest.
+TensorData softmax_rows(int64_t n, DType dtype) {
+  constexpr int64_t kRows = 6;
+  std::vector<double> values(static_cast<std::size_t>(kRows * n));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = std::sin(static_cast<double>(i) * 0.37) * 6.0;
+  const auto at = [&](int64_t row, int64_t k) -> double& {
+    return values[static_cast<std::size_t>(row * n + k)];
+  };
+  for (int64_t k = 0; k < n; k += 3)
+    at(1, k) = -kInf;
+  for (int64_t k = 0; k < n; ++k)
+    at(2, k) = -kInf;
+  at(3, n / 2) = kNaN;
+  at(4, n - 1) = kInf;
+  at(5, n / 3) = 1e4;
+  return TensorData(values, {kRows, n}, dtype);
+}
+
+TEST(FlexSimd, SoftmaxOfRowsOffTheVectorWidthsWithInfinitiesAndNaNMatchesTheReference) {
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const int64_t n : {1, 2, 15, 17, 31, 33, 64, 1001}) {
+      const TensorData x = softmax_rows(n, dtype);
+      for (const bool log : {false, true}) {
+        const std::string what = std::string(log ? "log_" : "") + "softmax of " +
+                                 std::to_string(n) + " " + std::string(dtype_name(dtype));
+        expect_backends_agree(ir::Softmax{1, log}, {x}, what + " along rows");
+        expect_backends_agree(ir::Softmax{0, log}, {x}, what + " across rows");
+      }
+    }
+  }
+  // Empty dims: nothing to compute, the reference's empty result.
+  for (const Shape& shape : {Shape{0, 5}, Shape{3, 0}})
+    expect_backends_agree(ir::Softmax{1, false}, {varied_data(shape)}, "softmax of nothing");
+}
+
+TEST(FlexSimd, SoftmaxLargerThanTheCachesStreamsItsResultAndMatchesTheReference) {
+  // 2 x 4.2M f32 values: more than kStreamingBytes, so the rows go through scratch and
+  // streaming stores; rows of 1025 start off the vector alignment. Across the 4097 rows, blocks
+  // of 16 columns and a last one of 1.
+  const TensorData x = varied_data({4097, 1025});
+  for (const bool log : {false, true}) {
+    for (const int64_t dim : {0, 1}) {
+      expect_backends_agree(ir::Softmax{dim, log}, {x},
+                            std::string(log ? "streamed log_softmax" : "streamed softmax") +
+                                " dim " + std::to_string(dim));
     }
   }
 }

@@ -1,15 +1,24 @@
-// Activations and softmax on f32 / f64 through the SIMD loops of simd.h. Softmax runs along
-// contiguous rows: its dim is moved last (copied once if needed) and the result handed back as
-// a view in the input's dim order.
+// Activations and softmax on f32 / f64 through the SIMD loops of simd.h. Softmax along the last
+// dim runs along contiguous rows (a strided view copied once first); along another dim, across
+// rows in the input's layout, a block of columns at a time, without a transposition. Either way
+// each value is read from memory once and, when the tensor is larger than the caches, its result
+// written once with streaming stores.
+#include <hwy/cache_control.h>
+
 #include <algorithm>
+#include <vector>
 
 #include "backends/flex/dim_last.h"
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/simd.h"
+#include "backends/ndarray/strided_index.h"
+#include "core/ceil_div.h"
 
 namespace ember::flex {
+
+using ndarray::Lanes;
 
 std::optional<View> run(const ir::Activation& op, Views in, Outputs out) {
   const DType dtype = in[0].dtype;
@@ -26,21 +35,81 @@ std::optional<View> run(const ir::Activation& op, Views in, Outputs out) {
   });
 }
 
+namespace {
+
+/// Scratch bytes of a softmax across rows per block of columns: the block's exponentials and its
+/// inputs stay in a core's L2 (1 MiB on Zen 4, 2 MiB on Emerald Rapids) between the passes. On
+/// the 2-core Zen 4 VM, softmax along dim 1 of [16, 1024, 1024] took half the time with 512 KiB
+/// as with 128 KiB (blocks of 112 columns rather than 16).
+constexpr int64_t kColumnScratchBytes = int64_t{512} << 10;
+/// Columns of a block: a multiple of the widest vector (16 f32), at most this many.
+constexpr int64_t kColumnAlign = 16;
+constexpr int64_t kMaxColumns = 1024;
+
+/// Whether softmax's input and output together are larger than the caches.
+template <typename T>
+bool streams(const View& x) {
+  return 2 * x.num_elements() * static_cast<int64_t>(sizeof(T)) > kStreamingBytes;
+}
+
+/// Softmax along contiguous rows of size elements (dim moved last, copied if need be), handed
+/// back as a view in x's dim order.
+template <typename T>
+View softmax_along_rows(const ir::Softmax& op, const View& x) {
+  const View rows = rows_along(x, op.dim);
+  const int64_t size = x.shape[static_cast<std::size_t>(op.dim)];
+  OutputTensor result(rows.meta());
+  const T* src = rows.data<T>();
+  T* dst = result.data<T>();
+  const bool streaming = streams<T>(x);
+  parallel_for(rows.num_elements() / size, std::max<int64_t>(1, kElementGrain / size),
+               [&](int64_t begin, int64_t end) {
+                 std::vector<T> scratch(static_cast<std::size_t>(streaming ? size : 0));
+                 T* exponentials = streaming ? scratch.data() : nullptr;
+                 for (int64_t r = begin; r < end; ++r)
+                   simd::softmax(src + r * size, dst + r * size, size, op.log, exponentials);
+                 // Streaming stores are weakly ordered: fenced before the chunk counts as done.
+                 if (streaming) hwy::FlushStream();
+               });
+  return permuted(std::move(result).view(), inverse_axes(axes_moving_last(x.shape.rank(), op.dim)));
+}
+
+/// Softmax across rows (a dim other than the last), in place in x's layout: blocks of columns of
+/// each outer index, each read from memory once, no transposition.
+template <typename T>
+View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const Lanes& lanes) {
+  OutputTensor result(contiguous_x.meta());
+  const T* src = contiguous_x.data<T>();
+  T* dst = result.data<T>();
+  const int64_t fit = kColumnScratchBytes / static_cast<int64_t>(sizeof(T)) / (lanes.size + 2);
+  const int64_t width = std::min(
+      {lanes.inner, kMaxColumns, std::max(kColumnAlign, fit / kColumnAlign * kColumnAlign)});
+  const int64_t blocks = ceil_div(lanes.inner, width);
+  const bool streaming = streams<T>(contiguous_x);
+  parallel_for(lanes.outer * blocks, std::max<int64_t>(1, kElementGrain / (lanes.size * width)),
+               [&](int64_t begin, int64_t end) {
+                 std::vector<T> scratch(static_cast<std::size_t>((lanes.size + 2) * width));
+                 for (int64_t t = begin; t < end; ++t) {
+                   const int64_t column = t % blocks * width;
+                   const int64_t offset = t / blocks * lanes.size * lanes.inner + column;
+                   simd::softmax_columns(src + offset, lanes.inner, lanes.size, dst + offset,
+                                         std::min(width, lanes.inner - column), op.log,
+                                         scratch.data(), streaming);
+                 }
+                 if (streaming) hwy::FlushStream();
+               });
+  return std::move(result).view();
+}
+
+}  // namespace
+
 std::optional<View> run(const ir::Softmax& op, Views in, Outputs /*out*/) {
   const View& x = in[0];
   if (!is_simd_float(x.dtype) || x.num_elements() == 0) return std::nullopt;
   return visit_simd_float(x.dtype, [&]<typename T>() {
-    const View rows = rows_along(x, op.dim);
-    const int64_t size = x.shape[static_cast<std::size_t>(op.dim)];
-    OutputTensor result(rows.meta());
-    const T* src = rows.data<T>();
-    T* dst = result.data<T>();
-    parallel_for(rows.num_elements() / size, std::max<int64_t>(1, kElementGrain / size),
-                 [&](int64_t begin, int64_t end) {
-                   for (int64_t r = begin; r < end; ++r)
-                     simd::softmax(src + r * size, dst + r * size, size, op.log);
-                 });
-    return permuted(result.view(), inverse_axes(axes_moving_last(x.shape.rank(), op.dim)));
+    const Lanes lanes = Lanes::along(x.shape, op.dim);
+    if (lanes.inner == 1) return softmax_along_rows<T>(op, x);
+    return softmax_across_rows<T>(op, contiguous(x), lanes);
   });
 }
 

@@ -20,6 +20,11 @@ namespace ember::flex {
 /// Elements per chunk of a parallel elementwise kernel: enough to amortize waking a thread.
 inline constexpr int64_t kElementGrain = int64_t{1} << 15;
 
+/// A kernel reading and writing more bytes than this, more than the last-level cache share of a
+/// core group holds (32 MiB on an AMD EPYC CCD), stores its outputs with streaming stores: they
+/// would be evicted before any later use, and a plain store first reads each line.
+inline constexpr int64_t kStreamingBytes = int64_t{32} << 20;
+
 template <std::size_t N>
 class ElementwiseRuns {
  public:

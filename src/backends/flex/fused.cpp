@@ -24,11 +24,6 @@ namespace {
 /// Tiles per chunk of the thread pool: as many elements as other elementwise kernels' chunks.
 constexpr int64_t kTileGrain = std::max<int64_t>(1, kElementGrain / kTileElements);
 
-/// A program reading and writing more bytes than this, more than the last-level cache share of
-/// a core group holds (32 MiB on an AMD EPYC CCD), stores its outputs with streaming stores:
-/// they would be evicted before any later use, and a plain store first reads each line.
-constexpr int64_t kStreamingBytes = int64_t{32} << 20;
-
 /// Copies count elements of Word stepping by stride (0: one repeated value) into dst.
 template <typename Word>
 void gather_run(const std::byte* src, int64_t stride, std::byte* dst, int64_t count) {

@@ -49,8 +49,9 @@ std::optional<std::vector<View>> run(const ir::Pool& op, Views in, Outputs out);
 std::optional<std::vector<View>> run(const ir::AdaptivePool& op, Views in, Outputs out);
 std::optional<View> run(const ir::AvgPoolGrad& op, Views in, Outputs out);
 std::optional<View> run(const ir::AdaptiveAvgPoolGrad& op, Views in, Outputs out);
-// scatter.cpp: f32, f64 values by i32 / i64 indices shaped as x but along dim
+// scatter.cpp, gather.cpp: f32, f64 values by i32 / i64 indices shaped as x but along dim
 std::optional<View> run(const ir::Scatter& op, Views in, Outputs out);
+std::optional<View> run(const ir::Gather& op, Views in, Outputs out);
 
 /// Whether flex has a kernel of its own for Op.
 template <typename Op>

@@ -1,4 +1,5 @@
-// Sum, mean, max, min, argmax and argmin of f32 / f64 along a dim or over the whole tensor,
+// Sum, mean, max, min, argmax and argmin of f32 / f64 along a dim or over the whole tensor, and
+// the variance along contiguous lanes (the last dim, or the whole tensor),
 // through the SIMD loops of simd.h (strided inputs are made contiguous first).
 // A reduced dim that is innermost is read as contiguous rows, several at once; their sums
 // accumulate in double, as ndarray's, f32 rows after adding blocks of a few vectors in f32 (see
@@ -65,17 +66,6 @@ bool later_wins(T v, T best, bool maximum) {
 template <typename T>
 T from_sum(ReduceOp op, double sum, int64_t size) {
   return static_cast<T>(op == ReduceOp::Mean ? sum / static_cast<double>(size) : sum);
-}
-
-/// The first position of lane's extreme (the first NaN when it holds one).
-template <typename T>
-int64_t extreme_position(const T* lane, int64_t size, bool maximum) {
-  const T best = simd::extreme(lane, size, maximum);
-  const bool nan = std::isnan(best);
-  for (int64_t k = 0; k < size; ++k) {
-    if (nan ? std::isnan(lane[k]) : lane[k] == best) return k;
-  }
-  return 0;  // unreachable: best is one of the lane's values
 }
 
 /// One value per contiguous row of size elements: out[r] = reduce(row r).
@@ -329,14 +319,30 @@ void reduce_positions(ReduceOp op, const T* x, const Lanes& lanes, I* out) {
   const bool maximum = is_maximum(op);
   if (lanes.inner > 1) return reduce_across_rows(lanes, ArgAcross<T, I>{maximum, x, lanes, out});
   reduce_rows(x, lanes.count(), lanes.size, out, [&](const T* row) {
-    return detail::convert_element<I>(extreme_position(row, lanes.size, maximum));
+    return detail::convert_element<I>(simd::arg_extreme(row, lanes.size, maximum));
+  });
+}
+
+/// The variance of each contiguous lane (lanes.inner == 1) into out: its mean, then (the lane in
+/// cache) the squared deviations from it; NaN where size - correction <= 0, as ndarray's.
+template <typename T>
+void variance_rows(int64_t correction, const T* x, const Lanes& lanes, T* out) {
+  const int64_t size = lanes.size;
+  reduce_rows(x, lanes.count(), size, out, [&](const T* row) {
+    if (size - correction <= 0) return std::numeric_limits<T>::quiet_NaN();
+    const double mean = simd::sum(row, size) / static_cast<double>(size);
+    return static_cast<T>(simd::squared_deviations(row, size, mean) /
+                          static_cast<double>(size - correction));
   });
 }
 
 bool has_fast_path(const ir::Reduce& op, const View& x) {
   const bool covered = op.op == ReduceOp::Sum || op.op == ReduceOp::Mean ||
                        op.op == ReduceOp::Max || op.op == ReduceOp::Min || is_arg(op.op);
-  return covered && is_simd_float(x.dtype) && x.num_elements() > 0;
+  // Var along contiguous lanes only (layer_norm's rows); across rows it stays with ndarray.
+  const bool along_rows =
+      op.op == ReduceOp::Var && (!op.dim || *op.dim + 1 == static_cast<int64_t>(x.shape.rank()));
+  return (covered || along_rows) && is_simd_float(x.dtype) && x.num_elements() > 0;
 }
 
 }  // namespace
@@ -347,6 +353,8 @@ std::optional<View> run(const ir::Reduce& op, Views in, Outputs out) {
   const Lanes lanes = op.dim ? Lanes::along(x.shape, *op.dim) : Lanes::whole(x.shape);
   OutputTensor result(out[0]);
   visit_simd_float(x.dtype, [&]<typename T>() {
+    if (op.op == ReduceOp::Var)
+      return variance_rows(op.correction, x.data<T>(), lanes, result.data<T>());
     if (!is_arg(op.op)) return reduce_values(op.op, x.data<T>(), lanes, result.data<T>());
     visit_dtype(out[0].dtype, [&]<typename I>() {
       reduce_positions(op.op, x.data<T>(), lanes, result.data<I>());

@@ -13,39 +13,15 @@
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/index_dispatch.h"
 #include "backends/flex/kernels.h"
+#include "backends/flex/lane_extents.h"
 
 namespace ember::flex {
 namespace {
 
-/// x [outer, size, inner] (indices and values [outer, count, inner]) around dim.
-struct ScatterExtents {
-  int64_t outer = 1;
-  int64_t size = 0;   ///< x's extent along dim
-  int64_t count = 0;  ///< indices' extent along dim
-  int64_t inner = 1;
-};
-
-/// The extents of a scatter along dim, or nullopt when indices differ from x off dim.
-std::optional<ScatterExtents> scatter_extents(const Shape& x, const Shape& indices, int64_t dim) {
-  ScatterExtents e;
-  for (std::size_t d = 0; d < x.rank(); ++d) {
-    const auto axis = static_cast<int64_t>(d);
-    if (axis == dim) {
-      e.size = x[d];
-      e.count = indices[d];
-    } else if (x[d] != indices[d]) {
-      return std::nullopt;
-    } else {
-      (axis < dim ? e.outer : e.inner) *= x[d];
-    }
-  }
-  return e;
-}
-
 /// Updates rows [begin, end) of the outer dims of result with values at indices, in row-major
 /// order; false (with result partly written) when an index lies outside [0, size).
 template <typename T, typename I>
-bool scatter_rows(const ScatterExtents& e, ir::IndexUpdate mode, const I* indices, const T* values,
+bool scatter_rows(const LaneExtents& e, ir::IndexUpdate mode, const I* indices, const T* values,
                   T* result, int64_t begin, int64_t end) {
   const bool add = mode == ir::IndexUpdate::Add;
   for (int64_t r = begin; r < end; ++r) {
@@ -71,7 +47,7 @@ std::optional<View> run(const ir::Scatter& op, Views in, Outputs out) {
   if (!is_simd_float(x.dtype) || !is_flex_index(in[1].dtype) || in[1].num_elements() == 0) {
     return std::nullopt;
   }
-  const std::optional<ScatterExtents> e = scatter_extents(x.shape, in[1].shape, op.dim);
+  const std::optional<LaneExtents> e = lane_extents(x.shape, in[1].shape, op.dim);
   if (!e) return std::nullopt;
   const View indices = contiguous(in[1]);
   const View values = contiguous(in[2]);

@@ -80,9 +80,31 @@ void arg_extreme_rows(const float* first, int64_t stride, int64_t rows, float* b
 void arg_extreme_rows(const double* first, int64_t stride, int64_t rows, double* best,
                       int64_t* index, int64_t n, bool maximum);
 
+/// The sum of (x[i] - mean)^2, i < n: a variance's numerator (the deviations and their squares in
+/// the element type, added into double every few vectors).
+double squared_deviations(const float* x, int64_t n, double mean);
+double squared_deviations(const double* x, int64_t n, double mean);
+
+/// The first position of the maximum (or minimum) of x[0, n), n >= 1, or of its first NaN: as
+/// ndarray's scan finds it, in one pass over x.
+int64_t arg_extreme(const float* x, int64_t n, bool maximum);
+int64_t arg_extreme(const double* x, int64_t n, bool maximum);
+
 /// Softmax (or log-softmax) of x[0, n) into out, n >= 1: exp(x - max) / sum, or
-/// x - max - log(sum), sum = sum(exp(x - max)).
-void softmax(const float* x, float* out, int64_t n, bool log);
-void softmax(const double* x, double* out, int64_t n, bool log);
+/// x - max - log(sum), sum = sum(exp(x - max)), reading x from memory once (later passes find it
+/// in cache). With scratch (n elements, best reused row after row so that it stays in cache), the
+/// exponentials go there and out is written once with streaming stores: for results too large for
+/// the caches (call hwy::FlushStream() before another thread reads out); with nullptr, through out.
+void softmax(const float* x, float* out, int64_t n, bool log, float* scratch);
+void softmax(const double* x, double* out, int64_t n, bool log, double* scratch);
+/// Softmax (or log-softmax) of each column i < n across rows >= 1 rows, row k holding
+/// first[k * stride + i], into out of the same layout: the same values as softmax's along
+/// contiguous rows, with the input read from memory once if its rows * n values stay in cache.
+/// scratch holds (rows + 2) * n elements; with stream, out is written with streaming stores
+/// (call hwy::FlushStream() before another thread reads it).
+void softmax_columns(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                     bool log, float* scratch, bool stream);
+void softmax_columns(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                     bool log, double* scratch, bool stream);
 
 }  // namespace ember::flex::simd

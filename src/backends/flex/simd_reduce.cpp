@@ -1,6 +1,7 @@
 // Highway kernels of simd.h: sums of contiguous lanes (in double, f32 in blocks, on some CPUs
 // several rows at once), whole rows folded column by column (sums, extremes, arg-extremes),
-// extremes with NaN propagation, and softmax of one contiguous lane.
+// extremes with NaN propagation, the position of a lane's extreme in one pass, and softmax of
+// one contiguous lane, or of columns across rows, in one pass over memory.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/flex/simd_reduce.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -12,7 +13,9 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
+#include "backends/flex/highway_exp.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
 
@@ -82,7 +85,7 @@ HWY_INLINE void AddWidened(DD dd, VF s, hn::Vec<DD>& lower, hn::Vec<DD>& upper) 
   (void)upper;
   lower = hn::Add(lower, hn::PromoteTo(dd, s));
 #else
-  const hn::Half<hn::DFromV<VF> > dh;
+  const hn::Half<hn::DFromV<VF>> dh;
   lower = hn::Add(lower, hn::PromoteTo(dd, hn::LowerHalf(dh, s)));
   upper = hn::Add(upper, hn::PromoteTo(dd, hn::UpperHalf(dh, s)));
 #endif
@@ -221,15 +224,30 @@ T BetterValue(T v, T best, bool maximum) {
   return std::isnan(v) || (maximum ? v > best : v < best) ? v : best;
 }
 
+/// Vectors an extreme folds in turn, each into its own accumulator: a compare and a blend per
+/// vector wait on the previous result of the same accumulator only.
+constexpr int64_t kExtremeAccumulators = 4;
+
 template <typename T>
 T Extreme(const T* x, int64_t n, bool maximum) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   T best = x[0];
   int64_t i = 0;
-  if (n >= lanes) {
-    auto bests = hn::LoadU(d, x);
-    for (i = lanes; i + lanes <= n; i += lanes)
+  if (n >= kExtremeAccumulators * lanes) {
+    auto b0 = hn::LoadU(d, x);
+    auto b1 = hn::LoadU(d, x + lanes);
+    auto b2 = hn::LoadU(d, x + 2 * lanes);
+    auto b3 = hn::LoadU(d, x + 3 * lanes);
+    for (i = 4 * lanes; i + 4 * lanes <= n; i += 4 * lanes) {
+      b0 = Better(hn::LoadU(d, x + i), b0, maximum);
+      b1 = Better(hn::LoadU(d, x + i + lanes), b1, maximum);
+      b2 = Better(hn::LoadU(d, x + i + 2 * lanes), b2, maximum);
+      b3 = Better(hn::LoadU(d, x + i + 3 * lanes), b3, maximum);
+    }
+    // Which lane or accumulator found a value does not matter: only the value is returned.
+    auto bests = Better(Better(b1, b0, maximum), Better(b3, b2, maximum), maximum);
+    for (; i + lanes <= n; i += lanes)
       bests = Better(hn::LoadU(d, x + i), bests, maximum);
     HWY_ALIGN T lane_bests[kMaxLanes<T>];
     hn::Store(bests, d, lane_bests);
@@ -240,6 +258,90 @@ T Extreme(const T* x, int64_t n, bool maximum) {
   for (; i < n; ++i)
     best = BetterValue(x[i], best, maximum);
   return best;
+}
+
+/// The first position of a NaN in x[0, n), or -1.
+template <typename T>
+int64_t FirstNaN(const T* x, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    if (std::isnan(x[k])) return k;
+  }
+  return -1;
+}
+
+/// The first position of x's maximum (kMaximum) or minimum, in one pass: each lane of two
+/// accumulator pairs keeps its best value and the position where it first saw it (a strict
+/// compare keeps the earlier of equal values), and NaN is only noted, its position found
+/// afterwards: the rare case pays a second pass so that the common one compares once per vector.
+template <bool kMaximum, typename T>
+int64_t ArgExtremeOnePass(const T* x, int64_t n) {
+  using I = hwy::MakeSigned<T>;
+  const hn::ScalableTag<T> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto beyond = [](auto v, auto best)
+                          HWY_ATTR { return kMaximum ? hn::Gt(v, best) : hn::Lt(v, best); };
+  auto best0 = hn::LoadU(d, x);
+  auto best1 = hn::LoadU(d, x + lanes);
+  auto at0 = hn::Iota(di, I{0});
+  auto at1 = hn::Iota(di, static_cast<I>(lanes));
+  auto nan = hn::Or(hn::IsNaN(best0), hn::IsNaN(best1));
+  auto position0 = at0;
+  auto position1 = at1;
+  const auto step = hn::Set(di, static_cast<I>(2 * lanes));
+  int64_t i = 2 * lanes;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    position0 = hn::Add(position0, step);
+    position1 = hn::Add(position1, step);
+    const auto v0 = hn::LoadU(d, x + i);
+    const auto v1 = hn::LoadU(d, x + i + lanes);
+    const auto take0 = beyond(v0, best0);
+    const auto take1 = beyond(v1, best1);
+    best0 = hn::IfThenElse(take0, v0, best0);
+    best1 = hn::IfThenElse(take1, v1, best1);
+    at0 = hn::IfThenElse(hn::RebindMask(di, take0), position0, at0);
+    at1 = hn::IfThenElse(hn::RebindMask(di, take1), position1, at1);
+    nan = hn::Or(nan, hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)));
+  }
+  if (!hn::AllFalse(d, nan)) return FirstNaN(x, n);
+  HWY_ALIGN T values[2 * kMaxLanes<T>];
+  HWY_ALIGN I positions[2 * kMaxLanes<T>];
+  hn::Store(best0, d, values);
+  hn::Store(best1, d, values + lanes);
+  hn::Store(at0, di, positions);
+  hn::Store(at1, di, positions + lanes);
+  // Across lanes, equal values go to the earlier position; the tail comes after every lane.
+  T best = values[0];
+  int64_t where = positions[0];
+  for (int64_t j = 1; j < 2 * lanes; ++j) {
+    const bool earlier_tie = values[j] == best && positions[j] < where;
+    if ((kMaximum ? values[j] > best : values[j] < best) || earlier_tie) {
+      best = values[j];
+      where = positions[j];
+    }
+  }
+  for (; i < n; ++i) {
+    if (std::isnan(x[i])) return i;
+    if (kMaximum ? x[i] > best : x[i] < best) {
+      best = x[i];
+      where = i;
+    }
+  }
+  return where;
+}
+
+template <typename T>
+int64_t ArgExtreme(const T* x, int64_t n, bool maximum) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  // Positions count in lanes as wide as T; a row too short for two vectors or too long for
+  // those positions is scanned for its extreme value, then for that value.
+  if (n < 2 * lanes || n > std::numeric_limits<hwy::MakeSigned<T>>::max()) {
+    const T best = Extreme(x, n, maximum);
+    if (std::isnan(best)) return FirstNaN(x, n);
+    return std::find(x, x + n, best) - x;
+  }
+  return maximum ? ArgExtremeOnePass<true>(x, n) : ArgExtremeOnePass<false>(x, n);
 }
 
 template <typename T>
@@ -275,67 +377,267 @@ void ArgExtremeRows(const T* first, int64_t stride, int64_t rows, T* best,
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
   std::copy(first, first + n, best);
   std::fill(index, index + n, I{0});
-  for (int64_t k = 1; k < rows; ++k) {
+  // kRowsPerPass rows per pass over best and index, which stay in registers meanwhile.
+  for (int64_t k = 1; k < rows; k += kRowsPerPass) {
     const T* row = first + k * stride;
-    const auto position = hn::Set(di, static_cast<I>(k));
+    const int64_t group = std::min(kRowsPerPass, rows - k);
     int64_t i = 0;
     for (; i + lanes <= n; i += lanes) {
-      const auto v = hn::LoadU(d, row + i);
-      const auto b = hn::LoadU(d, best + i);
-      const auto take = Replaces(v, b, maximum);
-      hn::StoreU(hn::IfThenElse(take, v, b), d, best + i);
-      hn::StoreU(hn::IfThenElse(hn::RebindMask(di, take), position, hn::LoadU(di, index + i)), di,
-                 index + i);
+      auto b = hn::LoadU(d, best + i);
+      auto at = hn::LoadU(di, index + i);
+      for (int64_t g = 0; g < group; ++g) {
+        const auto v = hn::LoadU(d, row + g * stride + i);
+        const auto take = Replaces(v, b, maximum);
+        b = hn::IfThenElse(take, v, b);
+        at = hn::IfThenElse(hn::RebindMask(di, take), hn::Set(di, static_cast<I>(k + g)), at);
+      }
+      hn::StoreU(b, d, best + i);
+      hn::StoreU(at, di, index + i);
     }
     for (; i < n; ++i) {
-      if (ReplacesValue(row[i], best[i], maximum)) {
-        best[i] = row[i];
-        index[i] = static_cast<I>(k);
+      for (int64_t g = 0; g < group; ++g) {
+        if (ReplacesValue(row[g * stride + i], best[i], maximum)) {
+          best[i] = row[g * stride + i];
+          index[i] = static_cast<I>(k + g);
+        }
       }
     }
   }
 }
 
-/// out[i] = x[i] - s (x and out may be the same array).
+/// Vectors a softmax adds into its f32 sum before adding that into double: few enough that f32
+/// rounding stays far below f32's tolerance.
+constexpr int64_t kExpSumBlock = 16;
+
+/// The sum of (x[i] - mean)^2: each deviation in T, their squares added in T a block of
+/// kExpSumBlock vectors at a time and the blocks in double. A result that overflows T's blocks
+/// (deviations beyond about 1e19 in f32) is summed again in double, as the reference does.
 template <typename T>
-void SubtractValue(const T* x, T s, T* out, int64_t n) {
+double SquaredDeviations(const T* x, int64_t n, double mean) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto vs = hn::Set(d, s);
+  const auto means = hn::Set(d, static_cast<T>(mean));
+  auto block = hn::Zero(d);
+  double total = 0.0;
   int64_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(hn::Sub(hn::LoadU(d, x + i), vs), d, out + i);
-  for (; i < n; ++i)
-    out[i] = x[i] - s;
+  for (int64_t k = 1; i + lanes <= n; i += lanes, ++k) {
+    const auto deviation = hn::Sub(hn::LoadU(d, x + i), means);
+    block = hn::MulAdd(deviation, deviation, block);
+    if (k % kExpSumBlock == 0) {
+      total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
+      block = hn::Zero(d);
+    }
+  }
+  total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
+  for (; i < n; ++i) {
+    const double deviation = static_cast<double>(x[i]) - mean;
+    total += deviation * deviation;
+  }
+  if (std::isfinite(total) || !std::isfinite(mean)) return total;
+  total = 0.0;
+  for (int64_t k = 0; k < n; ++k) {
+    const double deviation = static_cast<double>(x[k]) - mean;
+    total += deviation * deviation;
+  }
+  return total;
 }
 
-/// out[i] /= s.
-template <typename T>
-void DivideByValue(T* out, T s, int64_t n) {
-  const hn::ScalableTag<T> d;
-  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto vs = hn::Set(d, s);
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes)
-    hn::StoreU(hn::Div(hn::LoadU(d, out + i), vs), d, out + i);
-  for (; i < n; ++i)
-    out[i] /= s;
-}
-
-template <typename T>
-void Softmax(const T* x, T* out, int64_t n, bool log) {
-  const T max = Extreme(x, n, true);
-  SubtractValue(x, max, out, n);
-  // Shifted values are <= 0 (Exp's valid range) unless NaN or infinite.
-  MapChecked(
-      out, out, n, hwy::LowestValue<T>(), T{0},
-      [](auto d, auto v) HWY_ATTR { return hn::Exp(d, v); }, [](T v) { return std::exp(v); });
-  const auto sum = static_cast<T>(Sum(out, n));
-  if (log) {
-    SubtractValue(x, max, out, n);
-    SubtractValue(out, std::log(sum), out, n);
+/// exp(x) for x in [-inf, 0] (no NaN): f32 by the constants of Highway's Exp (highway_exp.h:
+/// the same reduction by ln 2 and degree-7 polynomial, by Horner's scheme) but with the exponent
+/// built in one step, which x <= 0 allows; results below 2^-126 (x < -87.34, subnormal) are
+/// flushed to 0, an error under 1.2e-38 that no softmax tolerance sees. About a quarter fewer
+/// operations than hn::Exp, whose full range softmax does not need. f64: hn::Exp.
+template <class D>
+HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
+  if constexpr (sizeof(hn::TFromD<D>) == 8) {
+    return hn::Exp(d, x);
   } else {
-    DivideByValue(out, sum, n);
+    namespace e = highway_exp;
+    const hn::RebindToSigned<D> di;
+    const auto lowest = hn::Set(d, -87.33654475f);  // ln(2^-126)
+    const auto clamped = hn::Max(x, lowest);
+    const auto k = hn::Round(hn::Mul(clamped, hn::Set(d, e::kOneOverLn2)));
+    auto r = hn::MulAdd(k, hn::Set(d, e::kLn2Part0), clamped);
+    r = hn::MulAdd(k, hn::Set(d, e::kLn2Part1), r);
+    auto q = hn::Set(d, e::kPoly[5]);
+    for (int j = 4; j >= 0; --j)
+      q = hn::MulAdd(q, r, hn::Set(d, e::kPoly[j]));
+    const auto p = hn::MulAdd(hn::Mul(r, r), q, hn::Add(r, hn::Set(d, 1.0f)));
+    const auto scale =
+        hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, k), hn::Set(di, 127))));
+    return hn::IfThenZeroElse(hn::Lt(x, lowest), hn::Mul(p, scale));
+  }
+}
+
+/// dst[i] = exp(x[i] - shift), returning the sum of dst. A finite shift, x's maximum, leaves
+/// every shifted value in [-inf, 0], where Exp is valid (below its lower bound, -inf included, it
+/// gives 0); any other shift (a row with NaN or +inf, or all -inf) goes through the standard
+/// library, which gives the reference's NaN.
+template <typename T>
+double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  double total = 0.0;
+  int64_t i = 0;
+  if (std::isfinite(shift)) {
+    const auto shifts = hn::Set(d, shift);
+    auto block = hn::Zero(d);
+    for (int64_t k = 1; i + lanes <= n; i += lanes, ++k) {
+      const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), shifts));
+      hn::StoreU(e, d, dst + i);
+      block = hn::Add(block, e);
+      if (k % kExpSumBlock == 0) {
+        total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
+        block = hn::Zero(d);
+      }
+    }
+    total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
+  }
+  for (; i < n; ++i) {
+    dst[i] = std::exp(x[i] - shift);
+    total += static_cast<double>(dst[i]);
+  }
+  return total;
+}
+
+/// out[i] = vec(d, i) a vector at a time and scalar(i) for the rest; with kStream, through
+/// streaming stores from the first vector-aligned element of out.
+template <bool kStream, typename T, class VecFn, class ScalarFn>
+HWY_INLINE void WriteRow(T* out, int64_t n, const VecFn& vec, const ScalarFn& scalar) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  if constexpr (kStream) {
+    const auto misaligned = reinterpret_cast<uintptr_t>(out) % (lanes * sizeof(T)) / sizeof(T);
+    const int64_t head =
+        std::min(n, misaligned == 0 ? 0 : lanes - static_cast<int64_t>(misaligned));
+    for (; i < head; ++i)
+      out[i] = scalar(i);
+  }
+  for (; i + lanes <= n; i += lanes) {
+    if constexpr (kStream) {
+      hn::Stream(vec(d, i), d, out + i);
+    } else {
+      hn::StoreU(vec(d, i), d, out + i);
+    }
+  }
+  for (; i < n; ++i)
+    out[i] = scalar(i);
+}
+
+/// Softmax's last pass: out = e / sum, or x - max - log(sum).
+template <bool kStream, typename T>
+void WriteSoftmax(const T* x, const T* e, T* out, int64_t n, T max, T sum, bool log) {
+  if (log) {
+    const T log_sum = std::log(sum);
+    return WriteRow<kStream>(
+        out, n,
+        [&](auto d, int64_t i) HWY_ATTR {
+          return hn::Sub(hn::Sub(hn::LoadU(d, x + i), hn::Set(d, max)), hn::Set(d, log_sum));
+        },
+        [&](int64_t i) { return x[i] - max - log_sum; });
+  }
+  WriteRow<kStream>(
+      out, n,
+      [&](auto d, int64_t i) HWY_ATTR { return hn::Div(hn::LoadU(d, e + i), hn::Set(d, sum)); },
+      [&](int64_t i) { return e[i] / sum; });
+}
+
+/// Reads x from memory once: its maximum, then (x in cache) the exponentials into scratch (or
+/// out) and their sum, then the result, written once.
+template <typename T>
+void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch) {
+  const T max = Extreme(x, n, true);
+  T* e = scratch != nullptr ? scratch : out;
+  const auto sum = static_cast<T>(ExpShiftedSum(x, max, e, n));
+  if (scratch != nullptr) return WriteSoftmax<true>(x, e, out, n, max, sum, log);
+  WriteSoftmax<false>(x, e, out, n, max, sum, log);
+}
+
+/// Pass 2 of a softmax across rows: e[k * n + i] = exp(row k's column i - max[i]) for the rows
+/// at first (stride apart), and sum[i] their column sums, added in T a block of kSumRows rows at
+/// a time and the blocks in double. Columns whose maximum is not finite go through the standard
+/// library (as ExpShiftedSum's rows).
+constexpr int64_t kSumRows = 32;
+
+template <typename T>
+void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* max, T* e, T* sum,
+                       int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  std::vector<double> total(static_cast<std::size_t>(n), 0.0);
+  for (int64_t k0 = 0; k0 < rows; k0 += kSumRows) {
+    const int64_t k1 = std::min(rows, k0 + kSumRows);
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      const auto shifts = hn::LoadU(d, max + i);
+      auto block = hn::Zero(d);
+      if (hn::AllTrue(d, hn::IsFinite(shifts))) {
+        for (int64_t k = k0; k < k1; ++k) {
+          const auto v = ExpNonPositive(d, hn::Sub(hn::LoadU(d, first + k * stride + i), shifts));
+          hn::StoreU(v, d, e + k * n + i);
+          block = hn::Add(block, v);
+        }
+        hn::StoreU(block, d, sum + i);
+      } else {
+        std::fill(sum + i, sum + i + lanes, T{0});
+        for (int64_t k = k0; k < k1; ++k) {
+          for (int64_t j = i; j < i + lanes; ++j) {
+            e[k * n + j] = std::exp(first[k * stride + j] - max[j]);
+            sum[j] += e[k * n + j];
+          }
+        }
+      }
+    }
+    for (; i < n; ++i) {
+      sum[i] = T{0};
+      for (int64_t k = k0; k < k1; ++k) {
+        e[k * n + i] = std::exp(first[k * stride + i] - max[i]);
+        sum[i] += e[k * n + i];
+      }
+    }
+    for (int64_t j = 0; j < n; ++j)
+      total[static_cast<std::size_t>(j)] += static_cast<double>(sum[j]);
+  }
+  for (int64_t j = 0; j < n; ++j)
+    sum[j] = static_cast<T>(total[static_cast<std::size_t>(j)]);
+}
+
+/// Softmax (or log-softmax) of each column i < n of the rows at first (stride apart), as
+/// Softmax's rows: the columns' maxima, then the exponentials into scratch (rows * n, kept in
+/// cache by the caller's choice of n) and their sums, then out (the same layout as the input)
+/// written once, with streaming stores if kStream. scratch also holds the maxima and sums (2 * n
+/// more).
+template <bool kStream, typename T>
+void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_t n, bool log,
+                    T* scratch) {
+  T* e = scratch;
+  T* max = scratch + rows * n;
+  T* sum = max + n;
+  ExtremeRows(first, stride, rows, max, n, true);
+  ExpShiftedColumns(first, stride, rows, max, e, sum, n);
+  if (log) {
+    for (int64_t j = 0; j < n; ++j)
+      sum[j] = std::log(sum[j]);
+  }
+  for (int64_t k = 0; k < rows; ++k) {
+    const T* x = first + k * stride;
+    const T* ek = e + k * n;
+    if (log) {
+      WriteRow<kStream>(
+          out + k * stride, n,
+          [&](auto d, int64_t i) HWY_ATTR {
+            return hn::Sub(hn::Sub(hn::LoadU(d, x + i), hn::LoadU(d, max + i)),
+                           hn::LoadU(d, sum + i));
+          },
+          [&](int64_t i) { return x[i] - max[i] - sum[i]; });
+    } else {
+      WriteRow<kStream>(
+          out + k * stride, n,
+          [&](auto d, int64_t i)
+              HWY_ATTR { return hn::Div(hn::LoadU(d, ek + i), hn::LoadU(d, sum + i)); },
+          [&](int64_t i) { return ek[i] / sum[i]; });
+    }
   }
 }
 
@@ -373,11 +675,33 @@ void ArgExtremeRowsF64(const double* first, int64_t stride, int64_t rows, double
                        int64_t* index, int64_t n, bool maximum) {
   ArgExtremeRows(first, stride, rows, best, index, n, maximum);
 }
-void SoftmaxF32(const float* x, float* out, int64_t n, bool log) {
-  Softmax(x, out, n, log);
+double SquaredDeviationsF32(const float* x, int64_t n, double mean) {
+  return SquaredDeviations(x, n, mean);
 }
-void SoftmaxF64(const double* x, double* out, int64_t n, bool log) {
-  Softmax(x, out, n, log);
+double SquaredDeviationsF64(const double* x, int64_t n, double mean) {
+  return SquaredDeviations(x, n, mean);
+}
+int64_t ArgExtremeF32(const float* x, int64_t n, bool maximum) {
+  return ArgExtreme(x, n, maximum);
+}
+int64_t ArgExtremeF64(const double* x, int64_t n, bool maximum) {
+  return ArgExtreme(x, n, maximum);
+}
+void SoftmaxColumnsF32(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                       bool log, float* scratch, bool stream) {
+  if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch);
+  SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
+}
+void SoftmaxColumnsF64(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                       bool log, double* scratch, bool stream) {
+  if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch);
+  SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
+}
+void SoftmaxF32(const float* x, float* out, int64_t n, bool log, float* scratch) {
+  Softmax(x, out, n, log, scratch);
+}
+void SoftmaxF64(const double* x, double* out, int64_t n, bool log, double* scratch) {
+  Softmax(x, out, n, log, scratch);
 }
 
 }  // namespace ember::flex::HWY_NAMESPACE
@@ -399,6 +723,12 @@ HWY_EXPORT(ExtremeRowsF32);
 HWY_EXPORT(ExtremeRowsF64);
 HWY_EXPORT(ArgExtremeRowsF32);
 HWY_EXPORT(ArgExtremeRowsF64);
+HWY_EXPORT(SquaredDeviationsF32);
+HWY_EXPORT(SquaredDeviationsF64);
+HWY_EXPORT(ArgExtremeF32);
+HWY_EXPORT(ArgExtremeF64);
+HWY_EXPORT(SoftmaxColumnsF32);
+HWY_EXPORT(SoftmaxColumnsF64);
 HWY_EXPORT(SoftmaxF32);
 HWY_EXPORT(SoftmaxF64);
 
@@ -445,11 +775,31 @@ void arg_extreme_rows(const double* first, int64_t stride, int64_t rows, double*
                       int64_t* index, int64_t n, bool maximum) {
   HWY_DYNAMIC_DISPATCH(ArgExtremeRowsF64)(first, stride, rows, best, index, n, maximum);
 }
-void softmax(const float* x, float* out, int64_t n, bool log) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log);
+double squared_deviations(const float* x, int64_t n, double mean) {
+  return HWY_DYNAMIC_DISPATCH(SquaredDeviationsF32)(x, n, mean);
 }
-void softmax(const double* x, double* out, int64_t n, bool log) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, out, n, log);
+double squared_deviations(const double* x, int64_t n, double mean) {
+  return HWY_DYNAMIC_DISPATCH(SquaredDeviationsF64)(x, n, mean);
+}
+int64_t arg_extreme(const float* x, int64_t n, bool maximum) {
+  return HWY_DYNAMIC_DISPATCH(ArgExtremeF32)(x, n, maximum);
+}
+int64_t arg_extreme(const double* x, int64_t n, bool maximum) {
+  return HWY_DYNAMIC_DISPATCH(ArgExtremeF64)(x, n, maximum);
+}
+void softmax_columns(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
+                     bool log, float* scratch, bool stream) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF32)(first, stride, rows, out, n, log, scratch, stream);
+}
+void softmax_columns(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
+                     bool log, double* scratch, bool stream) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF64)(first, stride, rows, out, n, log, scratch, stream);
+}
+void softmax(const float* x, float* out, int64_t n, bool log, float* scratch) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log, scratch);
+}
+void softmax(const double* x, double* out, int64_t n, bool log, double* scratch) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, out, n, log, scratch);
 }
 
 }  // namespace ember::flex::simd
