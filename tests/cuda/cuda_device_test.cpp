@@ -229,10 +229,21 @@ TEST(CudaDevice, ProductsOfTransposesMatchNdarray) {
   same(ops::matmul(a, ops::transpose(bt)), ops::matmul(host(a), host(b)), "a (b^T)^T");
   same(ops::matmul(ops::transpose(at), ops::transpose(bt)), ops::matmul(host(a), host(b)),
        "both sides transposed");
-  same(ops::matmul(a, ops::transpose(w)), ops::matmul(host(a), ops::transpose(host(w))),
-       "a linear layer");
-  same(ops::matmul(ops::transpose(at), ops::transpose(w)),
-       ops::matmul(host(a), ops::transpose(host(w))), "a linear layer of a transpose");
+  // A linear layer's weight, transposed then given a batch dim of 1 by a reshape.
+  const auto wt = [](const TensorHandle& x) {
+    return ops::reshape(ops::transpose(x), {1, 20, 45});
+  };
+  same(ops::matmul(a, wt(w)), ops::matmul(host(a), wt(host(w))), "a linear layer");
+  same(ops::matmul(ops::transpose(at), wt(w)), ops::matmul(host(a), wt(host(w))),
+       "a linear layer of a transpose");
+  // A reshape that changes the transpose's last two dims: the product reads the copy.
+  const TensorHandle square = random(Shape{6, 4});
+  const auto folded = [](const TensorHandle& x) {
+    return ops::reshape(ops::transpose(x), {3, 8, 1});
+  };
+  const TensorHandle c = random(Shape{3, 5, 8});
+  same(ops::matmul(c, folded(square)), ops::matmul(host(c), folded(host(square))),
+       "a product of a reshaped transpose");
   same(ops::transpose(w), ops::transpose(host(w)), "the transpose itself, read");
   same(ops::add(bt, bt), ops::add(host(bt), host(bt)), "an op reading a transpose");
 }

@@ -75,12 +75,20 @@ class DeviceBuffer final : public backend::Buffer {
   /// when something first asks for its address (set once, before the buffer is shared): a product
   /// reads the source instead, through cuBLASLt's transpose flag, and the copy never runs. The
   /// source stays alive as long as this buffer.
-  void defer_transpose(BufferPtr source, std::function<void(CUdeviceptr)> queue) {
-    deferred_ = std::make_unique<DeferredTranspose>(std::move(source), std::move(queue));
+  void defer_transpose(BufferPtr source, const Shape& shape,
+                       std::function<void(CUdeviceptr)> queue) {
+    deferred_ = std::make_unique<DeferredTranspose>(std::move(source), shape, std::move(queue));
   }
-  /// The dense tensor this one is the transpose of (its last two dims swapped), where it is kept.
-  const DeviceBuffer* transpose_source() const {
-    return deferred_ ? static_cast<const DeviceBuffer*>(deferred_->source.get()) : nullptr;
+  /// The dense tensor this one, of shape, is the transpose of (its last two dims swapped), where it
+  /// is kept and shape has the transpose's last two dims (a reshape that keeps them, adding or
+  /// merging batch dims, keeps the relation; one that changes them does not).
+  const DeviceBuffer* transpose_source(const Shape& shape) const {
+    if (!deferred_ || shape.rank() < 2) return nullptr;
+    const Shape& made = deferred_->shape;
+    if (shape[shape.rank() - 1] != made[made.rank() - 1] ||
+        shape[shape.rank() - 2] != made[made.rank() - 2])
+      return nullptr;
+    return static_cast<const DeviceBuffer*>(deferred_->source.get());
   }
   /// The range of the integers it holds, where the host knew it when it made them (set once,
   /// before the buffer is shared).
@@ -93,9 +101,10 @@ class DeviceBuffer final : public backend::Buffer {
   std::byte* block_;
   std::optional<IndexRange> index_range_;
   struct DeferredTranspose {
-    DeferredTranspose(BufferPtr source, std::function<void(CUdeviceptr)> queue)
-        : source(std::move(source)), queue(std::move(queue)) {}
+    DeferredTranspose(BufferPtr source, Shape shape, std::function<void(CUdeviceptr)> queue)
+        : source(std::move(source)), shape(std::move(shape)), queue(std::move(queue)) {}
     BufferPtr source;
+    Shape shape;  // the transpose's
     std::function<void(CUdeviceptr)> queue;
     std::once_flag once;
   };
@@ -315,10 +324,12 @@ class CudaBackend final : public backend::Backend {
     // Not zeroed first: the copy writes every byte.
     TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
     const std::span<std::byte> bytes = data.bytes_mut();
+    // The address first: a deferred transpose queues its copy when asked for it, and the drain
+    // then issues that copy before the download.
+    const CUdeviceptr from = address_of(operand);
     queue_->drain();
     if (!bytes.empty())
-      gpu_->check(gpu_->api().cuMemcpyDtoHAsync(bytes.data(), address_of(operand), bytes.size(),
-                                                gpu_->stream()),
+      gpu_->check(gpu_->api().cuMemcpyDtoHAsync(bytes.data(), from, bytes.size(), gpu_->stream()),
                   "cuMemcpyDtoHAsync");
     gpu_->synchronize();
     return data;
@@ -754,7 +765,7 @@ class CudaBackend final : public backend::Backend {
   static void read_transposed(const Operand& operand, CUdeviceptr& address, bool& transposed,
                               bool allowed) {
     const auto& buffer = static_cast<const DeviceBuffer&>(*operand.buffer);
-    const DeviceBuffer* source = allowed ? buffer.transpose_source() : nullptr;
+    const DeviceBuffer* source = allowed ? buffer.transpose_source(operand.meta.shape) : nullptr;
     transposed = source != nullptr;
     address = source != nullptr ? source->address() : buffer.address();
   }
@@ -804,9 +815,9 @@ class CudaBackend final : public backend::Backend {
     out->set_index_range(static_cast<const DeviceBuffer&>(*operand.buffer).index_range());
     const CUdeviceptr from = address_of(operand);
     const std::size_t element_size = dtype_size(meta.dtype);
-    out->defer_transpose(operand.buffer, [this, from, element_size, walk](CUdeviceptr to) {
-      copy(from, to, element_size, walk);
-    });
+    out->defer_transpose(
+        operand.buffer, meta.shape,
+        [this, from, element_size, walk](CUdeviceptr to) { copy(from, to, element_size, walk); });
     return Outputs{out};
   }
 
