@@ -207,9 +207,9 @@ TEST(CudaDevice, PermutesMatchNdarrayWhateverTheirTilesAndDtype) {
 
 TEST(CudaDevice, ProductsOfTransposesMatchNdarray) {
   EMBER_SKIP_WITHOUT_GPU(gpu);
-  // A transpose of the last two dims is copied only when something needs its bytes; a product
-  // reads the tensor it transposes with cuBLASLt's transpose flag: either side, batched, a linear
-  // layer's batch folded into rows (its left side then copied), and the transpose read afterwards.
+  // Products whose operands are transposes (made dense by a copy): either side, batched, a linear
+  // layer's weight with a batch dim of 1 (its batch folded into rows), a reshape that changes a
+  // transpose's last two dims, and transposes read or used by other ops.
   const Device cpu = Device::ndarray();
   const auto random = [&](const Shape& shape) {
     return ops::random(shape, Distribution::normal(0.0, 1.0), TensorCreationOptions(*gpu),
