@@ -3,8 +3,9 @@
 elementwise ops, a GELU written from primitive ops, reductions, softmax, conv2d, max_pool2d and
 an MLP training step, with the same shapes, inputs (bench/support/pattern.h) and thread count on
 both sides, and a STREAM-like copy and triad (C++) as the ceiling of elementwise work. Matmul and
-conv2d also in bf16 and f16 (the f32 inputs cast), the MLP step also under bf16 autocast (issue
-23: ember's device.autocast, torch.autocast).
+conv2d also in bf16 and f16 (the f32 inputs cast), as are add, mul, exp, tanh, softmax and
+sum/argmax along the last dim; the MLP step also under bf16 autocast (issue 23: ember's
+device.autocast, torch.autocast).
 
 For each workload and round, ember (bench/op_bench, Google Benchmark, one process per run) and
 the PyTorch worker (bench/peer_torch/ops.py, one process per thread count) run alternately;
@@ -113,11 +114,18 @@ def matmuls(sizes):
     return rows
 
 
+ELEMENT_BYTES = {"f32": F32, "bf16": 2, "f16": 2}
+
+
 def elementwise(sizes):
     shape = sizes.elementwise
-    rows = [Workload(f"{op} [{shape_text(shape)}]", {"op": op, "shape": shape}, "GB/s",
-                     (3 if op in ("add", "mul") else 2) * numel(shape) * F32, FASTER)
-            for op in ("add", "mul", "exp", "tanh")]
+    rows = []
+    for dtype in ("f32",) + REDUCED:
+        for op in ("add", "mul", "exp", "tanh"):
+            label, spec = with_dtype(f"{op} [{shape_text(shape)}]", {"op": op, "shape": shape},
+                                     dtype)
+            rows.append(Workload(label, spec, "GB/s", (3 if op in ("add", "mul") else 2) *
+                                 numel(shape) * ELEMENT_BYTES[dtype], FASTER))
     rows.append(Workload(f"GELU from 9 primitive ops [{shape_text(sizes.gelu)}]",
                          {"op": "gelu", "shape": sizes.gelu}, "GB/s",
                          2 * numel(sizes.gelu) * F32, FUSED))
@@ -133,9 +141,19 @@ def reductions(sizes):
             rows.append(Workload(f"{op} dim {dim} [{shape_text(shape)}]",
                                  {"op": op, "shape": shape, "dim": dim}, "GB/s",
                                  numel(shape) * F32 + out * out_bytes, FASTER, op == "argmax"))
-    rows.append(Workload(f"softmax last dim [{shape_text(sizes.softmax)}]",
-                         {"op": "softmax", "shape": sizes.softmax, "dim": 2}, "GB/s",
-                         2 * numel(sizes.softmax) * F32, FASTER))
+    for dtype in ("f32",) + REDUCED:
+        label, spec = with_dtype(f"softmax last dim [{shape_text(sizes.softmax)}]",
+                                 {"op": "softmax", "shape": sizes.softmax, "dim": 2}, dtype)
+        rows.append(Workload(label, spec, "GB/s", 2 * numel(sizes.softmax) * ELEMENT_BYTES[dtype],
+                             FASTER))
+    for dtype in REDUCED:  # along the last dim, the rows' one kernel
+        for op, out_bytes in (("sum", ELEMENT_BYTES[dtype]), ("argmax", I64)):
+            out = numel(shape) // shape[2]
+            label, spec = with_dtype(f"{op} dim 2 [{shape_text(shape)}]",
+                                     {"op": op, "shape": shape, "dim": 2}, dtype)
+            rows.append(Workload(label, spec, "GB/s",
+                                 numel(shape) * ELEMENT_BYTES[dtype] + out * out_bytes, FASTER,
+                                 op == "argmax"))
     return rows
 
 

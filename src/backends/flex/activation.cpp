@@ -1,4 +1,5 @@
-// Activations and softmax on f32 / f64 through the SIMD loops of simd.h. Softmax runs along
+// Activations and softmax on f32 / f64 through the SIMD loops of simd.h (activations on bf16 / f16
+// through the same loops in f32 chunks, narrow.h). Softmax runs along
 // contiguous rows: its dim is moved last (copied once if needed) and the result handed back as
 // a view in the input's dim order.
 #include <algorithm>
@@ -7,21 +8,23 @@
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/kernels.h"
+#include "backends/flex/narrow.h"
 #include "backends/flex/simd.h"
 
 namespace ember::flex {
 
 std::optional<View> run(const ir::Activation& op, Views in, Outputs out) {
   const DType dtype = in[0].dtype;
-  if (!is_simd_float(dtype)) return std::nullopt;
-  return visit_simd_float(dtype, [&]<typename T>() {
+  if (!is_kernel_float(dtype)) return std::nullopt;
+  return visit_kernel_float(dtype, [&]<typename T>() {
     const View x = contiguous(in[0]);
     OutputTensor result(out[0]);
     const T* src = x.data<T>();
     T* dst = result.data<T>();
-    parallel_for(x.num_elements(), kElementGrain, [&](int64_t begin, int64_t end) {
-      simd::activation(op, src + begin, dst + begin, end - begin);
-    });
+    const auto f =
+        unary_in_f32<T>([&](const auto* a, auto* b, int64_t n) { simd::activation(op, a, b, n); });
+    parallel_for(x.num_elements(), kElementGrain,
+                 [&](int64_t begin, int64_t end) { f(src + begin, dst + begin, end - begin); });
     return result.view();
   });
 }

@@ -8,6 +8,7 @@
 #include "backends/flex/bfloat16_bits.h"
 #include "backends/flex/half_bits.h"
 #include "backends/flex/kernels.h"
+#include "backends/flex/simd.h"
 #include "backends/flex/strided_loop.h"
 #include "backends/flex/thread_pool.h"
 
@@ -48,22 +49,18 @@ void convert_run(const From* src, To* dst, int64_t count) {
     dst[j] = element<To>(src[j]);
 }
 
-/// f32 to f16 as convert_run: each block by half_bits, and again by Half's constructor when it
-/// holds a value half_bits does not cover (a NaN, or one in f16's subnormal range).
+/// The conversions between f32 and the narrow floats, at the CPU's widest vectors (simd.h).
+void convert_run(const BFloat16* src, float* dst, int64_t count) {
+  simd::widen(src, dst, count);
+}
+void convert_run(const Half* src, float* dst, int64_t count) {
+  simd::widen(src, dst, count);
+}
+void convert_run(const float* src, BFloat16* dst, int64_t count) {
+  simd::narrow(src, dst, count);
+}
 void convert_run(const float* src, Half* dst, int64_t count) {
-  int64_t j = 0;
-  for (; j + kBlock <= count; j += kBlock) {
-    uint32_t uncovered = 0;
-    for (int64_t i = 0; i < kBlock; ++i) {
-      const auto bits = std::bit_cast<uint32_t>(src[j + i]);
-      dst[j + i] = Half::from_bits(half_bits(bits));
-      uncovered |= half_needs_constructor(bits) ? 1u : 0u;
-    }
-    for (int64_t i = 0; uncovered != 0 && i < kBlock; ++i)
-      dst[j + i] = Half(src[j + i]);
-  }
-  for (; j < count; ++j)
-    dst[j] = Half(src[j]);
+  simd::narrow(src, dst, count);
 }
 
 template <typename From, typename To>

@@ -14,6 +14,7 @@
 #include "backends/flex/kernels.h"
 #include "backends/flex/packing_buffer.h"
 #include "backends/flex/thread_pool.h"
+#include "backends/flex/widened.h"
 #include "core/inline_vector.h"
 #include "core/recycled.h"
 
@@ -59,7 +60,8 @@ backend::Outputs buffers_of(std::vector<View> results) {
   return buffers;
 }
 
-/// op's outputs: from its flex kernel when it has one that accepts the inputs, else from ndarray.
+/// op's outputs: from its flex kernel when it has one that accepts the inputs, else from its f32
+/// kernel on bf16 / f16 inputs widened (widened.h), else from ndarray.
 template <typename Op>
 backend::Outputs run_op(const Op& op, Views in, Outputs out) {
   if constexpr (HasFlexKernel<Op>) {
@@ -70,6 +72,10 @@ backend::Outputs run_op(const Op& op, Views in, Outputs out) {
     }
   } else if constexpr (HasFlexMultiKernel<Op>) {
     if (std::optional<std::vector<View>> results = run(op, in, out))
+      return buffers_of(*std::move(results));
+  }
+  if constexpr (HasFlexKernel<Op> || HasFlexMultiKernel<Op>) {
+    if (std::optional<std::vector<View>> results = run_widened(op, in, out))
       return buffers_of(*std::move(results));
   }
   return buffers_of(run_on_ndarray(op, in, out));
