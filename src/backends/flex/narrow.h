@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <vector>
 
 #include "backends/flex/simd.h"
 #include "ember/float16.h"
@@ -44,6 +45,27 @@ auto unary_in_f32(F f) {
         f(static_cast<const float*>(buffer), buffer, count);
         simd::narrow(buffer, y + i, count);
       }
+    };
+  }
+}
+
+/// f(x, y, n) of an f32 loop that needs the whole of x at once (a softmax row) over arrays of T:
+/// f itself for f32 and f64; for bf16 and f16, f on x widened into buffers the thread keeps, the
+/// result narrowed into y.
+template <typename T, typename F>
+auto row_in_f32(F f) {
+  if constexpr (!NarrowFloat<T>) {
+    return f;
+  } else {
+    return [f](const T* x, T* y, int64_t n) {
+      // Two halves, the input and the result: the loop need not work in place.
+      thread_local std::vector<float> rows;
+      if (static_cast<int64_t>(rows.size()) < 2 * n) rows.resize(2 * static_cast<std::size_t>(n));
+      float* in = rows.data();
+      float* out = rows.data() + n;
+      simd::widen(x, in, n);
+      f(static_cast<const float*>(in), out, n);
+      simd::narrow(out, y, n);
     };
   }
 }
