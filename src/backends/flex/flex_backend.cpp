@@ -96,10 +96,11 @@ backend::Outputs FlexBackend::execute(const ir::Op& op, std::span<const backend:
 }
 
 // The tile interpreter and the JIT keep one register type per element type: f32 lanes and bool
-// bytes (fused.h). Ranks are unbounded: a program walks its shape as rows of the last dim.
+// bytes (fused.h); the tile interpreter computes bf16 and f16 in f32 lanes too, reading and
+// writing them narrow. Ranks are unbounded: a program walks its shape as rows of the last dim.
 backend::FusionSupport FlexBackend::fusion_support() const {
   backend::FusionSupport support;
-  support.dtypes = {DType::F32, DType::Bool};
+  support.dtypes = {DType::F32, DType::Bool, DType::BF16, DType::F16};
   support.max_rank = std::numeric_limits<std::size_t>::max();
   support.runs_programs = true;
   return support;

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "backends/flex/simd.h"
+#include "ember/dtype.h"
 #include "ember/float16.h"
 
 namespace ember::flex {
@@ -95,5 +97,13 @@ auto binary_in_f32(F f) {
     };
   }
 }
+
+/// dst[i] = float(src[i]) for n elements of the narrow dtype at src (bf16 or f16).
+void widen(DType dtype, const std::byte* src, float* dst, int64_t n);
+/// dst[i] = src[i] narrowed to dtype (bf16 or f16), n elements.
+void narrow(DType dtype, const float* src, std::byte* dst, int64_t n);
+/// x[i] rounded to dtype (bf16 or f16) and widened back, in place: a value computed in f32 as a
+/// narrow op gives it.
+void round_to(DType dtype, float* x, int64_t n);
 
 }  // namespace ember::flex
