@@ -11,6 +11,7 @@
 
 #include "backends/flex/bfloat16_bits.h"
 #include "backends/flex/half_bits.h"
+#include "backends/flex/simd.h"
 #include "flex_test_util.h"
 
 namespace ember::flex::test {
@@ -75,6 +76,26 @@ TEST(FlexFloat16Bits, CastKernelEqualsTheTypesRounding) {
   for (std::size_t i = 0; i < values.size(); ++i) {
     ASSERT_EQ(halves[i].bits, Half(values[i]).bits) << std::hex << patterns[i];
     ASSERT_EQ(bfloats[i].bits, BFloat16(values[i]).bits) << std::hex << patterns[i];
+  }
+}
+
+TEST(FlexFloat16Bits, RoundingInPlaceEqualsTheTypesRounding) {
+  // simd::round_to_*: what a fused program does to each bf16 / f16 instruction's f32 result.
+  const std::vector<uint32_t> patterns = ties(19);
+  std::vector<float> bfloats;
+  for (const uint32_t bits : patterns)
+    bfloats.push_back(std::bit_cast<float>(bits));
+  std::vector<float> halves = bfloats;
+  simd::round_to_bfloat16(bfloats.data(), static_cast<int64_t>(bfloats.size()));
+  simd::round_to_half(halves.data(), static_cast<int64_t>(halves.size()));
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    const float value = std::bit_cast<float>(patterns[i]);
+    ASSERT_EQ(std::bit_cast<uint32_t>(bfloats[i]),
+              std::bit_cast<uint32_t>(static_cast<float>(BFloat16(value))))
+        << std::hex << patterns[i];
+    ASSERT_EQ(std::bit_cast<uint32_t>(halves[i]),
+              std::bit_cast<uint32_t>(static_cast<float>(Half(value))))
+        << std::hex << patterns[i];
   }
 }
 

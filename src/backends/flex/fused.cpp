@@ -126,17 +126,6 @@ DType compute_dtype(DType dtype) {
   return is_narrow_float(dtype) ? DType::F32 : dtype;
 }
 
-/// Whether the program reads, computes or writes bf16 or f16.
-bool has_narrow(const ir::Program& program) {
-  for (const ir::ProgramInput& input : program.inputs) {
-    if (is_narrow_float(input.dtype)) return true;
-  }
-  for (const ir::Instruction& instruction : program.instructions) {
-    if (is_narrow_float(instruction.dtype)) return true;
-  }
-  return false;
-}
-
 /// op with its scalar operand rounded to dtype, when dtype is narrow: a bf16 tensor's op takes the
 /// scalar as a bf16 value (ndarray::scalar_as), while the tile computes in f32.
 ir::Op with_narrow_scalar(ir::Op op, DType dtype) {
@@ -319,6 +308,16 @@ std::vector<float> f32_scalars(const std::vector<ir::Op>& ops) {
 }
 
 }  // namespace
+
+bool has_narrow(const ir::Program& program) {
+  for (const ir::ProgramInput& input : program.inputs) {
+    if (is_narrow_float(input.dtype)) return true;
+  }
+  for (const ir::Instruction& instruction : program.instructions) {
+    if (is_narrow_float(instruction.dtype)) return true;
+  }
+  return false;
+}
 
 std::vector<View> run_fused(const ir::Program& program, Views inputs,
                             std::span<const Scalar> constants, const Shape& shape) {

@@ -13,13 +13,8 @@ void narrow(DType dtype, const float* src, std::byte* dst, int64_t n) {
 }
 
 void round_to(DType dtype, float* x, int64_t n) {
-  uint16_t bits[kNarrowChunk];
-  auto* narrowed = reinterpret_cast<std::byte*>(bits);
-  for (int64_t i = 0; i < n; i += kNarrowChunk) {
-    const int64_t count = std::min(kNarrowChunk, n - i);
-    narrow(dtype, x + i, narrowed, count);
-    widen(dtype, narrowed, x + i, count);
-  }
+  if (dtype == DType::BF16) return simd::round_to_bfloat16(x, n);
+  simd::round_to_half(x, n);
 }
 
 }  // namespace ember::flex

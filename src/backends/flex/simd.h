@@ -51,6 +51,9 @@ void widen(const Half* src, float* dst, int64_t n);
 /// types' constructors (bfloat16_bits.h, half_bits.h).
 void narrow(const float* src, BFloat16* dst, int64_t n);
 void narrow(const float* src, Half* dst, int64_t n);
+/// x[i] = float(BFloat16(x[i])) / float(Half(x[i])), i < n, in place, without storing the 16 bits.
+void round_to_bfloat16(float* x, int64_t n);
+void round_to_half(float* x, int64_t n);
 
 /// out[i] = op(x[i]), computed by its formula (ir/formulas.h) in the element type, as ndarray does
 /// (every activation).

@@ -52,26 +52,41 @@ void WidenBFloat16(const BFloat16* src, float* dst, int64_t n) {
       [&](int64_t i) { dst[i] = from_bfloat16(src[i]); });
 }
 
-void NarrowBFloat16(const float* src, BFloat16* dst, int64_t n) {
+/// to_bfloat16's formula, lane by lane: the bf16 bits of f32 lanes v, in the low half of u32 lanes.
+HWY_INLINE hn::Vec<Du32> BFloat16Bits(hn::Vec<Df> v) {
   const Du32 du;
+  const hn::RebindToSigned<Du32> di;
+  const auto bits = hn::BitCast(du, v);
+  const auto truncated = hn::ShiftRight<16>(bits);
+  const auto odd = hn::And(truncated, hn::Set(du, 1u));
+  const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
+  const auto silent = hn::Eq(hn::And(truncated, hn::Set(du, 0x7Fu)), hn::Zero(du));
+  const auto nan = hn::Or(truncated, hn::IfThenElseZero(silent, hn::Set(du, 0x40u)));
+  const auto magnitude = hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFF'FFFFu)));
+  const auto is_nan = hn::RebindMask(du, hn::Gt(magnitude, hn::Set(di, 0x7F80'0000)));
+  return hn::IfThenElse(is_nan, nan, rounded);
+}
+
+void NarrowBFloat16(const float* src, BFloat16* dst, int64_t n) {
   const hn::RebindToSigned<Du32> di;
   auto* out = reinterpret_cast<uint16_t*>(dst);
   ForLanes(
       n,
       [&](int64_t i) HWY_ATTR {
-        // to_bfloat16's formula, lane by lane.
-        const auto bits = hn::BitCast(du, hn::LoadU(Df(), src + i));
-        const auto truncated = hn::ShiftRight<16>(bits);
-        const auto odd = hn::And(truncated, hn::Set(du, 1u));
-        const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
-        const auto silent = hn::Eq(hn::And(truncated, hn::Set(du, 0x7Fu)), hn::Zero(du));
-        const auto nan = hn::Or(truncated, hn::IfThenElseZero(silent, hn::Set(du, 0x40u)));
-        const auto magnitude = hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFF'FFFFu)));
-        const auto is_nan = hn::RebindMask(du, hn::Gt(magnitude, hn::Set(di, 0x7F80'0000)));
-        const auto result = hn::BitCast(di, hn::IfThenElse(is_nan, nan, rounded));
-        hn::StoreU(hn::DemoteTo(Du16(), result), Du16(), out + i);
+        const auto bits = hn::BitCast(di, BFloat16Bits(hn::LoadU(Df(), src + i)));
+        hn::StoreU(hn::DemoteTo(Du16(), bits), Du16(), out + i);
       },
       [&](int64_t i) { dst[i] = to_bfloat16(src[i]); });
+}
+
+void RoundToBFloat16(float* x, int64_t n) {
+  ForLanes(
+      n,
+      [&](int64_t i) HWY_ATTR {
+        const auto bits = BFloat16Bits(hn::LoadU(Df(), x + i));
+        hn::StoreU(hn::BitCast(Df(), hn::ShiftLeft<16>(bits)), Df(), x + i);
+      },
+      [&](int64_t i) { x[i] = from_bfloat16(to_bfloat16(x[i])); });
 }
 
 void WidenHalf(const Half* src, float* dst, int64_t n) {
@@ -132,6 +147,31 @@ void NarrowHalf(const float* src, Half* dst, int64_t n) {
   }
 }
 
+void RoundToHalf(float* x, int64_t n) {
+  const auto scalar = [&](int64_t i) { x[i] = from_half(HalfOf(x[i])); };
+  if constexpr (!kF16C) {
+    for (int64_t i = 0; i < n; ++i)
+      scalar(i);
+  } else {
+    const Df df;
+    const hn::Rebind<hwy::float16_t, Df> dh;
+    ForLanes(
+        n,
+        [&](int64_t i) HWY_ATTR {
+          const auto v = hn::LoadU(df, x + i);
+          // NaN lanes keep Half's payload (NarrowHalf says why); the rest round-trip through F16C,
+          // whose widening is exact.
+          if (!hn::AllFalse(df, hn::IsNaN(v))) {
+            for (int64_t j = 0; j < static_cast<int64_t>(hn::Lanes(df)); ++j)
+              scalar(i + j);
+            return;
+          }
+          hn::StoreU(hn::PromoteTo(df, hn::DemoteTo(dh, v)), df, x + i);
+        },
+        scalar);
+  }
+}
+
 }  // namespace ember::flex::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 
@@ -142,6 +182,8 @@ HWY_EXPORT(WidenBFloat16);
 HWY_EXPORT(NarrowBFloat16);
 HWY_EXPORT(WidenHalf);
 HWY_EXPORT(NarrowHalf);
+HWY_EXPORT(RoundToBFloat16);
+HWY_EXPORT(RoundToHalf);
 
 void widen(const BFloat16* src, float* dst, int64_t n) {
   HWY_DYNAMIC_DISPATCH(WidenBFloat16)(src, dst, n);
@@ -154,6 +196,12 @@ void narrow(const float* src, BFloat16* dst, int64_t n) {
 }
 void narrow(const float* src, Half* dst, int64_t n) {
   HWY_DYNAMIC_DISPATCH(NarrowHalf)(src, dst, n);
+}
+void round_to_bfloat16(float* x, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(RoundToBFloat16)(x, n);
+}
+void round_to_half(float* x, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(RoundToHalf)(x, n);
 }
 
 }  // namespace ember::flex::simd
