@@ -83,8 +83,7 @@ std::vector<NarrowCase> narrow_cases() {
 }
 
 /// Values of both signs spread over [-4, 4), distinct enough that argmax has few ties.
-TensorData narrow_inputs(int seed, DType dtype) {
-  const Shape shape{3, 1000};  // one row is two whole f32 chunks and a partial one
+TensorData narrow_inputs(int seed, DType dtype, const Shape& shape) {
   std::vector<double> values(static_cast<std::size_t>(shape.num_elements()));
   for (std::size_t i = 0; i < values.size(); ++i)
     values[i] =
@@ -98,12 +97,16 @@ double torch_rtol(DType dtype) {
   return dtype == DType::BF16 ? 1.6e-2 : 1e-3;
 }
 
-void check_narrow(const NarrowCase& c, const Device& device, DType dtype) {
+/// One row is two whole f32 chunks and a partial one.
+const Shape kNarrowShape{3, 1000};
+
+void check_narrow(const NarrowCase& c, const Device& device, DType dtype,
+                  const Shape& shape = kNarrowShape) {
   std::ostringstream where;
   where << c.name << " " << dtype << " on " << device;
   const std::string what = where.str();
-  const TensorData a = narrow_inputs(1, dtype);
-  const TensorData b = narrow_inputs(2, dtype);
+  const TensorData a = narrow_inputs(1, dtype, shape);
+  const TensorData b = narrow_inputs(2, dtype, shape);
   const auto run = [&](const Device& on, DType as) {
     const TensorHandle x = ops::cast(ops::from_data(a, on, TensorKind::Float), as);
     const TensorHandle y = ops::cast(ops::from_data(b, on, TensorKind::Float), as);
@@ -142,6 +145,17 @@ TEST_P(FlexNarrowFloat, EveryOpMatchesF32AndExactOpsMatchNdarrayBitForBit) {
     for (const NarrowCase& c : narrow_cases())
       check_narrow(c, device, GetParam());
   }
+}
+
+TEST_P(FlexNarrowFloat, ReductionsOverSeveralSlabsMatchF32AndNdarray) {
+  // 1.4M elements: reduced along dim 1 in two slabs of rows (widened.cpp).
+  const std::vector<NarrowCase> reductions = {
+      {"sum dim 1", [](auto& a, auto&) { return ops::sum_dim(a, 1); }, false},
+      {"argmax dim 1", [](auto& a, auto&) { return ops::argmax(a, 1); }, true},
+      {"max dim 1", [](auto& a, auto&) { return ops::max_dim(a, 1); }, true},
+  };
+  for (const NarrowCase& c : reductions)
+    check_narrow(c, Device::flex(), GetParam(), Shape{700, 2000});
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, FlexNarrowFloat, ::testing::Values(DType::BF16, DType::F16),
