@@ -53,18 +53,18 @@ void WidenBFloat16(const BFloat16* src, float* dst, int64_t n) {
 }
 
 /// to_bfloat16's formula, lane by lane: the bf16 bits of f32 lanes v, in the low half of u32 lanes.
+/// The NaN lanes' payloads only where there are NaNs: the branch is cheaper than their formula.
 HWY_INLINE hn::Vec<Du32> BFloat16Bits(hn::Vec<Df> v) {
   const Du32 du;
-  const hn::RebindToSigned<Du32> di;
   const auto bits = hn::BitCast(du, v);
   const auto truncated = hn::ShiftRight<16>(bits);
   const auto odd = hn::And(truncated, hn::Set(du, 1u));
   const auto rounded = hn::ShiftRight<16>(hn::Add(bits, hn::Add(hn::Set(du, 0x7FFFu), odd)));
+  const auto is_nan = hn::IsNaN(v);
+  if (HWY_LIKELY(hn::AllFalse(Df(), is_nan))) return rounded;
   const auto silent = hn::Eq(hn::And(truncated, hn::Set(du, 0x7Fu)), hn::Zero(du));
   const auto nan = hn::Or(truncated, hn::IfThenElseZero(silent, hn::Set(du, 0x40u)));
-  const auto magnitude = hn::BitCast(di, hn::And(bits, hn::Set(du, 0x7FFF'FFFFu)));
-  const auto is_nan = hn::RebindMask(du, hn::Gt(magnitude, hn::Set(di, 0x7F80'0000)));
-  return hn::IfThenElse(is_nan, nan, rounded);
+  return hn::IfThenElse(hn::RebindMask(du, is_nan), nan, rounded);
 }
 
 void NarrowBFloat16(const float* src, BFloat16* dst, int64_t n) {
