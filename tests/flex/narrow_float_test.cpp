@@ -148,11 +148,22 @@ TEST_P(FlexNarrowFloat, EveryOpMatchesF32AndExactOpsMatchNdarrayBitForBit) {
 }
 
 TEST_P(FlexNarrowFloat, ReductionsOverSeveralSlabsMatchF32AndNdarray) {
-  // 1.4M elements: reduced along dim 1 in two slabs of rows (widened.cpp).
+  // 1.4M elements (widened.cpp): the last dim row by row (sum, max), and a middle dim (and
+  // argmax's last) in two slabs of the first dim.
   const std::vector<NarrowCase> reductions = {
       {"sum dim 1", [](auto& a, auto&) { return ops::sum_dim(a, 1); }, false},
-      {"argmax dim 1", [](auto& a, auto&) { return ops::argmax(a, 1); }, true},
       {"max dim 1", [](auto& a, auto&) { return ops::max_dim(a, 1); }, true},
+      {"argmax dim 1", [](auto& a, auto&) { return ops::argmax(a, 1); }, true},
+      {"sum middle dim",
+       [](auto& a, auto&) {
+         return ops::sum_dim(ops::reshape(a, {700, 20, 100}), 1);
+       },
+       false},
+      {"max middle dim",
+       [](auto& a, auto&) {
+         return ops::max_dim(ops::reshape(a, {700, 20, 100}), 1);
+       },
+       true},
   };
   for (const NarrowCase& c : reductions)
     check_narrow(c, Device::flex(), GetParam(), Shape{700, 2000});

@@ -2,9 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "backends/flex/convert.h"
+#include "backends/flex/elementwise_runs.h"
 #include "backends/flex/float_dispatch.h"
+#include "backends/flex/narrow.h"
+#include "backends/flex/simd.h"
+#include "backends/flex/thread_pool.h"
 #include "backends/flex/view_ops.h"
 
 namespace ember::flex {
@@ -20,6 +25,42 @@ View first_rows(const View& x, int64_t begin, int64_t count) {
     ranges.push_back({0, x.shape[d], 1});
   ranges[0] = {begin, begin + count, 1};
   return sliced(x, ranges);
+}
+
+/// A bf16 / f16 sum, mean, max or min along the last dim of a contiguous tensor: each row
+/// widened into a buffer the thread keeps and reduced by the f32 loops (simd.h), one pass over
+/// the narrow bytes; a sum is taken in double and rounded once, as ndarray's. nullopt otherwise.
+std::optional<View> reduce_rows(const ir::Reduce& op, const View& x, const ir::TensorMeta& out) {
+  const bool sums = op.op == ir::ReduceOp::Sum || op.op == ir::ReduceOp::Mean;
+  const bool extreme = op.op == ir::ReduceOp::Max || op.op == ir::ReduceOp::Min;
+  const auto last = static_cast<int64_t>(x.shape.rank()) - 1;
+  if (!(sums || extreme) || op.dim != last || !x.is_contiguous() || x.num_elements() == 0)
+    return std::nullopt;
+  const int64_t n = x.shape[static_cast<std::size_t>(last)];
+  OutputTensor result(out);
+  visit_kernel_float(x.dtype, [&]<typename T>() {
+    if constexpr (NarrowFloat<T>) {
+      const T* src = x.data<T>();
+      T* dst = result.data<T>();
+      const auto reduce = [&](const float* row) {
+        if (extreme) return simd::extreme(row, n, op.op == ir::ReduceOp::Max);
+        const double sum = simd::sum(row, n);
+        return static_cast<float>(op.op == ir::ReduceOp::Mean ? sum / static_cast<double>(n) : sum);
+      };
+      parallel_for(x.num_elements() / n, std::max<int64_t>(1, kElementGrain / n),
+                   [&](int64_t begin, int64_t end) {
+                     thread_local std::vector<float> row;
+                     if (static_cast<int64_t>(row.size()) < n)
+                       row.resize(static_cast<std::size_t>(n));
+                     for (int64_t r = begin; r < end; ++r) {
+                       simd::widen(src + r * n, row.data(), n);
+                       const float value = reduce(row.data());
+                       simd::narrow(&value, dst + r, 1);
+                     }
+                   });
+    }
+  });
+  return std::move(result).view();
 }
 
 }  // namespace
@@ -43,7 +84,9 @@ WidenedOperands::WidenedOperands(Views in, Outputs out) {
 
 std::optional<std::vector<View>> run_widened(const ir::Reduce& op, Views in, Outputs out) {
   const View& x = in[0];
-  if (!is_narrow_float(x.dtype) || !op.dim || *op.dim == 0 || x.num_elements() <= kSlabElements)
+  if (!is_narrow_float(x.dtype)) return std::nullopt;
+  if (std::optional<View> rows = reduce_rows(op, x, out[0])) return std::vector<View>{*rows};
+  if (!op.dim || *op.dim == 0 || x.num_elements() <= kSlabElements)
     return run_widened<ir::Reduce>(op, in, out);
   const int64_t row_elements = x.num_elements() / x.shape[0];
   const int64_t slab_rows = std::max<int64_t>(1, kSlabElements / row_elements);

@@ -55,10 +55,11 @@ std::optional<std::vector<View>> run_widened(const Op& op, Views in, Outputs out
   return results;
 }
 
-/// A bf16 / f16 reduction along a dim other than the first, of a tensor larger than a slab: its
-/// first dim cut into slabs of about a million elements, each widened and reduced in turn, so
-/// that the f32 copy stays in the last-level cache instead of going to memory and back. Others as
-/// run_widened's template.
+/// A bf16 / f16 reduction: a sum, mean, max or min along the last dim row by row in f32 buffers
+/// (one pass over the narrow bytes); another along a dim other than the first, of a tensor larger
+/// than a slab, with its first dim cut into slabs of about a million elements, each widened and
+/// reduced in turn, so that the f32 copy stays in the last-level cache instead of going to memory
+/// and back. Others as run_widened's template.
 std::optional<std::vector<View>> run_widened(const ir::Reduce& op, Views in, Outputs out);
 
 }  // namespace ember::flex
