@@ -3,8 +3,9 @@
 elementwise ops, a GELU written from primitive ops, reductions, softmax, conv2d, max_pool2d and
 an MLP training step, with the same shapes, inputs (bench/support/pattern.h) and thread count on
 both sides, and a STREAM-like copy and triad (C++) as the ceiling of elementwise work. Matmul and
-conv2d also in bf16 and f16 (the f32 inputs cast), the MLP step also under bf16 autocast (issue
-23: ember's device.autocast, torch.autocast).
+conv2d also in bf16 and f16 (the f32 inputs cast), as are add, mul, exp, tanh, softmax and
+sum/argmax along the last dim; the MLP step also under bf16 autocast (issue 23: ember's
+device.autocast, torch.autocast).
 
 For each workload and round, ember (bench/op_bench, Google Benchmark, one process per run) and
 the PyTorch worker (bench/peer_torch/ops.py, one process per thread count) run alternately;
@@ -118,14 +119,26 @@ def matmuls(sizes):
     return rows
 
 
+ELEMENT_BYTES = {"f32": F32, "bf16": 2, "f16": 2}
+
+
 def elementwise(sizes):
     shape = sizes.elementwise
-    rows = [Workload(f"{op} [{shape_text(shape)}]", {"op": op, "shape": shape}, "GB/s",
-                     (3 if op in ("add", "mul") else 2) * numel(shape) * F32, FASTER)
-            for op in ("add", "mul", "exp", "tanh")]
+    rows = []
+    for dtype in ("f32",) + REDUCED:
+        for op in ("add", "mul", "exp", "tanh"):
+            label, spec = with_dtype(f"{op} [{shape_text(shape)}]", {"op": op, "shape": shape},
+                                     dtype)
+            rows.append(Workload(label, spec, "GB/s", (3 if op in ("add", "mul") else 2) *
+                                 numel(shape) * ELEMENT_BYTES[dtype], FASTER))
     rows.append(Workload(f"GELU from 9 primitive ops [{shape_text(sizes.gelu)}]",
                          {"op": "gelu", "shape": sizes.gelu}, "GB/s",
                          2 * numel(sizes.gelu) * F32, FUSED))
+    for dtype in REDUCED:  # the fused narrow program (tile loops) against torch's nine bf16 ops
+        label, spec = with_dtype(f"GELU from 9 primitive ops [{shape_text(sizes.gelu)}]",
+                                 {"op": "gelu", "shape": sizes.gelu}, dtype)
+        rows.append(Workload(label, spec, "GB/s", 2 * numel(sizes.gelu) * ELEMENT_BYTES[dtype],
+                             FASTER))
     return rows
 
 
@@ -174,6 +187,27 @@ def bandwidth_bound(sizes):
     return rows
 
 
+def reduced_precision_reductions(sizes):
+    """Softmax, sum and argmax along the last dim (the rows' one kernel) in each reduced dtype
+    (their f32 rows are bandwidth_bound's and reductions')."""
+    shape = sizes.reduce
+    rows = []
+    for dtype in REDUCED:
+        label, spec = with_dtype(f"softmax last dim [{shape_text(sizes.softmax)}]",
+                                 {"op": "softmax", "shape": sizes.softmax, "dim": 2}, dtype)
+        rows.append(Workload(label, spec, "GB/s", 2 * numel(sizes.softmax) * ELEMENT_BYTES[dtype],
+                             FASTER))
+    for dtype in REDUCED:
+        for op, out_bytes in (("sum", ELEMENT_BYTES[dtype]), ("argmax", I64)):
+            out = numel(shape) // shape[2]
+            label, spec = with_dtype(f"{op} dim 2 [{shape_text(shape)}]",
+                                     {"op": op, "shape": shape, "dim": 2}, dtype)
+            rows.append(Workload(label, spec, "GB/s",
+                                 numel(shape) * ELEMENT_BYTES[dtype] + out * out_bytes, FASTER,
+                                 op == "argmax"))
+    return rows
+
+
 def spatial(sizes):
     n, c, h, w, out, k = sizes.conv_batch, 64, 56, 56, 64, 3
     shape = [n, c, h, w]
@@ -208,7 +242,8 @@ def stream():
 
 def workloads(sizes, with_libtorch):
     return (stream() + tiny_ops(with_libtorch) + matmuls(sizes) + elementwise(sizes) +
-            reductions(sizes) + bandwidth_bound(sizes) + spatial(sizes) + mlp(sizes))
+            reductions(sizes) + bandwidth_bound(sizes) + reduced_precision_reductions(sizes) +
+            spatial(sizes) + mlp(sizes))
 
 
 def op_bench_flags(spec):

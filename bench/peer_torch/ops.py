@@ -4,8 +4,8 @@ line on stdout, so that torch is imported once and the driver can alternate embe
 workload by workload.
 
 Request: {"op", "shape", "dim", "out_channels", "kernel", "padding", "dtype", "variant",
-"min_time"} with the meaning bench/op_bench.cpp gives its flags (dtype: matmul's and conv2d's
-inputs, the f32 pattern cast to it; mlp_train's torch.autocast dtype; absent: f32); variant "call" is the ordinary call (a new output
+"min_time"} with the meaning bench/op_bench.cpp gives its flags (dtype: the inputs of the
+elementwise ops, reductions, matmul and conv2d, the f32 pattern cast to it; mlp_train's torch.autocast dtype; absent: f32); variant "call" is the ordinary call (a new output
 each iteration, as ember's), "out" the kernel-level figure: outputs (and GELU's temporaries)
 preallocated and written with out= or in place. Answer: {"seconds", "iterations", "checksum"}
 (checksum: sum of |last output| in float64, or the last loss for mlp_train), or {"error"} when
@@ -59,16 +59,16 @@ def gelu_into(x, t, y):
     return y.mul_(t)
 
 
-def elementwise(op, shape):
-    a = common.pattern(shape, 0)
-    out = torch.empty(shape)  # not touched until the out variant writes it
+def elementwise(op, shape, dtype):
+    a = common.pattern(shape, 0).to(dtype)
+    out = torch.empty(shape, dtype=dtype)  # not touched until the out variant writes it
     if op in ("add", "mul"):
-        f, b = getattr(torch, op), common.pattern(shape, 1)
+        f, b = getattr(torch, op), common.pattern(shape, 1).to(dtype)
         return repeat(lambda: f(a, b)), repeat(lambda: f(a, b, out=out))
     if op in ("exp", "tanh"):
         f = getattr(torch, op)
         return repeat(lambda: f(a)), repeat(lambda: f(a, out=out))
-    t = torch.empty(shape)
+    t = torch.empty(shape, dtype=dtype)
     return repeat(lambda: gelu(a)), repeat(lambda: gelu_into(a, t, out))
 
 
@@ -103,17 +103,17 @@ def forward_backward(op, shape, dim):
     return repeat(step), None
 
 
-def reduction(op, shape, dim):
+def reduction(op, shape, dim, dtype):
     if op.endswith("_backward"):
         return forward_backward(op[:-len("_backward")], shape, dim)
-    a = common.pattern(shape)
+    a = common.pattern(shape).to(dtype)
     if op not in ("sum", "argmax", "argmin"):
         f = along_dim_op(op, shape, dim)
         return repeat(lambda: f(a)), None
     f = {"sum": torch.sum, "argmax": torch.argmax, "argmin": torch.argmin}[op]
     out_shape = list(shape)
     out_shape[dim] = 1
-    out = torch.empty(out_shape, dtype=torch.float32 if op == "sum" else torch.int64)
+    out = torch.empty(out_shape, dtype=dtype if op == "sum" else torch.int64)
     return (repeat(lambda: f(a, dim, keepdim=True)),
             repeat(lambda: f(a, dim, keepdim=True, out=out)))
 
@@ -164,9 +164,9 @@ def workload(request):
     op, shape = request["op"], request["shape"]
     dtype = DTYPES[request.get("dtype", "f32")]
     if op in ("add", "mul", "exp", "tanh", "gelu"):
-        return elementwise(op, shape)
+        return elementwise(op, shape, dtype)
     if op in ALONG_DIM or op.removesuffix("_backward") in ALONG_DIM:
-        return reduction(op, shape, request.get("dim", -1))
+        return reduction(op, shape, request.get("dim", -1), dtype)
     if op == "matmul":
         return matmul(shape, dtype)
     if op in ("conv2d", "max_pool2d"):

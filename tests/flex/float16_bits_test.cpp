@@ -1,7 +1,8 @@
 // flex's inline f32 <-> bf16 and f32 <-> f16 conversions (bfloat16_bits.h, half_bits.h) and the
-// Cast kernel built on them, against ember::BFloat16's and ember::Half's, bit for bit: every
-// 16-bit pattern widened, and f32 patterns with every rounding tie of each format, its
-// neighbours, the overflow edges, subnormals, zeros and NaNs of every payload kind narrowed.
+// Cast kernel built on them (and on the vector forms of simd_convert.cpp), against
+// ember::BFloat16's and ember::Half's, bit for bit: every 16-bit pattern widened, and f32 patterns
+// with every rounding tie of each format, its neighbours, the overflow edges, subnormals, zeros and
+// NaNs of every payload kind narrowed.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -10,6 +11,7 @@
 
 #include "backends/flex/bfloat16_bits.h"
 #include "backends/flex/half_bits.h"
+#include "backends/flex/simd.h"
 #include "flex_test_util.h"
 
 namespace ember::flex::test {
@@ -59,8 +61,8 @@ TEST(FlexFloat16Bits, HalfNarrowingEqualsHalfsRoundingWhereItApplies) {
 }
 
 TEST(FlexFloat16Bits, CastKernelEqualsTheTypesRounding) {
-  // Through flex's Cast, whose contiguous runs take the inline conversions in blocks (a block
-  // holding an f16 subnormal or a NaN falls back to Half's constructor).
+  // Through flex's Cast, whose contiguous runs narrow a vector at a time (a vector holding a NaN
+  // falls back to Half's constructor).
   const std::vector<uint32_t> patterns = ties(19);
   std::vector<float> values;
   for (const uint32_t bits : patterns)
@@ -74,6 +76,51 @@ TEST(FlexFloat16Bits, CastKernelEqualsTheTypesRounding) {
   for (std::size_t i = 0; i < values.size(); ++i) {
     ASSERT_EQ(halves[i].bits, Half(values[i]).bits) << std::hex << patterns[i];
     ASSERT_EQ(bfloats[i].bits, BFloat16(values[i]).bits) << std::hex << patterns[i];
+  }
+}
+
+TEST(FlexFloat16Bits, RoundingInPlaceEqualsTheTypesRounding) {
+  // simd::round_to_*: what a fused program does to each bf16 / f16 instruction's f32 result.
+  const std::vector<uint32_t> patterns = ties(19);
+  std::vector<float> bfloats;
+  for (const uint32_t bits : patterns)
+    bfloats.push_back(std::bit_cast<float>(bits));
+  std::vector<float> halves = bfloats;
+  simd::round_to_bfloat16(bfloats.data(), static_cast<int64_t>(bfloats.size()));
+  simd::round_to_half(halves.data(), static_cast<int64_t>(halves.size()));
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    const float value = std::bit_cast<float>(patterns[i]);
+    ASSERT_EQ(std::bit_cast<uint32_t>(bfloats[i]),
+              std::bit_cast<uint32_t>(static_cast<float>(BFloat16(value))))
+        << std::hex << patterns[i];
+    ASSERT_EQ(std::bit_cast<uint32_t>(halves[i]),
+              std::bit_cast<uint32_t>(static_cast<float>(Half(value))))
+        << std::hex << patterns[i];
+  }
+}
+
+TEST(FlexFloat16Bits, CastKernelWidensEveryPatternAsTheTypes) {
+  // Through flex's Cast, whose contiguous runs widen a vector at a time (simd_convert.cpp).
+  std::vector<BFloat16> bfloats;
+  std::vector<Half> halves;
+  for (uint32_t bits = 0; bits <= 0xFFFFu; ++bits) {
+    bfloats.push_back(BFloat16::from_bits(static_cast<uint16_t>(bits)));
+    halves.push_back(Half::from_bits(static_cast<uint16_t>(bits)));
+  }
+  FlexBackend flex;
+  const auto widened = [&](const auto& values) {
+    const TensorData input(values, Shape{static_cast<int64_t>(values.size())});
+    return run_on(flex, ir::Cast{DType::F32}, {input}).at(0).template to_vector<float>();
+  };
+  const std::vector<float> from_bfloats = widened(bfloats);
+  const std::vector<float> from_halves = widened(halves);
+  for (std::size_t i = 0; i < bfloats.size(); ++i) {
+    ASSERT_EQ(std::bit_cast<uint32_t>(from_bfloats[i]),
+              std::bit_cast<uint32_t>(static_cast<float>(bfloats[i])))
+        << std::hex << i;
+    ASSERT_EQ(std::bit_cast<uint32_t>(from_halves[i]),
+              std::bit_cast<uint32_t>(static_cast<float>(halves[i])))
+        << std::hex << i;
   }
 }
 

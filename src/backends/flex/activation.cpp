@@ -1,8 +1,9 @@
-// Activations and softmax on f32 / f64 through the SIMD loops of simd.h. Softmax along the last
-// dim runs along contiguous rows (a strided view copied once first); along another dim, across
-// rows in the input's layout, a block of columns at a time, without a transposition. Either way
-// each value is read from memory once and, when the tensor is larger than the caches, its result
-// written once with streaming stores.
+// Activations and softmax on f32 / f64 through the SIMD loops of simd.h; activations of bf16 /
+// f16 run the same loops in f32 (narrow.h, in chunks), and their softmax goes through the widened
+// fallback. Softmax along the last dim runs along contiguous rows (a strided view copied once
+// first); along another dim, across rows in the input's layout, a block of columns at a time,
+// without a transposition. Either way each value is read from memory once and, when the tensor is
+// larger than the caches, its result written once with streaming stores.
 #include <hwy/cache_control.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/kernels.h"
+#include "backends/flex/narrow.h"
 #include "backends/flex/simd.h"
 #include "backends/ndarray/strided_index.h"
 #include "core/ceil_div.h"
@@ -22,15 +24,16 @@ using ndarray::Lanes;
 
 std::optional<View> run(const ir::Activation& op, Views in, Outputs out) {
   const DType dtype = in[0].dtype;
-  if (!is_simd_float(dtype)) return std::nullopt;
-  return visit_simd_float(dtype, [&]<typename T>() {
+  if (!is_kernel_float(dtype)) return std::nullopt;
+  return visit_kernel_float(dtype, [&]<typename T>() {
     const View x = contiguous(in[0]);
     OutputTensor result(out[0]);
     const T* src = x.data<T>();
     T* dst = result.data<T>();
-    parallel_for(x.num_elements(), kElementGrain, [&](int64_t begin, int64_t end) {
-      simd::activation(op, src + begin, dst + begin, end - begin);
-    });
+    const auto f =
+        unary_in_f32<T>([&](const auto* a, auto* b, int64_t n) { simd::activation(op, a, b, n); });
+    parallel_for(x.num_elements(), kElementGrain,
+                 [&](int64_t begin, int64_t end) { f(src + begin, dst + begin, end - begin); });
     return result.view();
   });
 }

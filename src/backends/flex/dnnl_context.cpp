@@ -40,6 +40,16 @@ DnnlContext& dnnl_context() {
   return context;
 }
 
+dnnl::memory DnnlContext::scratchpad(const dnnl::memory::desc& desc) {
+  const std::size_t bytes = desc.get_size();
+  if (bytes > scratch_bytes_) {
+    scratch_.reset();  // the old one first: both at once may not fit
+    scratch_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    scratch_bytes_ = bytes;
+  }
+  return {desc, engine, scratch_.get()};
+}
+
 dnnl::memory::data_type dnnl_type(DType dtype) {
   using type = dnnl::memory::data_type;
   if (dtype == DType::BF16) return type::bf16;

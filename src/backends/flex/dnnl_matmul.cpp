@@ -1,6 +1,7 @@
 // gemm_reduced (dnnl_matmul.h): the output cut into tiles (gemm_tiles.h), each a matmul primitive
 // on one OpenMP thread, its operands described by their strides as they lie (a transposed operand
-// is a column-major one: no copy). Primitives are cached per thread by shape and strides.
+// is a column-major one: no copy). Primitives are cached per thread by shape and strides, and run
+// in the thread's kept scratchpad (DnnlContext::scratchpad).
 #include "backends/flex/dnnl_matmul.h"
 
 #include "ember/error.h"
@@ -26,21 +27,29 @@ memory::desc matrix_desc(int64_t rows, int64_t cols, const BlasMatrix<T>& m) {
   return {{rows, cols}, dnnl_type(dtype_of<T>()), strides};
 }
 
+/// A matmul primitive and the scratchpad it asks for (scratchpad_mode::user: DnnlContext's).
+struct TileMatmul {
+  dnnl::matmul matmul;
+  memory::desc scratchpad;
+};
+
 /// The matmul primitive of one tile's shape and strides, made on first use by this thread;
 /// nullptr when oneDNN has only a reference implementation for it.
 template <typename T>
-const dnnl::matmul* primitive(int64_t m, int64_t n, int64_t k, const BlasMatrix<T>& a,
-                              const BlasMatrix<T>& b, int64_t ldc) {
+const TileMatmul* primitive(int64_t m, int64_t n, int64_t k, const BlasMatrix<T>& a,
+                            const BlasMatrix<T>& b, int64_t ldc) {
   std::vector<int64_t> key{
       static_cast<int64_t>(dtype_of<T>()), m, n, k, a.ld, a.transposed, b.ld, b.transposed, ldc};
-  return dnnl_cached<dnnl::matmul>(std::move(key), [&]() -> std::optional<dnnl::matmul> {
+  return dnnl_cached<TileMatmul>(std::move(key), [&]() -> std::optional<TileMatmul> {
     const BlasMatrix<T> out{nullptr, ldc, false};
     try {
+      dnnl::primitive_attr attr;
+      attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
       const dnnl::matmul::primitive_desc pd(
           dnnl::matmul::desc(matrix_desc(m, k, a), matrix_desc(k, n, b), matrix_desc(m, n, out)),
-          dnnl_context().engine);
+          attr, dnnl_context().engine);
       if (is_reference_impl(pd.impl_info_str())) return std::nullopt;
-      return dnnl::matmul(pd);
+      return TileMatmul{dnnl::matmul(pd), pd.scratchpad_desc()};
     } catch (const dnnl::error&) {
       return std::nullopt;
     }
@@ -52,8 +61,8 @@ template <typename T>
 void matmul_here(int64_t m, int64_t n, int64_t k, const BlasMatrix<T>& a, const BlasMatrix<T>& b,
                  T* c, int64_t ldc) {
   const OneOpenMpThread one_thread;  // before the primitive is made: it keeps the thread count
-  const dnnl::matmul* matmul = primitive(m, n, k, a, b, ldc);
-  if (!matmul) {
+  const TileMatmul* tile = primitive(m, n, k, a, b, ldc);
+  if (!tile) {
     throw ExecutionError("[matmul] oneDNN has no native " + std::string(dtype_name(dtype_of<T>())) +
                          " matmul for a " + std::to_string(m) + "x" + std::to_string(k) + " @ " +
                          std::to_string(k) + "x" + std::to_string(n) + " tile");
@@ -63,9 +72,11 @@ void matmul_here(int64_t m, int64_t n, int64_t k, const BlasMatrix<T>& a, const 
     return memory(desc, context.engine, const_cast<T*>(data));
   };
   const BlasMatrix<T> out{c, ldc, false};
-  matmul->execute(context.stream, {{DNNL_ARG_SRC, wrap(matrix_desc(m, k, a), a.data)},
-                                   {DNNL_ARG_WEIGHTS, wrap(matrix_desc(k, n, b), b.data)},
-                                   {DNNL_ARG_DST, wrap(matrix_desc(m, n, out), c)}});
+  tile->matmul.execute(context.stream,
+                       {{DNNL_ARG_SRC, wrap(matrix_desc(m, k, a), a.data)},
+                        {DNNL_ARG_WEIGHTS, wrap(matrix_desc(k, n, b), b.data)},
+                        {DNNL_ARG_DST, wrap(matrix_desc(m, n, out), c)},
+                        {DNNL_ARG_SCRATCHPAD, context.scratchpad(tile->scratchpad)}});
   context.stream.wait();
 }
 

@@ -1,7 +1,8 @@
-// Unary, binary and comparison ops on f32 / f64 through the SIMD loops of simd.h, over any
-// views (elementwise_runs.h). Other dtypes and the variants simd.h does not cover fall back.
-// Inputs the loops can read as they are — row-major in the output's shape, or one value —
-// skip the walk's setup: on tiny tensors that setup costs more than the op.
+// Unary, binary and comparison ops on f32 / f64 through the SIMD loops of simd.h, and on bf16 /
+// f16 through the same loops in f32 chunks (narrow.h), over any views (elementwise_runs.h). Other
+// dtypes and the variants simd.h does not cover fall back. Inputs the loops can read as they are —
+// row-major in the output's shape, or one value — skip the walk's setup: on tiny tensors that setup
+// costs more than the op.
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -10,6 +11,7 @@
 #include "backends/flex/elementwise_runs.h"
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/kernels.h"
+#include "backends/flex/narrow.h"
 #include "backends/flex/simd.h"
 #include "backends/ndarray/element.h"
 
@@ -112,43 +114,49 @@ View map_scalar(const View& x, T value, bool scalar_lhs, const ir::TensorMeta& m
 }  // namespace
 
 std::optional<View> run(const ir::Unary& op, Views in, Outputs out) {
-  if (!is_simd_float(in[0].dtype) || !simd::has_unary(op.op)) return std::nullopt;
-  return visit_simd_float(in[0].dtype, [&]<typename T>() {
-    return map_unary<T>(in[0], out[0],
-                        [&](const T* x, T* y, int64_t n) { simd::unary(op.op, x, y, n); });
+  if (!is_kernel_float(in[0].dtype) || !simd::has_unary(op.op)) return std::nullopt;
+  return visit_kernel_float(in[0].dtype, [&]<typename T>() {
+    return map_unary<T>(in[0], out[0], unary_in_f32<T>([&](const auto* x, auto* y, int64_t n) {
+                          simd::unary(op.op, x, y, n);
+                        }));
   });
 }
 
 std::optional<View> run(const ir::Binary& op, Views in, Outputs out) {
-  if (!is_simd_float(in[0].dtype) || !simd::has_binary(op.op)) return std::nullopt;
-  return visit_simd_float(in[0].dtype, [&]<typename T>() {
-    return map_binary<T, T>(in[0], in[1], out[0],
-                            [&](auto... args) { simd::binary(op.op, args...); });
+  if (!is_kernel_float(in[0].dtype) || !simd::has_binary(op.op)) return std::nullopt;
+  return visit_kernel_float(in[0].dtype, [&]<typename T>() {
+    return map_binary<T, T>(in[0], in[1], out[0], binary_in_f32<T, T>([&](auto... args) {
+                              simd::binary(op.op, args...);
+                            }));
   });
 }
 
 std::optional<View> run(const ir::BinaryScalar& op, Views in, Outputs out) {
-  if (!is_simd_float(in[0].dtype) || !simd::has_binary(op.op)) return std::nullopt;
-  return visit_simd_float(in[0].dtype, [&]<typename T>() {
-    return map_scalar<T, T>(in[0], ndarray::scalar_as<T>(op.value), op.scalar_lhs, out[0],
-                            [&](auto... args) { simd::binary(op.op, args...); });
+  if (!is_kernel_float(in[0].dtype) || !simd::has_binary(op.op)) return std::nullopt;
+  return visit_kernel_float(in[0].dtype, [&]<typename T>() {
+    // A float tensor's scalar operand is rounded to its dtype first, as ndarray's.
+    return map_scalar<T, T>(
+        in[0], ndarray::scalar_as<T>(op.value), op.scalar_lhs, out[0],
+        binary_in_f32<T, T>([&](auto... args) { simd::binary(op.op, args...); }));
   });
 }
 
 std::optional<View> run(const ir::Compare& op, Views in, Outputs out) {
-  if (!is_simd_float(in[0].dtype)) return std::nullopt;
-  return visit_simd_float(in[0].dtype, [&]<typename T>() {
-    return map_binary<T, bool>(in[0], in[1], out[0],
-                               [&](auto... args) { simd::compare(op.op, args...); });
+  if (!is_kernel_float(in[0].dtype)) return std::nullopt;
+  return visit_kernel_float(in[0].dtype, [&]<typename T>() {
+    return map_binary<T, bool>(in[0], in[1], out[0], binary_in_f32<T, bool>([&](auto... args) {
+                                 simd::compare(op.op, args...);
+                               }));
   });
 }
 
 std::optional<View> run(const ir::CompareScalar& op, Views in, Outputs out) {
-  if (!is_simd_float(in[0].dtype)) return std::nullopt;
-  return visit_simd_float(in[0].dtype, [&]<typename T>() {
+  if (!is_kernel_float(in[0].dtype)) return std::nullopt;
+  return visit_kernel_float(in[0].dtype, [&]<typename T>() {
     // A float tensor compares with the value rounded to its dtype, as ndarray's.
-    return map_scalar<T, bool>(in[0], ndarray::scalar_as<T>(op.value), /*scalar_lhs=*/false, out[0],
-                               [&](auto... args) { simd::compare(op.op, args...); });
+    return map_scalar<T, bool>(
+        in[0], ndarray::scalar_as<T>(op.value), /*scalar_lhs=*/false, out[0],
+        binary_in_f32<T, bool>([&](auto... args) { simd::compare(op.op, args...); }));
   });
 }
 

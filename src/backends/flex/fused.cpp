@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "backends/flex/elementwise_runs.h"
+#include "backends/flex/float_dispatch.h"
 #include "backends/flex/fused_tile.h"
 #include "backends/flex/jit_program.h"
+#include "backends/flex/narrow.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/strided_loop.h"
 #include "backends/flex/thread_pool.h"
@@ -78,6 +80,7 @@ class TileInput {
 
   void gather(const std::byte* src, int64_t stride, std::byte* dst, int64_t count) const {
     if (view_.element_size() == 1) return gather_run<uint8_t>(src, stride, dst, count);
+    if (view_.element_size() == 2) return gather_run<uint16_t>(src, stride, dst, count);
     gather_run<uint32_t>(src, stride, dst, count);
   }
 
@@ -91,11 +94,12 @@ struct TilePlan {
   explicit TilePlan(const ir::Program& p) : program(p), output_of(p.instructions.size(), -1) {}
 
   const ir::Program& program;
-  std::vector<ir::Op> ops;               ///< the instructions' ops, constants bound
-  std::vector<TileInput> inputs;         ///< per program input
-  std::vector<std::byte*> outputs;       ///< per program output
-  std::vector<int32_t> output_of;        ///< per instruction: its output's index, or -1
-  bool streaming = false;                ///< outputs are staged in scratch, then streamed out
+  std::vector<ir::Op> ops;          ///< the instructions' ops, constants bound
+  std::vector<TileInput> inputs;    ///< per program input
+  std::vector<std::byte*> outputs;  ///< per program output
+  std::vector<int32_t> output_of;   ///< per instruction: its output's index, or -1
+  bool streaming = false;           ///< outputs are staged in scratch, then streamed out
+  bool narrow = false;  ///< bf16 / f16 values: computed in f32 slots, outputs staged, then narrowed
   const JitProgram* compiled = nullptr;  ///< the program as machine code, if it compiles
   std::vector<float> scalars;            ///< per instruction: its f32 scalar (compiled only)
 };
@@ -111,8 +115,28 @@ bool streams(const ir::Program& program, Views inputs, const Shape& shape) {
   return bytes > kStreamingBytes;
 }
 
+/// The dtype a tile of dtype is computed in: f32 for bf16 and f16 (rounded to them after each
+/// instruction, as the eager kernels round each op's result), else itself.
+DType compute_dtype(DType dtype) {
+  return is_narrow_float(dtype) ? DType::F32 : dtype;
+}
+
+/// op with its scalar operand rounded to dtype, when dtype is narrow: a bf16 tensor's op takes the
+/// scalar as a bf16 value (ndarray::scalar_as), while the tile computes in f32.
+ir::Op with_narrow_scalar(ir::Op op, DType dtype) {
+  if (!is_narrow_float(dtype)) return op;
+  const auto rounded = [&](const Scalar& value) {
+    return Scalar(dtype == DType::BF16 ? static_cast<float>(ndarray::scalar_as<BFloat16>(value))
+                                       : static_cast<float>(ndarray::scalar_as<Half>(value)));
+  };
+  if (auto* binary = std::get_if<ir::BinaryScalar>(&op)) binary->value = rounded(binary->value);
+  if (auto* compare = std::get_if<ir::CompareScalar>(&op)) compare->value = rounded(compare->value);
+  if (auto* fill = std::get_if<ir::MaskFill>(&op)) fill->value = rounded(fill->value);
+  return op;
+}
+
 /// Runs tiles on one thread, in its own scratch slots (the slot plan's, then one per output
-/// when the outputs are staged).
+/// when the outputs are staged, and one to gather narrow inputs in).
 class TileRunner {
   static constexpr int64_t kLine = 64;  ///< bytes of a cache line
 
@@ -172,28 +196,45 @@ class TileRunner {
   void interpret(int64_t begin, int64_t n) {
     const ir::Program& program = plan_.program;
     for (std::size_t k = 0; k < program.inputs.size(); ++k)
-      values_[k] = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
+      values_[k] = read_input(k, begin, n);
     for (std::size_t i = 0; i < program.instructions.size(); ++i) {
       const ir::Instruction& instruction = program.instructions[i];
       std::byte* result = result_of(i, begin);
       args_.clear();
       for (const ir::ProgramRef arg : instruction.args)
-        args_.push_back({value(arg), program.dtype_of(arg)});
-      run_on_tile(plan_.ops[i], args_, result, instruction.dtype, n);
+        args_.push_back({value(arg), compute_dtype(program.dtype_of(arg))});
+      run_on_tile(plan_.ops[i], args_, result, compute_dtype(instruction.dtype), n);
+      if (is_narrow_float(instruction.dtype))
+        round_to(instruction.dtype, reinterpret_cast<float*>(result), n);
       values_[program.inputs.size() + i] = result;
     }
-    if (plan_.streaming) stream_outputs(begin, n);
+    if (staged()) store_outputs(begin, n);
   }
 
+  /// Input k's elements [begin, begin + n) as the tile computes them: a narrow input widened into
+  /// its slot (gathered first, when it is not laid out row-major, in the gather slot).
+  const std::byte* read_input(std::size_t k, int64_t begin, int64_t n) {
+    const DType dtype = plan_.program.inputs[k].dtype;
+    std::byte* own = slot(plan_.program.slots.input_slots[k]);
+    if (!is_narrow_float(dtype)) return plan_.inputs[k].read(begin, n, own);
+    widen(dtype, plan_.inputs[k].read(begin, n, gather_slot()), reinterpret_cast<float*>(own), n);
+    return own;
+  }
+
+  /// Whether outputs are computed in staging slots, then stored.
+  bool staged() const { return plan_.streaming || plan_.narrow; }
+
   int32_t slot_count() const {
-    const auto staged = plan_.streaming ? plan_.outputs.size() : 0;
-    return plan_.program.slots.slot_count + static_cast<int32_t>(staged);
+    const auto staging = staged() ? plan_.outputs.size() : 0;
+    const int32_t gather = plan_.narrow ? 1 : 0;
+    return plan_.program.slots.slot_count + static_cast<int32_t>(staging) + gather;
   }
   /// Slots are sized for the widest fusible element (f32).
   std::byte* slot(int32_t index) { return scratch_.get() + index * slot_bytes_; }
   std::byte* staging(std::size_t output) {
     return slot(plan_.program.slots.slot_count + static_cast<int32_t>(output));
   }
+  std::byte* gather_slot() { return slot(slot_count() - 1); }
   int64_t element_size(std::size_t output) const {
     const uint32_t instruction = plan_.program.outputs[output];
     return static_cast<int64_t>(dtype_size(plan_.program.instructions[instruction].dtype));
@@ -205,13 +246,29 @@ class TileRunner {
     const int32_t output = plan_.output_of[i];
     if (output < 0) return slot(plan_.program.slots.instruction_slots[i]);
     const auto k = static_cast<std::size_t>(output);
-    return plan_.streaming ? staging(k) : plan_.outputs[k] + begin * element_size(k);
+    return staged() ? staging(k) : plan_.outputs[k] + begin * element_size(k);
   }
 
   void stream_outputs(int64_t begin, int64_t n) {
     for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
       simd::stream_copy(staging(k), plan_.outputs[k] + begin * element_size(k),
                         n * element_size(k));
+    }
+  }
+
+  /// The staged outputs into the output tensors: narrowed, streamed, or copied.
+  void store_outputs(int64_t begin, int64_t n) {
+    if (!plan_.narrow) return stream_outputs(begin, n);
+    for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
+      std::byte* out = plan_.outputs[k] + begin * element_size(k);
+      const DType dtype = plan_.program.instructions[plan_.program.outputs[k]].dtype;
+      if (is_narrow_float(dtype)) {
+        narrow(dtype, reinterpret_cast<const float*>(staging(k)), out, n);
+      } else if (plan_.streaming) {
+        simd::stream_copy(staging(k), out, n * element_size(k));
+      } else {
+        std::memcpy(out, staging(k), static_cast<std::size_t>(n * element_size(k)));
+      }
     }
   }
   const std::byte* value(ir::ProgramRef ref) const {
@@ -247,11 +304,26 @@ std::vector<float> f32_scalars(const std::vector<ir::Op>& ops) {
 
 }  // namespace
 
+bool has_narrow(const ir::Program& program) {
+  for (const ir::ProgramInput& input : program.inputs) {
+    if (is_narrow_float(input.dtype)) return true;
+  }
+  for (const ir::Instruction& instruction : program.instructions) {
+    if (is_narrow_float(instruction.dtype)) return true;
+  }
+  return false;
+}
+
 std::vector<View> run_fused(const ir::Program& program, Views inputs,
                             std::span<const Scalar> constants, const Shape& shape) {
   TilePlan plan(program);
-  for (std::size_t i = 0; i < program.instructions.size(); ++i)
-    plan.ops.push_back(program.bound_op(i, constants));
+  for (std::size_t i = 0; i < program.instructions.size(); ++i) {
+    const ir::Instruction& instruction = program.instructions[i];
+    // The dtype a scalar operand is rounded to: the tensor's it pairs with (the first argument's).
+    const DType operand =
+        instruction.args.empty() ? instruction.dtype : program.dtype_of(instruction.args[0]);
+    plan.ops.push_back(with_narrow_scalar(program.bound_op(i, constants), operand));
+  }
   for (const View& input : inputs)
     plan.inputs.emplace_back(input, shape);
   // Allocated here, on the calling thread (allocator.h: pool workers never allocate).
@@ -263,9 +335,12 @@ std::vector<View> run_fused(const ir::Program& program, Views inputs,
     plan.output_of[instruction] = static_cast<int32_t>(k);
   }
   plan.streaming = streams(program, inputs, shape);
+  plan.narrow = has_narrow(program);
   // Compiled on its first run over a whole tile or more: below that, the few vectors do not
-  // repay the compilation (about 20 us for the GELU) nor the code's pages.
-  if (shape.num_elements() >= kTileElements) plan.compiled = compiled_program(program);
+  // repay the compilation (about 20 us for the GELU) nor the code's pages. The compiler takes f32
+  // and Bool only: narrow programs run in the tile loops.
+  if (shape.num_elements() >= kTileElements && !plan.narrow)
+    plan.compiled = compiled_program(program);
   if (plan.compiled != nullptr) plan.scalars = f32_scalars(plan.ops);
   const int64_t total = shape.num_elements();
   parallel_for((total + kTileElements - 1) / kTileElements, kTileGrain,

@@ -23,6 +23,10 @@ namespace ember::flex {
 /// its dispatch.
 inline constexpr int64_t kTileElements = 2048;
 
+/// Whether the program reads, computes or writes bf16 or f16 (computed in f32 tiles, each narrow
+/// instruction's result rounded to its dtype, as the eager ops round; the JIT takes none).
+bool has_narrow(const ir::Program& program);
+
 /// The program's outputs over shape, inputs[k] being program input k (broadcastable to shape)
 /// and constants the scalars of its instructions.
 std::vector<View> run_fused(const ir::Program& program, Views inputs,

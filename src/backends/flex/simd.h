@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ember/float16.h"
 #include "ir/ops.h"
 
 namespace ember::flex::simd {
@@ -42,6 +43,17 @@ void compare(ir::CompareOp op, const double* a, int64_t a_step, const double* b,
 /// large to stay there, so that writing them costs no read of the lines first. Call
 /// hwy::FlushStream() before another thread reads dst.
 void stream_copy(const std::byte* src, std::byte* dst, int64_t bytes);
+
+/// dst[i] = float(src[i]), i < n: exact (simd_convert.cpp).
+void widen(const BFloat16* src, float* dst, int64_t n);
+void widen(const Half* src, float* dst, int64_t n);
+/// dst[i] = BFloat16(src[i]) / Half(src[i]), i < n: round to nearest even, bit for bit those
+/// types' constructors (bfloat16_bits.h, half_bits.h).
+void narrow(const float* src, BFloat16* dst, int64_t n);
+void narrow(const float* src, Half* dst, int64_t n);
+/// x[i] = float(BFloat16(x[i])) / float(Half(x[i])), i < n, in place, without storing the 16 bits.
+void round_to_bfloat16(float* x, int64_t n);
+void round_to_half(float* x, int64_t n);
 
 /// out[i] = op(x[i]), computed by its formula (ir/formulas.h) in the element type, as ndarray does
 /// (every activation).
