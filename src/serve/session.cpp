@@ -315,13 +315,17 @@ void Session::define(proto::Sequence::Reader sequence) {
 
 void Session::schedule_drops(capnp::List<uint64_t>::Reader dead, Sequence& kept) {
   // Per reference: the call that makes it (an output) or 0 (an external), then the last reading it.
+  // The externals' in a map of those read: their declared count is the client's word, no size.
   std::vector<std::size_t> last_output;
-  std::vector<std::size_t> last_external(kept.externals, 0);
+  std::unordered_map<uint64_t, std::size_t> last_external;
   for (std::size_t i = 0; i < kept.calls.size(); ++i) {
     last_output.resize(last_output.size() + kept.calls[i].outputs, i);
     for (uint64_t reference : kept.calls[i].inputs) {
-      const bool internal = (reference & kInternal) != 0;
-      (internal ? last_output[reference & ~kInternal] : last_external[reference]) = i;
+      if ((reference & kInternal) != 0) {
+        last_output[reference & ~kInternal] = i;
+      } else {
+        last_external[reference] = i;
+      }
     }
   }
   std::set<uint64_t> seen;
@@ -332,7 +336,10 @@ void Session::schedule_drops(capnp::List<uint64_t>::Reader dead, Sequence& kept)
         !seen.insert(reference).second || kept.calls.empty())
       throw Violation("sequence: dead reference " + std::to_string(reference) +
                       " names no tensor of the sequence, or is named twice");
-    kept.calls[internal ? last_output[index] : last_external[index]].drops.push_back(reference);
+    const auto read = last_external.find(index);
+    const std::size_t after =
+        internal ? last_output[index] : (read == last_external.end() ? 0 : read->second);
+    kept.calls[after].drops.push_back(reference);
   }
 }
 

@@ -274,6 +274,28 @@ TEST(ServerSecurity, AReplayDropsWhatTheClientLetGoOnceNothingReadsIt) {
   EXPECT_NE(session.sync_error().find("unknown tensor 10"), std::string::npos);
 }
 
+TEST(ServerSecurity, ASequencesDeclaredExternalsSizeNothingTheServerAllocates) {
+  Server server(test_server_options());
+  RawSession session(loopback(server));
+  session.open(0);
+  // 2^32 - 1 externals declared, one read, and it dead: the count is the client's word only.
+  capnp::MallocMessageBuilder message;
+  auto sequence = message.initRoot<proto::Request>().initDefine();
+  sequence.setId(7);
+  sequence.setExternals(0xFFFFFFFFu);
+  auto calls = sequence.initCalls(1);
+  wire::encode_op(ir::Unary{ir::UnaryOp::Neg}, calls[0]);
+  calls[0].initInputs(1);  // reference 0
+  calls[0].initOutputs(1);
+  const std::vector<uint64_t> dead{0};
+  sequence.setDead(kj::arrayPtr(dead.data(), dead.size()));
+  session.link().send(message);
+  session.upload(1, TensorData(std::vector<float>{2, 3}, Shape{2}));
+  send_replay(session, 7, {1}, 10);
+  EXPECT_NE(session.sync_error().find("takes 4294967295 tensors, the replay passes 1"),
+            std::string::npos);
+}
+
 TEST(ServerSecurity, RefusesWhatOverrunsTheSessionsLimits) {
   ServeOptions options = test_server_options();
   options.max_session_bytes = 1024;
