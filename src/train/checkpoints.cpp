@@ -122,6 +122,11 @@ void Checkpoints::save_state(const TrainingState& state) const {
   out.metadata["learner.epochs_since_best"] = std::to_string(state.epochs_since_best);
   if (state.best_epoch) out.metadata["learner.best_epoch"] = std::to_string(*state.best_epoch);
   if (state.best_value) out.metadata["learner.best_value"] = detail::exact_text(*state.best_value);
+  if (state.grad_scaler) {
+    out.metadata["learner.grad_scale"] = detail::exact_text(state.grad_scaler->scale);
+    out.metadata["learner.grad_scaler_growth_tracker"] =
+        std::to_string(state.grad_scaler->growth_tracker);
+  }
   const std::filesystem::path dir = epoch_dir(state.epoch);
   create_directories_checked(dir);
   record::save_safetensors(out, state_file(dir));
@@ -147,6 +152,15 @@ TrainingState Checkpoints::load_state(int64_t epoch) const {
   state.epochs_since_best = static_cast<int64_t>(number("learner.epochs_since_best").value_or(0));
   if (auto best = number("learner.best_epoch")) state.best_epoch = static_cast<int64_t>(*best);
   state.best_value = number("learner.best_value");
+  const std::optional<double> scale = number("learner.grad_scale");
+  const std::optional<double> tracker = number("learner.grad_scaler_growth_tracker");
+  if (scale.has_value() != tracker.has_value()) {
+    throw InvalidArgument("[checkpoints] " + file.string() +
+                          ": learner.grad_scale and learner.grad_scaler_growth_tracker come "
+                          "together, and only one is there");
+  }
+  // GradScaler::load checks the values themselves when the learner restores them.
+  if (scale) state.grad_scaler = GradScalerState{*scale, static_cast<int64_t>(*tracker)};
   return state;
 }
 

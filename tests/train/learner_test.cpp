@@ -132,6 +132,40 @@ TEST(Learner, ResumingGivesTheWeightsOfAnUninterruptedRun) {
             History::read_csv(straight_dir / "metrics.csv").value(1, "train", "loss"));
 }
 
+TEST(Learner, ResumingRestoresTheLossScale) {
+  // A scaler that doubles its scale every 2 finite steps (f32 gradients never overflow here), 3
+  // batches an epoch: 6 doublings in 4 epochs. A resumed run that forgot the scale would start
+  // again from 4 and end at 4 * 2^4.
+  const Device device = ember::test::suite_device().autodiff();
+  const optim::GradScalerConfig scaler{.init_scale = 4.0, .growth_interval = 2};
+  const auto scale_after = [](const std::filesystem::path& dir, int64_t epoch) {
+    return Checkpoints(dir / "checkpoints").load_state(epoch).grad_scaler.value();
+  };
+  const ::ember::test::TempDir straight_holder("ember-train-scaled-straight");
+  TrainingRun straight = fresh_run(device);
+  fit(straight,
+      {.epochs = 4,
+       .directory = straight_holder.path(),
+       .keep_checkpoints = 4,
+       .grad_scaler = scaler},
+      device);
+  const GradScalerState expected = scale_after(straight_holder.path(), 4);
+  EXPECT_EQ(expected.scale, 4.0 * 64);  // 12 finite steps: 6 doublings
+  EXPECT_EQ(expected.growth_tracker, 0);
+  EXPECT_EQ(scale_after(straight_holder.path(), 1).growth_tracker, 1);  // 3 steps: 1 since
+
+  const ::ember::test::TempDir dir_holder("ember-train-scaled-resumed");
+  const std::filesystem::path dir = dir_holder.path();
+  TrainingRun first = fresh_run(device);
+  fit(first, {.epochs = 1, .directory = dir, .grad_scaler = scaler}, device);
+  TrainingRun second = fresh_run(device);
+  fit(second, {.epochs = 4, .directory = dir, .resume = true, .grad_scaler = scaler}, device);
+  const GradScalerState resumed = scale_after(dir, 4);
+  EXPECT_EQ(resumed.scale, expected.scale);
+  EXPECT_EQ(resumed.growth_tracker, expected.growth_tracker);
+  EXPECT_EQ(weights(second.model), weights(straight.model));
+}
+
 TEST(Learner, ResumingSaysWhichCheckpointsItSkipsAndWhenItStartsAfresh) {
   const Device device = ember::test::suite_device().autodiff();
   const ::ember::test::TempDir dir_holder("ember-train-incomplete");

@@ -1,7 +1,7 @@
 // The checkpoints of a run, under <run>/checkpoints/: one folder per epoch ("epoch-3") holding
 // model.safetensors (the module's state, loadable by PyTorch) and training.safetensors (the
-// optimizer's state, the scheduler's step and where the run stood), the last few kept, plus a
-// copy of the best epoch in "best".
+// optimizer's state, the scheduler's step, the loss scaler's state and where the run stood), the
+// last few kept, plus a copy of the best epoch in "best".
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,12 @@
 
 namespace ember::train {
 
+/// A loss scaler's state (optim/grad_scaler.h), as GradScaler::load takes it.
+struct GradScalerState {
+  double scale = 1.0;
+  int64_t growth_tracker = 0;
+};
+
 /// Where a run stood at the end of an epoch, besides the model.
 struct TrainingState {
   int64_t epoch = 0;  ///< the last completed epoch (1-based)
@@ -22,6 +28,9 @@ struct TrainingState {
   std::optional<int64_t> best_epoch;
   std::optional<double> best_value;
   int64_t epochs_since_best = 0;
+  /// The loss scaler's, where the run scales its loss (an f16 autocast run): without it a resumed
+  /// run would start again from init_scale and skip the steps that back the scale off.
+  std::optional<GradScalerState> grad_scaler;
 };
 
 /// Creates dir and its parents; InvalidArgument "[train] cannot create directory <dir>: <reason>"

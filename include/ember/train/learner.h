@@ -59,8 +59,8 @@ struct LearnerConfig {
   int64_t top_k = 0;    ///< > 1 adds top-k accuracy
   bool resume = false;  ///< continue from the newest checkpoint in directory
   /// Loss scaling, for a model trained on an f16 autocast device (optim/grad_scaler.h): enable it
-  /// there, leave it off for f32 and bf16. Its scale is not checkpointed: a resumed run starts
-  /// from init_scale again, and finds its scale back within a few skipped steps.
+  /// there, leave it off for f32 and bf16. Its scale and growth tracker are checkpointed, so a
+  /// resumed run goes on with them.
   optim::GradScalerConfig grad_scaler{.enabled = false};
   /// Data-parallel training over these devices of this process, one replica each (and over the
   /// processes the environment names); empty: the model's own device alone.
@@ -273,11 +273,17 @@ class Learner {
     if (parallel_ && parallel_->group().process().rank != 0) return;
     record::save(model_, make_epoch_dir(epoch));
     checkpoints_.save_state({epoch, optimizer_.state(), scheduler_.state(), best_.best_epoch(),
-                             best_.best_value(), best_.epochs_since_best()});
+                             best_.best_value(), best_.epochs_since_best(), scaler_state()});
     if (is_best) checkpoints_.mark_best(epoch);
     checkpoints_.prune(config_.keep_checkpoints);
     result.history.write_csv(config_.directory / "metrics.csv");
     write_svg_plot(result.history, config_.directory / "curves.svg");
+  }
+
+  /// The loss scaler's state, when the run scales its loss.
+  std::optional<GradScalerState> scaler_state() const {
+    if (!config_.grad_scaler.enabled) return std::nullopt;
+    return GradScalerState{scaler_.current_scale(), scaler_.growth_tracker()};
   }
 
   /// Creates epoch's checkpoint folder and returns its model file.
@@ -306,6 +312,7 @@ class Learner {
     optimizer_.load_state(state.optimizer);
     scheduler_.load_state(state.scheduler);
     best_.restore(state.best_epoch, state.best_value, state.epochs_since_best);
+    restore_scaler(state.grad_scaler);
     const std::filesystem::path csv = config_.directory / "metrics.csv";
     if (std::filesystem::exists(csv)) {
       history = History::read_csv(csv);
@@ -314,6 +321,18 @@ class Learner {
     *config_.out << "resuming after epoch " << epoch << " from " << checkpoints_.root().string()
                  << '\n';
     return epoch;
+  }
+
+  /// The scaler where the run scales its loss: from the checkpoint, or from init_scale (and said
+  /// so) when the checkpoint has none (a run that did not scale its loss before).
+  void restore_scaler(const std::optional<GradScalerState>& saved) {
+    if (!config_.grad_scaler.enabled) return;
+    if (saved) {
+      scaler_.load(saved->scale, saved->growth_tracker);
+    } else {
+      *config_.out << "resume: the checkpoint holds no loss scale; starting from init_scale "
+                   << config_.grad_scaler.init_scale << '\n';
+    }
   }
 
   LearnerConfig config_;
