@@ -18,6 +18,7 @@
 #include "backends/flex/fused_tile.h"
 #include "backends/flex/jit_program.h"
 #include "backends/flex/simd.h"
+#include "ember/float16.h"
 #include "flex_test_util.h"
 #include "ir/formulas.h"
 
@@ -109,7 +110,7 @@ std::optional<std::vector<std::vector<float>>> run_compiled(
   constexpr std::size_t kAlignFloats = 16;
   std::vector<std::vector<float>> storage(program.outputs.size(),
                                           std::vector<float>(n + kAlignFloats, -7.0f));
-  std::vector<const float*> in;
+  std::vector<const void*> in;
   for (const std::vector<float>& values : inputs)
     in.push_back(values.data());
   std::vector<float*> out;
@@ -117,7 +118,9 @@ std::optional<std::vector<std::vector<float>>> run_compiled(
     const auto misaligned = reinterpret_cast<uintptr_t>(values.data()) % 64 / sizeof(float);
     out.push_back(values.data() + (misaligned == 0 ? 0 : kAlignFloats - misaligned));
   }
-  if (!compiled.run(in.data(), out.data(), scalars.data(), static_cast<int64_t>(n), streaming))
+  const std::vector<void*> out_arrays(out.begin(), out.end());
+  if (!compiled.run(in.data(), out_arrays.data(), scalars.data(), static_cast<int64_t>(n),
+                    streaming))
     return std::nullopt;
   std::vector<std::vector<float>> outputs;
   for (const float* values : out)
@@ -388,22 +391,21 @@ std::optional<std::vector<Bytes>> run_compiled_bytes(const JitProgram& compiled,
                                                      bool streaming) {
   constexpr std::size_t kAlign = 64;
   std::vector<Bytes> storage;
-  std::vector<float*> out;
+  std::vector<void*> out;
   for (const uint32_t output : program.outputs) {
     const std::size_t size =
         static_cast<std::size_t>(n) * dtype_size(program.instructions[output].dtype);
     storage.emplace_back(size + kAlign, std::byte{0x55});
     const auto misaligned = reinterpret_cast<uintptr_t>(storage.back().data()) % kAlign;
-    out.push_back(reinterpret_cast<float*>(storage.back().data() +
-                                           (misaligned == 0 ? 0 : kAlign - misaligned)));
+    out.push_back(storage.back().data() + (misaligned == 0 ? 0 : kAlign - misaligned));
   }
-  std::vector<const float*> in;
+  std::vector<const void*> in;
   for (const Bytes& values : inputs)
-    in.push_back(reinterpret_cast<const float*>(values.data()));
+    in.push_back(values.data());
   if (!compiled.run(in.data(), out.data(), scalars.data(), n, streaming)) return std::nullopt;
   std::vector<Bytes> outputs;
   for (std::size_t k = 0; k < out.size(); ++k) {
-    const auto* begin = reinterpret_cast<const std::byte*>(out[k]);
+    const auto* begin = static_cast<const std::byte*>(out[k]);
     outputs.emplace_back(begin, begin + storage[k].size() - kAlign);
   }
   return outputs;
@@ -575,6 +577,95 @@ TEST(FlexJit, TanhStaysWithinEightUlpOfTheExactValue) {
       ASSERT_LE(std::abs(out[i]), 1.0f) << name(isa) << ": tanh(" << x[i] << ")";
     }
     EXPECT_LE(worst, 8.0) << name(isa);
+  }
+}
+
+/// value rounded to dtype (bf16 or f16) by BFloat16's and Half's own conversions.
+float rounded_to(DType dtype, float value) {
+  return dtype == DType::BF16 ? static_cast<float>(BFloat16(value))
+                              : static_cast<float>(Half(value));
+}
+uint16_t bits_of(DType dtype, float value) {
+  return dtype == DType::BF16 ? BFloat16(value).bits : Half(value).bits;
+}
+
+/// The program of narrow values as fused.cpp's tile loops run it: inputs widened, each instruction
+/// in f32, each narrow result rounded by BFloat16 or Half; the outputs' 16-bit values.
+std::vector<std::vector<uint16_t>> run_narrow_by_tile_loops(
+    const Program& program, DType dtype, const std::vector<std::vector<float>>& inputs) {
+  const auto n = static_cast<int64_t>(inputs[0].size());
+  std::vector<std::vector<float>> values = inputs;
+  for (const Instruction& instruction : program.instructions) {
+    std::vector<TileArg> args;
+    for (const ProgramRef ref : instruction.args) {
+      const std::size_t k =
+          ref.kind == ProgramRef::Kind::Input ? ref.index : inputs.size() + ref.index;
+      args.push_back({reinterpret_cast<const std::byte*>(values[k].data()), DType::F32});
+    }
+    std::vector<float> out(static_cast<std::size_t>(n));
+    run_on_tile(instruction.op, args, reinterpret_cast<std::byte*>(out.data()), DType::F32, n);
+    for (float& x : out)
+      x = rounded_to(dtype, x);
+    values.push_back(std::move(out));
+  }
+  std::vector<std::vector<uint16_t>> outputs;
+  for (const uint32_t output : program.outputs) {
+    std::vector<uint16_t> bits;
+    for (const float x : values[inputs.size() + output])
+      bits.push_back(bits_of(dtype, x));
+    outputs.push_back(std::move(bits));
+  }
+  return outputs;
+}
+
+TEST(FlexJit, NarrowProgramsGiveTheTileLoopsBitsAndLeaveNanResultsToTheCaller) {
+  const std::vector<JitIsa> isas = runnable_isas();
+  if (isas.empty()) GTEST_SKIP() << "no AVX2+FMA on this CPU, or the build has no Xbyak";
+  if (!simd::multiply_add_is_fused()) GTEST_SKIP() << kLoopsWithoutFma;
+  for (const DType dtype : {DType::BF16, DType::F16}) {
+    // (x * y + 0.3) then tanh and exp: results rounded at every step, ties and overflow (exp of
+    // values past f16's range) included; two outputs.
+    // The scalar as the tile loops take it: rounded to the dtype (fused.cpp).
+    const float shift = rounded_to(dtype, 0.3f);
+    Program program = program_of(2,
+                                 {f32(ir::Binary{ir::BinaryOp::Mul}, {input(0), input(1)}),
+                                  f32(ir::BinaryScalar{ir::BinaryOp::Add, shift}, {result(0)}),
+                                  f32(ir::Unary{ir::UnaryOp::Tanh}, {result(1)}),
+                                  f32(ir::Unary{ir::UnaryOp::Exp}, {result(0)})},
+                                 {2, 3});
+    for (ir::ProgramInput& in : program.inputs)
+      in.dtype = dtype;
+    for (Instruction& instruction : program.instructions)
+      instruction.dtype = dtype;
+    const std::vector<float> scalars = {0.0f, shift, 0.0f, 0.0f};
+    std::mt19937 rng(7);
+    constexpr std::size_t kElements = 1024;
+    std::vector<std::vector<float>> wide(2);
+    std::vector<std::vector<uint16_t>> narrow(2);
+    std::uniform_real_distribution<float> value(-4.0f, 4.0f);
+    for (std::size_t k = 0; k < 2; ++k) {
+      for (std::size_t i = 0; i < kElements; ++i) {
+        wide[k].push_back(rounded_to(dtype, value(rng)));
+        narrow[k].push_back(bits_of(dtype, wide[k].back()));
+      }
+    }
+    const auto expected = run_narrow_by_tile_loops(program, dtype, wide);
+    for (const JitIsa isa : isas) {
+      const std::string what = name(isa) + " " + std::string(dtype_name(dtype));
+      const auto compiled = JitProgram::compile(program, isa);
+      ASSERT_NE(compiled, nullptr) << what;
+      std::vector<std::vector<uint16_t>> out(2, std::vector<uint16_t>(kElements, 0x5555));
+      const std::vector<const void*> in = {narrow[0].data(), narrow[1].data()};
+      std::vector<void*> outputs = {out[0].data(), out[1].data()};
+      ASSERT_TRUE(compiled->run(in.data(), outputs.data(), scalars.data(), kElements)) << what;
+      EXPECT_EQ(out[0], expected[0]) << what << ": tanh";
+      EXPECT_EQ(out[1], expected[1]) << what << ": exp";
+      // A NaN input makes NaN results, whose payloads are the caller's to narrow.
+      std::vector<uint16_t> with_nan = narrow[0];
+      with_nan[5] = bits_of(dtype, std::nanf(""));
+      const std::vector<const void*> nan_in = {with_nan.data(), narrow[1].data()};
+      EXPECT_FALSE(compiled->run(nan_in.data(), outputs.data(), scalars.data(), kElements)) << what;
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include "backends/flex/fallback.h"
 #include "backends/flex/fused.h"
 #include "backends/flex/host_memory.h"
+#include "backends/flex/jit_program.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/packing_buffer.h"
 #include "backends/flex/thread_pool.h"
@@ -108,14 +109,16 @@ backend::FusionSupport FlexBackend::fusion_support() const {
 
 namespace {
 
-/// A program of one bf16 / f16 instruction on program inputs, run as the eager op: its kernel
-/// computes in L1-sized f32 chunks (narrow.h) in one pass, without the tile loops' slots and
-/// rounding passes, which made a lone bf16 add 2.8x slower fused than eager. nullopt for any
-/// other program.
+/// A program of one bf16 / f16 instruction on program inputs that the JIT does not compile, run
+/// as the eager op: its kernel computes in L1-sized f32 chunks (narrow.h) in one pass, without
+/// the tile loops' slots and rounding passes, which made a lone bf16 add 2.8x slower fused than
+/// eager. nullopt for any other program.
 std::optional<backend::Outputs> run_lone_narrow(const ir::Program& program, Views inputs,
                                                 std::span<const Scalar> constants,
                                                 const Shape& shape) {
   if (program.instructions.size() != 1 || program.outputs.size() != 1 || !has_narrow(program))
+    return std::nullopt;
+  if (shape.num_elements() >= kTileElements && compiled_program(program) != nullptr)
     return std::nullopt;
   const ir::Instruction& instruction = program.instructions[0];
   detail::InlineVector<const View*, 4> args;

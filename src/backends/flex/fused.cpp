@@ -170,7 +170,7 @@ class TileRunner {
     const ir::Program& program = plan_.program;
     for (std::size_t k = 0; k < program.inputs.size(); ++k) {
       const std::byte* data = plan_.inputs[k].read(begin, n, slot(program.slots.input_slots[k]));
-      compiled_inputs_[k] = reinterpret_cast<const float*>(data);
+      compiled_inputs_[k] = data;
     }
     // Streaming stores go straight from the registers to outputs aligned for them, through
     // the staging slots to the others.
@@ -178,12 +178,12 @@ class TileRunner {
     for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
       std::byte* data = plan_.outputs[k] + begin * element_size(k);
       aligned = aligned && reinterpret_cast<uintptr_t>(data) % kLine == 0;
-      compiled_outputs_[k] = reinterpret_cast<float*>(data);
+      compiled_outputs_[k] = data;
     }
     const bool staged = plan_.streaming && !aligned;
     if (staged) {
       for (std::size_t k = 0; k < plan_.outputs.size(); ++k)
-        compiled_outputs_[k] = reinterpret_cast<float*>(staging(k));
+        compiled_outputs_[k] = staging(k);
     }
     const bool computed = plan_.compiled->run(compiled_inputs_.data(), compiled_outputs_.data(),
                                               plan_.scalars.data(), n, plan_.streaming && !staged);
@@ -284,8 +284,8 @@ class TileRunner {
   hwy::AlignedFreeUniquePtr<std::byte[]> scratch_;
   std::vector<const std::byte*> values_;  ///< this tile's inputs, then instruction results
   std::vector<TileArg> args_;
-  std::vector<const float*> compiled_inputs_;  ///< this tile's inputs, for the compiled program
-  std::vector<float*> compiled_outputs_;
+  std::vector<const void*> compiled_inputs_;  ///< this tile's inputs, for the compiled program
+  std::vector<void*> compiled_outputs_;
 };
 
 /// Each instruction's scalar as f32, as the compiled program reads them: a scalar operand, an
@@ -337,10 +337,8 @@ std::vector<View> run_fused(const ir::Program& program, Views inputs,
   plan.streaming = streams(program, inputs, shape);
   plan.narrow = has_narrow(program);
   // Compiled on its first run over a whole tile or more: below that, the few vectors do not
-  // repay the compilation (about 20 us for the GELU) nor the code's pages. The compiler takes f32
-  // and Bool only: narrow programs run in the tile loops.
-  if (shape.num_elements() >= kTileElements && !plan.narrow)
-    plan.compiled = compiled_program(program);
+  // repay the compilation (about 20 us for the GELU) nor the code's pages.
+  if (shape.num_elements() >= kTileElements) plan.compiled = compiled_program(program);
   if (plan.compiled != nullptr) plan.scalars = f32_scalars(plan.ops);
   const int64_t total = shape.num_elements();
   parallel_for((total + kTileElements - 1) / kTileElements, kTileGrain,

@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "backends/flex/float_dispatch.h"
 #include "backends/flex/simd.h"
 
 #if defined(EMBER_WITH_XBYAK)
@@ -68,6 +69,9 @@ enum Constant : uint8_t {
   kLogPoly,  // highway_log::kPoly, k0 to k3
   kLowest = kLogPoly + 4,
   kLn2Over2,
+  kBFloat16Lsb,   // the lowest bit a bf16 keeps of an f32
+  kBFloat16Half,  // half a bf16 ulp less one: rounds ties to even with the kept bit
+  kBFloat16Kept,  // the f32 bits a bf16 keeps
   kConstantCount,
 };
 
@@ -121,6 +125,9 @@ const std::array<ConstantRow, kConstantCount>& constant_table() {
       rows[kLogPoly + i] = splat(highway_log::kPoly[i]);
     rows[kLowest] = splat(std::numeric_limits<float>::lowest());
     rows[kLn2Over2] = splat(highway_exp::kLn2Over2);
+    rows[kBFloat16Lsb] = splat_bits(1);
+    rows[kBFloat16Half] = splat_bits(0x7fffu);
+    rows[kBFloat16Kept] = splat_bits(0xffff0000u);
     return rows;
   }();
   return table;
@@ -229,26 +236,52 @@ bool covered(const ir::Op& op, std::span<const DType> args, DType result) {
 }
 
 /// Whether the program's code checks the range of some lanes: whether a formula it computes uses
-/// a primitive that flags lanes.
+/// a primitive that flags lanes, or it rounds a result to bf16 or f16 (which flags NaN lanes).
 bool checks_range(const ir::Program& program) {
   return std::any_of(program.instructions.begin(), program.instructions.end(),
                      [](const ir::Instruction& instruction) {
-                       return (primitives_of(instruction.op) & flagging_primitives()).any();
+                       return is_narrow_float(instruction.dtype) ||
+                              (primitives_of(instruction.op) & flagging_primitives()).any();
                      });
 }
 
+/// The dtype a value of dtype is held in registers as: a bf16 or f16 value as the f32 it widens
+/// to (rounded to its dtype after each instruction, as fused.cpp's tile loops round it).
+DType held_as(DType dtype) {
+  return is_narrow_float(dtype) ? DType::F32 : dtype;
+}
+
+/// Whether every value of the program is F32, Bool, or of one narrow float dtype.
+bool covered_dtypes(const ir::Program& program) {
+  std::optional<DType> narrow;
+  const auto admits = [&](DType dtype) {
+    if (!is_narrow_float(dtype)) return dtype == DType::F32 || dtype == DType::Bool;
+    if (narrow && *narrow != dtype) return false;
+    narrow = dtype;
+    return true;
+  };
+  return std::all_of(program.inputs.begin(), program.inputs.end(),
+                     [&](const ir::ProgramInput& input) { return admits(input.dtype); }) &&
+         std::all_of(program.instructions.begin(), program.instructions.end(),
+                     [&](const ir::Instruction& instruction) { return admits(instruction.dtype); });
+}
+
 bool covered(const ir::Program& program) {
-  for (const ir::ProgramInput& input : program.inputs) {
-    if (input.dtype != DType::F32 && input.dtype != DType::Bool) return false;
-  }
+  if (!covered_dtypes(program)) return false;
   std::vector<DType> args;
   for (const ir::Instruction& instruction : program.instructions) {
     args.clear();
     for (const ir::ProgramRef arg : instruction.args)
-      args.push_back(program.dtype_of(arg));
-    if (!covered(instruction.op, args, instruction.dtype)) return false;
+      args.push_back(held_as(program.dtype_of(arg)));
+    if (!covered(instruction.op, args, held_as(instruction.dtype))) return false;
   }
   return true;
+}
+
+/// Whether the CPU converts f32 to bf16 in one instruction (AVX512_BF16's vcvtneps2bf16).
+bool has_avx512_bf16() {
+  static const bool has = Xbyak::util::Cpu().has(Xbyak::util::Cpu::tAVX512_BF16);
+  return has;
 }
 
 /// Thrown while generating when the values alive at once need more registers than there are.
@@ -294,7 +327,8 @@ class Generator : public Xbyak::CodeGenerator {
         free_(isa == JitIsa::Avx512 ? 0xffffffffu : 0xffffu),
         registers_of_(program.inputs.size() + program.instructions.size()),
         last_use_(last_uses(program)),
-        checks_range_(checks_range(program)) {
+        checks_range_(checks_range(program)),
+        bf16_instructions_(isa == JitIsa::Avx512 && has_avx512_bf16()) {
     generate();
     ready();
     setProtectModeRE();  // writable while generated, executable (and no longer writable) now
@@ -463,13 +497,14 @@ class Generator : public Xbyak::CodeGenerator {
                                              mask_of(arg(instruction, 1)), std::move(value)));
             });
           } else if constexpr (std::is_same_v<Op, ir::Cast>) {
-            return cast(program_.dtype_of(instruction.args[0]), instruction.dtype,
+            return cast(held_as(program_.dtype_of(instruction.args[0])), held_as(instruction.dtype),
                         arg(instruction, 0));
           } else {
             return Regs{};  // unreachable: covered() admits nothing else
           }
         },
         instruction.op);
+    if (is_narrow_float(instruction.dtype)) round_to(instruction.dtype, result);
     const std::size_t value = program_.inputs.size() + i;
     registers_of_[value] = result;
     for (std::size_t k = 0; k < program_.outputs.size(); ++k) {
@@ -496,7 +531,14 @@ class Generator : public Xbyak::CodeGenerator {
     if (registers_of_[value]) return;
     const auto r = allocate();
     mov(rax, ptr[rdi + static_cast<int>(ref.index * sizeof(void*))]);
-    if (program_.dtype_of(ref) == DType::Bool) {
+    const DType dtype = program_.dtype_of(ref);
+    if (dtype == DType::BF16) {
+      // The 16 bits are the f32's high half.
+      each([&](int u) { vpmovzxwd(vec(r[u]), narrow_element(u)); });
+      each([&](int u) { vpslld(vec(r[u]), vec(r[u]), 16); });
+    } else if (dtype == DType::F16) {
+      each([&](int u) { vcvtph2ps(vec(r[u]), narrow_element(u)); });  // exact
+    } else if (dtype == DType::Bool) {
       // Bytes 0 / 1 widened to 32-bit lanes, then 1 spread to all ones.
       each([&](int u) { vpmovzxbd(vec(r[u]), ptr[rax + r9 + u * lanes()]); });
       each([&](int u) { vpslld(vec(r[u]), vec(r[u]), 31); });
@@ -508,12 +550,88 @@ class Generator : public Xbyak::CodeGenerator {
   }
   void store(std::size_t output, const Regs& r) {
     mov(rax, ptr[rsi + static_cast<int>(output * sizeof(void*))]);
-    if (program_.instructions[program_.outputs[output]].dtype == DType::Bool) return store_bools(r);
+    const DType dtype = program_.instructions[program_.outputs[output]].dtype;
+    if (dtype == DType::Bool) return store_bools(r);
+    if (is_narrow_float(dtype)) return store_narrow(dtype, r);
     each([&](int u) {
       const Xbyak::Address at = ptr[rax + r10 + u * vector_bytes()];
       if (streaming_) return vmovntps(at, vec(r[u]));
       vmovups(at, vec(r[u]));
     });
+  }
+
+  /// Vector u's elements of a bf16 or f16 array at rax: element offset r9, two bytes each.
+  Xbyak::Address narrow_element(int u) const { return ptr[rax + r9 * 2 + u * lanes() * 2]; }
+
+  /// Lanes rounded to dtype already (round_to) as its 16-bit values at rax + 2 r9, exactly, with
+  /// plain stores; NaN lanes, whose payloads Half and BFloat16 narrow in their own way, are left to
+  /// the caller (flagged).
+  void store_narrow(DType dtype, const Regs& r) {
+    flag_nan(r);
+    const Reg bits = allocate_one();
+    each([&](int u) {
+      if (dtype == DType::F16) {
+        if (isa_ == JitIsa::Avx512) return vcvtps2ph(narrow_element(u), Xbyak::Zmm(r[u]), 0);
+        return vcvtps2ph(narrow_element(u), Xbyak::Ymm(r[u]), 0);
+      }
+      vpsrld(vec(bits), vec(r[u]), 16);
+      if (isa_ == JitIsa::Avx512) return vpmovdw(narrow_element(u), vec(bits));
+      // AVX2 has no narrowing store: pack the 8 lanes (each below 2^16) through 128-bit halves.
+      const Reg upper = allocate_one();
+      vextracti128(Xbyak::Xmm(upper), Xbyak::Ymm(bits), 1);
+      vpackusdw(Xbyak::Xmm(bits), Xbyak::Xmm(bits), Xbyak::Xmm(upper));
+      vmovdqu(narrow_element(u), Xbyak::Xmm(bits));
+      free_ |= 1u << upper;
+    });
+    free_ |= 1u << bits;
+  }
+
+  /// x rounded in place to dtype (bf16 or f16), to nearest even, as fused.cpp's tile loops round
+  /// each narrow result. A NaN stays a NaN, perhaps of another payload: the ops after it see the
+  /// same NaN-ness, and a NaN output is the caller's (store_narrow). Where the rounding is done
+  /// on the integer bits (no AVX512_BF16), which may turn a NaN into an infinity, NaN lanes are
+  /// flagged here already.
+  void round_to(DType dtype, const Regs& x) {
+    const Reg t = allocate_one();
+    const Xbyak::Xmm half = isa_ == JitIsa::Avx512 ? Xbyak::Xmm(Xbyak::Ymm(t)) : Xbyak::Xmm(t);
+    if (dtype == DType::BF16 && !bf16_instructions_) flag_nan(x);
+    each([&](int u) {
+      if (dtype == DType::F16) {
+        vcvtps2ph(half, vec(x[u]), 0);  // imm 0: to nearest even
+        vcvtph2ps(vec(x[u]), half);
+        return;
+      }
+      if (bf16_instructions_) {
+        vcvtneps2bf16(half, vec(x[u]));  // to nearest even; a NaN quieted
+        vpmovzxwd(vec(x[u]), half);
+        vpslld(vec(x[u]), vec(x[u]), 16);
+        return;
+      }
+      // bits + 0x7fff + (the kept lowest bit), the low half then cleared.
+      vpsrld(vec(t), vec(x[u]), 16);
+      bit_and(t, t, constant(kBFloat16Lsb));
+      vpaddd(vec(t), vec(t), constant(kBFloat16Half));
+      vpaddd(vec(x[u]), vec(x[u]), vec(t));
+      bit_and(x[u], x[u], constant(kBFloat16Kept));
+    });
+    free_ |= 1u << t;
+  }
+
+  /// Adds the NaN lanes of x to the flags.
+  void flag_nan(const Regs& x) {
+    if (isa_ == JitIsa::Avx512) {
+      each([&](int u) {
+        vcmpps(k6, vec(x[u]), vec(x[u]), kUnordered);
+        korw(k5, k5, k6);
+      });
+      return;
+    }
+    const Reg nan = allocate_one();
+    each([&](int u) {
+      vcmpps(vec(nan), vec(x[u]), vec(x[u]), kUnordered);
+      vpor(vec(range_flags_), vec(range_flags_), vec(nan));
+    });
+    free_ |= 1u << nan;
   }
 
   /// Bool lanes as bytes 0 / 1 at rax + r9, with plain stores (a streaming store of a few
@@ -1206,7 +1324,8 @@ class Generator : public Xbyak::CodeGenerator {
   std::vector<std::optional<Regs>> registers_of_;  ///< per value: its registers while alive
   std::vector<int64_t> last_use_;                  ///< per value
   bool streaming_ = false;                         ///< the function being generated streams
-  bool checks_range_ = false;                      ///< the program holds exp
+  bool checks_range_ = false;                      ///< the program holds exp, or narrow values
+  bool bf16_instructions_ = false;                 ///< vcvtneps2bf16 rounds to bf16
   Reg range_flags_ = 0;                            ///< AVX2: the lanes out of range so far
   std::size_t entry_offset_[2] = {};               ///< per streaming flag
   /// The constants the code reads (constant_table(), then the formulas' own), at an address

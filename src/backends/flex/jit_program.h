@@ -5,7 +5,10 @@
 // (ir/formulas.h) on the compiler's primitives, which are the instructions simd.h's loops use, in
 // the same order, so both give the same bits (NaN payloads aside).
 //
-// Covered: programs whose values are F32 or Bool (held as lanes of all ones or zeros) and whose
+// Covered: programs whose values are F32, Bool (held as lanes of all ones or zeros) or one of bf16
+// and f16 (held as the f32 they widen to, each result rounded to its dtype, to nearest even, as
+// the tile loops round it; a NaN result is left to the caller, whose Half and BFloat16 keep
+// payloads the hardware's conversions do not), and whose
 // instructions are all among Add, Sub, Mul, Div, Maximum, Minimum (also with a scalar operand),
 // Neg, Abs, Sign, Sqrt, Recip, Tanh, Exp, Log, Floor, Ceil, Round, every activation (a Celu of
 // alpha 0 aside: simd.h's loops leave it to the reference), comparisons of F32 values (also with a
@@ -43,16 +46,16 @@ class JitProgram {
   /// f32 elements per pass of the code's loop: one or two vectors.
   int64_t block() const { return block_; }
   /// outputs[k][i] = program output k at element i, for i < n (a positive multiple of block()),
-  /// from inputs[k][i] (contiguous f32 arrays, one per program input). scalars[j] is instruction
-  /// j's scalar operand, or its activation's parameter (activation_parameter). With
-  /// streaming, the outputs are written with streaming stores (past the caches; hwy::FlushStream()
-  /// before another thread reads them), and each must be 64-byte aligned. Returns false when some
-  /// lane was outside the range where the code computes an op as simd.h's loops do (exp beyond 88,
-  /// of -inf or of NaN, which they hand to std::exp; log of anything but a normal positive value,
-  /// which they hand to std::log; an activation of an infinity or NaN, which they hand to the
-  /// reference kernel; GELU's tanh form beyond +-1e12): the outputs are then to be computed again
-  /// another way.
-  [[nodiscard]] bool run(const float* const* inputs, float* const* outputs, const float* scalars,
+  /// from inputs[k][i] (contiguous arrays of each input's dtype, one per program input). scalars[j]
+  /// is instruction j's scalar operand, or its activation's parameter (activation_parameter). With
+  /// streaming, the f32 outputs are written with streaming stores (past the caches;
+  /// hwy::FlushStream() before another thread reads them), and each must be 64-byte aligned.
+  /// Returns false when some lane was outside the range where the code computes an op as simd.h's
+  /// loops do (exp beyond 88, of -inf or of NaN, which they hand to std::exp; log of anything but a
+  /// normal positive value, which they hand to std::log; an activation of an infinity or NaN, which
+  /// they hand to the reference kernel; GELU's tanh form beyond +-1e12): the outputs are then to be
+  /// computed again another way.
+  [[nodiscard]] bool run(const void* const* inputs, void* const* outputs, const float* scalars,
                          int64_t n, bool streaming = false) const {
     uint8_t out_of_range = 0;
     entries_[streaming](inputs, outputs, scalars, n, &out_of_range);
@@ -61,7 +64,7 @@ class JitProgram {
 
  private:
   struct Code;  // the generated code, owned (Xbyak stays out of this header)
-  using Entry = void (*)(const float* const*, float* const*, const float*, int64_t, uint8_t*);
+  using Entry = void (*)(const void* const*, void* const*, const float*, int64_t, uint8_t*);
   using Entries = std::array<Entry, 2>;  ///< plain stores, streaming stores
   JitProgram(std::unique_ptr<Code> code, Entries entries, int64_t block);
 
