@@ -47,6 +47,10 @@ struct FusionSupport {
   /// Whether execute_fused runs a program as one pass. Otherwise the decorator still queues
   /// the ops above and runs each program's instructions one by one through execute.
   bool runs_programs = false;
+  /// Whether programs may hold an Expand: an identity whose argument, a program input, broadcasts
+  /// into the program's shape (ir/program.h). For a backend whose expands are copies (no strided
+  /// views), an expand read only by elementwise ops then costs nothing.
+  bool fuses_expand = false;
 };
 
 /// A point in a device's queue on the device's clock: the moment the work submitted before it

@@ -327,6 +327,8 @@ std::string evaluate(const CudaC& m, const ir::Op& op, DType dtype,
   }
   if (const auto* activation = std::get_if<ir::Activation>(&op))
     return formula::activation(m, activation->op, args[0], [&] { return m.define(scalar); });
+  // A program input broadcasts as it is read: the expand itself is the identity.
+  if (std::holds_alternative<ir::Expand>(op)) return args[0];
   throw InvalidArgument("[" + ir::name(op) + "] the CUDA C emitter has no formula for this op");
 }
 

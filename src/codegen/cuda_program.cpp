@@ -26,6 +26,13 @@ DType operand_dtype(const ir::Op& op, std::span<const DType> args) {
   return std::holds_alternative<ir::Where>(op) && args.size() > 1 ? args[1] : args.front();
 }
 
+/// Whether op passes its (first) operand of dtype through: a cast to dtype, or an expand (whose
+/// argument broadcasts as a program input).
+bool is_identity(const ir::Op& op, DType dtype) {
+  const auto* cast = std::get_if<ir::Cast>(&op);
+  return (cast != nullptr && cast->dtype == dtype) || std::holds_alternative<ir::Expand>(op);
+}
+
 std::string dtype_text(DType dtype) {
   return std::string(dtype_name(dtype));
 }
@@ -68,15 +75,18 @@ std::string refusal(const ir::Program& program) {
     }
     if (args.empty()) return which + "has no operands";
     const DType dtype = operand_dtype(instruction.op, args);
-    const auto* cast = std::get_if<ir::Cast>(&instruction.op);
-    const bool same_cast = cast != nullptr && cast->dtype == dtype && cuda::has_storage(dtype);
-    if (!same_cast && !cuda::writes(instruction.op, dtype))
+    if (!(is_identity(instruction.op, dtype) && cuda::has_storage(dtype)) &&
+        !cuda::writes(instruction.op, dtype))
       return which + "on " + dtype_text(dtype) +
              ": the CUDA C emitter has no formula for this op on this dtype";
     if (ir::scalar_of(instruction.op) && !instruction.constant)
       return which + "has a scalar but no constant";
     try {
-      const DType result = ir::infer(instruction.op, metas)[0].dtype;
+      // An expand's shape is the first execution's, not the metas' [1]: it passes its dtype on.
+      const bool expand = std::holds_alternative<ir::Expand>(instruction.op);
+      if (expand && args.size() != 1)
+        return which + "has " + std::to_string(args.size()) + " operands, not 1";
+      const DType result = expand ? dtype : ir::infer(instruction.op, metas)[0].dtype;
       if (result != instruction.dtype)
         return which + "on " + dtype_text(dtype) + " gives " + dtype_text(result) + ", not " +
                dtype_text(instruction.dtype);
@@ -180,11 +190,12 @@ ProgramBody body_of(const ir::Program& program, DType compute,
     std::string result =
         cuda::evaluate(m, instruction.op, operand_dtype(instruction.op, arg_dtypes), args, scalar);
     // An f16 or bf16 result is rounded to its dtype, as running the op alone stores it; where,
-    // mask_fill and casts from Bool choose among values of the dtype already (0 and 1, a rounded
-    // scalar). A cast from an integer is rounded here (from its float rounded to odd).
+    // mask_fill, expands and casts from Bool choose among values of the dtype already (0 and 1, a
+    // rounded scalar). A cast from an integer is rounded here (from its float rounded to odd).
     const auto* cast = std::get_if<ir::Cast>(&instruction.op);
     const bool selects = std::holds_alternative<ir::Where>(instruction.op) ||
                          std::holds_alternative<ir::MaskFill>(instruction.op) ||
+                         std::holds_alternative<ir::Expand>(instruction.op) ||
                          (cast != nullptr && !is_int(arg_dtypes.front()));
     if ((instruction.dtype == DType::F16 || instruction.dtype == DType::BF16) && !selects)
       result = cuda::load(m, instruction.dtype, cuda::store(instruction.dtype, result));

@@ -37,17 +37,21 @@ bool may_fail_on_data(const ir::Op& op, DType dtype) {
 }  // namespace
 
 FusibleOps::FusibleOps(const backend::FusionSupport& support)
-    : max_rank_(support.max_rank), fuses_op_(support.fuses_op) {
+    : max_rank_(support.max_rank),
+      fuses_op_(support.fuses_op),
+      fuses_expand_(support.fuses_expand) {
   for (const DType dtype : support.dtypes)
     dtypes_ |= 1u << static_cast<unsigned>(dtype);
 }
 
 bool FusibleOps::admits(const ir::Op& op, std::span<const backend::Operand> inputs,
                         std::span<const ir::TensorMeta> outputs) const {
-  if (!is_elementwise(op) || inputs.empty() || inputs.size() > kMaxArgs || outputs.size() != 1)
+  const bool expand = fuses_expand_ && std::holds_alternative<ir::Expand>(op);
+  if (!(expand || is_elementwise(op)) || inputs.empty() || inputs.size() > kMaxArgs ||
+      outputs.size() != 1)
     return false;
   if (!declared(outputs[0].dtype) || outputs[0].shape.rank() > max_rank_) return false;
-  if (fuses_op_ != nullptr && !fuses_op_(op)) return false;
+  if (!expand && fuses_op_ != nullptr && !fuses_op_(op)) return false;
   // The ops that may fail (integer div, rem, pow) take one dtype: their first input's.
   if (may_fail_on_data(op, inputs[0].meta.dtype)) return false;
   return std::ranges::all_of(

@@ -1,8 +1,8 @@
 // Which ops the fusion decorator queues instead of running at once: the elementwise ops inside
 // what the backend declares it fuses (backend::FusionSupport: dtypes, ops, rank) that cannot
-// fail on their data. Running an op later must not move an error away from the call that
-// caused it; only a device failure may surface from the call that executes the queue
-// (stream.h).
+// fail on their data, and expands where the backend reads them as broadcast inputs. Running an op
+// later must not move an error away from the call that caused it; only a device failure may surface
+// from the call that executes the queue (stream.h).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,7 @@ class FusibleOps {
   uint32_t dtypes_ = 0;  ///< bit d: DType d is declared
   std::size_t max_rank_;
   bool (*fuses_op_)(const ir::Op&);
+  bool fuses_expand_;
 };
 
 }  // namespace ember::fusion

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "ember/error.h"
 
@@ -58,7 +59,10 @@ backend::Outputs run_op_by_op(backend::Backend& backend, const ir::Program& prog
       args.push_back(arg.kind == ir::ProgramRef::Kind::Input ? inputs[arg.index]
                                                              : results[arg.index]);
     const ir::TensorMeta output{shape, instruction.dtype};
-    results[i] = {execute_queued(backend, program.bound_op(i, constants), args, output), output};
+    ir::Op op = program.bound_op(i, constants);
+    // A cached program serves every shape: an expand is to this execution's.
+    if (auto* expand = std::get_if<ir::Expand>(&op)) expand->shape = shape;
+    results[i] = {execute_queued(backend, op, args, output), output};
     // Free the intermediates this instruction read for the last time.
     for (const ir::ProgramRef arg : instruction.args) {
       if (arg.kind == ir::ProgramRef::Kind::Instruction && last_use[arg.index] == i &&

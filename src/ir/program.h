@@ -42,8 +42,11 @@ struct ProgramInput {
 
 struct Instruction {
   /// An elementwise op (Unary, Binary, BinaryScalar, Compare, CompareScalar, Where, MaskFill,
-  /// Cast, Activation). The scalar of a BinaryScalar, CompareScalar or MaskFill is not part of
-  /// the program: bound_op takes it from the execution's constants[constant].
+  /// Cast, Activation), or, where the backend fuses them (FusionSupport::fuses_expand), an Expand:
+  /// the identity of its one argument, a program input that broadcasts into the shape (its own
+  /// shape field is the first execution's; the execution's shape is the one that counts). The
+  /// scalar of a BinaryScalar, CompareScalar or MaskFill is not part of the program: bound_op
+  /// takes it from the execution's constants[constant].
   ir::Op op;
   std::vector<ProgramRef> args;
   /// The result's element type (its shape is the program's).

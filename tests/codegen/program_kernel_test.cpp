@@ -72,7 +72,9 @@ class Builder {
     std::vector<ir::TensorMeta> metas;
     for (const Ref arg : args)
       metas.push_back({Shape{1}, case_.program.dtype_of(arg)});
-    const DType dtype = ir::infer(op, metas)[0].dtype;
+    // An expand, the identity of a broadcast input, keeps its dtype (its shape is the program's).
+    const DType dtype =
+        std::holds_alternative<ir::Expand>(op) ? metas[0].dtype : ir::infer(op, metas)[0].dtype;
     std::optional<uint32_t> constant;
     if (const std::optional<Scalar> value = ir::scalar_of(op)) {
       constant = static_cast<uint32_t>(case_.constants.size());
@@ -192,6 +194,19 @@ ProgramCase half_chain(DType dtype) {
   return b.build();
 }
 
+/// Expands, as the fusion decorator keeps them where the backend reads them as broadcast inputs:
+/// a column and a row spread over the shape, stored (the expand's own result) and multiplied.
+ProgramCase expands(DType dtype) {
+  const Shape shape{6, 16};
+  Builder b("expands_" + std::string(dtype_name(dtype)), shape);
+  const Ref column = b.op(ir::Expand{shape}, {b.input(dtype, Shape{6, 1})});
+  const Ref row = b.op(ir::Expand{shape}, {b.input(dtype, Shape{1, 16})});
+  const Ref x = b.input(dtype, shape);
+  b.output(column);
+  b.output(b.op(binary(ir::BinaryOp::Mul), {b.op(binary(ir::BinaryOp::Mul), {column, x}), row}));
+  return b.build();
+}
+
 /// Integer arithmetic on dtype, as ndarray computes it: wrapping add, sub, mul (also with a
 /// scalar on either side), neg (signed), abs, sign, maximum, minimum, a division, remainder and
 /// power by a scalar, comparisons (and with a scalar up to 32 bits) into where and mask_fill, and
@@ -269,6 +284,8 @@ std::vector<ProgramCase> program_cases() {
   cases.push_back(bool_only());
   cases.push_back(half_chain(DType::F16));
   cases.push_back(half_chain(DType::BF16));
+  for (const DType dtype : {DType::F32, DType::BF16, DType::I64})
+    cases.push_back(expands(dtype));
   for (const DType dtype : {DType::I64, DType::I32, DType::I16, DType::I8, DType::U64, DType::U32,
                             DType::U16, DType::U8})
     cases.push_back(integer_arithmetic(dtype));

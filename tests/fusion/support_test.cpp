@@ -76,5 +76,38 @@ TEST(FusionSupport, QueuedIntegerOpsGiveTheInnerBackendsValues) {
   EXPECT_EQ(get(fusion, product), TensorData(std::vector<int32_t>{42, -42, 54}, Shape{3}));
 }
 
+TEST(FusionSupport, ExpandsAreQueuedOnlyWhereTheBackendReadsThemAsBroadcastInputs) {
+  const ir::Expand expand{Shape{3, 4}};
+  backend::FusionSupport support{.dtypes = {DType::F32}, .max_rank = kAnyRank};
+  FusionBackend copies = over_ndarray(support);
+  EXPECT_FALSE(is_lazy(apply(copies, expand, {put(copies, varied_data({3, 1}))})));
+  support.fuses_expand = true;
+  FusionBackend broadcasts = over_ndarray(support);
+  EXPECT_TRUE(is_lazy(apply(broadcasts, expand, {put(broadcasts, varied_data({3, 1}))})));
+}
+
+TEST(FusionSupport, QueuedExpandsGiveTheInnerBackendsValuesAtEveryShape) {
+  backend::FusionSupport support{.dtypes = {DType::F32}, .max_rank = kAnyRank};
+  support.fuses_expand = true;
+  FusionBackend fusion = over_ndarray(support);
+  ndarray::NdArrayBackend reference;
+  // The same graph at two sizes: one cached program, its expand run at each execution's shape.
+  for (const int64_t rows : {3, 5}) {
+    const auto computation = [&](backend::Backend& backend) {
+      const Value column = put(backend, varied_data({rows, 1}, 1));
+      const Value x = put(backend, varied_data({rows, 4}, 2));
+      const Value spread = apply(backend, ir::Expand{Shape{rows, 4}}, {column});
+      const Value product = apply(backend, ir::Binary{ir::BinaryOp::Mul}, {spread, x});
+      return std::vector<TensorData>{get(backend, apply(backend, kTanh, {product})),
+                                     get(backend, spread)};
+    };
+    const std::vector<TensorData> expected = computation(reference);
+    const std::vector<TensorData> actual = computation(fusion);
+    EXPECT_EQ(actual[0], expected[0]) << rows << " rows";
+    EXPECT_EQ(actual[1], expected[1]) << rows << " rows";
+  }
+  EXPECT_EQ(fusion.cache_stats().misses, 1u) << "both sizes share one program";
+}
+
 }  // namespace
 }  // namespace ember::fusion::test

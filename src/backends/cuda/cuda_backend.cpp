@@ -65,8 +65,31 @@ class DeviceBuffer final : public backend::Buffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  CUdeviceptr address() const { return device_address(block_); }
+  /// Where the bytes are; a deferred copy into them is queued first (once).
+  CUdeviceptr address() const {
+    if (deferred_) std::call_once(deferred_->once, deferred_->queue, device_address(block_));
+    return device_address(block_);
+  }
   std::size_t bytes() const { return bytes_; }
+  /// Makes this buffer the transpose of the last two dims of source, queued by queue(address) only
+  /// when something first asks for its address (set once, before the buffer is shared): a product
+  /// reads the source instead, through cuBLASLt's transpose flag, and the copy never runs. The
+  /// source stays alive as long as this buffer.
+  void defer_transpose(BufferPtr source, const Shape& shape,
+                       std::function<void(CUdeviceptr)> queue) {
+    deferred_ = std::make_unique<DeferredTranspose>(std::move(source), shape, std::move(queue));
+  }
+  /// The dense tensor this one, of shape, is the transpose of (its last two dims swapped), where it
+  /// is kept and shape has the transpose's last two dims (a reshape that keeps them, adding or
+  /// merging batch dims, keeps the relation; one that changes them does not).
+  const DeviceBuffer* transpose_source(const Shape& shape) const {
+    if (!deferred_ || shape.rank() < 2) return nullptr;
+    const Shape& made = deferred_->shape;
+    if (shape[shape.rank() - 1] != made[made.rank() - 1] ||
+        shape[shape.rank() - 2] != made[made.rank() - 2])
+      return nullptr;
+    return static_cast<const DeviceBuffer*>(deferred_->source.get());
+  }
   /// The range of the integers it holds, where the host knew it when it made them (set once,
   /// before the buffer is shared).
   const std::optional<IndexRange>& index_range() const { return index_range_; }
@@ -77,6 +100,15 @@ class DeviceBuffer final : public backend::Buffer {
   std::size_t bytes_;
   std::byte* block_;
   std::optional<IndexRange> index_range_;
+  struct DeferredTranspose {
+    DeferredTranspose(BufferPtr source, Shape shape, std::function<void(CUdeviceptr)> queue)
+        : source(std::move(source)), shape(std::move(shape)), queue(std::move(queue)) {}
+    BufferPtr source;
+    Shape shape;  // the transpose's
+    std::function<void(CUdeviceptr)> queue;
+    std::once_flag once;
+  };
+  std::unique_ptr<DeferredTranspose> deferred_;
 };
 
 CUdeviceptr address_of(const Operand& operand) {
@@ -261,6 +293,9 @@ class CudaBackend final : public backend::Backend {
     support.dtypes.assign(std::begin(kAllDTypes), std::end(kAllDTypes));
     support.max_rank = kProgramMaxRank;
     support.runs_programs = true;
+    // An expand is a copy here (no strided views): read as a broadcast program input, one that
+    // only elementwise ops read costs nothing.
+    support.fuses_expand = true;
     return support;
   }
 
@@ -292,10 +327,12 @@ class CudaBackend final : public backend::Backend {
     // Not zeroed first: the copy writes every byte.
     TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
     const std::span<std::byte> bytes = data.bytes_mut();
+    // The address first: a deferred transpose queues its copy when asked for it, and the drain
+    // then issues that copy before the download.
+    const CUdeviceptr from = address_of(operand);
     queue_->drain();
     if (!bytes.empty())
-      gpu_->check(gpu_->api().cuMemcpyDtoHAsync(bytes.data(), address_of(operand), bytes.size(),
-                                                gpu_->stream()),
+      gpu_->check(gpu_->api().cuMemcpyDtoHAsync(bytes.data(), from, bytes.size(), gpu_->stream()),
                   "cuMemcpyDtoHAsync");
     gpu_->synchronize();
     return data;
@@ -719,10 +756,21 @@ class CudaBackend final : public backend::Backend {
       if (batch_of(lhs) != batch) a = expanded(a, result.shape, rank - 2);
       if (batch_of(rhs) != batch) b = expanded(b, result.shape, rank - 2);
     }
-    problem.a = address_of(a);
-    problem.b = address_of(b);
+    read_transposed(a, problem.a, problem.transpose_a, problem.batch == batch || batch == 1);
+    read_transposed(b, problem.b, problem.transpose_b, true);
     run_gemm(problem);
     return Outputs{out};
+  }
+
+  /// A product's operand: the dense tensor it is a deferred transpose of, read with the transpose
+  /// flag (where allowed: not for a left operand whose batch is folded into its rows), else its
+  /// own bytes.
+  static void read_transposed(const Operand& operand, CUdeviceptr& address, bool& transposed,
+                              bool allowed) {
+    const auto& buffer = static_cast<const DeviceBuffer&>(*operand.buffer);
+    const DeviceBuffer* source = allowed ? buffer.transpose_source(operand.meta.shape) : nullptr;
+    transposed = source != nullptr;
+    address = source != nullptr ? source->address() : buffer.address();
   }
 
   /// operand with its batch dims (all but the last two) broadcast to result's.
@@ -749,7 +797,31 @@ class CudaBackend final : public backend::Backend {
     Walk walk{outputs[0].shape.dims(), {}, 0, outputs[0].shape.contiguous_strides(), 0};
     for (const int64_t axis : permute.axes)
       walk.from_strides.push_back(strides[static_cast<std::size_t>(axis)]);
+    if (swaps_last_two(permute.axes) && fits_copy_kernel(walk)) {
+      return deferred_transpose(inputs[0], outputs[0], walk);
+    }
     return copied(inputs[0], outputs[0], walk);
+  }
+
+  static bool swaps_last_two(const std::vector<int64_t>& axes) {
+    const auto rank = static_cast<int64_t>(axes.size());
+    if (rank < 2 || axes[rank - 2] != rank - 1 || axes[rank - 1] != rank - 2) return false;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      if (axes[d] != d) return false;
+    return true;
+  }
+
+  /// A transpose of operand's last two dims whose copy waits until something needs its bytes (a
+  /// product reads operand itself, transposed by cuBLASLt).
+  Outputs deferred_transpose(const Operand& operand, const ir::TensorMeta& meta, const Walk& walk) {
+    auto out = allocate(meta);
+    out->set_index_range(static_cast<const DeviceBuffer&>(*operand.buffer).index_range());
+    const CUdeviceptr from = address_of(operand);
+    const std::size_t element_size = dtype_size(meta.dtype);
+    out->defer_transpose(
+        operand.buffer, meta.shape,
+        [this, from, element_size, walk](CUdeviceptr to) { copy(from, to, element_size, walk); });
+    return Outputs{out};
   }
 
   std::optional<Outputs> run(const ir::Flip& flip, const ir::Op& /*op*/,
