@@ -2,9 +2,11 @@
 // in ember::module: linear and embedding, the normalizations, dropout, the losses and scaled
 // dot-product attention; convolution, pooling and resampling come from convolution.h, pooling.h and
 // interpolate.h, included here. Each function of this file is a composite of public ops, so
-// autodiff records it and every device runs it with no kernel of its own; attention runs as one
-// fused op instead where the device's backend has a kernel for it (see below). The untyped
-// functions (ember::ops, on TensorHandle) come first; the typed wrappers on Tensor<D> follow.
+// autodiff records it and every device runs it with no kernel of its own; attention, layer_norm,
+// rms_norm and cross_entropy (integer targets) run as one fused op instead where the device's
+// backend has a kernel for it (attention: cuda; the others: cpu and flex), with the same values
+// within rounding. The untyped functions (ember::ops, on TensorHandle) come first; the typed
+// wrappers on Tensor<D> follow.
 //
 // Losses return the per-element loss for Reduction::None; for Mean and Sum the result keeps
 // every dim with size 1 (a one-element tensor, as ember's reductions keep their dims).

@@ -118,6 +118,15 @@ class Backend {
                                     std::span<const ir::TensorMeta> /*inputs*/) const {
     return false;
   }
+  /// Whether this backend runs op, a fused row op (ir::LayerNorm or ir::CrossEntropy, and its
+  /// gradient op; ir::SoftmaxGrad) on inputs as ir::infer accepts them, in kernels of its own:
+  /// layer_norm, rms_norm, cross_entropy and softmax's backward rule then emit it instead of
+  /// their composites. Default: no (execute still runs the ops when they arrive, through
+  /// ndarray's kernels).
+  virtual bool runs_fused_rows(const ir::Op& /*op*/,
+                               std::span<const ir::TensorMeta> /*inputs*/) const {
+    return false;
+  }
   /// Copies host data into a new buffer.
   virtual BufferPtr write(const TensorData& data) = 0;
   /// A new buffer of meta's shape and dtype (meta passed ir's size rule) whose bytes fill writes,

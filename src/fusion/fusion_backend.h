@@ -64,6 +64,9 @@ class FusionBackend final : public backend::Backend {
                             std::span<const ir::TensorMeta> inputs) const override {
     return inner_->runs_fused_attention(op, inputs);
   }
+  bool runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const override {
+    return inner_->runs_fused_rows(op, inputs);
+  }
   backend::BufferPtr write(const TensorData& data) override { return inner_->write(data); }
   backend::BufferPtr write_from(const ir::TensorMeta& meta,
                                 const std::function<void(std::span<std::byte>)>& fill) override {

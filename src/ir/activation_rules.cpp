@@ -63,4 +63,14 @@ Outputs infer_rule(const Softmax& softmax, const Op& op, Inputs inputs) {
   return one_output(x);
 }
 
+Outputs infer_rule(const SoftmaxGrad& grad, const Op& op, Inputs inputs) {
+  check_arity(op, inputs, 2);
+  const TensorMeta& y = inputs[0];
+  check_dtype(op, y.dtype, kFloatDTypes, "y");
+  check_same_dtype(op, "y", y.dtype, "grad_y", inputs[1].dtype);
+  check_same_shape(op, "y", y.shape, "grad_y", inputs[1].shape);
+  check_dim(op, grad.softmax.dim, y.shape.rank());
+  return one_output(y);
+}
+
 }  // namespace ember::ir::rules

@@ -148,12 +148,19 @@ struct Policy {
   AutocastPolicy operator()(const Interpolate&) const { return kKeep; }
   // Its products lower as matmul's do; the kernels accumulate and take the softmax in f32.
   AutocastPolicy operator()(const Attention&) const { return kLower; }
+  // PyTorch's CUDA autocast runs layer_norm and cross_entropy in f32 (its fp32 list), as the
+  // composites' reductions run here.
+  AutocastPolicy operator()(const LayerNorm&) const { return kF32; }
+  AutocastPolicy operator()(const CrossEntropy&) const { return kF32; }
   // The gradient ops run only in backward, which keeps the forward ops' dtypes (PyTorch's rule).
   AutocastPolicy operator()(const ConvWeightGrad&) const { return kKeep; }
   AutocastPolicy operator()(const AvgPoolGrad&) const { return kKeep; }
   AutocastPolicy operator()(const AdaptiveAvgPoolGrad&) const { return kKeep; }
   AutocastPolicy operator()(const InterpolateGrad&) const { return kKeep; }
   AutocastPolicy operator()(const AttentionGrad&) const { return kKeep; }
+  AutocastPolicy operator()(const LayerNormGrad&) const { return kKeep; }
+  AutocastPolicy operator()(const CrossEntropyGrad&) const { return kKeep; }
+  AutocastPolicy operator()(const SoftmaxGrad&) const { return kKeep; }
 };
 
 }  // namespace

@@ -108,6 +108,7 @@ struct Namer {
   std::string operator()(const Random&) const { return "random"; }
   std::string operator()(const Activation& o) const { return lookup(kActivationNames, o.op); }
   std::string operator()(const Softmax& o) const { return o.log ? "log_softmax" : "softmax"; }
+  std::string operator()(const SoftmaxGrad& o) const { return (*this)(o.softmax) + "_backward"; }
   std::string operator()(const Conv& o) const {
     return (o.geometry.transposed ? "conv_transpose" : "conv") + spatial(o.geometry.stride);
   }
@@ -130,6 +131,10 @@ struct Namer {
   std::string operator()(const AttentionGrad&) const {
     return "scaled_dot_product_attention_backward";
   }
+  std::string operator()(const LayerNorm& o) const { return o.rms ? "rms_norm" : "layer_norm"; }
+  std::string operator()(const LayerNormGrad& o) const { return (*this)(o.norm) + "_backward"; }
+  std::string operator()(const CrossEntropy&) const { return "cross_entropy"; }
+  std::string operator()(const CrossEntropyGrad&) const { return "cross_entropy_backward"; }
 
  private:
   /// "1d", "2d", "3d": the spatial rank of an op with one parameter per spatial dim.

@@ -44,6 +44,7 @@ Outputs infer_rule(const Random& random, const Op& op, Inputs inputs);
 // activation_rules.cpp
 Outputs infer_rule(const Activation& activation, const Op& op, Inputs inputs);
 Outputs infer_rule(const Softmax& softmax, const Op& op, Inputs inputs);
+Outputs infer_rule(const SoftmaxGrad& grad, const Op& op, Inputs inputs);
 // conv_rules.cpp
 Outputs infer_rule(const Conv& conv, const Op& op, Inputs inputs);
 Outputs infer_rule(const ConvWeightGrad& grad, const Op& op, Inputs inputs);
@@ -58,5 +59,10 @@ Outputs infer_rule(const InterpolateGrad& grad, const Op& op, Inputs inputs);
 // attention_rules.cpp
 Outputs infer_rule(const Attention& attention, const Op& op, Inputs inputs);
 Outputs infer_rule(const AttentionGrad& grad, const Op& op, Inputs inputs);
+// row_op_rules.cpp
+Outputs infer_rule(const LayerNorm& norm, const Op& op, Inputs inputs);
+Outputs infer_rule(const LayerNormGrad& grad, const Op& op, Inputs inputs);
+Outputs infer_rule(const CrossEntropy& loss, const Op& op, Inputs inputs);
+Outputs infer_rule(const CrossEntropyGrad& grad, const Op& op, Inputs inputs);
 
 }  // namespace ember::ir::rules

@@ -277,6 +277,13 @@ struct Softmax {
   int64_t dim;
   bool log = false;
 };
+/// inputs: (y, grad_y) of a Softmax (y its output), one float dtype and shape. Output: x's
+/// gradient along softmax.dim, y (grad_y - sum(grad_y y)), or for log-softmax grad_y - exp(y)
+/// sum(grad_y). Emitted by the backward rule where Backend::runs_fused_rows says so (one pass
+/// over y and grad_y), else the rule's composite runs.
+struct SoftmaxGrad {
+  Softmax softmax;
+};
 
 // ---- spatial: convolution, pooling, resampling ------------------------------------------------
 // x is [N, C, *spatial] with 1 to 3 spatial dims; every per-dim vector below has exactly one entry
@@ -385,6 +392,45 @@ struct AttentionGrad {
   Attention attention;
 };
 
+// ---- fused row ops: normalizations and cross-entropy ------------------------------------------
+// Each is one op behind a public composite (layer_norm, rms_norm, cross_entropy), emitted only
+// where Backend::runs_fused_rows says the backend has a kernel for it; the composite stays its
+// oracle. Both work on rows: the last dim of x (the public function flattens the normalized
+// dims, or moves the classes last). Their statistics are f32 (f64 for f64 inputs), so that the
+// gradient ops keep the precision of the dtype they differentiate.
+
+/// layer_norm (or rms_norm) of each row of x [..., N]: y = (x - mean) * rstd * weight + bias,
+/// rstd = 1 / sqrt(biased var + eps); with rms, y = x * rstd * weight, rstd = 1 / sqrt(mean(x^2)
+/// + eps) (no mean taken, no bias). inputs: (x[, weight [N]][, bias [N]]) of one float dtype, as
+/// the flags say. Outputs: y (x's dtype and shape), then mean [...] unless rms, then rstd [...].
+struct LayerNorm {
+  double eps;
+  bool rms = false;
+  bool weight = false;  ///< a weight [N] follows x
+  bool bias = false;    ///< a bias [N] follows (never with rms)
+};
+/// inputs: (x[, weight], mean (unless rms), rstd, grad_y) of a LayerNorm (mean and rstd its
+/// outputs). Outputs: the gradient of x, then of weight and of bias where the LayerNorm has them.
+struct LayerNormGrad {
+  LayerNorm norm;
+};
+
+/// cross_entropy of each row of logits [M, C] against Int targets [M]: loss_i = (1 - s) w[t_i]
+/// (lse_i - x[i, t_i]) + s / C sum_c w_c (lse_i - x[i, c]), lse_i = log sum_c exp(x[i, c]),
+/// w the class weights (1 without them), s the label smoothing; 0 where t_i == ignore_index. A
+/// target outside [0, C) that is not ignore_index is an InvalidArgument. inputs: (logits,
+/// targets[, weight [C] of logits' dtype]). Outputs: loss [M] (logits' dtype), lse [M].
+struct CrossEntropy {
+  int64_t ignore_index = -100;
+  double label_smoothing = 0.0;
+  bool weight = false;  ///< class weights follow the targets
+};
+/// inputs: (logits, targets[, weight], lse, grad_loss [M]) of a CrossEntropy (lse its output).
+/// Output: the gradient of logits.
+struct CrossEntropyGrad {
+  CrossEntropy loss;
+};
+
 // ---- creation (no inputs) -----------------------------------------------------------------
 
 /// A tensor of shape filled with value.
@@ -414,7 +460,8 @@ using Op =
                  Matmul, Reshape, Permute, Flip, Expand, Slice, SliceAssign, Cat, Select,
                  SelectAssign, Gather, Scatter, Sort, Cumulative, Full, Arange, Random, Activation,
                  Softmax, Conv, ConvWeightGrad, Pool, AdaptivePool, AvgPoolGrad,
-                 AdaptiveAvgPoolGrad, Interpolate, InterpolateGrad, Attention, AttentionGrad>;
+                 AdaptiveAvgPoolGrad, Interpolate, InterpolateGrad, Attention, AttentionGrad,
+                 LayerNorm, LayerNormGrad, CrossEntropy, CrossEntropyGrad, SoftmaxGrad>;
 
 /// The op's user-facing name, used in error messages: "add", "exp", "sum_dim", "matmul", ...
 std::string name(const Op& op);

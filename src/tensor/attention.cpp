@@ -14,31 +14,10 @@
 
 #include "ember/functional.h"
 #include "ir/ops.h"
-#include "tensor/attention_path.h"
 #include "tensor/check.h"
 #include "tensor/dispatch.h"
+#include "tensor/fused_path.h"
 #include "tensor/tensor_impl.h"
-
-namespace ember::tensor {
-namespace {
-
-thread_local AttentionPath current_path = AttentionPath::Backend;
-
-}  // namespace
-
-AttentionPathScope::AttentionPathScope(AttentionPath path) : previous_(current_path) {
-  current_path = path;
-}
-
-AttentionPathScope::~AttentionPathScope() {
-  current_path = previous_;
-}
-
-AttentionPath attention_path() {
-  return current_path;
-}
-
-}  // namespace ember::tensor
 
 namespace ember::ops {
 namespace {
@@ -133,19 +112,10 @@ bool fused_takes(const TensorHandle& q, const TensorHandle& k, const TensorHandl
 
 /// Whether the device's backend runs op on these inputs fused (or a scope forces the path).
 bool backend_fuses(const ir::Attention& op, const Handles& inputs) {
-  switch (tensor::attention_path()) {
-    case tensor::AttentionPath::Fused:
-      return true;
-    case tensor::AttentionPath::Composite:
-      return false;
-    case tensor::AttentionPath::Backend:
-      break;
-  }
-  std::vector<ir::TensorMeta> metas;
-  metas.reserve(inputs.size());
-  for (const TensorHandle& x : inputs)
-    metas.push_back(tensor::impl_of(x, kOp).meta);
-  return tensor::impl_of(inputs.front(), kOp).context->backend().runs_fused_attention(op, metas);
+  if (const std::optional<bool> forced = tensor::forced_fused()) return *forced;
+  return tensor::impl_of(inputs.front(), kOp)
+      .context->backend()
+      .runs_fused_attention(op, tensor::metas_of(inputs, kOp));
 }
 
 }  // namespace

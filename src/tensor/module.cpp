@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "tensor/check.h"
+#include "tensor/fused_rows.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::ops {
@@ -254,6 +255,10 @@ TensorHandle cross_entropy_indices(const TensorHandle& logits, const TensorHandl
                                    double smoothing, int64_t ignore_index) {
   constexpr std::string_view op = "cross_entropy";
   const ClassTargets t = class_targets(logits, targets, weight, ignore_index, op);
+  if (auto l = tensor::fused_cross_entropy(class_rows(logits), reshape(targets, {-1}), weight,
+                                           ignore_index, smoothing)) {
+    return unflatten_samples(reduce_weighted(*l, t.weights, reduction, op), t.dims, reduction);
+  }
   const TensorHandle log_probs = log_softmax(class_rows(logits), 1);
   const TensorHandle nll = reduced_nll(log_probs, t, reduction, op);
   if (smoothing == 0.0) return nll;
@@ -329,6 +334,8 @@ TensorHandle layer_norm(const TensorHandle& x, const Dims& normalized_shape,
   const TensorHandle rows = flatten_trailing(x, normalized_shape, "layer_norm");
   require_shape(weight, normalized_shape, "weight", "layer_norm");
   require_shape(bias, normalized_shape, "bias", "layer_norm");
+  if (auto y = tensor::fused_layer_norm(rows, weight, bias, eps, false))
+    return reshape(*y, dims_of(x));
   return affine(reshape(standardize(rows, 1, eps), dims_of(x)), weight, bias);
 }
 
@@ -337,6 +344,8 @@ TensorHandle rms_norm(const TensorHandle& x, const Dims& normalized_shape,
   const TensorHandle rows = flatten_trailing(x, normalized_shape, "rms_norm");
   require_shape(weight, normalized_shape, "weight", "rms_norm");
   const double e = eps.value_or(machine_epsilon(x.dtype()));
+  if (auto y = tensor::fused_layer_norm(rows, weight, std::nullopt, e, true))
+    return reshape(*y, dims_of(x));
   const TensorHandle rms = sqrt(add_scalar(mean_dim(mul(rows, rows), 1), e));
   return affine(reshape(div(rows, rms), dims_of(x)), weight, std::nullopt);
 }

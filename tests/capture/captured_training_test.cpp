@@ -1,7 +1,10 @@
 // A whole training step of the Fashion-MNIST CNN (examples/fashion_mnist.h: convolutions, max
 // pools, dropout, cross-entropy, backward, SGD) captured once, then replayed ten times on cpu with
 // each step's parameters and batch: the parameters equal, bit for bit, those of ten eager steps
-// of the same code on cpu. Random batches of the dataset's shapes (the data plays no part).
+// of the same code on cpu. Random batches of the dataset's shapes (the data plays no part). The
+// capture device runs no fused op, so the graph holds cross_entropy's composite; the eager steps
+// take it too (tensor::FusedPathScope), where cpu would run its fused kernel, equal only within
+// rounding.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,6 +15,7 @@
 #include "capture/capture_test_util.h"
 #include "ember/ember.h"
 #include "fashion_mnist.h"
+#include "tensor/fused_path.h"
 
 namespace ember::test {
 namespace {
@@ -109,6 +113,7 @@ std::vector<TensorHandle> replayed_training(const Graph& graph) {
 TEST(CapturedTraining, TenReplayedStepsOnCpuEqualTenEagerStepsBitForBit) {
   const Device cpu = Device::cpu();
   cpu.seed(kSeed);
+  const tensor::FusedPathScope composite(tensor::FusedPath::Composite);
   Cnn eager = Cnn::init(cpu.autodiff());
   for (int step = 0; step < kSteps; ++step) {
     const auto [images, targets] = batch(step);

@@ -174,9 +174,9 @@ TEST_P(CudaAttention, FusedKernelsMatchTheCompositeOnTheGpu) {
   const char* parts[] = {"out", "dq", "dk", "dv"};
   for (const DType dtype : {DType::F32, DType::F16, DType::BF16}) {
     const std::vector<TensorData> reference =
-        ::ember::test::attend(c, *gpu, dtype, DType::F32, tensor::AttentionPath::Composite);
+        ::ember::test::attend(c, *gpu, dtype, DType::F32, tensor::FusedPath::Composite);
     const std::vector<TensorData> fused =
-        ::ember::test::attend(c, *gpu, dtype, dtype, tensor::AttentionPath::Fused);
+        ::ember::test::attend(c, *gpu, dtype, dtype, tensor::FusedPath::Fused);
     for (std::size_t i = 0; i < fused.size(); ++i) {
       std::string why;
       EXPECT_TRUE(fused[i].approx_equal(reference[i], fused_tolerance(dtype), &why))

@@ -10,7 +10,7 @@ const std::vector<GradCase>& grad_cases() {
   static const std::vector<GradCase> cases =
       concat({unary_grad_cases(), binary_grad_cases(), reduce_grad_cases(), layout_grad_cases(),
               indexing_grad_cases(), composite_grad_cases(), conv_grad_cases(), pool_grad_cases(),
-              interpolate_grad_cases(), attention_grad_cases()});
+              interpolate_grad_cases(), attention_grad_cases(), row_op_grad_cases()});
   return cases;
 }
 

@@ -54,6 +54,7 @@ std::vector<GradCase> conv_grad_cases();
 std::vector<GradCase> pool_grad_cases();
 std::vector<GradCase> interpolate_grad_cases();
 std::vector<GradCase> attention_grad_cases();
+std::vector<GradCase> row_op_grad_cases();
 /// The names of the op cases / of all cases, for parameterized tests.
 /// The names of cases (only those of one ir op when ops_only), for parameterized tests.
 std::vector<std::string> case_names(const std::vector<GradCase>& cases = grad_cases(),

@@ -61,11 +61,13 @@ std::vector<Op> every_op() {
 }
 
 // The table: PyTorch's autocast lists, restricted to the ops ember has.
-const std::set<std::string> kF32Names = {"exp",    "log",         "log1p",    "logit",
-                                         "tan",    "recip",                           // wide range
-                                         "powf",   "powf_scalar",                     // pow
-                                         "sum",    "mean",        "prod",     "var",  // reductions
-                                         "cumsum", "cumprod",     "softplus", "softmax"};
+const std::set<std::string> kF32Names = {
+    "exp",        "log",          "log1p",    "logit",
+    "tan",        "recip",                            // wide range
+    "powf",       "powf_scalar",                      // pow
+    "sum",        "mean",         "prod",     "var",  // reductions
+    "cumsum",     "cumprod",      "softplus", "softmax",
+    "layer_norm", "cross_entropy"};  // fused row ops
 
 AutocastPolicy expected(const Op& op) {
   if (std::holds_alternative<Matmul>(op) || std::holds_alternative<Conv>(op) ||

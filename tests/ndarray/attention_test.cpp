@@ -53,9 +53,9 @@ TEST_P(NdArrayAttentionPath, FusedOpMatchesTheComposite) {
                                    std::pair{DType::F32, Tolerance{1e-4, 1e-5}}}) {
     const Device device = Device::ndarray();
     const std::vector<TensorData> fused =
-        ember::test::attend(c, device, dtype, dtype, tensor::AttentionPath::Fused);
+        ember::test::attend(c, device, dtype, dtype, tensor::FusedPath::Fused);
     const std::vector<TensorData> composite =
-        ember::test::attend(c, device, dtype, dtype, tensor::AttentionPath::Composite);
+        ember::test::attend(c, device, dtype, dtype, tensor::FusedPath::Composite);
     for (std::size_t i = 0; i < fused.size(); ++i) {
       std::string why;
       EXPECT_TRUE(fused[i].approx_equal(composite[i], tol, &why))

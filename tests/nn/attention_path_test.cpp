@@ -16,8 +16,8 @@
 namespace ember::nn {
 namespace {
 
-using tensor::AttentionPath;
-using tensor::AttentionPathScope;
+using tensor::FusedPath;
+using tensor::FusedPathScope;
 
 /// Deterministic values in [-1, 1], in f32.
 Tensor<3> wavy3(const Shape& shape, double seed, const Device& device) {
@@ -26,8 +26,8 @@ Tensor<3> wavy3(const Shape& shape, double seed, const Device& device) {
 
 /// The output and every parameter's gradient of sum(forward(...)^2), in order, as f64 data.
 std::vector<TensorData> outcome(const MultiHeadAttention& m, const Tensor<3>& x,
-                                const AttentionMasks& masks, AttentionPath path) {
-  const AttentionPathScope scope(path);
+                                const AttentionMasks& masks, FusedPath path) {
+  const FusedPathScope scope(path);
   const Tensor<3> out = m.forward(x, x, x, masks);
   const Gradients grads = ops::backward((out * out).sum().handle());
   std::vector<TensorData> all{out.into_data()};
@@ -55,9 +55,8 @@ TEST(AttentionPath, MultiHeadAttentionIsTheSameFusedOrComposite) {
           {false, false, true, false, true, false, false, false, false, true}, {device})
           .reshape<2>({2, 5});
   masks.is_causal = true;
-  expect_same(outcome(m, x, masks, AttentionPath::Fused),
-              outcome(m, x, masks, AttentionPath::Composite));
-  expect_same(outcome(m, x, {}, AttentionPath::Fused), outcome(m, x, {}, AttentionPath::Composite));
+  expect_same(outcome(m, x, masks, FusedPath::Fused), outcome(m, x, masks, FusedPath::Composite));
+  expect_same(outcome(m, x, {}, FusedPath::Fused), outcome(m, x, {}, FusedPath::Composite));
 }
 
 TEST(AttentionPath, ModuleFunctionIsTheSameFusedOrComposite) {
@@ -68,10 +67,10 @@ TEST(AttentionPath, ModuleFunctionIsTheSameFusedOrComposite) {
   for (const bool causal : {false, true}) {
     TensorData fused;
     {
-      const AttentionPathScope scope(AttentionPath::Fused);
+      const FusedPathScope scope(FusedPath::Fused);
       fused = module::scaled_dot_product_attention(q, k, v, std::nullopt, causal).into_data();
     }
-    const AttentionPathScope scope(AttentionPath::Composite);
+    const FusedPathScope scope(FusedPath::Composite);
     const TensorData composite =
         module::scaled_dot_product_attention(q, k, v, std::nullopt, causal).into_data();
     std::string why;

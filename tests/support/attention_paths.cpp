@@ -35,8 +35,8 @@ TensorData wavy_values(const Shape& shape, double seed) {
 }
 
 std::vector<TensorData> attend(const AttentionCase& c, const Device& device, DType dtype,
-                               DType compute, tensor::AttentionPath path) {
-  const tensor::AttentionPathScope scope(path);
+                               DType compute, tensor::FusedPath path) {
+  const tensor::FusedPathScope scope(path);
   const TensorCreationOptions on = TensorCreationOptions(device.autodiff()).with_dtype(compute);
   const auto upload = [&](const Shape& shape, double seed) {
     const TensorData values = wavy_values(shape, seed).convert(dtype).convert(compute);

@@ -1,6 +1,6 @@
 // The two paths of scaled_dot_product_attention side by side (tests/ndarray, tests/cuda): a case's
 // inputs (deterministic values, masks that leave every row a key), and its result and input
-// gradients along a forced path (tensor::AttentionPathScope), through the public function and
+// gradients along a forced path (tensor::FusedPathScope), through the public function and
 // autodiff, so that the fused op is compared with the composite it stands for.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include "ember/device.h"
 #include "ember/tensor_data.h"
-#include "tensor/attention_path.h"
+#include "tensor/fused_path.h"
 
 namespace ember::test {
 
@@ -34,6 +34,6 @@ TensorData wavy_values(const Shape& shape, double seed);
 /// The case's result and the gradients of q, k and v of sum(result * g) (g wavy), as f64 data:
 /// on device (autodiff on), from inputs rounded to dtype and computed in compute, along path.
 std::vector<TensorData> attend(const AttentionCase& c, const Device& device, DType dtype,
-                               DType compute, tensor::AttentionPath path);
+                               DType compute, tensor::FusedPath path);
 
 }  // namespace ember::test

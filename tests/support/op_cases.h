@@ -85,5 +85,6 @@ std::vector<OpCase> conv_cases();
 std::vector<OpCase> pool_cases();
 std::vector<OpCase> interpolate_cases();
 std::vector<OpCase> attention_cases();
+std::vector<OpCase> row_op_cases();
 
 }  // namespace ember::test

@@ -19,7 +19,7 @@ const std::vector<OpCase>& op_table() {
     std::vector<OpCase> all;
     for (auto family : {creation_cases, unary_cases, binary_cases, scalar_cases, compare_cases,
                         reduce_cases, layout_cases, index_cases, sort_cases, activation_cases,
-                        conv_cases, pool_cases, interpolate_cases, attention_cases}) {
+                        conv_cases, pool_cases, interpolate_cases, attention_cases, row_op_cases}) {
       // Every case of these families is elementwise; activation_cases marks its own.
       const bool elementwise = family == unary_cases || family == binary_cases ||
                                family == scalar_cases || family == compare_cases;

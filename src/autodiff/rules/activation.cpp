@@ -6,11 +6,13 @@
 // which is kept.
 #include <numbers>
 #include <variant>
+#include <vector>
 
 #include "autodiff/rules/activation.h"
 #include "autodiff/rules/gradient_column.h"
 #include "autodiff/rules/rule_helpers.h"
 #include "ir/activation_constants.h"
+#include "tensor/for_autodiff.h"
 
 namespace ember::autodiff::rules {
 namespace {
@@ -129,11 +131,17 @@ Handles activation_backward(const BackwardArgs& args) {
   return {ops::mul(output_grad(args), derivative(args.inputs[0], op))};
 }
 
-/// softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g); sums along the op's dim.
+/// softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g); sums along the op's dim. One fused
+/// op (ir::SoftmaxGrad: y and g read once) where the device's backend runs it, else the composite.
 Handles softmax_backward(const BackwardArgs& args) {
   const auto& op = std::get<ir::Softmax>(args.op);
   const TensorHandle& y = args.outputs[0];
   const TensorHandle& g = output_grad(args);
+  const ir::SoftmaxGrad grad{op};
+  const ir::TensorMeta& meta = tensor::impl_of(y, "softmax_backward").meta;
+  const ir::TensorMeta metas[] = {meta, meta};
+  if (tensor::runs_fused_rows(grad, y, metas, "softmax_backward"))
+    return {tensor::run(grad, std::vector<TensorHandle>{y, g}).front()};
   if (op.log) return {ops::sub(g, ops::mul(ops::exp(y), ops::sum_dim(g, op.dim)))};
   return {ops::mul(y, ops::sub(g, ops::sum_dim(ops::mul(g, y), op.dim)))};
 }

@@ -53,9 +53,15 @@ const BackwardRule* rule_for(const ir::InterpolateGrad& op);
 // attention.cpp (AttentionGrad has none)
 const BackwardRule* rule_for(const ir::Attention& op);
 const BackwardRule* rule_for(const ir::AttentionGrad& op);
+// row_ops.cpp (the gradient ops have none)
+const BackwardRule* rule_for(const ir::LayerNorm& op);
+const BackwardRule* rule_for(const ir::LayerNormGrad& op);
+const BackwardRule* rule_for(const ir::CrossEntropy& op);
+const BackwardRule* rule_for(const ir::CrossEntropyGrad& op);
 // registry.cpp: activations (forwarding to activation.h) and the ops without a gradient
 const BackwardRule* rule_for(const ir::Activation& op);
 const BackwardRule* rule_for(const ir::Softmax& op);
+const BackwardRule* rule_for(const ir::SoftmaxGrad& op);
 const BackwardRule* rule_for(const ir::Compare& op);
 const BackwardRule* rule_for(const ir::CompareScalar& op);
 const BackwardRule* rule_for(const ir::Full& op);

@@ -14,6 +14,10 @@ const BackwardRule* rule_for(const ir::Activation& op) {
 const BackwardRule* rule_for(const ir::Softmax& op) {
   return softmax_rule(op);
 }
+// The gradient op of softmax's rule: first order only.
+const BackwardRule* rule_for(const ir::SoftmaxGrad&) {
+  return nullptr;
+}
 
 // Comparisons are piecewise constant with Bool outputs; creation ops have no inputs.
 const BackwardRule* rule_for(const ir::Compare&) {

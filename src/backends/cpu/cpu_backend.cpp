@@ -53,6 +53,9 @@ class CpuBackend final : public backend::Backend {
     return flex_.execute(op, inputs, outputs);
   }
   backend::FusionSupport fusion_support() const override { return flex_.fusion_support(); }
+  bool runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const override {
+    return flex_.runs_fused_rows(op, inputs);
+  }
   backend::Outputs execute_fused(const ir::Program& program,
                                  std::span<const backend::Operand> inputs,
                                  std::span<const Scalar> constants, const Shape& shape) override {

@@ -1666,6 +1666,17 @@ class CudaBackend final : public backend::Backend {
     return Outputs{out, lse};
   }
 
+  /// The fused row ops arrive only when run directly (runs_fused_rows says no): on the host.
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::LayerNorm> || std::is_same_v<Op, ir::LayerNormGrad> ||
+           std::is_same_v<Op, ir::CrossEntropy> || std::is_same_v<Op, ir::CrossEntropyGrad> ||
+           std::is_same_v<Op, ir::SoftmaxGrad>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                 std::span<const Operand> /*inputs*/,
+                                 std::span<const ir::TensorMeta> /*outputs*/) {
+    return std::nullopt;
+  }
+
   /// inputs: q, k, v[, mask], out, lse, grad_out. dQ first (it writes D = rowsum(dO out)), then
   /// dK and dV.
   std::optional<Outputs> run(const ir::AttentionGrad& grad, const ir::Op& /*op*/,

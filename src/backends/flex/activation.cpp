@@ -15,6 +15,7 @@
 #include "backends/flex/kernels.h"
 #include "backends/flex/narrow.h"
 #include "backends/flex/simd.h"
+#include "backends/flex/simd_norm.h"
 #include "backends/ndarray/strided_index.h"
 #include "core/ceil_div.h"
 
@@ -104,7 +105,41 @@ View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const 
   return std::move(result).view();
 }
 
+/// The gradient of a softmax along contiguous rows of n values: per row the sum of g y (or of g),
+/// then, y and g in cache, dx; y and g read once, dx written once.
+template <typename T>
+View softmax_grad_rows(const ir::Softmax& op, const View& y, const View& g, int64_t n) {
+  OutputTensor result(y.meta());
+  const T* ys = y.data<T>();
+  const T* gs = g.data<T>();
+  T* dst = result.data<T>();
+  const bool streaming = streams<T>(y);
+  parallel_for(y.num_elements() / n, std::max<int64_t>(1, kElementGrain / n),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t r = begin; r < end; ++r) {
+                   const T* yr = ys + r * n;
+                   const T* gr = gs + r * n;
+                   const double sum = op.log ? simd::sum(gr, n) : simd::dot(gr, yr, n);
+                   simd::softmax_grad_row(yr, gr, static_cast<T>(sum), op.log, dst + r * n, n,
+                                          streaming);
+                 }
+                 if (streaming) hwy::FlushStream();
+               });
+  return std::move(result).view();
+}
+
 }  // namespace
+
+std::optional<View> run(const ir::SoftmaxGrad& op, Views in, Outputs /*out*/) {
+  const View& y = in[0];
+  if (!is_simd_float(y.dtype) || y.num_elements() == 0) return std::nullopt;
+  const Lanes lanes = Lanes::along(y.shape, op.softmax.dim);
+  // Across rows (another dim) the backward rule's composite runs instead (runs_fused_rows).
+  if (lanes.inner != 1) return std::nullopt;
+  return visit_simd_float(y.dtype, [&]<typename T>() {
+    return softmax_grad_rows<T>(op.softmax, contiguous(y), contiguous(in[1]), lanes.size);
+  });
+}
 
 std::optional<View> run(const ir::Softmax& op, Views in, Outputs /*out*/) {
   const View& x = in[0];

@@ -16,6 +16,7 @@
 #include "backends/flex/packing_buffer.h"
 #include "backends/flex/thread_pool.h"
 #include "backends/flex/widened.h"
+#include "backends/ndarray/strided_index.h"
 #include "core/inline_vector.h"
 #include "core/recycled.h"
 
@@ -83,6 +84,12 @@ backend::Outputs run_op(const Op& op, Views in, Outputs out) {
 }
 
 }  // namespace
+
+bool FlexBackend::runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const {
+  if (const auto* grad = std::get_if<ir::SoftmaxGrad>(&op))
+    return ndarray::Lanes::along(inputs[0].shape, grad->softmax.dim).inner == 1;
+  return true;
+}
 
 std::string FlexBackend::description() const {
   return "fast CPU backend (strided views, OpenBLAS, Highway SIMD, " +

@@ -34,6 +34,7 @@ std::optional<View> run(const ir::CompareScalar& op, Views in, Outputs out);
 // activation.cpp: f32, f64 by SIMD
 std::optional<View> run(const ir::Activation& op, Views in, Outputs out);
 std::optional<View> run(const ir::Softmax& op, Views in, Outputs out);
+std::optional<View> run(const ir::SoftmaxGrad& op, Views in, Outputs out);  // along the last dim
 // reduce.cpp: f32, f64 sum, mean, max, min, argmax, argmin by SIMD
 std::optional<View> run(const ir::Reduce& op, Views in, Outputs out);
 // matmul.cpp: f32, f64 (f16, bf16 through f32) by BLAS
@@ -52,6 +53,12 @@ std::optional<View> run(const ir::AdaptiveAvgPoolGrad& op, Views in, Outputs out
 // scatter.cpp, gather.cpp: f32, f64 values by i32 / i64 indices shaped as x but along dim
 std::optional<View> run(const ir::Scatter& op, Views in, Outputs out);
 std::optional<View> run(const ir::Gather& op, Views in, Outputs out);
+// norm.cpp: f32, f64 layer_norm / rms_norm and their gradient, row by row
+std::optional<std::vector<View>> run(const ir::LayerNorm& op, Views in, Outputs out);
+std::optional<std::vector<View>> run(const ir::LayerNormGrad& op, Views in, Outputs out);
+// cross_entropy.cpp: f32, f64 logits with i32 / i64 targets, row by row
+std::optional<std::vector<View>> run(const ir::CrossEntropy& op, Views in, Outputs out);
+std::optional<View> run(const ir::CrossEntropyGrad& op, Views in, Outputs out);
 
 /// Whether flex has a kernel of its own for Op.
 template <typename Op>

@@ -119,4 +119,24 @@ void softmax_columns(const float* first, int64_t stride, int64_t rows, float* ou
 void softmax_columns(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
                      bool log, double* scratch, bool stream);
 
+/// sum exp(x[i] - shift), i < n, in double: a log-sum-exp's sum from the row's maximum shift (the
+/// standard library's exp where shift is not finite, as softmax's).
+double exp_shifted_sum(const float* x, float shift, int64_t n);
+double exp_shifted_sum(const double* x, double shift, int64_t n);
+/// out[i] = alpha * exp(x[i] - shift) - beta * w[i] (w null: 1), for shift at least every x[i]
+/// (the row's log-sum-exp): cross_entropy's gradient row but its target's term. With stream,
+/// out is written with streaming stores (call hwy::FlushStream() before another thread reads it).
+void scaled_exp_row(const float* x, float shift, float alpha, const float* w, float beta,
+                    float* out, int64_t n, bool stream);
+void scaled_exp_row(const double* x, double shift, double alpha, const double* w, double beta,
+                    double* out, int64_t n, bool stream);
+
+/// The gradient of one softmax row: dx[i] = y[i] (g[i] - sum) with sum = sum(g y), or for
+/// log-softmax dx[i] = g[i] - exp(y[i]) sum with sum = sum(g), i < n (stream as
+/// scaled_exp_row's).
+void softmax_grad_row(const float* y, const float* g, float sum, bool log, float* dx, int64_t n,
+                      bool stream);
+void softmax_grad_row(const double* y, const double* g, double sum, bool log, double* dx, int64_t n,
+                      bool stream);
+
 }  // namespace ember::flex::simd

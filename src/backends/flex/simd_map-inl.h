@@ -87,6 +87,31 @@ HWY_INLINE void Zip(const T* a, int64_t a_step, const T* b, int64_t b_step, int6
   ZipSteps<false, false>(a, b, n, body, tail);
 }
 
+/// out[i] = vec(d, i) a vector at a time and scalar(i) for the rest; with kStream, through
+/// streaming stores from the first vector-aligned element of out.
+template <bool kStream, typename T, class VecFn, class ScalarFn>
+HWY_INLINE void WriteRow(T* out, int64_t n, const VecFn& vec, const ScalarFn& scalar) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  if constexpr (kStream) {
+    const auto misaligned = reinterpret_cast<uintptr_t>(out) % (lanes * sizeof(T)) / sizeof(T);
+    const int64_t head =
+        std::min(n, misaligned == 0 ? 0 : lanes - static_cast<int64_t>(misaligned));
+    for (; i < head; ++i)
+      out[i] = scalar(i);
+  }
+  for (; i + lanes <= n; i += lanes) {
+    if constexpr (kStream) {
+      hn::Stream(vec(d, i), d, out + i);
+    } else {
+      hn::StoreU(vec(d, i), d, out + i);
+    }
+  }
+  for (; i < n; ++i)
+    out[i] = scalar(i);
+}
+
 }  // namespace ember::flex::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
 

@@ -469,10 +469,10 @@ HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
   }
 }
 
-/// dst[i] = exp(x[i] - shift), returning the sum of dst. A finite shift, x's maximum, leaves
-/// every shifted value in [-inf, 0], where Exp is valid (below its lower bound, -inf included, it
-/// gives 0); any other shift (a row with NaN or +inf, or all -inf) goes through the standard
-/// library, which gives the reference's NaN.
+/// dst[i] = exp(x[i] - shift) (dst null: not stored), returning the sum of dst. A finite shift, x's
+/// maximum, leaves every shifted value in [-inf, 0], where Exp is valid (below its lower bound,
+/// -inf included, it gives 0); any other shift (a row with NaN or +inf, or all -inf) goes through
+/// the standard library, which gives the reference's NaN.
 template <typename T>
 double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
   const hn::ScalableTag<T> d;
@@ -484,7 +484,7 @@ double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
     auto block = hn::Zero(d);
     for (int64_t k = 1; i + lanes <= n; i += lanes, ++k) {
       const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), shifts));
-      hn::StoreU(e, d, dst + i);
+      if (dst != nullptr) hn::StoreU(e, d, dst + i);
       block = hn::Add(block, e);
       if (k % kExpSumBlock == 0) {
         total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
@@ -494,35 +494,61 @@ double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
     total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
   }
   for (; i < n; ++i) {
-    dst[i] = std::exp(x[i] - shift);
-    total += static_cast<double>(dst[i]);
+    const T e = std::exp(x[i] - shift);
+    if (dst != nullptr) dst[i] = e;
+    total += static_cast<double>(e);
   }
   return total;
 }
 
-/// out[i] = vec(d, i) a vector at a time and scalar(i) for the rest; with kStream, through
-/// streaming stores from the first vector-aligned element of out.
-template <bool kStream, typename T, class VecFn, class ScalarFn>
-HWY_INLINE void WriteRow(T* out, int64_t n, const VecFn& vec, const ScalarFn& scalar) {
-  const hn::ScalableTag<T> d;
-  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  int64_t i = 0;
-  if constexpr (kStream) {
-    const auto misaligned = reinterpret_cast<uintptr_t>(out) % (lanes * sizeof(T)) / sizeof(T);
-    const int64_t head =
-        std::min(n, misaligned == 0 ? 0 : lanes - static_cast<int64_t>(misaligned));
-    for (; i < head; ++i)
+/// out[i] = alpha * exp(x[i] - shift) - beta * w[i] (w null: 1), shift >= every x[i] (a row's
+/// log-sum-exp): cross_entropy's gradient before its target's term.
+template <bool kStream, typename T>
+void ScaledExpRow(const T* x, T shift, T alpha, const T* w, T beta, T* out, int64_t n) {
+  const auto scalar = [&](int64_t i) {
+    return alpha * std::exp(x[i] - shift) - beta * (w != nullptr ? w[i] : T{1});
+  };
+  if (!std::isfinite(shift)) {
+    for (int64_t i = 0; i < n; ++i)
       out[i] = scalar(i);
+    return;
   }
-  for (; i + lanes <= n; i += lanes) {
-    if constexpr (kStream) {
-      hn::Stream(vec(d, i), d, out + i);
-    } else {
-      hn::StoreU(vec(d, i), d, out + i);
-    }
+  const hn::ScalableTag<T> d;
+  const auto shifts = hn::Set(d, shift);
+  const auto alphas = hn::Set(d, alpha);
+  const auto betas = hn::Set(d, beta);
+  WriteRow<kStream>(
+      out, n,
+      [&](auto dv, int64_t i) HWY_ATTR {
+        const auto shifted = hn::Min(hn::Sub(hn::LoadU(dv, x + i), shifts), hn::Zero(dv));
+        const auto subtracted = w != nullptr ? hn::Mul(betas, hn::LoadU(dv, w + i)) : betas;
+        return hn::MulSub(alphas, ExpNonPositive(dv, shifted), subtracted);
+      },
+      scalar);
+}
+
+/// dx[i] = y[i] (g[i] - sum) (softmax), or g[i] - exp(y[i]) sum (log-softmax, y <= 0 up to
+/// rounding; a NaN in y stays NaN): the gradient of one row given sum = sum(g y) or sum(g).
+template <bool kStream, typename T>
+void SoftmaxGradRow(const T* y, const T* g, T sum, bool log, T* dx, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto sums = hn::Set(d, sum);
+  if (!log) {
+    return WriteRow<kStream>(
+        dx, n,
+        [&](auto dv, int64_t i)
+            HWY_ATTR { return hn::Mul(hn::LoadU(dv, y + i), hn::Sub(hn::LoadU(dv, g + i), sums)); },
+        [&](int64_t i) { return y[i] * (g[i] - sum); });
   }
-  for (; i < n; ++i)
-    out[i] = scalar(i);
+  WriteRow<kStream>(
+      dx, n,
+      [&](auto dv, int64_t i) HWY_ATTR {
+        const auto yv = hn::LoadU(dv, y + i);
+        const auto e = ExpNonPositive(dv, hn::Min(yv, hn::Zero(dv)));
+        const auto result = hn::NegMulAdd(e, sums, hn::LoadU(dv, g + i));
+        return hn::IfThenElse(hn::IsNaN(yv), yv, result);
+      },
+      [&](int64_t i) { return g[i] - std::exp(y[i]) * sum; });
 }
 
 /// Softmax's last pass: out = e / sum, or x - max - log(sum).
@@ -697,6 +723,32 @@ void SoftmaxColumnsF64(const double* first, int64_t stride, int64_t rows, double
   if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch);
   SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
 }
+double ExpShiftedSumF32(const float* x, float shift, int64_t n) {
+  return ExpShiftedSum(x, shift, static_cast<float*>(nullptr), n);
+}
+double ExpShiftedSumF64(const double* x, double shift, int64_t n) {
+  return ExpShiftedSum(x, shift, static_cast<double*>(nullptr), n);
+}
+void ScaledExpRowF32(const float* x, float shift, float alpha, const float* w, float beta,
+                     float* out, int64_t n, bool stream) {
+  if (stream) return ScaledExpRow<true>(x, shift, alpha, w, beta, out, n);
+  ScaledExpRow<false>(x, shift, alpha, w, beta, out, n);
+}
+void ScaledExpRowF64(const double* x, double shift, double alpha, const double* w, double beta,
+                     double* out, int64_t n, bool stream) {
+  if (stream) return ScaledExpRow<true>(x, shift, alpha, w, beta, out, n);
+  ScaledExpRow<false>(x, shift, alpha, w, beta, out, n);
+}
+void SoftmaxGradRowF32(const float* y, const float* g, float sum, bool log, float* dx, int64_t n,
+                       bool stream) {
+  if (stream) return SoftmaxGradRow<true>(y, g, sum, log, dx, n);
+  SoftmaxGradRow<false>(y, g, sum, log, dx, n);
+}
+void SoftmaxGradRowF64(const double* y, const double* g, double sum, bool log, double* dx,
+                       int64_t n, bool stream) {
+  if (stream) return SoftmaxGradRow<true>(y, g, sum, log, dx, n);
+  SoftmaxGradRow<false>(y, g, sum, log, dx, n);
+}
 void SoftmaxF32(const float* x, float* out, int64_t n, bool log, float* scratch) {
   Softmax(x, out, n, log, scratch);
 }
@@ -730,6 +782,36 @@ HWY_EXPORT(ArgExtremeF64);
 HWY_EXPORT(SoftmaxColumnsF32);
 HWY_EXPORT(SoftmaxColumnsF64);
 HWY_EXPORT(SoftmaxF32);
+HWY_EXPORT(ExpShiftedSumF32);
+HWY_EXPORT(ExpShiftedSumF64);
+HWY_EXPORT(ScaledExpRowF32);
+HWY_EXPORT(ScaledExpRowF64);
+HWY_EXPORT(SoftmaxGradRowF32);
+HWY_EXPORT(SoftmaxGradRowF64);
+
+void softmax_grad_row(const float* y, const float* g, float sum, bool log, float* dx, int64_t n,
+                      bool stream) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxGradRowF32)(y, g, sum, log, dx, n, stream);
+}
+void softmax_grad_row(const double* y, const double* g, double sum, bool log, double* dx, int64_t n,
+                      bool stream) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxGradRowF64)(y, g, sum, log, dx, n, stream);
+}
+
+double exp_shifted_sum(const float* x, float shift, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftedSumF32)(x, shift, n);
+}
+double exp_shifted_sum(const double* x, double shift, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(ExpShiftedSumF64)(x, shift, n);
+}
+void scaled_exp_row(const float* x, float shift, float alpha, const float* w, float beta,
+                    float* out, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(ScaledExpRowF32)(x, shift, alpha, w, beta, out, n, stream);
+}
+void scaled_exp_row(const double* x, double shift, double alpha, const double* w, double beta,
+                    double* out, int64_t n, bool stream) {
+  HWY_DYNAMIC_DISPATCH(ScaledExpRowF64)(x, shift, alpha, w, beta, out, n, stream);
+}
 HWY_EXPORT(SoftmaxF64);
 
 double sum(const float* x, int64_t n) {

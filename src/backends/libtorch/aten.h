@@ -86,8 +86,13 @@ Results run(const ir::Matmul& op, const Args& a);
 Results run(const ir::Sort& op, const Args& a);
 Results run(const ir::Cumulative& op, const Args& a);
 Results run(const ir::Softmax& op, const Args& a);
-Results run(const ir::Attention& op, const Args& a);      // host (ndarray)
-Results run(const ir::AttentionGrad& op, const Args& a);  // host (ndarray)
+Results run(const ir::Attention& op, const Args& a);         // host (ndarray)
+Results run(const ir::AttentionGrad& op, const Args& a);     // host (ndarray)
+Results run(const ir::LayerNorm& op, const Args& a);         // host (ndarray)
+Results run(const ir::LayerNormGrad& op, const Args& a);     // host (ndarray)
+Results run(const ir::CrossEntropy& op, const Args& a);      // host (ndarray)
+Results run(const ir::SoftmaxGrad& op, const Args& a);       // host (ndarray)
+Results run(const ir::CrossEntropyGrad& op, const Args& a);  // host (ndarray)
 // layout.cpp
 Results run(const ir::Reshape& op, const Args& a);
 Results run(const ir::Permute& op, const Args& a);

@@ -1,8 +1,9 @@
 // Reductions, matmul, sort, the cumulative ops and softmax: one ATen call each, with ember's
 // rules where ATen's differ (an integer mean truncates the wrapped sum; a variance over
-// n - correction <= 0 elements is NaN; an empty lane has no maximum). The fused attention ops run
-// ndarray's kernels on the host: the public function emits them only on a backend whose
-// runs_fused_attention says yes, which this one does not, so they arrive only when run directly.
+// n - correction <= 0 elements is NaN; an empty lane has no maximum). The fused attention and row
+// ops run ndarray's kernels on the host: the public functions emit them only on a backend whose
+// runs_fused_attention / runs_fused_rows says yes, which this one does not, so they arrive only
+// when run directly.
 #include <limits>
 #include <string>
 
@@ -151,6 +152,27 @@ Results run(const ir::Attention& /*op*/, const Args& /*a*/) {
 }
 
 Results run(const ir::AttentionGrad& /*op*/, const Args& /*a*/) {
+  return {};
+}
+
+// The fused row ops arrive only when run directly (runs_fused_rows says no): ndarray's kernels.
+Results run(const ir::LayerNorm& /*op*/, const Args& /*a*/) {
+  return {};
+}
+
+Results run(const ir::LayerNormGrad& /*op*/, const Args& /*a*/) {
+  return {};
+}
+
+Results run(const ir::CrossEntropy& /*op*/, const Args& /*a*/) {
+  return {};
+}
+
+Results run(const ir::CrossEntropyGrad& /*op*/, const Args& /*a*/) {
+  return {};
+}
+
+Results run(const ir::SoftmaxGrad& /*op*/, const Args& /*a*/) {
   return {};
 }
 

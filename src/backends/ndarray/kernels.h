@@ -71,6 +71,14 @@ TensorData run(const ir::InterpolateGrad& op, Inputs in, Outputs out);
 // attention.cpp: outputs (result, lse) and (dq, dk, dv)
 std::vector<TensorData> run(const ir::Attention& op, Inputs in, Outputs out);
 std::vector<TensorData> run(const ir::AttentionGrad& op, Inputs in, Outputs out);
+// norm.cpp: outputs (y[, mean], rstd) and (dx[, dweight][, dbias])
+std::vector<TensorData> run(const ir::LayerNorm& op, Inputs in, Outputs out);
+std::vector<TensorData> run(const ir::LayerNormGrad& op, Inputs in, Outputs out);
+// cross_entropy.cpp: outputs (loss, lse) and dlogits
+std::vector<TensorData> run(const ir::CrossEntropy& op, Inputs in, Outputs out);
+TensorData run(const ir::CrossEntropyGrad& op, Inputs in, Outputs out);
+// softmax_grad.cpp
+TensorData run(const ir::SoftmaxGrad& op, Inputs in, Outputs out);
 
 /// A zero-filled tensor of meta's shape and dtype, for a kernel to fill.
 inline TensorData zeros_like(const ir::TensorMeta& meta) {

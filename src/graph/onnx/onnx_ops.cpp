@@ -349,7 +349,9 @@ inline constexpr bool kNotExported =
     std::is_same_v<T, ir::ConvWeightGrad> || std::is_same_v<T, ir::AvgPoolGrad> ||
     std::is_same_v<T, ir::AdaptiveAvgPoolGrad> || std::is_same_v<T, ir::Interpolate> ||
     std::is_same_v<T, ir::InterpolateGrad> || std::is_same_v<T, ir::Attention> ||
-    std::is_same_v<T, ir::AttentionGrad>;
+    std::is_same_v<T, ir::AttentionGrad> || std::is_same_v<T, ir::LayerNorm> ||
+    std::is_same_v<T, ir::LayerNormGrad> || std::is_same_v<T, ir::CrossEntropy> ||
+    std::is_same_v<T, ir::CrossEntropyGrad> || std::is_same_v<T, ir::SoftmaxGrad>;
 
 template <typename T>
 requires kNotExported<T>
