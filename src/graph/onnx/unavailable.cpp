@@ -1,4 +1,4 @@
-// ONNX export in a build without libonnx-dev: each function says what the build lacks.
+// ONNX export and import in a build without libonnx-dev: each function says what the build lacks.
 #include "ember/error.h"
 #include "ember/onnx.h"
 
@@ -19,6 +19,52 @@ std::string to_onnx(const Graph&, const ExportOptions&) {
 
 void save_onnx(const Graph&, const std::filesystem::path&, const ExportOptions&) {
   fail_unavailable("onnx::save_onnx");
+}
+
+TensorData parse_tensor(std::span<const std::byte>) {
+  fail_unavailable("onnx::parse_tensor");
+}
+
+TensorData load_tensor(const std::filesystem::path&) {
+  fail_unavailable("onnx::load_tensor");
+}
+
+Model Model::parse(std::span<const std::byte>) {
+  fail_unavailable("onnx::Model");
+}
+
+Model Model::load(const std::filesystem::path&) {
+  fail_unavailable("onnx::Model");
+}
+
+// No Model can be made in this build: its other members are never reached.
+int64_t Model::opset() const {
+  fail_unavailable("onnx::Model");
+}
+
+std::vector<ValueInfo> Model::inputs() const {
+  fail_unavailable("onnx::Model");
+}
+
+std::vector<ValueInfo> Model::outputs() const {
+  fail_unavailable("onnx::Model");
+}
+
+const std::vector<record::NamedData>& Model::initializers() const {
+  fail_unavailable("onnx::Model");
+}
+
+std::vector<OpCount> Model::op_counts() const {
+  fail_unavailable("onnx::Model");
+}
+
+Graph Model::to_graph(const std::vector<Shape>&,
+                      const std::vector<std::optional<TensorData>>&) const {
+  fail_unavailable("onnx::Model");
+}
+
+std::vector<TensorData> Model::run(const Device&, const std::vector<TensorData>&) const {
+  fail_unavailable("onnx::Model");
 }
 
 }  // namespace ember::onnx
