@@ -13,6 +13,10 @@
 namespace ember::detail {
 namespace {
 
+/// The most elements a value computed while the graph is built may have (onnx_node.h's known
+/// values: shapes, axes, small constants); larger ones are recorded into the graph instead.
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
+
 /// A value of the graph being built, and its copy on the capture device once one was needed.
 struct Slot {
   OnnxValue value;
@@ -41,7 +45,12 @@ TensorHandle known_tensor(const TensorData& data) {
                         kind_of(data.dtype()));
 }
 
-void check_input_shape(const onnx::ValueInfo& info, const Shape& shape, std::size_t k) {
+void check_input(const onnx::ValueInfo& info, const Shape& shape, std::size_t k,
+                 const std::vector<std::optional<TensorData>>& known) {
+  if (k < known.size() && known[k] && known[k]->dtype() != info.dtype) {
+    throw InvalidArgument(ir::rules::concat("[onnx] input ", k, " ('", info.name, "') is ",
+                                            known[k]->dtype(), ", the model takes ", info.dtype));
+  }
   bool fits = info.dims.empty() || info.dims.size() == shape.rank();
   for (std::size_t d = 0; fits && d < info.dims.size(); ++d)
     fits = !info.dims[d] || *info.dims[d] == shape.dims()[d];
@@ -62,6 +71,9 @@ class Builder {
 
  private:
   void run_node(const ::onnx::NodeProto& node, std::size_t index);
+  /// node's outputs: recorded on the capture device, or computed on ndarray (fold).
+  std::vector<OnnxValue> import_node(const ::onnx::NodeProto& node, const std::string& label,
+                                     bool fold);
 
   const OnnxModel& model_;
   std::unordered_map<std::string, Slot> slots_;
@@ -74,7 +86,7 @@ std::vector<TensorHandle> Builder::add_inputs(const std::vector<Shape>& shapes,
   std::vector<TensorHandle> placeholders;
   for (std::size_t k = 0; k < model_.inputs.size(); ++k) {
     const onnx::ValueInfo& info = model_.inputs[k];
-    check_input_shape(info, shapes[k], k);
+    check_input(info, shapes[k], k, known);
     TensorHandle placeholder =
         Graph::input(info.name, ember_shape(shapes[k]), info.dtype, Device::capture());
     placeholders.push_back(placeholder);
@@ -88,11 +100,8 @@ std::vector<TensorHandle> Builder::add_inputs(const std::vector<Shape>& shapes,
   return placeholders;
 }
 
-void Builder::run_node(const ::onnx::NodeProto& node, std::size_t index) {
-  const std::string label = node_label(node, index);
-  bool all_known = true;
-  for (const std::string& name : node.input())
-    all_known = all_known && (name.empty() || is_known(slots_.at(name).value));
+std::vector<OnnxValue> Builder::import_node(const ::onnx::NodeProto& node, const std::string& label,
+                                            bool fold) {
   std::vector<std::optional<OnnxValue>> inputs;
   std::vector<std::optional<TensorHandle>> known;
   for (const std::string& name : node.input()) {
@@ -102,11 +111,11 @@ void Builder::run_node(const ::onnx::NodeProto& node, std::size_t index) {
       continue;
     }
     Slot& slot = slots_.at(name);
-    inputs.push_back(all_known ? slot.value : OnnxValue{symbolic(slot), slot.value.scalar});
+    inputs.push_back(fold ? slot.value : OnnxValue{symbolic(slot), slot.value.scalar});
     known.push_back(is_known(slot.value) ? std::optional(slot.value.tensor) : std::nullopt);
   }
   const OnnxNode view(node, label, model_.opset, std::move(inputs), std::move(known),
-                      all_known ? Device::ndarray() : Device::capture());
+                      fold ? Device::ndarray() : Device::capture());
   std::vector<OnnxValue> outputs;
   try {
     outputs = onnx_importers().at(node.op_type())(view);
@@ -116,10 +125,32 @@ void Builder::run_node(const ::onnx::NodeProto& node, std::size_t index) {
     view.fail(what);  // an ember op refused its arguments: name the node
   }
   for (int k = 0; k < node.output_size(); ++k) {
-    if (node.output(k).empty()) continue;
-    if (static_cast<std::size_t>(k) >= outputs.size())
+    if (!node.output(k).empty() && static_cast<std::size_t>(k) >= outputs.size())
       view.fail("output ", k, " ('", node.output(k), "') is not computed by ember's import");
-    slots_[node.output(k)] = {outputs[static_cast<std::size_t>(k)], {}};
+  }
+  return outputs;
+}
+
+/// Whether every output is small enough to compute while the graph is built.
+bool foldable(const std::vector<OnnxValue>& outputs) {
+  for (const OnnxValue& output : outputs) {
+    if (output.tensor.shape().num_elements() > kMaxFoldedElements) return false;
+  }
+  return true;
+}
+
+void Builder::run_node(const ::onnx::NodeProto& node, std::size_t index) {
+  const std::string label = node_label(node, index);
+  bool all_known = true;
+  for (const std::string& name : node.input())
+    all_known = all_known && (name.empty() || is_known(slots_.at(name).value));
+  // Recorded first, which allocates nothing; computed on ndarray only when all its inputs are
+  // known and its outputs small: a hostile model's Tile or Expand cannot size an allocation here.
+  std::vector<OnnxValue> outputs = import_node(node, label, false);
+  if (all_known && foldable(outputs)) outputs = import_node(node, label, true);
+  for (int k = 0; k < node.output_size(); ++k) {
+    if (!node.output(k).empty())
+      slots_[node.output(k)] = {outputs[static_cast<std::size_t>(k)], {}};
   }
 }
 

@@ -22,6 +22,14 @@ struct Window {
   bool symmetric() const { return begin == end; }
 };
 
+/// The largest stride, dilation, pad or kernel size read: larger ones would overflow the window
+/// arithmetic, and no input is that large.
+constexpr int64_t kMaxWindowValue = int64_t{1} << 31;
+
+void check_window_value(const OnnxNode& node, std::string_view name, int64_t value, int64_t least) {
+  if (value < least || value > kMaxWindowValue) node.fail(name, " holds ", value);
+}
+
 /// attribute name with one entry per spatial dim, fallback for each when absent.
 std::vector<int64_t> per_dim(const OnnxNode& node, std::string_view name, std::size_t spatial,
                              int64_t fallback) {
@@ -29,9 +37,8 @@ std::vector<int64_t> per_dim(const OnnxNode& node, std::string_view name, std::s
       node.attr_ints(name).value_or(std::vector<int64_t>(spatial, fallback));
   if (values.size() != spatial)
     node.fail(name, " has ", values.size(), " entries for ", spatial, " spatial dims");
-  for (int64_t value : values) {
-    if (value < (name == "pads" ? 0 : 1)) node.fail(name, " holds ", value);
-  }
+  for (int64_t value : values)
+    check_window_value(node, name, value, name == "pads" ? 0 : 1);
   return values;
 }
 
@@ -47,9 +54,8 @@ Window window_of(const OnnxNode& node, const std::vector<int64_t>& in,
         node.attr_ints("pads").value_or(std::vector<int64_t>(2 * spatial, 0));
     if (pads.size() != 2 * spatial)
       node.fail("pads has ", pads.size(), " entries for ", spatial, " spatial dims");
-    for (int64_t pad : pads) {
-      if (pad < 0) node.fail("pads holds ", pad);
-    }
+    for (int64_t pad : pads)
+      check_window_value(node, "pads", pad, 0);
     w.begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(spatial));
     w.end.assign(pads.begin() + static_cast<std::ptrdiff_t>(spatial), pads.end());
   } else if (auto_pad == "VALID") {
@@ -73,7 +79,10 @@ Window window_of(const OnnxNode& node, const std::vector<int64_t>& in,
 std::vector<int64_t> spatial_dims(const OnnxNode& node, const TensorHandle& x) {
   if (x.rank() < 3 || node.input(0).scalar)
     node.fail("input must be [N, C, spatial...], got ", x.shape());
-  return {x.shape().dims().begin() + 2, x.shape().dims().end()};
+  std::vector<int64_t> in(x.shape().dims().begin() + 2, x.shape().dims().end());
+  for (int64_t dim : in)
+    check_window_value(node, "a spatial dim", dim, 0);
+  return in;
 }
 
 /// x padded by the window's pads with value (ember's op then pads nothing).
@@ -87,13 +96,13 @@ TensorHandle pad_input(const OnnxNode& node, const TensorHandle& x, const Window
 
 std::vector<int64_t> kernel_of(const OnnxNode& node, const TensorHandle& weight,
                                std::size_t spatial) {
+  if (weight.rank() != spatial + 2)
+    node.fail("W ", weight.shape(), " does not fit ", spatial, " spatial dims");
   std::vector<int64_t> kernel(weight.shape().dims().begin() + 2, weight.shape().dims().end());
   if (auto given = node.attr_ints("kernel_shape")) {
     if (*given != kernel)
       node.fail("kernel_shape ", Shape(*given), " differs from W's ", Shape(kernel));
   }
-  if (kernel.size() != spatial)
-    node.fail("W ", weight.shape(), " does not fit ", spatial, " spatial dims");
   return kernel;
 }
 
@@ -120,6 +129,8 @@ std::vector<OnnxValue> conv_transpose(const OnnxNode& node) {
   const std::vector<int64_t> extra =
       node.attr_ints("output_padding").value_or(std::vector<int64_t>(spatial, 0));
   if (extra.size() != spatial) node.fail("output_padding has ", extra.size(), " entries");
+  for (int64_t value : extra)
+    check_window_value(node, "output_padding", value, 0);
   const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
   for (std::size_t d = 0; d < spatial; ++d) {
     const int64_t full =
@@ -128,6 +139,7 @@ std::vector<OnnxValue> conv_transpose(const OnnxNode& node) {
     if (auto shape = node.attr_ints("output_shape")) {
       if (shape->size() != spatial) node.fail("output_shape has ", shape->size(), " entries");
       target = (*shape)[d];
+      check_window_value(node, "output_shape", *target, 0);
     } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
       target = in[d] * w.strides[d];
     }
@@ -161,9 +173,8 @@ bool pads_in_op(const Window& w) {
 std::vector<int64_t> pool_kernel(const OnnxNode& node) {
   const std::optional<std::vector<int64_t>> kernel = node.attr_ints("kernel_shape");
   if (!kernel) node.fail("attribute 'kernel_shape' is required");
-  for (int64_t k : *kernel) {
-    if (k < 1) node.fail("kernel_shape holds ", k);
-  }
+  for (int64_t k : *kernel)
+    check_window_value(node, "kernel_shape", k, 1);
   return *kernel;
 }
 

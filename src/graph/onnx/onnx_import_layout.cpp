@@ -11,9 +11,9 @@
 namespace ember::detail {
 namespace {
 
-/// The largest tensor Range and ConstantOfShape make from known values: their sizes come from
-/// the model, which may be hostile.
-constexpr int64_t kMaxBuiltElements = int64_t{1} << 28;
+/// The largest tensor Range makes on the host, and ConstantOfShape while the graph is built:
+/// their sizes come from the model, which may be hostile.
+constexpr int64_t kMaxBuiltElements = int64_t{1} << 24;
 
 int64_t element_count(const OnnxNode& node, const std::vector<int64_t>& dims) {
   int64_t count = 1;
@@ -129,7 +129,8 @@ std::vector<OnnxValue> split(const OnnxNode& node) {
     sizes = node.known_ints(1, "split");
   } else {
     const int64_t pieces = node.attr_int("num_outputs", node.proto().output_size());
-    if (pieces < 1) node.fail("num_outputs ", pieces);
+    if (pieces != node.proto().output_size())
+      node.fail("num_outputs ", pieces, " for ", node.proto().output_size(), " outputs");
     const int64_t each = (size + pieces - 1) / pieces;
     for (int64_t start = 0; start < size || sizes.empty(); start += each)
       sizes.push_back(std::min(each, size - start));
@@ -176,6 +177,10 @@ std::vector<OnnxValue> slice(const OnnxNode& node) {
     if (seen[axis]) node.fail("axis ", axes[i], " repeats");
     seen[axis] = true;
     if (steps[i] == 0) node.fail("step 0 on axis ", axes[i]);
+    // A step longer than the dim takes one entry, as the dim's length does; clamped, it cannot
+    // overflow when negated (INT64_MIN).
+    steps[i] = std::clamp<int64_t>(steps[i], -std::max<int64_t>(in[axis], 1),
+                                   std::max<int64_t>(in[axis], 1));
     const int64_t start = clamp_bound(starts[i], in[axis], steps[i], false);
     const int64_t end = clamp_bound(ends[i], in[axis], steps[i], true);
     slices[axis] = Slice(start, end < 0 ? std::nullopt : std::optional<int64_t>(end), steps[i]);
@@ -386,7 +391,6 @@ TensorHandle pad_axis(const OnnxNode& node, const TensorHandle& x, int64_t axis,
     } else if (amount > 0) {
       std::vector<int64_t> dims = result.shape().dims();
       dims[static_cast<std::size_t>(axis)] = amount;
-      element_count(node, dims);
       const TensorHandle fill =
           ops::expand(ops::reshape(value, std::vector<int64_t>(dims.size(), 1)), dims);
       result = first ? ops::cat({fill, result}, axis) : ops::cat({result, fill}, axis);
