@@ -123,8 +123,9 @@ TensorData decode_tensor(const TensorProto& tensor, std::string_view what) {
       fail(what, ir::rules::concat("raw_data holds ", raw.size(), " bytes, its dims and type say ",
                                    static_cast<uint64_t>(count) * element_size));
     }
-    bytes.resize(raw.size());
-    std::memcpy(bytes.data(), raw.data(), raw.size());  // little-endian, as this host
+    // Little-endian, as this host; an empty vector's data() may be null, which memcpy may not get.
+    bytes.assign(reinterpret_cast<const std::byte*>(raw.data()),
+                 reinterpret_cast<const std::byte*>(raw.data()) + raw.size());
   } else {
     bytes = field_bytes(tensor, *dtype, count, what);
   }
