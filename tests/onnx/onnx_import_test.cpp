@@ -156,6 +156,16 @@ TEST(OnnxImport, HugeOrNegativeDimsAllocateNothing) {
             std::string::npos);
 }
 
+TEST(OnnxImport, AnEmptyRawDataOfAnEmptyTensorIsRead) {
+  // Found by the fuzzer: an empty raw_data was copied from its (null) data pointer.
+  ::onnx::ModelProto model = model_with_input({2});
+  add_initializer(model, "empty", {0, 3}, "");
+  add_node(model, "Relu", {"x"}, {"y"});
+  const onnx::Model parsed = parse(model);
+  ASSERT_EQ(parsed.initializers().size(), 1U);
+  EXPECT_EQ(parsed.initializers()[0].data.shape(), (Shape{0, 3}));
+}
+
 TEST(OnnxImport, ExternalDataIsRefused) {
   ::onnx::ModelProto model = model_with_input({2});
   TensorProto& w = add_initializer(model, "w", {2}, "");
