@@ -57,6 +57,15 @@ const std::map<std::string, std::string> kKnownFailures = {
      "AveragePool with dilations: ember's avg_pool has no dilation"},
     {"test_maxpool_with_argmax_2d_precomputed_strides",
      "MaxPool's Indices with storage_order 1 (column-major indices) are not imported"},
+    {"test_scatter_elements_with_reduction_max",
+     "ScatterElements with reduction mul, max or min: ember's scatter adds, and has no op of these "
+     "reductions"},
+    {"test_scatter_elements_with_reduction_min",
+     "ScatterElements with reduction mul, max or min: ember's scatter adds, and has no op of these "
+     "reductions"},
+    {"test_scatter_elements_with_reduction_mul",
+     "ScatterElements with reduction mul, max or min: ember's scatter adds, and has no op of these "
+     "reductions"},
     {"test_training_dropout",
      "Dropout in training mode with a ratio: the expected mask is NumPy's random draw, which no "
      "other generator reproduces"},

@@ -43,6 +43,13 @@ std::vector<OnnxValue> softplus(const OnnxNode& node) {
   return one(ops::softplus(node.tensor(0), 1.0), node.input(0).scalar);
 }
 
+/// x * sigmoid(alpha x).
+std::vector<OnnxValue> swish(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const double alpha = node.attr_float("alpha", 1.0F);
+  return one(ops::mul(x, ops::sigmoid(ops::mul_scalar(x, alpha))), node.input(0).scalar);
+}
+
 /// x / (1 + |x|).
 std::vector<OnnxValue> softsign(const OnnxNode& node) {
   const TensorHandle& x = node.tensor(0);
@@ -193,6 +200,7 @@ void add_elementwise_importers(OnnxImporters& table) {
       {"Sigmoid", unary<ops::sigmoid>},
       {"Softplus", softplus},
       {"Softsign", softsign},
+      {"Swish", swish},
       {"Mish", unary<ops::mish>},
       {"HardSwish", unary<ops::hard_swish>},
       {"HardSigmoid", hard_sigmoid},

@@ -299,6 +299,39 @@ std::vector<OnnxValue> pad(const OnnxNode& node) {
   return one(x);
 }
 
+/// DepthToSpace: channels [C] moved into blocks of the spatial dims (DCR: depth, column, row
+/// order of the channels; CRD: column, row, depth), [N, C / b^2, H b, W b].
+std::vector<OnnxValue> depth_to_space(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  if (x.rank() != 4 || node.input(0).scalar) node.fail("input must have rank 4, got ", x.shape());
+  const int64_t b = node.attr_int("blocksize", 0);
+  const auto& d = x.shape().dims();
+  if (b < 1 || d[1] % (b * b) != 0)
+    node.fail("blocksize ", b, " does not divide ", d[1], " channels");
+  const bool dcr = node.attr_string("mode", "DCR") == "DCR";
+  const TensorHandle split = dcr ? ops::reshape(x, {d[0], b, b, d[1] / (b * b), d[2], d[3]})
+                                 : ops::reshape(x, {d[0], d[1] / (b * b), b, b, d[2], d[3]});
+  const TensorHandle moved =
+      ops::permute(split, dcr ? ops::Dims{0, 3, 4, 1, 5, 2} : ops::Dims{0, 1, 4, 2, 5, 3});
+  return one(ops::reshape(moved, {d[0], d[1] / (b * b), d[2] * b, d[3] * b}));
+}
+
+/// SpaceToDepth: blocks of b x b positions moved into the channels, [N, C b^2, H / b, W / b]
+/// (DCR: the block's position before the channel, CRD: after).
+std::vector<OnnxValue> space_to_depth(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  if (x.rank() != 4 || node.input(0).scalar) node.fail("input must have rank 4, got ", x.shape());
+  const int64_t b = node.attr_int("blocksize", 0);
+  const auto& d = x.shape().dims();
+  if (b < 1 || d[2] % b != 0 || d[3] % b != 0)
+    node.fail("blocksize ", b, " does not divide ", d[2], " x ", d[3]);
+  const TensorHandle split = ops::reshape(x, {d[0], d[1], d[2] / b, b, d[3] / b, b});
+  const bool dcr = node.attr_string("mode", "DCR") == "DCR";
+  const TensorHandle moved =
+      ops::permute(split, dcr ? ops::Dims{0, 3, 5, 1, 2, 4} : ops::Dims{0, 1, 3, 5, 2, 4});
+  return one(ops::reshape(moved, {d[0], d[1] * b * b, d[2] / b, d[3] / b}));
+}
+
 TensorHandle known_ints(const std::vector<int64_t>& values) {
   return ops::from_data(TensorData(values, Shape{static_cast<int64_t>(values.size())}),
                         TensorCreationOptions(Device::ndarray()).with_dtype(DType::I64),
@@ -419,6 +452,8 @@ void add_layout_importers(OnnxImporters& table) {
       {"Constant", constant_node},
       {"ConstantOfShape", constant_of_shape},
       {"Range", range},
+      {"DepthToSpace", depth_to_space},
+      {"SpaceToDepth", space_to_depth},
   });
 }
 

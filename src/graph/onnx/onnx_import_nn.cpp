@@ -51,6 +51,19 @@ TensorHandle per_channel(const TensorHandle& param, std::size_t rank) {
   return ops::reshape(param, dims);
 }
 
+/// x's mean over the dims from `from` on (kept with size 1), and x's centered values' mean
+/// square there: what the normalizations divide by.
+std::pair<TensorHandle, TensorHandle> trailing_statistics(const TensorHandle& x, int64_t from) {
+  TensorHandle mean = x;
+  for (auto d = static_cast<std::size_t>(from); d < x.rank(); ++d)
+    mean = ops::mean_dim(mean, static_cast<int64_t>(d));
+  const TensorHandle centered = ops::sub(x, mean);
+  TensorHandle var = ops::mul(centered, centered);
+  for (auto d = static_cast<std::size_t>(from); d < x.rank(); ++d)
+    var = ops::mean_dim(var, static_cast<int64_t>(d));
+  return {mean, var};
+}
+
 /// x's mean and biased variance over every dim but 1, kept as size-1 dims.
 std::pair<TensorHandle, TensorHandle> channel_statistics(const TensorHandle& x) {
   TensorHandle mean = x;
@@ -98,17 +111,71 @@ std::vector<OnnxValue> layer_norm(const OnnxNode& node) {
   const int64_t rank = onnx_rank(node.input(0));
   const int64_t axis = onnx_axis(node, node.attr_int("axis", -1), rank);
   const double eps = node.attr_float("epsilon", 1e-5F);
-  TensorHandle mean = x;
-  for (int64_t d = axis; d < rank; ++d)
-    mean = ops::mean_dim(mean, d);
+  const auto [mean, var] = trailing_statistics(x, axis);
   const TensorHandle centered = ops::sub(x, mean);
-  TensorHandle var = ops::mul(centered, centered);
-  for (int64_t d = axis; d < rank; ++d)
-    var = ops::mean_dim(var, d);
   const TensorHandle inv = ops::recip(ops::sqrt(ops::add_scalar(var, eps)));
   TensorHandle y = ops::mul(ops::mul(centered, inv), node.tensor(1));
   if (node.has(2)) y = ops::add(y, node.tensor(2));
   return {{y, false}, {mean, false}, {inv, false}};
+}
+
+/// RMSNormalization: x / sqrt(mean(x^2) + epsilon) * scale, over the dims from axis on.
+std::vector<OnnxValue> rms_norm(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const int64_t axis = onnx_axis(node, node.attr_int("axis", -1), onnx_rank(node.input(0)));
+  TensorHandle square = ops::mul(x, x);
+  for (auto d = static_cast<std::size_t>(axis); d < x.rank(); ++d)
+    square = ops::mean_dim(square, static_cast<int64_t>(d));
+  const double eps = node.attr_float("epsilon", 1e-5F);
+  const TensorHandle inv = ops::recip(ops::sqrt(ops::add_scalar(square, eps)));
+  return one(ops::mul(ops::mul(x, inv), node.tensor(1)));
+}
+
+/// GroupNormalization: x [N, C, ...] normalized over each group of C / num_groups channels and
+/// every position, then scale [C] * . + bias [C].
+std::vector<OnnxValue> group_norm(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  if (x.rank() < 3 || node.input(0).scalar) node.fail("input must have rank 3 or more");
+  const std::optional<int64_t> groups = node.attr_int("num_groups");
+  const int64_t channels = x.shape().dims()[1];
+  if (!groups || *groups < 1 || channels % *groups != 0)
+    node.fail("num_groups must divide the ", channels, " channels");
+  const TensorHandle grouped = ops::reshape(x, {x.shape().dims()[0], *groups, -1});
+  const auto [mean, var] = trailing_statistics(grouped, 2);
+  const double eps = node.attr_float("epsilon", 1e-5F);
+  const TensorHandle normalized = ops::reshape(
+      ops::mul(ops::sub(grouped, mean), ops::recip(ops::sqrt(ops::add_scalar(var, eps)))),
+      x.shape().dims());
+  return one(ops::add(ops::mul(normalized, per_channel(node.tensor(1), x.rank())),
+                      per_channel(node.tensor(2), x.rank())));
+}
+
+/// LpNormalization: x divided by its L1 or L2 norm along axis (0 where the norm is 0).
+std::vector<OnnxValue> lp_norm(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const int64_t axis = onnx_axis(node, node.attr_int("axis", -1), onnx_rank(node.input(0)));
+  const int64_t p = node.attr_int("p", 2);
+  if (p != 1 && p != 2) node.fail("p ", p, " is neither 1 nor 2");
+  const TensorHandle norm =
+      p == 1 ? ops::sum_dim(ops::abs(x), axis) : ops::sqrt(ops::sum_dim(ops::mul(x, x), axis));
+  const TensorHandle zero = ops::equal_elem(norm, 0.0);
+  return one(ops::mask_fill(ops::div(x, ops::mask_fill(norm, zero, 1.0)), zero, 0.0),
+             node.input(0).scalar);
+}
+
+/// MeanVarianceNormalization: (x - mean) / (std + 1e-9) over axes (default N, H, W).
+std::vector<OnnxValue> mean_variance_norm(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const std::vector<int64_t> axes = node.attr_ints("axes").value_or(std::vector<int64_t>{0, 2, 3});
+  TensorHandle mean = x;
+  TensorHandle square = ops::mul(x, x);
+  for (int64_t axis : axes) {
+    const int64_t d = onnx_axis(node, axis, onnx_rank(node.input(0)));
+    mean = ops::mean_dim(mean, d);
+    square = ops::mean_dim(square, d);
+  }
+  const TensorHandle std = ops::sqrt(ops::sub(square, ops::mul(mean, mean)));
+  return one(ops::div(ops::sub(x, mean), ops::add_scalar(std, 1e-9)));
 }
 
 /// InstanceNormalization: each (sample, channel) normalized over its spatial dims.
@@ -116,13 +183,8 @@ std::vector<OnnxValue> instance_norm(const OnnxNode& node) {
   const TensorHandle& x = node.tensor(0);
   if (x.rank() < 3) node.fail("input must have rank 3 or more, got ", x.shape());
   const double eps = node.attr_float("epsilon", 1e-5F);
-  TensorHandle mean = x;
-  for (std::size_t d = 2; d < x.rank(); ++d)
-    mean = ops::mean_dim(mean, static_cast<int64_t>(d));
+  const auto [mean, var] = trailing_statistics(x, 2);
   const TensorHandle centered = ops::sub(x, mean);
-  TensorHandle var = ops::mul(centered, centered);
-  for (std::size_t d = 2; d < x.rank(); ++d)
-    var = ops::mean_dim(var, static_cast<int64_t>(d));
   const TensorHandle inv = ops::recip(ops::sqrt(ops::add_scalar(var, eps)));
   const TensorHandle scale = per_channel(node.tensor(1), x.rank());
   const TensorHandle bias = per_channel(node.tensor(2), x.rank());
@@ -152,6 +214,10 @@ void add_nn_importers(OnnxImporters& table) {
       {"LayerNormalization", layer_norm},
       {"InstanceNormalization", instance_norm},
       {"Dropout", dropout},
+      {"RMSNormalization", rms_norm},
+      {"GroupNormalization", group_norm},
+      {"LpNormalization", lp_norm},
+      {"MeanVarianceNormalization", mean_variance_norm},
   });
   add_conv_importers(table);
 }

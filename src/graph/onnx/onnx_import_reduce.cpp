@@ -137,17 +137,28 @@ std::vector<OnnxValue> softmax_like(const OnnxNode& node) {
   return one(F(node.tensor(0), axis));
 }
 
-/// CumSum: exclusive shifts the sums by one (starting at 0), reverse runs from the end.
-std::vector<OnnxValue> cumsum(const OnnxNode& node) {
+/// CumSum and CumProd: exclusive shifts the results by one along axis (the first being the
+/// op's identity), reverse runs from the end.
+template <DimOp F>
+std::vector<OnnxValue> cumulative(const OnnxNode& node) {
   const int64_t rank = onnx_rank(node.input(0));
   const std::vector<int64_t> given = node.known_ints(1, "axis");
   if (given.size() != 1) node.fail("axis holds ", given.size(), " values, not 1");
   const int64_t axis = onnx_axis(node, given[0], rank);
   const bool reverse = node.attr_int("reverse", 0) != 0;
-  TensorHandle x = reverse ? ops::flip(node.tensor(0), {axis}) : node.tensor(0);
-  TensorHandle sums = ops::cumsum(x, axis);
-  if (node.attr_int("exclusive", 0) != 0) sums = ops::sub(sums, x);
-  return one(reverse ? ops::flip(sums, {axis}) : sums);
+  const TensorHandle x = reverse ? ops::flip(node.tensor(0), {axis}) : node.tensor(0);
+  TensorHandle result = F(x, axis);
+  const int64_t size = x.shape().dims()[static_cast<std::size_t>(axis)];
+  if (node.attr_int("exclusive", 0) != 0 && size > 0) {
+    std::vector<int64_t> dims = x.shape().dims();
+    dims[static_cast<std::size_t>(axis)] = 1;
+    const Scalar identity = F == ops::cumprod ? 1 : 0;
+    const TensorHandle first =
+        ops::full(Shape(dims), identity, TensorCreationOptions(node.device()).with_dtype(x.dtype()),
+                  x.kind());
+    result = ops::cat({first, ops::narrow(result, axis, 0, size - 1)}, axis);
+  }
+  return one(reverse ? ops::flip(result, {axis}) : result);
 }
 
 /// TopK: the k largest (or smallest) along axis, and their indices; sorted either way.
@@ -179,7 +190,8 @@ void add_reduce_importers(OnnxImporters& table) {
       {"ArgMin", arg_extreme<ops::argmin>},
       {"Softmax", softmax_like<ops::softmax>},
       {"LogSoftmax", softmax_like<ops::log_softmax>},
-      {"CumSum", cumsum},
+      {"CumSum", cumulative<ops::cumsum>},
+      {"CumProd", cumulative<ops::cumprod>},
       {"TopK", topk},
   });
 }

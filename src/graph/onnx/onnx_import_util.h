@@ -65,3 +65,17 @@ TensorHandle pad_axis(const OnnxNode& node, const TensorHandle& x, int64_t axis,
                       int64_t after, const Scalar& value);
 
 }  // namespace ember::detail
+
+namespace ember::detail {
+
+/// 0, 1, ..., n - 1 (i64, on the node's device) along axis of a rank-`rank` shape, every other
+/// dim 1: what a tensor's positions along axis are compared with.
+inline TensorHandle positions(const OnnxNode& node, int64_t n, int64_t rank, int64_t axis) {
+  std::vector<int64_t> dims(static_cast<std::size_t>(rank), 1);
+  dims[static_cast<std::size_t>(axis)] = n;
+  const TensorHandle range =
+      ops::arange(0, n, 1, TensorCreationOptions(node.device()).with_dtype(DType::I64));
+  return ops::reshape(range, dims);
+}
+
+}  // namespace ember::detail

@@ -95,6 +95,8 @@ const OnnxImporters& onnx_importers() {
     add_layout_importers(importers);
     add_reduce_importers(importers);
     add_nn_importers(importers);
+    add_index_importers(importers);
+    add_loss_importers(importers);
     return importers;
   }();
   return table;

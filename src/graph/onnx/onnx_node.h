@@ -111,5 +111,7 @@ void add_layout_importers(OnnxImporters& table);
 void add_reduce_importers(OnnxImporters& table);
 void add_nn_importers(OnnxImporters& table);
 void add_conv_importers(OnnxImporters& table);
+void add_index_importers(OnnxImporters& table);
+void add_loss_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
