@@ -99,13 +99,15 @@ class Model {
   /// The model as an ember graph, for inputs of these shapes (one per inputs(), matching its
   /// known dims): its placeholders are the model's inputs, its constants the initializers, and
   /// its outputs the model's. Values an op needs while the graph is built (a Reshape's shape, a
-  /// Slice's starts, ...) must come from initializers, Constant nodes or Shape; known (when
-  /// given, one per input, for Int and Bool inputs) also supplies those inputs' values. ONNX's
-  /// rank-0 tensors are ember tensors of shape [1] in the graph.
+  /// Slice's starts, a Resize's scales, ...) must come from initializers, Constant nodes or
+  /// Shape, or be the values of inputs given in known (one per input where given): an op may
+  /// read those, and integer, bool and rank-0 ones are computed with while the graph is built
+  /// (shapes computed from them become constants). ONNX's rank-0 tensors are ember tensors of
+  /// shape [1] in the graph.
   Graph to_graph(const std::vector<Shape>& input_shapes,
                  const std::vector<std::optional<TensorData>>& known = {}) const;
-  /// Runs the model on device: to_graph for these inputs' shapes (the values of its Int, Bool and
-  /// rank-0 inputs known while it is built), then Graph::replay on device (its fusion included). Returns one
+  /// Runs the model on device: to_graph for these inputs' shapes, each input's values given as
+  /// known, then Graph::replay on device (its fusion included). Returns one
   /// tensor per output, with ONNX's shape (rank 0 included), read back to the host.
   std::vector<TensorData> run(const Device& device, const std::vector<TensorData>& inputs) const;
 

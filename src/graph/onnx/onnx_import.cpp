@@ -17,10 +17,12 @@ namespace {
 /// values: shapes, axes, small constants); larger ones are recorded into the graph instead.
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 
-/// A value of the graph being built, and its copy on the capture device once one was needed.
+/// A value of the graph being built, its copy on the capture device once one was needed, and
+/// (for a graph input given with its values) those values, which ops may read.
 struct Slot {
   OnnxValue value;
   std::optional<TensorHandle> on_capture;
+  std::optional<TensorHandle> readable;
 };
 
 bool is_known(const OnnxValue& value) {
@@ -82,7 +84,7 @@ class Builder {
 std::vector<TensorHandle> Builder::add_inputs(const std::vector<Shape>& shapes,
                                               const std::vector<std::optional<TensorData>>& known) {
   for (const record::NamedData& weight : model_.initializers)
-    slots_[weight.name] = {{known_tensor(weight.data), weight.data.shape().rank() == 0}, {}};
+    slots_[weight.name] = {{known_tensor(weight.data), weight.data.shape().rank() == 0}, {}, {}};
   std::vector<TensorHandle> placeholders;
   for (std::size_t k = 0; k < model_.inputs.size(); ++k) {
     const onnx::ValueInfo& info = model_.inputs[k];
@@ -91,10 +93,13 @@ std::vector<TensorHandle> Builder::add_inputs(const std::vector<Shape>& shapes,
         Graph::input(info.name, ember_shape(shapes[k]), info.dtype, Device::capture());
     placeholders.push_back(placeholder);
     const bool scalar = shapes[k].rank() == 0;
-    if (k < known.size() && known[k]) {
-      slots_[info.name] = {{known_tensor(*known[k]), scalar}, placeholder};
+    if (k >= known.size() || !known[k]) {
+      slots_[info.name] = {{placeholder, scalar}, {}, {}};
+    } else if (kind_of(info.dtype) != TensorKind::Float || scalar) {
+      // Integers and scalars are what ops compute shapes and parameters from: known.
+      slots_[info.name] = {{known_tensor(*known[k]), scalar}, placeholder, {}};
     } else {
-      slots_[info.name] = {{placeholder, scalar}, {}};
+      slots_[info.name] = {{placeholder, scalar}, {}, known_tensor(*known[k])};
     }
   }
   return placeholders;
@@ -112,7 +117,7 @@ std::vector<OnnxValue> Builder::import_node(const ::onnx::NodeProto& node, const
     }
     Slot& slot = slots_.at(name);
     inputs.push_back(fold ? slot.value : OnnxValue{symbolic(slot), slot.value.scalar});
-    known.push_back(is_known(slot.value) ? std::optional(slot.value.tensor) : std::nullopt);
+    known.push_back(is_known(slot.value) ? std::optional(slot.value.tensor) : slot.readable);
   }
   const OnnxNode view(node, label, model_.opset, std::move(inputs), std::move(known),
                       fold ? Device::ndarray() : Device::capture());
@@ -150,7 +155,7 @@ void Builder::run_node(const ::onnx::NodeProto& node, std::size_t index) {
   if (all_known && foldable(outputs)) outputs = import_node(node, label, true);
   for (int k = 0; k < node.output_size(); ++k) {
     if (!node.output(k).empty())
-      slots_[node.output(k)] = {outputs[static_cast<std::size_t>(k)], {}};
+      slots_[node.output(k)] = {outputs[static_cast<std::size_t>(k)], {}, {}};
   }
 }
 

@@ -110,11 +110,7 @@ std::vector<TensorData> Model::run(const Device& device,
   std::vector<TensorHandle> handles;
   for (const TensorData& input : inputs) {
     shapes.push_back(input.shape());
-    // Integers and scalars are what ops read while the graph is built (shapes, axes, a Range's
-    // bounds, a Dropout's ratio): known, as onnxruntime knows every input's values.
-    const bool integral = kind_of(input.dtype()) != TensorKind::Float;
-    const bool read = integral || input.shape().rank() == 0;
-    known.push_back(read ? std::optional<TensorData>(input) : std::nullopt);
+    known.push_back(input);  // ops may read them, as onnxruntime's know every input's values
     handles.push_back(ops::from_data(with_rank(input, false),
                                      TensorCreationOptions(device).with_dtype(input.dtype()),
                                      kind_of(input.dtype())));

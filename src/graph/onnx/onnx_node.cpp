@@ -18,7 +18,7 @@ TensorData OnnxNode::known(std::size_t i, std::string_view what) const {
   if (!known_[i]) {
     fail("input ", i, " (", what, ", '", proto_.input(static_cast<int>(i)),
          "') must be known when the graph is built: computed from initializers, Constant nodes ",
-         "and shapes (or, for Model::run, from integer inputs), not from a float graph input");
+         "and shapes (and integer or rank-0 inputs of known values), or an input of known values");
   }
   return ops::into_data(*known_[i]);
 }
@@ -97,6 +97,7 @@ const OnnxImporters& onnx_importers() {
     add_nn_importers(importers);
     add_index_importers(importers);
     add_loss_importers(importers);
+    add_resize_importers(importers);
     return importers;
   }();
   return table;

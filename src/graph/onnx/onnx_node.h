@@ -38,7 +38,7 @@ struct OnnxValue {
 
 class OnnxNode {
  public:
-  /// known[i]: input i's values on ndarray, where they are known while the graph is built.
+  /// known[i]: input i's values on ndarray, where they can be read while the graph is built.
   OnnxNode(const ::onnx::NodeProto& proto, std::string label, int64_t opset,
            std::vector<std::optional<OnnxValue>> inputs,
            std::vector<std::optional<TensorHandle>> known, Device device)
@@ -113,5 +113,6 @@ void add_nn_importers(OnnxImporters& table);
 void add_conv_importers(OnnxImporters& table);
 void add_index_importers(OnnxImporters& table);
 void add_loss_importers(OnnxImporters& table);
+void add_resize_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
