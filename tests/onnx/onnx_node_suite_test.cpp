@@ -25,6 +25,18 @@ namespace fs = std::filesystem;
 
 /// Cases that fail, each with why. Nothing here is skipped silently: the report lists them.
 const std::map<std::string, std::string> kKnownFailures = {
+    {"test_attention_3d_causal_bf16",
+     "bf16 model: ember rounds every intermediate of the attention to bf16, ONNX's reference "
+     "computes in f32 and rounds once (1 ulp apart, beyond rtol 1e-3)"},
+    {"test_attention_4d_causal_bf16",
+     "bf16 model: ember rounds every intermediate of the attention to bf16, ONNX's reference "
+     "computes in f32 and rounds once (1 ulp apart, beyond rtol 1e-3)"},
+    {"test_attention_4d_causal_padded_kv_bf16",
+     "bf16 model: ember rounds every intermediate of the attention to bf16, ONNX's reference "
+     "computes in f32 and rounds once (1 ulp apart, beyond rtol 1e-3)"},
+    {"test_attention_4d_padded_kv_bf16",
+     "bf16 model: ember rounds every intermediate of the attention to bf16, ONNX's reference "
+     "computes in f32 and rounds once (1 ulp apart, beyond rtol 1e-3)"},
     {"test_attention_3d_causal_bf16_expanded",
      "bf16/f16 model: ember rounds every intermediate of the expanded attention to bf16/f16, "
      "ONNX's reference computes in f32 and rounds once (1 ulp apart, beyond rtol 1e-3)"},

@@ -98,6 +98,7 @@ const OnnxImporters& onnx_importers() {
     add_index_importers(importers);
     add_loss_importers(importers);
     add_resize_importers(importers);
+    add_attention_importers(importers);
     return importers;
   }();
   return table;
