@@ -43,6 +43,33 @@ std::vector<OnnxValue> softplus(const OnnxNode& node) {
   return one(ops::softplus(node.tensor(0), 1.0), node.input(0).scalar);
 }
 
+/// The hyperbolic functions ember has no op of, from exp, log and sqrt.
+TensorHandle sinh(const TensorHandle& x) {
+  return ops::mul_scalar(ops::sub(ops::exp(x), ops::exp(ops::neg(x))), 0.5);
+}
+
+TensorHandle cosh(const TensorHandle& x) {
+  return ops::mul_scalar(ops::add(ops::exp(x), ops::exp(ops::neg(x))), 0.5);
+}
+
+/// log(x + sqrt(x^2 + 1)), odd: computed for |x| and given x's sign, which keeps it accurate
+/// for large negative x.
+TensorHandle asinh(const TensorHandle& x) {
+  const TensorHandle a = ops::abs(x);
+  const TensorHandle value = ops::log(ops::add(a, ops::sqrt(ops::add_scalar(ops::mul(a, a), 1.0))));
+  return ops::mul(ops::sign(x), value);
+}
+
+TensorHandle acosh(const TensorHandle& x) {
+  return ops::log(ops::add(x, ops::sqrt(ops::sub_scalar(ops::mul(x, x), 1.0))));
+}
+
+/// log((1 + x) / (1 - x)) / 2.
+TensorHandle atanh(const TensorHandle& x) {
+  return ops::mul_scalar(ops::log(ops::div(ops::add_scalar(x, 1.0), ops::rsub_scalar(x, 1.0))),
+                         0.5);
+}
+
 /// x * sigmoid(alpha x).
 std::vector<OnnxValue> swish(const OnnxNode& node) {
   const TensorHandle& x = node.tensor(0);
@@ -188,6 +215,11 @@ void add_elementwise_importers(OnnxImporters& table) {
       {"Cos", unary<ops::cos>},
       {"Tan", unary<ops::tan>},
       {"Tanh", unary<ops::tanh>},
+      {"Sinh", unary<sinh>},
+      {"Cosh", unary<cosh>},
+      {"Asinh", unary<asinh>},
+      {"Acosh", unary<acosh>},
+      {"Atanh", unary<atanh>},
       {"Erf", unary<ops::erf>},
       {"Reciprocal", unary<ops::recip>},
       {"Floor", unary<ops::floor>},

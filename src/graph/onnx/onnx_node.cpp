@@ -99,6 +99,7 @@ const OnnxImporters& onnx_importers() {
     add_loss_importers(importers);
     add_resize_importers(importers);
     add_attention_importers(importers);
+    add_bitshift_importers(importers);
     return importers;
   }();
   return table;

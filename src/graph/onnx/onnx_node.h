@@ -115,5 +115,6 @@ void add_index_importers(OnnxImporters& table);
 void add_loss_importers(OnnxImporters& table);
 void add_resize_importers(OnnxImporters& table);
 void add_attention_importers(OnnxImporters& table);
+void add_bitshift_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
