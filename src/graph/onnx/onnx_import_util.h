@@ -68,14 +68,20 @@ TensorHandle pad_axis(const OnnxNode& node, const TensorHandle& x, int64_t axis,
 
 namespace ember::detail {
 
+/// The dims of a rank-`rank` shape of size n along axis and 1 elsewhere: a per-axis vector's
+/// shape to broadcast along that axis.
+inline std::vector<int64_t> positions_shape(int64_t rank, int64_t axis, int64_t n) {
+  std::vector<int64_t> dims(static_cast<std::size_t>(rank), 1);
+  dims[static_cast<std::size_t>(axis)] = n;
+  return dims;
+}
+
 /// 0, 1, ..., n - 1 (i64, on the node's device) along axis of a rank-`rank` shape, every other
 /// dim 1: what a tensor's positions along axis are compared with.
 inline TensorHandle positions(const OnnxNode& node, int64_t n, int64_t rank, int64_t axis) {
-  std::vector<int64_t> dims(static_cast<std::size_t>(rank), 1);
-  dims[static_cast<std::size_t>(axis)] = n;
   const TensorHandle range =
       ops::arange(0, n, 1, TensorCreationOptions(node.device()).with_dtype(DType::I64));
-  return ops::reshape(range, dims);
+  return ops::reshape(range, positions_shape(rank, axis, n));
 }
 
 }  // namespace ember::detail

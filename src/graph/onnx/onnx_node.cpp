@@ -100,6 +100,7 @@ const OnnxImporters& onnx_importers() {
     add_resize_importers(importers);
     add_attention_importers(importers);
     add_bitshift_importers(importers);
+    add_quantize_importers(importers);
     return importers;
   }();
   return table;
