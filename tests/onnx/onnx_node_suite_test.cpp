@@ -67,6 +67,8 @@ const std::map<std::string, std::string> kKnownFailures = {
      "AveragePool with dilations: ember's avg_pool has no dilation"},
     {"test_averagepool_3d_dilations_small",
      "AveragePool with dilations: ember's avg_pool has no dilation"},
+    {"test_lppool_2d_dilations",
+     "LpPool with dilations: ember's avg_pool, which sums its windows, has no dilation"},
     {"test_maxpool_with_argmax_2d_precomputed_strides",
      "MaxPool's Indices with storage_order 1 (column-major indices) are not imported"},
     {"test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",

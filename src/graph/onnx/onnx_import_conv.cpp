@@ -234,6 +234,27 @@ std::vector<OnnxValue> average_pool(const OnnxNode& node) {
   return one(ops::div(sums, inside));
 }
 
+/// LpPool: (sum of |x|^p over each window)^(1/p), the sums an average pool dividing by 1.
+std::vector<OnnxValue> lp_pool(const OnnxNode& node) {
+  TensorHandle x = node.tensor(0);
+  const std::vector<int64_t> in = spatial_dims(node, x);
+  const Window w = window_of(node, in, pool_kernel(node));
+  if (w.kernel.size() != in.size()) node.fail("kernel_shape does not fit the input's spatial dims");
+  for (int64_t d : w.dilations) {
+    if (d != 1) node.fail("dilations other than 1 are not imported for LpPool");
+  }
+  const int64_t p = node.attr_int("p", 2);
+  if (p < 1 || p > 64) node.fail("p ", p);
+  module::AvgPoolOptions options{w.kernel, w.strides, w.begin, node.attr_int("ceil_mode", 0) != 0,
+                                 true,     1};
+  TensorHandle powers = ops::powi_scalar(ops::abs(x), p);
+  if (!pads_in_op(w)) {
+    powers = pad_input(node, powers, w, 0.0);
+    options.padding.assign(in.size(), 0);
+  }
+  return one(ops::powf_scalar(ops::avg_pool(powers, options), 1.0 / static_cast<double>(p)));
+}
+
 std::vector<OnnxValue> global_pool(const OnnxNode& node, bool max) {
   TensorHandle x = node.tensor(0);
   spatial_dims(node, x);
@@ -250,6 +271,7 @@ void add_conv_importers(OnnxImporters& table) {
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},
       {"AveragePool", average_pool},
+      {"LpPool", lp_pool},
       {"GlobalAveragePool", [](const OnnxNode& node) { return global_pool(node, false); }},
       {"GlobalMaxPool", [](const OnnxNode& node) { return global_pool(node, true); }},
   });

@@ -101,6 +101,7 @@ const OnnxImporters& onnx_importers() {
     add_attention_importers(importers);
     add_bitshift_importers(importers);
     add_quantize_importers(importers);
+    add_window_importers(importers);
     return importers;
   }();
   return table;

@@ -117,5 +117,6 @@ void add_resize_importers(OnnxImporters& table);
 void add_attention_importers(OnnxImporters& table);
 void add_bitshift_importers(OnnxImporters& table);
 void add_quantize_importers(OnnxImporters& table);
+void add_window_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
