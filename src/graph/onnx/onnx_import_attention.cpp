@@ -158,10 +158,60 @@ std::vector<OnnxValue> attention(const OnnxNode& node) {
   return {{y, false}, {k, false}, {v, false}, {scores, false}};
 }
 
+/// The two halves a rotary embedding turns as one complex number: alternate entries
+/// (interleaved) or the first and second half of the last dim.
+std::pair<TensorHandle, TensorHandle> rotary_pairs(const TensorHandle& x, bool interleaved) {
+  const int64_t half = x.shape().dims()[3] / 2;
+  if (!interleaved) return {ops::narrow(x, 3, 0, half), ops::narrow(x, 3, half, half)};
+  const std::vector<Slice> all(3, Slice::all());
+  std::vector<Slice> even = all;
+  even.emplace_back(0, std::nullopt, 2);
+  std::vector<Slice> odd = all;
+  odd.emplace_back(1, std::nullopt, 2);
+  return {ops::slice(x, even), ops::slice(x, odd)};
+}
+
+/// RotaryEmbedding: the first rotary_embedding_dim entries of each head turned by the angles of
+/// cos_cache and sin_cache (picked by position_ids where given), the rest kept.
+std::vector<OnnxValue> rotary_embedding(const OnnxNode& node) {
+  const TensorHandle& input = node.tensor(0);
+  const bool four_d = input.rank() == 4;
+  TensorHandle x = four_d ? ops::permute(input, {0, 2, 1, 3})
+                          : ops::permute(heads_of(node, input, node.attr_int("num_heads")),
+                                         {0, 2, 1, 3});  // [B, S, H, D]
+  const auto& d = x.shape().dims();
+  int64_t dim = node.attr_int("rotary_embedding_dim", 0);
+  if (dim == 0) dim = d[3];
+  if (dim < 2 || dim > d[3] || dim % 2 != 0)
+    node.fail("rotary_embedding_dim ", dim, " for heads of ", d[3]);
+  TensorHandle cos = node.tensor(1);
+  TensorHandle sin = node.tensor(2);
+  if (node.has(3)) {
+    const TensorHandle& ids = node.tensor(3);
+    const TensorHandle flat = ops::reshape(ids, {ids.shape().num_elements()});
+    cos = ops::reshape(ops::select(cos, 0, flat), {d[0], d[1], dim / 2});
+    sin = ops::reshape(ops::select(sin, 0, flat), {d[0], d[1], dim / 2});
+  }
+  cos = ops::unsqueeze_dim(cos, 2);
+  sin = ops::unsqueeze_dim(sin, 2);
+  const bool interleaved = node.attr_int("interleaved", 0) != 0;
+  const TensorHandle turned = ops::narrow(x, 3, 0, dim);
+  const auto [x1, x2] = rotary_pairs(turned, interleaved);
+  const TensorHandle real = ops::sub(ops::mul(cos, x1), ops::mul(sin, x2));
+  const TensorHandle imag = ops::add(ops::mul(sin, x1), ops::mul(cos, x2));
+  TensorHandle out = interleaved ? ops::reshape(ops::stack({real, imag}, 4), turned.shape().dims())
+                                 : ops::cat({real, imag}, 3);
+  if (dim < d[3]) out = ops::cat({out, ops::narrow(x, 3, dim, d[3] - dim)}, 3);
+  return one(four_d ? ops::permute(out, {0, 2, 1, 3}) : ops::reshape(out, input.shape().dims()));
+}
+
 }  // namespace
 
 void add_attention_importers(OnnxImporters& table) {
-  table.insert({{"Attention", attention}});
+  table.insert({
+      {"Attention", attention},
+      {"RotaryEmbedding", rotary_embedding},
+  });
 }
 
 }  // namespace ember::detail

@@ -77,6 +77,14 @@ std::vector<OnnxValue> swish(const OnnxNode& node) {
   return one(ops::mul(x, ops::sigmoid(ops::mul_scalar(x, alpha))), node.input(0).scalar);
 }
 
+/// swish(a, alpha) * b.
+std::vector<OnnxValue> swiglu(const OnnxNode& node) {
+  const TensorHandle& a = node.tensor(0);
+  const double alpha = node.attr_float("alpha", 1.0F);
+  const TensorHandle gate = ops::mul(a, ops::sigmoid(ops::mul_scalar(a, alpha)));
+  return one(ops::mul(gate, node.tensor(1)), all_scalar(node));
+}
+
 /// x / (1 + |x|).
 std::vector<OnnxValue> softsign(const OnnxNode& node) {
   const TensorHandle& x = node.tensor(0);
@@ -233,6 +241,7 @@ void add_elementwise_importers(OnnxImporters& table) {
       {"Softplus", softplus},
       {"Softsign", softsign},
       {"Swish", swish},
+      {"SwiGLU", swiglu},
       {"Mish", unary<ops::mish>},
       {"HardSwish", unary<ops::hard_swish>},
       {"HardSigmoid", hard_sigmoid},

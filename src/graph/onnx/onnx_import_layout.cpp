@@ -332,6 +332,51 @@ std::vector<OnnxValue> space_to_depth(const OnnxNode& node) {
   return one(ops::reshape(moved, {d[0], d[1] * b * b, d[2] / b, d[3] / b}));
 }
 
+/// CenterCropPad: each axis cut to, or padded with zeros to, the size given, around its centre
+/// (the odd entry cut from, or added at, the end).
+std::vector<OnnxValue> center_crop_pad(const OnnxNode& node) {
+  TensorHandle x = node.tensor(0);
+  const int64_t rank = onnx_rank(node.input(0));
+  const std::vector<int64_t> sizes = node.known_ints(1, "shape");
+  std::vector<int64_t> axes(static_cast<std::size_t>(rank));
+  std::iota(axes.begin(), axes.end(), 0);
+  if (auto given = node.attr_ints("axes")) axes = *given;
+  if (sizes.size() != axes.size()) node.fail(sizes.size(), " sizes for ", axes.size(), " axes");
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const int64_t axis = onnx_axis(node, axes[i], rank);
+    const int64_t size = x.shape().dims()[static_cast<std::size_t>(axis)];
+    if (sizes[i] < 0) node.fail("size ", sizes[i]);
+    if (sizes[i] < size) x = ops::narrow(x, axis, (size - sizes[i]) / 2, sizes[i]);
+    const int64_t grow = sizes[i] - size;
+    if (grow > 0) x = pad_axis(node, x, axis, grow / 2, grow - grow / 2, 0.0);
+  }
+  return one(x);
+}
+
+/// Compress: the entries along axis (of the flattened input without one) whose condition, a
+/// known Bool vector, is true.
+std::vector<OnnxValue> compress(const OnnxNode& node) {
+  TensorHandle x = node.tensor(0);
+  int64_t axis = 0;
+  if (auto given = node.attr_int("axis")) {
+    axis = onnx_axis(node, *given, onnx_rank(node.input(0)));
+  } else {
+    x = ops::reshape(x, {x.shape().num_elements()});
+  }
+  const std::vector<int64_t> condition = node.known(1, "condition").to_vector<int64_t>();
+  const int64_t size = x.shape().dims()[static_cast<std::size_t>(axis)];
+  if (static_cast<int64_t>(condition.size()) > size)
+    node.fail("condition has ", condition.size(), " entries for ", size);
+  std::vector<int64_t> kept;
+  for (std::size_t i = 0; i < condition.size(); ++i) {
+    if (condition[i] != 0) kept.push_back(static_cast<int64_t>(i));
+  }
+  const TensorHandle indices =
+      ops::from_data(TensorData(kept, Shape{static_cast<int64_t>(kept.size())}),
+                     TensorCreationOptions(node.device()).with_dtype(DType::I64), TensorKind::Int);
+  return one(ops::select(x, axis, indices));
+}
+
 TensorHandle known_ints(const std::vector<int64_t>& values) {
   return ops::from_data(TensorData(values, Shape{static_cast<int64_t>(values.size())}),
                         TensorCreationOptions(Device::ndarray()).with_dtype(DType::I64),
@@ -453,6 +498,8 @@ void add_layout_importers(OnnxImporters& table) {
       {"ConstantOfShape", constant_of_shape},
       {"Range", range},
       {"DepthToSpace", depth_to_space},
+      {"CenterCropPad", center_crop_pad},
+      {"Compress", compress},
       {"SpaceToDepth", space_to_depth},
   });
 }
