@@ -142,6 +142,21 @@ const std::map<std::string, std::string> kKnownFailures = {
     {"test_scatter_elements_with_reduction_mul",
      "ScatterElements with reduction mul, max or min: ember's scatter adds, and has no op of these "
      "reductions"},
+    {"test_scatternd_max",
+     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
+     "reductions"},
+    {"test_scatternd_max_with_element_indices",
+     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
+     "reductions"},
+    {"test_scatternd_min",
+     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
+     "reductions"},
+    {"test_scatternd_min_with_element_indices",
+     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
+     "reductions"},
+    {"test_scatternd_multiply",
+     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
+     "reductions"},
     {"test_training_dropout",
      "Dropout in training mode with a ratio: the expected mask is NumPy's random draw, which no "
      "other generator reproduces"},

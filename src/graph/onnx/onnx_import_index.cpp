@@ -114,6 +114,34 @@ std::vector<OnnxValue> scatter_elements(const OnnxNode& node) {
   return one(ops::scatter(ops::mask_fill(data, written, 0), axis, index, updates));
 }
 
+/// NonZero: the positions of x's non-zero entries, [rank, count] in row-major order; x must be
+/// known (its count fixes the output's shape).
+std::vector<OnnxValue> non_zero(const OnnxNode& node) {
+  const TensorData x = node.known(0, "X");
+  const std::vector<double> values = x.to_vector<double>();
+  const std::vector<int64_t> dims = x.shape().dims();
+  const std::size_t rank = dims.size();
+  std::vector<std::vector<int64_t>> rows(rank);
+  std::vector<int64_t> index(rank, 0);
+  for (double value : values) {
+    if (value != 0) {
+      for (std::size_t d = 0; d < rank; ++d)
+        rows[d].push_back(index[d]);
+    }
+    for (std::size_t d = rank; d-- > 0;) {  // the next position, row-major
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+  const auto count = static_cast<int64_t>(rank == 0 ? 0 : rows[0].size());
+  std::vector<int64_t> flat;
+  for (const std::vector<int64_t>& row : rows)
+    flat.insert(flat.end(), row.begin(), row.end());
+  return one(ops::from_data(TensorData(flat, Shape{static_cast<int64_t>(rank), count}),
+                            TensorCreationOptions(Device::ndarray()).with_dtype(DType::I64),
+                            TensorKind::Int));
+}
+
 }  // namespace
 
 void add_index_importers(OnnxImporters& table) {
@@ -123,6 +151,7 @@ void add_index_importers(OnnxImporters& table) {
       {"OneHot", one_hot},
       {"Hardmax", hardmax},
       {"ScatterElements", scatter_elements},
+      {"NonZero", non_zero},
   });
 }
 

@@ -377,6 +377,37 @@ std::vector<OnnxValue> compress(const OnnxNode& node) {
   return one(ops::select(x, axis, indices));
 }
 
+/// ReverseSequence: along time_axis, the first sequence_lens[b] entries of each batch b in
+/// reverse order, the rest kept; the gather's positions built from the known lengths.
+std::vector<OnnxValue> reverse_sequence(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const int64_t rank = onnx_rank(node.input(0));
+  const int64_t time = onnx_axis(node, node.attr_int("time_axis", 0), rank);
+  const int64_t batch = onnx_axis(node, node.attr_int("batch_axis", 1), rank);
+  if (rank < 2 || time == batch) node.fail("time_axis and batch_axis must be two dims");
+  const std::vector<int64_t> lengths = node.known_ints(1, "sequence_lens");
+  const int64_t steps = x.shape().dims()[static_cast<std::size_t>(time)];
+  const int64_t batches = x.shape().dims()[static_cast<std::size_t>(batch)];
+  if (static_cast<int64_t>(lengths.size()) != batches)
+    node.fail(lengths.size(), " sequence lengths for ", batches, " batches");
+  std::vector<int64_t> source(static_cast<std::size_t>(steps * batches));  // [time][batch]
+  for (int64_t b = 0; b < batches; ++b) {
+    const int64_t length = lengths[static_cast<std::size_t>(b)];
+    if (length < 0 || length > steps) node.fail("sequence length ", length, " of ", steps);
+    for (int64_t t = 0; t < steps; ++t)
+      source[static_cast<std::size_t>(t * batches + b)] = t < length ? length - 1 - t : t;
+  }
+  std::vector<int64_t> dims(static_cast<std::size_t>(rank), 1);
+  dims[static_cast<std::size_t>(time)] = steps;
+  dims[static_cast<std::size_t>(batch)] = batches;
+  TensorHandle index =
+      ops::from_data(TensorData(source, Shape{steps, batches}),
+                     TensorCreationOptions(node.device()).with_dtype(DType::I64), TensorKind::Int);
+  if (time > batch) index = ops::transpose(index);
+  index = ops::expand(ops::reshape(index, dims), x.shape().dims());
+  return one(ops::gather(x, time, index));
+}
+
 TensorHandle known_ints(const std::vector<int64_t>& values) {
   return ops::from_data(TensorData(values, Shape{static_cast<int64_t>(values.size())}),
                         TensorCreationOptions(Device::ndarray()).with_dtype(DType::I64),
@@ -500,6 +531,7 @@ void add_layout_importers(OnnxImporters& table) {
       {"DepthToSpace", depth_to_space},
       {"CenterCropPad", center_crop_pad},
       {"Compress", compress},
+      {"ReverseSequence", reverse_sequence},
       {"SpaceToDepth", space_to_depth},
   });
 }

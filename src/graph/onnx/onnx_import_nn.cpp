@@ -178,6 +178,26 @@ std::vector<OnnxValue> mean_variance_norm(const OnnxNode& node) {
   return one(ops::div(ops::sub(x, mean), ops::add_scalar(std, 1e-9)));
 }
 
+/// LRN: x / (bias + alpha / size * the sum of squares over size neighbouring channels)^beta.
+std::vector<OnnxValue> lrn(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  if (x.rank() < 3 || node.input(0).scalar) node.fail("input must be [N, C, spatial...]");
+  const int64_t size = node.attr_int("size", 0);
+  if (size < 1 || size > (int64_t{1} << 16)) node.fail("size ", size);
+  const TensorHandle squares = ops::mul(x, x);
+  const TensorHandle padded = pad_axis(node, squares, 1, (size - 1) / 2, size / 2, 0.0);
+  const int64_t channels = x.shape().dims()[1];
+  TensorHandle sum = ops::narrow(padded, 1, 0, channels);
+  for (int64_t i = 1; i < size; ++i)
+    sum = ops::add(sum, ops::narrow(padded, 1, i, channels));
+  const double alpha = node.attr_float("alpha", 1e-4F);
+  const double beta = node.attr_float("beta", 0.75F);
+  const double bias = node.attr_float("bias", 1.0F);
+  const TensorHandle scale =
+      ops::add_scalar(ops::mul_scalar(sum, alpha / static_cast<double>(size)), bias);
+  return one(ops::div(x, ops::powf_scalar(scale, beta)));
+}
+
 /// InstanceNormalization: each (sample, channel) normalized over its spatial dims.
 std::vector<OnnxValue> instance_norm(const OnnxNode& node) {
   const TensorHandle& x = node.tensor(0);
@@ -215,6 +235,7 @@ void add_nn_importers(OnnxImporters& table) {
       {"InstanceNormalization", instance_norm},
       {"Dropout", dropout},
       {"RMSNormalization", rms_norm},
+      {"LRN", lrn},
       {"GroupNormalization", group_norm},
       {"LpNormalization", lp_norm},
       {"MeanVarianceNormalization", mean_variance_norm},

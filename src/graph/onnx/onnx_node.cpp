@@ -102,6 +102,7 @@ const OnnxImporters& onnx_importers() {
     add_bitshift_importers(importers);
     add_quantize_importers(importers);
     add_window_importers(importers);
+    add_nd_importers(importers);
     return importers;
   }();
   return table;

@@ -118,5 +118,6 @@ void add_attention_importers(OnnxImporters& table);
 void add_bitshift_importers(OnnxImporters& table);
 void add_quantize_importers(OnnxImporters& table);
 void add_window_importers(OnnxImporters& table);
+void add_nd_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
