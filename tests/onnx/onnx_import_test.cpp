@@ -12,6 +12,7 @@
 
 #include "ember/onnx.h"
 #include "ember/record/safetensors.h"
+#include "ember/tensor_ops.h"
 #include "support/invalid_argument.h"
 #include "support/temp_dir.h"
 
@@ -274,6 +275,41 @@ TEST(OnnxImport, HostileAttributesAreRefusedByName) {
               parse(model).to_graph({Shape{1, 1, 4, 4}});
             }).find("attribute 'strides' is of type FLOATS, expected INTS"),
             std::string::npos);
+}
+
+TEST(OnnxImport, ALongChainOfNodesBuildsAndRunsWithoutDeepRecursion) {
+  // A hostile model may chain many nodes: building, tracing, replaying and freeing the graph
+  // must not recurse once per node.
+  ::onnx::ModelProto model = model_with_input({2});
+  std::string previous = "x";
+  for (int i = 0; i < 50000; ++i) {
+    const std::string next = i + 1 == 50000 ? "y" : "v" + std::to_string(i);
+    add_node(model, "Neg", {previous}, {next});
+    previous = next;
+  }
+  const std::vector<TensorData> y =
+      parse(model).run(Device::ndarray(), {TensorData(std::vector<float>{1, -2}, Shape{2})});
+  EXPECT_EQ(y.at(0), TensorData(std::vector<float>{1, -2}, Shape{2}));  // an even count of Neg
+}
+
+TEST(OnnxImport, TheGraphReplaysOnAnyDeviceAsRunDoes) {
+  ::onnx::ModelProto model = model_with_input({2, 2});
+  add_initializer(model, "w", {2, 2}, raw_floats({1, -2, -3, 4}));
+  add_node(model, "MatMul", {"x", "w"}, {"m"});
+  add_node(model, "Relu", {"m"}, {"y"});
+  const onnx::Model parsed = parse(model);
+  const Graph graph = parsed.to_graph({Shape{2, 2}});
+  EXPECT_EQ(graph.inputs().at(0).name, "x");
+  EXPECT_EQ(graph.outputs().at(0).name, "y");
+  EXPECT_EQ(graph.op_count(), 2U);  // matmul, relu
+  const TensorData x(std::vector<float>{1, -1, -2, 0.5F}, Shape{2, 2});
+  // [[1, -1], [-2, 0.5]] @ [[1, -2], [-3, 4]] = [[4, -6], [-3.5, 6]], then relu: by hand.
+  const TensorData expected(std::vector<float>{4, 0, 0, 6}, Shape{2, 2});
+  for (const Device& device : {Device::cpu(), Device::ndarray()}) {
+    const TensorHandle input = ops::from_data(x, device, TensorKind::Float);
+    EXPECT_EQ(ops::into_data(graph.replay(device, {input}).at(0)), expected) << device;
+    EXPECT_EQ(parsed.run(device, {x}).at(0), expected) << device;
+  }
 }
 
 TEST(OnnxImport, InitializersAreNamedTensorsForSafetensors) {
