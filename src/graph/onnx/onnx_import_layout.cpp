@@ -1,29 +1,12 @@
-// Importers of ONNX's shape and layout ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
-// Concat, Split, Slice, Gather, GatherElements, Expand, Tile, Pad, and the ops that compute
-// shapes and constants while the graph is built (Shape, Size, Constant, ConstantOfShape, Range).
+// Importers of ONNX's layout ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat,
+// Split, Slice, Expand, Tile, DepthToSpace, SpaceToDepth.
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 
 #include "graph/onnx/onnx_import_util.h"
-#include "graph/onnx/onnx_model.h"
 
 namespace ember::detail {
 namespace {
-
-/// The largest tensor Range makes on the host, and ConstantOfShape while the graph is built:
-/// their sizes come from the model, which may be hostile.
-constexpr int64_t kMaxBuiltElements = int64_t{1} << 24;
-
-int64_t element_count(const OnnxNode& node, const std::vector<int64_t>& dims) {
-  int64_t count = 1;
-  for (int64_t dim : dims) {
-    if (dim < 0) node.fail("dim ", dim, " is negative");
-    if (__builtin_mul_overflow(count, dim, &count) || count > kMaxBuiltElements)
-      node.fail("a tensor of dims ", Shape(dims), " is larger than ember builds here");
-  }
-  return count;
-}
 
 /// Reshape: 0 copies the input's dim (unless allowzero), -1 is inferred.
 std::vector<OnnxValue> reshape(const OnnxNode& node) {
@@ -190,32 +173,6 @@ std::vector<OnnxValue> slice(const OnnxNode& node) {
   return one(ops::slice(node.tensor(0), slices));
 }
 
-/// Indices counted from the end where negative, as ONNX's Gather allows.
-TensorHandle wrapped_indices(const TensorHandle& indices, int64_t size) {
-  return ops::where(ops::lower_elem(indices, 0), ops::add_scalar(indices, size), indices);
-}
-
-std::vector<OnnxValue> gather(const OnnxNode& node) {
-  const std::vector<int64_t> in = onnx_dims(node.input(0));
-  const int64_t axis = onnx_axis(node, node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
-  const OnnxValue& indices = node.input(1);
-  const std::vector<int64_t> index_dims = onnx_dims(indices);
-  const TensorHandle flat = ops::reshape(indices.tensor, {indices.tensor.shape().num_elements()});
-  const TensorHandle picked =
-      ops::select(node.tensor(0), axis, wrapped_indices(flat, in[static_cast<std::size_t>(axis)]));
-  std::vector<int64_t> dims(in.begin(), in.begin() + axis);
-  dims.insert(dims.end(), index_dims.begin(), index_dims.end());
-  dims.insert(dims.end(), in.begin() + axis + 1, in.end());
-  return {reshaped(picked, dims)};
-}
-
-std::vector<OnnxValue> gather_elements(const OnnxNode& node) {
-  const std::vector<int64_t> in = onnx_dims(node.input(0));
-  const int64_t axis = onnx_axis(node, node.attr_int("axis", 0), static_cast<int64_t>(in.size()));
-  const TensorHandle indices = wrapped_indices(node.tensor(1), in[static_cast<std::size_t>(axis)]);
-  return one(ops::gather(node.tensor(0), axis, indices));
-}
-
 /// Expand: the input broadcast with the shape given (either side's 1s give way).
 std::vector<OnnxValue> expand(const OnnxNode& node) {
   const std::vector<int64_t> shape = node.known_ints(1, "shape");
@@ -243,60 +200,6 @@ std::vector<OnnxValue> tile(const OnnxNode& node) {
     x = ops::repeat_dim(x, static_cast<int64_t>(d), repeats[d]);
   }
   return one(x, node.input(0).scalar);
-}
-
-/// The entries Pad adds on one side of axis for the reflect, edge and wrap modes: x's first (or
-/// last) entries mirrored, its edge entry repeated, or its entries from the other end.
-TensorHandle border(const OnnxNode& node, const TensorHandle& x, int64_t axis, int64_t amount,
-                    bool before, const std::string& mode) {
-  const int64_t size = x.shape().dims()[static_cast<std::size_t>(axis)];
-  if (mode == "wrap") {
-    if (amount > size) node.fail("wrap pad ", amount, " on axis ", axis, " of size ", size);
-    return ops::narrow(x, axis, before ? size - amount : 0, amount);
-  }
-  if (mode == "reflect") {
-    if (amount >= size) node.fail("reflect pad ", amount, " on axis ", axis, " of size ", size);
-    return ops::flip(ops::narrow(x, axis, before ? 1 : size - 1 - amount, amount), {axis});
-  }
-  if (size == 0) node.fail("edge pad of the empty axis ", axis);
-  std::vector<int64_t> dims = x.shape().dims();
-  dims[static_cast<std::size_t>(axis)] = amount;
-  return ops::expand(ops::narrow(x, axis, before ? 0 : size - 1, 1), dims);
-}
-
-/// Pad: each side of each axis grown (constant, reflect, edge or wrap) or cut where negative.
-std::vector<OnnxValue> pad(const OnnxNode& node) {
-  const std::string mode = node.attr_string("mode", "constant");
-  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
-    node.fail("mode '", mode, "' is not one ONNX defines");
-  const int64_t rank = onnx_rank(node.input(0));
-  const std::vector<int64_t> pads = node.known_ints(1, "pads");
-  std::vector<int64_t> axes(static_cast<std::size_t>(rank));
-  std::iota(axes.begin(), axes.end(), 0);
-  if (node.has(3)) axes = node.known_ints(3, "axes");
-  if (pads.size() != 2 * axes.size()) node.fail(pads.size(), " pads for ", axes.size(), " axes");
-  TensorHandle x = node.tensor(0);
-  TensorHandle value =
-      ops::zeros(Shape{1}, TensorCreationOptions(node.device()).with_dtype(x.dtype()), x.kind());
-  if (node.has(2)) {
-    if (node.tensor(2).shape().num_elements() != 1) node.fail("constant_value is not one value");
-    value = ops::reshape(ops::cast(node.tensor(2), x.dtype()), {1});
-  }
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const int64_t axis = onnx_axis(node, axes[i], rank);
-    const int64_t before = pads[i];
-    const int64_t after = pads[i + axes.size()];
-    if (mode == "constant" || (before <= 0 && after <= 0)) {
-      x = pad_axis(node, x, axis, before, after, value);
-      continue;
-    }
-    const TensorHandle head = before > 0 ? border(node, x, axis, before, true, mode) : x;
-    const TensorHandle tail = after > 0 ? border(node, x, axis, after, false, mode) : x;
-    x = pad_axis(node, x, axis, std::min<int64_t>(before, 0), std::min<int64_t>(after, 0), value);
-    if (before > 0) x = ops::cat({head, x}, axis);
-    if (after > 0) x = ops::cat({x, tail}, axis);
-  }
-  return one(x);
 }
 
 /// DepthToSpace: channels [C] moved into blocks of the spatial dims (DCR: depth, column, row
@@ -332,181 +235,7 @@ std::vector<OnnxValue> space_to_depth(const OnnxNode& node) {
   return one(ops::reshape(moved, {d[0], d[1] * b * b, d[2] / b, d[3] / b}));
 }
 
-/// CenterCropPad: each axis cut to, or padded with zeros to, the size given, around its centre
-/// (the odd entry cut from, or added at, the end).
-std::vector<OnnxValue> center_crop_pad(const OnnxNode& node) {
-  TensorHandle x = node.tensor(0);
-  const int64_t rank = onnx_rank(node.input(0));
-  const std::vector<int64_t> sizes = node.known_ints(1, "shape");
-  std::vector<int64_t> axes(static_cast<std::size_t>(rank));
-  std::iota(axes.begin(), axes.end(), 0);
-  if (auto given = node.attr_ints("axes")) axes = *given;
-  if (sizes.size() != axes.size()) node.fail(sizes.size(), " sizes for ", axes.size(), " axes");
-  for (std::size_t i = 0; i < axes.size(); ++i) {
-    const int64_t axis = onnx_axis(node, axes[i], rank);
-    const int64_t size = x.shape().dims()[static_cast<std::size_t>(axis)];
-    if (sizes[i] < 0) node.fail("size ", sizes[i]);
-    if (sizes[i] < size) x = ops::narrow(x, axis, (size - sizes[i]) / 2, sizes[i]);
-    const int64_t grow = sizes[i] - size;
-    if (grow > 0) x = pad_axis(node, x, axis, grow / 2, grow - grow / 2, 0.0);
-  }
-  return one(x);
-}
-
-/// Compress: the entries along axis (of the flattened input without one) whose condition, a
-/// known Bool vector, is true.
-std::vector<OnnxValue> compress(const OnnxNode& node) {
-  TensorHandle x = node.tensor(0);
-  int64_t axis = 0;
-  if (auto given = node.attr_int("axis")) {
-    axis = onnx_axis(node, *given, onnx_rank(node.input(0)));
-  } else {
-    x = ops::reshape(x, {x.shape().num_elements()});
-  }
-  const std::vector<int64_t> condition = node.known(1, "condition").to_vector<int64_t>();
-  const int64_t size = x.shape().dims()[static_cast<std::size_t>(axis)];
-  if (static_cast<int64_t>(condition.size()) > size)
-    node.fail("condition has ", condition.size(), " entries for ", size);
-  std::vector<int64_t> kept;
-  for (std::size_t i = 0; i < condition.size(); ++i) {
-    if (condition[i] != 0) kept.push_back(static_cast<int64_t>(i));
-  }
-  const TensorHandle indices =
-      ops::from_data(TensorData(kept, Shape{static_cast<int64_t>(kept.size())}),
-                     TensorCreationOptions(node.device()).with_dtype(DType::I64), TensorKind::Int);
-  return one(ops::select(x, axis, indices));
-}
-
-/// ReverseSequence: along time_axis, the first sequence_lens[b] entries of each batch b in
-/// reverse order, the rest kept; the gather's positions built from the known lengths.
-std::vector<OnnxValue> reverse_sequence(const OnnxNode& node) {
-  const TensorHandle& x = node.tensor(0);
-  const int64_t rank = onnx_rank(node.input(0));
-  const int64_t time = onnx_axis(node, node.attr_int("time_axis", 0), rank);
-  const int64_t batch = onnx_axis(node, node.attr_int("batch_axis", 1), rank);
-  if (rank < 2 || time == batch) node.fail("time_axis and batch_axis must be two dims");
-  const std::vector<int64_t> lengths = node.known_ints(1, "sequence_lens");
-  const int64_t steps = x.shape().dims()[static_cast<std::size_t>(time)];
-  const int64_t batches = x.shape().dims()[static_cast<std::size_t>(batch)];
-  if (static_cast<int64_t>(lengths.size()) != batches)
-    node.fail(lengths.size(), " sequence lengths for ", batches, " batches");
-  std::vector<int64_t> source(static_cast<std::size_t>(steps * batches));  // [time][batch]
-  for (int64_t b = 0; b < batches; ++b) {
-    const int64_t length = lengths[static_cast<std::size_t>(b)];
-    if (length < 0 || length > steps) node.fail("sequence length ", length, " of ", steps);
-    for (int64_t t = 0; t < steps; ++t)
-      source[static_cast<std::size_t>(t * batches + b)] = t < length ? length - 1 - t : t;
-  }
-  std::vector<int64_t> dims(static_cast<std::size_t>(rank), 1);
-  dims[static_cast<std::size_t>(time)] = steps;
-  dims[static_cast<std::size_t>(batch)] = batches;
-  TensorHandle index =
-      ops::from_data(TensorData(source, Shape{steps, batches}),
-                     TensorCreationOptions(node.device()).with_dtype(DType::I64), TensorKind::Int);
-  if (time > batch) index = ops::transpose(index);
-  index = ops::expand(ops::reshape(index, dims), x.shape().dims());
-  return one(ops::gather(x, time, index));
-}
-
-TensorHandle known_ints(const std::vector<int64_t>& values) {
-  return ops::from_data(TensorData(values, Shape{static_cast<int64_t>(values.size())}),
-                        TensorCreationOptions(Device::ndarray()).with_dtype(DType::I64),
-                        TensorKind::Int);
-}
-
-/// Shape: known while building, whatever the input (start and end pick a range of dims).
-std::vector<OnnxValue> shape(const OnnxNode& node) {
-  const std::vector<int64_t> dims = onnx_dims(node.input(0));
-  const auto rank = static_cast<int64_t>(dims.size());
-  int64_t start = node.attr_int("start", 0);
-  int64_t end = node.attr_int("end", rank);
-  start = std::clamp<int64_t>(start < 0 ? start + rank : start, 0, rank);
-  end = std::clamp<int64_t>(end < 0 ? end + rank : end, 0, rank);
-  return one(
-      known_ints(std::vector<int64_t>(dims.begin() + start, dims.begin() + std::max(start, end))));
-}
-
-std::vector<OnnxValue> size(const OnnxNode& node) {
-  return one(known_ints({node.tensor(0).shape().num_elements()}), true);
-}
-
-/// Constant: one of its value attributes, known while building.
-std::vector<OnnxValue> constant_node(const OnnxNode& node) {
-  std::optional<TensorData> data = node.attr_tensor("value");
-  if (node.has_attribute("value_float"))
-    data = TensorData(std::vector<float>{node.attr_float("value_float", 0.0F)}, Shape{});
-  if (auto floats = node.attr_floats("value_floats"))
-    data = TensorData(*floats, Shape{static_cast<int64_t>(floats->size())});
-  if (auto i = node.attr_int("value_int")) data = TensorData(std::vector<int64_t>{*i}, Shape{});
-  if (auto ints = node.attr_ints("value_ints"))
-    data = TensorData(*ints, Shape{static_cast<int64_t>(ints->size())});
-  if (!data) node.fail("no value attribute ember reads (value, value_float(s), value_int(s))");
-  const bool scalar = data->shape().rank() == 0;
-  const TensorData ranked(std::vector<std::byte>(data->bytes().begin(), data->bytes().end()),
-                          scalar ? Shape{1} : data->shape(), data->dtype());
-  return one(constant(node, ranked), scalar);
-}
-
-std::vector<OnnxValue> constant_of_shape(const OnnxNode& node) {
-  const std::vector<int64_t> dims = node.known_ints(0, "shape");
-  element_count(node, dims);
-  const TensorData value =
-      node.attr_tensor("value").value_or(TensorData(std::vector<float>{0.0F}, Shape{1}));
-  if (value.num_elements() != 1) node.fail("value holds ", value.num_elements(), " elements");
-  const Scalar fill = kind_of(value.dtype()) == TensorKind::Float
-                          ? Scalar(value.to_vector<double>()[0])
-                          : Scalar(value.to_vector<int64_t>()[0]);
-  const TensorHandle result = ops::full(
-      dims.empty() ? Shape{1} : Shape(dims), fill,
-      TensorCreationOptions(node.device()).with_dtype(value.dtype()), kind_of(value.dtype()));
-  return one(result, dims.empty());
-}
-
-/// Range: start, start + delta, ... before limit, from known scalars.
-std::vector<OnnxValue> range(const OnnxNode& node) {
-  const TensorData start = node.known(0, "start");
-  const double first = start.to_vector<double>().at(0);
-  const double limit = node.known(1, "limit").to_vector<double>().at(0);
-  const double delta = node.known(2, "delta").to_vector<double>().at(0);
-  if (delta == 0 || !std::isfinite(first) || !std::isfinite(limit) || !std::isfinite(delta))
-    node.fail("start ", first, ", limit ", limit, ", delta ", delta);
-  const double steps = std::max(std::ceil((limit - first) / delta), 0.0);
-  if (steps > static_cast<double>(kMaxBuiltElements)) node.fail(steps, " elements is too many");
-  std::vector<double> values(static_cast<std::size_t>(steps));
-  for (std::size_t i = 0; i < values.size(); ++i)
-    values[i] = first + static_cast<double>(i) * delta;
-  const TensorData data(values, Shape{static_cast<int64_t>(values.size())}, start.dtype());
-  return one(constant(node, data));
-}
-
 }  // namespace
-
-TensorHandle pad_axis(const OnnxNode& node, const TensorHandle& x, int64_t axis, int64_t before,
-                      int64_t after, const Scalar& value) {
-  const TensorHandle fill = ops::full(
-      Shape{1}, value, TensorCreationOptions(node.device()).with_dtype(x.dtype()), x.kind());
-  return pad_axis(node, x, axis, before, after, fill);
-}
-
-TensorHandle pad_axis(const OnnxNode& node, const TensorHandle& x, int64_t axis, int64_t before,
-                      int64_t after, const TensorHandle& value) {
-  TensorHandle result = x;
-  for (const bool first : {true, false}) {
-    const int64_t amount = first ? before : after;
-    const int64_t size = result.shape().dims()[static_cast<std::size_t>(axis)];
-    if (amount < 0) {
-      if (-amount > size) node.fail("pad ", amount, " on axis ", axis, " of size ", size);
-      result = ops::narrow(result, axis, first ? -amount : 0, size + amount);
-    } else if (amount > 0) {
-      std::vector<int64_t> dims = result.shape().dims();
-      dims[static_cast<std::size_t>(axis)] = amount;
-      const TensorHandle fill =
-          ops::expand(ops::reshape(value, std::vector<int64_t>(dims.size(), 1)), dims);
-      result = first ? ops::cat({fill, result}, axis) : ops::cat({result, fill}, axis);
-    }
-  }
-  return result;
-}
 
 void add_layout_importers(OnnxImporters& table) {
   table.insert({
@@ -518,20 +247,9 @@ void add_layout_importers(OnnxImporters& table) {
       {"Concat", concat},
       {"Split", split},
       {"Slice", slice},
-      {"Gather", gather},
-      {"GatherElements", gather_elements},
       {"Expand", expand},
       {"Tile", tile},
-      {"Pad", pad},
-      {"Shape", shape},
-      {"Size", size},
-      {"Constant", constant_node},
-      {"ConstantOfShape", constant_of_shape},
-      {"Range", range},
       {"DepthToSpace", depth_to_space},
-      {"CenterCropPad", center_crop_pad},
-      {"Compress", compress},
-      {"ReverseSequence", reverse_sequence},
       {"SpaceToDepth", space_to_depth},
   });
 }

@@ -93,6 +93,9 @@ const OnnxImporters& onnx_importers() {
     OnnxImporters importers;
     add_elementwise_importers(importers);
     add_layout_importers(importers);
+    add_pad_importers(importers);
+    add_gather_importers(importers);
+    add_constant_importers(importers);
     add_reduce_importers(importers);
     add_nn_importers(importers);
     add_index_importers(importers);

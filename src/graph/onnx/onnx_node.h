@@ -108,6 +108,9 @@ const OnnxImporters& onnx_importers();
 /// Each family's importers, added to the table (onnx_import_*.cpp).
 void add_elementwise_importers(OnnxImporters& table);
 void add_layout_importers(OnnxImporters& table);
+void add_pad_importers(OnnxImporters& table);
+void add_gather_importers(OnnxImporters& table);
+void add_constant_importers(OnnxImporters& table);
 void add_reduce_importers(OnnxImporters& table);
 void add_nn_importers(OnnxImporters& table);
 void add_conv_importers(OnnxImporters& table);
