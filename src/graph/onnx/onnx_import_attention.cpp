@@ -113,6 +113,8 @@ std::vector<OnnxValue> attention(const OnnxNode& node) {
   const TensorHandle q = heads_of(node, node.tensor(0), q_heads);
   TensorHandle k = heads_of(node, node.tensor(1), kv_heads);
   TensorHandle v = heads_of(node, node.tensor(2), kv_heads);
+  if (node.has(4) && (node.tensor(4).rank() != 4 || node.tensor(5).rank() != 4))
+    node.fail("past_key and past_value must be [batch, heads, length, head size]");
   const int64_t past = node.has(4) ? node.tensor(4).shape().dims()[2] : 0;
   if (node.has(4)) {
     k = ops::cat({node.tensor(4), k}, 2);

@@ -79,10 +79,9 @@ std::vector<OnnxValue> constant_of_shape(const OnnxNode& node) {
 
 /// Range: start, start + delta, ... before limit, from known scalars.
 std::vector<OnnxValue> range(const OnnxNode& node) {
-  const TensorData start = node.known(0, "start");
-  const double first = start.to_vector<double>().at(0);
-  const double limit = node.known(1, "limit").to_vector<double>().at(0);
-  const double delta = node.known(2, "delta").to_vector<double>().at(0);
+  const double first = node.known_scalar(0, "start");
+  const double limit = node.known_scalar(1, "limit");
+  const double delta = node.known_scalar(2, "delta");
   if (delta == 0 || !std::isfinite(first) || !std::isfinite(limit) || !std::isfinite(delta))
     node.fail("start ", first, ", limit ", limit, ", delta ", delta);
   const double steps = std::max(std::ceil((limit - first) / delta), 0.0);
@@ -90,7 +89,7 @@ std::vector<OnnxValue> range(const OnnxNode& node) {
   std::vector<double> values(static_cast<std::size_t>(steps));
   for (std::size_t i = 0; i < values.size(); ++i)
     values[i] = first + static_cast<double>(i) * delta;
-  const TensorData data(values, Shape{static_cast<int64_t>(values.size())}, start.dtype());
+  const TensorData data(values, Shape{static_cast<int64_t>(values.size())}, node.tensor(0).dtype());
   return one(constant(node, data));
 }
 

@@ -209,7 +209,7 @@ std::vector<OnnxValue> depth_to_space(const OnnxNode& node) {
   if (x.rank() != 4 || node.input(0).scalar) node.fail("input must have rank 4, got ", x.shape());
   const int64_t b = node.attr_int("blocksize", 0);
   const auto& d = x.shape().dims();
-  if (b < 1 || d[1] % (b * b) != 0)
+  if (b < 1 || d[1] / b < b || d[1] % (b * b) != 0)  // b * b <= d[1]: no overflow
     node.fail("blocksize ", b, " does not divide ", d[1], " channels");
   const bool dcr = node.attr_string("mode", "DCR") == "DCR";
   const TensorHandle split = dcr ? ops::reshape(x, {d[0], b, b, d[1] / (b * b), d[2], d[3]})
@@ -226,7 +226,7 @@ std::vector<OnnxValue> space_to_depth(const OnnxNode& node) {
   if (x.rank() != 4 || node.input(0).scalar) node.fail("input must have rank 4, got ", x.shape());
   const int64_t b = node.attr_int("blocksize", 0);
   const auto& d = x.shape().dims();
-  if (b < 1 || d[2] % b != 0 || d[3] % b != 0)
+  if (b < 1 || b > d[2] || b > d[3] || d[2] % b != 0 || d[3] % b != 0)
     node.fail("blocksize ", b, " does not divide ", d[2], " x ", d[3]);
   const TensorHandle split = ops::reshape(x, {d[0], d[1], d[2] / b, b, d[3] / b, b});
   const bool dcr = node.attr_string("mode", "DCR") == "DCR";

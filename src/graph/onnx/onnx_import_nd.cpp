@@ -37,6 +37,7 @@ TensorHandle flat_rows(const OnnxNode& node, const std::vector<int64_t>& data,
   if (batch == 0) return flat;
   // Rows are in batch order: row r belongs to batch r / (rows per batch).
   const int64_t batches = product(dims, 0, static_cast<std::size_t>(batch));
+  if (batches == 0) return flat;  // no rows
   const TensorHandle which =
       ops::reshape(ops::expand(positions(node, batches, 2, 0), {batches, rows / batches}), {rows});
   const int64_t per_batch =

@@ -214,9 +214,8 @@ std::vector<OnnxValue> instance_norm(const OnnxNode& node) {
 /// Dropout at inference (or with ratio 0): the input, and a mask of ones. Training mode with a
 /// ratio draws random masks: refused.
 std::vector<OnnxValue> dropout(const OnnxNode& node) {
-  const bool training =
-      node.has(2) && node.known(2, "training_mode").to_vector<int64_t>().at(0) != 0;
-  const double ratio = node.has(1) ? node.known(1, "ratio").to_vector<double>().at(0) : 0.5;
+  const bool training = node.has(2) && node.known_scalar(2, "training_mode") != 0;
+  const double ratio = node.has(1) ? node.known_scalar(1, "ratio") : 0.5;
   if (training && ratio != 0.0)
     node.fail("training_mode is on with ratio ", ratio, ": ember imports Dropout for inference");
   const OnnxValue& x = node.input(0);

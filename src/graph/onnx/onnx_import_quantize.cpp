@@ -1,6 +1,7 @@
 // Importers of ONNX's QuantizeLinear and DequantizeLinear for the integer types ember has (8 and
 // 16 bits): a scale and zero point per tensor, per channel along axis, or per block of
 // block_size entries along axis.
+#include <algorithm>
 #include <limits>
 
 #include "graph/onnx/onnx_import_util.h"
@@ -17,7 +18,9 @@ TensorHandle along_axis(const OnnxNode& node, const TensorHandle& param, const T
   const auto rank = static_cast<int64_t>(x.rank());
   const int64_t axis = onnx_axis(node, node.attr_int("axis", 1), rank);
   const int64_t size = x.shape().dims()[static_cast<std::size_t>(axis)];
-  const int64_t block = node.attr_int("block_size", 0);
+  // A block longer than the axis covers it, as one of its length does (and keeps the sizes
+  // below from overflowing).
+  const int64_t block = std::min(node.attr_int("block_size", 0), std::max<int64_t>(size, 1));
   if (block <= 0) {
     if (param.rank() != 1 || param.shape().dims()[0] != size)
       node.fail("a scale or zero point of ", param.shape(), " for axis ", axis, " of size ", size);

@@ -103,6 +103,7 @@ std::vector<OnnxValue> resize(const OnnxNode& node) {
     for (std::size_t d = 0; d < scales.size(); ++d) {
       if (!(scales[d] > 0) || scales[d] > 1e6) node.fail("scale ", scales[d]);
       const double size = static_cast<double>(in[d]) * scales[d];
+      if (size >= 0x1p62) node.fail("scale ", scales[d], " of a dim of ", in[d], " overflows");
       out[d] = static_cast<int64_t>(std::floor(size));
       exact = exact && size == std::floor(size);
     }

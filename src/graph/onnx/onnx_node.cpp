@@ -30,6 +30,13 @@ std::vector<int64_t> OnnxNode::known_ints(std::size_t i, std::string_view what) 
   return data.to_vector<int64_t>();
 }
 
+double OnnxNode::known_scalar(std::size_t i, std::string_view what) const {
+  const TensorData data = known(i, what);
+  if (data.num_elements() != 1)
+    fail("input ", i, " (", what, ") holds ", data.num_elements(), " values, not 1");
+  return data.to_vector<double>()[0];
+}
+
 const AttributeProto* OnnxNode::find(std::string_view name) const {
   for (const AttributeProto& attribute : proto_.attribute()) {
     if (attribute.name() == name) return &attribute;

@@ -67,6 +67,8 @@ class OnnxNode {
   TensorData known(std::size_t i, std::string_view what) const;
   /// known(i) as integers (any Int dtype).
   std::vector<int64_t> known_ints(std::size_t i, std::string_view what) const;
+  /// known(i)'s one value (any dtype) as a double; InvalidArgument unless it holds one.
+  double known_scalar(std::size_t i, std::string_view what) const;
 
   /// Attributes by name; the default when absent; InvalidArgument for another type.
   bool has_attribute(std::string_view name) const { return find(name) != nullptr; }
