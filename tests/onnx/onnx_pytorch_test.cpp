@@ -11,7 +11,6 @@
 #include "ember/onnx.h"
 #include "ember/record/numpy.h"
 #include "onnx_test_util.h"
-#include "support/temp_dir.h"
 
 namespace ember {
 namespace {
@@ -30,23 +29,26 @@ double max_difference(const TensorData& a, const TensorData& b) {
 
 class OnnxFromPytorch : public ::testing::Test {
  protected:
+  /// Exports the models into the build tree once (again when the script changes: a copy of
+  /// it beside the models says which version wrote them).
   static void SetUpTestSuite() {
     const std::string python =
         test::venv_python("EMBER_PEER_VENV", "/opt/ember-peer-torch", "torch, onnxscript");
     if (python.empty()) return;
-    dir_ = new test::TempDir("onnx-pytorch");
-    const std::string command = python + " " + test::source_dir() +
-                                "/tests/onnx/python/export_torch_models.py " +
-                                dir_->path().string() + " > /dev/null 2>&1";
+    dir_ = fs::path(EMBER_BINARY_DIR) / "onnx-pytorch-models";
+    const fs::path script =
+        fs::path(test::source_dir()) / "tests/onnx/python/export_torch_models.py";
+    const fs::path stamp = dir_ / "export_torch_models.py";
+    exported_ = fs::exists(stamp) && test::read_text(stamp) == test::read_text(script);
+    if (exported_) return;
+    const std::string command =
+        python + " " + script.string() + " " + dir_.string() + " > /dev/null 2>&1";
     exported_ = std::system(command.c_str()) == 0;
-  }
-  static void TearDownTestSuite() {
-    delete dir_;
-    dir_ = nullptr;
+    if (exported_) fs::copy_file(script, stamp, fs::copy_options::overwrite_existing);
   }
 
   void SetUp() override {
-    if (dir_ == nullptr)
+    if (dir_.empty())
       GTEST_SKIP() << "no PyTorch venv with onnxscript: run bench/install-peer and "
                       "tests/onnx/python/install-torch-onnx";
     ASSERT_TRUE(exported_) << "export_torch_models.py failed";
@@ -54,7 +56,7 @@ class OnnxFromPytorch : public ::testing::Test {
 
   /// Runs model name on cpu and ndarray: within 1e-5 of PyTorch's output.
   static void expect_pytorch_outputs(const std::string& name) {
-    const fs::path dir = dir_->path();
+    const fs::path& dir = dir_;
     const onnx::Model model = onnx::Model::load(dir / (name + ".onnx"));
     const TensorData input = record::load_npy(dir / (name + "_input.npy"));
     const TensorData expected = record::load_npy(dir / (name + "_output.npy"));
@@ -68,7 +70,7 @@ class OnnxFromPytorch : public ::testing::Test {
     }
   }
 
-  static inline test::TempDir* dir_ = nullptr;
+  static inline fs::path dir_;
   static inline bool exported_ = false;
 };
 

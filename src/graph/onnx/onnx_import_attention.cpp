@@ -105,38 +105,26 @@ TensorHandle masked_softmax(const TensorHandle& x) {
   return ops::div(exps, ops::mask_fill(sums, ops::equal_elem(sums, 0.0), 1.0));
 }
 
-std::vector<OnnxValue> attention(const OnnxNode& node) {
-  if (node.has(4) != node.has(5)) node.fail("past_key and past_value come together");
-  const bool three_d = node.tensor(0).rank() == 3;
-  const std::optional<int64_t> q_heads = node.attr_int("q_num_heads");
-  const std::optional<int64_t> kv_heads = node.attr_int("kv_num_heads");
-  const TensorHandle q = heads_of(node, node.tensor(0), q_heads);
-  TensorHandle k = heads_of(node, node.tensor(1), kv_heads);
-  TensorHandle v = heads_of(node, node.tensor(2), kv_heads);
-  if (node.has(4) && (node.tensor(4).rank() != 4 || node.tensor(5).rank() != 4))
-    node.fail("past_key and past_value must be [batch, heads, length, head size]");
-  const int64_t past = node.has(4) ? node.tensor(4).shape().dims()[2] : 0;
-  if (node.has(4)) {
-    k = ops::cat({node.tensor(4), k}, 2);
-    v = ops::cat({node.tensor(5), v}, 2);
-  }
-  const DType dtype = q.dtype();
-  const int64_t queries = q.shape().dims()[2];
-  const int64_t keys = k.shape().dims()[2];
+/// Q K^T with the scale applied to each as its square root (as ONNX's reference does), the
+/// key heads repeated for grouped queries, then softcap.
+TensorHandle scores_of(const OnnxNode& node, const TensorHandle& q, const TensorHandle& k) {
   const double scale = node.has_attribute("scale")
                            ? node.attr_float("scale", 1.0F)
                            : 1.0 / std::sqrt(static_cast<double>(q.shape().dims()[3]));
   const double root = std::sqrt(scale);
-  const int64_t hq = q.shape().dims()[1];
-  const int64_t hk = k.shape().dims()[1];
-  if (hk < 1 || hq % hk != 0) node.fail(hq, " query heads for ", hk, " key heads");
-  const TensorHandle kt = ops::transpose(ops::mul_scalar(repeat_heads(k, hq / hk), root));
-  TensorHandle qk = ops::matmul(ops::mul_scalar(q, root), kt);
+  const int64_t groups = q.shape().dims()[1] / k.shape().dims()[1];
+  const TensorHandle kt = ops::transpose(ops::mul_scalar(repeat_heads(k, groups), root));
+  const TensorHandle qk = ops::matmul(ops::mul_scalar(q, root), kt);
   const double softcap = node.attr_float("softcap", 0.0F);
-  if (softcap > 0) qk = ops::mul_scalar(ops::tanh(ops::div_scalar(qk, softcap)), softcap);
-  const std::optional<TensorHandle> bias = attention_bias(node, queries, keys, past, dtype);
-  const TensorHandle biased = bias ? ops::add(qk, *bias) : qk;
-  DType precision = dtype;
+  if (softcap <= 0) return qk;
+  return ops::mul_scalar(ops::tanh(ops::div_scalar(qk, softcap)), softcap);
+}
+
+/// The softmax of the biased scores, in softmax_precision when given; zeros in the rows the
+/// bias masks everywhere.
+TensorHandle probabilities(const OnnxNode& node, const TensorHandle& biased,
+                           const std::optional<TensorHandle>& bias) {
+  DType precision = biased.dtype();
   if (auto given = node.attr_int("softmax_precision")) {
     const std::optional<DType> d = dtype_of_onnx(static_cast<int32_t>(*given));
     if (!d || kind_of(*d) != TensorKind::Float) node.fail("softmax_precision ", *given);
@@ -148,9 +136,31 @@ std::vector<OnnxValue> attention(const OnnxNode& node) {
     probs = ops::mask_fill(
         probs, ops::bool_and(ops::is_inf(bias_max), ops::lower_elem(bias_max, 0.0)), 0.0);
   }
-  probs = ops::cast(probs, dtype);
+  return ops::cast(probs, biased.dtype());
+}
+
+std::vector<OnnxValue> attention(const OnnxNode& node) {
+  if (node.has(4) != node.has(5)) node.fail("past_key and past_value come together");
+  const TensorHandle q = heads_of(node, node.tensor(0), node.attr_int("q_num_heads"));
+  TensorHandle k = heads_of(node, node.tensor(1), node.attr_int("kv_num_heads"));
+  TensorHandle v = heads_of(node, node.tensor(2), node.attr_int("kv_num_heads"));
+  if (node.has(4) && (node.tensor(4).rank() != 4 || node.tensor(5).rank() != 4))
+    node.fail("past_key and past_value must be [batch, heads, length, head size]");
+  const int64_t past = node.has(4) ? node.tensor(4).shape().dims()[2] : 0;
+  if (node.has(4)) {
+    k = ops::cat({node.tensor(4), k}, 2);
+    v = ops::cat({node.tensor(5), v}, 2);
+  }
+  const int64_t hq = q.shape().dims()[1];
+  const int64_t hk = k.shape().dims()[1];
+  if (hk < 1 || hq % hk != 0) node.fail(hq, " query heads for ", hk, " key heads");
+  const TensorHandle qk = scores_of(node, q, k);
+  const std::optional<TensorHandle> bias =
+      attention_bias(node, q.shape().dims()[2], k.shape().dims()[2], past, q.dtype());
+  const TensorHandle biased = bias ? ops::add(qk, *bias) : qk;
+  const TensorHandle probs = probabilities(node, biased, bias);
   TensorHandle y = ops::matmul(probs, repeat_heads(v, hq / hk));
-  if (three_d) {
+  if (node.tensor(0).rank() == 3) {  // back to [B, L, H * D]
     const auto& d = y.shape().dims();
     y = ops::reshape(ops::permute(y, {0, 2, 1, 3}), {d[0], d[2], d[1] * d[3]});
   }
