@@ -1,4 +1,5 @@
-// ONNX export and import in a build without libonnx-dev: each function says what the build lacks.
+// ONNX export and import in a build without libonnx-dev or without the capture backend: each
+// function says what the build lacks.
 #include "ember/error.h"
 #include "ember/onnx.h"
 
@@ -7,8 +8,9 @@ namespace {
 
 [[noreturn]] void fail_unavailable(const char* function) {
   throw ConfigError(std::string("[") + function +
-                    "] this ember was built without ONNX: install libonnx-dev and "
-                    "libprotobuf-dev (scripts/install-deps) and configure again");
+                    "] this ember was built without ONNX, which needs the capture backend "
+                    "(EMBER_BACKEND_CAPTURE, with Cap'n Proto), libonnx-dev and libprotobuf-dev "
+                    "(scripts/install-deps): install them and configure again");
 }
 
 }  // namespace
