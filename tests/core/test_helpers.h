@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ember/error.h"
+#include "support/invalid_argument.h"
 
 namespace ember::test {
 
@@ -16,18 +17,6 @@ std::string printed(const T& value) {
   std::ostringstream out;
   out << value;
   return out.str();
-}
-
-/// The message of the InvalidArgument that f throws; fails the test when f throws nothing.
-template <typename F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected ember::InvalidArgument";
-  return {};
 }
 
 }  // namespace ember::test

@@ -24,6 +24,7 @@
 #include "ember/data/dataset.h"
 #include "ember/data/in_memory_dataset.h"
 #include "ember/error.h"
+#include "support/invalid_argument.h"
 #include "support/temp_dir.h"
 
 namespace ember::data::test {
@@ -108,17 +109,7 @@ inline Bytes idx_bytes(uint8_t type_code, const std::vector<uint32_t>& dims, con
   return out;
 }
 
-/// The message of the InvalidArgument that f throws; fails the test when f throws nothing.
-template <typename F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected ember::InvalidArgument";
-  return {};
-}
+using ember::test::invalid_argument_message;  // support/invalid_argument.h
 
 /// Every item of dataset, in index order.
 template <typename Item>

@@ -1,7 +1,8 @@
 // Writes the fuzz targets' seed corpora with ember's own writers (docs/fuzzing.md):
 //
 //   ember_fuzz_seeds DIR   writes DIR/safetensors/*, DIR/idx/*, DIR/device_name/* and DIR/npy/*
-//                          (and DIR/remote_message/* and DIR/graph_text/* with Cap'n Proto)
+//                          (and DIR/remote_message/* and DIR/graph_text/* with Cap'n Proto,
+//                          DIR/onnx_model/* with libonnx-dev)
 //
 // tests/fuzz/corpus/ holds its output, committed: a few small valid files per target, from
 // which libFuzzer's mutations reach the parsers' deeper checks sooner than from nothing.
@@ -29,6 +30,10 @@
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
 #include "wire/protocol.capnp.h"
+#endif
+
+#ifdef EMBER_FUZZ_ONNX
+#include <onnx/onnx_pb.h>
 #endif
 
 namespace {
@@ -251,6 +256,87 @@ void write_graph_text_seeds(const fs::path& dir) {
 }
 #endif
 
+#ifdef EMBER_FUZZ_ONNX
+/// A model of opset 17: input x [1, 1, 4, 4] (the batch symbolic), a Conv with its weight as
+/// raw_data, a Constant node of int64_data, a Reshape, and y.
+::onnx::ModelProto onnx_seed_model() {
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  ::onnx::OperatorSetIdProto& opset = *model.add_opset_import();
+  opset.set_version(17);
+  ::onnx::GraphProto& graph = *model.mutable_graph();
+  ::onnx::ValueInfoProto& x = *graph.add_input();
+  x.set_name("x");
+  auto& x_type = *x.mutable_type()->mutable_tensor_type();
+  x_type.set_elem_type(::onnx::TensorProto::FLOAT);
+  x_type.mutable_shape()->add_dim()->set_dim_param("batch");
+  for (int64_t dim : {1, 4, 4})
+    x_type.mutable_shape()->add_dim()->set_dim_value(dim);
+  ::onnx::TensorProto& w = *graph.add_initializer();
+  w.set_name("w");
+  w.set_data_type(::onnx::TensorProto::FLOAT);
+  const TensorData weight = iota(Shape{2, 1, 3, 3}, DType::F32);
+  for (int64_t dim : weight.shape().dims())
+    w.add_dims(dim);
+  w.set_raw_data(reinterpret_cast<const char*>(weight.bytes().data()), weight.bytes().size());
+  ::onnx::NodeProto& conv = *graph.add_node();
+  conv.set_op_type("Conv");
+  conv.set_name("conv");
+  conv.add_input("x");
+  conv.add_input("w");
+  conv.add_output("c");
+  ::onnx::AttributeProto& pads = *conv.add_attribute();
+  pads.set_name("pads");
+  pads.set_type(::onnx::AttributeProto::INTS);
+  for (int64_t pad : {1, 1, 1, 1})
+    pads.add_ints(pad);
+  ::onnx::NodeProto& shape = *graph.add_node();
+  shape.set_op_type("Constant");
+  shape.add_output("shape");
+  ::onnx::AttributeProto& value = *shape.add_attribute();
+  value.set_name("value");
+  value.set_type(::onnx::AttributeProto::TENSOR);
+  value.mutable_t()->set_data_type(::onnx::TensorProto::INT64);
+  value.mutable_t()->add_dims(2);
+  value.mutable_t()->add_int64_data(0);
+  value.mutable_t()->add_int64_data(-1);
+  ::onnx::NodeProto& reshape = *graph.add_node();
+  reshape.set_op_type("Reshape");
+  reshape.add_input("c");
+  reshape.add_input("shape");
+  reshape.add_output("y");
+  ::onnx::ValueInfoProto& y = *graph.add_output();
+  y.set_name("y");
+  y.mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+  return model;
+}
+
+void write_onnx_model_seeds(const fs::path& dir) {
+  ::onnx::ModelProto model = onnx_seed_model();
+  std::ofstream(dir / "conv_reshape.onnx", std::ios::binary) << model.SerializeAsString();
+  // The weight in a typed field, and a bias of every integer field's kind.
+  ::onnx::TensorProto& w = *model.mutable_graph()->mutable_initializer(0);
+  w.clear_raw_data();
+  for (float value : iota(Shape{2, 1, 3, 3}, DType::F32).to_vector<float>())
+    w.add_float_data(value);
+  for (const auto type :
+       {::onnx::TensorProto::INT32, ::onnx::TensorProto::UINT64, ::onnx::TensorProto::FLOAT16,
+        ::onnx::TensorProto::DOUBLE, ::onnx::TensorProto::BOOL}) {
+    ::onnx::TensorProto& extra = *model.mutable_graph()->add_initializer();
+    extra.set_name("extra" + std::to_string(type));
+    extra.set_data_type(type);
+    extra.add_dims(2);
+    for (int k = 0; k < 2; ++k) {
+      if (type == ::onnx::TensorProto::UINT64) extra.add_uint64_data(k);
+      if (type == ::onnx::TensorProto::DOUBLE) extra.add_double_data(k);
+      if (type != ::onnx::TensorProto::UINT64 && type != ::onnx::TensorProto::DOUBLE)
+        extra.add_int32_data(k);
+    }
+  }
+  std::ofstream(dir / "typed_fields.onnx", std::ios::binary) << model.SerializeAsString();
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -268,6 +354,10 @@ int main(int argc, char** argv) {
     write_idx_seeds(root / "idx");
     write_device_name_seeds(root / "device_name");
     write_npy_seeds(root / "npy");
+#ifdef EMBER_FUZZ_ONNX
+    fs::create_directories(root / "onnx_model");
+    write_onnx_model_seeds(root / "onnx_model");
+#endif
 #ifdef EMBER_FUZZ_REMOTE
     fs::create_directories(root / "remote_message");
     write_remote_message_seeds(root / "remote_message");

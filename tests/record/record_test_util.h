@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ember/error.h"
+#include "support/invalid_argument.h"
 #include "support/source_dir.h"
 #include "support/temp_dir.h"
 
@@ -72,17 +73,7 @@ inline std::filesystem::path fixture(const std::string& name) {
   return std::filesystem::path(ember::test::source_dir()) / "tests" / "record" / "fixtures" / name;
 }
 
-/// The message of the InvalidArgument that f throws; fails the test when f throws nothing.
-template <typename F>
-std::string invalid_argument_message(F&& f) {
-  try {
-    f();
-  } catch (const InvalidArgument& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected ember::InvalidArgument";
-  return {};
-}
+using ember::test::invalid_argument_message;  // support/invalid_argument.h
 
 /// Expects message to contain each of parts.
 inline void expect_mentions(const std::string& message, std::initializer_list<const char*> parts) {

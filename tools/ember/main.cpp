@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "devices_command.h"
+#include "onnx_command.h"
 #include "serve_command.h"
 #include "train_command.h"
 
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   ember::cli::add_devices_command(app);
   ember::cli::add_train_commands(app);
   ember::cli::add_serve_command(app);
+  ember::cli::add_onnx_command(app);
   // Every failure ends here as one line "ember: <message>" and exit status 1; nothing aborts.
   try {
     app.parse(argc, argv);

@@ -14,39 +14,6 @@
 namespace ember {
 namespace detail {
 
-int32_t onnx_type(DType dtype) {
-  using T = ::onnx::TensorProto;
-  switch (dtype) {
-    case DType::F64:
-      return T::DOUBLE;
-    case DType::F32:
-      return T::FLOAT;
-    case DType::F16:
-      return T::FLOAT16;
-    case DType::BF16:
-      return T::BFLOAT16;
-    case DType::I64:
-      return T::INT64;
-    case DType::I32:
-      return T::INT32;
-    case DType::I16:
-      return T::INT16;
-    case DType::I8:
-      return T::INT8;
-    case DType::U64:
-      return T::UINT64;
-    case DType::U32:
-      return T::UINT32;
-    case DType::U16:
-      return T::UINT16;
-    case DType::U8:
-      return T::UINT8;
-    case DType::Bool:
-      return T::BOOL;
-  }
-  return T::UNDEFINED;
-}
-
 OnnxWriter::OnnxWriter(::onnx::GraphProto& graph, const onnx::ExportOptions& options,
                        const GraphImpl& source)
     : graph_(graph), options_(options) {

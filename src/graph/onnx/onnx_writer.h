@@ -13,11 +13,9 @@
 #include "ember/onnx.h"
 #include "ember/tensor_data.h"
 #include "graph/graph_impl.h"
+#include "graph/onnx/onnx_model.h"
 
 namespace ember::detail {
-
-/// An ONNX element type of dtype.
-int32_t onnx_type(DType dtype);
 
 class OnnxWriter {
  public:

@@ -1,0 +1,108 @@
+// Importers of ONNX's GatherND and ScatterND: each index row [i0 .. ik-1] names an entry (or a
+// slice) of data; written as ember's select and select_assign on data flattened over the
+// indexed dims, each row's position there computed from its indices (counted from the end where
+// negative) and, for GatherND's batch_dims, its batch.
+#include <numeric>
+
+#include "graph/onnx/onnx_import_util.h"
+
+namespace ember::detail {
+namespace {
+
+int64_t product(const std::vector<int64_t>& dims, std::size_t from, std::size_t to) {
+  return std::accumulate(dims.begin() + static_cast<std::ptrdiff_t>(from),
+                         dims.begin() + static_cast<std::ptrdiff_t>(to), int64_t{1},
+                         std::multiplies<>());
+}
+
+/// The flat position, over data's dims [batch, batch + k), of each index row of indices
+/// [..., k], plus each row's batch (its position over indices' first batch dims) times the
+/// positions a batch holds: i64 of indices' shape without its last dim, flattened.
+TensorHandle flat_rows(const OnnxNode& node, const std::vector<int64_t>& data,
+                       const TensorHandle& indices, int64_t batch) {
+  const std::vector<int64_t>& dims = indices.shape().dims();
+  const int64_t k = dims.back();
+  if (k < 1 || batch + k > static_cast<int64_t>(data.size()))
+    node.fail("index rows of ", k, " entries for data of rank ", data.size());
+  const int64_t rows = product(dims, 0, dims.size() - 1);
+  const TensorHandle table = ops::reshape(ops::cast(indices, DType::I64), {rows, k});
+  TensorHandle flat = ops::zeros(
+      Shape{rows}, TensorCreationOptions(node.device()).with_dtype(DType::I64), TensorKind::Int);
+  for (int64_t j = 0; j < k; ++j) {
+    const int64_t size = data[static_cast<std::size_t>(batch + j)];
+    TensorHandle column = ops::reshape(ops::narrow(table, 1, j, 1), {rows});
+    column = ops::where(ops::lower_elem(column, 0), ops::add_scalar(column, size), column);
+    flat = ops::add(ops::mul_scalar(flat, size), column);
+  }
+  if (batch == 0) return flat;
+  // Rows are in batch order: row r belongs to batch r / (rows per batch).
+  const int64_t batches = product(dims, 0, static_cast<std::size_t>(batch));
+  if (batches == 0) return flat;  // no rows
+  const TensorHandle which =
+      ops::reshape(ops::expand(positions(node, batches, 2, 0), {batches, rows / batches}), {rows});
+  const int64_t per_batch =
+      product(data, static_cast<std::size_t>(batch), static_cast<std::size_t>(batch + k));
+  return ops::add(flat, ops::mul_scalar(which, per_batch));
+}
+
+/// data [d0 ..] as [d0 * .. * d(batch + k - 1), the rest].
+TensorHandle flat_data(const TensorHandle& data, int64_t indexed) {
+  const std::vector<int64_t>& dims = data.shape().dims();
+  std::vector<int64_t> flat{product(dims, 0, static_cast<std::size_t>(indexed))};
+  flat.insert(flat.end(), dims.begin() + indexed, dims.end());
+  return ops::reshape(data, flat);
+}
+
+std::vector<OnnxValue> gather_nd(const OnnxNode& node) {
+  const TensorHandle& data = node.tensor(0);
+  const TensorHandle& indices = node.tensor(1);
+  const int64_t batch = node.attr_int("batch_dims", 0);
+  if (batch < 0 || batch >= static_cast<int64_t>(indices.rank()))
+    node.fail("batch_dims ", batch, " for indices of rank ", indices.rank());
+  const std::vector<int64_t>& d = data.shape().dims();
+  const int64_t k = indices.shape().dims().back();
+  const TensorHandle picked =
+      ops::select(flat_data(data, batch + k), 0, flat_rows(node, d, indices, batch));
+  std::vector<int64_t> dims(indices.shape().dims().begin(), indices.shape().dims().end() - 1);
+  dims.insert(dims.end(), d.begin() + batch + k, d.end());
+  return {reshaped(picked, dims)};
+}
+
+/// ScatterND: data with each index row's entry (or slice) replaced by its update (reduction
+/// none: the rows unique, as ONNX requires) or added to (add).
+std::vector<OnnxValue> scatter_nd(const OnnxNode& node) {
+  const TensorHandle& data = node.tensor(0);
+  const TensorHandle& indices = node.tensor(1);
+  const std::string reduction = node.attr_string("reduction", "none");
+  if (reduction != "none" && reduction != "add")
+    node.fail("reduction '", reduction, "' is not imported (none, add)");
+  const int64_t k = indices.shape().dims().back();
+  const TensorHandle flat = flat_data(data, k);
+  const TensorHandle rows = flat_rows(node, data.shape().dims(), indices, 0);
+  std::vector<int64_t> update_dims = flat.shape().dims();
+  update_dims[0] = rows.shape().dims()[0];
+  const TensorHandle updates = ops::reshape(node.tensor(2), update_dims);
+  TensorHandle base = flat;
+  if (reduction == "none") {
+    // The rows written are cleared first, so the sum select_assign makes is the update.
+    const TensorHandle hits = ops::select_assign(
+        ops::zeros(Shape{flat.shape().dims()[0]},
+                   TensorCreationOptions(node.device()).with_dtype(DType::I64), TensorKind::Int),
+        0, rows, ops::full_like(rows, 1));
+    std::vector<int64_t> column(flat.rank(), 1);
+    column[0] = flat.shape().dims()[0];
+    base = ops::mask_fill(flat, ops::reshape(ops::greater_elem(hits, 0), column), 0);
+  }
+  return one(ops::reshape(ops::select_assign(base, 0, rows, updates), data.shape().dims()));
+}
+
+}  // namespace
+
+void add_nd_importers(OnnxImporters& table) {
+  table.insert({
+      {"GatherND", gather_nd},
+      {"ScatterND", scatter_nd},
+  });
+}
+
+}  // namespace ember::detail

@@ -1,0 +1,336 @@
+// ONNX import under bad and hostile models: every malformed field refused with an
+// InvalidArgument naming it (before anything is allocated from it), unsupported ops listed all at
+// once before anything runs, and the model's weights as named tensors. The values of imported
+// ops are checked against ONNX's reference by onnx_node_suite_test.cpp and against PyTorch by
+// onnx_pytorch_test.cpp.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ember/onnx.h"
+#include "ember/record/safetensors.h"
+#include "ember/tensor_ops.h"
+#include "support/invalid_argument.h"
+#include "support/temp_dir.h"
+
+namespace ember {
+namespace {
+
+using ::onnx::TensorProto;
+
+/// A model of opset 17 with one float input "x" of dims, and "y" as its output.
+::onnx::ModelProto model_with_input(std::vector<int64_t> dims, int64_t opset = 17) {
+  ::onnx::ModelProto model;
+  model.set_ir_version(8);
+  ::onnx::OperatorSetIdProto& import = *model.add_opset_import();
+  import.set_domain("");
+  import.set_version(opset);
+  ::onnx::GraphProto& graph = *model.mutable_graph();
+  ::onnx::ValueInfoProto& input = *graph.add_input();
+  input.set_name("x");
+  auto& tensor = *input.mutable_type()->mutable_tensor_type();
+  tensor.set_elem_type(TensorProto::FLOAT);
+  for (int64_t dim : dims)
+    tensor.mutable_shape()->add_dim()->set_dim_value(dim);
+  ::onnx::ValueInfoProto& output = *graph.add_output();
+  output.set_name("y");
+  output.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+  return model;
+}
+
+::onnx::NodeProto& add_node(::onnx::ModelProto& model, const std::string& op,
+                            std::vector<std::string> inputs, std::vector<std::string> outputs,
+                            const std::string& name = "") {
+  ::onnx::NodeProto& node = *model.mutable_graph()->add_node();
+  node.set_op_type(op);
+  node.set_name(name);
+  for (const std::string& input : inputs)
+    node.add_input(input);
+  for (const std::string& output : outputs)
+    node.add_output(output);
+  return node;
+}
+
+TensorProto& add_initializer(::onnx::ModelProto& model, const std::string& name,
+                             std::vector<int64_t> dims, const std::string& raw) {
+  TensorProto& tensor = *model.mutable_graph()->add_initializer();
+  tensor.set_name(name);
+  tensor.set_data_type(TensorProto::FLOAT);
+  for (int64_t dim : dims)
+    tensor.add_dims(dim);
+  tensor.set_raw_data(raw);
+  return tensor;
+}
+
+onnx::Model parse(const ::onnx::ModelProto& model) {
+  const std::string bytes = model.SerializeAsString();
+  return onnx::Model::parse(std::as_bytes(std::span(bytes)));
+}
+
+std::string raw_floats(std::vector<float> values) {
+  return std::string(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(float));
+}
+
+TEST(OnnxImport, GarbageIsNotAModel) {
+  const std::string bytes = "\xff\xff\xff\xff not protobuf";
+  EXPECT_NE(test::invalid_argument_message([&] {
+              onnx::Model::parse(std::as_bytes(std::span(bytes)));
+            }).find("not an ONNX model"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, AMissingFileNamesItsPath) {
+  EXPECT_NE(test::invalid_argument_message([] {
+              onnx::Model::load("/nonexistent/model.onnx");
+            }).find("/nonexistent/model.onnx: cannot be opened"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, OpsetsBefore13AreRefused) {
+  ::onnx::ModelProto model = model_with_input({2}, 12);
+  add_node(model, "Relu", {"x"}, {"y"});
+  EXPECT_NE(test::invalid_argument_message([&] { parse(model); }).find("opset 12 is older than 13"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, EveryUnsupportedOpIsListedBeforeAnythingRuns) {
+  ::onnx::ModelProto model = model_with_input({2});
+  add_node(model, "Relu", {"x"}, {"a"});
+  add_node(model, "FancyOp", {"a"}, {"b"}, "first_fancy");
+  add_node(model, "FancyOp", {"b"}, {"c"}, "second_fancy");
+  add_node(model, "Swirl", {"c"}, {"d"}, "swirl");
+  add_node(model, "Relu", {"d"}, {"y"});
+  add_node(model, "Custom", {"d"}, {"e"}).set_domain("com.example");
+  const onnx::Model parsed = parse(model);
+  const std::string message = test::invalid_argument_message([&] { parsed.to_graph({Shape{2}}); });
+  EXPECT_NE(message.find("FancyOp (2 nodes, first node 'first_fancy' (FancyOp))"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("Swirl (1 node, first node 'swirl' (Swirl))"), std::string::npos);
+  EXPECT_NE(message.find("com.example::Custom"), std::string::npos);
+  const std::vector<onnx::OpCount> counts = parsed.op_counts();
+  ASSERT_EQ(counts.size(), 4U);
+  EXPECT_EQ(counts[3].op_type, "com.example::Custom");
+  EXPECT_EQ(counts[2].op_type, "Swirl");
+  EXPECT_EQ(counts[1].op_type, "Relu");
+  EXPECT_EQ(counts[1].count, 2U);
+  EXPECT_TRUE(counts[1].supported);
+  EXPECT_FALSE(counts[0].supported);
+}
+
+TEST(OnnxImport, RawDataMustHoldWhatTheDimsSay) {
+  ::onnx::ModelProto model = model_with_input({2});
+  add_initializer(model, "w", {2, 3}, raw_floats({1, 2, 3}));
+  add_node(model, "Add", {"x", "w"}, {"y"});
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(model);
+            }).find("initializer 'w': raw_data holds 12 bytes, its dims and type say 24"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, HugeOrNegativeDimsAllocateNothing) {
+  ::onnx::ModelProto model = model_with_input({2});
+  add_node(model, "Add", {"x", "w"}, {"y"});
+  TensorProto& w = add_initializer(model, "w", {int64_t{1} << 40}, "");
+  EXPECT_NE(test::invalid_argument_message([&] { parse(model); }).find("raw_data holds 0 bytes"),
+            std::string::npos);
+  w.clear_dims();
+  w.add_dims(int64_t{1} << 62);
+  w.add_dims(int64_t{1} << 62);
+  EXPECT_NE(
+      test::invalid_argument_message([&] { parse(model); }).find("more bytes than int64 holds"),
+      std::string::npos);
+  w.clear_dims();
+  w.add_dims(-3);
+  EXPECT_NE(test::invalid_argument_message([&] { parse(model); }).find("dim -3 is negative"),
+            std::string::npos);
+  w.clear_dims();
+  w.add_dims(4);
+  w.clear_raw_data();
+  w.add_float_data(1.0F);
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(model);
+            }).find("float_data holds 1 values, its dims say 4"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, AnEmptyRawDataOfAnEmptyTensorIsRead) {
+  // Found by the fuzzer: an empty raw_data was copied from its (null) data pointer.
+  ::onnx::ModelProto model = model_with_input({2});
+  add_initializer(model, "empty", {0, 3}, "");
+  add_node(model, "Relu", {"x"}, {"y"});
+  const onnx::Model parsed = parse(model);
+  ASSERT_EQ(parsed.initializers().size(), 1U);
+  EXPECT_EQ(parsed.initializers()[0].data.shape(), (Shape{0, 3}));
+}
+
+TEST(OnnxImport, ExternalDataIsRefused) {
+  ::onnx::ModelProto model = model_with_input({2});
+  TensorProto& w = add_initializer(model, "w", {2}, "");
+  w.clear_raw_data();
+  w.set_data_location(TensorProto::EXTERNAL);
+  auto& location = *w.add_external_data();
+  location.set_key("location");
+  location.set_value("../../etc/passwd");
+  add_node(model, "Add", {"x", "w"}, {"y"});
+  EXPECT_NE(test::invalid_argument_message([&] { parse(model); }).find("external file"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, ElementTypesWithoutADtypeAreNamed) {
+  ::onnx::ModelProto model = model_with_input({2});
+  add_initializer(model, "s", {1}, "").set_data_type(TensorProto::STRING);
+  add_node(model, "Relu", {"x"}, {"y"});
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(model);
+            }).find("element type STRING has no ember dtype"),
+            std::string::npos);
+  model.mutable_graph()->clear_initializer();
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      999);
+  EXPECT_NE(test::invalid_argument_message([&] { parse(model); }).find("element type 999"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, NamesMustBeDefinedBeforeUseAndOnce) {
+  ::onnx::ModelProto model = model_with_input({2});
+  add_node(model, "Relu", {"b"}, {"a"}, "first");  // a cycle: first reads second's output
+  add_node(model, "Relu", {"a"}, {"b"}, "second");
+  add_node(model, "Relu", {"a"}, {"y"});
+  EXPECT_NE(test::invalid_argument_message([&] { parse(model); })
+                .find("node 'first' (Relu) reads 'b', which no input, initializer or earlier "
+                      "node defines (an undefined name, or a cycle)"),
+            std::string::npos);
+  ::onnx::ModelProto twice = model_with_input({2});
+  add_node(twice, "Relu", {"x"}, {"y"}, "one");
+  add_node(twice, "Relu", {"x"}, {"y"}, "two");
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(twice);
+            }).find("value 'y' is defined twice (by node 'two'"),
+            std::string::npos);
+  ::onnx::ModelProto dangling = model_with_input({2});
+  add_node(dangling, "Relu", {"x"}, {"z"});
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(dangling);
+            }).find("graph output 'y' is not defined"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, ValuesAShapeNeedsMustBeKnownWhenBuilding) {
+  ::onnx::ModelProto model = model_with_input({2, 3});
+  ::onnx::ValueInfoProto& shape = *model.mutable_graph()->add_input();
+  shape.set_name("s");
+  shape.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+  add_node(model, "Cast", {"s"}, {"si"}).add_attribute()->CopyFrom([] {
+    ::onnx::AttributeProto to;
+    to.set_name("to");
+    to.set_type(::onnx::AttributeProto::INT);
+    to.set_i(TensorProto::INT64);
+    return to;
+  }());
+  add_node(model, "Reshape", {"x", "si"}, {"y"}, "reshape_it");
+  const std::string message = test::invalid_argument_message([&] {
+    parse(model).to_graph({Shape{2, 3}, Shape{2}});
+  });
+  EXPECT_NE(message.find("node 'reshape_it' (Reshape): input 1 (shape, 'si') must be known"),
+            std::string::npos)
+      << message;
+}
+
+TEST(OnnxImport, InputsMustFitTheModel) {
+  ::onnx::ModelProto model = model_with_input({2, 3});
+  add_node(model, "Relu", {"x"}, {"y"});
+  const onnx::Model parsed = parse(model);
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parsed.to_graph({Shape{3, 2}});
+            }).find("input 0 ('x') of shape [3, 2] does not fit the model's dims"),
+            std::string::npos);
+  EXPECT_NE(
+      test::invalid_argument_message([&] { parsed.to_graph({}); }).find("takes 1 inputs, got 0"),
+      std::string::npos);
+  const TensorData doubles(std::vector<double>(6, 1.0), Shape{2, 3});
+  EXPECT_NE(
+      test::invalid_argument_message([&] { parsed.run(Device::ndarray(), {doubles}); }).find("f64"),
+      std::string::npos);
+}
+
+TEST(OnnxImport, HostileAttributesAreRefusedByName) {
+  ::onnx::ModelProto model = model_with_input({1, 1, 4, 4});
+  add_initializer(model, "w", {1, 1, 2, 2}, raw_floats({1, 1, 1, 1}));
+  ::onnx::NodeProto& conv = add_node(model, "Conv", {"x", "w"}, {"y"}, "conv");
+  ::onnx::AttributeProto& strides = *conv.add_attribute();
+  strides.set_name("strides");
+  strides.set_type(::onnx::AttributeProto::INTS);
+  strides.add_ints(INT64_MAX);
+  strides.add_ints(1);
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(model).to_graph({Shape{1, 1, 4, 4}});
+            }).find("node 'conv' (Conv): strides holds 9223372036854775807"),
+            std::string::npos);
+  strides.set_type(::onnx::AttributeProto::FLOATS);
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(model).to_graph({Shape{1, 1, 4, 4}});
+            }).find("attribute 'strides' is of type FLOATS, expected INTS"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, ALongChainOfNodesBuildsAndRunsWithoutDeepRecursion) {
+  // A hostile model may chain many nodes: building, tracing, replaying and freeing the graph
+  // must not recurse once per node.
+  ::onnx::ModelProto model = model_with_input({2});
+  std::string previous = "x";
+  for (int i = 0; i < 50000; ++i) {
+    const std::string next = i + 1 == 50000 ? "y" : "v" + std::to_string(i);
+    add_node(model, "Neg", {previous}, {next});
+    previous = next;
+  }
+  const std::vector<TensorData> y =
+      parse(model).run(Device::ndarray(), {TensorData(std::vector<float>{1, -2}, Shape{2})});
+  EXPECT_EQ(y.at(0), TensorData(std::vector<float>{1, -2}, Shape{2}));  // an even count of Neg
+}
+
+TEST(OnnxImport, TheGraphReplaysOnAnyDeviceAsRunDoes) {
+  ::onnx::ModelProto model = model_with_input({2, 2});
+  add_initializer(model, "w", {2, 2}, raw_floats({1, -2, -3, 4}));
+  add_node(model, "MatMul", {"x", "w"}, {"m"});
+  add_node(model, "Relu", {"m"}, {"y"});
+  const onnx::Model parsed = parse(model);
+  const Graph graph = parsed.to_graph({Shape{2, 2}});
+  EXPECT_EQ(graph.inputs().at(0).name, "x");
+  EXPECT_EQ(graph.outputs().at(0).name, "y");
+  EXPECT_EQ(graph.op_count(), 2U);  // matmul, relu
+  const TensorData x(std::vector<float>{1, -1, -2, 0.5F}, Shape{2, 2});
+  // [[1, -1], [-2, 0.5]] @ [[1, -2], [-3, 4]] = [[4, -6], [-3.5, 6]], then relu: by hand.
+  const TensorData expected(std::vector<float>{4, 0, 0, 6}, Shape{2, 2});
+  for (const Device& device : {Device::cpu(), Device::ndarray()}) {
+    const TensorHandle input = ops::from_data(x, device, TensorKind::Float);
+    EXPECT_EQ(ops::into_data(graph.replay(device, {input}).at(0)), expected) << device;
+    EXPECT_EQ(parsed.run(device, {x}).at(0), expected) << device;
+  }
+}
+
+TEST(OnnxImport, InitializersAreNamedTensorsForSafetensors) {
+  ::onnx::ModelProto model = model_with_input({2});
+  add_initializer(model, "bias", {2}, raw_floats({0.5F, -1.5F}));
+  add_node(model, "Add", {"x", "bias"}, {"y"});
+  const onnx::Model parsed = parse(model);
+  ASSERT_EQ(parsed.initializers().size(), 1U);
+  EXPECT_EQ(parsed.initializers()[0].name, "bias");
+  const TensorData expected(std::vector<float>{0.5F, -1.5F}, Shape{2});
+  EXPECT_EQ(parsed.initializers()[0].data, expected);
+  test::TempDir dir("onnx-weights");
+  record::save_safetensors({parsed.initializers(), {}}, dir.path() / "weights.safetensors");
+  const record::Record loaded = record::load_safetensors(dir.path() / "weights.safetensors");
+  ASSERT_NE(loaded.find("bias"), nullptr);
+  EXPECT_EQ(*loaded.find("bias"), expected);
+  // x + bias, with x = [1, 2]: values by hand.
+  const std::vector<TensorData> y =
+      parsed.run(Device::cpu(), {TensorData(std::vector<float>{1, 2}, Shape{2})});
+  EXPECT_EQ(y.at(0), TensorData(std::vector<float>{1.5F, 0.5F}, Shape{2}));
+}
+
+}  // namespace
+}  // namespace ember
