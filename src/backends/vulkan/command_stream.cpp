@@ -253,6 +253,17 @@ void CommandStream::submit_locked() {
     context_->check_fatal(result, "vkQueueSubmit");
   }
   in_flight_.push_back(std::move(batch));
+  reclaim_locked();
+}
+
+void CommandStream::reclaim_locked() {
+  // Batches that are done give their staging blocks and descriptors back without a wait; past
+  // kMaxInFlight the host waits for the oldest, so that a loop that never reads holds a bounded
+  // amount of staging memory.
+  while (!in_flight_.empty() &&
+         (in_flight_.size() > kMaxInFlight ||
+          vkGetFenceStatus(context_->device(), in_flight_.front().fence) == VK_SUCCESS))
+    wait_for_locked(in_flight_.front().serial);
 }
 
 void CommandStream::recycle(Batch batch) {

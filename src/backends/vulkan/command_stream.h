@@ -69,6 +69,7 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
 
  private:
   static constexpr int kMaxCommands = 64;
+  static constexpr std::size_t kMaxInFlight = 8;
   struct Batch {
     VkCommandBuffer commands = VK_NULL_HANDLE;
     VkFence fence = VK_NULL_HANDLE;
@@ -88,6 +89,8 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
   VkDescriptorSet allocate_set(Batch& batch, VkDescriptorSetLayout layout);
   std::shared_ptr<StagingBlock> staging_block(std::size_t bytes);
   void submit_locked();
+  /// Recycles the batches that are done, and waits for the oldest past kMaxInFlight.
+  void reclaim_locked();
   /// Waits until the batch of serial has completed (every batch when serial is the last).
   void wait_for_locked(uint64_t serial);
   void wait_for(uint64_t serial);
