@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "ember/error.h"
 #include "ember/tensor.h"
 #include "ember/tensor_ops.h"
+#include "support/fresh_process.h"
 #include "vulkan_test_util.h"
 
 namespace ember::test {
@@ -32,6 +34,23 @@ TEST(VulkanDevice, EnumerateListsEachDeviceByItsKindAndNeverThrows) {
     EXPECT_NE(d.kind.type(), DeviceKind::Type::Default) << device;
     EXPECT_EQ(Device::vulkan(d.kind), device);
   }
+}
+
+TEST(VulkanDevice, WithoutADriverEnumerateIsEmptyAndUsingADeviceSaysWhatToInstall) {
+  // In a fresh process whose loader is pointed at no driver (the Vulkan instance is made on first
+  // use, after the variables are set).
+  expect_in_fresh_process([]() -> std::string {
+    setenv("VK_ICD_FILENAMES", "/nonexistent/ember_icd.json", 1);
+    setenv("VK_DRIVER_FILES", "/nonexistent/ember_icd.json", 1);
+    if (!Device::enumerate(DeviceType::Vulkan).empty()) return "enumerate found a device";
+    try {
+      Tensor<1>::zeros({4}, Device::vulkan(DeviceKind::cpu())).into_data();
+      return "vulkan:cpu computed without a driver";
+    } catch (const ExecutionError& e) {
+      if (!contains(e.what(), "mesa-vulkan-drivers")) return std::string("message: ") + e.what();
+    }
+    return "";
+  });
 }
 
 TEST(VulkanDevice, LavapipeIsTheCpuKindAndTheDefaultWhereItIsTheOnlyDevice) {
