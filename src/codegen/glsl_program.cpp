@@ -213,7 +213,9 @@ std::string buffers(const ir::Program& program) {
 /// The declarations of the scalars, from the parameter block's words after the strides.
 std::string scalar_declarations(const ir::Program& program, DType compute) {
   std::string text;
-  uint32_t word = kStridesWord + kProgramMaxRank * static_cast<uint32_t>(program.inputs.size());
+  // After the strides, one offset per input.
+  uint32_t word =
+      kStridesWord + (kProgramMaxRank + 1) * static_cast<uint32_t>(program.inputs.size());
   for (std::size_t j = 0; j < program.instructions.size(); ++j) {
     const ir::Instruction& instruction = program.instructions[j];
     if (std::holds_alternative<ir::Activation>(instruction.op) || !ir::scalar_of(instruction.op))
@@ -254,13 +256,17 @@ std::string element_loop(const ir::Program& program, const ProgramBody& body) {
   };
   std::string text = "  for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * " +
                      std::to_string(kGlslWorkgroupSize) + "u) {\n";
+  // Each input's element [0, ..., 0], then its strides (two's complement in uint: a negative
+  // stride wraps to the right element, as the offset it ends at lies in the buffer).
+  const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
   for (std::size_t k = 0; k < inputs; ++k)
-    text += "    uint offset" + std::to_string(k) + " = 0u;\n";
+    text +=
+        "    uint offset" + std::to_string(k) + " = p[" + std::to_string(first_offset + k) + "];\n";
   if (inputs > 0) {
     // Rank 1 (every contiguous program, merged) needs no division.
     text += "    if (rank == 1u) {\n";
     for (std::size_t k = 0; k < inputs; ++k)
-      text += "      offset" + std::to_string(k) + " = i * " + stride(k, "0u") + ";\n";
+      text += "      offset" + std::to_string(k) + " += i * " + stride(k, "0u") + ";\n";
     text += "    } else {\n      uint rest = i;\n";
     text += "      for (int d = int(rank) - 1; d >= 0; --d) {\n";
     text += "        const uint size = p[" + std::to_string(kSizesWord) + "u + uint(d)];\n";
@@ -333,7 +339,7 @@ std::vector<uint32_t> glsl_program_parameters(const ir::Program& program,
                                               const GlslFeatures& /*features*/,
                                               const MergedDims& dims, uint64_t n,
                                               std::span<const Scalar> constants) {
-  std::vector<uint32_t> words(kStridesWord + kProgramMaxRank * program.inputs.size(), 0);
+  std::vector<uint32_t> words(kStridesWord + (kProgramMaxRank + 1) * program.inputs.size(), 0);
   words[0] = static_cast<uint32_t>(n);
   words[1] = static_cast<uint32_t>(dims.sizes.size());
   for (std::size_t d = 0; d < dims.sizes.size(); ++d) {
@@ -341,6 +347,9 @@ std::vector<uint32_t> glsl_program_parameters(const ir::Program& program,
     for (std::size_t k = 0; k < program.inputs.size(); ++k)
       words[kStridesWord + kProgramMaxRank * k + d] = static_cast<uint32_t>(dims.strides[k][d]);
   }
+  for (std::size_t k = 0; k < program.inputs.size() && k < dims.offsets.size(); ++k)
+    words[kStridesWord + kProgramMaxRank * program.inputs.size() + k] =
+        static_cast<uint32_t>(dims.offsets[k]);
   const DType compute = compute_of(program);
   const std::vector<KernelScalar> scalars = program_scalars(program, constants);
   std::size_t next = 0;

@@ -37,14 +37,15 @@ std::string glsl_program_refusal(const ir::Program& program, const GlslFeatures&
 ///   bindings 1 to k       program.inputs, each of its dtype's storage type (f16 as uint16_t bits,
 ///                         Bool as uint8_t 0 or 1)
 ///   bindings k+1 to k+m   program.outputs in order, contiguous, of the output's shape
-/// Element i of the output reads input k at the dot product of i's coordinates in sizes with its
-/// strides (merged_dims). Values are computed as CUDA C's program kernels compute them (f16 in
-/// float, rounded to f16 after each instruction), with GLSL's precision (glsl.h).
+/// Element i of the output reads input k at its offset plus the dot product of i's coordinates in
+/// sizes with its strides (merged_dims). Values are computed as CUDA C's program kernels compute
+/// them (f16 in float, rounded to f16 after each instruction), with GLSL's precision (glsl.h).
 std::string glsl_program_kernel(const ir::Program& program, const GlslFeatures& features);
 
 /// The parameter block of an execution of program's kernel over dims (merged_dims of the output
-/// and the inputs' shapes; n elements, n < 2^32) with constants (execute_fused's): n, the rank,
-/// the sizes (8 words), each input's strides (8 words each), then two words per scalar of
+/// and the inputs' shapes, or any strides and offsets that stay inside the inputs; n elements,
+/// n < 2^31) with constants (execute_fused's): n, the rank, the sizes (8 words), each input's
+/// strides (8 words each, two's complement), each input's offset, then two words per scalar of
 /// program_scalars, as the kernel declares it (a float's bits in the first word, a double's or a
 /// 64-bit integer's in both, low first; an integer of up to 32 bits in the first).
 std::vector<uint32_t> glsl_program_parameters(const ir::Program& program,

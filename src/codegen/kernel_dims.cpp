@@ -43,31 +43,37 @@ KernelDims broadcast_strides(const Shape& input, const Shape& output) {
   return strides;
 }
 
-MergedDims merged_dims(const Shape& output, std::span<const Shape> inputs) {
+MergedDims merge_dims(const std::vector<int64_t>& sizes,
+                      const std::vector<std::vector<int64_t>>& strides,
+                      std::vector<int64_t> offsets) {
   MergedDims merged;
-  merged.strides.resize(inputs.size());
-  std::vector<KernelDims> all;
-  for (const Shape& input : inputs)
-    all.push_back(broadcast_strides(input, output));
-  for (std::size_t d = 0; d < output.rank(); ++d) {
-    if (output[d] == 1) continue;
+  merged.strides.resize(strides.size());
+  merged.offsets = std::move(offsets);
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1) continue;
     bool mergeable = !merged.sizes.empty();
-    std::vector<int64_t> strides;
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-      strides.push_back(all[k].d[d]);
-      mergeable = mergeable && merged.strides[k].back() == strides[k] * output[d];
-    }
+    for (std::size_t k = 0; k < strides.size(); ++k)
+      mergeable = mergeable && merged.strides[k].back() == strides[k][d] * sizes[d];
     if (mergeable) {
-      merged.sizes.back() *= output[d];
-      for (std::size_t k = 0; k < inputs.size(); ++k)
-        merged.strides[k].back() = strides[k];
+      merged.sizes.back() *= sizes[d];
+      for (std::size_t k = 0; k < strides.size(); ++k)
+        merged.strides[k].back() = strides[k][d];
       continue;
     }
-    merged.sizes.push_back(output[d]);
-    for (std::size_t k = 0; k < inputs.size(); ++k)
-      merged.strides[k].push_back(strides[k]);
+    merged.sizes.push_back(sizes[d]);
+    for (std::size_t k = 0; k < strides.size(); ++k)
+      merged.strides[k].push_back(strides[k][d]);
   }
   return merged;
+}
+
+MergedDims merged_dims(const Shape& output, std::span<const Shape> inputs) {
+  std::vector<std::vector<int64_t>> strides;
+  for (const Shape& input : inputs) {
+    const KernelDims all = broadcast_strides(input, output);
+    strides.emplace_back(all.d, all.d + output.rank());
+  }
+  return merge_dims(output.dims(), strides, std::vector<int64_t>(inputs.size(), 0));
 }
 
 }  // namespace ember::codegen

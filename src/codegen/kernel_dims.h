@@ -32,13 +32,19 @@ KernelDims kernel_sizes(const Shape& shape);
 KernelDims broadcast_strides(const Shape& input, const Shape& output);
 
 /// A program's index space as its kernel walks it: the output's sizes and each input's element
-/// strides (broadcast_strides), dims of size 1 dropped and neighbours merged wherever every
+/// strides (any sign) and offset, dims of size 1 dropped and neighbours merged wherever every
 /// input's strides are those of one longer dim (a contiguous program of any shape becomes rank 1,
 /// which spares the kernel its divisions).
 struct MergedDims {
   std::vector<int64_t> sizes;
   std::vector<std::vector<int64_t>> strides;  ///< per input, one per entry of sizes
+  std::vector<int64_t> offsets;               ///< per input, its element [0, ..., 0]
 };
+/// sizes (an output's) and per input its strides along them and its offset, merged.
+MergedDims merge_dims(const std::vector<int64_t>& sizes,
+                      const std::vector<std::vector<int64_t>>& strides,
+                      std::vector<int64_t> offsets);
+/// The output's sizes and each contiguous input broadcast to them (broadcast_strides), merged.
 MergedDims merged_dims(const Shape& output, std::span<const Shape> inputs);
 
 }  // namespace ember::codegen

@@ -151,15 +151,16 @@ TEST(GlslProgram, TheParameterBlockHoldsTheShapeStridesAndScalars) {
   const std::vector<Scalar> constants = {Scalar(2.5)};
   const std::vector<uint32_t> words =
       codegen::glsl_program_parameters(program, kEverything, dims, 12, constants);
-  ASSERT_EQ(words.size(), 2u + 8 + 8 + 2);
+  ASSERT_EQ(words.size(), 2u + 8 + 8 + 1 + 2);
   EXPECT_EQ(words[0], 12u);  // n
   EXPECT_EQ(words[1], 2u);   // rank
   EXPECT_EQ(words[2], 3u);
   EXPECT_EQ(words[3], 4u);
   EXPECT_EQ(words[10], 0u);  // the broadcast dim
   EXPECT_EQ(words[11], 1u);
+  EXPECT_EQ(words[18], 0u);  // the input's offset
   float scalar = 0;
-  std::memcpy(&scalar, &words[18], sizeof scalar);
+  std::memcpy(&scalar, &words[19], sizeof scalar);
   EXPECT_EQ(scalar, 2.5f);
 }
 

@@ -449,7 +449,7 @@ class CudaBackend final : public backend::Backend {
     std::vector<Shape> input_shapes;
     for (const Operand& input : inputs)
       input_shapes.push_back(input.meta.shape);
-    auto [sizes, strides] = codegen::merged_dims(shape, input_shapes);
+    auto [sizes, strides, offsets] = codegen::merged_dims(shape, input_shapes);
     // Both kernels take the pointers first and the scalars last (codegen::program_kernel).
     const auto launch_with = [&](CUfunction function, int64_t threads, const auto& add_middle) {
       LaunchArguments arguments;

@@ -53,10 +53,15 @@ bool ProgramKernels::runs(const ir::Program& program, uint64_t n, uint64_t bytes
 void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange> inputs,
                          std::span<const Shape> input_shapes, std::span<const BufferRange> outputs,
                          std::span<const Scalar> constants, const Shape& shape) {
-  const auto n = static_cast<uint64_t>(shape.num_elements());
+  run(program, inputs, codegen::merged_dims(shape, input_shapes), outputs, constants,
+      static_cast<uint64_t>(shape.num_elements()));
+}
+
+void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange> inputs,
+                         const codegen::MergedDims& dims, std::span<const BufferRange> outputs,
+                         std::span<const Scalar> constants, uint64_t n) {
   if (n == 0) return;
   const Kernel& kernel = *kernel_of(program);
-  const codegen::MergedDims dims = codegen::merged_dims(shape, input_shapes);
   const std::vector<uint32_t> words =
       codegen::glsl_program_parameters(program, features_, dims, n, constants);
   std::vector<BufferRange> tensors(inputs.begin(), inputs.end());

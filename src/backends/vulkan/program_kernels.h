@@ -12,6 +12,7 @@
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/kernel_cache.h"
 #include "codegen/glsl.h"
+#include "codegen/kernel_dims.h"
 #include "ember/scalar.h"
 #include "ember/shape.h"
 #include "ir/program.h"
@@ -34,6 +35,11 @@ class ProgramKernels {
   void run(const ir::Program& program, std::span<const BufferRange> inputs,
            std::span<const Shape> input_shapes, std::span<const BufferRange> outputs,
            std::span<const Scalar> constants, const Shape& shape);
+  /// The same over n output elements whose inputs are read through dims (any strides and
+  /// offsets that stay inside them: a view's).
+  void run(const ir::Program& program, std::span<const BufferRange> inputs,
+           const codegen::MergedDims& dims, std::span<const BufferRange> outputs,
+           std::span<const Scalar> constants, uint64_t n);
 
  private:
   /// program's kernel, compiled on first use; nullptr where the emitter does not write it.
