@@ -19,6 +19,7 @@
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
+#include "backends/vulkan/reduce_kernel.h"
 #include "codegen/kernel_dims.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -77,7 +78,8 @@ class VulkanBackend final : public backend::Backend {
         memory_(std::make_shared<pools::MemoryManager>(pages_, name)),
         kernels_(context_),
         programs_(context_->features(), kernels_, *stream_),
-        matmul_(context_->features(), kernels_, *stream_) {}
+        matmul_(context_->features(), kernels_, *stream_),
+        reduce_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override {
     try {
@@ -239,22 +241,99 @@ class VulkanBackend final : public backend::Backend {
     return Outputs{out};
   }
 
+  std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!reduce_.takes(reduce, inputs[0].meta)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range());
+    return Outputs{out};
+  }
+
+  // ---- layout: a copy through the input's strides (the program kernel of a cast to the input's
+  // own dtype, its input read as a view) ----
+
+  std::optional<Outputs> run(const ir::Permute& permute, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const std::vector<int64_t> contiguous = inputs[0].meta.shape.contiguous_strides();
+    std::vector<int64_t> strides;
+    for (const int64_t axis : permute.axes)
+      strides.push_back(contiguous[static_cast<std::size_t>(axis)]);
+    return copied_view(inputs[0], strides, 0, outputs[0]);
+  }
+
+  std::optional<Outputs> run(const ir::Flip& flip, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const Shape& shape = inputs[0].meta.shape;
+    std::vector<int64_t> strides = shape.contiguous_strides();
+    int64_t offset = 0;
+    if (shape.num_elements() > 0) {
+      for (const int64_t axis : flip.axes) {
+        const auto a = static_cast<std::size_t>(axis);
+        offset += (shape[a] - 1) * strides[a];  // the last element along it comes first
+        strides[a] = -strides[a];
+      }
+    }
+    return copied_view(inputs[0], strides, offset, outputs[0]);
+  }
+
+  std::optional<Outputs> run(const ir::Expand& /*expand*/, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const codegen::KernelDims all =
+        codegen::broadcast_strides(inputs[0].meta.shape, outputs[0].shape);
+    return copied_view(inputs[0], std::vector<int64_t>(all.d, all.d + outputs[0].shape.rank()), 0,
+                       outputs[0]);
+  }
+
+  std::optional<Outputs> run(const ir::Slice& slice, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    std::vector<int64_t> strides = inputs[0].meta.shape.contiguous_strides();
+    int64_t offset = 0;
+    for (std::size_t d = 0; d < strides.size(); ++d) {
+      offset += slice.ranges[d].start * strides[d];
+      strides[d] *= slice.ranges[d].step;
+    }
+    return copied_view(inputs[0], strides, offset, outputs[0]);
+  }
+
+  /// output (of input's dtype) made of input's elements read through strides (along output's
+  /// dims) from offset; nullopt where the program kernels do not take it (a dtype the device's
+  /// kernels cannot hold, a tensor past one descriptor's range).
+  std::optional<Outputs> copied_view(const Operand& input, const std::vector<int64_t>& strides,
+                                     int64_t offset, const ir::TensorMeta& output) {
+    if (output.shape.rank() > codegen::kProgramMaxRank) return std::nullopt;
+    const ir::TensorMeta as_output{output.shape, input.meta.dtype};
+    const ir::Program program =
+        ir::lone_op_program(ir::Cast{input.meta.dtype}, {&as_output, 1}, output);
+    const auto n = static_cast<uint64_t>(output.shape.num_elements());
+    if (!programs_.runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
+      return std::nullopt;
+    auto out = allocate(output);
+    const codegen::MergedDims dims =
+        codegen::merge_dims(output.shape.dims(), {strides}, std::vector<int64_t>{offset});
+    const BufferRange from = range_of(input.buffer);
+    const BufferRange to = out->range();
+    programs_.run(program, {&from, 1}, dims, {&to, 1}, {}, n);
+    return Outputs{out};
+  }
+
   /// The ops without a kernel here yet: ndarray's kernels on the host (docs/backends/vulkan.md).
   template <typename Op>
-  requires(std::is_same_v<Op, ir::Reduce> || std::is_same_v<Op, ir::Permute> ||
-           std::is_same_v<Op, ir::Flip> || std::is_same_v<Op, ir::Expand> ||
-           std::is_same_v<Op, ir::Slice> || std::is_same_v<Op, ir::SliceAssign> ||
-           std::is_same_v<Op, ir::Cat> || std::is_same_v<Op, ir::Select> ||
-           std::is_same_v<Op, ir::SelectAssign> || std::is_same_v<Op, ir::Gather> ||
-           std::is_same_v<Op, ir::Scatter> || std::is_same_v<Op, ir::Sort> ||
-           std::is_same_v<Op, ir::Cumulative> || std::is_same_v<Op, ir::Full> ||
-           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Random> ||
-           std::is_same_v<Op, ir::Softmax> || std::is_same_v<Op, ir::Conv> ||
-           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
-           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
-           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
-           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
-           std::is_same_v<Op, ir::AttentionGrad>)
+  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
+           std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
+           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
+           std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+           std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
+           std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
+           std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+           std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+           std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+           std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+           std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad>)
       std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
                                  std::span<const Operand> /*inputs*/,
                                  std::span<const ir::TensorMeta> /*outputs*/) {
@@ -298,6 +377,7 @@ class VulkanBackend final : public backend::Backend {
   KernelCache kernels_;
   ProgramKernels programs_;
   MatmulKernel matmul_;
+  ReduceKernel reduce_;
 };
 
 }  // namespace
