@@ -90,8 +90,10 @@ bool MatmulKernel::takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
   const auto fits = [&](const ir::TensorMeta& meta) {
     return static_cast<uint64_t>(meta.shape.num_elements()) * 4 <= max_range_;
   };
+  // Its loops along k take k + k / 16 turns, and lavapipe (llvmpipe) ends an invocation's loops
+  // after 65535 turns in all.
   return whole_or_one(lhs) && whole_or_one(rhs) && fits(lhs) && fits(rhs) && fits(out) &&
-         d.batch <= kMaxGroups && (d.m + kTile - 1) / kTile <= kMaxGroups &&
+         d.k <= 60000 && d.batch <= kMaxGroups && (d.m + kTile - 1) / kTile <= kMaxGroups &&
          (d.n + kTile - 1) / kTile <= kMaxGroups;
 }
 

@@ -79,7 +79,12 @@ class VulkanBackend final : public backend::Backend {
         kernels_(context_),
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
-        reduce_(context_->features(), kernels_, *stream_) {}
+        reduce_(context_->features(), kernels_, *stream_,
+                [this](uint64_t bytes, BufferRange* range) {
+                  auto buffer = allocate(static_cast<std::size_t>(bytes));
+                  *range = buffer->range();
+                  return std::shared_ptr<const void>(std::move(buffer));
+                }) {}
 
   ~VulkanBackend() override {
     try {
