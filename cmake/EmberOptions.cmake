@@ -12,7 +12,7 @@ set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest te
 shards: every case once, one process per shard); 0: one CTest test (and process) per case")
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
-set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA REMOTE LIBTORCH CAPTURE)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA VULKAN REMOTE LIBTORCH CAPTURE)
 # Implemented backends that are off unless asked for (still being brought up).
 set(EMBER_OPT_IN_BACKENDS)
 # Backends that are on where what they build on is found: cuda where the CUDA toolkit's headers
@@ -60,7 +60,30 @@ if(NOT DEFINED EMBER_BACKEND_LIBTORCH OR EMBER_BACKEND_LIBTORCH)
     set(EMBER_FOUND_LIBTORCH ON)
   endif()
 endif()
-set(EMBER_DETECTED_BACKENDS CUDA REMOTE LIBTORCH CAPTURE)
+# vulkan where the Vulkan loader's headers and library (libvulkan-dev) and shaderc (libshaderc-dev,
+# the GLSL compiler its kernels are compiled with at run time) are. A machine without a Vulkan
+# driver still runs the build: the backend then finds no device.
+# Note: Debian's libshaderc.so leaves glslang's and SPIRV-Tools' symbols undefined (and crashes
+# when they come from the static libraries), so shaderc is linked statically, with the static
+# glslang (glslang-dev) and SPIRV-Tools (spirv-tools) it is built on, in this order.
+find_package(Vulkan QUIET)
+find_path(EMBER_SHADERC_INCLUDE_DIR shaderc/shaderc.h)
+set(EMBER_SHADERC_LIBRARIES "")
+set(EMBER_FOUND_SHADERC ON)
+foreach(library shaderc_combined glslang MachineIndependent GenericCodeGen OSDependent
+    OGLCompiler SPIRV SPIRV-Tools-opt SPIRV-Tools HLSL)
+  find_library(EMBER_SHADERC_${library}_LIBRARY NAMES lib${library}.a)
+  if(EMBER_SHADERC_${library}_LIBRARY)
+    list(APPEND EMBER_SHADERC_LIBRARIES ${EMBER_SHADERC_${library}_LIBRARY})
+  else()
+    set(EMBER_FOUND_SHADERC OFF)
+  endif()
+endforeach()
+set(EMBER_FOUND_VULKAN OFF)
+if(Vulkan_FOUND AND EMBER_SHADERC_INCLUDE_DIR AND EMBER_FOUND_SHADERC)
+  set(EMBER_FOUND_VULKAN ON)
+endif()
+set(EMBER_DETECTED_BACKENDS CUDA VULKAN REMOTE LIBTORCH CAPTURE)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)

@@ -33,7 +33,7 @@ constexpr BackendEntry kBackends[] = {
     {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      true},
     {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     true},
     {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false},
-    {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   false},
+    {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   true},
     {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     false},
     {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false},
     {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   false},
@@ -125,9 +125,13 @@ Kind kind_of(const DispatchDevice& d) {
   return std::visit([](const auto& device) { return kind_of_device(device); }, d);
 }
 
-/// The backend's first device, if it is compiled in and finds one.
+/// The backend's first device Device() may pick, if it is compiled in and finds one.
 std::optional<DispatchDevice> first_device(Kind kind) {
-  std::vector<DispatchDevice> devices = enumerate(kind);
+  const Registration* registration = registration_of(kind);
+  if (registration == nullptr) return std::nullopt;
+  std::vector<DispatchDevice> devices = registration->enumerate_default != nullptr
+                                            ? registration->enumerate_default()
+                                            : registration->enumerate();
   if (devices.empty()) return std::nullopt;
   return std::move(devices.front());
 }

@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "codegen/cuda_ops.h"
+#include "codegen/emitted_ops.h"
+#include "codegen/op_formulas.h"
 #include "ember/error.h"
 #include "ember/float16.h"
 #include "ember/tensor_data.h"
@@ -53,21 +55,17 @@ std::string hex_literal(F v) {
 
 // ---- the target -------------------------------------------------------------------------------
 
-CudaC::CudaC(DType compute, std::string indent)
-    : CudaC(compute, std::move(indent), std::make_shared<State>()) {}
+CudaC::CudaC(DType compute, std::string indent) : CudaC(compute, Statements(std::move(indent))) {}
 
-CudaC::CudaC(DType compute, std::string indent, std::shared_ptr<State> state)
-    : compute_(compute),
-      f64_(compute == DType::F64),
-      indent_(std::move(indent)),
-      state_(std::move(state)) {
+CudaC::CudaC(DType compute, Statements statements)
+    : compute_(compute), f64_(compute == DType::F64), statements_(std::move(statements)) {
   if (compute != DType::F64 && compute != DType::F32 && !is_int(compute))
     throw InvalidArgument("[codegen] CUDA C computes in f32, f64 or an integer dtype, not " +
                           std::string(dtype_name(compute)));
 }
 
 CudaC CudaC::on(DType compute) const {
-  return CudaC(compute, indent_, state_);
+  return CudaC(compute, statements_);
 }
 
 std::string_view CudaC::type() const {
@@ -85,38 +83,22 @@ void CudaC::float_only(std::string_view primitive) const {
                         std::string(dtype_name(compute_)) + ")");
 }
 
-std::string CudaC::append(std::string_view type, std::string_view expression) const {
-  std::string name = "v" + std::to_string(state_->variables++);
-  std::string& statements = state_->statements;
-  statements += indent_;
-  statements += "const ";
-  statements += type;
-  statements += ' ';
-  statements += name;
-  statements += " = ";
-  statements += expression;
-  statements += ";\n";
-  return name;
-}
-
 std::string CudaC::call(std::string_view function, const Value& x) const {
   if (integer()) float_only(function);
-  return append(type(), std::string(function) + (f64_ ? "" : "f") + "(" + x + ")");
+  return define(std::string(function) + (f64_ ? "" : "f") + "(" + x + ")");
 }
 
 std::string CudaC::call(std::string_view function, const Value& a, const Value& b) const {
   if (integer()) float_only(function);
-  return append(type(), std::string(function) + (f64_ ? "" : "f") + "(" + a + ", " + b + ")");
+  return define(std::string(function) + (f64_ ? "" : "f") + "(" + a + ", " + b + ")");
 }
 
 CudaC::Value CudaC::define(std::string_view expression) const {
-  return append(type(), expression);
+  return statements_.append("const " + std::string(type()), expression);
 }
 
 CudaC::Mask CudaC::define_mask(std::string_view expression) const {
-  std::string name = append("bool", expression);
-  state_->masks.insert(name);
-  return name;
+  return statements_.append_mask("const bool", expression);
 }
 
 std::string CudaC::integer_literal(int64_t v) const {
@@ -137,6 +119,23 @@ std::string CudaC::literal(double c) const {
     return integer_literal(static_cast<int64_t>(c));
   }
   return f64_ ? hex_literal(c) : hex_literal(static_cast<float>(c));
+}
+
+std::string CudaC::cast(const std::string& x) const {
+  return "(" + std::string(type()) + ")" + x;
+}
+
+std::string CudaC::rounded_to_odd(const std::string& x, DType from) const {
+  return std::string("ember_odd_float((") +
+         (is_signed_int(from) ? "long long" : "unsigned long long") + ")" + x + ")";
+}
+
+std::string CudaC::load(DType dtype, const std::string& element) const {
+  return cuda::load(*this, dtype, element);
+}
+
+std::string CudaC::store(DType dtype, const std::string& value) const {
+  return cuda::store(dtype, value);
 }
 
 CudaC::Value CudaC::constant(double c) const {
@@ -310,51 +309,8 @@ CudaC::Value CudaC::select(const Mask& m, const Value& a, const Value& b) const 
 
 namespace {
 
-/// The rounded value of s as an element of T holds it (ndarray's scalar_as), as a double.
-template <typename T>
-double rounded(const Scalar& s) {
-  T element{};
-  if (s.kind == Scalar::Kind::Float) {
-    element = detail::convert_element<T>(s.f);
-  } else if (s.kind == Scalar::Kind::Bool) {
-    element = detail::convert_element<T>(s.i != 0);
-  } else {
-    element = detail::convert_element<T>(s.i);
-  }
-  return detail::convert_element<double>(element);
-}
-
-/// s as an element of the integer type T holds it (ndarray's scalar_as: a float truncated and
-/// saturated, an int wrapped, a Bool 0 or 1), as int64 (a u64 above 2^63 - 1 by its bits).
-template <typename T>
-int64_t integer_element(const Scalar& s) {
-  T element{};
-  if (s.kind == Scalar::Kind::Float) {
-    element = detail::convert_element<T>(s.f);
-  } else if (s.kind == Scalar::Kind::Bool) {
-    element = detail::convert_element<T>(s.i != 0);
-  } else {
-    element = detail::convert_element<T>(s.i);
-  }
-  return static_cast<int64_t>(element);
-}
-
 bool float_or_bool(DType dtype) {
   return is_float(dtype) || dtype == DType::Bool;
-}
-
-/// A value that 0 and 1 compare with as with s, held exactly by every float type (-0.5, 0, 0.5,
-/// 1, 1.5 or NaN): ndarray compares a Bool tensor with the scalar's exact value.
-double bool_comparand(const Scalar& s) {
-  if (s.kind != Scalar::Kind::Float) {
-    if (s.i < 0) return -0.5;
-    return s.i == 0 ? 0.0 : s.i == 1 ? 1.0 : 1.5;
-  }
-  if (std::isnan(s.f)) return s.f;
-  if (s.f < 0) return -0.5;
-  if (s.f == 0) return 0.0;
-  if (s.f < 1) return 0.5;
-  return s.f == 1 ? 1.0 : 1.5;
 }
 
 /// One tensor argument of a kernel: its name and dtype.
@@ -366,73 +322,9 @@ struct Operand {
 }  // namespace
 
 bool has_elementwise_kernel(const ir::Op& op, DType dtype) {
-  if (!float_or_bool(dtype) || !cuda::writes(op, dtype)) return false;
+  if (!float_or_bool(dtype) || !writes(op, dtype)) return false;
   const auto* cast = std::get_if<ir::Cast>(&op);
   return cast == nullptr || float_or_bool(cast->dtype);
-}
-
-double kernel_parameter(const ir::Op& op, DType dtype) {
-  if (const auto* activation = std::get_if<ir::Activation>(&op))
-    return ir::parameter_of(*activation);
-  const std::optional<Scalar> value = ir::scalar_of(op);
-  if (!value) return 0.0;
-  if (std::holds_alternative<ir::CompareScalar>(op) && dtype == DType::Bool)
-    return bool_comparand(*value);
-  // An integer of up to 32 bits converts to double exactly, so that it compares with the double
-  // as ndarray compares it with the scalar: a Float by C++'s comparison in double, an Int exactly
-  // (its double may round beyond 2^53, where it still lies beyond every such integer).
-  if (std::holds_alternative<ir::CompareScalar>(op) && is_int(dtype) && dtype_size(dtype) <= 4)
-    return value->as_double();
-  switch (dtype) {
-    case DType::F64:
-      return rounded<double>(*value);
-    case DType::F32:
-      return rounded<float>(*value);
-    case DType::F16:
-      return rounded<Half>(*value);
-    case DType::BF16:
-      return rounded<BFloat16>(*value);
-    case DType::Bool:
-      return rounded<bool>(*value);
-    default:
-      break;
-  }
-  throw InvalidArgument("[" + ir::name(op) + "] no CUDA C kernel scalar for dtype " +
-                        std::string(dtype_name(dtype)) +
-                        " (it takes f64, f32, f16, bf16 and bool, and a comparison's scalar on an "
-                        "integer dtype of up to 32 bits; kernel_integer_parameter the other "
-                        "integer scalars)");
-}
-
-int64_t kernel_integer_parameter(const ir::Op& op, DType dtype) {
-  const std::optional<Scalar> value = ir::scalar_of(op);
-  if (!value) return 0;
-  if (!std::holds_alternative<ir::CompareScalar>(op)) {
-    switch (dtype) {
-      case DType::I64:
-        return integer_element<int64_t>(*value);
-      case DType::I32:
-        return integer_element<int32_t>(*value);
-      case DType::I16:
-        return integer_element<int16_t>(*value);
-      case DType::I8:
-        return integer_element<int8_t>(*value);
-      case DType::U64:
-        return integer_element<uint64_t>(*value);
-      case DType::U32:
-        return integer_element<uint32_t>(*value);
-      case DType::U16:
-        return integer_element<uint16_t>(*value);
-      case DType::U8:
-        return integer_element<uint8_t>(*value);
-      default:
-        break;
-    }
-  }
-  throw InvalidArgument("[" + ir::name(op) + "] no CUDA C integer kernel scalar for dtype " +
-                        std::string(dtype_name(dtype)) +
-                        " (it takes the scalar of an op other than a comparison on an integer "
-                        "dtype)");
 }
 
 std::string elementwise_kernel(const ir::Op& op, DType dtype, std::string_view kernel_name) {
@@ -445,7 +337,7 @@ std::string elementwise_kernel(const ir::Op& op, DType dtype, std::string_view k
         "the comparisons on f64, f32, f16 and bf16; the Bool ops, comparisons, "
         "where and mask_fill on bool; casts between a float dtype and bool; the integer "
         "ops are written by program_kernel)");
-  if (!cuda::is_identifier(kernel_name))
+  if (!is_identifier(kernel_name))
     throw InvalidArgument("[" + op_name + "] kernel name \"" + std::string(kernel_name) +
                           "\" is not a C identifier");
 
@@ -490,7 +382,7 @@ std::string elementwise_kernel(const ir::Op& op, DType dtype, std::string_view k
   parameters += std::string(cuda::storage_type(result_dtype)) + "* out, long long n";
   if (!scalar.empty())
     parameters += std::string(dtype == DType::F64 ? ", double " : ", float ") + scalar;
-  const std::string result = cuda::evaluate(m, op, dtype, args, scalar);
+  const std::string result = evaluate(m, op, dtype, args, scalar);
 
   std::string source = "// " + op_name + " on " + std::string(dtype_name(dtype)) +
                        ", written by ember's CUDA C emitter (src/codegen) from ir/formulas.h\n";

@@ -14,11 +14,11 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 
+#include "codegen/kernel_scalars.h"
+#include "codegen/statements.h"
 #include "ember/dtype.h"
 #include "ir/ops.h"
 
@@ -58,13 +58,13 @@ class CudaC {
   std::string_view type() const;
 
   /// The statements written so far, one a line.
-  const std::string& statements() const { return state_->statements; }
+  const std::string& statements() const { return statements_.text(); }
   /// A new variable of the compute type holding the C expression (a load, a kernel parameter).
   Value define(std::string_view expression) const;
   /// A new bool variable holding the C expression (a Bool element's load, "x[i] != 0").
   Mask define_mask(std::string_view expression) const;
   /// Whether name is a bool variable of this target's (define_mask's, a comparison's, ...).
-  bool is_mask(const std::string& name) const { return state_->masks.contains(name); }
+  bool is_mask(const std::string& name) const { return statements_.is_mask(name); }
 
   /// The C literal of c rounded once to the compute type, written exactly (a hexadecimal float,
   /// "0x1.6a09e6p-1f"; infinities and NaN from their bits); on an integer dtype, c converted
@@ -72,6 +72,15 @@ class CudaC {
   std::string literal(double c) const;
   /// The C literal of the integer v converted to the compute type, an integer dtype.
   std::string integer_literal(int64_t v) const;
+  /// The C expression of x converted to the compute type: "(int)x".
+  std::string cast(const std::string& x) const;
+  /// The C expression of the float holding x, an integer of from (32 or 64 bits), rounded to odd
+  /// (ember_odd_float), which f16 and bf16 then round once (op_formulas.h).
+  std::string rounded_to_odd(const std::string& x, DType from) const;
+  /// A new variable holding the element of dtype that the C lvalue element holds (cuda::load).
+  std::string load(DType dtype, const std::string& element) const;
+  /// The C expression of value as an element of dtype (cuda::store).
+  std::string store(DType dtype, const std::string& value) const;
   /// A new variable holding literal(c).
   Value constant(double c) const;
   Value lowest() const;
@@ -121,13 +130,7 @@ class CudaC {
   Value select(const Mask& m, const Value& a, const Value& b) const;
 
  private:
-  /// What targets sharing statements share.
-  struct State {
-    std::string statements;
-    int variables = 0;
-    std::unordered_set<std::string> masks;  ///< the bool variables
-  };
-  CudaC(DType compute, std::string indent, std::shared_ptr<State> state);
+  CudaC(DType compute, Statements statements);
 
   bool integer() const { return is_int(compute_); }
   /// The unsigned type an integer compute type wraps in ("unsigned int", "unsigned long long").
@@ -136,20 +139,18 @@ class CudaC {
   Value wrapping(const Value& a, std::string_view op, const Value& b) const;
   /// Throws InvalidArgument: primitive has no integer form.
   [[noreturn]] void float_only(std::string_view primitive) const;
-  /// Appends "const <type> v<k> = <expression>;" and returns "v<k>".
-  std::string append(std::string_view type, std::string_view expression) const;
   /// The math library's function of that name for the compute type ("expf", or "exp" for f64).
   std::string call(std::string_view function, const Value& x) const;
   std::string call(std::string_view function, const Value& a, const Value& b) const;
 
   DType compute_;
   bool f64_;
-  std::string indent_;
-  std::shared_ptr<State> state_;
+  Statements statements_;
 };
 
 /// Whether elementwise_kernel writes a kernel for op on dtype, the dtype of op's (first) tensor
-/// operand: x, a, or Where's a. Written from the formulas, on F64, F32, F16 and BF16 (the float
+/// operand: x, a, or Where's a: writes (emitted_ops.h) on float and Bool operands and results.
+/// Written from the formulas, on F64, F32, F16 and BF16 (the float
 /// dtypes) and Bool (the integer dtypes' ops are written by program_kernel, cuda_program.h, which
 /// the backend runs every elementwise op through):
 ///   ir::Unary         a float op (formula::unary) or IsNan, IsInf (formula::float_predicate) on
@@ -192,32 +193,5 @@ bool has_elementwise_kernel(const ir::Op& op, DType dtype);
 /// distinct names may be concatenated into one program. Throws InvalidArgument, naming the op and
 /// the dtype, when !has_elementwise_kernel(op, dtype), and when kernel_name is not an identifier.
 std::string elementwise_kernel(const ir::Op& op, DType dtype, std::string_view kernel_name);
-
-/// The scalar that a kernel of op on dtype takes (elementwise_kernel's parameter or value, a
-/// program_kernel's scalar argument), as a double:
-///   ir::Activation                   ir::parameter_of(op)
-///   ir::BinaryScalar, ir::MaskFill,  op's value as a tensor of dtype holds it (ember's conversion,
-///   ir::CompareScalar                detail::convert_element: rounded once to a float dtype, 0 or
-///                                    1 for Bool), which is what ndarray computes and compares with
-///   ir::CompareScalar on Bool        where ndarray compares 0 and 1 with the value exactly: -0.5,
-///                                    0, 0.5, 1, 1.5 or NaN as the value is negative, zero, between
-///                                    0 and 1, one, above 1 or NaN, which 0 and 1 compare with as
-///                                    with the value, and which every float type holds exactly
-///   ir::CompareScalar on an integer  the value as a double (Scalar::as_double): an integer of up
-///   dtype of up to 32 bits           to 32 bits converts to double exactly, and compares with
-///                                    it as ndarray compares it with the value (a Float value in
-///                                    double, an Int one exactly: beyond 2^53, where its double
-///                                    rounds, it lies beyond every such integer all the same)
-///   any other op                     0
-/// Throws InvalidArgument, naming the op and the dtype, for an op with a scalar on another dtype
-/// (an integer dtype's other scalars are kernel_integer_parameter's).
-double kernel_parameter(const ir::Op& op, DType dtype);
-
-/// The scalar of op (BinaryScalar, MaskFill) on an integer dtype, as a program kernel takes it
-/// (a long long): op's value as a tensor of dtype holds it (ndarray's scalar_as: a float value
-/// truncated toward zero and saturated, NaN 0; an int value wrapped; a Bool 0 or 1), a U64 above
-/// 2^63 - 1 by its bits. 0 for an op without a scalar. Throws InvalidArgument, naming the op and
-/// the dtype, for a CompareScalar (kernel_parameter's) and a dtype that is no integer dtype.
-int64_t kernel_integer_parameter(const ir::Op& op, DType dtype);
 
 }  // namespace ember::codegen

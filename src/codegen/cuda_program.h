@@ -13,40 +13,18 @@
 #include <variant>
 #include <vector>
 
+#include "codegen/kernel_dims.h"
+#include "codegen/kernel_scalars.h"
 #include "ember/scalar.h"
 #include "ember/shape.h"
 #include "ir/program.h"
 
 namespace ember::codegen {
 
-/// The most dims a program kernel's output may have (a backend running them declares it as its
-/// FusionSupport::max_rank).
-inline constexpr std::size_t kProgramMaxRank = 8;
-
-/// One integer per dim of a program kernel's output: the output's sizes, or an input's element
-/// strides. It is the kernel's by-value parameter type `struct ember_dims { long long d[8]; }`,
-/// of the same layout (64 bytes, 8-byte aligned); entries from the rank on are unused.
-struct KernelDims {
-  int64_t d[kProgramMaxRank] = {};
-};
-static_assert(sizeof(KernelDims) == 64 && alignof(KernelDims) == 8);
-
-/// shape's sizes. Throws InvalidArgument when shape has more than kProgramMaxRank dims.
-KernelDims kernel_sizes(const Shape& shape);
-/// The element strides along output's dims of a contiguous (row-major) input of shape input
-/// broadcast to output (NumPy's rule, dims aligned on the right): 0 along the dims the input lacks
-/// and where it has size 1, its row-major strides elsewhere. Throws InvalidArgument when input
-/// does not broadcast to output or output has more than kProgramMaxRank dims.
-KernelDims broadcast_strides(const Shape& input, const Shape& output);
-
-/// One scalar argument of a program kernel: a double, or a long long (an integer instruction's
-/// scalar, exact: kernel_integer_parameter, cuda_c.h).
-using KernelScalar = std::variant<double, int64_t>;
-
 /// Whether program_kernel writes program: the float values among its inputs and instruction
 /// results are of one float dtype (F64, F32, F16 or BF16), beside any integer dtypes and Bool;
 /// no input has more than kProgramMaxRank dims; and every instruction is an op that the emitter
-/// writes on its operands' dtype (cuda::writes, cuda_ops.h: a Unary, Binary, BinaryScalar,
+/// writes on its operands' dtype (writes, emitted_ops.h: a Unary, Binary, BinaryScalar,
 /// Compare, CompareScalar, Where, MaskFill, Cast, or Activation, on the float dtypes, Bool and
 /// the integer dtypes, less what stays on the host there: an integer division, remainder or
 /// power by a tensor, a 64-bit integer compared with a scalar, a cast between two float dtypes)
@@ -97,15 +75,5 @@ bool has_program_kernel(const ir::Program& program);
 /// Throws InvalidArgument, naming the instruction, its op and dtype, where
 /// !has_program_kernel(program), and when kernel_name is not an identifier.
 std::string program_kernel(const ir::Program& program, std::string_view kernel_name);
-
-/// The scalar arguments of the kernel of program (has_program_kernel) for an execution with
-/// constants (those that execute_fused receives): for each instruction j with a scalar, in order,
-/// kernel_parameter(program.bound_op(j, constants), dtype of j's first operand) (cuda_c.h: the
-/// scalar as a tensor of that dtype holds it), a double; or kernel_integer_parameter's long long
-/// where the kernel takes one (cuda::takes_integer_scalar: a BinaryScalar or MaskFill on an
-/// integer). Throws InvalidArgument when such an instruction has no constant, or one past
-/// constants.
-std::vector<KernelScalar> program_scalars(const ir::Program& program,
-                                          std::span<const Scalar> constants);
 
 }  // namespace ember::codegen

@@ -126,4 +126,19 @@ SlotPlan plan_slots(const Program& program) {
   return plan;
 }
 
+Program lone_op_program(const Op& op, std::span<const TensorMeta> inputs,
+                        const TensorMeta& output) {
+  Program program;
+  Instruction instruction{op, {}, output.dtype, std::nullopt};
+  for (std::size_t k = 0; k < inputs.size(); ++k) {
+    program.inputs.push_back({inputs[k].dtype, broadcast_flags(inputs[k].shape, output.shape)});
+    instruction.args.push_back({ProgramRef::Kind::Input, static_cast<uint32_t>(k)});
+  }
+  if (scalar_of(op)) instruction.constant = 0;
+  program.instructions.push_back(std::move(instruction));
+  program.outputs = {0};
+  program.slots = plan_slots(program);
+  return program;
+}
+
 }  // namespace ember::ir

@@ -118,5 +118,10 @@ std::vector<bool> broadcast_flags(const Shape& input, const Shape& output);
 bool broadcasts_along(const Shape& input, const Shape& output, std::size_t d);
 /// The slot plan of a program whose inputs, instructions and outputs are set.
 SlotPlan plan_slots(const Program& program);
+/// The program computing op (an elementwise op) alone, with its inputs (of inputs' metadata) as
+/// the program's inputs and its result (of output's) as its output: the form in which a GPU
+/// backend runs a lone op through its program kernels. Its constant, where op has a scalar, is
+/// constant 0 (op's own scalar).
+Program lone_op_program(const Op& op, std::span<const TensorMeta> inputs, const TensorMeta& output);
 
 }  // namespace ember::ir

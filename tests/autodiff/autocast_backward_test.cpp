@@ -82,6 +82,8 @@ TEST(AutocastBackward, MlpGradientsArriveInF32CloseToTheF32Gradients) {
         mlp_gradients(device.autodiff());
     for (const auto& [dtype, rtol] :
          {std::pair{FloatDType::BF16, 1.6e-2}, std::pair{FloatDType::F16, 1e-3}}) {
+      // Autocast to a dtype the device lacks (bf16 on vulkan) throws, as configure does.
+      if (!device.supports_dtype(to_dtype(dtype))) continue;
       SCOPED_TRACE(device.name() + " " + std::string(dtype_name(to_dtype(dtype))));
       const auto got = mlp_gradients(device.autodiff().autocast(dtype));
       ASSERT_EQ(got.size(), reference.size());

@@ -38,10 +38,15 @@ TEST(DeviceSpec, NewWrapsADescriptorAndAsDispatchReturnsIt) {
 
 TEST(DeviceSpec, DefaultPicksTheFirstCompiledBackendInSpecOrder) {
   const ScopedEmberDevice unset(std::nullopt);
-  // Of the backends implemented so far, the spec's order is cuda (where a GPU is), cpu,
-  // libtorch, flex, ndarray.
+  // Of the backends implemented so far, the spec's order is cuda (where a GPU is), vulkan (where
+  // a GPU is: never a CPU implementation such as lavapipe), cpu, libtorch, flex, ndarray.
   const bool gpu = !Device::enumerate(DeviceType::Cuda).empty();
+  std::vector<Device> vulkan_gpus;
+  for (const Device& device : Device::enumerate(DeviceType::Vulkan))
+    if (std::get<WgpuDevice>(device.as_dispatch()).kind.type() != DeviceKind::Type::Cpu)
+      vulkan_gpus.push_back(device);
   const Device expected = gpu                                                ? Device::cuda(0)
+                          : !vulkan_gpus.empty()                             ? vulkan_gpus[0]
                           : backend::is_compiled(DeviceType::Kind::Cpu)      ? Device::cpu()
                           : backend::is_compiled(DeviceType::Kind::LibTorch) ? Device::libtorch()
                           : backend::is_compiled(DeviceType::Kind::Flex)     ? Device::flex()
@@ -70,9 +75,9 @@ TEST(DeviceSpec, DefaultWithMalformedEmberDeviceIsAClearError) {
 }
 
 TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOption) {
-  // CMake refuses every backend but ndarray, flex, cpu, cuda, remote, libtorch and capture today
-  // (cmake/EmberOptions.cmake), so each of these factories must refuse; a backend that lands moves
-  // its line to a test of its own.
+  // CMake refuses every backend but ndarray, flex, cpu, cuda, vulkan, remote, libtorch and capture
+  // today (cmake/EmberOptions.cmake), so each of these factories must refuse; a backend that lands
+  // moves its line to a test of its own.
   struct Case {
     const char* factory;
     std::function<Device()> make;
@@ -81,7 +86,6 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
   const Case cases[] = {
       {"rocm", [] { return Device::rocm(); }, "EMBER_BACKEND_ROCM"},
       {"wgpu", [] { return Device::wgpu(DeviceKind::discrete_gpu(0)); }, "EMBER_BACKEND_WGPU"},
-      {"vulkan", [] { return Device::vulkan(); }, "EMBER_BACKEND_VULKAN"},
       {"metal", [] { return Device::metal(); }, "EMBER_BACKEND_METAL"},
       {"webgpu", [] { return Device::webgpu(); }, "EMBER_BACKEND_WEBGPU"},
   };
@@ -125,6 +129,19 @@ TEST(DeviceSpec, CaptureFactoryGivesTheCaptureDeviceOrNamesItsOption) {
 TEST(DeviceSpec, CpuFactoryGivesTheCpuDeviceOrNamesItsOption) {
   expect_device_or_option(DeviceType::Kind::Cpu, &Device::cpu, CpuDevice{}, "[Device::cpu]",
                           "EMBER_BACKEND_CPU");
+}
+
+TEST(DeviceSpec, VulkanFactoryGivesTheVulkanDeviceOfTheKindOrNamesItsOption) {
+  // Compiled in, the factory names the device whether or not this machine has it: using it is
+  // what needs one.
+  expect_device_or_option(
+      DeviceType::Kind::Vulkan, [] { return Device::vulkan(); },
+      WgpuDevice{WgpuDevice::Api::Vulkan, DeviceKind::default_device()}, "[Device::vulkan]",
+      "EMBER_BACKEND_VULKAN");
+  expect_device_or_option(
+      DeviceType::Kind::Vulkan, [] { return Device::vulkan(DeviceKind::integrated_gpu(1)); },
+      WgpuDevice{WgpuDevice::Api::Vulkan, DeviceKind::integrated_gpu(1)}, "[Device::vulkan]",
+      "EMBER_BACKEND_VULKAN");
 }
 
 TEST(DeviceSpec, CudaFactoryGivesTheCudaDeviceOrNamesItsOption) {

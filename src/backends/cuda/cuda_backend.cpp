@@ -212,24 +212,6 @@ Lanes lanes_along(const Shape& shape, std::optional<int64_t> dim) {
   return lanes;
 }
 
-/// A program computing op alone, with its inputs as program inputs: the form in which a lone
-/// elementwise op runs through the program kernels.
-ir::Program program_of(const ir::Op& op, std::span<const Operand> inputs,
-                       const ir::TensorMeta& output) {
-  ir::Program program;
-  ir::Instruction instruction{op, {}, output.dtype, std::nullopt};
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    program.inputs.push_back(
-        {inputs[k].meta.dtype, ir::broadcast_flags(inputs[k].meta.shape, output.shape)});
-    instruction.args.push_back({ir::ProgramRef::Kind::Input, static_cast<uint32_t>(k)});
-  }
-  if (ir::scalar_of(op)) instruction.constant = 0;
-  program.instructions.push_back(std::move(instruction));
-  program.outputs = {0};
-  program.slots = ir::plan_slots(program);
-  return program;
-}
-
 /// The compiled form of a program (ir::CompiledForm): its two kernels on this device
 /// (codegen::program_kernel): any layout, and contiguous or one-element inputs.
 struct ProgramKernel {
@@ -441,7 +423,10 @@ class CudaBackend final : public backend::Backend {
 
   std::optional<Outputs> elementwise(const ir::Op& op, std::span<const Operand> inputs,
                                      const ir::TensorMeta& output) {
-    const ir::Program program = program_of(op, inputs, output);
+    std::vector<ir::TensorMeta> metas;
+    for (const Operand& input : inputs)
+      metas.push_back(input.meta);
+    const ir::Program program = ir::lone_op_program(op, metas, output);
     // The emitter's verdict and the kernels, once per form of the op: building and hashing the
     // source on every call was most of a lone op's host time.
     std::optional<ProgramKernel> kernel;
@@ -498,13 +483,10 @@ class CudaBackend final : public backend::Backend {
     const int64_t n = shape.num_elements();
     if (n == 0) return outputs;
     // Sizes and per-input strides, with mergeable dims merged (cuda_program.h allows it).
-    std::vector<int64_t> sizes = shape.dims();
-    std::vector<std::vector<int64_t>> strides;
-    for (const Operand& input : inputs) {
-      const KernelDims d = codegen::broadcast_strides(input.meta.shape, shape);
-      strides.emplace_back(d.d, d.d + shape.rank());
-    }
-    merge_program_dims(sizes, strides);
+    std::vector<Shape> input_shapes;
+    for (const Operand& input : inputs)
+      input_shapes.push_back(input.meta.shape);
+    auto [sizes, strides, offsets] = codegen::merged_dims(shape, input_shapes);
     // Both kernels take the pointers first and the scalars last (codegen::program_kernel).
     const auto launch_with = [&](CUfunction function, int64_t threads, const auto& add_middle) {
       LaunchArguments arguments;
@@ -559,33 +541,6 @@ class CudaBackend final : public backend::Backend {
       if (!aligned(address_of(outputs[k]), program.instructions[program.outputs[k]].dtype))
         return std::nullopt;
     return broadcast;
-  }
-
-  /// Drops dims of size 1 and merges neighbours along which every input's strides are those of
-  /// one longer dim.
-  static void merge_program_dims(std::vector<int64_t>& sizes,
-                                 std::vector<std::vector<int64_t>>& strides) {
-    std::vector<int64_t> merged_sizes;
-    std::vector<std::vector<int64_t>> merged(strides.size());
-    for (std::size_t d = 0; d < sizes.size(); ++d) {
-      if (sizes[d] == 1) continue;
-      const bool mergeable =
-          !merged_sizes.empty() &&
-          std::ranges::all_of(std::views::iota(std::size_t{0}, strides.size()), [&](std::size_t k) {
-            return merged[k].back() == strides[k][d] * sizes[d];
-          });
-      if (mergeable) {
-        merged_sizes.back() *= sizes[d];
-        for (std::size_t k = 0; k < strides.size(); ++k)
-          merged[k].back() = strides[k][d];
-        continue;
-      }
-      merged_sizes.push_back(sizes[d]);
-      for (std::size_t k = 0; k < strides.size(); ++k)
-        merged[k].push_back(strides[k][d]);
-    }
-    sizes = std::move(merged_sizes);
-    strides = std::move(merged);
   }
 
   std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& op,

@@ -1,93 +1,13 @@
 #include "backends/cuda/kernel_cache.h"
 
-#include <unistd.h>
-
-#include <cstdint>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <sstream>
-#include <vector>
+#include <string>
 
 #include "ember/error.h"
 
 namespace ember::cuda {
-namespace {
-
-std::string environment(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
-
-std::string cache_folder() {
-  const std::string chosen = environment("EMBER_CACHE_DIR");
-  if (chosen == "off") return "";
-  if (!chosen.empty()) return chosen + "/cuda";
-  if (const std::string xdg = environment("XDG_CACHE_HOME"); !xdg.empty())
-    return xdg + "/ember/cuda";
-  if (const std::string home = environment("HOME"); !home.empty())
-    return home + "/.cache/ember/cuda";
-  return "";
-}
-
-/// FNV-1a, 64 bits: the file name of a key. A collision is harmless: the file holds its whole
-/// key, compared before its code is used.
-uint64_t hash_of(const std::string& text) {
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
-
-std::string hex(uint64_t value) {
-  std::ostringstream out;
-  out << std::hex << value;
-  return out.str();
-}
-
-/// The file of a key: the key's length (8 bytes), the key, then the machine code.
-std::string read_cached(const std::string& path, const std::string& key) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return "";
-  uint64_t length = 0;
-  if (!file.read(reinterpret_cast<char*>(&length), sizeof length) || length != key.size())
-    return "";
-  std::string stored(key.size(), '\0');
-  if (!file.read(stored.data(), static_cast<std::streamsize>(stored.size())) || stored != key)
-    return "";
-  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
-}
-
-/// Writes through a temporary file renamed into place, so that a process reading the cache never
-/// sees half a file. A failure leaves the cache without the entry (it is only a cache).
-void write_cached(const std::string& folder, const std::string& path, const std::string& key,
-                  const std::string& code) {
-  std::error_code error;
-  std::filesystem::create_directories(folder, error);
-  if (error) return;
-  const std::string temporary = path + ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    const uint64_t length = key.size();
-    file.write(reinterpret_cast<const char*>(&length), sizeof length);
-    file.write(key.data(), static_cast<std::streamsize>(key.size()));
-    file.write(code.data(), static_cast<std::streamsize>(code.size()));
-    if (!file) {
-      std::filesystem::remove(temporary, error);
-      return;
-    }
-  }
-  std::filesystem::rename(temporary, path, error);
-  if (error) std::filesystem::remove(temporary, error);
-}
-
-}  // namespace
 
 KernelCache::KernelCache(std::shared_ptr<const GpuContext> gpu)
-    : gpu_(std::move(gpu)), folder_(cache_folder()) {
+    : gpu_(std::move(gpu)), disk_("cuda", ".cubin") {
   int major = 0;
   int minor = 0;
   check(gpu_->api().nvrtcVersion(&major, &minor), "nvrtcVersion", gpu_->name());
@@ -132,14 +52,7 @@ KernelCache::Module& KernelCache::module_of(const std::string& source) {
 }
 
 std::string KernelCache::machine_code(const std::string& source) {
-  const std::string key = compiler_ + source;
-  const std::string path = folder_.empty() ? "" : folder_ + "/" + hex(hash_of(key)) + ".cubin";
-  if (!path.empty()) {
-    if (std::string code = read_cached(path, key); !code.empty()) return code;
-  }
-  std::string code = compile(source);
-  if (!path.empty()) write_cached(folder_, path, key, code);
-  return code;
+  return disk_.load_or_compile(compiler_ + source, [&] { return compile(source); });
 }
 
 std::string KernelCache::compile(const std::string& source) {

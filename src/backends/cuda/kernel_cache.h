@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "backends/cuda/gpu_context.h"
+#include "backends/kernel_disk_cache.h"
 
 namespace ember::cuda {
 
@@ -40,7 +41,7 @@ class KernelCache {
   std::string compile(const std::string& source);
 
   std::shared_ptr<const GpuContext> gpu_;
-  std::string folder_;    ///< the disk cache; empty: none
+  backend::KernelDiskCache disk_;
   std::string compiler_;  ///< NVRTC's version and the architecture, part of every key
   mutable std::mutex mutex_;
   std::unordered_map<std::string, Module> modules_;  ///< by source

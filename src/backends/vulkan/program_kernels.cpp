@@ -1,0 +1,74 @@
+#include "backends/vulkan/program_kernels.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "codegen/glsl_program.h"
+#include "codegen/kernel_dims.h"
+
+namespace ember::vulkan {
+
+codegen::GlslFeatures glsl_features(const Features& features) {
+  return {features.float64, features.int64, features.storage8, features.storage16};
+}
+
+ProgramKernels::ProgramKernels(const Features& features, KernelCache& kernels,
+                               CommandStream& stream)
+    : features_(glsl_features(features)),
+      max_range_(features.max_storage_range),
+      max_groups_(features.max_groups_x),
+      kernels_(kernels),
+      stream_(stream) {}
+
+namespace {
+
+/// A program's compiled form on this device (ir::CompiledForm; the fusion decorator's program
+/// cache is the device's own).
+struct Compiled {
+  const Kernel* kernel = nullptr;
+};
+
+}  // namespace
+
+const Kernel* ProgramKernels::kernel_of(const ir::Program& program) {
+  const Compiled* compiled = program.compiled.get<Compiled>([&] {
+    auto made = std::make_shared<Compiled>();
+    if (codegen::glsl_program_refusal(program, features_).empty())
+      made->kernel =
+          &kernels_.kernel(codegen::glsl_program_kernel(program, features_),
+                           static_cast<uint32_t>(program.inputs.size() + program.outputs.size()));
+    return made;
+  });
+  return compiled->kernel;
+}
+
+bool ProgramKernels::runs(const ir::Program& program, uint64_t n, uint64_t bytes) {
+  // The kernels index in 32 bits, and a tensor is bound as one range.
+  if (n >= (uint64_t{1} << 31) || bytes > max_range_) return false;
+  return kernel_of(program) != nullptr;
+}
+
+void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange> inputs,
+                         std::span<const Shape> input_shapes, std::span<const BufferRange> outputs,
+                         std::span<const Scalar> constants, const Shape& shape) {
+  run(program, inputs, codegen::merged_dims(shape, input_shapes), outputs, constants,
+      static_cast<uint64_t>(shape.num_elements()));
+}
+
+void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange> inputs,
+                         const codegen::MergedDims& dims, std::span<const BufferRange> outputs,
+                         std::span<const Scalar> constants, uint64_t n) {
+  if (n == 0) return;
+  const Kernel& kernel = *kernel_of(program);
+  const std::vector<uint32_t> words =
+      codegen::glsl_program_parameters(program, features_, dims, n, constants);
+  std::vector<BufferRange> tensors(inputs.begin(), inputs.end());
+  tensors.insert(tensors.end(), outputs.begin(), outputs.end());
+  const uint64_t groups = (n + codegen::kGlslWorkgroupSize - 1) / codegen::kGlslWorkgroupSize;
+  stream_.dispatch(kernel, std::as_bytes(std::span(words)), tensors,
+                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+}
+
+}  // namespace ember::vulkan

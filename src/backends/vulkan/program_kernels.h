@@ -1,0 +1,55 @@
+// ProgramKernels: fused programs and lone elementwise ops on a Vulkan device, as the GLSL kernels
+// of codegen/glsl_program.h: the emitter's verdict per program, the kernel compiled once (the
+// kernel cache keys on its source), the parameter block and the dispatch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/kernel_cache.h"
+#include "codegen/glsl.h"
+#include "codegen/kernel_dims.h"
+#include "ember/scalar.h"
+#include "ember/shape.h"
+#include "ir/program.h"
+
+namespace ember::vulkan {
+
+/// The emitter's view of a device's features.
+codegen::GlslFeatures glsl_features(const Features& features);
+
+class ProgramKernels {
+ public:
+  ProgramKernels(const Features& features, KernelCache& kernels, CommandStream& stream);
+
+  /// Whether run takes program over an output of n elements whose largest tensor has bytes
+  /// bytes: the emitter writes it for this device, and every tensor fits one descriptor's range.
+  /// Compiles its kernel on first use (kept in program.compiled).
+  bool runs(const ir::Program& program, uint64_t n, uint64_t bytes);
+  /// Records program over shape: inputs[k] (program input k, broadcastable to shape), outputs[k]
+  /// (program output k, contiguous, of shape), the execution's constants. runs() holds.
+  void run(const ir::Program& program, std::span<const BufferRange> inputs,
+           std::span<const Shape> input_shapes, std::span<const BufferRange> outputs,
+           std::span<const Scalar> constants, const Shape& shape);
+  /// The same over n output elements whose inputs are read through dims (any strides and
+  /// offsets that stay inside them: a view's).
+  void run(const ir::Program& program, std::span<const BufferRange> inputs,
+           const codegen::MergedDims& dims, std::span<const BufferRange> outputs,
+           std::span<const Scalar> constants, uint64_t n);
+
+ private:
+  /// program's kernel, compiled on first use; nullptr where the emitter does not write it.
+  const Kernel* kernel_of(const ir::Program& program);
+
+  codegen::GlslFeatures features_;
+  uint32_t max_range_;
+  uint32_t max_groups_;
+  KernelCache& kernels_;
+  CommandStream& stream_;
+};
+
+}  // namespace ember::vulkan

@@ -1,0 +1,96 @@
+// The Vulkan device ember runs on: the process's instance, the physical devices it offers (each
+// with the DeviceKind that names it), and one logical device with its compute queue. Errors of
+// the API become ExecutionError naming the call; a lost device (VK_ERROR_DEVICE_LOST, or any
+// failed submission or wait) poisons the context: every later call says so, and the process goes
+// on (docs/backends/vulkan.md).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ember/dispatch_device.h"
+
+namespace ember::vulkan {
+
+/// What a physical device offers that decides what ember runs on it (and which dtypes it
+/// supports: vulkan_backend.cpp).
+struct Features {
+  bool float64 = false;    ///< shaderFloat64
+  bool int64 = false;      ///< shaderInt64
+  bool float16 = false;    ///< shaderFloat16
+  bool storage8 = false;   ///< storageBuffer8BitAccess (Bool, i8, u8 elements in kernels)
+  bool storage16 = false;  ///< storageBuffer16BitAccess (f16, i16, u16 elements in kernels)
+  /// The largest range one storage-buffer descriptor may cover: larger tensors run on the host.
+  uint32_t max_storage_range = 0;
+  uint32_t max_groups_x = 0;  ///< maxComputeWorkGroupCount[0]
+  /// Nanoseconds a timestamp tick lasts; 0 when the compute queue writes no timestamps.
+  double timestamp_period = 0;
+};
+
+/// One physical device ember can use: one with a compute queue, 1.1 or newer.
+struct PhysicalDevice {
+  VkPhysicalDevice handle = VK_NULL_HANDLE;
+  /// The kind that names it: its type and its index among the devices of that type.
+  DeviceKind kind = DeviceKind::default_device();
+  std::string name;  ///< the driver's ("llvmpipe (LLVM 15.0.6, 256 bits)")
+  uint32_t api_version = 0;
+  uint32_t queue_family = 0;  ///< the first family with compute
+  Features features;
+};
+
+/// The physical devices the loader's drivers report, in the loader's order; empty (never an
+/// exception) when there is no loader, no driver, or the instance cannot be made.
+const std::vector<PhysicalDevice>& physical_devices();
+
+/// The device kind selects, or nullptr: DeviceKind::default_device() the first discrete GPU, else
+/// the first integrated, virtual, then CPU device; the others their type's device of that index
+/// (cpu(): the first CPU device).
+const PhysicalDevice* select(const DeviceKind& kind);
+
+/// A logical device on one physical device, with its compute queue. Thread-safe: the queue is
+/// used under queue_mutex() by its one user (the command stream).
+class Context {
+ public:
+  /// Throws ExecutionError when the device cannot be made.
+  Context(const PhysicalDevice& physical, std::string name);
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  VkDevice device() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  const PhysicalDevice& physical() const { return physical_; }
+  const Features& features() const { return physical_.features; }
+  const std::string& name() const { return name_; }
+
+  /// A memory type of type_bits with every flag of wanted; ExecutionError when there is none.
+  uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags wanted) const;
+
+  /// Throws ExecutionError "[name] what failed: ..." unless result is VK_SUCCESS.
+  void check(VkResult result, const std::string& what) const;
+  /// As check, and a failure poisons the context: for submissions and waits, after which the
+  /// queue's state is unknown.
+  void check_fatal(VkResult result, const std::string& what);
+  /// Throws ExecutionError when the context is poisoned.
+  void check_usable() const;
+  bool poisoned() const { return poisoned_.load(std::memory_order_acquire); }
+
+ private:
+  PhysicalDevice physical_;
+  std::string name_;
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  std::atomic<bool> poisoned_{false};
+  mutable std::mutex reason_mutex_;
+  std::string reason_;  ///< why it is poisoned
+};
+
+/// The name of a VkResult ("VK_ERROR_DEVICE_LOST").
+std::string result_name(VkResult result);
+
+}  // namespace ember::vulkan

@@ -1,0 +1,137 @@
+// The GLSL emitter's target: the formulas of ir/formulas.h written out as statements of a GLSL
+// 4.50 compute shader, for a Vulkan backend to compile to SPIR-V at run time (docs/codegen.md).
+// Like CudaC (cuda_c.h), a value is the name of a variable of the shader's source and each
+// primitive appends one statement; which formula each op takes, and the conversions between
+// dtypes, are op_formulas.h's, shared with every emitter. Only the spelling is here.
+//
+// Float values are declared `precise`, so that the compiler contracts no multiply and add into
+// one: only mul_add (fma) rounds once, as on the other targets. GLSL has no hexadecimal float
+// literals: constants are written from their bits (uintBitsToFloat, packDouble2x32), exact.
+// Vulkan's precision rules allow a few ulp for division, sqrt and the transcendental functions,
+// and GLSL has erf, erfc, expm1, log1p and a usable pow on no type, and no transcendental function
+// on doubles: glsl_primitives says which primitives the target writes on a compute type, and an
+// op whose formula needs another one is not written (the backend runs it on the host).
+//
+// Integers compute in GLSL's 32-bit int and uint (i8, i16, i32 and u8, u16, u32, holding the
+// dtype's value, sign- or zero-extended) or int64_t and uint64_t, with ndarray's semantics
+// (arithmetic.h): add sub mul neg wrap in the dtype (bitfieldExtract to 8 or 16 bits); div
+// truncates and MIN / -1 wraps to MIN; fmod is the truncated remainder (MIN % -1 is 0); pow is
+// the wrapping power by squaring (ember_ipow).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "codegen/statements.h"
+#include "ember/dtype.h"
+#include "ir/formulas.h"
+
+namespace ember::codegen {
+
+/// What a Vulkan device lets a shader use, which decides which programs the emitter writes.
+struct GlslFeatures {
+  bool float64 = false;    ///< double (shaderFloat64)
+  bool int64 = false;      ///< int64_t, uint64_t (shaderInt64)
+  bool storage8 = false;   ///< 8-bit elements in buffers: Bool, i8, u8
+  bool storage16 = false;  ///< 16-bit elements in buffers: f16, i16, u16
+};
+
+/// The formulas.h primitives the GLSL target writes on compute (F32 or F64): the IEEE arithmetic,
+/// min, max, mul_add, rounding, the comparisons, masks and select on both; exp, log, sin, cos,
+/// tan and tanh on F32 only.
+formula::Primitives glsl_primitives(DType compute);
+
+class Glsl {
+ public:
+  using Value = std::string;  ///< a variable of the compute type
+  using Mask = std::string;   ///< a bool variable
+
+  /// A target computing in compute (F32, F64 or an integer dtype), whose statements are
+  /// indented by indent. InvalidArgument for F16, BF16 and Bool.
+  explicit Glsl(DType compute, std::string indent = "    ");
+  /// A target computing in compute appending to this target's statements.
+  Glsl on(DType compute) const;
+  DType compute() const { return compute_; }
+  /// The GLSL type of the compute type's variables: float, double, int, uint, int64_t, uint64_t.
+  std::string_view type() const;
+
+  const std::string& statements() const { return statements_.text(); }
+  Value define(std::string_view expression) const;
+  Mask define_mask(std::string_view expression) const;
+  bool is_mask(const std::string& name) const { return statements_.is_mask(name); }
+
+  /// The exact GLSL literal of c rounded once to the compute type; on an integer dtype, c
+  /// converted through int64 as ndarray converts it.
+  std::string literal(double c) const;
+  /// The literal of the integer v as an element of the compute type holds it (wrapped).
+  std::string integer_literal(int64_t v) const;
+  /// x converted to the compute type (wrapped to 8 or 16 bits for those dtypes).
+  std::string cast(const std::string& x) const;
+  /// The float of x, an integer of from: float(x). Note: not rounded to odd as CUDA C does, as
+  /// this target writes f16 (never bf16) results only, and every integer of 2^24 or more is
+  /// infinite in f16 whatever the float's last bit.
+  std::string rounded_to_odd(const std::string& x, DType from) const;
+  /// A new variable holding the element of dtype that the buffer element element holds.
+  std::string load(DType dtype, const std::string& element) const;
+  /// The expression writing value as an element of dtype's storage.
+  std::string store(DType dtype, const std::string& value) const;
+
+  Value constant(double c) const;
+  Value lowest() const;
+  Value add(const Value& a, const Value& b) const;
+  Value sub(const Value& a, const Value& b) const;
+  Value mul(const Value& a, const Value& b) const;
+  Value div(const Value& a, const Value& b) const;
+  Value mul_add(const Value& a, const Value& b, const Value& c) const;
+  Value min(const Value& a, const Value& b) const;
+  Value max(const Value& a, const Value& b) const;
+  Value pow(const Value& a, const Value& b) const;
+  Value fmod(const Value& a, const Value& b) const;
+  Value neg(const Value& x) const;
+  Value abs(const Value& x) const;
+  Value sqrt(const Value& x) const;
+  Value floor(const Value& x) const;
+  Value ceil(const Value& x) const;
+  Value round(const Value& x) const;  ///< roundEven: half to even
+  Value exp(const Value& x) const;
+  Value expm1(const Value& x) const;
+  Value log(const Value& x) const;
+  Value log1p(const Value& x) const;
+  Value sin(const Value& x) const;
+  Value cos(const Value& x) const;
+  Value tan(const Value& x) const;
+  Value tanh(const Value& x) const;
+  Value erf(const Value& x) const;
+  Value erfc(const Value& x) const;
+  Mask lt(const Value& a, const Value& b) const;
+  Mask le(const Value& a, const Value& b) const;
+  Mask gt(const Value& a, const Value& b) const;
+  Mask ge(const Value& a, const Value& b) const;
+  Mask eq(const Value& a, const Value& b) const;
+  Mask ne(const Value& a, const Value& b) const;
+  Mask is_nan(const Value& x) const;
+  Mask mask_and(const Mask& a, const Mask& b) const;
+  Mask mask_or(const Mask& a, const Mask& b) const;
+  Mask mask_xor(const Mask& a, const Mask& b) const;
+  Mask mask_not(const Mask& a) const;
+  Value select(const Mask& m, const Value& a, const Value& b) const;
+
+ private:
+  Glsl(DType compute, Statements statements);
+
+  bool integer() const { return is_int(compute_); }
+  /// expression wrapped to the compute dtype's width (8 or 16 bits); itself otherwise.
+  std::string wrapped(const std::string& expression) const;
+  /// Throws InvalidArgument: primitive is not written on this compute type.
+  [[noreturn]] void unwritten(std::string_view primitive) const;
+  /// x as an operand of a comparison (a mask as uint 0 or 1).
+  std::string comparand(const Value& x) const;
+  /// A float primitive spelled as the GLSL function of that name, where glsl_primitives has it.
+  Value call(formula::Primitive primitive, std::string_view function, const Value& x) const;
+
+  DType compute_;
+  Statements statements_;
+};
+
+}  // namespace ember::codegen

@@ -1,0 +1,55 @@
+// The GLSL program emitter: one compute shader computing a whole ir::Program (the elementwise
+// chain the fusion decorator hands to execute_fused, or a lone op as a one-instruction program),
+// each instruction by its formula over the Glsl target (glsl.h, op_formulas.h), every input read
+// once per element through strides that broadcast it, only the program's outputs stored. The
+// vulkan backend compiles it to SPIR-V (shaderc) and binds its buffers in the order below.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codegen/glsl.h"
+#include "codegen/kernel_dims.h"
+#include "ember/scalar.h"
+#include "ir/program.h"
+
+namespace ember::codegen {
+
+/// The invocations of a workgroup of the program kernels.
+inline constexpr uint32_t kGlslWorkgroupSize = 256;
+
+/// Why glsl_program_kernel cannot write program for a device of features, or "" when it can:
+/// program_refusal's reasons (emitted_ops.h); a dtype the device has no storage or arithmetic for
+/// (f64 without float64, i64 and u64 without int64, Bool, i8, u8 without 8-bit storage, f16, i16,
+/// u16 without 16-bit storage, bf16 always); an op whose formula needs a primitive that
+/// glsl_primitives lacks on the program's compute type (erf, expm1, log1p, pow and fmod of floats;
+/// every transcendental function on f64); an integer compared with a scalar without float64 (it
+/// compares in double).
+std::string glsl_program_refusal(const ir::Program& program, const GlslFeatures& features);
+
+/// The GLSL source of the kernel of program (glsl_program_refusal empty, else InvalidArgument
+/// naming why): a compute shader of kGlslWorkgroupSize invocations a workgroup, each element i in
+/// [0, n) by one invocation in a loop striding by the whole dispatch (any number of workgroups).
+/// Its storage buffers, set 0:
+///   binding 0             the parameter block, uint words (glsl_program_parameters)
+///   bindings 1 to k       program.inputs, each of its dtype's storage type (f16 as uint16_t bits,
+///                         Bool as uint8_t 0 or 1)
+///   bindings k+1 to k+m   program.outputs in order, contiguous, of the output's shape
+/// Element i of the output reads input k at its offset plus the dot product of i's coordinates in
+/// sizes with its strides (merged_dims). Values are computed as CUDA C's program kernels compute
+/// them (f16 in float, rounded to f16 after each instruction), with GLSL's precision (glsl.h).
+std::string glsl_program_kernel(const ir::Program& program, const GlslFeatures& features);
+
+/// The parameter block of an execution of program's kernel over dims (merged_dims of the output
+/// and the inputs' shapes, or any strides and offsets that stay inside the inputs; n elements,
+/// n < 2^31) with constants (execute_fused's): n, the rank, the sizes (8 words), each input's
+/// strides (8 words each, two's complement), each input's offset, then two words per scalar of
+/// program_scalars, as the kernel declares it (a float's bits in the first word, a double's or a
+/// 64-bit integer's in both, low first; an integer of up to 32 bits in the first).
+std::vector<uint32_t> glsl_program_parameters(const ir::Program& program,
+                                              const GlslFeatures& features, const MergedDims& dims,
+                                              uint64_t n, std::span<const Scalar> constants);
+
+}  // namespace ember::codegen

@@ -1,0 +1,168 @@
+// The GLSL emitter (codegen/glsl.h, glsl_program.h), without a device: its constants are exact,
+// its integers wrap as the dtype does, it writes the ops GLSL computes well on what the device
+// holds and refuses the others naming why, every lone op it writes compiles with shaderc, and the
+// parameter block holds what the kernel reads. The values the kernels compute are the
+// conformance suite's (on lavapipe, against ndarray).
+#include <gtest/gtest.h>
+#include <shaderc/shaderc.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "codegen/glsl.h"
+#include "codegen/glsl_program.h"
+#include "codegen/kernel_dims.h"
+#include "ember/error.h"
+#include "ir/ops.h"
+#include "ir/program.h"
+
+namespace ember::test {
+namespace {
+
+using codegen::Glsl;
+using codegen::GlslFeatures;
+
+constexpr GlslFeatures kEverything{true, true, true, true};
+constexpr GlslFeatures kNothing{false, false, false, false};
+
+/// op alone, on inputs of dtype and shape {4}.
+ir::Program lone(const ir::Op& op, std::vector<DType> dtypes) {
+  std::vector<ir::TensorMeta> metas;
+  for (const DType dtype : dtypes)
+    metas.push_back({Shape{4}, dtype});
+  return ir::lone_op_program(op, metas, ir::infer(op, metas)[0]);
+}
+
+/// shaderc's verdict on source: "" when it compiles, else the log.
+std::string compile_errors(const std::string& source) {
+  const shaderc_compiler_t compiler = shaderc_compiler_initialize();
+  const shaderc_compile_options_t options = shaderc_compile_options_initialize();
+  shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan,
+                                         shaderc_env_version_vulkan_1_1);
+  const shaderc_compilation_result_t result =
+      shaderc_compile_into_spv(compiler, source.c_str(), source.size(), shaderc_glsl_compute_shader,
+                               "t.comp", "main", options);
+  std::string log;
+  if (shaderc_result_get_compilation_status(result) != shaderc_compilation_status_success)
+    log = shaderc_result_get_error_message(result);
+  shaderc_result_release(result);
+  shaderc_compile_options_release(options);
+  shaderc_compiler_release(compiler);
+  return log;
+}
+
+TEST(GlslTarget, ConstantsAreWrittenFromTheirBits) {
+  EXPECT_EQ(Glsl(DType::F32).literal(0.1), "uintBitsToFloat(0x3dcccccdu)");
+  EXPECT_EQ(Glsl(DType::F32).literal(-INFINITY), "uintBitsToFloat(0xff800000u)");
+  EXPECT_EQ(Glsl(DType::F32).literal(1e-45), "uintBitsToFloat(0x00000001u)");  // subnormal
+  EXPECT_EQ(Glsl(DType::F64).literal(1.0), "packDouble2x32(uvec2(0x00000000u, 0x3ff00000u))");
+}
+
+TEST(GlslTarget, IntegersAreTheDTypesValuesAndWrapToItsWidth) {
+  EXPECT_EQ(Glsl(DType::U8).integer_literal(-1), "255u");
+  EXPECT_EQ(Glsl(DType::I8).integer_literal(200), "(-56)");
+  EXPECT_EQ(Glsl(DType::I32).integer_literal(INT32_MIN), "(-2147483647 - 1)");
+  EXPECT_EQ(Glsl(DType::I64).integer_literal(INT64_MIN), "(-9223372036854775807l - 1l)");
+  EXPECT_EQ(Glsl(DType::U64).integer_literal(-1), "18446744073709551615ul");
+  const Glsl i8(DType::I8);
+  EXPECT_EQ(i8.add("a", "b"), "v0");
+  EXPECT_NE(i8.statements().find("int v0 = bitfieldExtract(a + b, 0, 8);"), std::string::npos)
+      << i8.statements();
+  const Glsl f32(DType::F32);
+  f32.mul("a", "b");
+  EXPECT_NE(f32.statements().find("precise float v0 = a * b;"), std::string::npos)
+      << f32.statements();
+}
+
+TEST(GlslProgram, WritesWhatGlslComputesWellAndRefusesTheRestNamingWhy) {
+  const auto written = [](const ir::Op& op, std::vector<DType> dtypes, GlslFeatures features) {
+    return codegen::glsl_program_refusal(lone(op, std::move(dtypes)), features);
+  };
+  EXPECT_EQ(written(ir::Unary{ir::UnaryOp::Exp}, {DType::F32}, kNothing), "");
+  EXPECT_EQ(written(ir::Binary{ir::BinaryOp::Add}, {DType::F64, DType::F64}, kEverything), "");
+  EXPECT_EQ(written(ir::Binary{ir::BinaryOp::Mul}, {DType::I8, DType::I8}, kEverything), "");
+  // No transcendental function on doubles; no erf (gelu) anywhere.
+  EXPECT_NE(written(ir::Unary{ir::UnaryOp::Exp}, {DType::F64}, kEverything).find("(exp) on f64"),
+            std::string::npos);
+  EXPECT_NE(written(ir::Activation{ir::ActivationOp::Gelu}, {DType::F32}, kEverything)
+                .find("needs a function GLSL does not compute exactly enough"),
+            std::string::npos);
+  // What the device cannot hold.
+  EXPECT_NE(written(ir::Unary{ir::UnaryOp::Neg}, {DType::I64}, kNothing).find("i64"),
+            std::string::npos);
+  EXPECT_NE(written(ir::Unary{ir::UnaryOp::Not}, {DType::Bool}, kNothing).find("bool"),
+            std::string::npos);
+  EXPECT_NE(written(ir::Unary{ir::UnaryOp::Neg}, {DType::BF16}, kEverything).find("bf16"),
+            std::string::npos);
+  EXPECT_EQ(written(ir::Unary{ir::UnaryOp::Neg}, {DType::I64}, kEverything), "");
+  // The CUDA C emitter's host-only cases stay on the host here too.
+  EXPECT_NE(written(ir::Binary{ir::BinaryOp::Div}, {DType::I32, DType::I32}, kEverything), "");
+  EXPECT_THROW(
+      codegen::glsl_program_kernel(lone(ir::Unary{ir::UnaryOp::Exp}, {DType::F64}), kEverything),
+      InvalidArgument);
+}
+
+TEST(GlslProgram, EveryLoneOpItWritesCompiles) {
+  std::vector<ir::Program> programs;
+  // Every op on every dtype that ir accepts it on.
+  const auto add = [&](const ir::Op& op, std::vector<DType> dtypes) {
+    try {
+      programs.push_back(lone(op, std::move(dtypes)));
+    } catch (const InvalidArgument&) {
+    }
+  };
+  // The dtypes whose spelling differs most from C (f16's rounding helper, 8-bit wrapping); the
+  // conformance suite compiles every op on every dtype on lavapipe.
+  for (const DType dtype : {DType::F16, DType::I8}) {
+    for (const ir::UnaryOp op : ir::all_ops<ir::UnaryOp>())
+      add(ir::Unary{op}, {dtype});
+    for (const ir::BinaryOp op : ir::all_ops<ir::BinaryOp>())
+      add(ir::Binary{op}, {dtype, dtype});
+    for (const ir::CompareOp op : ir::all_ops<ir::CompareOp>())
+      add(ir::CompareScalar{op, Scalar(2.5)}, {dtype});
+    for (const ir::ActivationOp op : ir::all_ops<ir::ActivationOp>())
+      add(ir::Activation{op}, {dtype});
+    for (const DType to : kAllDTypes)
+      add(ir::Cast{to}, {dtype});
+    add(ir::Where{}, {DType::Bool, dtype, dtype});
+    add(ir::MaskFill{Scalar(int64_t{3})}, {dtype, DType::Bool});
+    add(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(int64_t{-3})}, {dtype});
+  }
+  int compiled = 0;
+  for (const ir::Program& program : programs) {
+    if (!codegen::glsl_program_refusal(program, kEverything).empty()) continue;
+    const std::string source = codegen::glsl_program_kernel(program, kEverything);
+    EXPECT_EQ(compile_errors(source), "") << program.describe() << "\n" << source;
+    ++compiled;
+  }
+  EXPECT_GT(compiled, 60);
+}
+
+TEST(GlslProgram, TheParameterBlockHoldsTheShapeStridesAndScalars) {
+  // An f32 input broadcast along the first dim of a [3, 4] output, times 2.5.
+  const ir::Op op = ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(2.5)};
+  const std::vector<ir::TensorMeta> inputs = {{Shape{1, 4}, DType::F32}};
+  const ir::Program program = ir::lone_op_program(op, inputs, {Shape{3, 4}, DType::F32});
+  const std::vector<Shape> shapes = {Shape{1, 4}};
+  const codegen::MergedDims dims = codegen::merged_dims(Shape{3, 4}, shapes);
+  const std::vector<Scalar> constants = {Scalar(2.5)};
+  const std::vector<uint32_t> words =
+      codegen::glsl_program_parameters(program, kEverything, dims, 12, constants);
+  ASSERT_EQ(words.size(), 2u + 8 + 8 + 1 + 2);
+  EXPECT_EQ(words[0], 12u);  // n
+  EXPECT_EQ(words[1], 2u);   // rank
+  EXPECT_EQ(words[2], 3u);
+  EXPECT_EQ(words[3], 4u);
+  EXPECT_EQ(words[10], 0u);  // the broadcast dim
+  EXPECT_EQ(words[11], 1u);
+  EXPECT_EQ(words[18], 0u);  // the input's offset
+  float scalar = 0;
+  std::memcpy(&scalar, &words[19], sizeof scalar);
+  EXPECT_EQ(scalar, 2.5f);
+}
+
+}  // namespace
+}  // namespace ember::test
