@@ -414,5 +414,41 @@ TEST(ServerSecurity, Serves64ClientsAtOnce) {
   EXPECT_EQ(std::count(correct.begin(), correct.end(), 1), 64);
 }
 
+TEST(ServerSecurity, RefusesConnectionsOverItsLimitAndReapsThoseThatEnded) {
+  ServeOptions options = test_server_options();
+  options.max_connections = 2;
+  Server server(std::move(options));
+  {
+    RawSession first(loopback(server));
+    RawSession second(loopback(server));
+    first.open(0);
+    second.open(0);
+    try {
+      RawSession third(loopback(server));
+      ADD_FAILURE() << "a third connection was served";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("at most 2 connections"), std::string::npos) << e.what();
+    }
+  }
+  // Those two left: their threads are joined when the next connections come, which are served
+  // once the threads have ended, a moment after their sessions closed.
+  // Without the reaping, the two would hold both places for ever.
+  wait_until_sessions_closed(server);
+  const auto connects_within_a_second = [&] {
+    for (int wait = 0; wait < 100; ++wait) {
+      try {
+        RawSession probe(loopback(server));
+        return true;
+      } catch (const ConfigError&) {
+        std::this_thread::sleep_for(10ms);
+      }
+    }
+    return false;
+  };
+  for (int again = 0; again < 20; ++again)
+    EXPECT_TRUE(connects_within_a_second());
+  expect_serving(server);
+}
+
 }  // namespace
 }  // namespace ember::test
