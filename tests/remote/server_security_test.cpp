@@ -414,6 +414,61 @@ TEST(ServerSecurity, Serves64ClientsAtOnce) {
   EXPECT_EQ(std::count(correct.begin(), correct.end(), 1), 64);
 }
 
+/// Grows H from 1 to 2^20 and shrinks W from 2^20 to 1, there and back (the gradient).
+void expect_interpolation_in_its_memory(RawSession& session) {
+  constexpr int64_t n = int64_t{1} << 20;
+  const ir::Interpolate interpolate{ir::InterpolateMode::Nearest, {n, 1}, false, {}};
+  session.run(ir::Full{Shape{1, 1, 1, n}, DType::F32, Scalar(1.5)}, {}, {1});
+  session.run(interpolate, {1}, {2});
+  session.run(ir::InterpolateGrad{interpolate, Shape{1, 1, 1, n}}, {2}, {3});  // the reverse
+  EXPECT_EQ(session.sync_error(), "");
+  EXPECT_EQ(session.download(2),
+            TensorData(std::vector<float>(static_cast<std::size_t>(n), 1.5F), Shape{1, 1, n, 1}));
+  // Every output reads input (0, 0): its gradient is their sum, the others' zero.
+  std::vector<float> gradient(static_cast<std::size_t>(n), 0.0F);
+  gradient[0] = 1.5F * static_cast<float>(n);
+  EXPECT_EQ(session.download(3), TensorData(gradient, Shape{1, 1, 1, n}));
+}
+
+// Found reviewing the kernels a fuzzed session reaches (tests/fuzz/remote_session_fuzz.cpp):
+// resampled dim by dim in dim order, an interpolation that grows H from 1 to n and shrinks W from
+// n to 1 held n * n values between its passes, from 4 MiB in and out: 2^40 doubles here
+// (std::bad_alloc, which ended the connection on ndarray and read as "out of memory" on cpu);
+// at n = 2^16, 32 GiB of zeros for the server's memory to hold. The passes now shrink first.
+TEST(ServerSecurity, AnInterpolationTakesNoMoreMemoryThanItsInputAndOutput) {
+  ServeOptions options = test_server_options();
+  options.devices = {Device::ndarray(),
+                     Device::cpu()};  // cpu runs ndarray's kernel (flex has none)
+  Server server(std::move(options));
+  for (uint32_t device : {0, 1}) {
+    RawSession session(loopback(server));
+    session.open(device);
+    expect_interpolation_in_its_memory(session);
+  }
+}
+
+// Found with the interpolation above: the ndarray convolution stored a tap per pair of output and
+// kernel positions along each dim, 16 bytes per multiply-add of a long 1-d kernel: this
+// [1, 1, 3n] x [1, 1, n] convolution from 4 MiB of tensors asked 2^37 taps (2 TiB). Its tables
+// are now bounded: the op fails, the session goes on.
+TEST(ServerSecurity, AConvolutionWhoseTablesWouldOutgrowItsTensorsFailsAlone) {
+  ServeOptions options = test_server_options();
+  options.devices = {Device::ndarray()};
+  Server server(std::move(options));
+  RawSession session(loopback(server));
+  session.open(0);
+  constexpr int64_t n = int64_t{1} << 18;
+  session.run(ir::Full{Shape{1, 1, 3 * n}, DType::F32, Scalar(1.0)}, {}, {1});
+  session.run(ir::Full{Shape{1, 1, n}, DType::F32, Scalar(1.0)}, {}, {2});
+  session.run(ir::Conv{{{1}, {0}, {1}, {0}, 1, false}}, {1, 2}, {3});
+  const std::string error = session.sync_error();
+  EXPECT_NE(error.find("the reference kernel's tables hold at most 16777216"), std::string::npos)
+      << error;
+  session.upload(4, TensorData(std::vector<float>{1, 2}, Shape{2}));
+  session.run(ir::Binary{ir::BinaryOp::Add}, {4, 4}, {5});
+  EXPECT_EQ(session.download(5), TensorData(std::vector<float>{2, 4}, Shape{2}));
+}
+
 TEST(ServerSecurity, RefusesConnectionsOverItsLimitAndReapsThoseThatEnded) {
   ServeOptions options = test_server_options();
   options.max_connections = 2;
