@@ -4,6 +4,7 @@
 #ifdef EMBER_COLLECTIVE_GLOO
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <sys/uio.h>
 
 #include <chrono>
@@ -117,9 +118,10 @@ void expect_serving(const std::string& address) {
   EXPECT_EQ(client.get("still"), chars("serving"));
 }
 
-std::size_t thread_count() {
-  const std::filesystem::directory_iterator tasks("/proc/self/task");
-  return static_cast<std::size_t>(std::distance(tasks, std::filesystem::directory_iterator()));
+/// The entries of a folder of /proc/self: task (threads), fd (open descriptors).
+std::size_t entries_of(const char* folder) {
+  const std::filesystem::directory_iterator first(std::string("/proc/self/") + folder);
+  return static_cast<std::size_t>(std::distance(first, std::filesystem::directory_iterator()));
 }
 
 TEST(TcpStore, SetsGetsAndWaits) {
@@ -214,14 +216,15 @@ TEST(TcpStore, RefusesMoreKeysOrBytesThanItsLimits) {
 TEST(TcpStore, ConnectingAndLeavingInALoopLeavesNoThreadBehind) {
   LoggedServer served;
   expect_serving(served.address());
-  const std::size_t threads = thread_count();
+  wait_for_connections(*served.server, 0);
+  const std::size_t threads = entries_of("task");
   for (int i = 0; i < 300; ++i) {
     RawPeer peer(served.address());
     if (i % 2 == 0) peer.send({static_cast<uint8_t>(store::Op::Get)});  // and leave mid-request
   }
   wait_for_connections(*served.server, 0);
   EXPECT_EQ(served.server->connections(), 0U);
-  EXPECT_LE(thread_count(), threads + 1);
+  EXPECT_LE(entries_of("task"), threads + 1);
   expect_serving(served.address());
 }
 
@@ -256,6 +259,29 @@ TEST(TcpStore, APeerThatStallsMidRequestBlocksNobodyAndIsDropped) {
   wait_for_connections(*served.server, 0);
   EXPECT_EQ(served.server->connections(), 0U);
   EXPECT_TRUE(served.logged("dropped"));
+}
+
+// A peer holding connections until the process runs out of descriptors made the listener's
+// accept fail, and the store stopped accepting for good; it now waits for descriptors to free.
+TEST(TcpStore, GoesOnAcceptingAfterTheProcessRanOutOfDescriptors) {
+  LoggedServer served;
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  const rlimit low{entries_of("fd") + 64, limit.rlim_max};  // a little above what is open now
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &low), 0);
+  {
+    std::vector<std::unique_ptr<RawPeer>> peers;
+    for (int i = 0; i < 200; ++i) {  // until connecting fails: the server's accepts failed before
+      try {
+        peers.push_back(std::make_unique<RawPeer>(served.address()));
+      } catch (const ExecutionError&) {
+        break;
+      }
+    }
+    EXPECT_LT(peers.size(), 200U);
+  }
+  ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &limit), 0);
+  expect_serving(served.address());
 }
 
 TEST(TcpStore, ServesOnMasterAddrOrElseEveryInterface) {
