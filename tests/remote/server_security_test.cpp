@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -467,6 +468,27 @@ TEST(ServerSecurity, AConvolutionWhoseTablesWouldOutgrowItsTensorsFailsAlone) {
   session.upload(4, TensorData(std::vector<float>{1, 2}, Shape{2}));
   session.run(ir::Binary{ir::BinaryOp::Add}, {4, 4}, {5});
   EXPECT_EQ(session.download(5), TensorData(std::vector<float>{2, 4}, Shape{2}));
+}
+
+// Found by tests/fuzz/remote_session_fuzz.cpp (UndefinedBehaviorSanitizer): a slice whose step
+// passes its dim multiplied the dim's stride by the step, which overflowed int64 (ndarray), and
+// flex's ceil of its length overflowed too (end - start + step - 1). Such a step takes one
+// element, and its stride is never walked.
+TEST(ServerSecurity, ASliceWithAStepPastItsDimTakesOneElement) {
+  ServeOptions options = test_server_options();
+  options.devices = {Device::ndarray(), Device::cpu()};
+  Server server(std::move(options));
+  constexpr int64_t huge = std::numeric_limits<int64_t>::max();
+  for (uint32_t device : {0, 1}) {
+    RawSession session(loopback(server));
+    session.open(device);
+    session.upload(
+        1, TensorData(std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, Shape{4, 3}));
+    session.run(ir::Slice{{{1, 4, huge}, {0, 3, huge - 1}}}, {1}, {2});
+    EXPECT_EQ(session.download(2), TensorData(std::vector<float>{3}, Shape{1, 1}));
+    session.run(ir::Slice{{{1, 4, huge}, {0, 3, 1}}}, {1}, {3});
+    EXPECT_EQ(session.download(3), TensorData(std::vector<float>{3, 4, 5}, Shape{1, 3}));
+  }
 }
 
 TEST(ServerSecurity, RefusesConnectionsOverItsLimitAndReapsThoseThatEnded) {

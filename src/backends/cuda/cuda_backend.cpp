@@ -43,6 +43,7 @@
 #include "fusion/op_by_op.h"
 #include "ir/op_fields.h"
 #include "ir/program.h"
+#include "ir/slice_range.h"
 
 namespace ember::cuda {
 namespace {
@@ -1355,7 +1356,7 @@ class CudaBackend final : public backend::Backend {
                            std::vector<int64_t>& strides, int64_t& offset) {
     const std::vector<int64_t> contiguous = shape.contiguous_strides();
     for (std::size_t d = 0; d < ranges.size(); ++d) {
-      strides.push_back(contiguous[d] * ranges[d].step);
+      strides.push_back(ir::slice_stride(ranges[d], contiguous[d]));
       offset += ranges[d].start * contiguous[d];
     }
   }
