@@ -39,6 +39,9 @@ struct ServeOptions {
   std::size_t max_tensors_per_session = std::size_t{1} << 20;
   /// The most bytes of tensors one session may hold at once.
   std::size_t max_session_bytes = std::size_t{16} << 30;
+  /// The most connections served at once, each by a thread of its own; one more is answered with
+  /// an error and closed.
+  std::size_t max_connections = 1024;
   /// How long a connection may stay silent before the server closes it (zero: forever).
   std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
   /// Receives one line per connection, refusal and error; null: standard error.

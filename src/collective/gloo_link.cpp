@@ -74,7 +74,7 @@ void guarded(const std::string& name, F&& f) {
 class GlooLink final : public ProcessLink {
  public:
   GlooLink(const ProcessInfo& process, std::chrono::milliseconds timeout) : timeout_(timeout) {
-    if (process.rank == 0) server_ = std::make_unique<StoreServer>(process.master_port);
+    if (process.rank == 0) server_ = serve_store(process.master_addr, process.master_port);
     store_ = std::make_unique<StoreClient>(
         process.master_addr + ":" + std::to_string(process.master_port), timeout);
     gloo::transport::tcp::attr attr;

@@ -4,112 +4,113 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include <map>
+#include <iostream>
 #include <thread>
 
 #include "ember/error.h"
 
 namespace ember::collective {
-namespace {
 
-// A request is an op byte, the key and (for Set) the value, each a u32 length and its bytes; the
-// answer to Set is one byte, to Get a found byte and the value.
-enum class Request : uint8_t { Set = 1, Get = 2 };
-
-/// Keys and values longer than this are refused: the store carries addresses, not data.
-constexpr uint32_t kMaxField = 1 << 20;
-
-void write_fields(wire::Stream& stream, uint8_t head, const std::vector<std::string_view>& fields) {
-  std::vector<uint32_t> lengths;
-  for (std::string_view field : fields)
-    lengths.push_back(static_cast<uint32_t>(field.size()));
-  std::vector<iovec> pieces{{&head, 1}};
-  for (std::size_t i = 0; i < fields.size(); ++i) {
-    pieces.push_back({&lengths[i], sizeof(uint32_t)});
-    pieces.push_back({const_cast<char*>(fields[i].data()), fields[i].size()});
-  }
-  stream.write_all(pieces);
-}
-
-uint8_t read_byte(wire::Stream& stream) {
-  std::byte value{};
-  stream.read_exactly({&value, 1});
-  return static_cast<uint8_t>(value);
-}
-
-std::string read_field(wire::Stream& stream) {
-  uint32_t length = 0;
-  stream.read_exactly(std::as_writable_bytes(std::span(&length, 1)));
-  if (length > kMaxField) {
-    throw ExecutionError("[collective] the rendezvous store got a field of " +
-                         std::to_string(length) + " bytes from " + stream.peer());
-  }
-  std::string field(length, '\0');
-  stream.read_exactly(std::as_writable_bytes(std::span(field)));
-  return field;
-}
-
-}  // namespace
-
-struct StoreServer::Table {
-  std::mutex mutex;
-  std::map<std::string, std::string> values;
-};
-
-StoreServer::StoreServer(uint16_t port)
-    : listener_("0.0.0.0", port), table_(std::make_shared<Table>()) {
+StoreServer::StoreServer(StoreServerOptions options)
+    : options_(std::move(options)),
+      table_(options_.limits),
+      listener_(options_.address, options_.port) {
   acceptor_ = std::thread([this] { accept_loop(); });
 }
 
 StoreServer::~StoreServer() {
-  listener_.shutdown();
-  acceptor_.join();
   {
     const std::lock_guard lock(mutex_);
-    for (const auto& socket : connections_)
-      socket->shutdown();
+    stopped_ = true;
+    listener_.shutdown();
+    for (Connection& connection : connections_)
+      connection.socket.shutdown();
   }
-  for (std::thread& thread : threads_)
-    thread.join();
+  acceptor_.join();
+  for (Connection& connection : connections_)
+    connection.thread.join();
+}
+
+std::size_t StoreServer::connections() {
+  const std::lock_guard lock(mutex_);
+  reap_finished();
+  return connections_.size();
 }
 
 void StoreServer::accept_loop() {
   for (;;) {
     wire::Socket socket = listener_.accept();
-    if (!socket.is_open()) return;
     const std::lock_guard lock(mutex_);
-    connections_.push_back(std::make_unique<wire::Socket>(std::move(socket)));
-    wire::Socket& connection = *connections_.back();
-    threads_.emplace_back([this, &connection] { serve(connection); });
+    if (stopped_ || !socket.is_open()) return;
+    // Note: reaped here, on every connection, so that a client that connects and leaves in a loop
+    // leaves no thread behind: at most max_connections threads exist, plus the ended ones since
+    // the last accept.
+    reap_finished();
+    if (connections_.size() >= options_.max_connections) {
+      const std::string why = "the store serves at most " +
+                              std::to_string(options_.max_connections) + " connections at once";
+      log(socket.peer() + ": refused: " + why);
+      try {
+        socket.set_timeout(options_.request_timeout);
+        store::write_reply(socket, {store::Status::Refused, why});
+      } catch (const Error&) {  // the peer is gone already
+      }
+      continue;
+    }
+    Connection& connection = connections_.emplace_back();
+    connection.socket = std::move(socket);
+    connection.thread = std::thread([this, &connection] { serve(connection); });
   }
 }
 
-void StoreServer::serve(wire::Socket& socket) {
-  // A client that leaves (or a malformed request) ends its connection only.
-  try {
-    for (;;) {
-      const auto request = static_cast<Request>(read_byte(socket));
-      const std::string key = read_field(socket);
-      if (request == Request::Set) {
-        std::string value = read_field(socket);
-        {
-          const std::lock_guard lock(table_->mutex);
-          table_->values[key] = std::move(value);
-        }
-        write_fields(socket, 1, {});
-        continue;
-      }
-      std::string value;
-      bool found = false;
-      {
-        const std::lock_guard lock(table_->mutex);
-        const auto it = table_->values.find(key);
-        found = it != table_->values.end();
-        if (found) value = it->second;
-      }
-      write_fields(socket, found ? 1 : 0, {value});
+void StoreServer::reap_finished() {
+  for (auto it = connections_.begin(); it != connections_.end();) {
+    if (!it->finished.load()) {
+      ++it;
+      continue;
     }
-  } catch (const Error&) {
+    it->thread.join();
+    it = connections_.erase(it);
+  }
+}
+
+void StoreServer::serve(Connection& connection) {
+  wire::Socket& socket = connection.socket;
+  store::Pace at = store::Pace::BetweenRequests;
+  try {
+    const std::string refusal = store::serve_requests(socket, table_, [&](store::Pace pace) {
+      at = pace;
+      socket.set_timeout(pace == store::Pace::InRequest ? options_.request_timeout
+                                                        : std::chrono::milliseconds(0));
+    });
+    log(socket.peer() + ": refused: " + refusal);
+  } catch (const Error& e) {
+    // A client leaving between requests is a run's normal end; within a request it is a peer
+    // that failed or stalled.
+    if (at == store::Pace::InRequest) log(socket.peer() + ": dropped: " + e.what());
+  }
+  // The peer sees the end at once; the descriptor closes when the connection is reaped, so that
+  // the destructor never shuts down a descriptor reused by another.
+  socket.shutdown();
+  connection.finished = true;
+}
+
+void StoreServer::log(const std::string& line) const {
+  if (options_.log) return options_.log(line);
+  std::cerr << "ember rendezvous store: " << line << std::endl;
+}
+
+std::unique_ptr<StoreServer> serve_store(const std::string& master_addr, uint16_t port) {
+  StoreServerOptions options;
+  options.address = master_addr;
+  options.port = port;
+  try {
+    return std::make_unique<StoreServer>(options);
+  } catch (const ExecutionError& e) {
+    std::cerr << "ember rendezvous store: " << e.what() << "; listening on every interface"
+              << std::endl;
+    options.address = "0.0.0.0";
+    return std::make_unique<StoreServer>(options);
   }
 }
 
@@ -134,18 +135,16 @@ StoreClient::StoreClient(const std::string& address, std::chrono::milliseconds t
 
 void StoreClient::set(const std::string& key, const std::vector<char>& data) {
   const std::lock_guard lock(mutex_);
-  write_fields(socket_, static_cast<uint8_t>(Request::Set),
-               {key, std::string_view(data.data(), data.size())});
-  read_byte(socket_);
+  store::write_request(socket_, {store::Op::Set, key, std::string(data.begin(), data.end())});
+  store::read_reply(socket_, store::Limits{}.max_value_bytes);
 }
 
 bool StoreClient::try_get(const std::string& key, std::vector<char>& value) {
   const std::lock_guard lock(mutex_);
-  write_fields(socket_, static_cast<uint8_t>(Request::Get), {key});
-  const bool found = read_byte(socket_) == 1;
-  const std::string field = read_field(socket_);
-  value.assign(field.begin(), field.end());
-  return found;
+  store::write_request(socket_, {store::Op::Get, key, {}});
+  const store::Reply reply = store::read_reply(socket_, store::Limits{}.max_value_bytes);
+  value.assign(reply.field.begin(), reply.field.end());
+  return reply.status == store::Status::Found;
 }
 
 std::vector<char> StoreClient::get(const std::string& key) {

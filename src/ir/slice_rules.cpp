@@ -1,5 +1,6 @@
 // Rules of slice and slice_assign: one normalized range per dim.
 #include "ir/op_rules.h"
+#include "ir/slice_range.h"
 
 namespace ember::ir::rules {
 namespace {
@@ -15,9 +16,7 @@ Shape sliced_shape(const Op& op, const Shape& x, std::span<const SliceRange> ran
     require(range.step >= 1, op, "dim ", i, ": step ", range.step, " must be >= 1");
     require(0 <= range.start && range.start <= range.end && range.end <= x[i], op, "dim ", i,
             ": range ", range.start, "..", range.end, " is not within 0..", x[i]);
-    // ceil(length / step), written so that a huge step cannot overflow.
-    const int64_t length = range.end - range.start;
-    dims[i] = length / range.step + (length % range.step != 0);
+    dims[i] = slice_length(range);
   }
   return Shape(std::move(dims));
 }

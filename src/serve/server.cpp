@@ -12,6 +12,7 @@
 #include "ember/serve.h"
 #include "serve/serve_state.h"
 #include "serve/session.h"
+#include "wire/channel.h"
 #include "wire/socket.h"
 #include "wire/tls.h"
 
@@ -46,6 +47,8 @@ struct Server::State : serve::Shared {
   bool stopped = false;
 
   void accept_all();
+  /// Answers a connection over max_connections with the reason and closes it.
+  void refuse(wire::Socket& socket);
   void join_finished();
   void stop();
 };
@@ -56,6 +59,10 @@ void Server::State::accept_all() {
     const std::lock_guard lock(mutex);
     if (stopped || !socket.is_open()) return;
     join_finished();
+    if (connections.size() >= options.max_connections) {
+      refuse(socket);
+      continue;
+    }
     serve::Connection& connection = connections.emplace_back();
     connection.socket = std::move(socket);
     connection.thread = std::thread([this, &connection] {
@@ -64,6 +71,18 @@ void Server::State::accept_all() {
       connection.finished = true;
     });
   }
+}
+
+void Server::State::refuse(wire::Socket& socket) {
+  const std::string why = "the server serves at most " + std::to_string(options.max_connections) +
+                          " connections at once";
+  log(socket.peer() + ": refused: " + why);
+  // A client without TLS reads the reason as the answer to its hello; under TLS it could not
+  // read it before a handshake, which would cost a thread: the connection just closes.
+  if (tls) return;
+  socket.set_timeout(std::chrono::seconds(1));
+  wire::Channel channel(socket, options.max_message_bytes);
+  wire::send_error(channel, why);
 }
 
 void Server::State::join_finished() {

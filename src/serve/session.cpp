@@ -666,15 +666,10 @@ void Session::release_all() noexcept {
 
 }  // namespace
 
-void serve_connection(wire::Socket& socket, Shared& shared) noexcept {
-  const std::string peer = socket.peer();
-  shared.log(peer + ": connected");
+void serve_stream(wire::Stream& stream, Shared& shared) noexcept {
+  const std::string& peer = stream.peer();
   try {
-    socket.set_timeout(shared.options.idle_timeout);
-    std::unique_ptr<wire::TlsStream> tls;
-    if (shared.tls) tls = std::make_unique<wire::TlsStream>(socket, *shared.tls, "");
-    wire::Channel channel(tls ? static_cast<wire::Stream&>(*tls) : socket,
-                          shared.options.max_message_bytes);
+    wire::Channel channel(stream, shared.options.max_message_bytes);
     Session session(channel, shared);
     try {
       session.run();
@@ -688,9 +683,24 @@ void serve_connection(wire::Socket& socket, Shared& shared) noexcept {
   } catch (const ExecutionError& e) {
     shared.log(peer + ": disconnected (" + e.what() + ")");
   } catch (const std::exception& e) {
-    shared.log(peer + ": closed after an error: " + e.what());
+    shared.log(peer + ": " + std::string(kClosedAfterAnError) + e.what());
   } catch (...) {
-    shared.log(peer + ": closed after an unknown error");
+    shared.log(peer + ": " + std::string(kClosedAfterAnError) + "unknown");
+  }
+}
+
+void serve_connection(wire::Socket& socket, Shared& shared) noexcept {
+  const std::string peer = socket.peer();
+  shared.log(peer + ": connected");
+  try {
+    socket.set_timeout(shared.options.idle_timeout);
+    std::unique_ptr<wire::TlsStream> tls;
+    if (shared.tls) tls = std::make_unique<wire::TlsStream>(socket, *shared.tls, "");
+    serve_stream(tls ? static_cast<wire::Stream&>(*tls) : socket, shared);
+  } catch (const ExecutionError& e) {  // the TLS handshake failed
+    shared.log(peer + ": disconnected (" + e.what() + ")");
+  } catch (const std::exception& e) {
+    shared.log(peer + ": " + std::string(kClosedAfterAnError) + e.what());
   }
   // The client sees the end at once; the descriptor itself closes when the server reaps this
   // connection, so that stop() never shuts down a descriptor reused by another.

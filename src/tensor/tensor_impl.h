@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "backends/backend.h"
@@ -19,6 +20,22 @@ struct Node;  // src/autodiff/node.h
 namespace ember::detail {
 
 struct TensorImpl {
+  // Note: a constructor rather than aggregate initialization, because make_shared and
+  // make_recycled build it in place from parentheses, which clang implements for aggregates only
+  // from version 16 on (the fuzz build's clang 14 reaches this layer: docs/fuzzing.md).
+  // The device by reference: g++ 12 takes a moved Device's string (RemoteDevice's) for
+  // uninitialized (-Wmaybe-uninitialized), and a copy costs as little.
+  TensorImpl(const Device& device, std::shared_ptr<DeviceContext> context, ir::TensorMeta meta,
+             backend::BufferPtr buffer, std::shared_ptr<autodiff::Node> node, uint32_t output,
+             std::optional<IndexRange> known_values)
+      : device(device),
+        context(std::move(context)),
+        meta(std::move(meta)),
+        buffer(std::move(buffer)),
+        node(std::move(node)),
+        output(output),
+        known_values(known_values) {}
+
   /// The tensor's device, carrying the tensor's own autodiff flag.
   Device device;
   /// The physical device's context (cached so ops skip the registry lookup).

@@ -12,7 +12,9 @@
 #include <cstring>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include "ember/error.h"
@@ -223,7 +225,14 @@ Socket Listener::accept() {
       return Socket(fd, std::string(host) + ":" + service);
     }
     if (errno == EINTR || errno == ECONNABORTED) continue;
-    return {};  // shut down (EINVAL) or out of descriptors: the server stops accepting
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+      // Out of descriptors or memory for now: connections that end give them back. Waiting
+      // rather than stopping, so that a client holding many connections for a while does not
+      // end the accepting for good.
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    return {};  // shut down (EINVAL)
   }
 }
 

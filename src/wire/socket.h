@@ -55,7 +55,8 @@ class Listener {
 
   /// The port bound (the one the system chose for port 0).
   uint16_t port() const { return port_; }
-  /// The next connection; an empty Socket once shutdown() was called.
+  /// The next connection; an empty Socket once shutdown() was called. Out of descriptors, it waits
+  /// for some to come back.
   Socket accept();
   /// Wakes accept() and makes every later call return an empty Socket.
   void shutdown() noexcept;

@@ -1,8 +1,8 @@
 // Writes the fuzz targets' seed corpora with ember's own writers (docs/fuzzing.md):
 //
 //   ember_fuzz_seeds DIR   writes DIR/safetensors/*, DIR/idx/*, DIR/device_name/* and DIR/npy/*
-//                          (and DIR/remote_message/* and DIR/graph_text/* with Cap'n Proto,
-//                          DIR/onnx_model/* with libonnx-dev)
+//                          (and DIR/remote_message/*, DIR/remote_session/*, DIR/tcp_store/* and
+//                          DIR/graph_text/* with Cap'n Proto, DIR/onnx_model/* with libonnx-dev)
 //
 // tests/fuzz/corpus/ holds its output, committed: a few small valid files per target, from
 // which libFuzzer's mutations reach the parsers' deeper checks sooner than from nothing.
@@ -11,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -25,8 +26,10 @@
 #include <capnp/message.h>
 #include <capnp/serialize.h>
 
+#include "collective/store_protocol.h"
 #include "graph/text_format.h"
 #include "ir/ops.h"
+#include "memory_stream.h"
 #include "wire/meta_codec.h"
 #include "wire/op_codec.h"
 #include "wire/protocol.capnp.h"
@@ -188,6 +191,232 @@ void write_remote_message_seeds(const fs::path& dir) {
   });
   append_request(session, [](Request::Builder r) { r.setDownload(10); });
   std::ofstream(dir / "session", std::ios::binary) << session;
+}
+
+/// Appends an upload of data and its bytes to session.
+void append_upload(std::string& session, uint64_t id, const TensorData& data) {
+  append_request(session, [&](ember::wire::proto::Request::Builder r) {
+    auto upload = r.initUpload();
+    upload.setId(id);
+    ember::wire::encode_meta(data.shape(), data.dtype(), upload.initMeta());
+  });
+  const auto bytes = data.bytes();
+  session.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+/// Appends a run of op on inputs, its outputs taking ids outputs.
+void append_run(std::string& session, const ember::ir::Op& op, std::vector<uint64_t> inputs,
+                std::vector<uint64_t> outputs) {
+  append_request(session, [&](ember::wire::proto::Request::Builder r) {
+    auto call = r.initRun(1)[0];
+    ember::wire::encode_op(op, call);
+    call.setInputs(kj::arrayPtr(inputs.data(), inputs.size()));
+    call.setOutputs(kj::arrayPtr(outputs.data(), outputs.size()));
+  });
+}
+
+/// An op call of a session seed: the op, the ids it reads, and its first output id (the others
+/// follow).
+struct SeedCall {
+  ember::ir::Op op;
+  std::vector<uint64_t> inputs;
+  uint64_t first_output;
+  uint32_t outputs = 1;
+};
+
+/// One call of most op families on small tensors: ids 1 ([2, 3] f32), 2 ([2] i64: 0, 1), 3
+/// ([1, 1, 4, 4] f32) and 4 ([1, 1, 2, 2] f32) are uploaded first; each output id is new.
+std::vector<SeedCall> seed_calls() {
+  namespace ir = ember::ir;
+  using ember::Scalar;
+  const ir::Pool max_pool{ir::PoolOp::Max, {2, 2}, {2, 2}, {0, 0}, {1, 1}};
+  return {
+      {ir::Unary{ir::UnaryOp::Exp}, {1}, 10},
+      {ir::Compare{ir::CompareOp::Greater}, {1, 10}, 11},
+      {ir::Where{}, {11, 1, 10}, 12},
+      {ir::Cast{DType::I32}, {1}, 13},
+      {ir::Permute{{1, 0}}, {1}, 14},
+      {ir::Matmul{}, {1, 14}, 15},
+      {ir::Reshape{Shape{3, 2}}, {1}, 16},
+      {ir::Flip{{0}}, {1}, 17},
+      {ir::Reduce{ir::ReduceOp::Sum, 0, 0, DType::I64}, {1}, 18},
+      {ir::Expand{Shape{4, 3}}, {18}, 19},
+      {ir::Cat{0}, {1, 17}, 20},
+      {ir::Select{0}, {1, 2}, 21},
+      {ir::Reshape{Shape{2, 1}}, {2}, 22},
+      {ir::Gather{1}, {1, 22}, 23},
+      {ir::Scatter{1, ir::IndexUpdate::Assign}, {1, 22, 23}, 24},
+      {ir::Sort{1, true, DType::I64}, {1}, 25, 2},
+      {ir::Cumulative{ir::CumulativeOp::Sum, 1}, {1}, 27},
+      {ir::Activation{ir::ActivationOp::Relu}, {1}, 28},
+      {ir::Softmax{1, true}, {1}, 29},
+      {ir::Conv{{{1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, false}}, {3, 4}, 30},
+      {max_pool, {3}, 31, 2},
+      {ir::AdaptivePool{ir::PoolOp::Avg, {2, 2}, DType::I64}, {3}, 33},
+      {ir::Interpolate{ir::InterpolateMode::Linear, {8, 8}, false, {}}, {3}, 34},
+      {ir::Arange{0, 5, 1, DType::I64}, {}, 35},
+      {ir::SliceAssign{{{0, 1, 1}, {0, 3, 1}}}, {1, 18}, 36},
+      {ir::SelectAssign{0, ir::IndexUpdate::Add}, {1, 2, 1}, 37},
+      {ir::MaskFill{Scalar(0.0)}, {1, 11}, 38},
+      {ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(2.0), false}, {1}, 39},
+      {ir::Reshape{Shape{1, 2, 3}}, {1}, 40},
+      {ir::Attention{0.5, true}, {40, 40, 40}, 41, 2},
+  };
+}
+
+void append_seed_uploads(std::string& session) {
+  append_upload(session, 1, iota(Shape{2, 3}, DType::F32));
+  append_upload(session, 2, TensorData(std::vector<int64_t>{0, 1}, Shape{2}));
+  append_upload(session, 3, iota(Shape{1, 1, 4, 4}, DType::F32));
+  append_upload(session, 4, iota(Shape{1, 1, 2, 2}, DType::F32));
+}
+
+/// seed_calls as one sequence over the uploads (externals 0 to 3, ids 1 to 4), its outputs
+/// referenced by index; the outputs nothing but the next call reads are dead.
+void append_seed_sequence(std::string& session, uint64_t id) {
+  constexpr uint64_t kOutput0 = uint64_t{1} << 63;
+  const std::vector<SeedCall> calls = seed_calls();
+  std::map<uint64_t, uint64_t> reference;  // id -> reference
+  for (uint64_t external = 0; external < 4; ++external)
+    reference[external + 1] = external;
+  append_request(session, [&](ember::wire::proto::Request::Builder r) {
+    auto sequence = r.initDefine();
+    sequence.setId(id);
+    sequence.setExternals(4);
+    auto encoded = sequence.initCalls(static_cast<unsigned>(calls.size()));
+    uint64_t next = 0;
+    for (unsigned i = 0; i < calls.size(); ++i) {
+      ember::wire::encode_op(calls[i].op, encoded[i]);
+      auto inputs = encoded[i].initInputs(static_cast<unsigned>(calls[i].inputs.size()));
+      for (unsigned k = 0; k < calls[i].inputs.size(); ++k)
+        inputs.set(k, reference.at(calls[i].inputs[k]));
+      encoded[i].initOutputs(calls[i].outputs);
+      for (uint32_t k = 0; k < calls[i].outputs; ++k)
+        reference[calls[i].first_output + k] = kOutput0 + next++;
+    }
+    const std::vector<uint64_t> dead{reference.at(14), reference.at(22), reference.at(40)};
+    sequence.setDead(kj::arrayPtr(dead.data(), dead.size()));
+  });
+}
+
+/// Sessions of a client past its handshake, which ember_fuzz_remote_session performs itself.
+void write_remote_session_seeds(const fs::path& dir) {
+  namespace ir = ember::ir;
+  using Request = ember::wire::proto::Request;
+  std::string plain;  // upload, ops, download, release, sync
+  append_upload(plain, 1, iota(Shape{2, 3}, DType::F32));
+  append_run(plain, ir::Binary{ir::BinaryOp::Add}, {1, 1}, {2});
+  append_run(plain, ir::Reduce{ir::ReduceOp::Sum, 1, 0, DType::F32}, {2}, {3});
+  append_run(plain, ir::Full{Shape{4}, DType::I64, ember::Scalar(3)}, {}, {4});
+  append_request(plain, [](Request::Builder r) { r.setDownload(3); });
+  append_request(plain, [](Request::Builder r) {
+    auto release = r.initRelease(2);
+    release.set(0, 1);
+    release.set(1, 4);
+  });
+  append_request(plain, [](Request::Builder r) { r.setSync(); });
+  std::ofstream(dir / "upload_run_download", std::ios::binary) << plain;
+
+  // A sequence x * x + x, its product and its input dead after the add, replayed twice.
+  std::string sequences;
+  constexpr uint64_t kOutput0 = uint64_t{1} << 63;
+  append_upload(sequences, 1, iota(Shape{2}, DType::F32));
+  append_request(sequences, [](Request::Builder r) {
+    auto sequence = r.initDefine();
+    sequence.setId(7);
+    sequence.setExternals(1);
+    auto calls = sequence.initCalls(2);
+    ember::wire::encode_op(ir::Binary{ir::BinaryOp::Mul}, calls[0]);
+    calls[0].initInputs(2);  // external 0, twice
+    calls[0].initOutputs(1);
+    ember::wire::encode_op(ir::Binary{ir::BinaryOp::Add}, calls[1]);
+    auto inputs = calls[1].initInputs(2);
+    inputs.set(0, kOutput0);
+    calls[1].initOutputs(1);
+    auto dead = sequence.initDead(1);
+    dead.set(0, kOutput0);
+  });
+  for (const std::pair<uint64_t, uint64_t>& step :
+       {std::pair<uint64_t, uint64_t>{1, 10}, {11, 20}}) {
+    append_request(sequences, [&](Request::Builder r) {
+      auto replay = r.initReplay();
+      replay.setSequence(7);
+      replay.initInputs(1).set(0, step.first);  // the input, then the first output's id
+      replay.setFirstOutput(step.second);
+    });
+  }
+  append_request(sequences, [](Request::Builder r) { r.setDownload(21); });
+  std::ofstream(dir / "define_replay", std::ios::binary) << sequences;
+
+  // The device's requests: settings, a profile window's timestamps, memory, seed.
+  std::string device;
+  append_request(device, [](Request::Builder r) { r.setListDevices(); });
+  append_request(device, [](Request::Builder r) { r.setSettings(); });
+  append_request(device, [](Request::Builder r) { r.setSeed(42); });
+  append_request(device, [](Request::Builder r) { r.setTimestamp(1); });
+  append_run(device, ir::Random{Shape{3}, DType::F32, ember::Distribution{}, 7}, {}, {5});
+  append_request(device, [](Request::Builder r) { r.setTimestamp(2); });
+  append_request(device, [](Request::Builder r) {
+    auto elapsed = r.initElapsed();
+    elapsed.setFrom(1);
+    elapsed.setTo(2);
+  });
+  append_request(device, [](Request::Builder r) {
+    auto release = r.initReleaseTimestamps(2);
+    release.set(0, 1);
+    release.set(1, 2);
+  });
+  append_request(device, [](Request::Builder r) { r.setMemoryUsage(); });
+  append_request(device, [](Request::Builder r) { r.setMemoryCleanup(); });
+  std::ofstream(dir / "device_requests", std::ios::binary) << device;
+
+  // Most op families, as runs, then as a sequence replayed twice.
+  std::string ops;
+  append_seed_uploads(ops);
+  for (const SeedCall& call : seed_calls()) {
+    std::vector<uint64_t> outputs(call.outputs);
+    for (uint32_t k = 0; k < call.outputs; ++k)
+      outputs[k] = call.first_output + k;
+    append_run(ops, call.op, call.inputs, outputs);
+  }
+  append_request(ops, [](Request::Builder r) { r.setDownload(41); });
+  append_request(ops, [](Request::Builder r) { r.setSync(); });
+  std::ofstream(dir / "every_op_family", std::ios::binary) << ops;
+  std::string replayed;
+  append_seed_uploads(replayed);
+  append_seed_sequence(replayed, 3);
+  for (const uint64_t first : {100, 200}) {
+    append_request(replayed, [&](Request::Builder r) {
+      auto replay = r.initReplay();
+      replay.setSequence(3);
+      const std::vector<uint64_t> inputs{1, 2, 3, 4};
+      replay.setInputs(kj::arrayPtr(inputs.data(), inputs.size()));
+      replay.setFirstOutput(first);
+    });
+  }
+  append_request(replayed, [](Request::Builder r) { r.setSync(); });
+  std::ofstream(dir / "every_op_family_replayed", std::ios::binary) << replayed;
+}
+
+/// A peer of the rendezvous store: Gloo's full mesh of two processes (each sets its addresses,
+/// then gets the other's), one asking for a key nobody set, and a request of an unknown op.
+void write_tcp_store_seeds(const fs::path& dir) {
+  namespace store = ember::collective::store;
+  const auto write = [&](const char* name, const std::vector<store::Request>& requests) {
+    ember::fuzz::MemoryStream stream;  // a loop, read by nobody
+    for (const store::Request& request : requests)
+      store::write_request(stream, request);
+    std::ofstream(dir / name, std::ios::binary)
+        .write(reinterpret_cast<const char*>(stream.written_bytes().data()),
+               static_cast<std::streamsize>(stream.written_bytes().size()));
+  };
+  const std::string address(136, '\x7f');  // a Gloo TCP address per peer
+  write("full_mesh", {{store::Op::Set, "ember/rank_0", address + address},
+                      {store::Op::Set, "ember/rank_1", address + address},
+                      {store::Op::Get, "ember/rank_1", {}},
+                      {store::Op::Get, "ember/rank_0", {}}});
+  write("missing_key", {{store::Op::Get, "ember/rank_7", {}}, {store::Op::Set, "", ""}});
+  write("unknown_op", {{static_cast<store::Op>(3), "key", {}}});
 }
 
 /// Builds a graph node by node, each op's outputs from its rule (ir::infer).
@@ -361,6 +590,10 @@ int main(int argc, char** argv) {
 #ifdef EMBER_FUZZ_REMOTE
     fs::create_directories(root / "remote_message");
     write_remote_message_seeds(root / "remote_message");
+    fs::create_directories(root / "remote_session");
+    write_remote_session_seeds(root / "remote_session");
+    fs::create_directories(root / "tcp_store");
+    write_tcp_store_seeds(root / "tcp_store");
     fs::create_directories(root / "graph_text");
     write_graph_text_seeds(root / "graph_text");
 #endif

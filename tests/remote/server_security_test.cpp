@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -412,6 +413,118 @@ TEST(ServerSecurity, Serves64ClientsAtOnce) {
   for (std::thread& client : clients)
     client.join();
   EXPECT_EQ(std::count(correct.begin(), correct.end(), 1), 64);
+}
+
+/// Grows H from 1 to 2^20 and shrinks W from 2^20 to 1, there and back (the gradient).
+void expect_interpolation_in_its_memory(RawSession& session) {
+  constexpr int64_t n = int64_t{1} << 20;
+  const ir::Interpolate interpolate{ir::InterpolateMode::Nearest, {n, 1}, false, {}};
+  session.run(ir::Full{Shape{1, 1, 1, n}, DType::F32, Scalar(1.5)}, {}, {1});
+  session.run(interpolate, {1}, {2});
+  session.run(ir::InterpolateGrad{interpolate, Shape{1, 1, 1, n}}, {2}, {3});  // the reverse
+  EXPECT_EQ(session.sync_error(), "");
+  EXPECT_EQ(session.download(2),
+            TensorData(std::vector<float>(static_cast<std::size_t>(n), 1.5F), Shape{1, 1, n, 1}));
+  // Every output reads input (0, 0): its gradient is their sum, the others' zero.
+  std::vector<float> gradient(static_cast<std::size_t>(n), 0.0F);
+  gradient[0] = 1.5F * static_cast<float>(n);
+  EXPECT_EQ(session.download(3), TensorData(gradient, Shape{1, 1, 1, n}));
+}
+
+// Found reviewing the kernels a fuzzed session reaches (tests/fuzz/remote_session_fuzz.cpp):
+// resampled dim by dim in dim order, an interpolation that grows H from 1 to n and shrinks W from
+// n to 1 held n * n values between its passes, from 4 MiB in and out: 2^40 doubles here
+// (std::bad_alloc, which ended the connection on ndarray and read as "out of memory" on cpu);
+// at n = 2^16, 32 GiB of zeros for the server's memory to hold. The passes now shrink first.
+TEST(ServerSecurity, AnInterpolationTakesNoMoreMemoryThanItsInputAndOutput) {
+  ServeOptions options = test_server_options();
+  options.devices = {Device::ndarray(),
+                     Device::cpu()};  // cpu runs ndarray's kernel (flex has none)
+  Server server(std::move(options));
+  for (uint32_t device : {0, 1}) {
+    RawSession session(loopback(server));
+    session.open(device);
+    expect_interpolation_in_its_memory(session);
+  }
+}
+
+// Found with the interpolation above: the ndarray convolution stored a tap per pair of output and
+// kernel positions along each dim, 16 bytes per multiply-add of a long 1-d kernel: this
+// [1, 1, 3n] x [1, 1, n] convolution from 4 MiB of tensors asked 2^37 taps (2 TiB). Its tables
+// are now bounded: the op fails, the session goes on.
+TEST(ServerSecurity, AConvolutionWhoseTablesWouldOutgrowItsTensorsFailsAlone) {
+  ServeOptions options = test_server_options();
+  options.devices = {Device::ndarray()};
+  Server server(std::move(options));
+  RawSession session(loopback(server));
+  session.open(0);
+  constexpr int64_t n = int64_t{1} << 18;
+  session.run(ir::Full{Shape{1, 1, 3 * n}, DType::F32, Scalar(1.0)}, {}, {1});
+  session.run(ir::Full{Shape{1, 1, n}, DType::F32, Scalar(1.0)}, {}, {2});
+  session.run(ir::Conv{{{1}, {0}, {1}, {0}, 1, false}}, {1, 2}, {3});
+  const std::string error = session.sync_error();
+  EXPECT_NE(error.find("the reference kernel's tables hold at most 16777216"), std::string::npos)
+      << error;
+  session.upload(4, TensorData(std::vector<float>{1, 2}, Shape{2}));
+  session.run(ir::Binary{ir::BinaryOp::Add}, {4, 4}, {5});
+  EXPECT_EQ(session.download(5), TensorData(std::vector<float>{2, 4}, Shape{2}));
+}
+
+// Found by tests/fuzz/remote_session_fuzz.cpp (UndefinedBehaviorSanitizer): a slice whose step
+// passes its dim multiplied the dim's stride by the step, which overflowed int64 (ndarray), and
+// flex's ceil of its length overflowed too (end - start + step - 1). Such a step takes one
+// element, and its stride is never walked.
+TEST(ServerSecurity, ASliceWithAStepPastItsDimTakesOneElement) {
+  ServeOptions options = test_server_options();
+  options.devices = {Device::ndarray(), Device::cpu()};
+  Server server(std::move(options));
+  constexpr int64_t huge = std::numeric_limits<int64_t>::max();
+  for (uint32_t device : {0, 1}) {
+    RawSession session(loopback(server));
+    session.open(device);
+    session.upload(
+        1, TensorData(std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, Shape{4, 3}));
+    session.run(ir::Slice{{{1, 4, huge}, {0, 3, huge - 1}}}, {1}, {2});
+    EXPECT_EQ(session.download(2), TensorData(std::vector<float>{3}, Shape{1, 1}));
+    session.run(ir::Slice{{{1, 4, huge}, {0, 3, 1}}}, {1}, {3});
+    EXPECT_EQ(session.download(3), TensorData(std::vector<float>{3, 4, 5}, Shape{1, 3}));
+  }
+}
+
+TEST(ServerSecurity, RefusesConnectionsOverItsLimitAndReapsThoseThatEnded) {
+  ServeOptions options = test_server_options();
+  options.max_connections = 2;
+  Server server(std::move(options));
+  {
+    RawSession first(loopback(server));
+    RawSession second(loopback(server));
+    first.open(0);
+    second.open(0);
+    try {
+      RawSession third(loopback(server));
+      ADD_FAILURE() << "a third connection was served";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("at most 2 connections"), std::string::npos) << e.what();
+    }
+  }
+  // Those two left: their threads are joined when the next connections come, which are served
+  // once the threads have ended, a moment after their sessions closed.
+  // Without the reaping, the two would hold both places for ever.
+  wait_until_sessions_closed(server);
+  const auto connects_within_a_second = [&] {
+    for (int wait = 0; wait < 100; ++wait) {
+      try {
+        RawSession probe(loopback(server));
+        return true;
+      } catch (const ConfigError&) {
+        std::this_thread::sleep_for(10ms);
+      }
+    }
+    return false;
+  };
+  for (int again = 0; again < 20; ++again)
+    EXPECT_TRUE(connects_within_a_second());
+  expect_serving(server);
 }
 
 }  // namespace

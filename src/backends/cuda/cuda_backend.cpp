@@ -43,6 +43,7 @@
 #include "fusion/op_by_op.h"
 #include "ir/op_fields.h"
 #include "ir/program.h"
+#include "ir/slice_range.h"
 
 namespace ember::cuda {
 namespace {
@@ -1382,7 +1383,7 @@ class CudaBackend final : public backend::Backend {
                            std::vector<int64_t>& strides, int64_t& offset) {
     const std::vector<int64_t> contiguous = shape.contiguous_strides();
     for (std::size_t d = 0; d < ranges.size(); ++d) {
-      strides.push_back(contiguous[d] * ranges[d].step);
+      strides.push_back(ir::slice_stride(ranges[d], contiguous[d]));
       offset += ranges[d].start * contiguous[d];
     }
   }
@@ -1685,9 +1686,9 @@ class CudaBackend final : public backend::Backend {
     launch(kernels_.function(source, name), static_cast<unsigned>(blocks), grid.threads, arguments);
   }
 
-  /// src resampled by op's passes (one a spatial dim, in double between them): from input's sizes
-  /// to result's, or transposed (the gradient), in reverse order from src's sizes back to input's
-  /// (result's).
+  /// src resampled by op's passes (one a spatial dim, in double between them, in
+  /// ndarray::interpolate::pass_order: the dims that shrink first): from input's sizes to
+  /// result's, or transposed (the gradient), from src's sizes back to input's (result's).
   std::optional<Outputs> resampled(const ir::Interpolate& op, const Operand& src,
                                    const Shape& input, const ir::TensorMeta& result,
                                    bool transposed) {
@@ -1702,8 +1703,9 @@ class CudaBackend final : public backend::Backend {
     std::vector<int64_t> dims = src.meta.shape.dims();
     CUdeviceptr from = address_of(src);
     std::shared_ptr<DeviceBuffer> intermediate;
-    for (std::size_t k = 0; k < plans.size(); ++k) {
-      const std::size_t dim = transposed ? plans.size() - 1 - k : k;
+    const std::vector<std::size_t> order = ndarray::interpolate::pass_order(plans, transposed);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const std::size_t dim = order[k];
       const std::size_t axis = dim + 2;
       const ndarray::interpolate::DimPlan& plan = plans[dim];
       int64_t outer = 1;

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "ir/slice_range.h"
+
 namespace ember::flex {
 namespace {
 
@@ -84,8 +86,8 @@ View sliced(const View& x, std::span<const ir::SliceRange> ranges) {
   for (std::size_t d = 0; d < ranges.size(); ++d) {
     const ir::SliceRange& r = ranges[d];
     offset += r.start * strides[d];
-    strides[d] *= r.step;
-    dims.push_back((r.end - r.start + r.step - 1) / r.step);
+    strides[d] = ir::slice_stride(r, strides[d]);
+    dims.push_back(ir::slice_length(r));
   }
   Shape shape(std::move(dims));
   // An empty slice may start one past the storage's end: keep it pointing inside.

@@ -1,7 +1,24 @@
 #include "backends/ndarray/conv_plan.h"
 
+#include <algorithm>
+#include <string>
+
+#include "ember/error.h"
+
 namespace ember::ndarray::conv {
 namespace {
+
+/// ExecutionError when the table of spatial dim axis could pass kMaxTapsPerDim: its positions
+/// times its kernel's (checked before any is stored).
+void check_table_size(const SpatialDim& dim, std::size_t axis) {
+  const int64_t positions = std::max(dim.out, dim.in);
+  if (dim.kernel == 0 || positions <= kMaxTapsPerDim / dim.kernel) return;
+  throw ExecutionError("[conv] ndarray: spatial dim " + std::to_string(axis) + " pairs " +
+                       std::to_string(positions) + " positions with a kernel of " +
+                       std::to_string(dim.kernel) +
+                       "; the reference kernel's tables hold at most " +
+                       std::to_string(kMaxTapsPerDim) + " pairs per dim");
+}
 
 /// Not transposed: output o reads i = o s - p + k d, for each k landing inside x.
 TapTable direct_output_taps(const SpatialDim& dim) {
@@ -119,6 +136,7 @@ int64_t ConvPlan::kernel_offset(int64_t kd, int64_t kh, int64_t kw) const {
 TapTables output_taps(const ConvPlan& plan) {
   TapTables tables;
   for (std::size_t i = 0; i < kSpatialDims; ++i) {
+    check_table_size(plan.dims[i], i);
     tables[i] =
         plan.transposed ? transposed_output_taps(plan.dims[i]) : direct_output_taps(plan.dims[i]);
   }
@@ -127,8 +145,10 @@ TapTables output_taps(const ConvPlan& plan) {
 
 TapTables kernel_taps(const ConvPlan& plan) {
   TapTables tables;
-  for (std::size_t i = 0; i < kSpatialDims; ++i)
+  for (std::size_t i = 0; i < kSpatialDims; ++i) {
+    check_table_size(plan.dims[i], i);
     tables[i] = dim_kernel_taps(plan.dims[i], plan.transposed);
+  }
   return tables;
 }
 

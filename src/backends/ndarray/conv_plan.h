@@ -91,9 +91,17 @@ struct ConvPlan {
   int64_t kernel_offset(int64_t kd, int64_t kh, int64_t kw) const;
 };
 
+/// The most taps one dim's table may hold (256 MiB of them). A table holds up to a tap per pair
+/// of output and kernel positions along its dim: a few thousand for any usual convolution, but
+/// 16 bytes per multiply-add of a long 1-d kernel over a long input (a [1, 1, 3n] x [1, 1, n]
+/// convolution asked n^2 of them from 16 n bytes of tensors).
+inline constexpr int64_t kMaxTapsPerDim = int64_t{1} << 24;
+
 /// Per dim, per output position o: the taps {x offset, kernel offset} of the (i, k) meeting o.
+/// ExecutionError when a dim's outputs times its kernel positions pass kMaxTapsPerDim.
 TapTables output_taps(const ConvPlan& plan);
 /// Per dim, per kernel position k: the taps {x offset, output offset} of the (i, o) it links.
+/// ExecutionError as output_taps.
 TapTables kernel_taps(const ConvPlan& plan);
 
 }  // namespace ember::ndarray::conv

@@ -1,9 +1,9 @@
 // Resampling. Interpolate is separable: along each spatial dim, output index i is a weighted sum
 // of at most four input indices (its taps: one for nearest, two for linear, four for cubic), so
-// the kernel resamples one dim at a time through a double buffer and rounds once to x's dtype.
-// The gradient runs the transposed passes in reverse order: each tap sends the output gradient
-// back to its input index with the same weight. The taps come from interpolate_plan.h, which holds
-// every coordinate rule (cuda's kernels read the same plans).
+// the kernel resamples one dim at a time through a double buffer and rounds once to x's dtype,
+// the dims that shrink first (interpolate::pass_order). The gradient runs the transposed passes:
+// each tap sends the output gradient back to its input index with the same weight. The taps come
+// from interpolate_plan.h, which holds every coordinate rule (cuda's kernels read the same plans).
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -41,12 +41,11 @@ void resample_dim(std::span<const double> src, std::span<double> dst, const DimP
   }
 }
 
-/// values of shape dims resampled along every planned dim: in dim order from the input to the
-/// output sizes, or transposed in reverse order from the output sizes to the input's.
+/// values of shape dims resampled along every planned dim, in pass_order: from the input to the
+/// output sizes, or transposed from the output sizes to the input's.
 std::vector<double> apply_plans(std::vector<double> values, std::vector<int64_t> dims,
                                 const std::vector<DimPlan>& plans, bool transposed) {
-  for (std::size_t k = 0; k < plans.size(); ++k) {
-    const std::size_t dim = transposed ? plans.size() - 1 - k : k;
+  for (const std::size_t dim : interpolate::pass_order(plans, transposed)) {
     const std::size_t axis = dim + 2;
     const DimPlan& plan = plans[dim];
     int64_t outer = 1;

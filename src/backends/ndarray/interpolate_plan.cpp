@@ -123,4 +123,15 @@ std::vector<DimPlan> plans_for(const ir::Interpolate& op, const Shape& input, co
                              : plans_in<float>(op, input, output);
 }
 
+std::vector<std::size_t> pass_order(const std::vector<DimPlan>& plans, bool transposed) {
+  std::vector<std::size_t> order(plans.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    order[k] = transposed ? plans.size() - 1 - k : k;
+  std::stable_partition(order.begin(), order.end(), [&](std::size_t dim) {
+    const DimPlan& plan = plans[dim];
+    return transposed ? plan.in < plan.out : plan.out < plan.in;
+  });
+  return order;
+}
+
 }  // namespace ember::ndarray::interpolate

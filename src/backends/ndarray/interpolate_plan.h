@@ -47,4 +47,12 @@ struct DimPlan {
 std::vector<DimPlan> plans_for(const ir::Interpolate& op, const Shape& input, const Shape& output,
                                DType dtype);
 
+/// The order to run the passes of plans in (dims, as indices into plans): those that shrink
+/// their dim first, then those that grow it, each group in dim order (the gradient's transposed
+/// passes, from out to in, in reverse dim order). Each pass resamples one dim on its own, so any
+/// order gives the same values (to double rounding); this one keeps every intermediate within the
+/// larger of the input and the output. In dim order an intermediate could hold the product of
+/// their largest dims: [1, 1, 1, n] grown along H to n and shrunk along W to 1 held n * n values.
+std::vector<std::size_t> pass_order(const std::vector<DimPlan>& plans, bool transposed);
+
 }  // namespace ember::ndarray::interpolate

@@ -5,6 +5,7 @@
 #include "backends/ndarray/element_copy.h"
 #include "backends/ndarray/kernels.h"
 #include "backends/ndarray/strided_index.h"
+#include "ir/slice_range.h"
 
 namespace ember::ndarray {
 namespace {
@@ -17,7 +18,7 @@ std::vector<int64_t> slice_offsets(const Shape& shape, const std::vector<ir::Sli
   int64_t base = 0;
   for (std::size_t d = 0; d < ranges.size(); ++d) {
     base += ranges[d].start * strides[d];
-    strides[d] *= ranges[d].step;
+    strides[d] = ir::slice_stride(ranges[d], strides[d]);
   }
   return strided_offsets(view, strides, base);
 }
