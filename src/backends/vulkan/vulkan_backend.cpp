@@ -338,7 +338,10 @@ class VulkanBackend final : public backend::Backend {
            std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
            std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
            std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
-           std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad>)
+           std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+           std::is_same_v<Op, ir::LayerNorm> || std::is_same_v<Op, ir::LayerNormGrad> ||
+           std::is_same_v<Op, ir::CrossEntropy> || std::is_same_v<Op, ir::CrossEntropyGrad> ||
+           std::is_same_v<Op, ir::SoftmaxGrad>)
       std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
                                  std::span<const Operand> /*inputs*/,
                                  std::span<const ir::TensorMeta> /*outputs*/) {
