@@ -29,7 +29,7 @@ std::string cache_folder(const std::string& backend) {
   return "";
 }
 
-/// FNV-1a, 64 bits: the file name of a key.
+/// FNV-1a, 64 bits: the file name of a key, and the check of a file's code.
 uint64_t hash_of(const std::string& text) {
   uint64_t hash = 0xcbf29ce484222325ull;
   for (const char c : text) {
@@ -54,7 +54,9 @@ std::string KernelDiskCache::path_of(const std::string& key) const {
   return folder_ + "/" + hex(hash_of(key)) + suffix_;
 }
 
-// The file of a key: the key's length (8 bytes), the key, then the code.
+// The file of a key: the key's length (8 bytes), the key, the code's length and its hash (8 bytes
+// each), then the code. A file cut short or damaged after it was written (a full disk, another
+// writer, a stray edit) is a miss rather than bytes handed to the driver.
 std::string KernelDiskCache::load(const std::string& key) const {
   if (folder_.empty()) return "";
   std::ifstream file(path_of(key), std::ios::binary);
@@ -65,7 +67,14 @@ std::string KernelDiskCache::load(const std::string& key) const {
   std::string stored(key.size(), '\0');
   if (!file.read(stored.data(), static_cast<std::streamsize>(stored.size())) || stored != key)
     return "";
-  return {std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  uint64_t code_length = 0;
+  uint64_t code_hash = 0;
+  if (!file.read(reinterpret_cast<char*>(&code_length), sizeof code_length) ||
+      !file.read(reinterpret_cast<char*>(&code_hash), sizeof code_hash))
+    return "";
+  std::string code{std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>()};
+  if (code.size() != code_length || hash_of(code) != code_hash) return "";
+  return code;
 }
 
 void KernelDiskCache::store(const std::string& key, const std::string& code) const {
@@ -77,9 +86,10 @@ void KernelDiskCache::store(const std::string& key, const std::string& code) con
   const std::string temporary = path + ".tmp" + std::to_string(getpid());
   {
     std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    const uint64_t length = key.size();
-    file.write(reinterpret_cast<const char*>(&length), sizeof length);
+    const uint64_t header[] = {key.size(), code.size(), hash_of(code)};
+    file.write(reinterpret_cast<const char*>(&header[0]), sizeof header[0]);
     file.write(key.data(), static_cast<std::streamsize>(key.size()));
+    file.write(reinterpret_cast<const char*>(&header[1]), 2 * sizeof header[0]);
     file.write(code.data(), static_cast<std::streamsize>(code.size()));
     if (!file) {
       std::filesystem::remove(temporary, error);

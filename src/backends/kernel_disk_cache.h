@@ -1,9 +1,12 @@
 // KernelDiskCache: the on-disk cache of the GPU backends' compiled kernels (cuda's machine code,
 // vulkan's SPIR-V), so that a second process loads what a first compiled. One file per key, named
 // by a hash of the key and holding the whole key, compared before its code is used (a hash
-// collision is then harmless). The folder is $EMBER_CACHE_DIR/<backend>, else
-// $XDG_CACHE_HOME/ember/<backend>, else ~/.cache/ember/<backend>; EMBER_CACHE_DIR=off: no disk
-// cache. Only a cache: a file that cannot be read or written is a miss, never an error.
+// collision is then harmless), then the code with its length and hash, so that a file cut short
+// or damaged is a miss. (The hash guards against accidents, not against someone who may write to
+// the folder: keep it private, as the default under the home folder is.) The folder is
+// $EMBER_CACHE_DIR/<backend>, else $XDG_CACHE_HOME/ember/<backend>, else ~/.cache/ember/<backend>;
+// EMBER_CACHE_DIR=off: no disk cache. Only a cache: a file that cannot be read or written is a
+// miss, never an error.
 #pragma once
 
 #include <functional>

@@ -28,16 +28,6 @@ bool has_program_kernel(const ir::Program& program) {
 
 namespace {
 
-/// The guarded definition of the kernel's ember_dims, KernelDims's layout.
-constexpr std::string_view kDimsDefinition = R"(#ifndef EMBER_DIMS
-#define EMBER_DIMS
-struct ember_dims {
-  long long d[8];
-};
-#endif
-)";
-static_assert(kProgramMaxRank == 8, "kDimsDefinition spells the rank out");
-
 /// The guarded definition of the flat kernel's vector of four elements: one load or store of
 /// 16 bytes for f32 (8 for f16 and bf16, 32 for f64), which a memory-bound kernel needs.
 constexpr std::string_view kVectorDefinition = R"(#ifndef EMBER_VEC4
@@ -92,7 +82,9 @@ std::string strided_loop(const ir::Program& program, const ProgramBody& body) {
 }
 
 /// The flat kernel's loop: four elements a thread, each input a vector of four (or its one
-/// element four times where the broadcast bit k is set), each output stored as a vector.
+/// element four times where the broadcast bit k is set), each output stored as a vector. The
+/// tail's loops are unrolled over constant indices: a vector indexed at run time lives in local
+/// memory, in every iteration.
 std::string flat_loop(const ir::Program& program, const ProgramBody& body,
                       const std::vector<std::string>& input_types,
                       const std::vector<std::string>& output_types) {
@@ -110,7 +102,9 @@ std::string flat_loop(const ir::Program& program, const ProgramBody& body,
     source += "    } else if (whole) {\n";
     source += "      " + a + " = *reinterpret_cast<const " + vec + "*>(" + in + " + i);\n";
     source += "    } else {\n";
-    source += "      for (long long e = 0; e < n - i; ++e) " + a + ".v[e] = " + in + "[i + e];\n";
+    source += "      #pragma unroll\n";
+    source +=
+        "      for (int e = 0; e < 4; ++e) if (i + e < n) " + a + ".v[e] = " + in + "[i + e];\n";
     source += "    }\n";
   }
   for (std::size_t k = 0; k < output_types.size(); ++k)
@@ -128,8 +122,10 @@ std::string flat_loop(const ir::Program& program, const ProgramBody& body,
     const std::string r = "r" + std::to_string(k), out = "out" + std::to_string(k);
     source += "    if (whole) *reinterpret_cast<ember_vec4<" + output_types[k] + ">*>(" + out +
               " + i) = " + r + ";\n";
+    source += "    else {\n      #pragma unroll\n";
     source +=
-        "    else for (long long e = 0; e < n - i; ++e) " + out + "[i + e] = " + r + ".v[e];\n";
+        "      for (int e = 0; e < 4; ++e) if (i + e < n) " + out + "[i + e] = " + r + ".v[e];\n";
+    source += "    }\n";
   }
   source += "  }\n";
   return source;
@@ -188,17 +184,17 @@ std::string program_kernel(const ir::Program& program, std::string_view kernel_n
   };
 
   std::vector<std::string> strided_elements, flat_elements;
-  std::vector<std::string> strided_middle = {"long long n", "int rank", "ember_dims sizes"};
+  std::vector<std::string> strided_middle = {"long long n", "int rank", "EMBER_DIMS_PARAM sizes"};
   for (std::size_t k = 0; k < program.inputs.size(); ++k) {
     strided_elements.push_back("in" + std::to_string(k) + "[offset" + std::to_string(k) + "]");
     flat_elements.push_back("a" + std::to_string(k) + ".v[e]");
-    strided_middle.push_back("ember_dims strides" + std::to_string(k));
+    strided_middle.push_back("EMBER_DIMS_PARAM strides" + std::to_string(k));
   }
 
   std::string source = "// the fused program " + program.describe() +
                        ", written by ember's CUDA C emitter (src/codegen) from ir/formulas.h\n";
   source += helpers;
-  source += kDimsDefinition;
+  source += kCudaDimsDefinition;
   source += kVectorDefinition;
   source += signature(std::string(kernel_name), strided_middle);
   source += strided_loop(program, program_body(CudaC(compute, "    "), program, strided_elements));

@@ -21,6 +21,21 @@
 
 namespace ember::codegen {
 
+/// The guarded CUDA C definition of `ember_dims` (KernelDims's layout) and of EMBER_DIMS_PARAM,
+/// the spelling of a kernel parameter of that type. The parameter is __grid_constant__: a kernel
+/// reads its entries at run-time indices (the dim loops), and a plain by-value struct read that way
+/// is first copied to every thread's stack, 64 bytes of local memory a thread per parameter, which
+/// made the strided copies and programs about ten times slower than the memory allows.
+inline constexpr std::string_view kCudaDimsDefinition = R"(#ifndef EMBER_DIMS
+#define EMBER_DIMS
+struct ember_dims {
+  long long d[8];
+};
+#define EMBER_DIMS_PARAM const __grid_constant__ ember_dims
+#endif
+)";
+static_assert(kProgramMaxRank == 8, "kCudaDimsDefinition spells the rank out");
+
 /// Whether program_kernel writes program: the float values among its inputs and instruction
 /// results are of one float dtype (F64, F32, F16 or BF16), beside any integer dtypes and Bool;
 /// no input has more than kProgramMaxRank dims; and every instruction is an op that the emitter

@@ -40,6 +40,10 @@ struct Compiled {
   bool ok = false;
   std::string ptx;
   std::string log;
+  /// Whether a kernel keeps anything in local memory (a per-thread stack frame, PTX's
+  /// __local_depot): for ember's kernels always a slowdown, such as a by-value parameter read at
+  /// run-time indices (kCudaDimsDefinition says why).
+  bool uses_local_memory() const { return ptx.find("__local_depot") != std::string::npos; }
 };
 
 inline Compiled compile(const std::string& source, const std::string& name,

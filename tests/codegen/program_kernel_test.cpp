@@ -321,11 +321,12 @@ TEST(ProgramKernel, WritesEveryProgramOfTheCases) {
 TEST(ProgramKernel, ParametersAreInputsOutputsShapeStridesAndScalars) {
   const ProgramCase c = mask_fill_broadcast();
   const std::string source = program_kernel(c.program, "fill");
-  EXPECT_TRUE(contains(source,
-                       "fill(const float* __restrict__ in0, const unsigned char* __restrict__ in1, "
-                       "float* __restrict__ out0, float* __restrict__ out1, long long n, int rank, "
-                       "ember_dims sizes, ember_dims strides0, ember_dims strides1, double "
-                       "scalar0)"))
+  EXPECT_TRUE(contains(
+      source,
+      "fill(const float* __restrict__ in0, const unsigned char* __restrict__ in1, "
+      "float* __restrict__ out0, float* __restrict__ out1, long long n, int rank, "
+      "EMBER_DIMS_PARAM sizes, EMBER_DIMS_PARAM strides0, EMBER_DIMS_PARAM strides1, double "
+      "scalar0)"))
       << source;
   EXPECT_TRUE(contains(source, "struct ember_dims {\n  long long d[8];\n};")) << source;
   EXPECT_TRUE(contains(source, "const float v0 = in0[offset0];")) << source;
@@ -522,6 +523,7 @@ TEST(ProgramKernelNvrtc, EveryProgramCompilesForComputeCapability90) {
     EXPECT_TRUE(result.ok) << c.name << " does not compile:\n"
                            << result.log << "\nits source:\n"
                            << source;
+    EXPECT_FALSE(result.uses_local_memory()) << c.name << "\n" << result.ptx;
     EXPECT_NE(result.ptx.find(".entry " + kernel_name_of(c) + "("), std::string::npos) << c.name;
     EXPECT_NE(result.ptx.find(".entry " + kernel_name_of(c) + "_flat("), std::string::npos)
         << c.name;

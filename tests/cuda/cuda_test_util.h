@@ -16,6 +16,8 @@ inline void expect_machine_code(const std::string& source, const std::string& wh
 #ifdef EMBER_WITH_NVRTC
   const codegen::test::Compiled compiled = codegen::test::compile(source, "kernel", "sm_90");
   EXPECT_TRUE(compiled.ok) << what << "\n" << compiled.log << "\n" << source;
+  EXPECT_FALSE(compiled.uses_local_memory()) << what << " keeps values in local memory:\n"
+                                             << compiled.ptx;
 #else
   (void)source;
   (void)what;

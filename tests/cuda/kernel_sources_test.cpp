@@ -20,6 +20,8 @@ void expect_compiles(const std::string& source, const std::string& what) {
 #ifdef EMBER_WITH_NVRTC
   const codegen::test::Compiled compiled = compile(source, "kernel", "compute_90");
   EXPECT_TRUE(compiled.ok) << what << "\n" << compiled.log << "\n" << source;
+  EXPECT_FALSE(compiled.uses_local_memory()) << what << " keeps values in local memory:\n"
+                                             << compiled.ptx;
 #else
   (void)source;
   (void)what;

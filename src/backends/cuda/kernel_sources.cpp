@@ -6,20 +6,13 @@
 #include <utility>
 
 #include "codegen/cuda_ops.h"
+#include "codegen/cuda_program.h"
 #include "ember/error.h"
 
 namespace ember::cuda {
 namespace {
 
 using ir::ReduceOp;
-
-constexpr std::string_view kDims = R"(#ifndef EMBER_DIMS
-#define EMBER_DIMS
-struct ember_dims {
-  long long d[8];
-};
-#endif
-)";
 
 // A double rounded to float "to odd" (ember::detail::round_to_odd_float): rounding that float to
 // f16 or bf16 then rounds the double correctly, as ember's conversions do.
@@ -583,13 +576,13 @@ __device__ __forceinline__ long long ember_indexed_offset(long long i, const I* 
 )";
 
 std::string gather_source(std::size_t element_size, DType index_dtype) {
-  std::string source(kDims);
+  std::string source(codegen::kCudaDimsDefinition);
   source += "typedef " + std::string(element_of_size(element_size)) + " E;\n";
   source += "typedef " + integer_type(index_dtype) + " I;\n";
   source += kIndexedOffset;
   source +=
       R"(extern "C" __global__ void ember_gather(const E* x, const I* idx, E* out, long long n,
-                                        int rank, ember_dims sizes, ember_dims x_strides, int dim,
+                                        int rank, EMBER_DIMS_PARAM sizes, EMBER_DIMS_PARAM x_strides, int dim,
                                         int select) {
   )";
   source += kGridStride;
@@ -651,14 +644,14 @@ std::string scatter_add_source(DType dtype, DType index_dtype) {
                            : is_int(dtype)     ? integer_type(dtype)
                                                : std::string(codegen::cuda::storage_type(dtype));
   const bool narrow = dtype_size(dtype) < 4;
-  std::string source(kDims);
+  std::string source(codegen::kCudaDimsDefinition);
   source += "typedef " + type + " T;\n";
   source += "typedef " + integer_type(index_dtype) + " I;\n";
   if (narrow) source += narrow_atomic_add(dtype);
   source += kIndexedOffset;
   source += R"(extern "C" __global__ void ember_scatter_add(const T* values, const I* idx, T* out,
-                                             long long n, int rank, ember_dims sizes,
-                                             ember_dims out_strides, int dim, int select) {
+                                             long long n, int rank, EMBER_DIMS_PARAM sizes,
+                                             EMBER_DIMS_PARAM out_strides, int dim, int select) {
   )";
   source += kGridStride;
   source += narrow ? " ember_atomic_add(" : " atomicAdd(";
@@ -669,7 +662,7 @@ std::string scatter_add_source(DType dtype, DType index_dtype) {
 
 std::string scatter_assign_source(std::size_t element_size, DType index_dtype,
                                   bool wide_positions) {
-  std::string source(kDims);
+  std::string source(codegen::kCudaDimsDefinition);
   source += "typedef " + std::string(element_of_size(element_size)) + " E;\n";
   source += "typedef " + integer_type(index_dtype) + " I;\n";
   source +=
@@ -678,7 +671,7 @@ std::string scatter_assign_source(std::size_t element_size, DType index_dtype,
   // A claim is the writer's position + 1 (0: nobody writes the slot). With select, the position
   // along dim decides alone: for fixed other coordinates, row-major order follows it.
   source += R"(extern "C" __global__ void ember_scatter_claim(const I* idx, W* winner, long long n,
-                                               int rank, ember_dims sizes, ember_dims out_strides,
+                                               int rank, EMBER_DIMS_PARAM sizes, EMBER_DIMS_PARAM out_strides,
                                                int dim, int select) {
   )";
   source += kGridStride;
@@ -691,7 +684,7 @@ std::string scatter_assign_source(std::size_t element_size, DType index_dtype,
 
 extern "C" __global__ void ember_scatter_assign(const E* values, const I* idx, E* out,
                                                 const W* winner, long long n, int rank,
-                                                ember_dims sizes, ember_dims out_strides, int dim,
+                                                EMBER_DIMS_PARAM sizes, EMBER_DIMS_PARAM out_strides, int dim,
                                                 int select) {
   )";
   source += kGridStride;
@@ -905,11 +898,11 @@ bool has_float_kernels(DType dtype) {
 }
 
 std::string copy_source(std::size_t element_size) {
-  std::string source(kDims);
+  std::string source(codegen::kCudaDimsDefinition);
   source += "typedef " + std::string(element_of_size(element_size)) + " E;\n";
   source += R"(extern "C" __global__ void ember_copy(const E* in, E* out, long long n, int rank,
-                                      ember_dims sizes, ember_dims in_strides, long long in_offset,
-                                      ember_dims out_strides, long long out_offset) {
+                                      EMBER_DIMS_PARAM sizes, EMBER_DIMS_PARAM in_strides, long long in_offset,
+                                      EMBER_DIMS_PARAM out_strides, long long out_offset) {
   )";
   source += kGridStride;
   // Coordinates in 32 bits below 2^31 elements: a 64-bit division costs tens of instructions.
@@ -942,7 +935,7 @@ std::string copy_source(std::size_t element_size) {
   // along last, so both sides move whole cache lines (ember_copy would read one element of each
   // line). Blocks of 256 threads: 32 lanes x 8 rows, each thread four of the tile's 32 rows.
   source += R"(extern "C" __global__ void ember_transpose_copy(const E* in, E* out, int rank,
-      ember_dims sizes, ember_dims in_strides, long long in_offset, ember_dims out_strides,
+      EMBER_DIMS_PARAM sizes, EMBER_DIMS_PARAM in_strides, long long in_offset, EMBER_DIMS_PARAM out_strides,
       long long out_offset, int a, long long tiles_a, long long tiles_last, long long planes) {
   __shared__ E tile[32][33];
   const int last = rank - 1, lane = threadIdx.x & 31, row = threadIdx.x >> 5;
