@@ -41,6 +41,7 @@
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "fusion/op_by_op.h"
+#include "ir/fused_rows.h"
 #include "ir/op_fields.h"
 #include "ir/program.h"
 #include "ir/slice_range.h"
@@ -1623,13 +1624,10 @@ class CudaBackend final : public backend::Backend {
   }
 
   /// The fused row ops arrive only when run directly (runs_fused_rows says no): on the host.
-  template <typename Op>
-  requires(std::is_same_v<Op, ir::LayerNorm> || std::is_same_v<Op, ir::LayerNormGrad> ||
-           std::is_same_v<Op, ir::CrossEntropy> || std::is_same_v<Op, ir::CrossEntropyGrad> ||
-           std::is_same_v<Op, ir::SoftmaxGrad>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                 std::span<const Operand> /*inputs*/,
-                                 std::span<const ir::TensorMeta> /*outputs*/) {
+  template <ir::FusedRowOp Op>
+  std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 

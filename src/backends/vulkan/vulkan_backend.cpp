@@ -24,6 +24,7 @@
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "fusion/op_by_op.h"
+#include "ir/fused_rows.h"
 #include "ir/program.h"
 
 namespace ember::vulkan {
@@ -328,23 +329,21 @@ class VulkanBackend final : public backend::Backend {
 
   /// The ops without a kernel here yet: ndarray's kernels on the host (docs/backends/vulkan.md).
   template <typename Op>
-  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
-           std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
-           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
-           std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-           std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
-           std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
-           std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
-           std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
-           std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
-           std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
-           std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
-           std::is_same_v<Op, ir::LayerNorm> || std::is_same_v<Op, ir::LayerNormGrad> ||
-           std::is_same_v<Op, ir::CrossEntropy> || std::is_same_v<Op, ir::CrossEntropyGrad> ||
-           std::is_same_v<Op, ir::SoftmaxGrad>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                 std::span<const Operand> /*inputs*/,
-                                 std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(
+      std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
+      std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
+      std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
+      std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+      std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
+      std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
+      std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+      std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+      std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                                     std::span<const Operand> /*inputs*/,
+                                                     std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 
