@@ -246,6 +246,11 @@ TEST(CudaDevice, ProductsOfTransposesMatchNdarray) {
        "a product of a reshaped transpose");
   same(ops::transpose(w), ops::transpose(host(w)), "the transpose itself, read");
   same(ops::add(bt, bt), ops::add(host(bt), host(bt)), "an op reading a transpose");
+  // A transpose of a transpose is its source, also under a reshape that keeps the last two dims.
+  same(ops::transpose(at), host(a), "a transpose of a transpose, read");
+  same(ops::add(ops::transpose(ops::reshape(at, {1, 3, 20, 37})), ops::reshape(a, {1, 3, 37, 20})),
+       ops::mul_scalar(ops::reshape(host(a), {1, 3, 37, 20}), 2.0),
+       "a transpose of a reshaped transpose");
 }
 
 TEST(CudaDevice, BytesReservedStayFlatOverASteadyTrainingLoop) {

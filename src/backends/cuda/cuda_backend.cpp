@@ -84,13 +84,14 @@ class DeviceBuffer final : public backend::Buffer {
   /// The dense tensor this one, of shape, is the transpose of (its last two dims swapped), where it
   /// is kept and shape has the transpose's last two dims (a reshape that keeps them, adding or
   /// merging batch dims, keeps the relation; one that changes them does not).
-  const DeviceBuffer* transpose_source(const Shape& shape) const {
-    if (!deferred_ || shape.rank() < 2) return nullptr;
+  const BufferPtr& transpose_source(const Shape& shape) const {
+    static const BufferPtr none;
+    if (!deferred_ || shape.rank() < 2) return none;
     const Shape& made = deferred_->shape;
     if (shape[shape.rank() - 1] != made[made.rank() - 1] ||
         shape[shape.rank() - 2] != made[made.rank() - 2])
-      return nullptr;
-    return static_cast<const DeviceBuffer*>(deferred_->source.get());
+      return none;
+    return deferred_->source;
   }
   /// The range of the integers it holds, where the host knew it when it made them (set once,
   /// before the buffer is shared).
@@ -725,9 +726,10 @@ class CudaBackend final : public backend::Backend {
   static void read_transposed(const Operand& operand, CUdeviceptr& address, bool& transposed,
                               bool allowed) {
     const auto& buffer = static_cast<const DeviceBuffer&>(*operand.buffer);
-    const DeviceBuffer* source = allowed ? buffer.transpose_source(operand.meta.shape) : nullptr;
+    const BufferPtr none;
+    const BufferPtr& source = allowed ? buffer.transpose_source(operand.meta.shape) : none;
     transposed = source != nullptr;
-    address = source != nullptr ? source->address() : buffer.address();
+    address = source != nullptr ? address_of(source) : buffer.address();
   }
 
   /// operand with its batch dims (all but the last two) broadcast to result's.
@@ -754,8 +756,13 @@ class CudaBackend final : public backend::Backend {
     Walk walk{outputs[0].shape.dims(), {}, 0, outputs[0].shape.contiguous_strides(), 0};
     for (const int64_t axis : permute.axes)
       walk.from_strides.push_back(strides[static_cast<std::size_t>(axis)]);
-    if (swaps_last_two(permute.axes) && fits_copy_kernel(walk)) {
-      return deferred_transpose(inputs[0], outputs[0], walk);
+    if (swaps_last_two(permute.axes)) {
+      // The transpose of a deferred transpose is its source: neither copy runs (the backward of
+      // Linear's weight, (g^T x)^T transposed back, hands the optimizer g^T x itself).
+      const auto& buffer = static_cast<const DeviceBuffer&>(*inputs[0].buffer);
+      if (const BufferPtr& source = buffer.transpose_source(inputs[0].meta.shape))
+        return Outputs{source};
+      if (fits_copy_kernel(walk)) return deferred_transpose(inputs[0], outputs[0], walk);
     }
     return copied(inputs[0], outputs[0], walk);
   }
