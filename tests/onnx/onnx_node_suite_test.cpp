@@ -67,6 +67,12 @@ const std::map<std::string, std::string> kKnownFailures = {
      "AveragePool with dilations: ember's avg_pool has no dilation"},
     {"test_averagepool_3d_dilations_small",
      "AveragePool with dilations: ember's avg_pool has no dilation"},
+    {"test_dft_inverse",
+     "the expected value is NumPy's float32 FFT: 1.9e-7 of rounding noise where the exact value "
+     "is 0; ember's transform, computed in f64, gives 3e-15, beyond atol 1e-7"},
+    {"test_dft_inverse_opset19",
+     "the expected value is NumPy's float32 FFT: 1.9e-7 of rounding noise where the exact value "
+     "is 0; ember's transform, computed in f64, gives 3e-15, beyond atol 1e-7"},
     {"test_lppool_2d_dilations",
      "LpPool with dilations: ember's avg_pool, which sums its windows, has no dilation"},
     {"test_maxpool_with_argmax_2d_precomputed_strides",

@@ -119,6 +119,36 @@ std::vector<OnnxValue> conv(const OnnxNode& node) {
   return one(ops::conv(x, node.tensor(1), bias, options));
 }
 
+/// CausalConvWithState: a depthwise 1-D convolution over the input with the past state (or
+/// k - 1 zeros) before it, optionally followed by SiLU (computed in f32, as ONNX's reference);
+/// the new state is the last k - 1 positions of what was convolved.
+std::vector<OnnxValue> causal_conv_with_state(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const TensorHandle& weight = node.tensor(1);
+  const std::string activation = node.attr_string("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish")
+    node.fail("activation '", activation, "' (none, silu, swish)");
+  if (x.rank() != 3 || weight.rank() != 3)
+    node.fail("input ", x.shape(), " and weight ", weight.shape(), " must be [B, C, L], [C, 1, k]");
+  const int64_t batch = x.shape().dims()[0], channels = x.shape().dims()[1];
+  const int64_t k = weight.shape().dims()[2];
+  if (k < 1) node.fail("a kernel of ", k, " positions");
+  TensorHandle padded = x;
+  if (k > 1) {
+    const TensorHandle past =
+        node.has(3) ? node.tensor(3)
+                    : ops::zeros(Shape{batch, channels, k - 1},
+                                 TensorCreationOptions(node.device()).with_dtype(x.dtype()),
+                                 TensorKind::Float);
+    padded = ops::cat({past, x}, 2);
+  }
+  const ops::OptionalHandle bias = node.has(2) ? ops::OptionalHandle(node.tensor(2)) : std::nullopt;
+  TensorHandle y = ops::conv(padded, weight, bias, module::ConvOptions{{1}, {0}, {1}, channels});
+  if (activation != "none") y = ops::cast(ops::silu(ops::cast(y, DType::F32)), x.dtype());
+  const int64_t length = padded.shape().dims()[2];
+  return {{y, false}, {ops::narrow(padded, 2, length - (k - 1), k - 1), false}};
+}
+
 /// ConvTranspose: the full transposed convolution (no padding), then the pads cut from its
 /// output; output_shape, when given, sets the pads (split as auto_pad says).
 std::vector<OnnxValue> conv_transpose(const OnnxNode& node) {
@@ -268,6 +298,7 @@ std::vector<OnnxValue> global_pool(const OnnxNode& node, bool max) {
 void add_conv_importers(OnnxImporters& table) {
   table.insert({
       {"Conv", conv},
+      {"CausalConvWithState", causal_conv_with_state},
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},
       {"AveragePool", average_pool},

@@ -113,6 +113,9 @@ const OnnxImporters& onnx_importers() {
     add_quantize_importers(importers);
     add_window_importers(importers);
     add_nd_importers(importers);
+    add_einsum_importers(importers);
+    add_dft_importers(importers);
+    add_grid_sample_importers(importers);
     return importers;
   }();
   return table;

@@ -124,5 +124,8 @@ void add_bitshift_importers(OnnxImporters& table);
 void add_quantize_importers(OnnxImporters& table);
 void add_window_importers(OnnxImporters& table);
 void add_nd_importers(OnnxImporters& table);
+void add_einsum_importers(OnnxImporters& table);
+void add_dft_importers(OnnxImporters& table);
+void add_grid_sample_importers(OnnxImporters& table);
 
 }  // namespace ember::detail

@@ -1,0 +1,197 @@
+// Importer of ONNX's GridSample (PyTorch's grid_sample) over any number of spatial dims, with
+// ember's gather: each output position's coordinates are denormalized, moved inside by the
+// padding mode, and split per dim into taps (an index and a weight: 1 for nearest, 2 for linear,
+// 4 for cubic); every combination of the dims' taps is one gather from the flattened input,
+// weighted by the product of the taps' weights and summed. Out-of-range taps read zeros (zeros),
+// the nearest edge (border) or their reflection (reflection), as ONNX's reference does.
+#include <string>
+
+#include "graph/onnx/onnx_import_util.h"
+
+namespace ember::detail {
+namespace {
+
+enum class Padding { Zeros, Border, Reflection };
+
+/// What sampling along one spatial dim needs.
+struct Axis {
+  int64_t size;
+  double low, high;  ///< the border: [-0.5, size - 0.5], or [0, size - 1] with align_corners
+  Padding padding;
+};
+
+/// One tap of a dim: the index (float, integral) it reads and its weight (none: 1).
+struct Tap {
+  TensorHandle index;
+  std::optional<TensorHandle> weight;
+};
+
+/// v reflected at low and high until inside, as the reference's _gs_reflect.
+TensorHandle reflect(const TensorHandle& v, double low, double high) {
+  const double range = high - low;
+  if (range <= 0) return ops::full_like(v, low);  // one position: everything reflects onto it
+  const auto fold = [&](const TensorHandle& distance, double near, double far) {
+    const TensorHandle n = ops::floor(ops::div_scalar(distance, range));
+    const TensorHandle r = ops::sub(distance, ops::mul_scalar(n, range));
+    const TensorHandle odd = ops::equal_elem(ops::remainder_scalar(n, 2.0), 1.0);
+    // Even: near side, moved in by r; odd: far side, moved back by r.
+    const TensorHandle to_near = near < far ? ops::add_scalar(r, near) : ops::rsub_scalar(r, near);
+    const TensorHandle to_far = near < far ? ops::rsub_scalar(r, far) : ops::add_scalar(r, far);
+    return ops::where(odd, to_far, to_near);
+  };
+  const TensorHandle below = fold(ops::rsub_scalar(v, low), low, high);
+  const TensorHandle above = fold(ops::sub_scalar(v, high), high, low);
+  return ops::where(ops::lower_elem(v, low), below,
+                    ops::where(ops::greater_elem(v, high), above, v));
+}
+
+/// A coordinate outside the border moved inside: clamped (border) or reflected (reflection).
+TensorHandle inside(const TensorHandle& x, const Axis& axis) {
+  const TensorHandle outside =
+      ops::bool_or(ops::lower_elem(x, axis.low), ops::greater_elem(x, axis.high));
+  switch (axis.padding) {
+    case Padding::Zeros:
+      return x;
+    case Padding::Border:
+      return ops::where(outside, ops::clamp(x, 0.0, static_cast<double>(axis.size - 1)), x);
+    case Padding::Reflection:
+      return reflect(x, axis.low, axis.high);
+  }
+  return x;
+}
+
+/// Toward zero, as a C cast to int.
+TensorHandle truncated(const TensorHandle& x) {
+  return ops::where(ops::lower_elem(x, 0.0), ops::ceil(x), ops::floor(x));
+}
+
+/// The in-range index (i64) a tap reads, and where padding is zeros, whether it is in range.
+std::pair<TensorHandle, std::optional<TensorHandle>> fetch(const TensorHandle& index,
+                                                           const Axis& axis) {
+  const double last = static_cast<double>(axis.size - 1);
+  TensorHandle i = index;
+  if (axis.padding == Padding::Reflection) i = truncated(reflect(i, axis.low, axis.high));
+  i = ops::mask_fill(i, ops::is_nan(i), -1.0);  // a NaN coordinate reads nothing (zeros) or 0
+  std::optional<TensorHandle> valid;
+  if (axis.padding == Padding::Zeros)
+    valid = ops::bool_and(ops::greater_equal_elem(i, 0.0), ops::lower_equal_elem(i, last));
+  return {ops::cast(ops::clamp(i, 0.0, last), DType::I64), valid};
+}
+
+/// Keys' cubic convolution weights (a = -0.75) of the taps at -1, 0, 1, 2 for the fraction t.
+std::vector<TensorHandle> cubic_weights(const TensorHandle& t) {
+  constexpr double a = -0.75;
+  const auto outer = [&](const TensorHandle& x) {  // for |x| in [1, 2]
+    return ops::sub_scalar(
+        ops::mul(ops::add_scalar(ops::mul(ops::sub_scalar(ops::mul_scalar(x, a), 5 * a), x), 8 * a),
+                 x),
+        4 * a);
+  };
+  const auto inner = [&](const TensorHandle& x) {  // for |x| in [0, 1]
+    return ops::add_scalar(
+        ops::mul(ops::mul(ops::sub_scalar(ops::mul_scalar(x, a + 2), a + 3), x), x), 1.0);
+  };
+  return {outer(ops::add_scalar(t, 1.0)), inner(t), inner(ops::rsub_scalar(t, 1.0)),
+          outer(ops::rsub_scalar(t, 2.0))};
+}
+
+std::vector<Tap> taps(const TensorHandle& x, const std::string& mode) {
+  if (mode == "nearest") return {{truncated(x), std::nullopt}};
+  const TensorHandle base = ops::floor(x);
+  const TensorHandle t = ops::sub(x, base);
+  if (mode == "linear") return {{base, ops::rsub_scalar(t, 1.0)}, {ops::add_scalar(base, 1.0), t}};
+  const std::vector<TensorHandle> w = cubic_weights(t);
+  std::vector<Tap> out;
+  for (int k = 0; k < 4; ++k)
+    out.push_back(
+        {ops::add_scalar(base, static_cast<double>(k - 1)), w[static_cast<std::size_t>(k)]});
+  return out;
+}
+
+Padding padding_of(const OnnxNode& node) {
+  const std::string padding = node.attr_string("padding_mode", "zeros");
+  if (padding == "zeros") return Padding::Zeros;
+  if (padding == "border") return Padding::Border;
+  if (padding == "reflection") return Padding::Reflection;
+  node.fail("padding_mode '", padding, "' (zeros, border, reflection)");
+}
+
+std::string mode_of(const OnnxNode& node) {
+  std::string mode = node.attr_string("mode", "linear");
+  if (mode == "bilinear") mode = "linear";  // opset 16's names
+  if (mode == "bicubic") mode = "cubic";
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    node.fail("mode '", mode, "' (nearest, linear, cubic)");
+  return mode;
+}
+
+std::vector<OnnxValue> grid_sample(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const TensorHandle& grid = node.tensor(1);
+  const std::vector<int64_t>& xd = x.shape().dims();
+  const std::vector<int64_t>& gd = grid.shape().dims();
+  const auto k = static_cast<int64_t>(xd.size()) - 2;
+  if (k < 1 || gd.size() != xd.size() || gd[0] != xd[0] || gd.back() != k)
+    node.fail("X ", x.shape(), " and grid ", grid.shape(), " (grid [N, ..., ", k, "])");
+  const std::string mode = mode_of(node);
+  const bool align = node.attr_int("align_corners", 0) != 0;
+  const int64_t n = xd[0], c = xd[1];
+  const int64_t positions = grid.shape().num_elements() / std::max<int64_t>(n * k, 1);
+  int64_t flat_size = 1;
+  for (int64_t d = 0; d < k; ++d)
+    flat_size *= xd[static_cast<std::size_t>(d + 2)];
+  // Per dim (the grid lists them last first): the taps, with their in-range indices.
+  std::vector<std::vector<Tap>> dim_taps;
+  std::vector<Axis> axes;
+  for (int64_t d = 0; d < k; ++d) {
+    const int64_t size = xd[static_cast<std::size_t>(d + 2)];
+    const Axis axis{size, align ? 0.0 : -0.5,
+                    align ? static_cast<double>(size - 1) : static_cast<double>(size) - 0.5,
+                    padding_of(node)};
+    const TensorHandle g =
+        ops::reshape(ops::cast(ops::narrow(grid, k + 1, k - 1 - d, 1), DType::F32), {n, positions});
+    const TensorHandle unit = ops::add_scalar(g, 1.0);
+    TensorHandle coord =
+        align ? ops::mul_scalar(unit, static_cast<double>(size - 1) / 2.0)
+              : ops::div_scalar(ops::sub_scalar(ops::mul_scalar(unit, size), 1.0), 2.0);
+    if (mode == "nearest") coord = ops::round(coord);  // half to even, as the reference
+    dim_taps.push_back(taps(inside(coord, axis), mode));
+    axes.push_back(axis);
+  }
+  const TensorHandle flat = ops::reshape(x, {n, c, flat_size});
+  std::optional<TensorHandle> sum;
+  // Every combination of the dims' taps: choice[d] is dim d's tap.
+  std::vector<std::size_t> choice(static_cast<std::size_t>(k), 0);
+  while (true) {
+    std::optional<TensorHandle> index, weight, valid;
+    for (std::size_t d = 0; d < choice.size(); ++d) {
+      const Tap& tap = dim_taps[d][choice[d]];
+      auto [i, ok] = fetch(tap.index, axes[d]);
+      index = index ? ops::add(ops::mul_scalar(*index, axes[d].size), i) : i;
+      if (tap.weight) weight = weight ? ops::mul(*weight, *tap.weight) : *tap.weight;
+      if (ok) valid = valid ? ops::bool_and(*valid, *ok) : *ok;
+    }
+    TensorHandle value = ops::gather(
+        flat, 2, ops::expand(ops::reshape(*index, {n, 1, positions}), {n, c, positions}));
+    if (valid)
+      value = ops::mask_fill(value, ops::bool_not(ops::reshape(*valid, {n, 1, positions})), 0.0);
+    if (weight)
+      value = ops::mul(value, ops::cast(ops::reshape(*weight, {n, 1, positions}), x.dtype()));
+    sum = sum ? ops::add(*sum, value) : value;
+    std::size_t d = choice.size();
+    while (d-- > 0 && ++choice[d] == dim_taps[d].size())
+      choice[d] = 0;
+    if (d == static_cast<std::size_t>(-1)) break;
+  }
+  std::vector<int64_t> out{n, c};
+  out.insert(out.end(), gd.begin() + 1, gd.end() - 1);
+  return one(ops::reshape(*sum, out));
+}
+
+}  // namespace
+
+void add_grid_sample_importers(OnnxImporters& table) {
+  table.insert({{"GridSample", grid_sample}});
+}
+
+}  // namespace ember::detail
