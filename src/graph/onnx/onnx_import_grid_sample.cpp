@@ -4,6 +4,7 @@
 // 4 for cubic); every combination of the dims' taps is one gather from the flattened input,
 // weighted by the product of the taps' weights and summed. Out-of-range taps read zeros (zeros),
 // the nearest edge (border) or their reflection (reflection), as ONNX's reference does.
+// AffineGrid, which makes such grids, is a matmul of the positions' coordinates with theta.
 #include <string>
 
 #include "graph/onnx/onnx_import_util.h"
@@ -188,10 +189,59 @@ std::vector<OnnxValue> grid_sample(const OnnxNode& node) {
   return one(ops::reshape(*sum, out));
 }
 
+/// The normalized coordinate in [-1, 1] of position i of n: the centres of n cells, or n
+/// points from -1 to 1 with align_corners.
+double normalized(int64_t i, int64_t n, bool align) {
+  if (align)
+    return n == 1 ? -1.0 : -1.0 + 2.0 * static_cast<double>(i) / static_cast<double>(n - 1);
+  return -1.0 + (2.0 * static_cast<double>(i) + 1.0) / static_cast<double>(n);
+}
+
+/// AffineGrid: theta [N, k, k + 1] applied to each position's homogeneous coordinates (x first,
+/// as GridSample reads them, then 1), for the spatial sizes of size [N, C, *spatial].
+std::vector<OnnxValue> affine_grid(const OnnxNode& node) {
+  const TensorHandle& theta = node.tensor(0);
+  const std::vector<int64_t> size = node.known_ints(1, "size");
+  const auto k = static_cast<int64_t>(size.size()) - 2;
+  const std::vector<int64_t>& td = theta.shape().dims();
+  if (k < 2 || k > 3 || td.size() != 3 || td[1] != k || td[2] != k + 1)
+    node.fail("theta ", theta.shape(), " for size of ", size.size(), " values (2-D or 3-D)");
+  const std::vector<int64_t> spatial(size.begin() + 2, size.end());
+  int64_t positions = 1;
+  for (int64_t n : spatial) {
+    if (n < 1 || n > (int64_t{1} << 24)) node.fail("a spatial size of ", n);
+    positions *= n;
+  }
+  if (positions > (int64_t{1} << 24)) node.fail(positions, " positions (at most 2^24)");
+  const bool align = node.attr_int("align_corners", 0) != 0;
+  std::vector<double> base;
+  base.reserve(static_cast<std::size_t>(positions * (k + 1)));
+  std::vector<int64_t> at(static_cast<std::size_t>(k), 0);  // the position, first dim first
+  for (int64_t p = 0; p < positions; ++p) {
+    for (int64_t d = k - 1; d >= 0; --d)
+      base.push_back(
+          normalized(at[static_cast<std::size_t>(d)], spatial[static_cast<std::size_t>(d)], align));
+    base.push_back(1.0);
+    for (int64_t d = k - 1;
+         d >= 0 && ++at[static_cast<std::size_t>(d)] == spatial[static_cast<std::size_t>(d)]; --d)
+      at[static_cast<std::size_t>(d)] = 0;
+  }
+  const TensorHandle coords = ops::cast(
+      constant(node, TensorData(std::move(base), Shape{1, positions, k + 1})), theta.dtype());
+  const TensorHandle grid = ops::matmul(coords, ops::swap_dims(theta, 1, 2));  // [N, P, k]
+  std::vector<int64_t> out{td[0]};
+  out.insert(out.end(), spatial.begin(), spatial.end());
+  out.push_back(k);
+  return one(ops::reshape(grid, out));
+}
+
 }  // namespace
 
 void add_grid_sample_importers(OnnxImporters& table) {
-  table.insert({{"GridSample", grid_sample}});
+  table.insert({
+      {"GridSample", grid_sample},
+      {"AffineGrid", affine_grid},
+  });
 }
 
 }  // namespace ember::detail

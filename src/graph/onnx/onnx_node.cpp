@@ -116,6 +116,7 @@ const OnnxImporters& onnx_importers() {
     add_einsum_importers(importers);
     add_dft_importers(importers);
     add_grid_sample_importers(importers);
+    add_unfold_importers(importers);
     return importers;
   }();
   return table;

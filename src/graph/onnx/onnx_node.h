@@ -127,5 +127,6 @@ void add_nd_importers(OnnxImporters& table);
 void add_einsum_importers(OnnxImporters& table);
 void add_dft_importers(OnnxImporters& table);
 void add_grid_sample_importers(OnnxImporters& table);
+void add_unfold_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
