@@ -55,28 +55,12 @@ const std::map<std::string, std::string> kKnownFailures = {
     {"test_attention_4d_padded_kv_bf16_expanded",
      "bf16/f16 model: ember rounds every intermediate of the expanded attention to bf16/f16, "
      "ONNX's reference computes in f32 and rounds once (1 ulp apart, beyond rtol 1e-3)"},
-    {"test_averagepool_2d_dilations",
-     "AveragePool with dilations: ember's avg_pool has no dilation"},
-    {"test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_False",
-     "AveragePool with dilations: ember's avg_pool has no dilation"},
-    {"test_averagepool_3d_dilations_large_count_include_pad_is_0_ceil_mode_is_True",
-     "AveragePool with dilations: ember's avg_pool has no dilation"},
-    {"test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_False",
-     "AveragePool with dilations: ember's avg_pool has no dilation"},
-    {"test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_True",
-     "AveragePool with dilations: ember's avg_pool has no dilation"},
-    {"test_averagepool_3d_dilations_small",
-     "AveragePool with dilations: ember's avg_pool has no dilation"},
     {"test_dft_inverse",
      "the expected value is NumPy's float32 FFT: 1.9e-7 of rounding noise where the exact value "
      "is 0; ember's transform, computed in f64, gives 3e-15, beyond atol 1e-7"},
     {"test_dft_inverse_opset19",
      "the expected value is NumPy's float32 FFT: 1.9e-7 of rounding noise where the exact value "
      "is 0; ember's transform, computed in f64, gives 3e-15, beyond atol 1e-7"},
-    {"test_lppool_2d_dilations",
-     "LpPool with dilations: ember's avg_pool, which sums its windows, has no dilation"},
-    {"test_maxpool_with_argmax_2d_precomputed_strides",
-     "MaxPool's Indices with storage_order 1 (column-major indices) are not imported"},
     {"test_scatter_elements_with_reduction_max",
      "ScatterElements with reduction mul, max or min: ember's scatter adds, and has no op of these "
      "reductions"},
