@@ -61,30 +61,6 @@ const std::map<std::string, std::string> kKnownFailures = {
     {"test_dft_inverse_opset19",
      "the expected value is NumPy's float32 FFT: 1.9e-7 of rounding noise where the exact value "
      "is 0; ember's transform, computed in f64, gives 3e-15, beyond atol 1e-7"},
-    {"test_scatter_elements_with_reduction_max",
-     "ScatterElements with reduction mul, max or min: ember's scatter adds, and has no op of these "
-     "reductions"},
-    {"test_scatter_elements_with_reduction_min",
-     "ScatterElements with reduction mul, max or min: ember's scatter adds, and has no op of these "
-     "reductions"},
-    {"test_scatter_elements_with_reduction_mul",
-     "ScatterElements with reduction mul, max or min: ember's scatter adds, and has no op of these "
-     "reductions"},
-    {"test_scatternd_max",
-     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
-     "reductions"},
-    {"test_scatternd_max_with_element_indices",
-     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
-     "reductions"},
-    {"test_scatternd_min",
-     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
-     "reductions"},
-    {"test_scatternd_min_with_element_indices",
-     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
-     "reductions"},
-    {"test_scatternd_multiply",
-     "ScatterND with reduction mul, max or min: ember's select_assign adds, and has no op of these "
-     "reductions"},
     {"test_training_dropout",
      "Dropout in training mode with a ratio: the expected mask is NumPy's random draw, which no "
      "other generator reproduces"},

@@ -92,8 +92,27 @@ std::vector<OnnxValue> hardmax(const OnnxNode& node) {
   return one(ops::cast(hot, x.dtype()));
 }
 
+/// The flat position in data of each entry of index (ScatterElements' indices, made
+/// non-negative): its own position, with its coordinate along axis replaced by its value.
+TensorHandle flat_targets(const OnnxNode& node, const TensorHandle& data, int64_t axis,
+                          const TensorHandle& index) {
+  const std::vector<int64_t>& dims = index.shape().dims();
+  const auto rank = static_cast<int64_t>(dims.size());
+  TensorHandle flat = ops::zeros(
+      index.shape(), TensorCreationOptions(node.device()).with_dtype(DType::I64), TensorKind::Int);
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = data.shape().dims()[static_cast<std::size_t>(d)];
+    const TensorHandle coordinate =
+        d == axis ? index : positions(node, dims[static_cast<std::size_t>(d)], rank, d);
+    flat = ops::add(ops::mul_scalar(flat, size), coordinate);
+  }
+  return ops::reshape(flat, {index.shape().num_elements()});
+}
+
 /// ScatterElements: data with updates written at indices along axis (reduction none, the
-/// indices unique as ONNX requires) or added to it (add).
+/// indices unique as ONNX requires), added to it (add) or combined by mul, max or min.///
+/// ScatterElements: data with updates written at indices along axis (reduction none, the indices
+/// unique as ONNX requires) or added to it (add).
 std::vector<OnnxValue> scatter_elements(const OnnxNode& node) {
   const TensorHandle& data = node.tensor(0);
   const int64_t axis = onnx_axis(node, node.attr_int("axis", 0), onnx_rank(node.input(0)));
@@ -103,7 +122,13 @@ std::vector<OnnxValue> scatter_elements(const OnnxNode& node) {
   index = ops::where(ops::lower_elem(index, 0), ops::add_scalar(index, size), index);
   const TensorHandle& updates = node.tensor(2);
   if (reduction == "add") return one(ops::scatter(data, axis, index, updates));
-  if (reduction != "none") node.fail("reduction '", reduction, "' is not imported (none, add)");
+  if (reduction != "none") {
+    const TensorHandle reduced =
+        scatter_reduce(node, ops::reshape(data, {data.shape().num_elements(), 1}),
+                       flat_targets(node, data, axis, ops::cast(index, DType::I64)),
+                       ops::reshape(updates, {updates.shape().num_elements(), 1}), reduction);
+    return one(ops::reshape(reduced, data.shape().dims()));
+  }
   // Written entries: cleared, then the updates added there.
   const TensorHandle written = ops::greater_elem(
       ops::scatter(
