@@ -117,6 +117,7 @@ const OnnxImporters& onnx_importers() {
     add_dft_importers(importers);
     add_grid_sample_importers(importers);
     add_unfold_importers(importers);
+    add_linear_attention_importers(importers);
     return importers;
   }();
   return table;
