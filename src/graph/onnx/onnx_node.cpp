@@ -118,6 +118,7 @@ const OnnxImporters& onnx_importers() {
     add_grid_sample_importers(importers);
     add_unfold_importers(importers);
     add_linear_attention_importers(importers);
+    add_recurrent_importers(importers);
     return importers;
   }();
   return table;

@@ -129,5 +129,6 @@ void add_dft_importers(OnnxImporters& table);
 void add_grid_sample_importers(OnnxImporters& table);
 void add_unfold_importers(OnnxImporters& table);
 void add_linear_attention_importers(OnnxImporters& table);
+void add_recurrent_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
