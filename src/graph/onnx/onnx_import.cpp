@@ -123,7 +123,7 @@ std::vector<OnnxValue> Builder::import_node(const ::onnx::NodeProto& node, const
                       fold ? Device::ndarray() : Device::capture());
   std::vector<OnnxValue> outputs;
   try {
-    outputs = onnx_importers().at(node.op_type())(view);
+    outputs = onnx_importers().at(qualified_op_type(node))(view);
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
     if (what.starts_with("[onnx] ")) throw;
@@ -187,8 +187,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> unsupported_ops(
   const OnnxImporters& importers = onnx_importers();
   for (int i = 0; i < nodes.size(); ++i) {
     const ::onnx::NodeProto& node = nodes[i];
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    if (!default_domain || !importers.contains(node.op_type()))
+    if (!importers.contains(qualified_op_type(node)))
       missing[qualified_op_type(node)].push_back(node_label(node, static_cast<std::size_t>(i)));
   }
   return {missing.begin(), missing.end()};

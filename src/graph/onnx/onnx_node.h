@@ -104,7 +104,8 @@ class OnnxNode {
 using OnnxImporter = std::vector<OnnxValue> (*)(const OnnxNode& node);
 using OnnxImporters = std::unordered_map<std::string, OnnxImporter>;
 
-/// Every op ember imports, by ONNX op type (the default domain's).
+/// Every op ember imports, by ONNX op type: the default domain's by name, another domain's as
+/// "domain::name" (qualified_op_type).
 const OnnxImporters& onnx_importers();
 
 /// Each family's importers, added to the table (onnx_import_*.cpp).
