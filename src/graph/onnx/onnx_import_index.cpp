@@ -1,5 +1,5 @@
 // Importers of ONNX's ops built from positions: Trilu, EyeLike, OneHot, Hardmax, and
-// ScatterElements (whose indices may count from the end).
+// ScatterElements (whose indices may count from the end) and TensorScatter (a cache update).
 #include "graph/onnx/onnx_import_util.h"
 #include "graph/onnx/onnx_model.h"
 
@@ -139,6 +139,40 @@ std::vector<OnnxValue> scatter_elements(const OnnxNode& node) {
   return one(ops::scatter(ops::mask_fill(data, written, 0), axis, index, updates));
 }
 
+/// TensorScatter (a key/value cache update): update written into past_cache along axis from
+/// write_indices[b] on for each batch b (wrapping around the cache in circular mode); the
+/// written entries are cleared, then scatter adds the update there.
+std::vector<OnnxValue> tensor_scatter(const OnnxNode& node) {
+  const TensorHandle& cache = node.tensor(0);
+  const TensorHandle& update = node.tensor(1);
+  const auto rank = static_cast<int64_t>(cache.rank());
+  const int64_t axis = onnx_axis(node, node.attr_int("axis", -2), rank);
+  const std::string mode = node.attr_string("mode", "linear");
+  if (mode != "linear" && mode != "circular") node.fail("mode '", mode, "' (linear, circular)");
+  const std::vector<int64_t>& cd = cache.shape().dims();
+  const std::vector<int64_t>& ud = update.shape().dims();
+  const int64_t size = cd[static_cast<std::size_t>(axis)];
+  bool fits = ud.size() == cd.size() && axis > 0;
+  for (std::size_t d = 0; fits && d < cd.size(); ++d)
+    fits = static_cast<int64_t>(d) == axis ? ud[d] <= size : ud[d] == cd[d];
+  if (!fits) node.fail("update ", update.shape(), " does not fit past_cache ", cache.shape());
+  const TensorCreationOptions i64 = TensorCreationOptions(node.device()).with_dtype(DType::I64);
+  TensorHandle start = node.has(2) ? ops::cast(node.tensor(2), DType::I64)
+                                   : ops::zeros(Shape{cd[0]}, i64, TensorKind::Int);
+  if (start.shape().num_elements() != cd[0])
+    node.fail("write_indices ", start.shape(), " for a batch of ", cd[0]);
+  start = ops::reshape(start, positions_shape(rank, 0, cd[0]));
+  TensorHandle index =
+      ops::add(start, positions(node, ud[static_cast<std::size_t>(axis)], rank, axis));
+  if (mode == "circular") index = ops::remainder_scalar(index, size);
+  index = ops::expand(index, ud);
+  const TensorHandle written =
+      ops::greater_elem(ops::scatter(ops::zeros(cache.shape(), i64, TensorKind::Int), axis, index,
+                                     ops::full_like(index, 1)),
+                        0);
+  return one(ops::scatter(ops::mask_fill(cache, written, 0), axis, index, update));
+}
+
 /// NonZero: the positions of x's non-zero entries, [rank, count] in row-major order; x must be
 /// known (its count fixes the output's shape).
 std::vector<OnnxValue> non_zero(const OnnxNode& node) {
@@ -176,6 +210,7 @@ void add_index_importers(OnnxImporters& table) {
       {"OneHot", one_hot},
       {"Hardmax", hardmax},
       {"ScatterElements", scatter_elements},
+      {"TensorScatter", tensor_scatter},
       {"NonZero", non_zero},
   });
 }
