@@ -61,21 +61,6 @@ const std::map<std::string, std::string> kKnownFailures = {
     {"test_dft_inverse_opset19",
      "the expected value is NumPy's float32 FFT: 1.9e-7 of rounding noise where the exact value "
      "is 0; ember's transform, computed in f64, gives 3e-15, beyond atol 1e-7"},
-    {"test_flexattention_causal_mask",
-     "FlexAttention's score_mod and prob_mod graphs are not imported (ember imports no graph "
-     "attributes yet: If, Loop and Scan are missing for the same reason)"},
-    {"test_flexattention_prob_mod",
-     "FlexAttention's score_mod and prob_mod graphs are not imported (ember imports no graph "
-     "attributes yet: If, Loop and Scan are missing for the same reason)"},
-    {"test_flexattention_relative_positional",
-     "FlexAttention's score_mod and prob_mod graphs are not imported (ember imports no graph "
-     "attributes yet: If, Loop and Scan are missing for the same reason)"},
-    {"test_flexattention_score_mod",
-     "FlexAttention's score_mod and prob_mod graphs are not imported (ember imports no graph "
-     "attributes yet: If, Loop and Scan are missing for the same reason)"},
-    {"test_flexattention_soft_cap",
-     "FlexAttention's score_mod and prob_mod graphs are not imported (ember imports no graph "
-     "attributes yet: If, Loop and Scan are missing for the same reason)"},
     {"test_training_dropout",
      "Dropout in training mode with a ratio: the expected mask is NumPy's random draw, which no "
      "other generator reproduces"},

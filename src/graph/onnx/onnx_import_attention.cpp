@@ -170,13 +170,19 @@ std::vector<OnnxValue> attention(const OnnxNode& node) {
   return {{y, false}, {k, false}, {v, false}, {scores, false}};
 }
 
-/// ai.onnx.preview's FlexAttention without its score_mod and prob_mod graphs, as ONNX's
-/// reference computes it: the scale's square root applied to Q and K in their dtype, the softmax
-/// and the product with V in softmax_precision (by default f32 for the 16-bit floats, else the
-/// input's dtype), the result in V's dtype.
+/// The graph attribute name (score_mod, prob_mod) applied to x where the node has it.
+TensorHandle modified(const OnnxNode& node, std::string_view name, const TensorHandle& x) {
+  if (!node.has_attribute(name)) return x;
+  const std::vector<OnnxValue> out = node.run_graph(name, {{x, false}});
+  if (out.size() != 1) node.fail(name, " gives ", out.size(), " outputs, not 1");
+  return ops::cast(out[0].tensor, x.dtype());
+}
+
+/// ai.onnx.preview's FlexAttention as ONNX's reference computes it: the scale's square root
+/// applied to Q and K in their dtype, the scores modified by score_mod, the softmax modified by
+/// prob_mod, both and the product with V in softmax_precision (by default f32 for the 16-bit
+/// floats, else the input's dtype), the result in V's dtype.
 std::vector<OnnxValue> flex_attention(const OnnxNode& node) {
-  if (node.has_attribute("score_mod") || node.has_attribute("prob_mod"))
-    node.fail("the score_mod and prob_mod graphs are not imported");
   const TensorHandle &q = node.tensor(0), &k = node.tensor(1), &v = node.tensor(2);
   if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
     node.fail("Q ", q.shape(), ", K ", k.shape(), " and V ", v.shape(), " must be rank 4");
@@ -195,7 +201,9 @@ std::vector<OnnxValue> flex_attention(const OnnxNode& node) {
     if (!d || kind_of(*d) != TensorKind::Float) node.fail("softmax_precision ", *given);
     precision = *d;
   }
-  const TensorHandle probs = ops::softmax(ops::cast(scores, precision), -1);
+  const TensorHandle probs =
+      modified(node, "prob_mod",
+               ops::softmax(modified(node, "score_mod", ops::cast(scores, precision)), -1));
   const TensorHandle y = ops::matmul(probs, ops::cast(repeat_heads(v, hq / hk), precision));
   return one(ops::cast(y, v.dtype()));
 }

@@ -4,6 +4,7 @@
 
 #include "ember/activation_functions.h"
 #include "graph/onnx/onnx_import_util.h"
+#include "graph/onnx/onnx_model.h"
 
 namespace ember::detail {
 namespace {
