@@ -277,6 +277,62 @@ TEST(OnnxImport, HostileAttributesAreRefusedByName) {
             std::string::npos);
 }
 
+/// A graph attribute name of node: inputs and outputs named, nodes added by the caller.
+::onnx::GraphProto& add_graph(::onnx::NodeProto& node, const std::string& name,
+                              std::vector<std::string> inputs, std::vector<std::string> outputs) {
+  ::onnx::AttributeProto& attribute = *node.add_attribute();
+  attribute.set_name(name);
+  attribute.set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto& graph = *attribute.mutable_g();
+  for (const std::string& input : inputs)
+    graph.add_input()->set_name(input);
+  for (const std::string& output : outputs)
+    graph.add_output()->set_name(output);
+  return graph;
+}
+
+TEST(OnnxImport, GraphAttributesAreCheckedAndBounded) {
+  // An op ember does not import inside a branch is listed before anything runs.
+  ::onnx::ModelProto branch = model_with_input({2});
+  add_initializer(branch, "c", {}, raw_floats({1})).set_data_type(TensorProto::FLOAT);
+  ::onnx::NodeProto& if_node = add_node(branch, "If", {"c"}, {"y"}, "if");
+  ::onnx::NodeProto& fancy = *add_graph(if_node, "then_branch", {}, {"t"}).add_node();
+  fancy.set_op_type("FancyOp");
+  fancy.add_output("t");
+  add_graph(if_node, "else_branch", {}, {"x"});
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(branch).to_graph({Shape{2}});
+            }).find("ops ember does not import: FancyOp"),
+            std::string::npos);
+  // A body reading a name nothing defines is named; so is a trip count without a condition
+  // beyond the bound, which would unroll without end.
+  ::onnx::ModelProto looped = model_with_input({2});
+  TensorProto& trips = add_initializer(looped, "m", {}, "");
+  trips.clear_raw_data();
+  trips.set_data_type(TensorProto::INT64);
+  trips.add_int64_data(3);
+  ::onnx::NodeProto& loop = add_node(looped, "Loop", {"m", "", "x"}, {"y"}, "loop");
+  ::onnx::GraphProto& body = add_graph(loop, "body", {"i", "c", "v"}, {"c", "w"});
+  ::onnx::NodeProto& add = *body.add_node();
+  add.set_op_type("Add");
+  add.add_input("v");
+  add.add_input("nowhere");
+  add.add_output("w");
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(looped).to_graph({Shape{2}});
+            }).find("reads 'nowhere', which nothing defines"),
+            std::string::npos);
+  add.set_input(1, "v");  // w = 2 v, three times: 8 x
+  const std::vector<TensorData> y =
+      parse(looped).run(Device::ndarray(), {TensorData(std::vector<float>{1, -2}, Shape{2})});
+  EXPECT_EQ(y.at(0), TensorData(std::vector<float>{8, -16}, Shape{2}));
+  trips.set_int64_data(0, int64_t{1} << 40);
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(looped).to_graph({Shape{2}});
+            }).find("node 'loop' (Loop): a trip count of 1099511627776 without a condition"),
+            std::string::npos);
+}
+
 TEST(OnnxImport, ALongChainOfNodesBuildsAndRunsWithoutDeepRecursion) {
   // A hostile model may chain many nodes: building, tracing, replaying and freeing the graph
   // must not recurse once per node.

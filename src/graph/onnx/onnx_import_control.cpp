@@ -39,6 +39,8 @@ TensorHandle stacked(const std::vector<OnnxValue>& values, int64_t axis) {
 std::vector<OnnxValue> loop(const OnnxNode& node) {
   int64_t trips = kMaxIterations + 1;
   if (node.has(0)) trips = static_cast<int64_t>(node.known_scalar(0, "M"));
+  if (!node.has(1) && trips > kMaxIterations)
+    node.fail("a trip count of ", trips, " without a condition (at most ", kMaxIterations, ")");
   bool condition = !node.has(1) || node.known_scalar(1, "cond") != 0;
   const int body_outputs = node.attr_graph("body").output_size();
   std::vector<OnnxValue> carried;
