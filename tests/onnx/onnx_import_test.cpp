@@ -1,12 +1,17 @@
 // ONNX import under bad and hostile models: every malformed field refused with an
 // InvalidArgument naming it (before anything is allocated from it), unsupported ops listed all at
-// once before anything runs, and the model's weights as named tensors. The values of imported
+// once before anything runs, graph attributes bounded, and the model's weights as named tensors;
+// BitCast's arithmetic against std::bit_cast at the edges of f32. The values of imported
 // ops are checked against ONNX's reference by onnx_node_suite_test.cpp and against PyTorch by
 // onnx_pytorch_test.cpp.
 #include <gtest/gtest.h>
+
 #include <onnx/onnx_pb.h>
 
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -331,6 +336,46 @@ TEST(OnnxImport, GraphAttributesAreCheckedAndBounded) {
               parse(looped).to_graph({Shape{2}});
             }).find("node 'loop' (Loop): a trip count of 1099511627776 without a condition"),
             std::string::npos);
+}
+
+TEST(OnnxImport, BitCastGivesTheBitsOfEdgeValues) {
+  // ember computes the IEEE fields arithmetically; std::bit_cast is the oracle.
+  const std::vector<float> values = {0.0f,
+                                     -0.0f,
+                                     std::numeric_limits<float>::denorm_min(),
+                                     -3.5e-42f,
+                                     std::numeric_limits<float>::min(),
+                                     std::numeric_limits<float>::max(),
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(),
+                                     1.5f,
+                                     -7.25e-3f,
+                                     0.1f,
+                                     16777215.0f};
+  std::vector<int32_t> bits;
+  for (float v : values)
+    bits.push_back(std::bit_cast<int32_t>(v));
+  ::onnx::ModelProto to_int = model_with_input({static_cast<int64_t>(values.size())});
+  ::onnx::AttributeProto& to = *add_node(to_int, "BitCast", {"x"}, {"y"}).add_attribute();
+  to.set_name("to");
+  to.set_type(::onnx::AttributeProto::INT);
+  to.set_i(TensorProto::INT32);
+  const Shape shape{static_cast<int64_t>(values.size())};
+  for (const Device& device : {Device::ndarray(), Device::cpu()}) {
+    EXPECT_EQ(parse(to_int).run(device, {TensorData(values, shape)}).at(0),
+              TensorData(bits, shape));
+  }
+  // Back: the same values, and the canonical quiet NaN's bits a NaN.
+  ::onnx::ModelProto to_float = to_int;
+  to_float.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      TensorProto::INT32);
+  to_float.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(TensorProto::FLOAT);
+  bits.back() = 0x7FC00000;
+  const std::vector<float> back =
+      parse(to_float).run(Device::cpu(), {TensorData(bits, shape)}).at(0).to_vector<float>();
+  for (std::size_t i = 0; i + 1 < values.size(); ++i)
+    EXPECT_EQ(std::bit_cast<int32_t>(back[i]), bits[i]) << i;
+  EXPECT_TRUE(std::isnan(back.back()));
 }
 
 TEST(OnnxImport, ALongChainOfNodesBuildsAndRunsWithoutDeepRecursion) {

@@ -135,6 +135,7 @@ const OnnxImporters& onnx_importers() {
     add_linear_attention_importers(importers);
     add_recurrent_importers(importers);
     add_control_importers(importers);
+    add_bitcast_importers(importers);
     return importers;
   }();
   return table;

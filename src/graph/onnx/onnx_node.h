@@ -146,5 +146,6 @@ void add_unfold_importers(OnnxImporters& table);
 void add_linear_attention_importers(OnnxImporters& table);
 void add_recurrent_importers(OnnxImporters& table);
 void add_control_importers(OnnxImporters& table);
+void add_bitcast_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
