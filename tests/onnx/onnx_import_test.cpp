@@ -1,18 +1,21 @@
 // ONNX import under bad and hostile models: every malformed field refused with an
 // InvalidArgument naming it (before anything is allocated from it), unsupported ops listed all at
 // once before anything runs, graph attributes bounded, and the model's weights as named tensors;
-// BitCast's arithmetic against std::bit_cast at the edges of f32. The values of imported
+// BitCast's arithmetic against std::bit_cast at the edges of f32, the arc functions' Newton steps
+// against the C library. The values of imported
 // ops are checked against ONNX's reference by onnx_node_suite_test.cpp and against PyTorch by
 // onnx_pytorch_test.cpp.
 #include <gtest/gtest.h>
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/onnx.h"
@@ -376,6 +379,34 @@ TEST(OnnxImport, BitCastGivesTheBitsOfEdgeValues) {
   for (std::size_t i = 0; i + 1 < values.size(); ++i)
     EXPECT_EQ(std::bit_cast<int32_t>(back[i]), bits[i]) << i;
   EXPECT_TRUE(std::isnan(back.back()));
+}
+
+TEST(OnnxImport, ArcFunctionsMatchTheCLibrary) {
+  // Atan, Asin and Acos are Newton steps over tan; the C library is the oracle, in f64.
+  std::vector<double> xs = {0.0,       -0.0,      1e-30, -1e-8,
+                            0.5,       -0.999999, 1.0,   -1.0,
+                            1.0000001, -3.0,      1e8,   std::numeric_limits<double>::infinity()};
+  for (int i = -100; i <= 100; ++i)
+    xs.push_back(i / 100.0);
+  const Shape shape{static_cast<int64_t>(xs.size())};
+  for (const auto& [op, f] : std::vector<std::pair<std::string, double (*)(double)>>{
+           {"Atan", std::atan}, {"Asin", std::asin}, {"Acos", std::acos}}) {
+    ::onnx::ModelProto model = model_with_input({shape.dims()[0]});
+    model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+        TensorProto::DOUBLE);
+    add_node(model, op, {"x"}, {"y"});
+    const std::vector<double> y =
+        parse(model).run(Device::cpu(), {TensorData(xs, shape)}).at(0).to_vector<double>();
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const double expected = f(xs[i]);
+      if (std::isnan(expected)) {
+        EXPECT_TRUE(std::isnan(y[i])) << op << "(" << xs[i] << ")";
+      } else {
+        EXPECT_NEAR(y[i], expected, 4e-16 * std::max(1.0, std::abs(expected)))
+            << op << "(" << xs[i] << ")";
+      }
+    }
+  }
 }
 
 TEST(OnnxImport, ALongChainOfNodesBuildsAndRunsWithoutDeepRecursion) {

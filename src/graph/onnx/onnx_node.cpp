@@ -136,6 +136,7 @@ const OnnxImporters& onnx_importers() {
     add_recurrent_importers(importers);
     add_control_importers(importers);
     add_bitcast_importers(importers);
+    add_arc_importers(importers);
     return importers;
   }();
   return table;

@@ -147,5 +147,6 @@ void add_linear_attention_importers(OnnxImporters& table);
 void add_recurrent_importers(OnnxImporters& table);
 void add_control_importers(OnnxImporters& table);
 void add_bitcast_importers(OnnxImporters& table);
+void add_arc_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
