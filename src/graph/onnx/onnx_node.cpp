@@ -137,6 +137,7 @@ const OnnxImporters& onnx_importers() {
     add_control_importers(importers);
     add_bitcast_importers(importers);
     add_arc_importers(importers);
+    add_unique_importers(importers);
     return importers;
   }();
   return table;
