@@ -254,6 +254,7 @@ void add_elementwise_importers(OnnxImporters& table) {
       {"ThresholdedRelu", thresholded_relu},
       {"PRelu", prelu},
       {"Identity", identity},
+      {"OptionalGetElement", identity},  // of a tensor: optionals are imported only as tensors
       {"Add", binary<ops::add>},
       {"Sub", binary<ops::sub>},
       {"Mul", binary<ops::mul>},
