@@ -409,6 +409,21 @@ TEST(OnnxImport, ArcFunctionsMatchTheCLibrary) {
   }
 }
 
+TEST(OnnxImport, DetPivotsAndFindsSingularMatrices) {
+  // Rows 0 and 2 of an upper triangular matrix of diagonal (2, -3, 0.5, 4) swapped: -(-12); then
+  // a matrix whose rows 1 and 3 are equal: 0. Row 0 starts with 0, so the elimination must pivot.
+  const std::vector<float> values = {0, 0, 0.5f, 7, 0, -3, 2, 5, 2, 1, 3, -1, 0, 0, 0, 4,
+                                     0, 1, 2,    3, 4, 5,  6, 7, 1, 0, 1, 0,  4, 5, 6, 7};
+  ::onnx::ModelProto model = model_with_input({2, 4, 4});
+  add_node(model, "Det", {"x"}, {"y"});
+  for (const Device& device : {Device::ndarray(), Device::cpu()}) {
+    const std::vector<float> det =
+        parse(model).run(device, {TensorData(values, Shape{2, 4, 4})}).at(0).to_vector<float>();
+    EXPECT_NEAR(det.at(0), 12.0f, 1e-5f);
+    EXPECT_NEAR(det.at(1), 0.0f, 1e-5f);
+  }
+}
+
 TEST(OnnxImport, ALongChainOfNodesBuildsAndRunsWithoutDeepRecursion) {
   // A hostile model may chain many nodes: building, tracing, replaying and freeing the graph
   // must not recurse once per node.
