@@ -149,5 +149,6 @@ void add_control_importers(OnnxImporters& table);
 void add_bitcast_importers(OnnxImporters& table);
 void add_arc_importers(OnnxImporters& table);
 void add_unique_importers(OnnxImporters& table);
+void add_roi_align_importers(OnnxImporters& table);
 
 }  // namespace ember::detail
