@@ -5,6 +5,8 @@
 // weighted by the product of the taps' weights and summed. Out-of-range taps read zeros (zeros),
 // the nearest edge (border) or their reflection (reflection), as ONNX's reference does.
 // AffineGrid, which makes such grids, is a matmul of the positions' coordinates with theta.
+// DeformConv samples its input the same way (bilinear, zeros outside) at each kernel position
+// moved by its offset, and contracts the samples with the weight as a grouped matmul.
 #include <string>
 
 #include "graph/onnx/onnx_import_util.h"
@@ -235,12 +237,115 @@ std::vector<OnnxValue> affine_grid(const OnnxNode& node) {
   return one(ops::reshape(grid, out));
 }
 
+/// A DeformConv input's dims ([N, C, H, W]) and the op's geometry.
+struct Deform {
+  int64_t n, c, h, w, kh, kw, oh, ow, offset_groups;
+};
+
+/// The sample coordinates of one axis, [N, G, kh, kw, oh, ow]: each output position's window
+/// origin (stride s, from -pad), plus its kernel position (dilation d), plus the offset.
+TensorHandle deform_coordinates(const OnnxNode& node, const TensorHandle& offset, const Deform& g,
+                                bool rows, int64_t stride, int64_t dilation, int64_t pad) {
+  const int64_t k = rows ? g.kh : g.kw, out = rows ? g.oh : g.ow;
+  std::vector<double> base;
+  for (int64_t a = 0; a < k; ++a) {
+    for (int64_t i = 0; i < out; ++i)
+      base.push_back(static_cast<double>(i * stride - pad + a * dilation));
+  }
+  const std::vector<int64_t> dims =
+      rows ? std::vector<int64_t>{1, 1, k, 1, out, 1} : std::vector<int64_t>{1, 1, 1, k, 1, out};
+  const TensorHandle origin =
+      ops::reshape(constant(node, TensorData(std::move(base), Shape{k * out})), dims);
+  const TensorHandle shift = ops::squeeze(ops::narrow(offset, 4, rows ? 0 : 1, 1), 4);
+  return ops::add(ops::cast(shift, DType::F64), origin);
+}
+
+/// DeformConv (2-D): the input sampled bilinearly (zeros outside) at every kernel position of
+/// every output position, moved by its offset and scaled by the mask, then contracted with the
+/// weight per group, plus the bias.
+std::vector<OnnxValue> deform_conv(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const TensorHandle& weight = node.tensor(1);
+  const TensorHandle& offset = node.tensor(2);
+  if (x.rank() != 4 || weight.rank() != 4 || offset.rank() != 4)
+    node.fail("X ", x.shape(), ", W ", weight.shape(), " and offset ", offset.shape(),
+              " must be 2-D convolution shapes");
+  const std::vector<int64_t>& xd = x.shape().dims();
+  const std::vector<int64_t>& wd = weight.shape().dims();
+  const Deform g{xd[0],
+                 xd[1],
+                 xd[2],
+                 xd[3],
+                 wd[2],
+                 wd[3],
+                 offset.shape().dims()[2],
+                 offset.shape().dims()[3],
+                 node.attr_int("offset_group", 1)};
+  const int64_t groups = node.attr_int("group", 1);
+  if (groups < 1 || g.offset_groups < 1 || g.c % groups != 0 || g.c % g.offset_groups != 0 ||
+      wd[1] * groups != g.c || wd[0] % groups != 0 ||
+      offset.shape().dims()[1] != g.offset_groups * g.kh * g.kw * 2)
+    node.fail("X ", x.shape(), ", W ", weight.shape(), " and offset ", offset.shape(),
+              " do not fit group ", groups, " and offset_group ", g.offset_groups);
+  const std::vector<int64_t> strides =
+      node.attr_ints("strides").value_or(std::vector<int64_t>{1, 1});
+  const std::vector<int64_t> dilations =
+      node.attr_ints("dilations").value_or(std::vector<int64_t>{1, 1});
+  const std::vector<int64_t> pads =
+      node.attr_ints("pads").value_or(std::vector<int64_t>{0, 0, 0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4)
+    node.fail("strides, dilations and pads must hold 2, 2 and 4 values");
+  const TensorHandle shifts =
+      ops::reshape(offset, {g.n, g.offset_groups, g.kh, g.kw, 2, g.oh, g.ow});
+  const int64_t points = g.kh * g.kw * g.oh * g.ow, per_group = g.c / g.offset_groups;
+  const Axis rows{g.h, 0, static_cast<double>(g.h - 1), Padding::Zeros};
+  const Axis cols{g.w, 0, static_cast<double>(g.w - 1), Padding::Zeros};
+  const std::vector<Tap> ys =
+      taps(deform_coordinates(node, shifts, g, true, strides[0], dilations[0], pads[0]), "linear");
+  const std::vector<Tap> xs =
+      taps(deform_coordinates(node, shifts, g, false, strides[1], dilations[1], pads[1]), "linear");
+  const TensorHandle images =
+      ops::reshape(ops::cast(x, DType::F64), {g.n, g.offset_groups, per_group, g.h * g.w});
+  const std::vector<int64_t> spread{g.n, g.offset_groups, per_group, points};
+  std::optional<TensorHandle> samples;
+  for (const Tap& ty : ys) {
+    for (const Tap& tx : xs) {
+      auto [iy, oky] = fetch(ty.index, rows);
+      auto [ix, okx] = fetch(tx.index, cols);
+      const TensorHandle index = ops::add(ops::mul_scalar(iy, g.w), ix);
+      const TensorHandle w = ops::mask_fill(ops::mul(*ty.weight, *tx.weight),
+                                            ops::bool_not(ops::bool_and(*oky, *okx)), 0.0);
+      const auto flat = [&](const TensorHandle& t) {
+        return ops::reshape(t, {g.n, g.offset_groups, 1, points});
+      };
+      const TensorHandle value =
+          ops::mul(ops::gather(images, 3, ops::expand(flat(index), spread)), flat(w));
+      samples = samples ? ops::add(*samples, value) : value;
+    }
+  }
+  if (node.has(4)) {
+    samples = ops::mul(*samples, ops::reshape(ops::cast(node.tensor(4), DType::F64),
+                                              {g.n, g.offset_groups, 1, points}));
+  }
+  // [N, C * kh * kw, oh * ow] in groups, against W [groups, oc / groups, C / groups * kh * kw].
+  const int64_t window = g.kh * g.kw, length = g.oh * g.ow;
+  const TensorHandle columns =
+      ops::reshape(*samples, {g.n, groups, (g.c / groups) * window, length});
+  const TensorHandle kernels = ops::reshape(ops::cast(weight, DType::F64),
+                                            {1, groups, wd[0] / groups, (g.c / groups) * window});
+  TensorHandle y = ops::reshape(ops::matmul(kernels, columns), {g.n, wd[0], g.oh, g.ow});
+  if (node.has(3))
+    y = ops::add(y, ops::reshape(ops::cast(node.tensor(3), DType::F64), {1, wd[0], 1, 1}));
+  return one(ops::cast(y, x.dtype()));
+}
+
 }  // namespace
 
 void add_grid_sample_importers(OnnxImporters& table) {
   table.insert({
       {"GridSample", grid_sample},
       {"AffineGrid", affine_grid},
+      {"DeformConv", deform_conv},
   });
 }
 
