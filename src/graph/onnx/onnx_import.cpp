@@ -62,9 +62,6 @@ void check_input(const onnx::ValueInfo& info, const Shape& shape, std::size_t k,
   }
 }
 
-/// How deep graph attributes may nest (a branch in a loop's body in ...).
-constexpr std::size_t kMaxGraphDepth = 16;
-
 /// Leaves a graph attribute's scope.
 struct ScopeExit {
   std::vector<std::unordered_map<std::string, Slot>>& scopes;
