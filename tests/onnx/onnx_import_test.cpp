@@ -312,6 +312,12 @@ TEST(OnnxImport, GraphAttributesAreCheckedAndBounded) {
               parse(branch).to_graph({Shape{2}});
             }).find("ops ember does not import: FancyOp"),
             std::string::npos);
+  const std::vector<onnx::OpCount> counts = parse(branch).op_counts();  // FancyOp, If
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts[0].op_type, "FancyOp");
+  EXPECT_EQ(counts[0].count, 1u);
+  EXPECT_FALSE(counts[0].supported);
+  EXPECT_TRUE(counts[1].supported);
   // A body reading a name nothing defines is named; so is a trip count without a condition
   // beyond the bound, which would unroll without end.
   ::onnx::ModelProto looped = model_with_input({2});
