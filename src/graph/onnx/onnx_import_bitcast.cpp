@@ -4,8 +4,11 @@
 // and u64 arithmetic: sign, exponent (floor(log2 |x|), corrected against exact powers of two)
 // and mantissa (|x| / 2^e scaled to an integer), or back, the value (2^M + m) 2^(e - bias - M).
 // NaN reads as the canonical quiet NaN.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "graph/onnx/onnx_import_util.h"
 #include "graph/onnx/onnx_model.h"
@@ -18,28 +21,18 @@ struct Format {
   int64_t mantissa, exponent, bias;
 };
 
+/// The float dtypes' formats; integers and bool have none.
+constexpr std::array<std::pair<DType, Format>, 4> kFormats = {{
+    {DType::F64, {52, 11, 1023}},
+    {DType::F32, {23, 8, 127}},
+    {DType::F16, {10, 5, 15}},
+    {DType::BF16, {7, 8, 127}},
+}};
+
 std::optional<Format> format_of(DType dtype) {
-  switch (dtype) {
-    case DType::F64:
-      return Format{52, 11, 1023};
-    case DType::F32:
-      return Format{23, 8, 127};
-    case DType::F16:
-      return Format{10, 5, 15};
-    case DType::BF16:
-      return Format{7, 8, 127};
-    case DType::I64:
-    case DType::I32:
-    case DType::I16:
-    case DType::I8:
-    case DType::U64:
-    case DType::U32:
-    case DType::U16:
-    case DType::U8:
-    case DType::Bool:
-      break;
-  }
-  return std::nullopt;
+  const auto found = std::ranges::find(kFormats, dtype, &std::pair<DType, Format>::first);
+  if (found == kFormats.end()) return std::nullopt;
+  return found->second;
 }
 
 /// The powers of two 2^k, k in [kLowest, kHighest] (every exponent of f64, denormals included).
