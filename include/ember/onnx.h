@@ -93,7 +93,8 @@ class Model {
   /// The weights: each initializer by its name, in the model's order (ready for
   /// record::save_safetensors as a Record's tensors).
   const std::vector<record::NamedData>& initializers() const;
-  /// Every op type of the graph's nodes, sorted by name, with its count.
+  /// Every op type of the graph's nodes (those of its graph attributes included), sorted by
+  /// name, with its count.
   std::vector<OpCount> op_counts() const;
 
   /// The model as an ember graph, for inputs of these shapes (one per inputs(), matching its

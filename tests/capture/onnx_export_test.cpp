@@ -64,6 +64,19 @@ class OnnxRuntimeCheck : public ::testing::Test {
 
   const fs::path& dir() const { return dir_; }
 
+  /// Exports net traced over a placeholder of input's shape, and runs it in onnxruntime on input
+  /// against net run eagerly on cpu.
+  template <std::size_t D, typename Net>
+  void expect_exported_agrees(const Net& net, const TensorData& input, int64_t opset = 17,
+                              bool dynamic_batch = false) const {
+    std::array<int64_t, D> dims{};
+    std::ranges::copy(input.shape().dims(), dims.begin());
+    const Tensor<D> x = placeholder<D>("x", dims);
+    onnx::save_onnx(Graph::trace({x.handle()}, {net(x).handle()}), dir() / "model.onnx",
+                    onnx::ExportOptions{.opset = opset, .dynamic_batch = dynamic_batch});
+    expect_onnxruntime_agrees(input, net(Tensor<D>::from_data(input, Device::cpu())).into_data());
+  }
+
   /// Runs dir()/model.onnx in onnxruntime on input and compares with expected (ember's values).
   void expect_onnxruntime_agrees(const TensorData& input, const TensorData& expected) const {
     record::save_npy(dir_ / "input.npy", input);
@@ -138,6 +151,82 @@ TEST_F(OnnxRuntimeCheck, ATransformerEncoderLayerRunsWithinATolerance) {
   }
 }
 
+/// n distinct values in [-1, 1) (no ties, so that sorts agree on the indices), shaped.
+TensorData distinct(const Shape& shape) {
+  const int64_t n = shape.num_elements();
+  std::vector<float> values(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    values[static_cast<std::size_t>(i)] =
+        static_cast<float>((i * 37) % n) / static_cast<float>(n) * 2 - 1;
+  return TensorData(values, shape);
+}
+
+TEST_F(OnnxRuntimeCheck, SortArgsortAndTopkRunAsTopK) {
+  const TensorData input = distinct(Shape{3, 7});
+  // The values and the indices in one output: v + 10 i.
+  expect_exported_agrees<2>(
+      [](const Tensor<2>& x) {
+        auto [v, i] = x.sort_with_indices(1, false);
+        return v + i.to_float() * 10.0;
+      },
+      input);
+  expect_exported_agrees<2>(
+      [](const Tensor<2>& x) {
+        auto [v, i] = x.topk_with_indices(3, 1);
+        return v + i.to_float() * 10.0 + x.argsort(0, true).narrow(1, 0, 3).to_float() * 100.0;
+      },
+      input);
+}
+
+TEST_F(OnnxRuntimeCheck, CumsumRunsAsCumSum) {
+  expect_exported_agrees<3>([](const Tensor<3>& x) { return x.cumsum(2) + x.cumsum(0) * 0.5; },
+                            distinct(Shape{2, 3, 5}));
+}
+
+TEST_F(OnnxRuntimeCheck, InterpolateRunsAsResize) {
+  using module::InterpolateMode;
+  const TensorData input = distinct(Shape{1, 2, 4, 5});
+  const std::vector<module::InterpolateOptions> cases = {
+      {.size = ops::Dims{7, 3}, .mode = InterpolateMode::Nearest},
+      {.scale_factor = std::vector<double>{2.0, 1.5}, .mode = InterpolateMode::Nearest},
+      {.size = ops::Dims{6, 9}, .mode = InterpolateMode::Bilinear},
+      {.size = ops::Dims{3, 8}, .mode = InterpolateMode::Bilinear, .align_corners = true},
+      {.scale_factor = std::vector<double>{1.5, 2.0}, .mode = InterpolateMode::Bilinear},
+      {.size = ops::Dims{7, 6}, .mode = InterpolateMode::Bicubic},
+      {.size = ops::Dims{5, 7}, .mode = InterpolateMode::Bicubic, .align_corners = true},
+  };
+  for (const module::InterpolateOptions& options : cases) {
+    expect_exported_agrees<4>([&](const Tensor<4>& x) { return module::interpolate(x, options); },
+                              input, 18);
+  }
+  // A dynamic batch: Resize's sizes name the spatial axes only.
+  expect_exported_agrees<4>([&](const Tensor<4>& x) { return module::interpolate(x, cases[2]); },
+                            input, 18, true);
+}
+
+TEST_F(OnnxRuntimeCheck, TransposedConvolutionRunsAsConvTranspose) {
+  const TensorData weight = distinct(Shape{2, 6, 3, 2});  // [C_in, C_out / groups, kh, kw]
+  const TensorData bias = distinct(Shape{6});
+  const module::ConvTransposeOptions options{.stride = {2, 1},
+                                             .padding = {1, 0},
+                                             .output_padding = {1, 0},
+                                             .dilation = {1, 2},
+                                             .groups = 1};
+  expect_exported_agrees<4>(
+      [&](const Tensor<4>& x) {
+        return module::conv_transpose2d(x, Tensor<4>::from_data(weight, x.device()),
+                                        Tensor<1>::from_data(bias, x.device()), options);
+      },
+      distinct(Shape{2, 2, 4, 5}));
+  const TensorData grouped = distinct(Shape{4, 3, 3});  // 2 groups of 2 inputs, 3 outputs each
+  expect_exported_agrees<3>(
+      [&](const Tensor<3>& x) {
+        return module::conv_transpose1d(x, Tensor<3>::from_data(grouped, x.device()), std::nullopt,
+                                        module::ConvTransposeOptions{.stride = {3}, .groups = 2});
+      },
+      distinct(Shape{1, 4, 6}));
+}
+
 TEST(OnnxExport, WritesAModelOfTheOpsetAskedForWithTheWeightsAsInitializers) {
   const Device cpu = Device::cpu();
   Cnn model = Cnn::init(cpu);
@@ -152,9 +241,12 @@ TEST(OnnxExport, WritesAModelOfTheOpsetAskedForWithTheWeightsAsInitializers) {
 
 TEST(OnnxExport, AnOpWithoutAnOnnxFormIsNamedWithItsNode) {
   const Tensor<2> x = placeholder<2>("x", {2, 3});
-  const Graph sorted = Graph::trace({x.handle()}, {x.sort(1).handle()});
-  const std::string message = error_message<InvalidArgument>([&] { onnx::to_onnx(sorted); });
-  EXPECT_TRUE(contains(message, "[onnx::to_onnx] op 'sort' (node %1)")) << message;
+  const Graph flipped = Graph::trace({x.handle()}, {x.flip({1}).handle()});
+  const std::string message = error_message<InvalidArgument>([&] { onnx::to_onnx(flipped); });
+  EXPECT_TRUE(contains(message, "[onnx::to_onnx] op 'flip' (node %1)")) << message;
+  const Graph running_product = Graph::trace({x.handle()}, {x.cumprod(1).handle()});
+  EXPECT_TRUE(contains(error_message<InvalidArgument>([&] { onnx::to_onnx(running_product); }),
+                       "(ONNX has CumSum only)"));
   const Graph graph = Graph::trace({x.handle()}, {x.exp().handle()});
   EXPECT_TRUE(contains(error_message<InvalidArgument>(
                            [&] { onnx::to_onnx(graph, onnx::ExportOptions{.opset = 13}); }),

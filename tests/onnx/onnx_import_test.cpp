@@ -1,13 +1,21 @@
 // ONNX import under bad and hostile models: every malformed field refused with an
 // InvalidArgument naming it (before anything is allocated from it), unsupported ops listed all at
-// once before anything runs, and the model's weights as named tensors. The values of imported
+// once before anything runs, graph attributes bounded, and the model's weights as named tensors;
+// BitCast's arithmetic against std::bit_cast at the edges of f32, the arc functions' Newton steps
+// against the C library. The values of imported
 // ops are checked against ONNX's reference by onnx_node_suite_test.cpp and against PyTorch by
 // onnx_pytorch_test.cpp.
 #include <gtest/gtest.h>
+
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ember/onnx.h"
@@ -275,6 +283,151 @@ TEST(OnnxImport, HostileAttributesAreRefusedByName) {
               parse(model).to_graph({Shape{1, 1, 4, 4}});
             }).find("attribute 'strides' is of type FLOATS, expected INTS"),
             std::string::npos);
+}
+
+/// A graph attribute name of node: inputs and outputs named, nodes added by the caller.
+::onnx::GraphProto& add_graph(::onnx::NodeProto& node, const std::string& name,
+                              std::vector<std::string> inputs, std::vector<std::string> outputs) {
+  ::onnx::AttributeProto& attribute = *node.add_attribute();
+  attribute.set_name(name);
+  attribute.set_type(::onnx::AttributeProto::GRAPH);
+  ::onnx::GraphProto& graph = *attribute.mutable_g();
+  for (const std::string& input : inputs)
+    graph.add_input()->set_name(input);
+  for (const std::string& output : outputs)
+    graph.add_output()->set_name(output);
+  return graph;
+}
+
+TEST(OnnxImport, GraphAttributesAreCheckedAndBounded) {
+  // An op ember does not import inside a branch is listed before anything runs.
+  ::onnx::ModelProto branch = model_with_input({2});
+  add_initializer(branch, "c", {}, raw_floats({1})).set_data_type(TensorProto::FLOAT);
+  ::onnx::NodeProto& if_node = add_node(branch, "If", {"c"}, {"y"}, "if");
+  ::onnx::NodeProto& fancy = *add_graph(if_node, "then_branch", {}, {"t"}).add_node();
+  fancy.set_op_type("FancyOp");
+  fancy.add_output("t");
+  add_graph(if_node, "else_branch", {}, {"x"});
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(branch).to_graph({Shape{2}});
+            }).find("ops ember does not import: FancyOp"),
+            std::string::npos);
+  const std::vector<onnx::OpCount> counts = parse(branch).op_counts();  // FancyOp, If
+  ASSERT_EQ(counts.size(), 2u);
+  EXPECT_EQ(counts[0].op_type, "FancyOp");
+  EXPECT_EQ(counts[0].count, 1u);
+  EXPECT_FALSE(counts[0].supported);
+  EXPECT_TRUE(counts[1].supported);
+  // A body reading a name nothing defines is named; so is a trip count without a condition
+  // beyond the bound, which would unroll without end.
+  ::onnx::ModelProto looped = model_with_input({2});
+  TensorProto& trips = add_initializer(looped, "m", {}, "");
+  trips.clear_raw_data();
+  trips.set_data_type(TensorProto::INT64);
+  trips.add_int64_data(3);
+  ::onnx::NodeProto& loop = add_node(looped, "Loop", {"m", "", "x"}, {"y"}, "loop");
+  ::onnx::GraphProto& body = add_graph(loop, "body", {"i", "c", "v"}, {"c", "w"});
+  ::onnx::NodeProto& add = *body.add_node();
+  add.set_op_type("Add");
+  add.add_input("v");
+  add.add_input("nowhere");
+  add.add_output("w");
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(looped).to_graph({Shape{2}});
+            }).find("reads 'nowhere', which nothing defines"),
+            std::string::npos);
+  add.set_input(1, "v");  // w = 2 v, three times: 8 x
+  const std::vector<TensorData> y =
+      parse(looped).run(Device::ndarray(), {TensorData(std::vector<float>{1, -2}, Shape{2})});
+  EXPECT_EQ(y.at(0), TensorData(std::vector<float>{8, -16}, Shape{2}));
+  trips.set_int64_data(0, int64_t{1} << 40);
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(looped).to_graph({Shape{2}});
+            }).find("node 'loop' (Loop): a trip count of 1099511627776 without a condition"),
+            std::string::npos);
+}
+
+TEST(OnnxImport, BitCastGivesTheBitsOfEdgeValues) {
+  // ember computes the IEEE fields arithmetically; std::bit_cast is the oracle.
+  const std::vector<float> values = {0.0f,
+                                     -0.0f,
+                                     std::numeric_limits<float>::denorm_min(),
+                                     -3.5e-42f,
+                                     std::numeric_limits<float>::min(),
+                                     std::numeric_limits<float>::max(),
+                                     std::numeric_limits<float>::infinity(),
+                                     -std::numeric_limits<float>::infinity(),
+                                     1.5f,
+                                     -7.25e-3f,
+                                     0.1f,
+                                     16777215.0f};
+  std::vector<int32_t> bits;
+  for (float v : values)
+    bits.push_back(std::bit_cast<int32_t>(v));
+  ::onnx::ModelProto to_int = model_with_input({static_cast<int64_t>(values.size())});
+  ::onnx::AttributeProto& to = *add_node(to_int, "BitCast", {"x"}, {"y"}).add_attribute();
+  to.set_name("to");
+  to.set_type(::onnx::AttributeProto::INT);
+  to.set_i(TensorProto::INT32);
+  const Shape shape{static_cast<int64_t>(values.size())};
+  for (const Device& device : {Device::ndarray(), Device::cpu()}) {
+    EXPECT_EQ(parse(to_int).run(device, {TensorData(values, shape)}).at(0),
+              TensorData(bits, shape));
+  }
+  // Back: the same values, and the canonical quiet NaN's bits a NaN.
+  ::onnx::ModelProto to_float = to_int;
+  to_float.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      TensorProto::INT32);
+  to_float.mutable_graph()->mutable_node(0)->mutable_attribute(0)->set_i(TensorProto::FLOAT);
+  bits.back() = 0x7FC00000;
+  const std::vector<float> back =
+      parse(to_float).run(Device::cpu(), {TensorData(bits, shape)}).at(0).to_vector<float>();
+  for (std::size_t i = 0; i + 1 < values.size(); ++i)
+    EXPECT_EQ(std::bit_cast<int32_t>(back[i]), bits[i]) << i;
+  EXPECT_TRUE(std::isnan(back.back()));
+}
+
+TEST(OnnxImport, ArcFunctionsMatchTheCLibrary) {
+  // Atan, Asin and Acos are Newton steps over tan; the C library is the oracle, in f64.
+  std::vector<double> xs = {0.0,       -0.0,      1e-30, -1e-8,
+                            0.5,       -0.999999, 1.0,   -1.0,
+                            1.0000001, -3.0,      1e8,   std::numeric_limits<double>::infinity()};
+  for (int i = -100; i <= 100; ++i)
+    xs.push_back(i / 100.0);
+  const Shape shape{static_cast<int64_t>(xs.size())};
+  for (const auto& [op, f] : std::vector<std::pair<std::string, double (*)(double)>>{
+           {"Atan", std::atan}, {"Asin", std::asin}, {"Acos", std::acos}}) {
+    ::onnx::ModelProto model = model_with_input({shape.dims()[0]});
+    model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+        TensorProto::DOUBLE);
+    add_node(model, op, {"x"}, {"y"});
+    const std::vector<double> y =
+        parse(model).run(Device::cpu(), {TensorData(xs, shape)}).at(0).to_vector<double>();
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const double expected = f(xs[i]);
+      if (std::isnan(expected)) {
+        EXPECT_TRUE(std::isnan(y[i])) << op << "(" << xs[i] << ")";
+      } else {
+        EXPECT_NEAR(y[i], expected, 4e-16 * std::max(1.0, std::abs(expected)))
+            << op << "(" << xs[i] << ")";
+      }
+    }
+  }
+}
+
+TEST(OnnxImport, DetPivotsAndFindsSingularMatrices) {
+  // Rows 0 and 2 of an upper triangular matrix of diagonal (2, -3, 0.5, 4) swapped: -(-12); then
+  // a matrix whose rows 1 and 3 are equal: 0. Row 0 starts with 0, so the elimination must pivot.
+  const std::vector<float> values = {0, 0, 0.5f, 7, 0, -3, 2, 5, 2, 1, 3, -1, 0, 0, 0, 4,
+                                     0, 1, 2,    3, 4, 5,  6, 7, 1, 0, 1, 0,  4, 5, 6, 7};
+  ::onnx::ModelProto model = model_with_input({2, 4, 4});
+  add_node(model, "Det", {"x"}, {"y"});
+  for (const Device& device : {Device::ndarray(), Device::cpu()}) {
+    const std::vector<float> det =
+        parse(model).run(device, {TensorData(values, Shape{2, 4, 4})}).at(0).to_vector<float>();
+    EXPECT_NEAR(det.at(0), 12.0f, 1e-5f);
+    EXPECT_NEAR(det.at(1), 0.0f, 1e-5f);
+  }
 }
 
 TEST(OnnxImport, ALongChainOfNodesBuildsAndRunsWithoutDeepRecursion) {

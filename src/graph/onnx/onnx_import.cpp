@@ -62,9 +62,18 @@ void check_input(const onnx::ValueInfo& info, const Shape& shape, std::size_t k,
   }
 }
 
+/// Leaves a graph attribute's scope.
+struct ScopeExit {
+  std::vector<std::unordered_map<std::string, Slot>>& scopes;
+  explicit ScopeExit(std::vector<std::unordered_map<std::string, Slot>>& s) : scopes(s) {}
+  ScopeExit(const ScopeExit&) = delete;
+  ScopeExit& operator=(const ScopeExit&) = delete;
+  ~ScopeExit() { scopes.pop_back(); }
+};
+
 class Builder {
  public:
-  explicit Builder(const OnnxModel& model) : model_(model) {}
+  explicit Builder(const OnnxModel& model) : model_(model), scopes_(1) {}
 
   std::vector<TensorHandle> add_inputs(const std::vector<Shape>& shapes,
                                        const std::vector<std::optional<TensorData>>& known);
@@ -76,15 +85,55 @@ class Builder {
   /// node's outputs: recorded on the capture device, or computed on ndarray (fold).
   std::vector<OnnxValue> import_node(const ::onnx::NodeProto& node, const std::string& label,
                                      bool fold);
+  /// A graph attribute of the node labelled owner built in a scope of its own (GraphRunner).
+  std::vector<OnnxValue> run_graph(const ::onnx::GraphProto& graph,
+                                   const std::vector<OnnxValue>& inputs, const std::string& owner);
+  /// The value name, from the innermost scope that defines it; InvalidArgument naming the node
+  /// labelled reader when none does.
+  Slot& slot(const std::string& name, const std::string& reader);
 
   const OnnxModel& model_;
-  std::unordered_map<std::string, Slot> slots_;
+  /// The values by name: the model's graph's, then those of the graph attributes being built.
+  std::vector<std::unordered_map<std::string, Slot>> scopes_;
 };
+
+Slot& Builder::slot(const std::string& name, const std::string& reader) {
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope) {
+    const auto found = scope->find(name);
+    if (found != scope->end()) return found->second;
+  }
+  throw InvalidArgument(
+      ir::rules::concat("[onnx] ", reader, ": reads '", name, "', which nothing defines"));
+}
+
+std::vector<OnnxValue> Builder::run_graph(const ::onnx::GraphProto& graph,
+                                          const std::vector<OnnxValue>& inputs,
+                                          const std::string& owner) {
+  if (scopes_.size() > kMaxGraphDepth)
+    throw InvalidArgument(ir::rules::concat(
+        "[onnx] ", owner, ": graph attributes nest deeper than ", kMaxGraphDepth));
+  scopes_.emplace_back();
+  const ScopeExit pop{scopes_};  // however the graph's nodes end
+  for (const ::onnx::TensorProto& tensor : graph.initializer()) {
+    const TensorData data =
+        decode_tensor(tensor, ir::rules::concat("initializer '", tensor.name(), "' of ", owner));
+    scopes_.back()[tensor.name()] = {{known_tensor(data), data.shape().rank() == 0}, {}, {}};
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    scopes_.back()[graph.input(static_cast<int>(i)).name()] = {inputs[i], {}, {}};
+  for (int i = 0; i < graph.node_size(); ++i)
+    run_node(graph.node(i), static_cast<std::size_t>(i));
+  std::vector<OnnxValue> outputs;
+  for (const ::onnx::ValueInfoProto& output : graph.output())
+    outputs.push_back(slot(output.name(), owner).value);
+  return outputs;
+}
 
 std::vector<TensorHandle> Builder::add_inputs(const std::vector<Shape>& shapes,
                                               const std::vector<std::optional<TensorData>>& known) {
+  std::unordered_map<std::string, Slot>& slots = scopes_.front();
   for (const record::NamedData& weight : model_.initializers)
-    slots_[weight.name] = {{known_tensor(weight.data), weight.data.shape().rank() == 0}, {}, {}};
+    slots[weight.name] = {{known_tensor(weight.data), weight.data.shape().rank() == 0}, {}, {}};
   std::vector<TensorHandle> placeholders;
   for (std::size_t k = 0; k < model_.inputs.size(); ++k) {
     const onnx::ValueInfo& info = model_.inputs[k];
@@ -94,12 +143,12 @@ std::vector<TensorHandle> Builder::add_inputs(const std::vector<Shape>& shapes,
     placeholders.push_back(placeholder);
     const bool scalar = shapes[k].rank() == 0;
     if (k >= known.size() || !known[k]) {
-      slots_[info.name] = {{placeholder, scalar}, {}, {}};
+      slots[info.name] = {{placeholder, scalar}, {}, {}};
     } else if (kind_of(info.dtype) != TensorKind::Float || scalar) {
       // Integers and scalars are what ops compute shapes and parameters from: known.
-      slots_[info.name] = {{known_tensor(*known[k]), scalar}, placeholder, {}};
+      slots[info.name] = {{known_tensor(*known[k]), scalar}, placeholder, {}};
     } else {
-      slots_[info.name] = {{placeholder, scalar}, {}, known_tensor(*known[k])};
+      slots[info.name] = {{placeholder, scalar}, {}, known_tensor(*known[k])};
     }
   }
   return placeholders;
@@ -115,15 +164,19 @@ std::vector<OnnxValue> Builder::import_node(const ::onnx::NodeProto& node, const
       known.emplace_back();
       continue;
     }
-    Slot& slot = slots_.at(name);
-    inputs.push_back(fold ? slot.value : OnnxValue{symbolic(slot), slot.value.scalar});
-    known.push_back(is_known(slot.value) ? std::optional(slot.value.tensor) : slot.readable);
+    Slot& value = slot(name, label);
+    inputs.push_back(fold ? value.value : OnnxValue{symbolic(value), value.value.scalar});
+    known.push_back(is_known(value.value) ? std::optional(value.value.tensor) : value.readable);
   }
-  const OnnxNode view(node, label, model_.opset, std::move(inputs), std::move(known),
-                      fold ? Device::ndarray() : Device::capture());
+  const OnnxNode view(
+      node, label, model_.opset, std::move(inputs), std::move(known),
+      fold ? Device::ndarray() : Device::capture(),
+      [this, &label](const ::onnx::GraphProto& graph, const std::vector<OnnxValue>& values) {
+        return run_graph(graph, values, label);
+      });
   std::vector<OnnxValue> outputs;
   try {
-    outputs = onnx_importers().at(node.op_type())(view);
+    outputs = onnx_importers().at(qualified_op_type(node))(view);
   } catch (const InvalidArgument& e) {
     const std::string what = e.what();
     if (what.starts_with("[onnx] ")) throw;
@@ -148,14 +201,14 @@ void Builder::run_node(const ::onnx::NodeProto& node, std::size_t index) {
   const std::string label = node_label(node, index);
   bool all_known = true;
   for (const std::string& name : node.input())
-    all_known = all_known && (name.empty() || is_known(slots_.at(name).value));
+    all_known = all_known && (name.empty() || is_known(slot(name, label).value));
   // Recorded first, which allocates nothing; computed on ndarray only when all its inputs are
   // known and its outputs small: a hostile model's Tile or Expand cannot size an allocation here.
   std::vector<OnnxValue> outputs = import_node(node, label, false);
   if (all_known && foldable(outputs)) outputs = import_node(node, label, true);
   for (int k = 0; k < node.output_size(); ++k) {
     if (!node.output(k).empty())
-      slots_[node.output(k)] = {outputs[static_cast<std::size_t>(k)], {}, {}};
+      scopes_.back()[node.output(k)] = {outputs[static_cast<std::size_t>(k)], {}, {}};
   }
 }
 
@@ -170,12 +223,32 @@ ImportedGraph Builder::finish(const std::vector<TensorHandle>& placeholders) {
   std::vector<std::string> names;
   std::vector<bool> scalars;
   for (const onnx::ValueInfo& output : model_.outputs) {
-    Slot& slot = slots_.at(output.name);
-    outputs.push_back(symbolic(slot));
+    Slot& value = slot(output.name, "the model's outputs");
+    outputs.push_back(symbolic(value));
     names.push_back(output.name);
-    scalars.push_back(slot.value.scalar);
+    scalars.push_back(value.value.scalar);
   }
   return {Graph::trace(placeholders, outputs, names), scalars};
+}
+
+}  // namespace
+
+namespace {
+
+/// The nodes of graph (and of its graph attributes, to the depth the builder takes) whose op
+/// ember does not import, by op.
+void collect_unsupported(const ::onnx::GraphProto& graph, std::size_t depth,
+                         std::map<std::string, std::vector<std::string>>& missing) {
+  const OnnxImporters& importers = onnx_importers();
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const ::onnx::NodeProto& node = graph.node(i);
+    if (!importers.contains(qualified_op_type(node)))
+      missing[qualified_op_type(node)].push_back(node_label(node, static_cast<std::size_t>(i)));
+    for (const ::onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() == ::onnx::AttributeProto::GRAPH && depth < kMaxGraphDepth)
+        collect_unsupported(attribute.g(), depth + 1, missing);
+    }
+  }
 }
 
 }  // namespace
@@ -183,14 +256,7 @@ ImportedGraph Builder::finish(const std::vector<TensorHandle>& placeholders) {
 std::vector<std::pair<std::string, std::vector<std::string>>> unsupported_ops(
     const OnnxModel& model) {
   std::map<std::string, std::vector<std::string>> missing;
-  const auto& nodes = model.proto.graph().node();
-  const OnnxImporters& importers = onnx_importers();
-  for (int i = 0; i < nodes.size(); ++i) {
-    const ::onnx::NodeProto& node = nodes[i];
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    if (!default_domain || !importers.contains(node.op_type()))
-      missing[qualified_op_type(node)].push_back(node_label(node, static_cast<std::size_t>(i)));
-  }
+  collect_unsupported(model.proto.graph(), 0, missing);
   return {missing.begin(), missing.end()};
 }
 

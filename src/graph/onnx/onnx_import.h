@@ -12,6 +12,10 @@
 
 namespace ember::detail {
 
+/// How deep graph attributes may nest (a branch in a loop's body in ...): deeper ones are
+/// refused when built, and not searched for ops.
+inline constexpr std::size_t kMaxGraphDepth = 16;
+
 struct ImportedGraph {
   Graph graph;
   std::vector<bool> scalar_outputs;  ///< outputs of rank 0 in ONNX (shape [1] in the graph)

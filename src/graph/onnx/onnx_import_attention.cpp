@@ -170,6 +170,44 @@ std::vector<OnnxValue> attention(const OnnxNode& node) {
   return {{y, false}, {k, false}, {v, false}, {scores, false}};
 }
 
+/// The graph attribute name (score_mod, prob_mod) applied to x where the node has it.
+TensorHandle modified(const OnnxNode& node, std::string_view name, const TensorHandle& x) {
+  if (!node.has_attribute(name)) return x;
+  const std::vector<OnnxValue> out = node.run_graph(name, {{x, false}});
+  if (out.size() != 1) node.fail(name, " gives ", out.size(), " outputs, not 1");
+  return ops::cast(out[0].tensor, x.dtype());
+}
+
+/// ai.onnx.preview's FlexAttention as ONNX's reference computes it: the scale's square root
+/// applied to Q and K in their dtype, the scores modified by score_mod, the softmax modified by
+/// prob_mod, both and the product with V in softmax_precision (by default f32 for the 16-bit
+/// floats, else the input's dtype), the result in V's dtype.
+std::vector<OnnxValue> flex_attention(const OnnxNode& node) {
+  const TensorHandle &q = node.tensor(0), &k = node.tensor(1), &v = node.tensor(2);
+  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
+    node.fail("Q ", q.shape(), ", K ", k.shape(), " and V ", v.shape(), " must be rank 4");
+  const int64_t hq = q.shape().dims()[1], hk = k.shape().dims()[1];
+  if (hk < 1 || hq % hk != 0 || v.shape().dims()[1] != hk)
+    node.fail(hq, " query heads for ", hk, " key heads");
+  const double scale = node.has_attribute("scale")
+                           ? node.attr_float("scale", 1.0F)
+                           : 1.0 / std::sqrt(static_cast<double>(q.shape().dims()[3]));
+  const auto root = static_cast<double>(std::sqrt(static_cast<float>(scale)));
+  const TensorHandle kt = ops::transpose(ops::mul_scalar(repeat_heads(k, hq / hk), root));
+  const TensorHandle scores = ops::matmul(ops::mul_scalar(q, root), kt);
+  DType precision = q.dtype() == DType::F64 ? DType::F64 : DType::F32;
+  if (auto given = node.attr_int("softmax_precision")) {
+    const std::optional<DType> d = dtype_of_onnx(static_cast<int32_t>(*given));
+    if (!d || kind_of(*d) != TensorKind::Float) node.fail("softmax_precision ", *given);
+    precision = *d;
+  }
+  const TensorHandle probs =
+      modified(node, "prob_mod",
+               ops::softmax(modified(node, "score_mod", ops::cast(scores, precision)), -1));
+  const TensorHandle y = ops::matmul(probs, ops::cast(repeat_heads(v, hq / hk), precision));
+  return one(ops::cast(y, v.dtype()));
+}
+
 /// The two halves a rotary embedding turns as one complex number: alternate entries
 /// (interleaved) or the first and second half of the last dim.
 std::pair<TensorHandle, TensorHandle> rotary_pairs(const TensorHandle& x, bool interleaved) {
@@ -223,6 +261,7 @@ void add_attention_importers(OnnxImporters& table) {
   table.insert({
       {"Attention", attention},
       {"RotaryEmbedding", rotary_embedding},
+      {"ai.onnx.preview::FlexAttention", flex_attention},
   });
 }
 

@@ -1,5 +1,6 @@
 // Importers of the ONNX ops that make values known while the graph is built: Shape and Size
-// (from the input's shape, whatever the input), Constant, ConstantOfShape and Range.
+// (from the input's shape, whatever the input), Constant, ConstantOfShape, Range and
+// OptionalHasElement (whether the input is given: ember imports optionals only as tensors).
 #include <algorithm>
 #include <cmath>
 
@@ -93,6 +94,12 @@ std::vector<OnnxValue> range(const OnnxNode& node) {
   return one(constant(node, data));
 }
 
+std::vector<OnnxValue> optional_has_element(const OnnxNode& node) {
+  const TensorData given(std::vector<uint8_t>{node.has(0) ? uint8_t{1} : uint8_t{0}}, Shape{1},
+                         DType::Bool);
+  return one(constant(node, given), true);
+}
+
 }  // namespace
 
 void add_constant_importers(OnnxImporters& table) {
@@ -102,6 +109,7 @@ void add_constant_importers(OnnxImporters& table) {
       {"Constant", constant_node},
       {"ConstantOfShape", constant_of_shape},
       {"Range", range},
+      {"OptionalHasElement", optional_has_element},
   });
 }
 

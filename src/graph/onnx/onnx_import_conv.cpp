@@ -2,6 +2,7 @@
 // GlobalAveragePool, GlobalMaxPool. ONNX's pads may differ on the two sides of a dim (and
 // auto_pad computes them); ember's ops pad both sides alike, so uneven pads are applied to the
 // input (or cut from a transposed convolution's output) around the op.
+#include <algorithm>
 #include <limits>
 
 #include "ember/convolution.h"
@@ -119,6 +120,36 @@ std::vector<OnnxValue> conv(const OnnxNode& node) {
   return one(ops::conv(x, node.tensor(1), bias, options));
 }
 
+/// CausalConvWithState: a depthwise 1-D convolution over the input with the past state (or
+/// k - 1 zeros) before it, optionally followed by SiLU (computed in f32, as ONNX's reference);
+/// the new state is the last k - 1 positions of what was convolved.
+std::vector<OnnxValue> causal_conv_with_state(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const TensorHandle& weight = node.tensor(1);
+  const std::string activation = node.attr_string("activation", "none");
+  if (activation != "none" && activation != "silu" && activation != "swish")
+    node.fail("activation '", activation, "' (none, silu, swish)");
+  if (x.rank() != 3 || weight.rank() != 3)
+    node.fail("input ", x.shape(), " and weight ", weight.shape(), " must be [B, C, L], [C, 1, k]");
+  const int64_t batch = x.shape().dims()[0], channels = x.shape().dims()[1];
+  const int64_t k = weight.shape().dims()[2];
+  if (k < 1) node.fail("a kernel of ", k, " positions");
+  TensorHandle padded = x;
+  if (k > 1) {
+    const TensorHandle past =
+        node.has(3) ? node.tensor(3)
+                    : ops::zeros(Shape{batch, channels, k - 1},
+                                 TensorCreationOptions(node.device()).with_dtype(x.dtype()),
+                                 TensorKind::Float);
+    padded = ops::cat({past, x}, 2);
+  }
+  const ops::OptionalHandle bias = node.has(2) ? ops::OptionalHandle(node.tensor(2)) : std::nullopt;
+  TensorHandle y = ops::conv(padded, weight, bias, module::ConvOptions{{1}, {0}, {1}, channels});
+  if (activation != "none") y = ops::cast(ops::silu(ops::cast(y, DType::F32)), x.dtype());
+  const int64_t length = padded.shape().dims()[2];
+  return {{y, false}, {ops::narrow(padded, 2, length - (k - 1), k - 1), false}};
+}
+
 /// ConvTranspose: the full transposed convolution (no padding), then the pads cut from its
 /// output; output_shape, when given, sets the pads (split as auto_pad says).
 std::vector<OnnxValue> conv_transpose(const OnnxNode& node) {
@@ -178,6 +209,24 @@ std::vector<int64_t> pool_kernel(const OnnxNode& node) {
   return *kernel;
 }
 
+/// Row-major positions in a plane of dims `in` renumbered column-major (MaxPool's storage_order
+/// 1): the coordinates taken apart, then put together first dim fastest.
+TensorHandle column_major(const TensorHandle& indices, const std::vector<int64_t>& in) {
+  TensorHandle rest = indices;
+  TensorHandle out = ops::full_like(indices, 0);
+  int64_t stride = 1;  // of dim d in the column-major numbering
+  std::vector<TensorHandle> coordinate(in.size());
+  for (std::size_t d = in.size(); d-- > 0;) {  // the last dim varies fastest in ember's
+    coordinate[d] = ops::remainder_scalar(rest, in[d]);
+    rest = ops::div_scalar(rest, in[d]);
+  }
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    out = ops::add(out, ops::mul_scalar(coordinate[d], stride));
+    stride *= in[d];
+  }
+  return out;
+}
+
 std::vector<OnnxValue> max_pool(const OnnxNode& node) {
   TensorHandle x = node.tensor(0);
   const std::vector<int64_t> in = spatial_dims(node, x);
@@ -192,9 +241,9 @@ std::vector<OnnxValue> max_pool(const OnnxNode& node) {
   }
   if (node.proto().output_size() < 2 || node.proto().output(1).empty())
     return one(ops::max_pool(x, options));
-  if (!in_op || node.attr_int("storage_order", 0) != 0)
-    node.fail("the Indices output is imported for even pads and storage_order 0 only");
+  if (!in_op) node.fail("the Indices output is imported for even pads only");
   auto [values, indices] = ops::max_pool_with_indices(x, options);
+  if (node.attr_int("storage_order", 0) != 0) indices = column_major(indices, in);
   // ember's indices count within each (sample, channel) plane; ONNX's over the whole tensor.
   const auto& dims = x.shape().dims();
   int64_t plane = 1;
@@ -211,6 +260,70 @@ std::vector<OnnxValue> max_pool(const OnnxNode& node) {
   return {{values, false}, {ops::add(indices, offsets), false}};
 }
 
+/// Whether any dilation is above 1.
+bool dilated(const Window& w) {
+  return std::ranges::any_of(w.dilations, [](int64_t d) { return d != 1; });
+}
+
+/// A [1, 1, *size] tensor of mask[d][i] multiplied over the dims.
+TensorHandle outer_mask(const OnnxNode& node, const std::vector<std::vector<double>>& masks) {
+  TensorHandle product;
+  for (std::size_t d = 0; d < masks.size(); ++d) {
+    const auto n = static_cast<int64_t>(masks[d].size());
+    const TensorHandle m = ops::reshape(
+        constant(node, TensorData(masks[d], Shape{n})),
+        positions_shape(static_cast<int64_t>(masks.size()) + 2, static_cast<int64_t>(d) + 2, n));
+    product = d == 0 ? m : ops::mul(product, m);
+  }
+  return product;
+}
+
+/// A dilated AveragePool or LpPool as ONNX's reference computes it: ceil_mode's extra pad split
+/// over both sides, a window position counted only before the end of the input and its pads,
+/// the divisor the positions counted (count_include_pad) or those of them in the input. Sums
+/// are a depthwise convolution with ones, divisors one over masks. p: LpPool's, 0 for average.
+TensorHandle dilated_pool(const OnnxNode& node, const TensorHandle& x, const Window& w, int64_t p) {
+  const std::size_t k = w.kernel.size();
+  const bool ceil_mode = node.attr_int("ceil_mode", 0) != 0;
+  std::vector<std::vector<double>> counted(k), inside(k);
+  TensorHandle padded = p == 0 ? x : ops::powi_scalar(ops::abs(x), p);
+  for (std::size_t d = 0; d < k; ++d) {
+    const int64_t in = x.shape().dims()[d + 2];
+    const int64_t span = (w.kernel[d] - 1) * w.dilations[d] + 1;
+    const int64_t room = in + w.begin[d] + w.end[d] - span;
+    if (room < 0) node.fail("the window spans ", span, " positions of ", in, " and the pads");
+    int64_t out = (ceil_mode ? (room + w.strides[d] - 1) : room) / w.strides[d] + 1;
+    if (ceil_mode && (out - 1) * w.strides[d] >= in + w.begin[d]) --out;
+    const int64_t extra =
+        std::max<int64_t>((out - 1) * w.strides[d] + span - in - w.begin[d] - w.end[d], 0);
+    const int64_t begin = w.begin[d] + extra / 2, end = w.end[d] + extra - extra / 2;
+    padded = pad_axis(node, padded, static_cast<int64_t>(d) + 2, begin, end, 0.0);
+    const int64_t length = in + begin + end;
+    for (int64_t i = 0; i < length; ++i) {
+      counted[d].push_back(i < in + w.begin[d] + w.end[d] ? 1.0 : 0.0);
+      inside[d].push_back(counted[d].back() * (i >= begin && i < begin + in ? 1.0 : 0.0));
+    }
+  }
+  const int64_t channels = x.shape().dims()[1];
+  const TensorHandle counted_mask = ops::cast(outer_mask(node, counted), x.dtype());
+  std::vector<int64_t> kernel_dims{channels, 1};
+  kernel_dims.insert(kernel_dims.end(), w.kernel.begin(), w.kernel.end());
+  const TensorHandle ones =
+      ops::ones(Shape(kernel_dims), TensorCreationOptions(node.device()).with_dtype(x.dtype()),
+                TensorKind::Float);
+  const std::vector<int64_t> zeros(k, 0);
+  const auto window_sum = [&](const TensorHandle& v, const TensorHandle& weight, int64_t groups) {
+    return ops::conv(v, weight, std::nullopt,
+                     module::ConvOptions{w.strides, zeros, w.dilations, groups});
+  };
+  const TensorHandle sums = window_sum(ops::mul(padded, counted_mask), ones, channels);
+  if (p != 0) return ops::powf_scalar(sums, 1.0 / static_cast<double>(p));
+  const bool include_pad = node.attr_int("count_include_pad", 0) != 0;
+  const TensorHandle divisor_mask =
+      include_pad ? counted_mask : ops::cast(outer_mask(node, inside), x.dtype());
+  return ops::div(sums, window_sum(divisor_mask, ops::narrow(ones, 0, 0, 1), 1));
+}
+
 /// AveragePool; uneven pads: the padded input's averages, divided (without count_include_pad)
 /// by the averages of a padded mask of ones, the share of each window inside the input.
 std::vector<OnnxValue> average_pool(const OnnxNode& node) {
@@ -218,9 +331,7 @@ std::vector<OnnxValue> average_pool(const OnnxNode& node) {
   const std::vector<int64_t> in = spatial_dims(node, x);
   const Window w = window_of(node, in, pool_kernel(node));
   if (w.kernel.size() != in.size()) node.fail("kernel_shape does not fit the input's spatial dims");
-  for (int64_t d : w.dilations) {
-    if (d != 1) node.fail("dilations other than 1 are not imported for AveragePool");
-  }
+  if (dilated(w)) return one(dilated_pool(node, x, w, 0));
   const bool include_pad = node.attr_int("count_include_pad", 0) != 0;
   module::AvgPoolOptions options{
       w.kernel, w.strides, w.begin, node.attr_int("ceil_mode", 0) != 0, include_pad, std::nullopt};
@@ -240,11 +351,9 @@ std::vector<OnnxValue> lp_pool(const OnnxNode& node) {
   const std::vector<int64_t> in = spatial_dims(node, x);
   const Window w = window_of(node, in, pool_kernel(node));
   if (w.kernel.size() != in.size()) node.fail("kernel_shape does not fit the input's spatial dims");
-  for (int64_t d : w.dilations) {
-    if (d != 1) node.fail("dilations other than 1 are not imported for LpPool");
-  }
   const int64_t p = node.attr_int("p", 2);
   if (p < 1 || p > 64) node.fail("p ", p);
+  if (dilated(w)) return one(dilated_pool(node, x, w, p));
   module::AvgPoolOptions options{w.kernel, w.strides, w.begin, node.attr_int("ceil_mode", 0) != 0,
                                  true,     1};
   TensorHandle powers = ops::powi_scalar(ops::abs(x), p);
@@ -268,6 +377,7 @@ std::vector<OnnxValue> global_pool(const OnnxNode& node, bool max) {
 void add_conv_importers(OnnxImporters& table) {
   table.insert({
       {"Conv", conv},
+      {"CausalConvWithState", causal_conv_with_state},
       {"ConvTranspose", conv_transpose},
       {"MaxPool", max_pool},
       {"AveragePool", average_pool},

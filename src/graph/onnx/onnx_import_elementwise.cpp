@@ -4,6 +4,7 @@
 
 #include "ember/activation_functions.h"
 #include "graph/onnx/onnx_import_util.h"
+#include "graph/onnx/onnx_model.h"
 
 namespace ember::detail {
 namespace {
@@ -253,6 +254,7 @@ void add_elementwise_importers(OnnxImporters& table) {
       {"ThresholdedRelu", thresholded_relu},
       {"PRelu", prelu},
       {"Identity", identity},
+      {"OptionalGetElement", identity},  // of a tensor: optionals are imported only as tensors
       {"Add", binary<ops::add>},
       {"Sub", binary<ops::sub>},
       {"Mul", binary<ops::mul>},

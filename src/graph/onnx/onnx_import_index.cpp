@@ -1,5 +1,5 @@
 // Importers of ONNX's ops built from positions: Trilu, EyeLike, OneHot, Hardmax, and
-// ScatterElements (whose indices may count from the end).
+// ScatterElements (whose indices may count from the end) and TensorScatter (a cache update).
 #include "graph/onnx/onnx_import_util.h"
 #include "graph/onnx/onnx_model.h"
 
@@ -92,8 +92,27 @@ std::vector<OnnxValue> hardmax(const OnnxNode& node) {
   return one(ops::cast(hot, x.dtype()));
 }
 
+/// The flat position in data of each entry of index (ScatterElements' indices, made
+/// non-negative): its own position, with its coordinate along axis replaced by its value.
+TensorHandle flat_targets(const OnnxNode& node, const TensorHandle& data, int64_t axis,
+                          const TensorHandle& index) {
+  const std::vector<int64_t>& dims = index.shape().dims();
+  const auto rank = static_cast<int64_t>(dims.size());
+  TensorHandle flat = ops::zeros(
+      index.shape(), TensorCreationOptions(node.device()).with_dtype(DType::I64), TensorKind::Int);
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t size = data.shape().dims()[static_cast<std::size_t>(d)];
+    const TensorHandle coordinate =
+        d == axis ? index : positions(node, dims[static_cast<std::size_t>(d)], rank, d);
+    flat = ops::add(ops::mul_scalar(flat, size), coordinate);
+  }
+  return ops::reshape(flat, {index.shape().num_elements()});
+}
+
 /// ScatterElements: data with updates written at indices along axis (reduction none, the
-/// indices unique as ONNX requires) or added to it (add).
+/// indices unique as ONNX requires), added to it (add) or combined by mul, max or min.///
+/// ScatterElements: data with updates written at indices along axis (reduction none, the indices
+/// unique as ONNX requires) or added to it (add).
 std::vector<OnnxValue> scatter_elements(const OnnxNode& node) {
   const TensorHandle& data = node.tensor(0);
   const int64_t axis = onnx_axis(node, node.attr_int("axis", 0), onnx_rank(node.input(0)));
@@ -103,7 +122,13 @@ std::vector<OnnxValue> scatter_elements(const OnnxNode& node) {
   index = ops::where(ops::lower_elem(index, 0), ops::add_scalar(index, size), index);
   const TensorHandle& updates = node.tensor(2);
   if (reduction == "add") return one(ops::scatter(data, axis, index, updates));
-  if (reduction != "none") node.fail("reduction '", reduction, "' is not imported (none, add)");
+  if (reduction != "none") {
+    const TensorHandle reduced =
+        scatter_reduce(node, ops::reshape(data, {data.shape().num_elements(), 1}),
+                       flat_targets(node, data, axis, ops::cast(index, DType::I64)),
+                       ops::reshape(updates, {updates.shape().num_elements(), 1}), reduction);
+    return one(ops::reshape(reduced, data.shape().dims()));
+  }
   // Written entries: cleared, then the updates added there.
   const TensorHandle written = ops::greater_elem(
       ops::scatter(
@@ -112,6 +137,40 @@ std::vector<OnnxValue> scatter_elements(const OnnxNode& node) {
           axis, index, ops::full_like(ops::cast(updates, DType::I64), 1)),
       0);
   return one(ops::scatter(ops::mask_fill(data, written, 0), axis, index, updates));
+}
+
+/// TensorScatter (a key/value cache update): update written into past_cache along axis from
+/// write_indices[b] on for each batch b (wrapping around the cache in circular mode); the
+/// written entries are cleared, then scatter adds the update there.
+std::vector<OnnxValue> tensor_scatter(const OnnxNode& node) {
+  const TensorHandle& cache = node.tensor(0);
+  const TensorHandle& update = node.tensor(1);
+  const auto rank = static_cast<int64_t>(cache.rank());
+  const int64_t axis = onnx_axis(node, node.attr_int("axis", -2), rank);
+  const std::string mode = node.attr_string("mode", "linear");
+  if (mode != "linear" && mode != "circular") node.fail("mode '", mode, "' (linear, circular)");
+  const std::vector<int64_t>& cd = cache.shape().dims();
+  const std::vector<int64_t>& ud = update.shape().dims();
+  const int64_t size = cd[static_cast<std::size_t>(axis)];
+  bool fits = ud.size() == cd.size() && axis > 0;
+  for (std::size_t d = 0; fits && d < cd.size(); ++d)
+    fits = static_cast<int64_t>(d) == axis ? ud[d] <= size : ud[d] == cd[d];
+  if (!fits) node.fail("update ", update.shape(), " does not fit past_cache ", cache.shape());
+  const TensorCreationOptions i64 = TensorCreationOptions(node.device()).with_dtype(DType::I64);
+  TensorHandle start = node.has(2) ? ops::cast(node.tensor(2), DType::I64)
+                                   : ops::zeros(Shape{cd[0]}, i64, TensorKind::Int);
+  if (start.shape().num_elements() != cd[0])
+    node.fail("write_indices ", start.shape(), " for a batch of ", cd[0]);
+  start = ops::reshape(start, positions_shape(rank, 0, cd[0]));
+  TensorHandle index =
+      ops::add(start, positions(node, ud[static_cast<std::size_t>(axis)], rank, axis));
+  if (mode == "circular") index = ops::remainder_scalar(index, size);
+  index = ops::expand(index, ud);
+  const TensorHandle written =
+      ops::greater_elem(ops::scatter(ops::zeros(cache.shape(), i64, TensorKind::Int), axis, index,
+                                     ops::full_like(index, 1)),
+                        0);
+  return one(ops::scatter(ops::mask_fill(cache, written, 0), axis, index, update));
 }
 
 /// NonZero: the positions of x's non-zero entries, [rank, count] in row-major order; x must be
@@ -151,6 +210,7 @@ void add_index_importers(OnnxImporters& table) {
       {"OneHot", one_hot},
       {"Hardmax", hardmax},
       {"ScatterElements", scatter_elements},
+      {"TensorScatter", tensor_scatter},
       {"NonZero", non_zero},
   });
 }

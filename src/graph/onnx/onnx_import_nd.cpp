@@ -1,7 +1,8 @@
 // Importers of ONNX's GatherND and ScatterND: each index row [i0 .. ik-1] names an entry (or a
 // slice) of data; written as ember's select and select_assign on data flattened over the
 // indexed dims, each row's position there computed from its indices (counted from the end where
-// negative) and, for GatherND's batch_dims, its batch.
+// negative) and, for GatherND's batch_dims, its batch. The reductions mul, max and min, which
+// ember's select_assign (a sum) does not make, compare every row with every update.
 #include <numeric>
 
 #include "graph/onnx/onnx_import_util.h"
@@ -68,20 +69,55 @@ std::vector<OnnxValue> gather_nd(const OnnxNode& node) {
   return {reshaped(picked, dims)};
 }
 
+}  // namespace
+
+TensorHandle scatter_reduce(const OnnxNode& node, const TensorHandle& base,
+                            const TensorHandle& rows, const TensorHandle& updates,
+                            const std::string& reduction) {
+  const int64_t t = base.shape().dims()[0], s = base.shape().dims()[1];
+  const int64_t k = rows.shape().dims()[0];
+  if (t * k * s > (int64_t{1} << 24))
+    node.fail("reduction '", reduction, "' over ", t, " rows of ", s, " by ", k,
+              " updates (at most 2^24 pairs)");
+  const TensorHandle hits = ops::unsqueeze_dim(
+      ops::equal(ops::reshape(rows, {1, k}), positions(node, t, 2, 0)), 2);  // [T, K, 1]
+  const TensorHandle wide = ops::expand(ops::reshape(updates, {1, k, s}), {t, k, s});
+  if (reduction == "mul") {
+    const TensorHandle factors = ops::mask_where(ops::full_like(wide, 1), hits, wide);
+    return ops::mul(base, ops::reshape(ops::prod_dim(factors, 1), {t, s}));
+  }
+  // Where an update misses a row, the row's own entries stand in: the extreme over all of them,
+  // and the row, is the row combined with its updates.
+  const TensorHandle candidates =
+      ops::mask_where(ops::expand(ops::unsqueeze_dim(base, 1), {t, k, s}), hits, wide);
+  if (reduction == "max")
+    return ops::maximum(base, ops::reshape(ops::max_dim(candidates, 1), {t, s}));
+  if (reduction == "min")
+    return ops::minimum(base, ops::reshape(ops::min_dim(candidates, 1), {t, s}));
+  node.fail("reduction '", reduction, "' (none, add, mul, max, min)");
+}
+
+namespace {
+
 /// ScatterND: data with each index row's entry (or slice) replaced by its update (reduction
-/// none: the rows unique, as ONNX requires) or added to (add).
+/// none: the rows unique, as ONNX requires), added to (add) or combined by mul, max or min.
 std::vector<OnnxValue> scatter_nd(const OnnxNode& node) {
   const TensorHandle& data = node.tensor(0);
   const TensorHandle& indices = node.tensor(1);
   const std::string reduction = node.attr_string("reduction", "none");
-  if (reduction != "none" && reduction != "add")
-    node.fail("reduction '", reduction, "' is not imported (none, add)");
   const int64_t k = indices.shape().dims().back();
   const TensorHandle flat = flat_data(data, k);
   const TensorHandle rows = flat_rows(node, data.shape().dims(), indices, 0);
   std::vector<int64_t> update_dims = flat.shape().dims();
   update_dims[0] = rows.shape().dims()[0];
   const TensorHandle updates = ops::reshape(node.tensor(2), update_dims);
+  if (reduction != "none" && reduction != "add") {
+    const int64_t slice = product(update_dims, 1, update_dims.size());
+    const TensorHandle reduced =
+        scatter_reduce(node, ops::reshape(flat, {flat.shape().dims()[0], slice}), rows,
+                       ops::reshape(updates, {update_dims[0], slice}), reduction);
+    return one(ops::reshape(reduced, data.shape().dims()));
+  }
   TensorHandle base = flat;
   if (reduction == "none") {
     // The rows written are cleared first, so the sum select_assign makes is the update.

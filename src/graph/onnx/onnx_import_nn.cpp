@@ -1,4 +1,4 @@
-// Importers of ONNX's matrix products and normalizations: MatMul, Gemm, BatchNormalization,
+// Importers of ONNX's matrix products and normalizations: MatMul, Gemm, Det, BatchNormalization,
 // LayerNormalization, InstanceNormalization, Dropout (inference).
 #include "ember/functional.h"
 #include "graph/onnx/onnx_import_util.h"
@@ -223,12 +223,57 @@ std::vector<OnnxValue> dropout(const OnnxNode& node) {
   return {x, {mask, x.scalar}};
 }
 
+/// The largest matrix Det's elimination is written out for (n steps of a few ops each).
+constexpr int64_t kMaxDetSize = 256;
+
+/// Det of [..., n, n]: Gaussian elimination with partial pivoting written out over the n
+/// columns, in f64: each column's largest entry (at or below the diagonal) swapped onto it (the
+/// sign flipping per swap), multiplied into the determinant, and eliminated from the rows below.
+std::vector<OnnxValue> det(const OnnxNode& node) {
+  const TensorHandle& x = node.tensor(0);
+  const std::vector<int64_t>& dims = x.shape().dims();
+  const auto rank = static_cast<int64_t>(dims.size());
+  if (rank < 2 || dims[dims.size() - 1] != dims[dims.size() - 2] || dims.back() > kMaxDetSize)
+    node.fail("input ", x.shape(), " is not [..., n, n] with n <= ", kMaxDetSize);
+  const int64_t n = dims.back();
+  TensorHandle a = ops::cast(x, DType::F64);
+  std::vector<int64_t> batch(dims.begin(), dims.end() - 2);
+  batch.push_back(1);
+  TensorHandle result =
+      ops::full(Shape(batch), 1.0, TensorCreationOptions(node.device()).with_dtype(DType::F64),
+                TensorKind::Float);
+  const TensorHandle rows = positions(node, n, rank, rank - 2);  // [.., n, 1]
+  for (int64_t k = 0; k < n; ++k) {
+    const TensorHandle column = ops::narrow(a, rank - 1, k, 1);  // [..., n, 1]
+    // The pivot row: the largest |entry| at or below row k.
+    const TensorHandle below = ops::mask_fill(ops::abs(column), ops::lower_elem(rows, k), -1.0);
+    const TensorHandle p = ops::cast(ops::argmax(below, rank - 2), DType::I64);  // [..., 1, 1]
+    const TensorHandle is_k = ops::equal_elem(rows, k), is_p = ops::equal(rows, p);
+    const TensorHandle source = ops::where(is_k, p, ops::where(is_p, ops::full_like(p, k), rows));
+    std::vector<int64_t> full = dims;
+    a = ops::gather(a, rank - 2, ops::expand(source, full));
+    result =
+        ops::mask_where(result, ops::not_equal_elem(ops::reshape(p, batch), k), ops::neg(result));
+    const TensorHandle pivot_row = ops::narrow(a, rank - 2, k, 1);      // [..., 1, n]
+    const TensorHandle pivot = ops::narrow(pivot_row, rank - 1, k, 1);  // [..., 1, 1]
+    result = ops::mul(result, ops::reshape(pivot, batch));
+    const TensorHandle safe = ops::mask_fill(pivot, ops::equal_elem(pivot, 0.0), 1.0);
+    const TensorHandle factor = ops::mask_fill(ops::div(ops::narrow(a, rank - 1, k, 1), safe),
+                                               ops::lower_equal_elem(rows, k), 0.0);
+    a = ops::sub(a, ops::mul(factor, pivot_row));
+  }
+  batch.pop_back();
+  const TensorHandle out = ops::cast(result, x.dtype());
+  return {reshaped(out, batch)};
+}
+
 }  // namespace
 
 void add_nn_importers(OnnxImporters& table) {
   table.insert({
       {"MatMul", matmul},
       {"Gemm", gemm},
+      {"Det", det},
       {"BatchNormalization", batch_norm},
       {"LayerNormalization", layer_norm},
       {"InstanceNormalization", instance_norm},

@@ -101,12 +101,46 @@ std::vector<OnnxValue> quantize(const OnnxNode& node) {
   return one(ops::cast(ops::clamp(q, low, high), out), node.input(0).scalar);
 }
 
+/// x (a quantized tensor) minus its zero point (one value), as exact f64 integers.
+TensorHandle centered(const OnnxNode& node, std::size_t x, std::size_t zero_point) {
+  const TensorHandle value = ops::cast(node.tensor(x), DType::F64);
+  if (!node.has(zero_point)) return value;
+  if (node.tensor(zero_point).shape().num_elements() != 1)
+    node.fail("input ", zero_point, ": only a zero point per tensor is imported");
+  return ops::sub(value, ops::reshape(ops::cast(node.tensor(zero_point), DType::F64), {1}));
+}
+
+/// One value of input k (a scale) as a [1] tensor.
+TensorHandle per_tensor(const OnnxNode& node, std::size_t k) {
+  if (node.tensor(k).shape().num_elements() != 1)
+    node.fail("input ", k, ": only a scale per tensor is imported");
+  return ops::reshape(node.tensor(k), {1});
+}
+
+/// QLinearMatMul as ONNX's reference computes it: the integer product of the operands less
+/// their zero points (exact in f64), times a_scale b_scale / y_scale (in the scales' dtype),
+/// plus y's zero point, rounded half to even and saturated to y's type.
+std::vector<OnnxValue> qlinear_matmul(const OnnxNode& node) {
+  TensorHandle a = centered(node, 0, 2), b = centered(node, 3, 5);
+  if (a.rank() < 2 || b.rank() < 2) node.fail("operands of rank < 2 are not imported");
+  const std::size_t rank = std::max(a.rank(), b.rank());
+  const TensorHandle product = ops::matmul(ops::unsqueeze(a, rank), ops::unsqueeze(b, rank));
+  const TensorHandle factor =
+      ops::div(ops::mul(per_tensor(node, 1), per_tensor(node, 4)), per_tensor(node, 6));
+  TensorHandle y = ops::mul(product, ops::cast(factor, DType::F64));
+  const DType out = node.has(7) ? node.tensor(7).dtype() : node.tensor(0).dtype();
+  if (node.has(7)) y = ops::add(y, ops::reshape(ops::cast(node.tensor(7), DType::F64), {1}));
+  const auto [low, high] = range_of(node, out);
+  return one(ops::cast(ops::clamp(ops::round(y), low, high), out));
+}
+
 }  // namespace
 
 void add_quantize_importers(OnnxImporters& table) {
   table.insert({
       {"QuantizeLinear", quantize},
       {"DequantizeLinear", dequantize},
+      {"QLinearMatMul", qlinear_matmul},
   });
 }
 

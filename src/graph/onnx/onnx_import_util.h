@@ -85,3 +85,14 @@ inline TensorHandle positions(const OnnxNode& node, int64_t n, int64_t rank, int
 }
 
 }  // namespace ember::detail
+
+namespace ember::detail {
+
+/// ScatterElements' and ScatterND's reductions mul, max and min: base [T, S] with row rows[k]
+/// (i64 [K], in [0, T)) combined with updates [K, S] by reduction, each row by all its updates.
+/// Written densely (every row against every update, [T, K, S]), so refused beyond 2^24 entries.
+TensorHandle scatter_reduce(const OnnxNode& node, const TensorHandle& base,
+                            const TensorHandle& rows, const TensorHandle& updates,
+                            const std::string& reduction);
+
+}  // namespace ember::detail

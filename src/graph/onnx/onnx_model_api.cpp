@@ -72,15 +72,28 @@ const std::vector<record::NamedData>& Model::initializers() const {
   return impl_->initializers;
 }
 
+namespace {
+
+/// Counts the nodes of graph and of its graph attributes (If's branches, loop bodies), by op.
+void count_ops(const ::onnx::GraphProto& graph, std::size_t depth,
+               std::map<std::string, OpCount>& counts) {
+  for (const ::onnx::NodeProto& node : graph.node()) {
+    const std::string op = detail::qualified_op_type(node);
+    ++counts.try_emplace(op, OpCount{op, 0, true}).first->second.count;
+    for (const ::onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.type() == ::onnx::AttributeProto::GRAPH && depth < detail::kMaxGraphDepth)
+        count_ops(attribute.g(), depth + 1, counts);
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<OpCount> Model::op_counts() const {
   std::map<std::string, OpCount> counts;
   for (const auto& [op, nodes] : detail::unsupported_ops(*impl_))
     counts[op] = {op, 0, false};
-  for (const ::onnx::NodeProto& node : impl_->proto.graph().node()) {
-    const std::string op = detail::qualified_op_type(node);
-    OpCount& count = counts.try_emplace(op, OpCount{op, 0, true}).first->second;
-    ++count.count;
-  }
+  count_ops(impl_->proto.graph(), 0, counts);
   std::vector<OpCount> sorted;
   for (auto& [op, count] : counts)
     sorted.push_back(std::move(count));

@@ -37,6 +37,21 @@ double OnnxNode::known_scalar(std::size_t i, std::string_view what) const {
   return data.to_vector<double>()[0];
 }
 
+const ::onnx::GraphProto& OnnxNode::attr_graph(std::string_view name) const {
+  if (!find(name)) fail("attribute '", name, "' (a graph) is required");
+  return typed(name, AttributeProto::GRAPH).g();
+}
+
+std::vector<OnnxValue> OnnxNode::run_graph(std::string_view name,
+                                           const std::vector<OnnxValue>& inputs) const {
+  const ::onnx::GraphProto& graph = attr_graph(name);
+  if (static_cast<std::size_t>(graph.input_size()) != inputs.size())
+    fail("graph '", name, "' takes ", graph.input_size(), " inputs, the op gives it ",
+         inputs.size());
+  if (!runner_) fail("graph '", name, "' cannot be built here");
+  return runner_(graph, inputs);
+}
+
 const AttributeProto* OnnxNode::find(std::string_view name) const {
   for (const AttributeProto& attribute : proto_.attribute()) {
     if (attribute.name() == name) return &attribute;
@@ -113,6 +128,17 @@ const OnnxImporters& onnx_importers() {
     add_quantize_importers(importers);
     add_window_importers(importers);
     add_nd_importers(importers);
+    add_einsum_importers(importers);
+    add_dft_importers(importers);
+    add_grid_sample_importers(importers);
+    add_unfold_importers(importers);
+    add_linear_attention_importers(importers);
+    add_recurrent_importers(importers);
+    add_control_importers(importers);
+    add_bitcast_importers(importers);
+    add_arc_importers(importers);
+    add_unique_importers(importers);
+    add_roi_align_importers(importers);
     return importers;
   }();
   return table;

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,18 +37,25 @@ struct OnnxValue {
   bool scalar = false;
 };
 
+/// Builds a graph attribute's nodes (If's branches, Loop's and Scan's bodies) into the graph
+/// being built, its inputs bound to the values given (the enclosing scopes' values stay
+/// readable), and gives its outputs.
+using GraphRunner =
+    std::function<std::vector<OnnxValue>(const ::onnx::GraphProto&, const std::vector<OnnxValue>&)>;
+
 class OnnxNode {
  public:
   /// known[i]: input i's values on ndarray, where they can be read while the graph is built.
   OnnxNode(const ::onnx::NodeProto& proto, std::string label, int64_t opset,
            std::vector<std::optional<OnnxValue>> inputs,
-           std::vector<std::optional<TensorHandle>> known, Device device)
+           std::vector<std::optional<TensorHandle>> known, Device device, GraphRunner runner = {})
       : proto_(proto),
         label_(std::move(label)),
         opset_(opset),
         inputs_(std::move(inputs)),
         known_(std::move(known)),
-        device_(std::move(device)) {}
+        device_(std::move(device)),
+        runner_(std::move(runner)) {}
 
   const ::onnx::NodeProto& proto() const { return proto_; }
   /// "node 'conv1' (Conv)", for messages.
@@ -79,6 +87,11 @@ class OnnxNode {
   std::optional<std::vector<float>> attr_floats(std::string_view name) const;
   std::string attr_string(std::string_view name, std::string_view fallback) const;
   std::optional<TensorData> attr_tensor(std::string_view name) const;
+  /// The graph attribute name; InvalidArgument when absent or of another type.
+  const ::onnx::GraphProto& attr_graph(std::string_view name) const;
+  /// The graph attribute name built with these inputs (as many as it declares): its outputs.
+  std::vector<OnnxValue> run_graph(std::string_view name,
+                                   const std::vector<OnnxValue>& inputs) const;
 
   /// InvalidArgument "[onnx] LABEL: ...".
   template <typename... Parts>
@@ -97,6 +110,7 @@ class OnnxNode {
   std::vector<std::optional<OnnxValue>> inputs_;
   std::vector<std::optional<TensorHandle>> known_;
   Device device_;
+  GraphRunner runner_;
 };
 
 /// An op's importer: the node's outputs, in order (fewer than it lists when the rest are never
@@ -104,7 +118,8 @@ class OnnxNode {
 using OnnxImporter = std::vector<OnnxValue> (*)(const OnnxNode& node);
 using OnnxImporters = std::unordered_map<std::string, OnnxImporter>;
 
-/// Every op ember imports, by ONNX op type (the default domain's).
+/// Every op ember imports, by ONNX op type: the default domain's by name, another domain's as
+/// "domain::name" (qualified_op_type).
 const OnnxImporters& onnx_importers();
 
 /// Each family's importers, added to the table (onnx_import_*.cpp).
@@ -124,5 +139,16 @@ void add_bitshift_importers(OnnxImporters& table);
 void add_quantize_importers(OnnxImporters& table);
 void add_window_importers(OnnxImporters& table);
 void add_nd_importers(OnnxImporters& table);
+void add_einsum_importers(OnnxImporters& table);
+void add_dft_importers(OnnxImporters& table);
+void add_grid_sample_importers(OnnxImporters& table);
+void add_unfold_importers(OnnxImporters& table);
+void add_linear_attention_importers(OnnxImporters& table);
+void add_recurrent_importers(OnnxImporters& table);
+void add_control_importers(OnnxImporters& table);
+void add_bitcast_importers(OnnxImporters& table);
+void add_arc_importers(OnnxImporters& table);
+void add_unique_importers(OnnxImporters& table);
+void add_roi_align_importers(OnnxImporters& table);
 
 }  // namespace ember::detail

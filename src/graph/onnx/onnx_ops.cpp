@@ -304,8 +304,10 @@ void write(const OpContext& c, const ir::Softmax& op) {
 }
 void write(const OpContext& c, const ir::Conv& op) {
   const ir::ConvGeometry& g = op.geometry;
-  if (g.transposed) c.unsupported(" (transposed)");
-  ::onnx::NodeProto& node = c.simple("Conv");
+  // ONNX's ConvTranspose takes the weight as ember's transposed convolution does, [C_in,
+  // C_out / groups, *kernel], and its output_padding likewise adds to the end of each dim.
+  ::onnx::NodeProto& node = c.simple(g.transposed ? "ConvTranspose" : "Conv");
+  if (g.transposed) set_ints(node, "output_padding", g.output_padding);
   const auto& weight = c.input_meta(1).shape.dims();
   set_ints(node, "kernel_shape", std::vector<int64_t>(weight.begin() + 2, weight.end()));
   set_ints(node, "strides", g.stride);
@@ -338,20 +340,83 @@ void write(const OpContext& c, const ir::AdaptivePool& op) {
                 {c.names.outputs[0]});
 }
 
+/// Sort as ONNX's TopK of every entry along the dim (largest first when descending); the
+/// indices are i64 in ONNX, cast where ember's are another dtype.
+void write(const OpContext& c, const ir::Sort& op) {
+  if (op.dim == 0 && c.writer.batched(c.node().inputs[0]))
+    c.unsupported(" along the dynamic batch dim");
+  const int64_t size = c.input_meta(0).shape.dims()[static_cast<std::size_t>(op.dim)];
+  const std::array<int64_t, 1> k = {size};
+  const bool cast = op.index_dtype != DType::I64;
+  const std::string indices = cast ? c.writer.fresh("indices") : c.names.outputs[1];
+  ::onnx::NodeProto& node =
+      c.writer.node("TopK", {c.names.inputs[0], c.writer.int64s(k)}, {c.names.outputs[0], indices});
+  set_int(node, "axis", op.dim);
+  set_int(node, "largest", op.descending ? 1 : 0);
+  set_int(node, "sorted", 1);
+  if (cast)
+    set_int(c.writer.node("Cast", {indices}, {c.names.outputs[1]}), "to",
+            onnx_type(op.index_dtype));
+}
+/// A running sum is ONNX's CumSum; ONNX has no running product, maximum or minimum.
+void write(const OpContext& c, const ir::Cumulative& op) {
+  if (op.op != ir::CumulativeOp::Sum) c.unsupported(" (ONNX has CumSum only)");
+  const std::array<int64_t, 1> axis = {op.dim};
+  c.writer.node("CumSum", {c.names.inputs[0], c.writer.int64s(axis)}, {c.names.outputs[0]});
+}
+/// Interpolate as ONNX's Resize: PyTorch's nearest is asymmetric coordinates rounded down, its
+/// linear and cubic half_pixel coordinates (out-of-range neighbours clamped to the edge, as
+/// ONNX does) or align_corners, cubic with a = -0.75. The scales given, else the sizes, as
+/// the input: ONNX maps coordinates with the one it is given, as PyTorch does.
+void write(const OpContext& c, const ir::Interpolate& op) {
+  const bool batched = c.writer.batched(c.node().inputs[0]);
+  const std::size_t spatial = op.size.size();
+  if (batched && c.writer.options().opset < 18)
+    c.unsupported(" with a dynamic batch below opset 18 (Resize's axes)");
+  std::vector<int64_t> axes;
+  for (std::size_t d = 0; d < spatial; ++d)
+    axes.push_back(static_cast<int64_t>(d + 2));
+  const auto& in = c.input_meta(0).shape.dims();
+  std::vector<std::string> inputs = {c.names.inputs[0], ""};
+  if (!op.scales.empty()) {
+    std::vector<double> scales = op.scales;
+    if (!batched) scales.insert(scales.begin(), {1.0, 1.0});
+    inputs.push_back(c.writer.initializer(
+        TensorData(scales, Shape{static_cast<int64_t>(scales.size())}, DType::F32)));
+  } else {
+    std::vector<int64_t> sizes = op.size;
+    if (!batched) sizes.insert(sizes.begin(), {in[0], in[1]});
+    inputs.push_back("");
+    inputs.push_back(c.writer.int64s(sizes));
+  }
+  ::onnx::NodeProto& node = c.writer.node("Resize", std::move(inputs), {c.names.outputs[0]});
+  if (batched) set_ints(node, "axes", axes);
+  const bool nearest = op.mode == ir::InterpolateMode::Nearest;
+  set_string(node, "mode",
+             nearest                                  ? "nearest"
+             : op.mode == ir::InterpolateMode::Linear ? "linear"
+                                                      : "cubic");
+  set_string(node, "coordinate_transformation_mode",
+             nearest            ? "asymmetric"
+             : op.align_corners ? "align_corners"
+                                : "half_pixel");
+  if (nearest) set_string(node, "nearest_mode", "floor");
+  if (op.mode == ir::InterpolateMode::Cubic) set_float(node, "cubic_coeff_a", -0.75);
+}
+
 /// The ops with no ONNX form here: training-only gradient ops, random tensors (an exported
 /// model is deterministic), and ops not mapped yet.
 template <typename T>
 inline constexpr bool kNotExported =
     std::is_same_v<T, ir::Flip> || std::is_same_v<T, ir::SliceAssign> ||
     std::is_same_v<T, ir::SelectAssign> || std::is_same_v<T, ir::Scatter> ||
-    std::is_same_v<T, ir::Sort> || std::is_same_v<T, ir::Cumulative> ||
     std::is_same_v<T, ir::Arange> || std::is_same_v<T, ir::Random> ||
     std::is_same_v<T, ir::ConvWeightGrad> || std::is_same_v<T, ir::AvgPoolGrad> ||
-    std::is_same_v<T, ir::AdaptiveAvgPoolGrad> || std::is_same_v<T, ir::Interpolate> ||
-    std::is_same_v<T, ir::InterpolateGrad> || std::is_same_v<T, ir::Attention> ||
-    std::is_same_v<T, ir::AttentionGrad> || std::is_same_v<T, ir::LayerNorm> ||
-    std::is_same_v<T, ir::LayerNormGrad> || std::is_same_v<T, ir::CrossEntropy> ||
-    std::is_same_v<T, ir::CrossEntropyGrad> || std::is_same_v<T, ir::SoftmaxGrad>;
+    std::is_same_v<T, ir::AdaptiveAvgPoolGrad> || std::is_same_v<T, ir::InterpolateGrad> ||
+    std::is_same_v<T, ir::Attention> || std::is_same_v<T, ir::AttentionGrad> ||
+    std::is_same_v<T, ir::LayerNorm> || std::is_same_v<T, ir::LayerNormGrad> ||
+    std::is_same_v<T, ir::CrossEntropy> || std::is_same_v<T, ir::CrossEntropyGrad> ||
+    std::is_same_v<T, ir::SoftmaxGrad>;
 
 template <typename T>
 requires kNotExported<T>
