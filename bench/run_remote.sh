@@ -12,6 +12,7 @@
 #   * cnn_train_bench on a remote cpu device and on the local cpu device, alternating, three
 #     rounds (not when SKIP_CNN=1): the client on core 0, the device's threads on the other cores
 #     in both cases (below).
+# ONLY_CNN=1 runs the CNN rows alone.
 # Prints each program's JSON lines; the server stops at the end.
 set -euo pipefail
 build=${1:-build}
@@ -21,9 +22,13 @@ server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
 sleep 1
 echo "# $(date -u +%FT%TZ) $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), git $(git describe --always --dirty)"
-ember_rows=$("$build/bench/remote_bench" --server "127.0.0.1:$port")
+if [[ ${ONLY_CNN:-0} == 1 ]]; then
+  ember_rows=""
+else
+  ember_rows=$("$build/bench/remote_bench" --server "127.0.0.1:$port")
+fi
 echo "$ember_rows"
-if [[ -x $build/bench/ggml_rpc_bench ]]; then
+if [[ -n $ember_rows && -x $build/bench/ggml_rpc_bench ]]; then
   ggml_row=$("$build/bench/ggml_rpc_bench")
   echo "$ggml_row"
   python3 - "$ember_rows" "$ggml_row" <<'PYTHON'

@@ -14,6 +14,7 @@
 #include "ember/serve.h"  // the options' defaults, with or without the server compiled in
 
 #ifdef EMBER_WITH_REMOTE
+#include <malloc.h>
 #include <pthread.h>
 #endif
 
@@ -44,7 +45,21 @@ std::string read_token(const std::string& path) {
   return token;
 }
 
+/// Keeps the kernels' scratch memory (oneDNN's scratchpads, the fused programs' tiles: malloc'd
+/// blocks of a few MiB, freed after each op) mapped between ops. Each connection runs its ops on a
+/// thread of its own, whose malloc arena glibc trims (madvise DONTNEED) whenever its free top
+/// passes the trim threshold, which in a server process stays small: glibc raises it only as
+/// large mmapped blocks are freed, which a training client's process does at start (its data set)
+/// and the server never does. The same step then faulted its scratch pages in afresh every time:
+/// 96 000 page faults over 400 CNN steps against 35 000 with these thresholds (glibc's dynamic
+/// maximums; bench/results/remote.md).
+void keep_scratch_memory_mapped() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
 void serve(const ServeArguments& arguments) {
+  keep_scratch_memory_mapped();
   ServeOptions options;
   options.bind = arguments.bind;
   options.port = arguments.port;
