@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ember/ember.h"
@@ -76,23 +77,38 @@ TEST(ServerBudget, AGreetedSessionOutlivesTheHelloDeadline) {
   Server server(with_hello_timeout(200ms));
   RawSession session(loopback(server));
   session.open(0);
+  // Past the deadline, the session goes on.
   std::this_thread::sleep_for(500ms);
   session.upload(1, TensorData(std::vector<float>{1, 2}, Shape{2}));
   session.run(ir::Binary{ir::BinaryOp::Add}, {1, 1}, {2});
   EXPECT_EQ(session.download(2), TensorData(std::vector<float>{2, 4}, Shape{2}));
 }
 
+/// A server of options and a session open on its device.
+struct ServedSession {
+  explicit ServedSession(ServeOptions options)
+      : server(std::move(options)), session(loopback(server)) {
+    session.open(0);
+  }
+  Server server;
+  RawSession session;
+};
+
+/// The session's next sync fails with an error naming each of parts.
+void expect_sync_error_naming(RawSession& session, const std::vector<std::string>& parts) {
+  const std::string error = session.sync_error();
+  for (const std::string& part : parts)
+    EXPECT_NE(error.find(part), std::string::npos) << part << " in: " << error;
+}
+
 TEST(ServerBudget, RefusesABatchMakingTooManyElementsAndGoesOn) {
   ServeOptions options = test_server_options();
   options.max_batch_elements = 1000;
-  Server server(std::move(options));
-  RawSession session(loopback(server));
-  session.open(0);
+  ServedSession served(std::move(options));
+  RawSession& session = served.session;
   session.run(ir::Full{Shape{40, 50}, DType::U8, Scalar(int64_t{7})}, {}, {1});
-  const std::string error = session.sync_error();
-  for (const char* expected :
-       {"'full'", "elements made 2000", "limit of 1000", "--max-batch-elements"})
-    EXPECT_NE(error.find(expected), std::string::npos) << expected << " in: " << error;
+  expect_sync_error_naming(
+      session, {"'full'", "elements made 2000", "limit of 1000", "--max-batch-elements"});
   // The session goes on: a batch within the budget runs.
   session.run(ir::Full{Shape{4}, DType::F32, Scalar(1.5)}, {}, {2});
   EXPECT_EQ(session.download(2), TensorData(std::vector<float>(4, 1.5f), Shape{4}));
@@ -101,17 +117,14 @@ TEST(ServerBudget, RefusesABatchMakingTooManyElementsAndGoesOn) {
 TEST(ServerBudget, RefusesAMatmulOfTooManyProductsAndGoesOn) {
   ServeOptions options = test_server_options();
   options.max_batch_work = 50'000;
-  Server server(std::move(options));
-  RawSession session(loopback(server));
-  session.open(0);
+  ServedSession served(std::move(options));
+  RawSession& session = served.session;
   session.upload(1, TensorData(std::vector<float>(10 * 1000, 0.5f), Shape{10, 1000}));
   session.upload(2, TensorData(std::vector<float>(1000 * 10, 2.0f), Shape{1000, 10}));
   // 10 x 10 results of 1000 products each: 100 000 element operations.
   session.run(ir::Matmul{}, {1, 2}, {3});
-  const std::string error = session.sync_error();
-  for (const char* expected :
-       {"'matmul'", "element operations 1e+05", "limit of 5e+04", "--max-batch-work"})
-    EXPECT_NE(error.find(expected), std::string::npos) << expected << " in: " << error;
+  expect_sync_error_naming(
+      session, {"'matmul'", "element operations 1e+05", "limit of 5e+04", "--max-batch-work"});
   // The same contraction over 100 products each is within it.
   session.upload(4, TensorData(std::vector<float>(10 * 100, 0.5f), Shape{10, 100}));
   session.upload(5, TensorData(std::vector<float>(100 * 10, 2.0f), Shape{100, 10}));
