@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ir/ops.h"
 #include "remote/remote_test_util.h"
+#include "serve/work_budget.h"
 #include "wire/channel.h"
 #include "wire/socket.h"
 
@@ -130,6 +132,34 @@ TEST(ServerBudget, RefusesAMatmulOfTooManyProductsAndGoesOn) {
   session.upload(5, TensorData(std::vector<float>(100 * 10, 2.0f), Shape{100, 10}));
   session.run(ir::Matmul{}, {4, 5}, {6});
   EXPECT_EQ(session.download(6), TensorData(std::vector<float>(100, 100.0f), Shape{10, 10}));
+}
+
+/// op's estimated work on inputs, its outputs as ir::infer gives them.
+double work_of(const ir::Op& op, const std::vector<ir::TensorMeta>& inputs) {
+  const ir::OutputMetas outputs = ir::infer(op, inputs);
+  return serve::op_work(op, inputs, {outputs.begin(), outputs.end()});
+}
+
+TEST(ServerBudget, CountsTheProductsOfOpsThatContract) {
+  const ir::ConvGeometry geometry{{1, 1}, {0, 0}, {1, 1}, {0, 0}, 1, false};
+  const ir::TensorMeta x{Shape{2, 3, 8, 8}, DType::F32};
+  const ir::TensorMeta weight{Shape{4, 3, 3, 3}, DType::F32};
+  // 2 x 4 x 6 x 6 outputs, each the sum of 3 x 3 x 3 products.
+  EXPECT_EQ(work_of(ir::Conv{geometry}, {x, weight}), 2 * 4 * 6 * 6 * 27);
+  // The weight's gradient computes the same products, grouped by weight element.
+  const ir::TensorMeta grad_output{Shape{2, 4, 6, 6}, DType::F32};
+  EXPECT_EQ(work_of(ir::ConvWeightGrad{geometry, Shape{4, 3, 3, 3}}, {x, grad_output}),
+            2 * 4 * 6 * 6 * 27);
+  // Attention: batch 2, 5 queries, 7 keys, E 8, Ev 4: q k^T's 2 x 5 x 7 x 8 products, then the
+  // scores times v's 2 x 5 x 7 x 4.
+  EXPECT_EQ(work_of(ir::Attention{0.5, false}, {{Shape{2, 5, 8}, DType::F32},
+                                                {Shape{2, 7, 8}, DType::F32},
+                                                {Shape{2, 7, 4}, DType::F32}}),
+            2 * 5 * 7 * (8 + 4));
+  // An elementwise op: the elements it reads and makes.
+  EXPECT_EQ(
+      work_of(ir::Binary{ir::BinaryOp::Add}, {{Shape{3, 4}, DType::F32}, {Shape{4}, DType::F32}}),
+      12 + 4 + 12);
 }
 
 }  // namespace
