@@ -16,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -27,6 +28,7 @@
 #include "ember/interop.h"
 #include "ember/tensor_bytes.h"
 #include "ember/tensor_ops.h"
+#include "ir/fused_rows.h"
 #include "ir/ops.h"
 #include "ir/rules.h"
 #include "serve/work_budget.h"
@@ -655,11 +657,7 @@ void Session::release_timestamps(capnp::List<uint64_t>::Reader ids) {
 
 /// Whether op is a fused row op (what Backend::runs_fused_rows is asked about).
 bool is_fused_row_op(const ir::Op& op) {
-  return std::holds_alternative<ir::LayerNorm>(op) ||
-         std::holds_alternative<ir::LayerNormGrad>(op) ||
-         std::holds_alternative<ir::CrossEntropy>(op) ||
-         std::holds_alternative<ir::CrossEntropyGrad>(op) ||
-         std::holds_alternative<ir::SoftmaxGrad>(op);
+  return std::visit([](const auto& o) { return ir::FusedRowOp<std::decay_t<decltype(o)>>; }, op);
 }
 
 /// Whether backend runs op, a fused op, on inputs in a kernel of its own. A backend is asked only
