@@ -12,6 +12,7 @@
 #   * cnn_train_bench on a remote cpu device and on the local cpu device, alternating, three
 #     rounds (not when SKIP_CNN=1): the client on core 0, the device's threads on the other cores
 #     in both cases (below).
+# ONLY_CNN=1 runs the CNN rows alone; PER_STEP=1 adds the per-step rows (below).
 # Prints each program's JSON lines; the server stops at the end.
 set -euo pipefail
 build=${1:-build}
@@ -21,9 +22,13 @@ server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
 sleep 1
 echo "# $(date -u +%FT%TZ) $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), git $(git describe --always --dirty)"
-ember_rows=$("$build/bench/remote_bench" --server "127.0.0.1:$port")
+if [[ ${ONLY_CNN:-0} == 1 ]]; then
+  ember_rows=""
+else
+  ember_rows=$("$build/bench/remote_bench" --server "127.0.0.1:$port")
+fi
 echo "$ember_rows"
-if [[ -x $build/bench/ggml_rpc_bench ]]; then
+if [[ -n $ember_rows && -x $build/bench/ggml_rpc_bench ]]; then
   ggml_row=$("$build/bench/ggml_rpc_bench")
   echo "$ggml_row"
   python3 - "$ember_rows" "$ggml_row" <<'PYTHON'
@@ -63,4 +68,24 @@ for round in 1 2 3; do
   EMBER_NUM_THREADS=$((cores - 1)) taskset -c "$device_cores" "$build/bench/cnn_train_bench" \
     --device cpu --steps 200 --warmup 10
   echo "}"
+done
+# PER_STEP=1: the step's marginal wall clock, from a 400-step and a 100-step run back to back
+# (their seconds differenced over 300 steps: each run's fixed costs, its first step and its final
+# sync, drop out), remote and local alternating, three rounds.
+if [[ ${PER_STEP:-0} != 1 ]]; then exit 0; fi
+seconds() { grep -o '"seconds": [0-9.]*' | cut -d' ' -f2; }
+marginal_ms() {  # the command, run with --steps 100 and then 400
+  local short long
+  short=$("$@" --steps 100 --warmup 10 | seconds)
+  long=$("$@" --steps 400 --warmup 10 | seconds)
+  python3 -c "print(round(($long - $short) * 1000 / 300, 2))"
+}
+for round in 1 2 3; do
+  remote=$(marginal_ms taskset -c 0 "$build/bench/cnn_train_bench" \
+    --device "remote://127.0.0.1:$cnn_port")
+  local_ms=$(EMBER_NUM_THREADS=$((cores - 1)) marginal_ms taskset -c "$device_cores" \
+    "$build/bench/cnn_train_bench" --device cpu)
+  echo "{\"round\": $round, \"row\": \"CNN ms a step (400 - 100 steps)\", \"remote\": $remote," \
+    "\"cpu\": $local_ms, \"ratio\": $(python3 -c "print(round($local_ms / $remote, 3))")," \
+    "\"load\": \"$(cut -d' ' -f1 /proc/loadavg)\"}"
 done

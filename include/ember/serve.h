@@ -39,9 +39,21 @@ struct ServeOptions {
   std::size_t max_tensors_per_session = std::size_t{1} << 20;
   /// The most bytes of tensors one session may hold at once.
   std::size_t max_session_bytes = std::size_t{16} << 30;
+  /// The most elements one batch's ops (a run, or a replay of a kept sequence) may make together,
+  /// and the most element operations they may compute (an op that contracts, such as a matmul,
+  /// counting its products; any other the elements it reads and makes). An op past either fails
+  /// with an ExecutionError naming it and the figures; the session goes on. The defaults are far
+  /// above a training step's batch (a few million of either for a small CNN) and bound a hostile
+  /// batch to seconds of a CPU's time; raise them for very large models.
+  uint64_t max_batch_elements = uint64_t{1} << 32;
+  uint64_t max_batch_work = uint64_t{1} << 40;
   /// The most connections served at once, each by a thread of its own; one more is answered with
   /// an error and closed.
   std::size_t max_connections = 1024;
+  /// How long a connection may take to complete its hello (the TLS handshake included) before
+  /// the server closes it, so that idle connections cannot hold the connection slots (zero:
+  /// forever).
+  std::chrono::milliseconds hello_timeout{std::chrono::seconds(10)};
   /// How long a connection may stay silent before the server closes it (zero: forever).
   std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
   /// Receives one line per connection, refusal and error; null: standard error.

@@ -10,6 +10,7 @@
 #include "ember/devices.h"
 #include "ember/error.h"
 #include "ember/serve.h"
+#include "serve/hello_deadlines.h"
 #include "serve/serve_state.h"
 #include "serve/session.h"
 #include "wire/channel.h"
@@ -41,6 +42,7 @@ struct Server::State : serve::Shared {
   explicit State(ServeOptions given) : Shared(std::move(given)) {}
 
   std::unique_ptr<wire::Listener> listener;
+  std::unique_ptr<serve::HelloDeadlines> deadlines;
   std::thread acceptor;
   std::mutex mutex;  // guards connections and stopped
   std::list<serve::Connection> connections;
@@ -65,8 +67,10 @@ void Server::State::accept_all() {
     }
     serve::Connection& connection = connections.emplace_back();
     connection.socket = std::move(socket);
-    connection.thread = std::thread([this, &connection] {
-      serve::serve_connection(connection.socket, *this);
+    const uint64_t ticket = deadlines->watch(connection.socket);
+    connection.thread = std::thread([this, &connection, ticket] {
+      serve::serve_connection(connection.socket, *this, [&] { deadlines->forget(ticket); });
+      deadlines->forget(ticket);  // before the socket can be reaped
       const std::lock_guard done(mutex);
       connection.finished = true;
     });
@@ -135,6 +139,8 @@ Server::Server(ServeOptions options) {
     state_->tls = wire::TlsContext::server(state_->options.tls_certificate_file,
                                            state_->options.tls_key_file);
   state_->listener = std::make_unique<wire::Listener>(state_->options.bind, state_->options.port);
+  state_->deadlines =
+      std::make_unique<serve::HelloDeadlines>(*state_, state_->options.hello_timeout);
   state_->acceptor = std::thread([state = state_.get()] { state->accept_all(); });
   std::string served;
   for (const Device& device : state_->options.devices)

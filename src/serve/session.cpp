@@ -9,14 +9,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "core/device_context.h"
@@ -25,8 +28,10 @@
 #include "ember/interop.h"
 #include "ember/tensor_bytes.h"
 #include "ember/tensor_ops.h"
+#include "ir/fused_rows.h"
 #include "ir/ops.h"
 #include "ir/rules.h"
+#include "serve/work_budget.h"
 #include "tensor/dispatch.h"
 #include "tensor/tensor_impl.h"
 #include "wire/channel.h"
@@ -86,7 +91,11 @@ constexpr std::size_t kMaxTimestamps = std::size_t{1} << 20;
 
 class Session {
  public:
-  Session(wire::Channel& channel, Shared& shared) : channel_(channel), shared_(shared) {}
+  Session(wire::Channel& channel, Shared& shared, const std::function<void()>& greeted)
+      : channel_(channel),
+        shared_(shared),
+        on_greeted_(greeted),
+        budget_(shared.options.max_batch_elements, shared.options.max_batch_work) {}
   ~Session() { release_all(); }
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -120,6 +129,7 @@ class Session {
   void timestamp(uint64_t id);
   void elapsed(proto::Elapsed::Reader elapsed);
   void release_timestamps(capnp::List<uint64_t>::Reader ids);
+  void fuses(proto::Fuses::Reader query);
   const Timestamp& kept_timestamp(uint64_t id) const;
 
   void reply_ok();
@@ -133,6 +143,7 @@ class Session {
 
   wire::Channel& channel_;
   Shared& shared_;
+  const std::function<void()>& on_greeted_;
   bool greeted_ = false;
   std::optional<Device> device_;
   std::shared_ptr<detail::DeviceContext> context_;  // device_'s
@@ -142,6 +153,7 @@ class Session {
   std::unordered_map<uint64_t, Sequence> sequences_;
   std::size_t stored_calls_ = 0;  // the ops of every sequence kept
   std::unordered_map<uint64_t, Timestamp> timestamps_;
+  WorkBudget budget_;  // of the batch (run or replay) being run
 };
 
 void Session::run() {
@@ -193,6 +205,8 @@ void Session::handle(Request::Reader request) {
       return elapsed(request.getElapsed());
     case Request::RELEASE_TIMESTAMPS:
       return release_timestamps(request.getReleaseTimestamps());
+    case Request::FUSES:
+      return fuses(request.getFuses());
   }
   throw Violation("unknown request " + std::to_string(static_cast<int>(request.which())));
 }
@@ -216,6 +230,7 @@ void Session::hello(proto::Hello::Reader hello) {
   if (!expected.empty() && !same_credential(expected, {given.begin(), given.size()}))
     throw Violation("the credential is missing or wrong");
   greeted_ = true;
+  if (on_greeted_) on_greeted_();
   reply_ok();
 }
 
@@ -281,6 +296,7 @@ ir::Op decoded(proto::OpCall::Reader call) {
 
 void Session::run_ops(capnp::List<proto::OpCall>::Reader calls) {
   require_ready();
+  budget_.start_batch();
   for (proto::OpCall::Reader call : calls)
     run_op(decoded(call), wire::to_vector<uint64_t>(call.getInputs()),
            wire::to_vector<uint64_t>(call.getOutputs()));
@@ -354,6 +370,7 @@ void Session::replay(proto::Replay::Reader replay) {
     throw Violation("sequence " + std::to_string(replay.getSequence()) + " takes " +
                     std::to_string(sequence.externals) + " tensors, the replay passes " +
                     std::to_string(externals.size()));
+  budget_.start_batch();
   uint64_t next_output = replay.getFirstOutput();
   if (next_output + sequence.outputs < next_output)
     throw Violation("replay: output ids overflow from " + std::to_string(next_output));
@@ -415,6 +432,7 @@ void Session::run_op(const ir::Op& op, std::span<const uint64_t> input_ids,
       throw ExecutionError("[remote] '" + ir::name(op) + "' needs " + std::to_string(bytes) +
                            " bytes; the session holds " + std::to_string(bytes_) +
                            " of the server's limit of " + std::to_string(limits.max_session_bytes));
+    budget_.spend(op, metas, outputs);
     const ops::Handles results =
         tensor::run_inferred(op, *device_, context_, inputs, std::move(outputs));
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -637,6 +655,39 @@ void Session::release_timestamps(capnp::List<uint64_t>::Reader ids) {
       throw Violation("release of unknown timestamp " + std::to_string(id));
 }
 
+/// Whether op is a fused row op (what Backend::runs_fused_rows is asked about).
+bool is_fused_row_op(const ir::Op& op) {
+  return std::visit([](const auto& o) { return ir::FusedRowOp<std::decay_t<decltype(o)>>; }, op);
+}
+
+/// Whether backend runs op, a fused op, on inputs in a kernel of its own. A backend is asked only
+/// about inputs its op's rule accepts (as locally): for others the answer is no, and the client's
+/// composite then reports what is wrong with them.
+bool backend_fuses(backend::Backend& backend, const ir::Op& op,
+                   std::span<const ir::TensorMeta> inputs) {
+  const auto* attention = std::get_if<ir::Attention>(&op);
+  if (attention == nullptr && !is_fused_row_op(op))
+    throw Violation("fuses: '" + ir::name(op) + "' is not a fused op");
+  try {
+    (void)ir::infer(op, inputs);
+  } catch (const InvalidArgument&) {
+    return false;
+  }
+  return attention != nullptr ? backend.runs_fused_attention(*attention, inputs)
+                              : backend.runs_fused_rows(op, inputs);
+}
+
+void Session::fuses(proto::Fuses::Reader query) {
+  require_ready();
+  const ir::Op op = decoded(query.getCall());
+  std::vector<ir::TensorMeta> inputs;
+  for (proto::Meta::Reader meta : query.getInputs())
+    inputs.push_back({wire::decode_shape(meta), wire::decode_dtype(meta)});
+  capnp::MallocMessageBuilder message;
+  message.initRoot<proto::Reply>().setAnswer(backend_fuses(context_->backend(), op, inputs));
+  channel_.send(message);
+}
+
 void Session::reply_ok() {
   capnp::MallocMessageBuilder message;
   message.initRoot<proto::Reply>().setOk();
@@ -666,11 +717,12 @@ void Session::release_all() noexcept {
 
 }  // namespace
 
-void serve_stream(wire::Stream& stream, Shared& shared) noexcept {
+void serve_stream(wire::Stream& stream, Shared& shared,
+                  const std::function<void()>& greeted) noexcept {
   const std::string& peer = stream.peer();
   try {
     wire::Channel channel(stream, shared.options.max_message_bytes);
-    Session session(channel, shared);
+    Session session(channel, shared, greeted);
     try {
       session.run();
     } catch (const Violation& e) {
@@ -689,14 +741,15 @@ void serve_stream(wire::Stream& stream, Shared& shared) noexcept {
   }
 }
 
-void serve_connection(wire::Socket& socket, Shared& shared) noexcept {
+void serve_connection(wire::Socket& socket, Shared& shared,
+                      const std::function<void()>& greeted) noexcept {
   const std::string peer = socket.peer();
   shared.log(peer + ": connected");
   try {
     socket.set_timeout(shared.options.idle_timeout);
     std::unique_ptr<wire::TlsStream> tls;
     if (shared.tls) tls = std::make_unique<wire::TlsStream>(socket, *shared.tls, "");
-    serve_stream(tls ? static_cast<wire::Stream&>(*tls) : socket, shared);
+    serve_stream(tls ? static_cast<wire::Stream&>(*tls) : socket, shared, greeted);
   } catch (const ExecutionError& e) {  // the TLS handshake failed
     shared.log(peer + ": disconnected (" + e.what() + ")");
   } catch (const std::exception& e) {

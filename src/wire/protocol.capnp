@@ -10,7 +10,7 @@ using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("ember::wire::proto");
 
 # Raised whenever a message changes meaning; both sides refuse a peer of another version.
-const protocolVersion :UInt32 = 3;
+const protocolVersion :UInt32 = 4;
 
 # One member of an ir op struct (src/ir/op_fields.h walks them in declaration order).
 struct Field {
@@ -110,6 +110,15 @@ struct Elapsed {
   to @1 :UInt64;
 }
 
+# Whether the session's device runs an op fused on inputs of these shapes and dtypes: an
+# ir::Attention (Backend::runs_fused_attention) or a fused row op, LayerNorm, LayerNormGrad,
+# CrossEntropy, CrossEntropyGrad or SoftmaxGrad (Backend::runs_fused_rows). The client then emits
+# the fused op or its composite as a local device of that kind would.
+struct Fuses {
+  call @0 :OpCall;            # the op and its members (no ids)
+  inputs @1 :List(Meta);
+}
+
 struct Request {
   union {
     hello @0 :Hello;          # the first request; reply: ok (or error, then the server closes)
@@ -131,6 +140,7 @@ struct Request {
                               # under this id
     elapsed @16 :Elapsed;     # reply: seconds (waits for the work before both timestamps)
     releaseTimestamps @17 :List(UInt64); # no reply
+    fuses @18 :Fuses;         # reply: answer
   }
 }
 
@@ -144,5 +154,6 @@ struct Reply {
     settings @5 :Settings;
     configureError @6 :ConfigureError;
     seconds @7 :Float64;
+    answer @8 :Bool;          # to fuses
   }
 }

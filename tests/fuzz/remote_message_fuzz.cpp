@@ -95,6 +95,15 @@ void decode_request(proto::Request::Reader request, Cursor& cursor) {
         });
       }
       return;
+    case proto::Request::FUSES: {  // an op and its inputs' metadata, checked by ir::infer
+      const ember::ir::Op op = ember::wire::decode_op(request.getFuses().getCall());
+      check_round_trip(op);
+      std::vector<ember::ir::TensorMeta> inputs;
+      for (proto::Meta::Reader meta : request.getFuses().getInputs())
+        inputs.push_back({ember::wire::decode_shape(meta), ember::wire::decode_dtype(meta)});
+      ember::ir::infer(op, inputs);
+      return;
+    }
     case proto::Request::HELLO:
       (void)request.getHello().getCredential().size();
       return;

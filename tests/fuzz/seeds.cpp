@@ -159,6 +159,18 @@ void append_request(std::string& stream, Fill&& fill) {
   stream.append(bytes.begin(), bytes.size());
 }
 
+/// Appends the question whether the device runs a layer_norm of [2, 3] f32 rows fused.
+void append_fuses(std::string& stream) {
+  append_request(stream, [](ember::wire::proto::Request::Builder r) {
+    auto fuses = r.initFuses();
+    ember::wire::encode_op(ember::ir::LayerNorm{1e-5, false, true, true}, fuses.initCall());
+    auto inputs = fuses.initInputs(3);
+    ember::wire::encode_meta(Shape{2, 3}, DType::F32, inputs[0]);
+    ember::wire::encode_meta(Shape{3}, DType::F32, inputs[1]);
+    ember::wire::encode_meta(Shape{3}, DType::F32, inputs[2]);
+  });
+}
+
 void write_remote_message_seeds(const fs::path& dir) {
   namespace ir = ember::ir;
   using Request = ember::wire::proto::Request;
@@ -190,6 +202,7 @@ void write_remote_message_seeds(const fs::path& dir) {
     }
   });
   append_request(session, [](Request::Builder r) { r.setDownload(10); });
+  append_fuses(session);
   std::ofstream(dir / "session", std::ios::binary) << session;
 }
 
@@ -366,6 +379,7 @@ void write_remote_session_seeds(const fs::path& dir) {
     release.set(0, 1);
     release.set(1, 2);
   });
+  append_fuses(device);
   append_request(device, [](Request::Builder r) { r.setMemoryUsage(); });
   append_request(device, [](Request::Builder r) { r.setMemoryCleanup(); });
   std::ofstream(dir / "device_requests", std::ios::binary) << device;

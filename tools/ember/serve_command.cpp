@@ -2,6 +2,7 @@
 // memory freed, every connection closed).
 #include "serve_command.h"
 
+#include <chrono>
 #include <csignal>
 #include <fstream>
 #include <memory>
@@ -10,11 +11,11 @@
 
 #include "ember/device.h"
 #include "ember/error.h"
+#include "ember/serve.h"  // the options' defaults, with or without the server compiled in
 
 #ifdef EMBER_WITH_REMOTE
+#include <malloc.h>
 #include <pthread.h>
-
-#include "ember/serve.h"
 #endif
 
 namespace ember::cli {
@@ -27,6 +28,9 @@ struct ServeArguments {
   std::string tls_certificate;
   std::string tls_key;
   std::vector<std::string> devices;
+  int64_t hello_timeout_ms = ServeOptions{}.hello_timeout.count();
+  uint64_t max_batch_elements = ServeOptions{}.max_batch_elements;
+  uint64_t max_batch_work = ServeOptions{}.max_batch_work;
 };
 
 #ifdef EMBER_WITH_REMOTE
@@ -41,13 +45,30 @@ std::string read_token(const std::string& path) {
   return token;
 }
 
+/// Keeps the kernels' scratch memory (oneDNN's scratchpads, the fused programs' tiles: malloc'd
+/// blocks of a few MiB, freed after each op) mapped between ops. Each connection runs its ops on a
+/// thread of its own, whose malloc arena glibc trims (madvise DONTNEED) whenever its free top
+/// passes the trim threshold, which in a server process stays small: glibc raises it only as
+/// large mmapped blocks are freed, which a training client's process does at start (its data set)
+/// and the server never does. The same step then faulted its scratch pages in afresh every time:
+/// 96 000 page faults over 400 CNN steps against 35 000 with these thresholds (glibc's dynamic
+/// maximums; bench/results/remote.md).
+void keep_scratch_memory_mapped() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+}
+
 void serve(const ServeArguments& arguments) {
+  keep_scratch_memory_mapped();
   ServeOptions options;
   options.bind = arguments.bind;
   options.port = arguments.port;
   if (!arguments.token_file.empty()) options.credential = read_token(arguments.token_file);
   options.tls_certificate_file = arguments.tls_certificate;
   options.tls_key_file = arguments.tls_key;
+  options.hello_timeout = std::chrono::milliseconds(arguments.hello_timeout_ms);
+  options.max_batch_elements = arguments.max_batch_elements;
+  options.max_batch_work = arguments.max_batch_work;
   for (const std::string& name : arguments.devices)
     options.devices.push_back(Device::from_name(name));
   // Every thread the server starts inherits the blocked signals; this one waits for them.
@@ -86,6 +107,21 @@ void add_serve_command(CLI::App& app) {
   command->add_option("--tls-key", arguments->tls_key, "The TLS certificate's private key (PEM)");
   command->add_option("--device", arguments->devices,
                       "A device to serve (repeatable; default: every device)");
+  command
+      ->add_option(
+          "--hello-timeout-ms", arguments->hello_timeout_ms,
+          "Close a connection that has not completed its handshake in this time (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  command
+      ->add_option("--max-batch-elements", arguments->max_batch_elements,
+                   "The most elements one batch of a client's ops may make")
+      ->capture_default_str();
+  command
+      ->add_option("--max-batch-work", arguments->max_batch_work,
+                   "The most element operations one batch of a client's ops may compute (a "
+                   "matmul counts its products)")
+      ->capture_default_str();
   command->callback([arguments] { serve(*arguments); });
 }
 

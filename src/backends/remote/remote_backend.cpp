@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backends/remote/batch_sender.h"
+#include "backends/remote/fused_answers.h"
 #include "backends/remote/remote_link.h"
 #include "core/tensor_bytes.h"
 #include "ember/error.h"
@@ -33,6 +34,7 @@ struct Session {
   BatchSender sender;
   std::vector<uint64_t> releases;
   std::vector<uint64_t> timestamp_releases;
+  FusedAnswers fused;
 
   /// Sends the batch and the releases (the caller holds mutex).
   void flush_locked();
@@ -161,6 +163,17 @@ class RemoteBackend final : public Backend {
     if (session_->batch.size() >= kBatchOps || session_->releases.size() >= kBatchReleases)
       session_->flush_locked();
     return buffers;
+  }
+
+  // As the server's device answers: the fused op runs there as it would locally.
+  bool runs_fused_attention(const ir::Attention& op,
+                            std::span<const ir::TensorMeta> inputs) const override {
+    const std::lock_guard lock(session_->mutex);
+    return session_->fused.fuses(*session_->link, op, inputs);
+  }
+  bool runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const override {
+    const std::lock_guard lock(session_->mutex);
+    return session_->fused.fuses(*session_->link, op, inputs);
   }
 
   BufferPtr write(const TensorData& data) override;
