@@ -345,6 +345,25 @@ TEST(OnnxImport, GraphAttributesAreCheckedAndBounded) {
               parse(looped).to_graph({Shape{2}});
             }).find("node 'loop' (Loop): a trip count of 1099511627776 without a condition"),
             std::string::npos);
+  // Loops within the bound each, nested so that they multiply (2^16 iterations of a body that
+  // runs the same Loop again): refused by the import's node budget, not built for hours.
+  trips.set_int64_data(0, int64_t{1} << 16);
+  const ::onnx::GraphProto doubling = body;  // (i, c, v) -> (c, w = v + v)
+  ::onnx::NodeProto& inner = *body.add_node();
+  inner.set_op_type("Loop");
+  inner.set_name("inner");
+  for (const char* input : {"m", "", "w"})
+    inner.add_input(input);
+  inner.add_output("u");
+  ::onnx::AttributeProto& inner_body = *inner.add_attribute();
+  inner_body.set_name("body");
+  inner_body.set_type(::onnx::AttributeProto::GRAPH);
+  *inner_body.mutable_g() = doubling;
+  body.mutable_output(1)->set_name("u");
+  EXPECT_NE(test::invalid_argument_message([&] {
+              parse(looped).to_graph({Shape{2}});
+            }).find("nodes (graph attributes and loops unrolled)"),
+            std::string::npos);
 }
 
 TEST(OnnxImport, BitCastGivesTheBitsOfEdgeValues) {

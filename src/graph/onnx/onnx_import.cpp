@@ -16,6 +16,10 @@ namespace {
 /// The most elements a value computed while the graph is built may have (onnx_node.h's known
 /// values: shapes, axes, small constants); larger ones are recorded into the graph instead.
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
+/// The most nodes an import builds, graph attributes and every unrolled iteration counted: each
+/// Loop or Scan is bounded on its own, but loops nested in loops multiply, and a hostile model
+/// must not build without end.
+constexpr std::size_t kMaxBuiltNodes = std::size_t{1} << 18;
 
 /// A value of the graph being built, its copy on the capture device once one was needed, and
 /// (for a graph input given with its values) those values, which ops may read.
@@ -93,6 +97,7 @@ class Builder {
   Slot& slot(const std::string& name, const std::string& reader);
 
   const OnnxModel& model_;
+  std::size_t nodes_built_ = 0;  ///< toward kMaxBuiltNodes
   /// The values by name: the model's graph's, then those of the graph attributes being built.
   std::vector<std::unordered_map<std::string, Slot>> scopes_;
 };
@@ -199,6 +204,11 @@ bool foldable(const std::vector<OnnxValue>& outputs) {
 
 void Builder::run_node(const ::onnx::NodeProto& node, std::size_t index) {
   const std::string label = node_label(node, index);
+  if (++nodes_built_ > kMaxBuiltNodes) {
+    throw InvalidArgument(ir::rules::concat("[onnx] ", label, ": the model builds more than ",
+                                            kMaxBuiltNodes,
+                                            " nodes (graph attributes and loops unrolled)"));
+  }
   bool all_known = true;
   for (const std::string& name : node.input())
     all_known = all_known && (name.empty() || is_known(slot(name, label).value));
