@@ -34,7 +34,7 @@ constexpr BackendEntry kBackends[] = {
     {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     true},
     {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false},
     {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   true},
-    {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     false},
+    {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     true},
     {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false},
     {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   false},
     {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", true},
