@@ -73,9 +73,14 @@ Wgsl::Mask Wgsl::define_mask(std::string_view expression) const {
   return statements_.append_mask("let", expression);
 }
 
+std::string Wgsl::conditional(const std::string& condition, const std::string& then,
+                              const std::string& otherwise) const {
+  return "select(" + otherwise + ", " + then + ", " + condition + ")";
+}
+
 Wgsl::Value Wgsl::choose(const std::string& condition, const std::string& then,
                          const std::string& otherwise) const {
-  return define("select(" + otherwise + ", " + then + ", " + condition + ")");
+  return define(conditional(condition, then, otherwise));
 }
 
 std::string Wgsl::wrapped(const std::string& expression) const {
@@ -311,7 +316,7 @@ Wgsl::Mask Wgsl::mask_not(const Mask& a) const {
   return define_mask("!" + a);
 }
 Wgsl::Value Wgsl::select(const Mask& m, const Value& a, const Value& b) const {
-  const std::string expression = "select(" + b + ", " + a + ", " + m + ")";
+  const std::string expression = conditional(m, a, b);
   return is_mask(a) && is_mask(b) ? define_mask(expression) : define(expression);
 }
 

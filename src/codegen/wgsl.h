@@ -63,6 +63,11 @@ class Wgsl {
   /// of 1 or 2 bytes, the high bits zero).
   std::string store(DType dtype, const std::string& value) const;
 
+  /// The expression of "condition ? then : otherwise": select(otherwise, then, condition), both
+  /// sides evaluated (lowering::conditional).
+  std::string conditional(const std::string& condition, const std::string& then,
+                          const std::string& otherwise) const;
+
   Value constant(double c) const;
   Value lowest() const;
   Value add(const Value& a, const Value& b) const;
@@ -111,7 +116,7 @@ class Wgsl {
   [[noreturn]] void unwritten(std::string_view primitive) const;
   std::string comparand(const Value& x) const;
   Value call(formula::Primitive primitive, std::string_view function, const Value& x) const;
-  /// The let of "select(otherwise, then, condition)" (WGSL's ?:, both sides evaluated).
+  /// A let of conditional(condition, then, otherwise).
   Value choose(const std::string& condition, const std::string& then,
                const std::string& otherwise) const;
 
