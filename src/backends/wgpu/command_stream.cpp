@@ -135,6 +135,12 @@ void CommandStream::flush() {
   wgpuCommandEncoderRelease(encoder_);
   encoder_ = nullptr;
   commands_ = 0;
+  // An invalid command (reported at Finish, through the error callback) poisons the context;
+  // its batch is not submitted, as wgpu-native aborts the process on an invalid submission.
+  if (context_->poisoned()) {
+    wgpuCommandBufferRelease(commands);
+    context_->check_usable();
+  }
   wgpuQueueSubmit(context_->queue(), 1, &commands);
   wgpuCommandBufferRelease(commands);
   context_->check_usable();
