@@ -185,5 +185,31 @@ TEST(WgpuDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   }
 }
 
+TEST(WgpuDevice, SumAndMeanAreNdarraysWithinF32Rounding) {
+  // Compensated f32 sums (no doubles in WGSL): ndarray's double sums within about one rounding,
+  // along every dim, over the whole tensor, and on lanes longer than one chunk (4096) and than
+  // the 65535 turns lavapipe lets an invocation's loops take.
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{5, 37, 6}, std::vector<int64_t>{1, 200003, 1},
+        std::vector<int64_t>{3, 70001, 2}}) {
+    const Tensor<3> x = patterned(dims, *device, 4) * 1.1;
+    const Tensor<3> reference = patterned(dims, Device::ndarray(), 4) * 1.1;
+    const Tolerance tolerance = Tolerance::for_dtype(DType::F32);
+    EXPECT_TRUE(x.sum().into_data().approx_equal(reference.sum().into_data(), tolerance))
+        << Shape(dims);
+    EXPECT_TRUE(x.mean().into_data().approx_equal(reference.mean().into_data(), tolerance))
+        << Shape(dims);
+    for (int64_t dim = 0; dim < 3; ++dim) {
+      EXPECT_TRUE(
+          x.sum_dim(dim).into_data().approx_equal(reference.sum_dim(dim).into_data(), tolerance))
+          << Shape(dims) << " " << dim;
+      EXPECT_TRUE(
+          x.mean_dim(dim).into_data().approx_equal(reference.mean_dim(dim).into_data(), tolerance))
+          << Shape(dims) << " " << dim;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::test

@@ -19,6 +19,7 @@
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
+#include "backends/wgpu/reduce_kernel.h"
 #include "codegen/kernel_dims.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -75,7 +76,12 @@ class WgpuBackend final : public backend::Backend {
         memory_(std::make_shared<pools::MemoryManager>(pages_, name)),
         kernels_(context_),
         programs_(adapter, kernels_, *stream_),
-        matmul_(adapter, kernels_, *stream_) {}
+        matmul_(adapter, kernels_, *stream_),
+        reduce_(adapter, kernels_, *stream_, [this](uint64_t bytes, BufferRange* range) {
+          auto buffer = allocate(static_cast<std::size_t>(bytes));
+          *range = buffer->range();
+          return std::shared_ptr<const void>(std::move(buffer));
+        }) {}
 
   ~WgpuBackend() override {
     try {
@@ -228,6 +234,15 @@ class WgpuBackend final : public backend::Backend {
     return Outputs{out};
   }
 
+  std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!reduce_.takes(reduce, inputs[0].meta)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range());
+    return Outputs{out};
+  }
+
   // ---- layout: a copy through the input's strides (the program kernel of a cast to the input's
   // own dtype, its input read as a view) ----
 
@@ -301,20 +316,20 @@ class WgpuBackend final : public backend::Backend {
 
   /// The ops without a kernel here yet: ndarray's kernels on the host (docs/backends/wgpu.md).
   template <typename Op>
-  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Reduce> ||
-           std::is_same_v<Op, ir::Cat> || std::is_same_v<Op, ir::Select> ||
-           std::is_same_v<Op, ir::SelectAssign> || std::is_same_v<Op, ir::Gather> ||
-           std::is_same_v<Op, ir::Scatter> || std::is_same_v<Op, ir::Sort> ||
-           std::is_same_v<Op, ir::Cumulative> || std::is_same_v<Op, ir::Full> ||
-           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Random> ||
-           std::is_same_v<Op, ir::Softmax> || std::is_same_v<Op, ir::Conv> ||
-           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
-           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
-           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
-           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
-           std::is_same_v<Op, ir::AttentionGrad> || std::is_same_v<Op, ir::LayerNorm> ||
-           std::is_same_v<Op, ir::LayerNormGrad> || std::is_same_v<Op, ir::CrossEntropy> ||
-           std::is_same_v<Op, ir::CrossEntropyGrad> || std::is_same_v<Op, ir::SoftmaxGrad>)
+  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
+           std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
+           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
+           std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+           std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
+           std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
+           std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+           std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+           std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+           std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+           std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+           std::is_same_v<Op, ir::LayerNorm> || std::is_same_v<Op, ir::LayerNormGrad> ||
+           std::is_same_v<Op, ir::CrossEntropy> || std::is_same_v<Op, ir::CrossEntropyGrad> ||
+           std::is_same_v<Op, ir::SoftmaxGrad>)
       std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
                                  std::span<const Operand> /*inputs*/,
                                  std::span<const ir::TensorMeta> /*outputs*/) {
@@ -359,6 +374,7 @@ class WgpuBackend final : public backend::Backend {
   KernelCache kernels_;
   ProgramKernels programs_;
   MatmulKernel matmul_;
+  ReduceKernel reduce_;
 };
 
 }  // namespace
