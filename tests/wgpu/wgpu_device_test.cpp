@@ -143,6 +143,19 @@ TEST(WgpuDevice, MemoryReportsCountLiveTensorsAndCleanupGivesPagesBack) {
   EXPECT_LE(after.bytes_reserved, before->bytes_reserved + (2u << 20));
 }
 
+TEST(WgpuDevice, ProfileMeasuresTheWindowOnTheDeviceClock) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  const Tensor<2> a = Tensor<2>::ones({128, 128}, *device);
+  auto [out, duration] = device->profile([&] { return a.matmul(a).into_data(); });
+  EXPECT_EQ(out.to_vector<float>()[0], 128.0f);
+  const std::optional<ProfileTicks> ticks = duration.resolve();
+  ASSERT_TRUE(ticks.has_value());
+  EXPECT_GT(ticks->duration().count(), 0);
+  // A window with nothing in it reads as no time.
+  const ProfileDuration empty = device->profile([] {});
+  EXPECT_FALSE(empty.resolve().has_value());
+}
+
 TEST(WgpuDevice, FlushAndSyncReturnOnceTheWorkIsDone) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   const Tensor<1> x = Tensor<1>::from_floats({1, 2, 3}, *device);

@@ -111,9 +111,19 @@ void CommandStream::download(const BufferRange& range, std::span<std::byte> out)
   }
   const uint64_t bytes = padded(out.size());
   const WGPUBuffer target = staging(bytes);
-  wgpuCommandEncoderCopyBufferToBuffer(encoder(), range.buffer, range.offset, target, 0, bytes);
+  copy_to_readable(range.buffer, range.offset, target, bytes);
+  read_mapped(target, out);
+}
+
+void CommandStream::copy_to_readable(WGPUBuffer source, uint64_t offset, WGPUBuffer target,
+                                     uint64_t bytes) {
+  wgpuCommandEncoderCopyBufferToBuffer(encoder(), source, offset, target, 0, bytes);
   ++commands_;
   flush();
+}
+
+void CommandStream::read_mapped(WGPUBuffer target, std::span<std::byte> out) {
+  const uint64_t bytes = padded(out.size());
   int mapped = 0;
   WGPUBufferMapCallbackInfo callback = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
   callback.mode = WGPUCallbackMode_AllowSpontaneous;

@@ -40,11 +40,18 @@ class CommandStream {
   /// Reads range's first out.size() bytes into out, after the work recorded so far; waits.
   void download(const BufferRange& range, std::span<std::byte> out);
 
+  /// Copies source's first bytes (a multiple of 4) into target (a MapRead buffer), after the work
+  /// recorded so far, and waits for them: read_mapped then reads them.
+  void copy_to_readable(WGPUBuffer source, uint64_t offset, WGPUBuffer target, uint64_t bytes);
+  /// Copies target's first out.size() bytes (target a MapRead buffer whose copy has run) to out.
+  void read_mapped(WGPUBuffer target, std::span<std::byte> out);
+  /// The encoder recording the current batch (made on first use).
+  WGPUCommandEncoder encoder();
+
   void flush();
   void sync();
 
  private:
-  WGPUCommandEncoder encoder();
   /// A staging buffer for downloads of at least bytes.
   WGPUBuffer staging(uint64_t bytes);
 

@@ -20,6 +20,7 @@
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/timestamps.h"
 #include "codegen/kernel_dims.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -154,6 +155,13 @@ class WgpuBackend final : public backend::Backend {
   void sync() override { stream_->sync(); }
   void flush() override { stream_->flush(); }
 
+  std::shared_ptr<backend::DeviceTimestamp> record_timestamp() override {
+    context_->check_usable();
+    // Without timestamp queries, profile uses the host clock between two syncs.
+    if (!context_->adapter().timestamps) return nullptr;
+    return wgpu::record_timestamp(stream_, context_);
+  }
+
   std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
     return memory_->report();
   }
@@ -171,7 +179,7 @@ class WgpuBackend final : public backend::Backend {
         adapter.name + " (WebGPU through wgpu-native over " + adapter.backend + "; dtypes:";
     for (DType dtype : kAllDTypes)
       if (computes_in(dtype)) text += " " + std::string(dtype_name(dtype));
-    return text + "; profile on the host clock)";
+    return text + (adapter.timestamps ? "; timestamps)" : "; no timestamps)");
   }
 
   void check_dtype(const std::string& what, DType dtype) const {
