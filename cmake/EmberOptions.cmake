@@ -12,7 +12,7 @@ set(EMBER_TEST_SHARDS 0 CACHE STRING "Run each test binary as this many CTest te
 shards: every case once, one process per shard); 0: one CTest test (and process) per case")
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
-set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA VULKAN WGPU REMOTE LIBTORCH CAPTURE)
+set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA VULKAN WGPU WEBGPU REMOTE LIBTORCH CAPTURE)
 # Implemented backends that are off unless asked for (still being brought up).
 set(EMBER_OPT_IN_BACKENDS)
 # Backends that are on where what they build on is found: cuda where the CUDA toolkit's headers
@@ -98,7 +98,10 @@ set(EMBER_FOUND_WGPU OFF)
 if(EMBER_WGPU_INCLUDE_DIR AND EMBER_WGPU_LIBRARY)
   set(EMBER_FOUND_WGPU ON)
 endif()
-set(EMBER_DETECTED_BACKENDS CUDA VULKAN WGPU REMOTE LIBTORCH CAPTURE)
+# webgpu (Device::webgpu) is the wgpu backend under the WebGPU name: on Linux, the WebGPU API is
+# the one wgpu-native implements.
+set(EMBER_FOUND_WEBGPU ${EMBER_FOUND_WGPU})
+set(EMBER_DETECTED_BACKENDS CUDA VULKAN WGPU WEBGPU REMOTE LIBTORCH CAPTURE)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)

@@ -36,7 +36,7 @@ constexpr BackendEntry kBackends[] = {
     {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   true},
     {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     true},
     {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false},
-    {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   false},
+    {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   true},
     {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", true},
     {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   true},
     {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  false},

@@ -1,7 +1,7 @@
 // The wgpu backend's registration (backends/registration.h): one device per adapter wgpu-native
 // offers, named by its DeviceKind; none where there is none. Device() picks only its GPUs.
-// Device::webgpu is the same backend (the webgpu registration): on Linux, WebGPU is the API
-// wgpu-native implements (docs/backends/wgpu.md).
+// Device::webgpu is the same backend (webgpu_registration, where EMBER_BACKEND_WEBGPU is on): on
+// Linux, the WebGPU API is the one wgpu-native implements (docs/backends/wgpu.md).
 #include <string>
 #include <variant>
 
@@ -38,21 +38,31 @@ std::vector<DispatchDevice> devices_of(WgpuDevice::Api api, bool gpus_only) {
   return devices;
 }
 
-std::vector<DispatchDevice> enumerate_wgpu() {
-  return devices_of(WgpuDevice::Api::Wgpu, false);
+template <WgpuDevice::Api api>
+std::vector<DispatchDevice> enumerate_adapters() {
+  return devices_of(api, false);
 }
 
 /// The GPUs: Device() does not pick an adapter that runs on the CPU (lavapipe), slower than the
 /// cpu backend at everything.
-std::vector<DispatchDevice> enumerate_wgpu_gpus() {
-  return devices_of(WgpuDevice::Api::Wgpu, true);
+template <WgpuDevice::Api api>
+std::vector<DispatchDevice> enumerate_gpus() {
+  return devices_of(api, true);
 }
 
 }  // namespace
 
 Registration wgpu_registration() {
-  Registration registration{DeviceType::Kind::Wgpu, create_wgpu, enumerate_wgpu};
-  registration.enumerate_default = enumerate_wgpu_gpus;
+  Registration registration{DeviceType::Kind::Wgpu, create_wgpu,
+                            enumerate_adapters<WgpuDevice::Api::Wgpu>};
+  registration.enumerate_default = enumerate_gpus<WgpuDevice::Api::Wgpu>;
+  return registration;
+}
+
+Registration webgpu_registration() {
+  Registration registration{DeviceType::Kind::WebGpu, create_wgpu,
+                            enumerate_adapters<WgpuDevice::Api::WebGpu>};
+  registration.enumerate_default = enumerate_gpus<WgpuDevice::Api::WebGpu>;
   return registration;
 }
 
