@@ -310,67 +310,7 @@ Glsl::Value Glsl::call(formula::Primitive primitive, std::string_view function,
     unwritten(function);
   return define(std::string(function) + "(" + x + ")");
 }
-Glsl::Value Glsl::sqrt(const Value& x) const {
-  return call(formula::Primitive::sqrt, "sqrt", x);
-}
-Glsl::Value Glsl::floor(const Value& x) const {
-  return call(formula::Primitive::floor, "floor", x);
-}
-Glsl::Value Glsl::ceil(const Value& x) const {
-  return call(formula::Primitive::ceil, "ceil", x);
-}
-Glsl::Value Glsl::round(const Value& x) const {
-  return call(formula::Primitive::round, "roundEven", x);
-}
-Glsl::Value Glsl::exp(const Value& x) const {
-  return call(formula::Primitive::exp, "exp", x);
-}
-Glsl::Value Glsl::expm1(const Value& /*x*/) const {
-  unwritten("expm1");
-}
-Glsl::Value Glsl::log(const Value& x) const {
-  return call(formula::Primitive::log, "log", x);
-}
-Glsl::Value Glsl::log1p(const Value& /*x*/) const {
-  unwritten("log1p");
-}
-Glsl::Value Glsl::sin(const Value& x) const {
-  return call(formula::Primitive::sin, "sin", x);
-}
-Glsl::Value Glsl::cos(const Value& x) const {
-  return call(formula::Primitive::cos, "cos", x);
-}
-Glsl::Value Glsl::tan(const Value& x) const {
-  return call(formula::Primitive::tan, "tan", x);
-}
-Glsl::Value Glsl::tanh(const Value& x) const {
-  return call(formula::Primitive::tanh, "tanh", x);
-}
-Glsl::Value Glsl::erf(const Value& /*x*/) const {
-  unwritten("erf");
-}
-Glsl::Value Glsl::erfc(const Value& /*x*/) const {
-  unwritten("erfc");
-}
 
-Glsl::Mask Glsl::lt(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " < " + comparand(b));
-}
-Glsl::Mask Glsl::le(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " <= " + comparand(b));
-}
-Glsl::Mask Glsl::gt(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " > " + comparand(b));
-}
-Glsl::Mask Glsl::ge(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " >= " + comparand(b));
-}
-Glsl::Mask Glsl::eq(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " == " + comparand(b));
-}
-Glsl::Mask Glsl::ne(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " != " + comparand(b));
-}
 std::string Glsl::comparand(const Value& x) const {
   // GLSL orders no bools: a Bool compares as 0 or 1, as in C.
   return is_mask(x) ? "uint(" + x + ")" : x;
@@ -378,18 +318,6 @@ std::string Glsl::comparand(const Value& x) const {
 Glsl::Mask Glsl::is_nan(const Value& x) const {
   if (integer()) return define_mask("false");
   return define_mask("isnan(" + x + ")");
-}
-Glsl::Mask Glsl::mask_and(const Mask& a, const Mask& b) const {
-  return define_mask(a + " && " + b);
-}
-Glsl::Mask Glsl::mask_or(const Mask& a, const Mask& b) const {
-  return define_mask(a + " || " + b);
-}
-Glsl::Mask Glsl::mask_xor(const Mask& a, const Mask& b) const {
-  return define_mask(a + " != " + b);
-}
-Glsl::Mask Glsl::mask_not(const Mask& a) const {
-  return define_mask("!" + a);
 }
 Glsl::Value Glsl::select(const Mask& m, const Value& a, const Value& b) const {
   const std::string expression = m + " ? " + a + " : " + b;

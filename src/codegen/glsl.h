@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/shader_target.h"
 #include "codegen/statements.h"
 #include "ember/dtype.h"
 #include "ir/formulas.h"
@@ -42,7 +43,7 @@ struct GlslFeatures {
 /// tan and tanh on F32 only.
 formula::Primitives glsl_primitives(DType compute);
 
-class Glsl {
+class Glsl : public ShaderTarget<Glsl> {
  public:
   using Value = std::string;  ///< a variable of the compute type
   using Mask = std::string;   ///< a bool variable
@@ -90,34 +91,14 @@ class Glsl {
   Value fmod(const Value& a, const Value& b) const;
   Value neg(const Value& x) const;
   Value abs(const Value& x) const;
-  Value sqrt(const Value& x) const;
-  Value floor(const Value& x) const;
-  Value ceil(const Value& x) const;
-  Value round(const Value& x) const;  ///< roundEven: half to even
-  Value exp(const Value& x) const;
-  Value expm1(const Value& x) const;
-  Value log(const Value& x) const;
-  Value log1p(const Value& x) const;
-  Value sin(const Value& x) const;
-  Value cos(const Value& x) const;
-  Value tan(const Value& x) const;
-  Value tanh(const Value& x) const;
-  Value erf(const Value& x) const;
-  Value erfc(const Value& x) const;
-  Mask lt(const Value& a, const Value& b) const;
-  Mask le(const Value& a, const Value& b) const;
-  Mask gt(const Value& a, const Value& b) const;
-  Mask ge(const Value& a, const Value& b) const;
-  Mask eq(const Value& a, const Value& b) const;
-  Mask ne(const Value& a, const Value& b) const;
   Mask is_nan(const Value& x) const;
-  Mask mask_and(const Mask& a, const Mask& b) const;
-  Mask mask_or(const Mask& a, const Mask& b) const;
-  Mask mask_xor(const Mask& a, const Mask& b) const;
-  Mask mask_not(const Mask& a) const;
   Value select(const Mask& m, const Value& a, const Value& b) const;
 
  private:
+  friend class ShaderTarget<Glsl>;
+  /// round-half-to-even's name (ShaderTarget::round).
+  static constexpr std::string_view kRound = "roundEven";
+
   Glsl(DType compute, Statements statements);
 
   bool integer() const { return is_int(compute_); }

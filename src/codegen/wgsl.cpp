@@ -233,67 +233,7 @@ Wgsl::Value Wgsl::call(formula::Primitive primitive, std::string_view function,
     unwritten(function);
   return define(std::string(function) + "(" + x + ")");
 }
-Wgsl::Value Wgsl::sqrt(const Value& x) const {
-  return call(formula::Primitive::sqrt, "sqrt", x);
-}
-Wgsl::Value Wgsl::floor(const Value& x) const {
-  return call(formula::Primitive::floor, "floor", x);
-}
-Wgsl::Value Wgsl::ceil(const Value& x) const {
-  return call(formula::Primitive::ceil, "ceil", x);
-}
-Wgsl::Value Wgsl::round(const Value& x) const {
-  return call(formula::Primitive::round, "round", x);
-}
-Wgsl::Value Wgsl::exp(const Value& x) const {
-  return call(formula::Primitive::exp, "exp", x);
-}
-Wgsl::Value Wgsl::expm1(const Value& /*x*/) const {
-  unwritten("expm1");
-}
-Wgsl::Value Wgsl::log(const Value& x) const {
-  return call(formula::Primitive::log, "log", x);
-}
-Wgsl::Value Wgsl::log1p(const Value& /*x*/) const {
-  unwritten("log1p");
-}
-Wgsl::Value Wgsl::sin(const Value& x) const {
-  return call(formula::Primitive::sin, "sin", x);
-}
-Wgsl::Value Wgsl::cos(const Value& x) const {
-  return call(formula::Primitive::cos, "cos", x);
-}
-Wgsl::Value Wgsl::tan(const Value& x) const {
-  return call(formula::Primitive::tan, "tan", x);
-}
-Wgsl::Value Wgsl::tanh(const Value& x) const {
-  return call(formula::Primitive::tanh, "tanh", x);
-}
-Wgsl::Value Wgsl::erf(const Value& /*x*/) const {
-  unwritten("erf");
-}
-Wgsl::Value Wgsl::erfc(const Value& /*x*/) const {
-  unwritten("erfc");
-}
 
-Wgsl::Mask Wgsl::lt(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " < " + comparand(b));
-}
-Wgsl::Mask Wgsl::le(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " <= " + comparand(b));
-}
-Wgsl::Mask Wgsl::gt(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " > " + comparand(b));
-}
-Wgsl::Mask Wgsl::ge(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " >= " + comparand(b));
-}
-Wgsl::Mask Wgsl::eq(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " == " + comparand(b));
-}
-Wgsl::Mask Wgsl::ne(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " != " + comparand(b));
-}
 std::string Wgsl::comparand(const Value& x) const {
   // WGSL orders no bools: a Bool compares as 0 or 1, as in C.
   return is_mask(x) ? "u32(" + x + ")" : x;
@@ -302,18 +242,6 @@ Wgsl::Mask Wgsl::is_nan(const Value& x) const {
   if (integer()) return define_mask("false");
   // From the bits: a compiler may take x != x for false.
   return define_mask("(bitcast<u32>(" + x + ") & 0x7fffffffu) > 0x7f800000u");
-}
-Wgsl::Mask Wgsl::mask_and(const Mask& a, const Mask& b) const {
-  return define_mask(a + " && " + b);
-}
-Wgsl::Mask Wgsl::mask_or(const Mask& a, const Mask& b) const {
-  return define_mask(a + " || " + b);
-}
-Wgsl::Mask Wgsl::mask_xor(const Mask& a, const Mask& b) const {
-  return define_mask(a + " != " + b);
-}
-Wgsl::Mask Wgsl::mask_not(const Mask& a) const {
-  return define_mask("!" + a);
 }
 Wgsl::Value Wgsl::select(const Mask& m, const Value& a, const Value& b) const {
   const std::string expression = conditional(m, a, b);

@@ -22,13 +22,14 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/shader_target.h"
 #include "codegen/statements.h"
 #include "ember/dtype.h"
 #include "ir/formulas.h"
 
 namespace ember::codegen {
 
-class Wgsl {
+class Wgsl : public ShaderTarget<Wgsl> {
  public:
   using Value = std::string;  ///< a let of the compute type
   using Mask = std::string;   ///< a bool let
@@ -81,34 +82,14 @@ class Wgsl {
   Value fmod(const Value& a, const Value& b) const;
   Value neg(const Value& x) const;
   Value abs(const Value& x) const;
-  Value sqrt(const Value& x) const;
-  Value floor(const Value& x) const;
-  Value ceil(const Value& x) const;
-  Value round(const Value& x) const;  ///< WGSL's round: half to even
-  Value exp(const Value& x) const;
-  Value expm1(const Value& x) const;
-  Value log(const Value& x) const;
-  Value log1p(const Value& x) const;
-  Value sin(const Value& x) const;
-  Value cos(const Value& x) const;
-  Value tan(const Value& x) const;
-  Value tanh(const Value& x) const;
-  Value erf(const Value& x) const;
-  Value erfc(const Value& x) const;
-  Mask lt(const Value& a, const Value& b) const;
-  Mask le(const Value& a, const Value& b) const;
-  Mask gt(const Value& a, const Value& b) const;
-  Mask ge(const Value& a, const Value& b) const;
-  Mask eq(const Value& a, const Value& b) const;
-  Mask ne(const Value& a, const Value& b) const;
   Mask is_nan(const Value& x) const;
-  Mask mask_and(const Mask& a, const Mask& b) const;
-  Mask mask_or(const Mask& a, const Mask& b) const;
-  Mask mask_xor(const Mask& a, const Mask& b) const;
-  Mask mask_not(const Mask& a) const;
   Value select(const Mask& m, const Value& a, const Value& b) const;
 
  private:
+  friend class ShaderTarget<Wgsl>;
+  /// round-half-to-even's name (ShaderTarget::round).
+  static constexpr std::string_view kRound = "round";
+
   Wgsl(DType compute, Statements statements);
 
   bool integer() const { return is_int(compute_); }

@@ -21,6 +21,7 @@
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/reduce_kernel.h"
 #include "codegen/kernel_dims.h"
+#include "codegen/layout_views.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "fusion/op_by_op.h"
@@ -258,51 +259,16 @@ class VulkanBackend final : public backend::Backend {
   // ---- layout: a copy through the input's strides (the program kernel of a cast to the input's
   // own dtype, its input read as a view) ----
 
-  std::optional<Outputs> run(const ir::Permute& permute, const ir::Op& /*op*/,
-                             std::span<const Operand> inputs,
-                             std::span<const ir::TensorMeta> outputs) {
-    const std::vector<int64_t> contiguous = inputs[0].meta.shape.contiguous_strides();
-    std::vector<int64_t> strides;
-    for (const int64_t axis : permute.axes)
-      strides.push_back(contiguous[static_cast<std::size_t>(axis)]);
-    return copied_view(inputs[0], strides, 0, outputs[0]);
-  }
-
-  std::optional<Outputs> run(const ir::Flip& flip, const ir::Op& /*op*/,
-                             std::span<const Operand> inputs,
-                             std::span<const ir::TensorMeta> outputs) {
-    const Shape& shape = inputs[0].meta.shape;
-    std::vector<int64_t> strides = shape.contiguous_strides();
-    int64_t offset = 0;
-    if (shape.num_elements() > 0) {
-      for (const int64_t axis : flip.axes) {
-        const auto a = static_cast<std::size_t>(axis);
-        offset += (shape[a] - 1) * strides[a];  // the last element along it comes first
-        strides[a] = -strides[a];
-      }
-    }
-    return copied_view(inputs[0], strides, offset, outputs[0]);
-  }
-
-  std::optional<Outputs> run(const ir::Expand& /*expand*/, const ir::Op& /*op*/,
-                             std::span<const Operand> inputs,
-                             std::span<const ir::TensorMeta> outputs) {
-    const codegen::KernelDims all =
-        codegen::broadcast_strides(inputs[0].meta.shape, outputs[0].shape);
-    return copied_view(inputs[0], std::vector<int64_t>(all.d, all.d + outputs[0].shape.rank()), 0,
-                       outputs[0]);
-  }
-
-  std::optional<Outputs> run(const ir::Slice& slice, const ir::Op& /*op*/,
-                             std::span<const Operand> inputs,
-                             std::span<const ir::TensorMeta> outputs) {
-    std::vector<int64_t> strides = inputs[0].meta.shape.contiguous_strides();
-    int64_t offset = 0;
-    for (std::size_t d = 0; d < strides.size(); ++d) {
-      offset += slice.ranges[d].start * strides[d];
-      strides[d] *= slice.ranges[d].step;
-    }
-    return copied_view(inputs[0], strides, offset, outputs[0]);
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Permute> || std::is_same_v<Op, ir::Flip> ||
+           std::is_same_v<Op, ir::Expand> || std::is_same_v<Op, ir::Slice>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
+                                 std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    const std::optional<codegen::LayoutView> view =
+        codegen::layout_view(op, inputs[0].meta.shape, outputs[0].shape);
+    if (!view) return std::nullopt;
+    return copied_view(inputs[0], view->strides, view->offset, outputs[0]);
   }
 
   /// output (of input's dtype) made of input's elements read through strides (along output's
