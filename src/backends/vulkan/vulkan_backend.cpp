@@ -14,6 +14,7 @@
 
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/shader_ops.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/kernel_cache.h"
@@ -21,7 +22,6 @@
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/reduce_kernel.h"
 #include "codegen/kernel_dims.h"
-#include "codegen/layout_views.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "fusion/op_by_op.h"
@@ -60,15 +60,7 @@ class DeviceBuffer final : public backend::Buffer {
   BufferRange range_;
 };
 
-const BufferRange& range_of(const BufferPtr& buffer) {
-  return static_cast<const DeviceBuffer&>(*buffer).range();
-}
-
-std::size_t bytes_of(const ir::TensorMeta& meta) {
-  return static_cast<std::size_t>(meta.shape.num_elements()) * dtype_size(meta.dtype);
-}
-
-class VulkanBackend final : public backend::Backend {
+class VulkanBackend final : public backend::Backend, private shader::ShaderOps<VulkanBackend> {
  public:
   VulkanBackend(const PhysicalDevice& physical, const std::string& name)
       : context_(std::make_shared<Context>(physical, name)),
@@ -198,48 +190,19 @@ class VulkanBackend final : public backend::Backend {
     return std::make_shared<DeviceBuffer>(memory_, *pages_, bytes);
   }
   std::shared_ptr<DeviceBuffer> allocate(const ir::TensorMeta& meta) {
-    return allocate(bytes_of(meta));
+    return allocate(static_cast<std::size_t>(shader::bytes_of(meta)));
   }
 
-  // ---- the ops ------------------------------------------------------------------------------
-  // One overload per op struct: nullopt sends the op to the host (ndarray's kernels).
+  // ---- the ops (backends/shader/shader_ops.h routes them) ----------------------------------
+  friend class shader::ShaderOps<VulkanBackend>;
 
-  /// op run by a kernel of the device; nullopt sends it to the host.
-  std::optional<Outputs> run_on_device(const ir::Op& op, std::span<const Operand> inputs,
-                                       std::span<const ir::TensorMeta> outputs) {
-    return std::visit([&](const auto& o) { return run(o, op, inputs, outputs); }, op);
+  ProgramKernels& programs() { return programs_; }
+  static const BufferRange& range_of(const BufferPtr& buffer) {
+    return static_cast<const DeviceBuffer&>(*buffer).range();
   }
 
-  template <typename Op>
-  requires(std::is_same_v<Op, ir::Unary> || std::is_same_v<Op, ir::Binary> ||
-           std::is_same_v<Op, ir::BinaryScalar> || std::is_same_v<Op, ir::Compare> ||
-           std::is_same_v<Op, ir::CompareScalar> || std::is_same_v<Op, ir::Where> ||
-           std::is_same_v<Op, ir::MaskFill> || std::is_same_v<Op, ir::Cast> ||
-           std::is_same_v<Op, ir::Activation>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
-                                 std::span<const Operand> inputs,
-                                 std::span<const ir::TensorMeta> outputs) {
-    // A lone op runs as a program of one instruction (which also broadcasts).
-    std::vector<ir::TensorMeta> metas;
-    for (const Operand& input : inputs)
-      metas.push_back(input.meta);
-    const ir::Program program = ir::lone_op_program(op, metas, outputs[0]);
-    if (!runs_program(program, inputs, outputs[0].shape)) return std::nullopt;
-    std::vector<Scalar> constants;
-    if (const std::optional<Scalar> scalar = ir::scalar_of(op)) constants.push_back(*scalar);
-    return run_program(program, inputs, constants, outputs[0].shape);
-  }
-
-  std::optional<Outputs> run(const ir::Reshape& /*reshape*/, const ir::Op& /*op*/,
-                             std::span<const Operand> inputs,
-                             std::span<const ir::TensorMeta> /*outputs*/) {
-    // Same bytes, row-major either way: buffers are never written once made.
-    return Outputs{inputs[0].buffer};
-  }
-
-  std::optional<Outputs> run(const ir::Matmul& /*matmul*/, const ir::Op& /*op*/,
-                             std::span<const Operand> inputs,
-                             std::span<const ir::TensorMeta> outputs) {
+  std::optional<Outputs> run_matmul(std::span<const Operand> inputs,
+                                    std::span<const ir::TensorMeta> outputs) {
     if (!matmul_.takes(inputs[0].meta, inputs[1].meta, outputs[0])) return std::nullopt;
     auto out = allocate(outputs[0]);
     matmul_.run(range_of(inputs[0].buffer), range_of(inputs[1].buffer), out->range(),
@@ -247,101 +210,12 @@ class VulkanBackend final : public backend::Backend {
     return Outputs{out};
   }
 
-  std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& /*op*/,
-                             std::span<const Operand> inputs,
-                             std::span<const ir::TensorMeta> outputs) {
+  std::optional<Outputs> run_reduce(const ir::Reduce& reduce, std::span<const Operand> inputs,
+                                    std::span<const ir::TensorMeta> outputs) {
     if (!reduce_.takes(reduce, inputs[0].meta)) return std::nullopt;
     auto out = allocate(outputs[0]);
     reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range());
     return Outputs{out};
-  }
-
-  // ---- layout: a copy through the input's strides (the program kernel of a cast to the input's
-  // own dtype, its input read as a view) ----
-
-  template <typename Op>
-  requires(std::is_same_v<Op, ir::Permute> || std::is_same_v<Op, ir::Flip> ||
-           std::is_same_v<Op, ir::Expand> || std::is_same_v<Op, ir::Slice>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
-                                 std::span<const Operand> inputs,
-                                 std::span<const ir::TensorMeta> outputs) {
-    const std::optional<codegen::LayoutView> view =
-        codegen::layout_view(op, inputs[0].meta.shape, outputs[0].shape);
-    if (!view) return std::nullopt;
-    return copied_view(inputs[0], view->strides, view->offset, outputs[0]);
-  }
-
-  /// output (of input's dtype) made of input's elements read through strides (along output's
-  /// dims) from offset; nullopt where the program kernels do not take it (a dtype the device's
-  /// kernels cannot hold, a tensor past one descriptor's range).
-  std::optional<Outputs> copied_view(const Operand& input, const std::vector<int64_t>& strides,
-                                     int64_t offset, const ir::TensorMeta& output) {
-    if (output.shape.rank() > codegen::kProgramMaxRank) return std::nullopt;
-    const ir::TensorMeta as_output{output.shape, input.meta.dtype};
-    const ir::Program program =
-        ir::lone_op_program(ir::Cast{input.meta.dtype}, {&as_output, 1}, output);
-    const auto n = static_cast<uint64_t>(output.shape.num_elements());
-    if (!programs_.runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
-      return std::nullopt;
-    auto out = allocate(output);
-    const codegen::MergedDims dims =
-        codegen::merge_dims(output.shape.dims(), {strides}, std::vector<int64_t>{offset});
-    const BufferRange from = range_of(input.buffer);
-    const BufferRange to = out->range();
-    programs_.run(program, {&from, 1}, dims, {&to, 1}, {}, n);
-    return Outputs{out};
-  }
-
-  /// The ops without a kernel here yet: ndarray's kernels on the host (docs/backends/vulkan.md).
-  template <typename Op>
-  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
-           std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
-           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
-           std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-           std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
-           std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
-           std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
-           std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
-           std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
-           std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
-           std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
-           std::is_same_v<Op, ir::LayerNorm> || std::is_same_v<Op, ir::LayerNormGrad> ||
-           std::is_same_v<Op, ir::CrossEntropy> || std::is_same_v<Op, ir::CrossEntropyGrad> ||
-           std::is_same_v<Op, ir::SoftmaxGrad>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                 std::span<const Operand> /*inputs*/,
-                                 std::span<const ir::TensorMeta> /*outputs*/) {
-    return std::nullopt;
-  }
-
-  /// Whether the program kernels run program over shape on inputs.
-  bool runs_program(const ir::Program& program, std::span<const Operand> inputs,
-                    const Shape& shape) {
-    uint64_t largest = 0;
-    for (const Operand& input : inputs)
-      largest = std::max<uint64_t>(largest, bytes_of(input.meta));
-    for (const uint32_t result : program.outputs)
-      largest = std::max<uint64_t>(largest, bytes_of({shape, program.instructions[result].dtype}));
-    return programs_.runs(program, static_cast<uint64_t>(shape.num_elements()), largest);
-  }
-
-  Outputs run_program(const ir::Program& program, std::span<const Operand> inputs,
-                      std::span<const Scalar> constants, const Shape& shape) {
-    Outputs outputs;
-    std::vector<BufferRange> output_ranges;
-    for (const uint32_t result : program.outputs) {
-      auto buffer = allocate({shape, program.instructions[result].dtype});
-      output_ranges.push_back(buffer->range());
-      outputs.push_back(std::move(buffer));
-    }
-    std::vector<BufferRange> input_ranges;
-    std::vector<Shape> input_shapes;
-    for (const Operand& input : inputs) {
-      input_ranges.push_back(range_of(input.buffer));
-      input_shapes.push_back(input.meta.shape);
-    }
-    programs_.run(program, input_ranges, input_shapes, output_ranges, constants, shape);
-    return outputs;
   }
 
   std::shared_ptr<Context> context_;

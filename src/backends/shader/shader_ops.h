@@ -1,0 +1,178 @@
+// The op routing the shader backends (vulkan, wgpu) share, written once: elementwise ops as
+// programs of one instruction, fused programs, reshape as the same buffer, permute, flip, expand
+// and slice as copies by the program kernel of a cast to the input's own dtype (its input read
+// as a view, codegen/layout_views.h), matmul and reduce by the backend's own kernels, and
+// nullopt (the host, ndarray's kernels) for every op without a kernel yet. A backend derives from
+// ShaderOps<Itself> and supplies, to it as a friend:
+//   programs()                        its ProgramKernels (runs(program, n, bytes), run(program,
+//                                     input ranges, MergedDims, output ranges, constants, n))
+//   allocate(meta)                    a new buffer (shared_ptr) of meta, whose range() it binds
+//   range_of(buffer)                  the range of an operand's buffer
+//   run_matmul(inputs, outputs), run_reduce(reduce, inputs, outputs)
+//                                     its kernels, nullopt where they do not take the op
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "backends/backend.h"
+#include "codegen/kernel_dims.h"
+#include "codegen/layout_views.h"
+#include "ember/scalar.h"
+#include "ir/program.h"
+
+namespace ember::shader {
+
+/// The bytes of a tensor of meta.
+inline uint64_t bytes_of(const ir::TensorMeta& meta) {
+  return static_cast<uint64_t>(meta.shape.num_elements()) * dtype_size(meta.dtype);
+}
+
+template <typename Backend>
+class ShaderOps {
+ public:
+  using Operand = backend::Operand;
+  using Outputs = backend::Outputs;
+
+  /// op run by a kernel of the device; nullopt sends it to the host.
+  std::optional<Outputs> run_on_device(const ir::Op& op, std::span<const Operand> inputs,
+                                       std::span<const ir::TensorMeta> outputs) {
+    return std::visit([&](const auto& o) { return run(o, op, inputs, outputs); }, op);
+  }
+
+  /// Whether the program kernels run program over shape on inputs.
+  bool runs_program(const ir::Program& program, std::span<const Operand> inputs,
+                    const Shape& shape) {
+    uint64_t largest = 0;
+    for (const Operand& input : inputs)
+      largest = std::max(largest, bytes_of(input.meta));
+    for (const uint32_t result : program.outputs)
+      largest = std::max(largest, bytes_of({shape, program.instructions[result].dtype}));
+    return self().programs().runs(program, static_cast<uint64_t>(shape.num_elements()), largest);
+  }
+
+  /// program over shape on inputs (runs_program holds): its outputs.
+  Outputs run_program(const ir::Program& program, std::span<const Operand> inputs,
+                      std::span<const Scalar> constants, const Shape& shape) {
+    using Range = std::remove_cvref_t<decltype(Backend::range_of(inputs[0].buffer))>;
+    Outputs outputs;
+    std::vector<Range> output_ranges;
+    for (const uint32_t result : program.outputs) {
+      auto buffer = self().allocate({shape, program.instructions[result].dtype});
+      output_ranges.push_back(buffer->range());
+      outputs.push_back(std::move(buffer));
+    }
+    std::vector<Range> input_ranges;
+    std::vector<Shape> input_shapes;
+    for (const Operand& input : inputs) {
+      input_ranges.push_back(self().range_of(input.buffer));
+      input_shapes.push_back(input.meta.shape);
+    }
+    self().programs().run(program, input_ranges, codegen::merged_dims(shape, input_shapes),
+                          output_ranges, constants, static_cast<uint64_t>(shape.num_elements()));
+    return outputs;
+  }
+
+ private:
+  Backend& self() { return static_cast<Backend&>(*this); }
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Unary> || std::is_same_v<Op, ir::Binary> ||
+           std::is_same_v<Op, ir::BinaryScalar> || std::is_same_v<Op, ir::Compare> ||
+           std::is_same_v<Op, ir::CompareScalar> || std::is_same_v<Op, ir::Where> ||
+           std::is_same_v<Op, ir::MaskFill> || std::is_same_v<Op, ir::Cast> ||
+           std::is_same_v<Op, ir::Activation>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
+                                 std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    // A lone op runs as a program of one instruction (which also broadcasts).
+    std::vector<ir::TensorMeta> metas;
+    for (const Operand& input : inputs)
+      metas.push_back(input.meta);
+    const ir::Program program = ir::lone_op_program(op, metas, outputs[0]);
+    if (!runs_program(program, inputs, outputs[0].shape)) return std::nullopt;
+    std::vector<Scalar> constants;
+    if (const std::optional<Scalar> scalar = ir::scalar_of(op)) constants.push_back(*scalar);
+    return run_program(program, inputs, constants, outputs[0].shape);
+  }
+
+  std::optional<Outputs> run(const ir::Reshape& /*reshape*/, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> /*outputs*/) {
+    // Same bytes, row-major either way: buffers are never written once made.
+    return Outputs{inputs[0].buffer};
+  }
+
+  std::optional<Outputs> run(const ir::Matmul& /*matmul*/, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    return self().run_matmul(inputs, outputs);
+  }
+
+  std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    return self().run_reduce(reduce, inputs, outputs);
+  }
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Permute> || std::is_same_v<Op, ir::Flip> ||
+           std::is_same_v<Op, ir::Expand> || std::is_same_v<Op, ir::Slice>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
+                                 std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    const std::optional<codegen::LayoutView> view =
+        codegen::layout_view(op, inputs[0].meta.shape, outputs[0].shape);
+    if (!view) return std::nullopt;
+    return copied_view(inputs[0], *view, outputs[0]);
+  }
+
+  /// output (of input's dtype) made of input's elements read through view; nullopt where the
+  /// program kernels do not take it (a dtype the device's kernels cannot hold, a tensor past one
+  /// binding's range).
+  std::optional<Outputs> copied_view(const Operand& input, const codegen::LayoutView& view,
+                                     const ir::TensorMeta& output) {
+    const ir::TensorMeta as_output{output.shape, input.meta.dtype};
+    const ir::Program program =
+        ir::lone_op_program(ir::Cast{input.meta.dtype}, {&as_output, 1}, output);
+    const auto n = static_cast<uint64_t>(output.shape.num_elements());
+    if (!self().programs().runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
+      return std::nullopt;
+    auto out = self().allocate(output);
+    const codegen::MergedDims dims =
+        codegen::merge_dims(output.shape.dims(), {view.strides}, std::vector<int64_t>{view.offset});
+    const auto from = self().range_of(input.buffer);
+    const auto to = out->range();
+    self().programs().run(program, {&from, 1}, dims, {&to, 1}, {}, n);
+    return Outputs{out};
+  }
+
+  /// The ops without a kernel here yet: ndarray's kernels on the host.
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
+           std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
+           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
+           std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+           std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
+           std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
+           std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+           std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+           std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+           std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+           std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+           std::is_same_v<Op, ir::LayerNorm> || std::is_same_v<Op, ir::LayerNormGrad> ||
+           std::is_same_v<Op, ir::CrossEntropy> || std::is_same_v<Op, ir::CrossEntropyGrad> ||
+           std::is_same_v<Op, ir::SoftmaxGrad>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                 std::span<const Operand> /*inputs*/,
+                                 std::span<const ir::TensorMeta> /*outputs*/) {
+    return std::nullopt;
+  }
+};
+
+}  // namespace ember::shader
