@@ -6,24 +6,33 @@
 // ShaderOps<Itself> and supplies, to it as a friend:
 //   programs()                        its ProgramKernels (runs(program, n, bytes), run(program,
 //                                     input ranges, MergedDims, output ranges, constants, n))
-//   allocate(meta)                    a new buffer (shared_ptr) of meta, whose range() it binds
+//   stream()                          its command stream (upload(bytes, range), download(range,
+//                                     bytes))
+//   allocate(bytes), allocate(meta)   a new buffer (shared_ptr) whose range() it binds
 //   range_of(buffer)                  the range of an operand's buffer
 //   run_matmul(inputs, outputs), run_reduce(reduce, inputs, outputs)
 //                                     its kernels, nullopt where they do not take the op
+//   device_name(), kDocs              for the errors: "vulkan:cpu", "docs/backends/vulkan.md"
+// The Backend overrides that are the same on both call execute_op, shader_fusion_support,
+// execute_program, write_data and read_data.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/ndarray/run_on_host.h"
 #include "codegen/kernel_dims.h"
 #include "codegen/layout_views.h"
+#include "ember/error.h"
 #include "ember/scalar.h"
+#include "fusion/op_by_op.h"
 #include "ir/program.h"
 
 namespace ember::shader {
@@ -38,6 +47,62 @@ class ShaderOps {
  public:
   using Operand = backend::Operand;
   using Outputs = backend::Outputs;
+
+  /// Backend::execute: op on a kernel of the device where one takes it, else on the host through
+  /// ndarray's kernels. InvalidArgument for a dtype the device does not support.
+  Outputs execute_op(const ir::Op& op, std::span<const Operand> inputs,
+                     std::span<const ir::TensorMeta> outputs) {
+    for (const Operand& input : inputs)
+      check_dtype(ir::name(op), input.meta.dtype);
+    for (const ir::TensorMeta& output : outputs)
+      check_dtype(ir::name(op), output.dtype);
+    if (std::optional<Outputs> result = run_on_device(op, inputs, outputs))
+      return std::move(*result);
+    // A result the device cannot hold fails here, as the device's allocation (an ExecutionError
+    // naming the bytes and what the pools hold), before the host computes it; the slices go back
+    // to the pools, where the results' uploads find them.
+    for (const ir::TensorMeta& output : outputs)
+      self().allocate(output);
+    return ndarray::run_on_host(self(), op, inputs, outputs);
+  }
+
+  /// Backend::fusion_support: every supported dtype (a program the emitter does not write for
+  /// this device runs op by op), the program kernels' rank.
+  backend::FusionSupport shader_fusion_support() const {
+    backend::FusionSupport support;
+    for (DType dtype : kAllDTypes)
+      if (self().supports_dtype(dtype)) support.dtypes.push_back(dtype);
+    support.max_rank = codegen::kProgramMaxRank;
+    support.runs_programs = true;
+    return support;
+  }
+
+  /// Backend::execute_fused: the program's kernel, or op by op where the emitter refuses it.
+  Outputs execute_program(const ir::Program& program, std::span<const Operand> inputs,
+                          std::span<const Scalar> constants, const Shape& shape) {
+    if (!runs_program(program, inputs, shape))
+      return fusion::run_op_by_op(self(), program, inputs, constants, shape);
+    return run_program(program, inputs, constants, shape);
+  }
+
+  /// Backend::write: data uploaded into a new buffer.
+  backend::BufferPtr write_data(const TensorData& data) {
+    check_dtype("write", data.dtype());
+    auto buffer = self().allocate(data.bytes().size());
+    self().stream().upload(data.bytes(), buffer->range());
+    return buffer;
+  }
+
+  /// Backend::read: operand's elements downloaded.
+  TensorData read_data(const Operand& operand) {
+    // Not zeroed first: the copy writes every byte.
+    TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
+    const std::span<std::byte> bytes = data.bytes_mut();
+    auto from = Backend::range_of(operand.buffer);
+    from.bytes = bytes.size();
+    self().stream().download(from, bytes);
+    return data;
+  }
 
   /// op run by a kernel of the device; nullopt sends it to the host.
   std::optional<Outputs> run_on_device(const ir::Op& op, std::span<const Operand> inputs,
@@ -80,6 +145,15 @@ class ShaderOps {
 
  private:
   Backend& self() { return static_cast<Backend&>(*this); }
+  const Backend& self() const { return static_cast<const Backend&>(*this); }
+
+  void check_dtype(const std::string& what, DType dtype) const {
+    if (self().supports_dtype(dtype)) return;
+    throw InvalidArgument(
+        "[" + what + "] device " + self().device_name() + " does not support dtype " +
+        std::string(dtype_name(dtype)) +
+        " (Device::supports_dtype says which it does: " + std::string(Backend::kDocs) + ")");
+  }
 
   template <typename Op>
   requires(std::is_same_v<Op, ir::Unary> || std::is_same_v<Op, ir::Binary> ||

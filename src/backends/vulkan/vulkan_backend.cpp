@@ -1,19 +1,17 @@
 #include "backends/vulkan/vulkan_backend.h"
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <type_traits>
+#include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
-#include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/pool_buffer.h"
 #include "backends/shader/shader_ops.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
@@ -21,10 +19,8 @@
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/reduce_kernel.h"
-#include "codegen/kernel_dims.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
-#include "fusion/op_by_op.h"
 #include "ir/program.h"
 
 namespace ember::vulkan {
@@ -34,31 +30,7 @@ using backend::BufferPtr;
 using backend::Operand;
 using backend::Outputs;
 
-/// A tensor's bytes in the device's pools.
-class DeviceBuffer final : public backend::Buffer {
- public:
-  DeviceBuffer(std::shared_ptr<pools::MemoryManager> memory, const DevicePages& pages,
-               std::size_t bytes)
-      : memory_(std::move(memory)), bytes_(bytes), block_(memory_->allocate(bytes)) {
-    try {
-      range_ = pages.locate(block_, bytes);
-    } catch (...) {
-      memory_->deallocate(block_, bytes_);
-      throw;
-    }
-  }
-  ~DeviceBuffer() override { memory_->deallocate(block_, bytes_); }
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  const BufferRange& range() const { return range_; }
-
- private:
-  std::shared_ptr<pools::MemoryManager> memory_;
-  std::size_t bytes_;
-  std::byte* block_;
-  BufferRange range_;
-};
+using DeviceBuffer = shader::PoolBuffer<DevicePages, BufferRange>;
 
 class VulkanBackend final : public backend::Backend, private shader::ShaderOps<VulkanBackend> {
  public:
@@ -98,55 +70,21 @@ class VulkanBackend final : public backend::Backend, private shader::ShaderOps<V
   Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
                   std::span<const ir::TensorMeta> outputs) override {
     context_->check_usable();
-    for (const Operand& input : inputs)
-      check_dtype(ir::name(op), input.meta.dtype);
-    for (const ir::TensorMeta& output : outputs)
-      check_dtype(ir::name(op), output.dtype);
-    if (std::optional<Outputs> result = run_on_device(op, inputs, outputs))
-      return std::move(*result);
-    // A result the device cannot hold fails here, as the device's allocation (an ExecutionError
-    // naming the bytes and what the pools hold), before the host computes it; the slices go back
-    // to the pools, where the results' uploads find them.
-    for (const ir::TensorMeta& output : outputs)
-      allocate(output);
-    return ndarray::run_on_host(*this, op, inputs, outputs);
+    return execute_op(op, inputs, outputs);
   }
-
-  backend::FusionSupport fusion_support() const override {
-    backend::FusionSupport support;
-    // Every supported dtype: a program the emitter does not write for this device runs op by op.
-    for (DType dtype : kAllDTypes)
-      if (supports_dtype(dtype)) support.dtypes.push_back(dtype);
-    support.max_rank = codegen::kProgramMaxRank;
-    support.runs_programs = true;
-    return support;
-  }
-
+  backend::FusionSupport fusion_support() const override { return shader_fusion_support(); }
   Outputs execute_fused(const ir::Program& program, std::span<const Operand> inputs,
                         std::span<const Scalar> constants, const Shape& shape) override {
     context_->check_usable();
-    if (!runs_program(program, inputs, shape))
-      return fusion::run_op_by_op(*this, program, inputs, constants, shape);
-    return run_program(program, inputs, constants, shape);
+    return execute_program(program, inputs, constants, shape);
   }
-
   BufferPtr write(const TensorData& data) override {
     context_->check_usable();
-    check_dtype("write", data.dtype());
-    auto buffer = allocate(data.bytes().size());
-    stream_->upload(data.bytes(), buffer->range());
-    return buffer;
+    return write_data(data);
   }
-
   TensorData read(const Operand& operand) override {
     context_->check_usable();
-    // Not zeroed first: the copy writes every byte.
-    TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
-    const std::span<std::byte> bytes = data.bytes_mut();
-    BufferRange from = range_of(operand.buffer);
-    from.bytes = bytes.size();
-    stream_->download(from, bytes);
-    return data;
+    return read_data(operand);
   }
 
   void sync() override { stream_->sync(); }
@@ -179,13 +117,6 @@ class VulkanBackend final : public backend::Backend, private shader::ShaderOps<V
     return text;
   }
 
-  void check_dtype(const std::string& what, DType dtype) const {
-    if (supports_dtype(dtype)) return;
-    throw InvalidArgument("[" + what + "] device " + context_->name() + " does not support dtype " +
-                          std::string(dtype_name(dtype)) +
-                          " (Device::supports_dtype says which it does: docs/backends/vulkan.md)");
-  }
-
   std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) {
     return std::make_shared<DeviceBuffer>(memory_, *pages_, bytes);
   }
@@ -196,7 +127,10 @@ class VulkanBackend final : public backend::Backend, private shader::ShaderOps<V
   // ---- the ops (backends/shader/shader_ops.h routes them) ----------------------------------
   friend class shader::ShaderOps<VulkanBackend>;
 
+  static constexpr std::string_view kDocs = "docs/backends/vulkan.md";
+  const std::string& device_name() const { return context_->name(); }
   ProgramKernels& programs() { return programs_; }
+  CommandStream& stream() { return *stream_; }
   static const BufferRange& range_of(const BufferPtr& buffer) {
     return static_cast<const DeviceBuffer&>(*buffer).range();
   }
