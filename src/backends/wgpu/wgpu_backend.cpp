@@ -11,8 +11,7 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
-#include "backends/shader/pool_buffer.h"
-#include "backends/shader/shader_ops.h"
+#include "backends/shader/shader_backend.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
 #include "backends/wgpu/kernel_cache.h"
@@ -27,13 +26,7 @@
 namespace ember::wgpu {
 namespace {
 
-using backend::BufferPtr;
-using backend::Operand;
-using backend::Outputs;
-
-using DeviceBuffer = shader::PoolBuffer<DevicePages, BufferRange>;
-
-class WgpuBackend final : public backend::Backend, private shader::ShaderOps<WgpuBackend> {
+class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages, BufferRange> {
  public:
   WgpuBackend(const Adapter& adapter, const std::string& name)
       : context_(std::make_shared<Context>(adapter, name)),
@@ -63,29 +56,6 @@ class WgpuBackend final : public backend::Backend, private shader::ShaderOps<Wgp
   std::string description() const override { return describe(context_->adapter()); }
   bool supports_dtype(DType dtype) const override { return computes_in(dtype); }
 
-  Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
-                  std::span<const ir::TensorMeta> outputs) override {
-    context_->check_usable();
-    return execute_op(op, inputs, outputs);
-  }
-  backend::FusionSupport fusion_support() const override { return shader_fusion_support(); }
-  Outputs execute_fused(const ir::Program& program, std::span<const Operand> inputs,
-                        std::span<const Scalar> constants, const Shape& shape) override {
-    context_->check_usable();
-    return execute_program(program, inputs, constants, shape);
-  }
-  BufferPtr write(const TensorData& data) override {
-    context_->check_usable();
-    return write_data(data);
-  }
-  TensorData read(const Operand& operand) override {
-    context_->check_usable();
-    return read_data(operand);
-  }
-
-  void sync() override { stream_->sync(); }
-  void flush() override { stream_->flush(); }
-
   std::shared_ptr<backend::DeviceTimestamp> record_timestamp() override {
     context_->check_usable();
     // Without timestamp queries, profile uses the host clock between two syncs.
@@ -93,16 +63,10 @@ class WgpuBackend final : public backend::Backend, private shader::ShaderOps<Wgp
     return wgpu::record_timestamp(stream_, context_);
   }
 
-  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
-    return memory_->report();
-  }
-  std::optional<MemoryPoolUsage> memory_pool_usage() const override { return memory_->usage(); }
   void memory_cleanup() override {
     stream_->sync();
     memory_->cleanup();
   }
-  void begin_persistent_allocations() override { memory_->set_persistent(true); }
-  void end_persistent_allocations() noexcept override { memory_->set_persistent(false); }
 
  private:
   static std::string describe(const Adapter& adapter) {
@@ -113,40 +77,9 @@ class WgpuBackend final : public backend::Backend, private shader::ShaderOps<Wgp
     return text + (adapter.timestamps ? "; timestamps)" : "; no timestamps)");
   }
 
-  std::shared_ptr<DeviceBuffer> allocate(std::size_t bytes) {
-    return std::make_shared<DeviceBuffer>(memory_, *pages_, bytes);
-  }
-  std::shared_ptr<DeviceBuffer> allocate(const ir::TensorMeta& meta) {
-    return allocate(static_cast<std::size_t>(shader::bytes_of(meta)));
-  }
-
-  // ---- the ops (backends/shader/shader_ops.h routes them) ----------------------------------
-  friend class shader::ShaderOps<WgpuBackend>;
-
+  // ---- what ShaderBackend reads (backends/shader/shader_backend.h) ----
+  friend class shader::ShaderBackend<WgpuBackend, DevicePages, BufferRange>;
   static constexpr std::string_view kDocs = "docs/backends/wgpu.md";
-  const std::string& device_name() const { return context_->name(); }
-  ProgramKernels& programs() { return programs_; }
-  CommandStream& stream() { return *stream_; }
-  static const BufferRange& range_of(const BufferPtr& buffer) {
-    return static_cast<const DeviceBuffer&>(*buffer).range();
-  }
-
-  std::optional<Outputs> run_matmul(std::span<const Operand> inputs,
-                                    std::span<const ir::TensorMeta> outputs) {
-    if (!matmul_.takes(inputs[0].meta, inputs[1].meta, outputs[0])) return std::nullopt;
-    auto out = allocate(outputs[0]);
-    matmul_.run(range_of(inputs[0].buffer), range_of(inputs[1].buffer), out->range(),
-                inputs[0].meta, inputs[1].meta, outputs[0]);
-    return Outputs{out};
-  }
-
-  std::optional<Outputs> run_reduce(const ir::Reduce& reduce, std::span<const Operand> inputs,
-                                    std::span<const ir::TensorMeta> outputs) {
-    if (!reduce_.takes(reduce, inputs[0].meta)) return std::nullopt;
-    auto out = allocate(outputs[0]);
-    reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range());
-    return Outputs{out};
-  }
 
   std::shared_ptr<Context> context_;
   std::shared_ptr<CommandStream> stream_;

@@ -1,24 +1,28 @@
-// The op routing the shader backends (vulkan, wgpu) share, written once: elementwise ops as
-// programs of one instruction, fused programs, reshape as the same buffer, permute, flip, expand
-// and slice as copies by the program kernel of a cast to the input's own dtype (its input read
-// as a view, codegen/layout_views.h), matmul and reduce by the backend's own kernels, and
-// nullopt (the host, ndarray's kernels) for every op without a kernel yet. A backend derives from
-// ShaderOps<Itself> and supplies, to it as a friend:
-//   programs()                        its ProgramKernels (runs(program, n, bytes), run(program,
-//                                     input ranges, MergedDims, output ranges, constants, n))
-//   stream()                          its command stream (upload(bytes, range), download(range,
-//                                     bytes))
-//   allocate(bytes), allocate(meta)   a new buffer (shared_ptr) whose range() it binds
-//   range_of(buffer)                  the range of an operand's buffer
-//   run_matmul(inputs, outputs), run_reduce(reduce, inputs, outputs)
-//                                     its kernels, nullopt where they do not take the op
-//   device_name(), kDocs              for the errors: "vulkan:cpu", "docs/backends/vulkan.md"
-// The Backend overrides that are the same on both call execute_op, shader_fusion_support,
-// execute_program, write_data and read_data.
+// ShaderBackend: what the shader backends (vulkan, wgpu) share, written once. The routing of the
+// ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
+// buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
+// input's own dtype (its input read as a view, codegen/layout_views.h), matmul and reduce by the
+// backend's own kernels, and the host (ndarray's kernels) for every op without a kernel yet. And
+// the Backend overrides that are the same on both: execute, fusion_support, execute_fused, write,
+// read, sync, flush, the memory reports. A backend derives from
+// ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
+//   context_     shared_ptr to its context: check_usable(), name()
+//   stream_      shared_ptr to its command stream: upload(bytes, range), download(range, bytes),
+//                flush(), sync()
+//   pages_       shared_ptr to its Pages (locate(address, bytes) -> Range)
+//   memory_      shared_ptr to the pools' MemoryManager over them
+//   programs_    its ProgramKernels: runs(program, n, bytes), run(program, input ranges,
+//                MergedDims, output ranges, constants, n)
+//   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
+//   reduce_      takes(reduce, x), run(reduce, x, x_meta, out)
+//   kDocs        its page, for the errors ("docs/backends/vulkan.md")
+// and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +32,8 @@
 
 #include "backends/backend.h"
 #include "backends/ndarray/run_on_host.h"
+#include "backends/pools/memory_manager.h"
+#include "backends/shader/pool_buffer.h"
 #include "codegen/kernel_dims.h"
 #include "codegen/layout_views.h"
 #include "ember/error.h"
@@ -42,16 +48,18 @@ inline uint64_t bytes_of(const ir::TensorMeta& meta) {
   return static_cast<uint64_t>(meta.shape.num_elements()) * dtype_size(meta.dtype);
 }
 
-template <typename Backend>
-class ShaderOps {
+template <typename Derived, typename Pages, typename Range>
+class ShaderBackend : public backend::Backend {
  public:
   using Operand = backend::Operand;
   using Outputs = backend::Outputs;
+  using Buffer = PoolBuffer<Pages, Range>;
 
-  /// Backend::execute: op on a kernel of the device where one takes it, else on the host through
-  /// ndarray's kernels. InvalidArgument for a dtype the device does not support.
-  Outputs execute_op(const ir::Op& op, std::span<const Operand> inputs,
-                     std::span<const ir::TensorMeta> outputs) {
+  /// op on a kernel of the device where one takes it, else on the host through ndarray's kernels.
+  /// InvalidArgument for a dtype the device does not support.
+  Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
+                  std::span<const ir::TensorMeta> outputs) override {
+    self().context_->check_usable();
     for (const Operand& input : inputs)
       check_dtype(ir::name(op), input.meta.dtype);
     for (const ir::TensorMeta& output : outputs)
@@ -62,46 +70,83 @@ class ShaderOps {
     // naming the bytes and what the pools hold), before the host computes it; the slices go back
     // to the pools, where the results' uploads find them.
     for (const ir::TensorMeta& output : outputs)
-      self().allocate(output);
-    return ndarray::run_on_host(self(), op, inputs, outputs);
+      allocate(output);
+    return ndarray::run_on_host(*this, op, inputs, outputs);
   }
 
-  /// Backend::fusion_support: every supported dtype (a program the emitter does not write for
-  /// this device runs op by op), the program kernels' rank.
-  backend::FusionSupport shader_fusion_support() const {
+  /// Every supported dtype (a program the emitter does not write for this device runs op by op),
+  /// the program kernels' rank.
+  backend::FusionSupport fusion_support() const override {
     backend::FusionSupport support;
     for (DType dtype : kAllDTypes)
-      if (self().supports_dtype(dtype)) support.dtypes.push_back(dtype);
+      if (supports_dtype(dtype)) support.dtypes.push_back(dtype);
     support.max_rank = codegen::kProgramMaxRank;
     support.runs_programs = true;
     return support;
   }
 
-  /// Backend::execute_fused: the program's kernel, or op by op where the emitter refuses it.
-  Outputs execute_program(const ir::Program& program, std::span<const Operand> inputs,
-                          std::span<const Scalar> constants, const Shape& shape) {
+  /// The program's kernel, or op by op where the emitter refuses it.
+  Outputs execute_fused(const ir::Program& program, std::span<const Operand> inputs,
+                        std::span<const Scalar> constants, const Shape& shape) override {
+    self().context_->check_usable();
     if (!runs_program(program, inputs, shape))
-      return fusion::run_op_by_op(self(), program, inputs, constants, shape);
+      return fusion::run_op_by_op(*this, program, inputs, constants, shape);
     return run_program(program, inputs, constants, shape);
   }
 
-  /// Backend::write: data uploaded into a new buffer.
-  backend::BufferPtr write_data(const TensorData& data) {
+  backend::BufferPtr write(const TensorData& data) override {
+    self().context_->check_usable();
     check_dtype("write", data.dtype());
-    auto buffer = self().allocate(data.bytes().size());
-    self().stream().upload(data.bytes(), buffer->range());
+    auto buffer = allocate(data.bytes().size());
+    self().stream_->upload(data.bytes(), buffer->range());
     return buffer;
   }
 
-  /// Backend::read: operand's elements downloaded.
-  TensorData read_data(const Operand& operand) {
+  TensorData read(const Operand& operand) override {
+    self().context_->check_usable();
     // Not zeroed first: the copy writes every byte.
     TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
     const std::span<std::byte> bytes = data.bytes_mut();
-    auto from = Backend::range_of(operand.buffer);
+    Range from = range_of(operand.buffer);
     from.bytes = bytes.size();
-    self().stream().download(from, bytes);
+    self().stream_->download(from, bytes);
     return data;
+  }
+
+  void sync() override { self().stream_->sync(); }
+  void flush() override { self().stream_->flush(); }
+
+  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
+    return self().memory_->report();
+  }
+  std::optional<MemoryPoolUsage> memory_pool_usage() const override {
+    return self().memory_->usage();
+  }
+  void begin_persistent_allocations() override { self().memory_->set_persistent(true); }
+  void end_persistent_allocations() noexcept override { self().memory_->set_persistent(false); }
+
+ protected:
+  /// A new buffer of bytes in the pools.
+  std::shared_ptr<Buffer> allocate(std::size_t bytes) {
+    return std::make_shared<Buffer>(self().memory_, *self().pages_, bytes);
+  }
+  std::shared_ptr<Buffer> allocate(const ir::TensorMeta& meta) {
+    return allocate(static_cast<std::size_t>(bytes_of(meta)));
+  }
+  static const Range& range_of(const backend::BufferPtr& buffer) {
+    return static_cast<const Buffer&>(*buffer).range();
+  }
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+
+  void check_dtype(const std::string& what, DType dtype) const {
+    if (supports_dtype(dtype)) return;
+    throw InvalidArgument(
+        "[" + what + "] device " + self().context_->name() + " does not support dtype " +
+        std::string(dtype_name(dtype)) +
+        " (Device::supports_dtype says which it does: " + std::string(Derived::kDocs) + ")");
   }
 
   /// op run by a kernel of the device; nullopt sends it to the host.
@@ -118,41 +163,28 @@ class ShaderOps {
       largest = std::max(largest, bytes_of(input.meta));
     for (const uint32_t result : program.outputs)
       largest = std::max(largest, bytes_of({shape, program.instructions[result].dtype}));
-    return self().programs().runs(program, static_cast<uint64_t>(shape.num_elements()), largest);
+    return self().programs_.runs(program, static_cast<uint64_t>(shape.num_elements()), largest);
   }
 
   /// program over shape on inputs (runs_program holds): its outputs.
   Outputs run_program(const ir::Program& program, std::span<const Operand> inputs,
                       std::span<const Scalar> constants, const Shape& shape) {
-    using Range = std::remove_cvref_t<decltype(Backend::range_of(inputs[0].buffer))>;
     Outputs outputs;
     std::vector<Range> output_ranges;
     for (const uint32_t result : program.outputs) {
-      auto buffer = self().allocate({shape, program.instructions[result].dtype});
+      auto buffer = allocate({shape, program.instructions[result].dtype});
       output_ranges.push_back(buffer->range());
       outputs.push_back(std::move(buffer));
     }
     std::vector<Range> input_ranges;
     std::vector<Shape> input_shapes;
     for (const Operand& input : inputs) {
-      input_ranges.push_back(self().range_of(input.buffer));
+      input_ranges.push_back(range_of(input.buffer));
       input_shapes.push_back(input.meta.shape);
     }
-    self().programs().run(program, input_ranges, codegen::merged_dims(shape, input_shapes),
-                          output_ranges, constants, static_cast<uint64_t>(shape.num_elements()));
+    self().programs_.run(program, input_ranges, codegen::merged_dims(shape, input_shapes),
+                         output_ranges, constants, static_cast<uint64_t>(shape.num_elements()));
     return outputs;
-  }
-
- private:
-  Backend& self() { return static_cast<Backend&>(*this); }
-  const Backend& self() const { return static_cast<const Backend&>(*this); }
-
-  void check_dtype(const std::string& what, DType dtype) const {
-    if (self().supports_dtype(dtype)) return;
-    throw InvalidArgument(
-        "[" + what + "] device " + self().device_name() + " does not support dtype " +
-        std::string(dtype_name(dtype)) +
-        " (Device::supports_dtype says which it does: " + std::string(Backend::kDocs) + ")");
   }
 
   template <typename Op>
@@ -185,13 +217,20 @@ class ShaderOps {
   std::optional<Outputs> run(const ir::Matmul& /*matmul*/, const ir::Op& /*op*/,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
-    return self().run_matmul(inputs, outputs);
+    if (!self().matmul_.takes(inputs[0].meta, inputs[1].meta, outputs[0])) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    self().matmul_.run(range_of(inputs[0].buffer), range_of(inputs[1].buffer), out->range(),
+                       inputs[0].meta, inputs[1].meta, outputs[0]);
+    return Outputs{out};
   }
 
   std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& /*op*/,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
-    return self().run_reduce(reduce, inputs, outputs);
+    if (!self().reduce_.takes(reduce, inputs[0].meta)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    self().reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range());
+    return Outputs{out};
   }
 
   template <typename Op>
@@ -215,14 +254,14 @@ class ShaderOps {
     const ir::Program program =
         ir::lone_op_program(ir::Cast{input.meta.dtype}, {&as_output, 1}, output);
     const auto n = static_cast<uint64_t>(output.shape.num_elements());
-    if (!self().programs().runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
+    if (!self().programs_.runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
       return std::nullopt;
-    auto out = self().allocate(output);
+    auto out = allocate(output);
     const codegen::MergedDims dims =
         codegen::merge_dims(output.shape.dims(), {view.strides}, std::vector<int64_t>{view.offset});
-    const auto from = self().range_of(input.buffer);
-    const auto to = out->range();
-    self().programs().run(program, {&from, 1}, dims, {&to, 1}, {}, n);
+    const Range from = range_of(input.buffer);
+    const Range to = out->range();
+    self().programs_.run(program, {&from, 1}, dims, {&to, 1}, {}, n);
     return Outputs{out};
   }
 
