@@ -183,10 +183,6 @@ std::string Glsl::literal(double c) const {
   return compute_ == DType::F64 ? double_literal(c) : float_literal(static_cast<float>(c));
 }
 
-std::string Glsl::cast(const std::string& x) const {
-  return wrapped(std::string(type()) + "(" + x + ")");
-}
-
 std::string Glsl::rounded_to_odd(const std::string& x, DType /*from*/) const {
   return "float(" + x + ")";
 }
@@ -246,69 +242,20 @@ std::string Glsl::store(DType dtype, const std::string& value) const {
                         " elements");
 }
 
-Glsl::Value Glsl::constant(double c) const {
-  return define(literal(c));
+std::string Glsl::conditional(const std::string& condition, const std::string& then,
+                              const std::string& otherwise) const {
+  return condition + " ? " + then + " : " + otherwise;
 }
+
 Glsl::Value Glsl::lowest() const {
   if (integer()) unwritten("lowest");
   return define(compute_ == DType::F64 ? double_literal(std::numeric_limits<double>::lowest())
                                        : float_literal(std::numeric_limits<float>::lowest()));
 }
 
-Glsl::Value Glsl::add(const Value& a, const Value& b) const {
-  return define(wrapped(a + " + " + b));
-}
-Glsl::Value Glsl::sub(const Value& a, const Value& b) const {
-  return define(wrapped(a + " - " + b));
-}
-Glsl::Value Glsl::mul(const Value& a, const Value& b) const {
-  return define(wrapped(a + " * " + b));
-}
-Glsl::Value Glsl::div(const Value& a, const Value& b) const {
-  // Truncated; MIN / -1 wraps to MIN (the negation, wrapped) instead of overflowing.
-  if (integer() && is_signed_int(compute_))
-    return define(b + " == " + integer_literal(-1) + " ? " + wrapped("-" + a) + " : " + a + " / " +
-                  b);
-  return define(a + " / " + b);
-}
-Glsl::Value Glsl::mul_add(const Value& a, const Value& b, const Value& c) const {
-  if (integer()) unwritten("mul_add");
-  return define("fma(" + a + ", " + b + ", " + c + ")");
-}
-Glsl::Value Glsl::min(const Value& a, const Value& b) const {
-  return define(b + " < " + a + " ? " + b + " : " + a);
-}
-Glsl::Value Glsl::max(const Value& a, const Value& b) const {
-  return define(a + " < " + b + " ? " + b + " : " + a);
-}
 Glsl::Value Glsl::pow(const Value& a, const Value& b) const {
   if (!integer()) unwritten("pow");
   return define(wrapped("ember_ipow(" + a + ", " + b + ")"));
-}
-Glsl::Value Glsl::fmod(const Value& a, const Value& b) const {
-  if (!integer()) unwritten("fmod");
-  // The truncated remainder, a - (a / b) * b; MIN % -1 (which overflows) is 0.
-  if (is_signed_int(compute_))
-    return define(b + " == " + integer_literal(-1) + " ? " + integer_literal(0) + " : " +
-                  wrapped(a + " - (" + a + " / " + b + ") * " + b));
-  return define(a + " % " + b);
-}
-Glsl::Value Glsl::neg(const Value& x) const {
-  if (integer() && !is_signed_int(compute_)) return define(wrapped(integer_literal(0) + " - " + x));
-  return define(wrapped("-" + x));
-}
-Glsl::Value Glsl::abs(const Value& x) const {
-  if (integer()) {
-    if (!is_signed_int(compute_)) return x;
-    return define(x + " < " + integer_literal(0) + " ? " + wrapped("-" + x) + " : " + x);
-  }
-  return define("abs(" + x + ")");
-}
-Glsl::Value Glsl::call(formula::Primitive primitive, std::string_view function,
-                       const Value& x) const {
-  if (integer() || !glsl_primitives(compute_).test(static_cast<std::size_t>(primitive)))
-    unwritten(function);
-  return define(std::string(function) + "(" + x + ")");
 }
 
 std::string Glsl::comparand(const Value& x) const {
@@ -318,10 +265,6 @@ std::string Glsl::comparand(const Value& x) const {
 Glsl::Mask Glsl::is_nan(const Value& x) const {
   if (integer()) return define_mask("false");
   return define_mask("isnan(" + x + ")");
-}
-Glsl::Value Glsl::select(const Mask& m, const Value& a, const Value& b) const {
-  const std::string expression = m + " ? " + a + " : " + b;
-  return is_mask(a) && is_mask(b) ? define_mask(expression) : define(expression);
 }
 
 }  // namespace ember::codegen

@@ -38,11 +38,6 @@ struct GlslFeatures {
   bool storage16 = false;  ///< 16-bit elements in buffers: f16, i16, u16
 };
 
-/// The formulas.h primitives the GLSL target writes on compute (F32 or F64): the IEEE arithmetic,
-/// min, max, mul_add, rounding, the comparisons, masks and select on both; exp, log, sin, cos,
-/// tan and tanh on F32 only.
-formula::Primitives glsl_primitives(DType compute);
-
 class Glsl : public ShaderTarget<Glsl> {
  public:
   using Value = std::string;  ///< a variable of the compute type
@@ -67,8 +62,6 @@ class Glsl : public ShaderTarget<Glsl> {
   std::string literal(double c) const;
   /// The literal of the integer v as an element of the compute type holds it (wrapped).
   std::string integer_literal(int64_t v) const;
-  /// x converted to the compute type (wrapped to 8 or 16 bits for those dtypes).
-  std::string cast(const std::string& x) const;
   /// The float of x, an integer of from: float(x). Note: not rounded to odd as CUDA C does, as
   /// this target writes f16 (never bf16) results only, and every integer of 2^24 or more is
   /// infinite in f16 whatever the float's last bit.
@@ -78,21 +71,13 @@ class Glsl : public ShaderTarget<Glsl> {
   /// The expression writing value as an element of dtype's storage.
   std::string store(DType dtype, const std::string& value) const;
 
-  Value constant(double c) const;
+  /// The expression "condition ? then : otherwise" (lowering::conditional).
+  std::string conditional(const std::string& condition, const std::string& then,
+                          const std::string& otherwise) const;
+
   Value lowest() const;
-  Value add(const Value& a, const Value& b) const;
-  Value sub(const Value& a, const Value& b) const;
-  Value mul(const Value& a, const Value& b) const;
-  Value div(const Value& a, const Value& b) const;
-  Value mul_add(const Value& a, const Value& b, const Value& c) const;
-  Value min(const Value& a, const Value& b) const;
-  Value max(const Value& a, const Value& b) const;
   Value pow(const Value& a, const Value& b) const;
-  Value fmod(const Value& a, const Value& b) const;
-  Value neg(const Value& x) const;
-  Value abs(const Value& x) const;
   Mask is_nan(const Value& x) const;
-  Value select(const Mask& m, const Value& a, const Value& b) const;
 
  private:
   friend class ShaderTarget<Glsl>;
@@ -108,8 +93,6 @@ class Glsl : public ShaderTarget<Glsl> {
   [[noreturn]] void unwritten(std::string_view primitive) const;
   /// x as an operand of a comparison (a mask as uint 0 or 1).
   std::string comparand(const Value& x) const;
-  /// A float primitive spelled as the GLSL function of that name, where glsl_primitives has it.
-  Value call(formula::Primitive primitive, std::string_view function, const Value& x) const;
 
   DType compute_;
   Statements statements_;

@@ -78,11 +78,6 @@ std::string Wgsl::conditional(const std::string& condition, const std::string& t
   return "select(" + otherwise + ", " + then + ", " + condition + ")";
 }
 
-Wgsl::Value Wgsl::choose(const std::string& condition, const std::string& then,
-                         const std::string& otherwise) const {
-  return define(conditional(condition, then, otherwise));
-}
-
 std::string Wgsl::wrapped(const std::string& expression) const {
   if (!integer() || dtype_size(compute_) > 2) return expression;
   return "extractBits(" + expression + ", 0u, " + std::to_string(dtype_size(compute_) * 8) + "u)";
@@ -107,10 +102,6 @@ std::string Wgsl::literal(double c) const {
     return integer_literal(static_cast<int64_t>(c));
   }
   return float_literal(static_cast<float>(c));
-}
-
-std::string Wgsl::cast(const std::string& x) const {
-  return wrapped(std::string(type()) + "(" + x + ")");
 }
 
 std::string Wgsl::rounded_to_odd(const std::string& x, DType /*from*/) const {
@@ -170,68 +161,15 @@ std::string Wgsl::store(DType dtype, const std::string& value) const {
                         " elements");
 }
 
-Wgsl::Value Wgsl::constant(double c) const {
-  return define(literal(c));
-}
 Wgsl::Value Wgsl::lowest() const {
   if (integer()) unwritten("lowest");
   return define(float_literal(std::numeric_limits<float>::lowest()));
 }
 
-Wgsl::Value Wgsl::add(const Value& a, const Value& b) const {
-  return define(wrapped(a + " + " + b));
-}
-Wgsl::Value Wgsl::sub(const Value& a, const Value& b) const {
-  return define(wrapped(a + " - " + b));
-}
-Wgsl::Value Wgsl::mul(const Value& a, const Value& b) const {
-  return define(wrapped(a + " * " + b));
-}
-Wgsl::Value Wgsl::div(const Value& a, const Value& b) const {
-  // Truncated; MIN / -1 wraps to MIN (the negation, wrapped).
-  if (integer() && is_signed_int(compute_))
-    return choose(b + " == " + integer_literal(-1), wrapped("-" + a), a + " / " + b);
-  return define(a + " / " + b);
-}
-Wgsl::Value Wgsl::mul_add(const Value& a, const Value& b, const Value& c) const {
-  if (integer()) unwritten("mul_add");
-  return define("fma(" + a + ", " + b + ", " + c + ")");
-}
-Wgsl::Value Wgsl::min(const Value& a, const Value& b) const {
-  return choose(b + " < " + a, b, a);
-}
-Wgsl::Value Wgsl::max(const Value& a, const Value& b) const {
-  return choose(a + " < " + b, b, a);
-}
 Wgsl::Value Wgsl::pow(const Value& a, const Value& b) const {
   if (!integer()) unwritten("pow");
   const std::string function = is_signed_int(compute_) ? "ember_ipow_i32" : "ember_ipow_u32";
   return define(wrapped(function + "(" + a + ", " + b + ")"));
-}
-Wgsl::Value Wgsl::fmod(const Value& a, const Value& b) const {
-  if (!integer()) unwritten("fmod");
-  // The truncated remainder (WGSL's %, as C's); MIN % -1 is 0.
-  if (is_signed_int(compute_))
-    return choose(b + " == " + integer_literal(-1), integer_literal(0), a + " % " + b);
-  return define(a + " % " + b);
-}
-Wgsl::Value Wgsl::neg(const Value& x) const {
-  if (integer() && !is_signed_int(compute_)) return define(wrapped(integer_literal(0) + " - " + x));
-  return define(wrapped("-" + x));
-}
-Wgsl::Value Wgsl::abs(const Value& x) const {
-  if (integer()) {
-    if (!is_signed_int(compute_)) return x;
-    return choose(x + " < " + integer_literal(0), wrapped("-" + x), x);
-  }
-  return define("abs(" + x + ")");
-}
-Wgsl::Value Wgsl::call(formula::Primitive primitive, std::string_view function,
-                       const Value& x) const {
-  // WGSL's built-in functions are GLSL's, with its precision.
-  if (integer() || !glsl_primitives(compute_).test(static_cast<std::size_t>(primitive)))
-    unwritten(function);
-  return define(std::string(function) + "(" + x + ")");
 }
 
 std::string Wgsl::comparand(const Value& x) const {
@@ -242,10 +180,6 @@ Wgsl::Mask Wgsl::is_nan(const Value& x) const {
   if (integer()) return define_mask("false");
   // From the bits: a compiler may take x != x for false.
   return define_mask("(bitcast<u32>(" + x + ") & 0x7fffffffu) > 0x7f800000u");
-}
-Wgsl::Value Wgsl::select(const Mask& m, const Value& a, const Value& b) const {
-  const std::string expression = conditional(m, a, b);
-  return is_mask(a) && is_mask(b) ? define_mask(expression) : define(expression);
 }
 
 }  // namespace ember::codegen

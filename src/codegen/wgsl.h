@@ -53,8 +53,6 @@ class Wgsl : public ShaderTarget<Wgsl> {
   std::string literal(double c) const;
   /// The literal of the integer v as an element of the compute type holds it (wrapped).
   std::string integer_literal(int64_t v) const;
-  /// x converted to the compute type (wrapped to 8 or 16 bits for those dtypes).
-  std::string cast(const std::string& x) const;
   /// f32(x): as Glsl::rounded_to_odd, exact enough for the f16 results this target writes.
   std::string rounded_to_odd(const std::string& x, DType from) const;
   /// A new let holding the element of dtype whose storage element is element (a u32 of its bits,
@@ -69,21 +67,9 @@ class Wgsl : public ShaderTarget<Wgsl> {
   std::string conditional(const std::string& condition, const std::string& then,
                           const std::string& otherwise) const;
 
-  Value constant(double c) const;
   Value lowest() const;
-  Value add(const Value& a, const Value& b) const;
-  Value sub(const Value& a, const Value& b) const;
-  Value mul(const Value& a, const Value& b) const;
-  Value div(const Value& a, const Value& b) const;
-  Value mul_add(const Value& a, const Value& b, const Value& c) const;
-  Value min(const Value& a, const Value& b) const;
-  Value max(const Value& a, const Value& b) const;
   Value pow(const Value& a, const Value& b) const;
-  Value fmod(const Value& a, const Value& b) const;
-  Value neg(const Value& x) const;
-  Value abs(const Value& x) const;
   Mask is_nan(const Value& x) const;
-  Value select(const Mask& m, const Value& a, const Value& b) const;
 
  private:
   friend class ShaderTarget<Wgsl>;
@@ -96,10 +82,6 @@ class Wgsl : public ShaderTarget<Wgsl> {
   std::string wrapped(const std::string& expression) const;
   [[noreturn]] void unwritten(std::string_view primitive) const;
   std::string comparand(const Value& x) const;
-  Value call(formula::Primitive primitive, std::string_view function, const Value& x) const;
-  /// A let of conditional(condition, then, otherwise).
-  Value choose(const std::string& condition, const std::string& then,
-               const std::string& otherwise) const;
 
   DType compute_;
   Statements statements_;
