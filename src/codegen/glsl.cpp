@@ -14,25 +14,19 @@
 namespace ember::codegen {
 namespace {
 
-std::string hex32(uint32_t bits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08xu", bits);
-  return text;
-}
-
 /// The exact GLSL expression of a float: from its bits.
 std::string float_literal(float v) {
   uint32_t bits = 0;
   std::memcpy(&bits, &v, sizeof bits);
-  return "uintBitsToFloat(" + hex32(bits) + ")";
+  return "uintBitsToFloat(" + hex_word(bits) + ")";
 }
 
 /// The exact GLSL expression of a double: from its two words.
 std::string double_literal(double v) {
   uint64_t bits = 0;
   std::memcpy(&bits, &v, sizeof bits);
-  return "packDouble2x32(uvec2(" + hex32(static_cast<uint32_t>(bits)) + ", " +
-         hex32(static_cast<uint32_t>(bits >> 32)) + "))";
+  return "packDouble2x32(uvec2(" + hex_word(static_cast<uint32_t>(bits)) + ", " +
+         hex_word(static_cast<uint32_t>(bits >> 32)) + "))";
 }
 
 /// v as an element of the integer dtype holds it (wrapped, C++'s conversion), as int64.

@@ -15,6 +15,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -22,6 +24,14 @@
 #include "ir/formulas.h"
 
 namespace ember::codegen {
+
+/// bits as the shading languages' hexadecimal u32 literal ("0x3f800000u"): their float constants
+/// are written from their bits, exact.
+inline std::string hex_word(uint32_t bits) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08xu", bits);
+  return text;
+}
 
 /// The formulas.h primitives the GLSL and WGSL targets write on compute (F32 or F64): the IEEE
 /// arithmetic, min, max, mul_add, rounding, the comparisons, masks and select on both; exp, log,

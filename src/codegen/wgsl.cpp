@@ -2,10 +2,9 @@
 // element of each dtype is read from and written to a storage buffer.
 #include "codegen/wgsl.h"
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -16,17 +15,9 @@
 namespace ember::codegen {
 namespace {
 
-std::string hex32(uint32_t bits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08xu", bits);
-  return text;
-}
-
 /// The exact WGSL expression of a float: from its bits.
 std::string float_literal(float v) {
-  uint32_t bits = 0;
-  std::memcpy(&bits, &v, sizeof bits);
-  return "bitcast<f32>(" + hex32(bits) + ")";
+  return "bitcast<f32>(" + hex_word(std::bit_cast<uint32_t>(v)) + ")";
 }
 
 /// The bits of the element (of the compute type's width) whose value is v, wrapped, read back as
