@@ -126,6 +126,24 @@ class ShaderBackend : public backend::Backend {
   void end_persistent_allocations() noexcept override { self().memory_->set_persistent(false); }
 
  protected:
+  /// The reduce kernels' scratch: scratch(bytes, &range) gives a buffer of bytes (range: where it
+  /// lies), held while the returned pointer lives.
+  auto scratch() {
+    return [this](uint64_t bytes, Range* range) {
+      auto buffer = allocate(static_cast<std::size_t>(bytes));
+      *range = buffer->range();
+      return std::shared_ptr<const void>(std::move(buffer));
+    };
+  }
+  /// Waits for the queue at the backend's end; a poisoned device has nothing left to wait for.
+  void finish() noexcept {
+    try {
+      self().stream_->sync();
+    } catch (...) {
+      // A poisoned device: nothing of its work is left to wait for.
+    }
+  }
+
   /// A new buffer of bytes in the pools.
   std::shared_ptr<Buffer> allocate(std::size_t bytes) {
     return std::make_shared<Buffer>(self().memory_, *self().pages_, bytes);

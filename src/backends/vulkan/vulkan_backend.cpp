@@ -37,20 +37,9 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         kernels_(context_),
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
-        reduce_(context_->features(), kernels_, *stream_,
-                [this](uint64_t bytes, BufferRange* range) {
-                  auto buffer = allocate(static_cast<std::size_t>(bytes));
-                  *range = buffer->range();
-                  return std::shared_ptr<const void>(std::move(buffer));
-                }) {}
+        reduce_(context_->features(), kernels_, *stream_, scratch()) {}
 
-  ~VulkanBackend() override {
-    try {
-      stream_->sync();
-    } catch (...) {
-      // A poisoned device: nothing of its work is left to wait for.
-    }
-  }
+  ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
   VulkanBackend& operator=(const VulkanBackend&) = delete;
 

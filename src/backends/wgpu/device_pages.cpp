@@ -1,14 +1,13 @@
 #include "backends/wgpu/device_pages.h"
 
 #include <new>
+#include <optional>
 #include <string>
 
 #include "ember/error.h"
 
 namespace ember::wgpu {
 namespace {
-
-constexpr uintptr_t kPageSpacing = uintptr_t{1} << 16;
 
 void on_memory_scope(WGPUPopErrorScopeStatus /*status*/, WGPUErrorType type,
                      WGPUStringView /*message*/, void* failed, void* /*unused*/) {
@@ -20,7 +19,7 @@ void on_memory_scope(WGPUPopErrorScopeStatus /*status*/, WGPUErrorType type,
 DevicePages::DevicePages(std::shared_ptr<Context> context) : context_(std::move(context)) {}
 
 DevicePages::~DevicePages() {
-  for (const auto& [address, page] : pages_)
+  for (const Page& page : pages_.all())
     wgpuBufferRelease(page.buffer);
 }
 
@@ -43,33 +42,17 @@ std::byte* DevicePages::take(std::size_t bytes, std::size_t /*alignment*/) {
     if (buffer != nullptr) wgpuBufferRelease(buffer);
     throw std::bad_alloc();
   }
-  const std::lock_guard lock(mutex_);
-  const uintptr_t address = next_;
-  next_ += (bytes + 2 * kPageSpacing - 1) / kPageSpacing * kPageSpacing;
-  pages_.emplace(address, Page{buffer, bytes});
-  return reinterpret_cast<std::byte*>(address);
+  return pages_.add(Page{buffer, bytes});
 }
 
 void DevicePages::give_back(std::byte* block, std::size_t /*bytes*/,
                             std::size_t /*alignment*/) noexcept {
-  const std::lock_guard lock(mutex_);
-  const auto found = pages_.find(reinterpret_cast<uintptr_t>(block));
-  if (found == pages_.end()) return;
-  wgpuBufferRelease(found->second.buffer);
-  pages_.erase(found);
+  if (const std::optional<Page> page = pages_.remove(block)) wgpuBufferRelease(page->buffer);
 }
 
 BufferRange DevicePages::locate(const std::byte* address, std::size_t bytes) const {
-  const auto at = reinterpret_cast<uintptr_t>(address);
-  const std::lock_guard lock(mutex_);
-  auto found = pages_.upper_bound(at);
-  if (found == pages_.begin())
-    throw ExecutionError("[" + context_->name() + "] no page holds a buffer's address");
-  --found;
-  const uintptr_t offset = at - found->first;
-  if (offset + bytes > found->second.bytes)
-    throw ExecutionError("[" + context_->name() + "] a buffer lies outside its page");
-  return {found->second.buffer, offset, bytes};
+  const auto [page, offset] = pages_.find(address, bytes, context_->name());
+  return {page.buffer, offset, bytes};
 }
 
 }  // namespace ember::wgpu

@@ -1,19 +1,17 @@
-// DevicePages: the sliced pools' pages (backends/pools/page_source.h) as WebGPU storage buffers.
-// A WebGPU buffer has no address the pools could keep, so each page is given a made-up one (pages
-// 64 KiB apart at least, never 0), turned back into the page's buffer and an offset when a kernel
-// binds a slice or a copy reads it (locate). wgpu keeps a buffer alive while submitted work uses
-// it, so a page goes back at once.
+// DevicePages: the sliced pools' pages (backends/pools/page_source.h) as WebGPU storage buffers,
+// at made-up addresses (shader/page_addresses.h) turned back into a buffer and an offset when a
+// kernel binds a slice or a copy reads it (locate). wgpu keeps a buffer alive while submitted
+// work uses it, so a page goes back at once.
 #pragma once
 
 #include <webgpu.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 
 #include "backends/pools/page_source.h"
+#include "backends/shader/page_addresses.h"
 #include "backends/wgpu/wgpu_context.h"
 
 namespace ember::wgpu {
@@ -53,9 +51,7 @@ class DevicePages final : public pools::PageSource {
   };
 
   std::shared_ptr<Context> context_;
-  mutable std::mutex mutex_;
-  std::map<uintptr_t, Page> pages_;  ///< by made-up address
-  uintptr_t next_ = uintptr_t{1} << 40;
+  shader::PageAddresses<Page> pages_;
 };
 
 }  // namespace ember::wgpu

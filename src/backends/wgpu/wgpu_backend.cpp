@@ -36,19 +36,9 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         kernels_(context_),
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
-        reduce_(adapter, kernels_, *stream_, [this](uint64_t bytes, BufferRange* range) {
-          auto buffer = allocate(static_cast<std::size_t>(bytes));
-          *range = buffer->range();
-          return std::shared_ptr<const void>(std::move(buffer));
-        }) {}
+        reduce_(adapter, kernels_, *stream_, scratch()) {}
 
-  ~WgpuBackend() override {
-    try {
-      stream_->sync();
-    } catch (...) {
-      // A poisoned device: nothing of its work is left to wait for.
-    }
-  }
+  ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
   WgpuBackend& operator=(const WgpuBackend&) = delete;
 
