@@ -2,6 +2,7 @@
 
 #include <wgpu.h>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <vector>
