@@ -14,25 +14,19 @@
 namespace ember::codegen {
 namespace {
 
-std::string hex32(uint32_t bits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08xu", bits);
-  return text;
-}
-
 /// The exact GLSL expression of a float: from its bits.
 std::string float_literal(float v) {
   uint32_t bits = 0;
   std::memcpy(&bits, &v, sizeof bits);
-  return "uintBitsToFloat(" + hex32(bits) + ")";
+  return "uintBitsToFloat(" + hex_word(bits) + ")";
 }
 
 /// The exact GLSL expression of a double: from its two words.
 std::string double_literal(double v) {
   uint64_t bits = 0;
   std::memcpy(&bits, &v, sizeof bits);
-  return "packDouble2x32(uvec2(" + hex32(static_cast<uint32_t>(bits)) + ", " +
-         hex32(static_cast<uint32_t>(bits >> 32)) + "))";
+  return "packDouble2x32(uvec2(" + hex_word(static_cast<uint32_t>(bits)) + ", " +
+         hex_word(static_cast<uint32_t>(bits >> 32)) + "))";
 }
 
 /// v as an element of the integer dtype holds it (wrapped, C++'s conversion), as int64.
@@ -183,10 +177,6 @@ std::string Glsl::literal(double c) const {
   return compute_ == DType::F64 ? double_literal(c) : float_literal(static_cast<float>(c));
 }
 
-std::string Glsl::cast(const std::string& x) const {
-  return wrapped(std::string(type()) + "(" + x + ")");
-}
-
 std::string Glsl::rounded_to_odd(const std::string& x, DType /*from*/) const {
   return "float(" + x + ")";
 }
@@ -246,131 +236,22 @@ std::string Glsl::store(DType dtype, const std::string& value) const {
                         " elements");
 }
 
-Glsl::Value Glsl::constant(double c) const {
-  return define(literal(c));
+std::string Glsl::conditional(const std::string& condition, const std::string& then,
+                              const std::string& otherwise) const {
+  return condition + " ? " + then + " : " + otherwise;
 }
+
 Glsl::Value Glsl::lowest() const {
   if (integer()) unwritten("lowest");
   return define(compute_ == DType::F64 ? double_literal(std::numeric_limits<double>::lowest())
                                        : float_literal(std::numeric_limits<float>::lowest()));
 }
 
-Glsl::Value Glsl::add(const Value& a, const Value& b) const {
-  return define(wrapped(a + " + " + b));
-}
-Glsl::Value Glsl::sub(const Value& a, const Value& b) const {
-  return define(wrapped(a + " - " + b));
-}
-Glsl::Value Glsl::mul(const Value& a, const Value& b) const {
-  return define(wrapped(a + " * " + b));
-}
-Glsl::Value Glsl::div(const Value& a, const Value& b) const {
-  // Truncated; MIN / -1 wraps to MIN (the negation, wrapped) instead of overflowing.
-  if (integer() && is_signed_int(compute_))
-    return define(b + " == " + integer_literal(-1) + " ? " + wrapped("-" + a) + " : " + a + " / " +
-                  b);
-  return define(a + " / " + b);
-}
-Glsl::Value Glsl::mul_add(const Value& a, const Value& b, const Value& c) const {
-  if (integer()) unwritten("mul_add");
-  return define("fma(" + a + ", " + b + ", " + c + ")");
-}
-Glsl::Value Glsl::min(const Value& a, const Value& b) const {
-  return define(b + " < " + a + " ? " + b + " : " + a);
-}
-Glsl::Value Glsl::max(const Value& a, const Value& b) const {
-  return define(a + " < " + b + " ? " + b + " : " + a);
-}
 Glsl::Value Glsl::pow(const Value& a, const Value& b) const {
   if (!integer()) unwritten("pow");
   return define(wrapped("ember_ipow(" + a + ", " + b + ")"));
 }
-Glsl::Value Glsl::fmod(const Value& a, const Value& b) const {
-  if (!integer()) unwritten("fmod");
-  // The truncated remainder, a - (a / b) * b; MIN % -1 (which overflows) is 0.
-  if (is_signed_int(compute_))
-    return define(b + " == " + integer_literal(-1) + " ? " + integer_literal(0) + " : " +
-                  wrapped(a + " - (" + a + " / " + b + ") * " + b));
-  return define(a + " % " + b);
-}
-Glsl::Value Glsl::neg(const Value& x) const {
-  if (integer() && !is_signed_int(compute_)) return define(wrapped(integer_literal(0) + " - " + x));
-  return define(wrapped("-" + x));
-}
-Glsl::Value Glsl::abs(const Value& x) const {
-  if (integer()) {
-    if (!is_signed_int(compute_)) return x;
-    return define(x + " < " + integer_literal(0) + " ? " + wrapped("-" + x) + " : " + x);
-  }
-  return define("abs(" + x + ")");
-}
-Glsl::Value Glsl::call(formula::Primitive primitive, std::string_view function,
-                       const Value& x) const {
-  if (integer() || !glsl_primitives(compute_).test(static_cast<std::size_t>(primitive)))
-    unwritten(function);
-  return define(std::string(function) + "(" + x + ")");
-}
-Glsl::Value Glsl::sqrt(const Value& x) const {
-  return call(formula::Primitive::sqrt, "sqrt", x);
-}
-Glsl::Value Glsl::floor(const Value& x) const {
-  return call(formula::Primitive::floor, "floor", x);
-}
-Glsl::Value Glsl::ceil(const Value& x) const {
-  return call(formula::Primitive::ceil, "ceil", x);
-}
-Glsl::Value Glsl::round(const Value& x) const {
-  return call(formula::Primitive::round, "roundEven", x);
-}
-Glsl::Value Glsl::exp(const Value& x) const {
-  return call(formula::Primitive::exp, "exp", x);
-}
-Glsl::Value Glsl::expm1(const Value& /*x*/) const {
-  unwritten("expm1");
-}
-Glsl::Value Glsl::log(const Value& x) const {
-  return call(formula::Primitive::log, "log", x);
-}
-Glsl::Value Glsl::log1p(const Value& /*x*/) const {
-  unwritten("log1p");
-}
-Glsl::Value Glsl::sin(const Value& x) const {
-  return call(formula::Primitive::sin, "sin", x);
-}
-Glsl::Value Glsl::cos(const Value& x) const {
-  return call(formula::Primitive::cos, "cos", x);
-}
-Glsl::Value Glsl::tan(const Value& x) const {
-  return call(formula::Primitive::tan, "tan", x);
-}
-Glsl::Value Glsl::tanh(const Value& x) const {
-  return call(formula::Primitive::tanh, "tanh", x);
-}
-Glsl::Value Glsl::erf(const Value& /*x*/) const {
-  unwritten("erf");
-}
-Glsl::Value Glsl::erfc(const Value& /*x*/) const {
-  unwritten("erfc");
-}
 
-Glsl::Mask Glsl::lt(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " < " + comparand(b));
-}
-Glsl::Mask Glsl::le(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " <= " + comparand(b));
-}
-Glsl::Mask Glsl::gt(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " > " + comparand(b));
-}
-Glsl::Mask Glsl::ge(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " >= " + comparand(b));
-}
-Glsl::Mask Glsl::eq(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " == " + comparand(b));
-}
-Glsl::Mask Glsl::ne(const Value& a, const Value& b) const {
-  return define_mask(comparand(a) + " != " + comparand(b));
-}
 std::string Glsl::comparand(const Value& x) const {
   // GLSL orders no bools: a Bool compares as 0 or 1, as in C.
   return is_mask(x) ? "uint(" + x + ")" : x;
@@ -378,22 +259,6 @@ std::string Glsl::comparand(const Value& x) const {
 Glsl::Mask Glsl::is_nan(const Value& x) const {
   if (integer()) return define_mask("false");
   return define_mask("isnan(" + x + ")");
-}
-Glsl::Mask Glsl::mask_and(const Mask& a, const Mask& b) const {
-  return define_mask(a + " && " + b);
-}
-Glsl::Mask Glsl::mask_or(const Mask& a, const Mask& b) const {
-  return define_mask(a + " || " + b);
-}
-Glsl::Mask Glsl::mask_xor(const Mask& a, const Mask& b) const {
-  return define_mask(a + " != " + b);
-}
-Glsl::Mask Glsl::mask_not(const Mask& a) const {
-  return define_mask("!" + a);
-}
-Glsl::Value Glsl::select(const Mask& m, const Value& a, const Value& b) const {
-  const std::string expression = m + " ? " + a + " : " + b;
-  return is_mask(a) && is_mask(b) ? define_mask(expression) : define(expression);
 }
 
 }  // namespace ember::codegen

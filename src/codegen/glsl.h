@@ -23,6 +23,7 @@
 #include <string>
 #include <string_view>
 
+#include "codegen/shader_target.h"
 #include "codegen/statements.h"
 #include "ember/dtype.h"
 #include "ir/formulas.h"
@@ -37,12 +38,7 @@ struct GlslFeatures {
   bool storage16 = false;  ///< 16-bit elements in buffers: f16, i16, u16
 };
 
-/// The formulas.h primitives the GLSL target writes on compute (F32 or F64): the IEEE arithmetic,
-/// min, max, mul_add, rounding, the comparisons, masks and select on both; exp, log, sin, cos,
-/// tan and tanh on F32 only.
-formula::Primitives glsl_primitives(DType compute);
-
-class Glsl {
+class Glsl : public ShaderTarget<Glsl> {
  public:
   using Value = std::string;  ///< a variable of the compute type
   using Mask = std::string;   ///< a bool variable
@@ -66,8 +62,6 @@ class Glsl {
   std::string literal(double c) const;
   /// The literal of the integer v as an element of the compute type holds it (wrapped).
   std::string integer_literal(int64_t v) const;
-  /// x converted to the compute type (wrapped to 8 or 16 bits for those dtypes).
-  std::string cast(const std::string& x) const;
   /// The float of x, an integer of from: float(x). Note: not rounded to odd as CUDA C does, as
   /// this target writes f16 (never bf16) results only, and every integer of 2^24 or more is
   /// infinite in f16 whatever the float's last bit.
@@ -77,47 +71,19 @@ class Glsl {
   /// The expression writing value as an element of dtype's storage.
   std::string store(DType dtype, const std::string& value) const;
 
-  Value constant(double c) const;
+  /// The expression "condition ? then : otherwise" (lowering::conditional).
+  std::string conditional(const std::string& condition, const std::string& then,
+                          const std::string& otherwise) const;
+
   Value lowest() const;
-  Value add(const Value& a, const Value& b) const;
-  Value sub(const Value& a, const Value& b) const;
-  Value mul(const Value& a, const Value& b) const;
-  Value div(const Value& a, const Value& b) const;
-  Value mul_add(const Value& a, const Value& b, const Value& c) const;
-  Value min(const Value& a, const Value& b) const;
-  Value max(const Value& a, const Value& b) const;
   Value pow(const Value& a, const Value& b) const;
-  Value fmod(const Value& a, const Value& b) const;
-  Value neg(const Value& x) const;
-  Value abs(const Value& x) const;
-  Value sqrt(const Value& x) const;
-  Value floor(const Value& x) const;
-  Value ceil(const Value& x) const;
-  Value round(const Value& x) const;  ///< roundEven: half to even
-  Value exp(const Value& x) const;
-  Value expm1(const Value& x) const;
-  Value log(const Value& x) const;
-  Value log1p(const Value& x) const;
-  Value sin(const Value& x) const;
-  Value cos(const Value& x) const;
-  Value tan(const Value& x) const;
-  Value tanh(const Value& x) const;
-  Value erf(const Value& x) const;
-  Value erfc(const Value& x) const;
-  Mask lt(const Value& a, const Value& b) const;
-  Mask le(const Value& a, const Value& b) const;
-  Mask gt(const Value& a, const Value& b) const;
-  Mask ge(const Value& a, const Value& b) const;
-  Mask eq(const Value& a, const Value& b) const;
-  Mask ne(const Value& a, const Value& b) const;
   Mask is_nan(const Value& x) const;
-  Mask mask_and(const Mask& a, const Mask& b) const;
-  Mask mask_or(const Mask& a, const Mask& b) const;
-  Mask mask_xor(const Mask& a, const Mask& b) const;
-  Mask mask_not(const Mask& a) const;
-  Value select(const Mask& m, const Value& a, const Value& b) const;
 
  private:
+  friend class ShaderTarget<Glsl>;
+  /// round-half-to-even's name (ShaderTarget::round).
+  static constexpr std::string_view kRound = "roundEven";
+
   Glsl(DType compute, Statements statements);
 
   bool integer() const { return is_int(compute_); }
@@ -127,8 +93,6 @@ class Glsl {
   [[noreturn]] void unwritten(std::string_view primitive) const;
   /// x as an operand of a comparison (a mask as uint 0 or 1).
   std::string comparand(const Value& x) const;
-  /// A float primitive spelled as the GLSL function of that name, where glsl_primitives has it.
-  Value call(formula::Primitive primitive, std::string_view function, const Value& x) const;
 
   DType compute_;
   Statements statements_;

@@ -35,6 +35,17 @@ Target target_for(const Target& m, DType dtype) {
   return is_int(dtype) ? m.on(dtype) : m;
 }
 
+/// The expression "condition ? then : otherwise" on target t: C's and GLSL's ?: (nested to the
+/// right without parentheses), or the target's own spelling where it has one (WGSL's select).
+template <typename Target>
+std::string conditional(const Target& t, const std::string& condition, const std::string& then,
+                        const std::string& otherwise) {
+  if constexpr (requires { t.conditional(condition, then, otherwise); })
+    return t.conditional(condition, then, otherwise);
+  else
+    return condition + " ? " + then + " : " + otherwise;
+}
+
 /// x, a variable of from (a target on `from`'s values, as target_for gives it), converted to
 /// `to` as ember converts an element (detail::convert_element), a variable of to (target_for of
 /// `to`). Neither dtype is Bool, and they are not two float dtypes.
@@ -87,9 +98,10 @@ std::string convert(const Target& from, DType from_dtype, const Target& to, DTyp
                                (64 - 8 * dtype_size(to_dtype)))
           : to.integer_literal(static_cast<int64_t>(std::numeric_limits<uint64_t>::max() >>
                                                     (64 - 8 * dtype_size(to_dtype))));
-  return to.define(x + " != " + x + " ? " + to.integer_literal(0) + " : " + x +
-                   " <= " + bound(true) + " ? " + lowest + " : " + x + " >= " + bound(false) +
-                   " ? " + max + " : " + to.cast(x));
+  return to.define(
+      conditional(to, x + " != " + x, to.integer_literal(0),
+                  conditional(to, x + " <= " + bound(true), lowest,
+                              conditional(to, x + " >= " + bound(false), max, to.cast(x)))));
 }
 
 }  // namespace lowering

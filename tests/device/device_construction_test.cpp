@@ -38,15 +38,17 @@ TEST(DeviceSpec, NewWrapsADescriptorAndAsDispatchReturnsIt) {
 
 TEST(DeviceSpec, DefaultPicksTheFirstCompiledBackendInSpecOrder) {
   const ScopedEmberDevice unset(std::nullopt);
-  // Of the backends implemented so far, the spec's order is cuda (where a GPU is), vulkan (where
-  // a GPU is: never a CPU implementation such as lavapipe), cpu, libtorch, flex, ndarray.
+  // Of the backends implemented so far, the spec's order is cuda (where a GPU is), vulkan, webgpu
+  // and wgpu (where a GPU is: never a CPU implementation such as lavapipe), cpu, libtorch, flex,
+  // ndarray.
   const bool gpu = !Device::enumerate(DeviceType::Cuda).empty();
-  std::vector<Device> vulkan_gpus;
-  for (const Device& device : Device::enumerate(DeviceType::Vulkan))
-    if (std::get<WgpuDevice>(device.as_dispatch()).kind.type() != DeviceKind::Type::Cpu)
-      vulkan_gpus.push_back(device);
+  std::vector<Device> graphics_gpus;
+  for (const DeviceType& type : {DeviceType::Vulkan, DeviceType::WebGpu, DeviceType::Wgpu})
+    for (const Device& device : Device::enumerate(type))
+      if (std::get<WgpuDevice>(device.as_dispatch()).kind.type() != DeviceKind::Type::Cpu)
+        graphics_gpus.push_back(device);
   const Device expected = gpu                                                ? Device::cuda(0)
-                          : !vulkan_gpus.empty()                             ? vulkan_gpus[0]
+                          : !graphics_gpus.empty()                           ? graphics_gpus[0]
                           : backend::is_compiled(DeviceType::Kind::Cpu)      ? Device::cpu()
                           : backend::is_compiled(DeviceType::Kind::LibTorch) ? Device::libtorch()
                           : backend::is_compiled(DeviceType::Kind::Flex)     ? Device::flex()
@@ -75,9 +77,9 @@ TEST(DeviceSpec, DefaultWithMalformedEmberDeviceIsAClearError) {
 }
 
 TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOption) {
-  // CMake refuses every backend but ndarray, flex, cpu, cuda, vulkan, remote, libtorch and capture
-  // today (cmake/EmberOptions.cmake), so each of these factories must refuse; a backend that lands
-  // moves its line to a test of its own.
+  // CMake refuses every backend but ndarray, flex, cpu, cuda, vulkan, wgpu, webgpu, remote,
+  // libtorch and capture today (cmake/EmberOptions.cmake), so each of these factories must refuse;
+  // a backend that lands moves its line to a test of its own.
   struct Case {
     const char* factory;
     std::function<Device()> make;
@@ -85,9 +87,7 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
   };
   const Case cases[] = {
       {"rocm", [] { return Device::rocm(); }, "EMBER_BACKEND_ROCM"},
-      {"wgpu", [] { return Device::wgpu(DeviceKind::discrete_gpu(0)); }, "EMBER_BACKEND_WGPU"},
       {"metal", [] { return Device::metal(); }, "EMBER_BACKEND_METAL"},
-      {"webgpu", [] { return Device::webgpu(); }, "EMBER_BACKEND_WEBGPU"},
   };
   for (const Case& c : cases) {
     const std::string message = error_message<ConfigError>(c.make);
@@ -142,6 +142,17 @@ TEST(DeviceSpec, VulkanFactoryGivesTheVulkanDeviceOfTheKindOrNamesItsOption) {
       DeviceType::Kind::Vulkan, [] { return Device::vulkan(DeviceKind::integrated_gpu(1)); },
       WgpuDevice{WgpuDevice::Api::Vulkan, DeviceKind::integrated_gpu(1)}, "[Device::vulkan]",
       "EMBER_BACKEND_VULKAN");
+}
+
+TEST(DeviceSpec, WgpuAndWebGpuFactoriesGiveTheDeviceOfTheKindOrNameTheirOption) {
+  expect_device_or_option(
+      DeviceType::Kind::Wgpu, [] { return Device::wgpu(DeviceKind::discrete_gpu(0)); },
+      WgpuDevice{WgpuDevice::Api::Wgpu, DeviceKind::discrete_gpu(0)}, "[Device::wgpu]",
+      "EMBER_BACKEND_WGPU");
+  expect_device_or_option(
+      DeviceType::Kind::WebGpu, [] { return Device::webgpu(); },
+      WgpuDevice{WgpuDevice::Api::WebGpu, DeviceKind::default_device()}, "[Device::webgpu]",
+      "EMBER_BACKEND_WEBGPU");
 }
 
 TEST(DeviceSpec, CudaFactoryGivesTheCudaDeviceOrNamesItsOption) {

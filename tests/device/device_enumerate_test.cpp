@@ -52,9 +52,11 @@ TEST(DeviceSpec, EnumerateAllListsEveryLocalDevice) {
   // The GPUs come next (none on a machine without one: tests/cuda checks their enumeration).
   for (const Device& gpu : Device::enumerate(DeviceType::Cuda))
     expected.push_back(gpu);
-  // Then the Vulkan devices (lavapipe's vulkan:cpu where mesa-vulkan-drivers is installed).
-  for (const Device& device : Device::enumerate(DeviceType::Vulkan))
-    expected.push_back(device);
+  // Then the graphics APIs' devices in DeviceFilter::all()'s order (lavapipe's wgpu:cpu,
+  // vulkan:cpu and webgpu:cpu where mesa-vulkan-drivers is installed).
+  for (const DeviceType& type : {DeviceType::Wgpu, DeviceType::Vulkan, DeviceType::WebGpu})
+    for (const Device& device : Device::enumerate(type))
+      expected.push_back(device);
   if (backend::is_compiled(DeviceType::Kind::Flex)) expected.push_back(Device::flex());
   expected.push_back(Device::ndarray());
   // libtorch's, after: its CPU device, then a libtorch_cuda:i per GPU LibTorch's CUDA sees.

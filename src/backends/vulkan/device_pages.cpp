@@ -1,14 +1,13 @@
 #include "backends/vulkan/device_pages.h"
 
 #include <new>
+#include <optional>
 #include <utility>
 
 #include "ember/error.h"
 
 namespace ember::vulkan {
 namespace {
-
-constexpr uintptr_t kPageSpacing = uintptr_t{1} << 16;
 
 /// Whether result says the memory is not there: the pools then give their free pages back and
 /// try once more, and name the bytes when that fails too.
@@ -25,7 +24,7 @@ DevicePages::DevicePages(std::shared_ptr<Context> context, bool host_visible,
       before_give_back_(std::move(before_give_back)) {}
 
 DevicePages::~DevicePages() {
-  for (const auto& [address, page] : pages_)
+  for (const Page& page : pages_.all())
     destroy(page);
 }
 
@@ -72,11 +71,7 @@ std::byte* DevicePages::take(std::size_t bytes, std::size_t /*alignment*/) {
     destroy(page);
     throw;
   }
-  const std::lock_guard lock(mutex_);
-  const uintptr_t address = next_;
-  next_ += (bytes + 2 * kPageSpacing - 1) / kPageSpacing * kPageSpacing;
-  pages_.emplace(address, page);
-  return reinterpret_cast<std::byte*>(address);
+  return pages_.add(page);
 }
 
 void DevicePages::give_back(std::byte* block, std::size_t /*bytes*/,
@@ -86,15 +81,7 @@ void DevicePages::give_back(std::byte* block, std::size_t /*bytes*/,
   } catch (...) {
     // A poisoned device: nothing runs on it any more, so the page is free to go.
   }
-  Page page;
-  {
-    const std::lock_guard lock(mutex_);
-    const auto found = pages_.find(reinterpret_cast<uintptr_t>(block));
-    if (found == pages_.end()) return;
-    page = found->second;
-    pages_.erase(found);
-  }
-  destroy(page);
+  if (const std::optional<Page> page = pages_.remove(block)) destroy(*page);
 }
 
 void DevicePages::destroy(const Page& page) noexcept {
@@ -104,16 +91,7 @@ void DevicePages::destroy(const Page& page) noexcept {
 }
 
 BufferRange DevicePages::locate(const std::byte* address, std::size_t bytes) const {
-  const auto at = reinterpret_cast<uintptr_t>(address);
-  const std::lock_guard lock(mutex_);
-  auto found = pages_.upper_bound(at);
-  if (found == pages_.begin())
-    throw ExecutionError("[" + context_->name() + "] no page holds a buffer's address");
-  --found;
-  const Page& page = found->second;
-  const uintptr_t offset = at - found->first;
-  if (offset + bytes > page.bytes)
-    throw ExecutionError("[" + context_->name() + "] a buffer lies outside its page");
+  const auto [page, offset] = pages_.find(address, bytes, context_->name());
   return {page.buffer, offset, bytes, page.mapped != nullptr ? page.mapped + offset : nullptr};
 }
 

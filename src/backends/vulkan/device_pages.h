@@ -1,9 +1,8 @@
 // DevicePages: the sliced pools' pages (backends/pools/page_source.h) as Vulkan buffers, each
-// over memory of its own. Vulkan memory has no address the pools could keep, so each page is
-// given a made-up one in an address space of its own (pages 64 KiB apart at least, never 0), and
-// a slice's address is turned back into its page's buffer and an offset when a kernel binds it
-// (locate). The tensors' pages are device-local; the staging pages (uploads, downloads, kernel
-// parameters) host-visible, coherent and mapped for their whole life.
+// over memory of its own, at made-up addresses (shader/page_addresses.h: Vulkan memory has none
+// the pools could keep), a slice's turned back into its page's buffer and an offset when a kernel
+// binds it (locate). The tensors' pages are device-local; the staging pages (uploads, downloads,
+// kernel parameters) host-visible, coherent and mapped for their whole life.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -11,11 +10,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 
 #include "backends/pools/page_source.h"
+#include "backends/shader/page_addresses.h"
 #include "backends/vulkan/vulkan_context.h"
 
 namespace ember::vulkan {
@@ -59,9 +57,7 @@ class DevicePages final : public pools::PageSource {
   std::shared_ptr<Context> context_;
   bool host_visible_;
   std::function<void()> before_give_back_;
-  mutable std::mutex mutex_;
-  std::map<uintptr_t, Page> pages_;  ///< by made-up address
-  uintptr_t next_ = uintptr_t{1} << 40;
+  shader::PageAddresses<Page> pages_;
 };
 
 }  // namespace ember::vulkan

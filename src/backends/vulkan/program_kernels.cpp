@@ -51,13 +51,6 @@ bool ProgramKernels::runs(const ir::Program& program, uint64_t n, uint64_t bytes
 }
 
 void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange> inputs,
-                         std::span<const Shape> input_shapes, std::span<const BufferRange> outputs,
-                         std::span<const Scalar> constants, const Shape& shape) {
-  run(program, inputs, codegen::merged_dims(shape, input_shapes), outputs, constants,
-      static_cast<uint64_t>(shape.num_elements()));
-}
-
-void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange> inputs,
                          const codegen::MergedDims& dims, std::span<const BufferRange> outputs,
                          std::span<const Scalar> constants, uint64_t n) {
   if (n == 0) return;

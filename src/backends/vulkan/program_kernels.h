@@ -30,13 +30,10 @@ class ProgramKernels {
   /// bytes: the emitter writes it for this device, and every tensor fits one descriptor's range.
   /// Compiles its kernel on first use (kept in program.compiled).
   bool runs(const ir::Program& program, uint64_t n, uint64_t bytes);
-  /// Records program over shape: inputs[k] (program input k, broadcastable to shape), outputs[k]
-  /// (program output k, contiguous, of shape), the execution's constants. runs() holds.
-  void run(const ir::Program& program, std::span<const BufferRange> inputs,
-           std::span<const Shape> input_shapes, std::span<const BufferRange> outputs,
-           std::span<const Scalar> constants, const Shape& shape);
-  /// The same over n output elements whose inputs are read through dims (any strides and
-  /// offsets that stay inside them: a view's).
+  /// Records program over n output elements: inputs[k] (program input k) read through dims
+  /// (merged_dims of the output's and the inputs' shapes, or any strides and offsets that stay
+  /// inside them: a view's), outputs[k] (program output k, contiguous), the execution's
+  /// constants. runs() holds.
   void run(const ir::Program& program, std::span<const BufferRange> inputs,
            const codegen::MergedDims& dims, std::span<const BufferRange> outputs,
            std::span<const Scalar> constants, uint64_t n);

@@ -1,0 +1,308 @@
+// ShaderBackend: what the shader backends (vulkan, wgpu) share, written once. The routing of the
+// ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
+// buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
+// input's own dtype (its input read as a view, codegen/layout_views.h), matmul and reduce by the
+// backend's own kernels, and the host (ndarray's kernels) for every op without a kernel yet. And
+// the Backend overrides that are the same on both: execute, fusion_support, execute_fused, write,
+// read, sync, flush, the memory reports. A backend derives from
+// ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
+//   context_     shared_ptr to its context: check_usable(), name()
+//   stream_      shared_ptr to its command stream: upload(bytes, range), download(range, bytes),
+//                flush(), sync()
+//   pages_       shared_ptr to its Pages (locate(address, bytes) -> Range)
+//   memory_      shared_ptr to the pools' MemoryManager over them
+//   programs_    its ProgramKernels: runs(program, n, bytes), run(program, input ranges,
+//                MergedDims, output ranges, constants, n)
+//   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
+//   reduce_      takes(reduce, x), run(reduce, x, x_meta, out)
+//   kDocs        its page, for the errors ("docs/backends/vulkan.md")
+// and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/ndarray/run_on_host.h"
+#include "backends/pools/memory_manager.h"
+#include "backends/shader/pool_buffer.h"
+#include "codegen/kernel_dims.h"
+#include "codegen/layout_views.h"
+#include "ember/error.h"
+#include "ember/scalar.h"
+#include "fusion/op_by_op.h"
+#include "ir/fused_rows.h"
+#include "ir/program.h"
+
+namespace ember::shader {
+
+/// The bytes of a tensor of meta.
+inline uint64_t bytes_of(const ir::TensorMeta& meta) {
+  return static_cast<uint64_t>(meta.shape.num_elements()) * dtype_size(meta.dtype);
+}
+
+template <typename Derived, typename Pages, typename Range>
+class ShaderBackend : public backend::Backend {
+ public:
+  using Operand = backend::Operand;
+  using Outputs = backend::Outputs;
+  using Buffer = PoolBuffer<Pages, Range>;
+
+  /// op on a kernel of the device where one takes it, else on the host through ndarray's kernels.
+  /// InvalidArgument for a dtype the device does not support.
+  Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
+                  std::span<const ir::TensorMeta> outputs) override {
+    self().context_->check_usable();
+    for (const Operand& input : inputs)
+      check_dtype(ir::name(op), input.meta.dtype);
+    for (const ir::TensorMeta& output : outputs)
+      check_dtype(ir::name(op), output.dtype);
+    if (std::optional<Outputs> result = run_on_device(op, inputs, outputs))
+      return std::move(*result);
+    // A result the device cannot hold fails here, as the device's allocation (an ExecutionError
+    // naming the bytes and what the pools hold), before the host computes it; the slices go back
+    // to the pools, where the results' uploads find them.
+    for (const ir::TensorMeta& output : outputs)
+      allocate(output);
+    return ndarray::run_on_host(*this, op, inputs, outputs);
+  }
+
+  /// Every supported dtype (a program the emitter does not write for this device runs op by op),
+  /// the program kernels' rank.
+  backend::FusionSupport fusion_support() const override {
+    backend::FusionSupport support;
+    for (DType dtype : kAllDTypes)
+      if (supports_dtype(dtype)) support.dtypes.push_back(dtype);
+    support.max_rank = codegen::kProgramMaxRank;
+    support.runs_programs = true;
+    return support;
+  }
+
+  /// The program's kernel, or op by op where the emitter refuses it.
+  Outputs execute_fused(const ir::Program& program, std::span<const Operand> inputs,
+                        std::span<const Scalar> constants, const Shape& shape) override {
+    self().context_->check_usable();
+    if (!runs_program(program, inputs, shape))
+      return fusion::run_op_by_op(*this, program, inputs, constants, shape);
+    return run_program(program, inputs, constants, shape);
+  }
+
+  backend::BufferPtr write(const TensorData& data) override {
+    self().context_->check_usable();
+    check_dtype("write", data.dtype());
+    auto buffer = allocate(data.bytes().size());
+    self().stream_->upload(data.bytes(), buffer->range());
+    return buffer;
+  }
+
+  TensorData read(const Operand& operand) override {
+    self().context_->check_usable();
+    // Not zeroed first: the copy writes every byte.
+    TensorData data = TensorData::uninitialized(operand.meta.shape, operand.meta.dtype);
+    const std::span<std::byte> bytes = data.bytes_mut();
+    Range from = range_of(operand.buffer);
+    from.bytes = bytes.size();
+    self().stream_->download(from, bytes);
+    return data;
+  }
+
+  void sync() override { self().stream_->sync(); }
+  void flush() override { self().stream_->flush(); }
+
+  std::optional<std::vector<SlicedPoolReport>> memory_pool_report() const override {
+    return self().memory_->report();
+  }
+  std::optional<MemoryPoolUsage> memory_pool_usage() const override {
+    return self().memory_->usage();
+  }
+  void begin_persistent_allocations() override { self().memory_->set_persistent(true); }
+  void end_persistent_allocations() noexcept override { self().memory_->set_persistent(false); }
+
+ protected:
+  /// The reduce kernels' scratch: scratch(bytes, &range) gives a buffer of bytes (range: where it
+  /// lies), held while the returned pointer lives.
+  auto scratch() {
+    return [this](uint64_t bytes, Range* range) {
+      auto buffer = allocate(static_cast<std::size_t>(bytes));
+      *range = buffer->range();
+      return std::shared_ptr<const void>(std::move(buffer));
+    };
+  }
+  /// Waits for the queue at the backend's end; a poisoned device has nothing left to wait for.
+  void finish() noexcept {
+    try {
+      self().stream_->sync();
+    } catch (...) {
+      // A poisoned device: nothing of its work is left to wait for.
+    }
+  }
+
+  /// A new buffer of bytes in the pools.
+  std::shared_ptr<Buffer> allocate(std::size_t bytes) {
+    return std::make_shared<Buffer>(self().memory_, *self().pages_, bytes);
+  }
+  std::shared_ptr<Buffer> allocate(const ir::TensorMeta& meta) {
+    return allocate(static_cast<std::size_t>(bytes_of(meta)));
+  }
+  static const Range& range_of(const backend::BufferPtr& buffer) {
+    return static_cast<const Buffer&>(*buffer).range();
+  }
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+
+  void check_dtype(const std::string& what, DType dtype) const {
+    if (supports_dtype(dtype)) return;
+    throw InvalidArgument(
+        "[" + what + "] device " + self().context_->name() + " does not support dtype " +
+        std::string(dtype_name(dtype)) +
+        " (Device::supports_dtype says which it does: " + std::string(Derived::kDocs) + ")");
+  }
+
+  /// op run by a kernel of the device; nullopt sends it to the host.
+  std::optional<Outputs> run_on_device(const ir::Op& op, std::span<const Operand> inputs,
+                                       std::span<const ir::TensorMeta> outputs) {
+    return std::visit([&](const auto& o) { return run(o, op, inputs, outputs); }, op);
+  }
+
+  /// Whether the program kernels run program over shape on inputs.
+  bool runs_program(const ir::Program& program, std::span<const Operand> inputs,
+                    const Shape& shape) {
+    uint64_t largest = 0;
+    for (const Operand& input : inputs)
+      largest = std::max(largest, bytes_of(input.meta));
+    for (const uint32_t result : program.outputs)
+      largest = std::max(largest, bytes_of({shape, program.instructions[result].dtype}));
+    return self().programs_.runs(program, static_cast<uint64_t>(shape.num_elements()), largest);
+  }
+
+  /// program over shape on inputs (runs_program holds): its outputs.
+  Outputs run_program(const ir::Program& program, std::span<const Operand> inputs,
+                      std::span<const Scalar> constants, const Shape& shape) {
+    Outputs outputs;
+    std::vector<Range> output_ranges;
+    for (const uint32_t result : program.outputs) {
+      auto buffer = allocate({shape, program.instructions[result].dtype});
+      output_ranges.push_back(buffer->range());
+      outputs.push_back(std::move(buffer));
+    }
+    std::vector<Range> input_ranges;
+    std::vector<Shape> input_shapes;
+    for (const Operand& input : inputs) {
+      input_ranges.push_back(range_of(input.buffer));
+      input_shapes.push_back(input.meta.shape);
+    }
+    self().programs_.run(program, input_ranges, codegen::merged_dims(shape, input_shapes),
+                         output_ranges, constants, static_cast<uint64_t>(shape.num_elements()));
+    return outputs;
+  }
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Unary> || std::is_same_v<Op, ir::Binary> ||
+           std::is_same_v<Op, ir::BinaryScalar> || std::is_same_v<Op, ir::Compare> ||
+           std::is_same_v<Op, ir::CompareScalar> || std::is_same_v<Op, ir::Where> ||
+           std::is_same_v<Op, ir::MaskFill> || std::is_same_v<Op, ir::Cast> ||
+           std::is_same_v<Op, ir::Activation>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
+                                 std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    // A lone op runs as a program of one instruction (which also broadcasts).
+    std::vector<ir::TensorMeta> metas;
+    for (const Operand& input : inputs)
+      metas.push_back(input.meta);
+    const ir::Program program = ir::lone_op_program(op, metas, outputs[0]);
+    if (!runs_program(program, inputs, outputs[0].shape)) return std::nullopt;
+    std::vector<Scalar> constants;
+    if (const std::optional<Scalar> scalar = ir::scalar_of(op)) constants.push_back(*scalar);
+    return run_program(program, inputs, constants, outputs[0].shape);
+  }
+
+  std::optional<Outputs> run(const ir::Reshape& /*reshape*/, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> /*outputs*/) {
+    // Same bytes, row-major either way: buffers are never written once made.
+    return Outputs{inputs[0].buffer};
+  }
+
+  std::optional<Outputs> run(const ir::Matmul& /*matmul*/, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!self().matmul_.takes(inputs[0].meta, inputs[1].meta, outputs[0])) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    self().matmul_.run(range_of(inputs[0].buffer), range_of(inputs[1].buffer), out->range(),
+                       inputs[0].meta, inputs[1].meta, outputs[0]);
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!self().reduce_.takes(reduce, inputs[0].meta)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    self().reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range());
+    return Outputs{out};
+  }
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Permute> || std::is_same_v<Op, ir::Flip> ||
+           std::is_same_v<Op, ir::Expand> || std::is_same_v<Op, ir::Slice>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
+                                 std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    const std::optional<codegen::LayoutView> view =
+        codegen::layout_view(op, inputs[0].meta.shape, outputs[0].shape);
+    if (!view) return std::nullopt;
+    return copied_view(inputs[0], *view, outputs[0]);
+  }
+
+  /// output (of input's dtype) made of input's elements read through view; nullopt where the
+  /// program kernels do not take it (a dtype the device's kernels cannot hold, a tensor past one
+  /// binding's range).
+  std::optional<Outputs> copied_view(const Operand& input, const codegen::LayoutView& view,
+                                     const ir::TensorMeta& output) {
+    const ir::TensorMeta as_output{output.shape, input.meta.dtype};
+    const ir::Program program =
+        ir::lone_op_program(ir::Cast{input.meta.dtype}, {&as_output, 1}, output);
+    const auto n = static_cast<uint64_t>(output.shape.num_elements());
+    if (!self().programs_.runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
+      return std::nullopt;
+    auto out = allocate(output);
+    const codegen::MergedDims dims =
+        codegen::merge_dims(output.shape.dims(), {view.strides}, std::vector<int64_t>{view.offset});
+    const Range from = range_of(input.buffer);
+    const Range to = out->range();
+    self().programs_.run(program, {&from, 1}, dims, {&to, 1}, {}, n);
+    return Outputs{out};
+  }
+
+  /// The ops without a kernel here yet: ndarray's kernels on the host.
+  template <typename Op>
+  requires(
+      std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
+      std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
+      std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
+      std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+      std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
+      std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
+      std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+      std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+      std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                                     std::span<const Operand> /*inputs*/,
+                                                     std::span<const ir::TensorMeta> /*outputs*/) {
+    return std::nullopt;
+  }
+};
+
+}  // namespace ember::shader

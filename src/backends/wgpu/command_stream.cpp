@@ -1,0 +1,164 @@
+#include "backends/wgpu/command_stream.h"
+
+#include <wgpu.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ember/error.h"
+
+namespace ember::wgpu {
+namespace {
+
+/// Commands recorded before the batch is submitted without being asked.
+constexpr int kBatch = 64;
+
+void on_mapped(WGPUMapAsyncStatus status, WGPUStringView /*message*/, void* result,
+               void* /*unused*/) {
+  *static_cast<int*>(result) = status == WGPUMapAsyncStatus_Success ? 1 : -1;
+}
+
+}  // namespace
+
+CommandStream::CommandStream(std::shared_ptr<Context> context) : context_(std::move(context)) {}
+
+CommandStream::~CommandStream() {
+  if (encoder_ != nullptr) wgpuCommandEncoderRelease(encoder_);
+  if (staging_ != nullptr) wgpuBufferRelease(staging_);
+}
+
+WGPUCommandEncoder CommandStream::encoder() {
+  context_->check_usable();
+  if (encoder_ == nullptr) encoder_ = wgpuDeviceCreateCommandEncoder(context_->device(), nullptr);
+  return encoder_;
+}
+
+void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> parameters,
+                             std::span<const BufferRange> tensors, uint32_t groups_x,
+                             uint32_t groups_y, uint32_t groups_z) {
+  const WGPUCommandEncoder recording = encoder();
+  WGPUBufferDescriptor descriptor = WGPU_BUFFER_DESCRIPTOR_INIT;
+  descriptor.usage = WGPUBufferUsage_Storage;
+  descriptor.size = padded(std::max<uint64_t>(parameters.size(), 4));
+  descriptor.mappedAtCreation = true;
+  const WGPUBuffer block = wgpuDeviceCreateBuffer(context_->device(), &descriptor);
+  std::memcpy(wgpuBufferGetMappedRange(block, 0, descriptor.size), parameters.data(),
+              parameters.size());
+  wgpuBufferUnmap(block);
+  std::vector<WGPUBindGroupEntry> entries(tensors.size() + 1, WGPU_BIND_GROUP_ENTRY_INIT);
+  entries[0].binding = 0;
+  entries[0].buffer = block;
+  entries[0].size = descriptor.size;
+  for (std::size_t k = 0; k < tensors.size(); ++k) {
+    entries[k + 1].binding = static_cast<uint32_t>(k + 1);
+    entries[k + 1].buffer = tensors[k].buffer;
+    entries[k + 1].offset = tensors[k].offset;
+    entries[k + 1].size = padded(tensors[k].bytes);
+  }
+  WGPUBindGroupDescriptor group = WGPU_BIND_GROUP_DESCRIPTOR_INIT;
+  group.layout = kernel.layout;
+  group.entryCount = entries.size();
+  group.entries = entries.data();
+  const WGPUBindGroup bindings = wgpuDeviceCreateBindGroup(context_->device(), &group);
+  const WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(recording, nullptr);
+  wgpuComputePassEncoderSetPipeline(pass, kernel.pipeline);
+  wgpuComputePassEncoderSetBindGroup(pass, 0, bindings, 0, nullptr);
+  wgpuComputePassEncoderDispatchWorkgroups(pass, groups_x, groups_y, groups_z);
+  wgpuComputePassEncoderEnd(pass);
+  wgpuComputePassEncoderRelease(pass);
+  // wgpu keeps what recorded work uses alive until it has run.
+  wgpuBindGroupRelease(bindings);
+  wgpuBufferRelease(block);
+  if (++commands_ >= kBatch) flush();
+}
+
+void CommandStream::fill_zero(const BufferRange& range) {
+  wgpuCommandEncoderClearBuffer(encoder(), range.buffer, range.offset, padded(range.bytes));
+  if (++commands_ >= kBatch) flush();
+}
+
+void CommandStream::upload(std::span<const std::byte> bytes, const BufferRange& range) {
+  flush();
+  if (bytes.empty()) return;
+  if (bytes.size() % 4 == 0) {
+    wgpuQueueWriteBuffer(context_->queue(), range.buffer, range.offset, bytes.data(), bytes.size());
+  } else {
+    // Writes are whole words: the slice's padding takes the rest.
+    std::vector<std::byte> words(padded(bytes.size()));
+    std::memcpy(words.data(), bytes.data(), bytes.size());
+    wgpuQueueWriteBuffer(context_->queue(), range.buffer, range.offset, words.data(), words.size());
+  }
+  context_->check_usable();
+}
+
+WGPUBuffer CommandStream::staging(uint64_t bytes) {
+  if (staging_bytes_ >= bytes) return staging_;
+  if (staging_ != nullptr) wgpuBufferRelease(staging_);
+  WGPUBufferDescriptor descriptor = WGPU_BUFFER_DESCRIPTOR_INIT;
+  descriptor.usage = WGPUBufferUsage_MapRead | WGPUBufferUsage_CopyDst;
+  descriptor.size = bytes;
+  staging_ = wgpuDeviceCreateBuffer(context_->device(), &descriptor);
+  staging_bytes_ = bytes;
+  return staging_;
+}
+
+void CommandStream::download(const BufferRange& range, std::span<std::byte> out) {
+  if (out.empty()) {
+    sync();
+    return;
+  }
+  const uint64_t bytes = padded(out.size());
+  const WGPUBuffer target = staging(bytes);
+  copy_to_readable(range.buffer, range.offset, target, bytes);
+  read_mapped(target, out);
+}
+
+void CommandStream::copy_to_readable(WGPUBuffer source, uint64_t offset, WGPUBuffer target,
+                                     uint64_t bytes) {
+  wgpuCommandEncoderCopyBufferToBuffer(encoder(), source, offset, target, 0, bytes);
+  ++commands_;
+  flush();
+}
+
+void CommandStream::read_mapped(WGPUBuffer target, std::span<std::byte> out) {
+  const uint64_t bytes = padded(out.size());
+  int mapped = 0;
+  WGPUBufferMapCallbackInfo callback = WGPU_BUFFER_MAP_CALLBACK_INFO_INIT;
+  callback.mode = WGPUCallbackMode_AllowSpontaneous;
+  callback.callback = on_mapped;
+  callback.userdata1 = &mapped;
+  wgpuBufferMapAsync(target, WGPUMapMode_Read, 0, bytes, callback);
+  while (mapped == 0 && !context_->poisoned())
+    wgpuDevicePoll(context_->device(), true, nullptr);
+  context_->check_usable();
+  if (mapped < 0)
+    throw ExecutionError("[" + context_->name() + "] reading a tensor back failed (map)");
+  std::memcpy(out.data(), wgpuBufferGetConstMappedRange(target, 0, bytes), out.size());
+  wgpuBufferUnmap(target);
+}
+
+void CommandStream::flush() {
+  if (encoder_ == nullptr) return;
+  const WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder_, nullptr);
+  wgpuCommandEncoderRelease(encoder_);
+  encoder_ = nullptr;
+  commands_ = 0;
+  // An invalid command (reported at Finish, through the error callback) poisons the context;
+  // its batch is not submitted, as wgpu-native aborts the process on an invalid submission.
+  if (context_->poisoned()) {
+    wgpuCommandBufferRelease(commands);
+    context_->check_usable();
+  }
+  wgpuQueueSubmit(context_->queue(), 1, &commands);
+  wgpuCommandBufferRelease(commands);
+  context_->check_usable();
+}
+
+void CommandStream::sync() {
+  flush();
+  context_->wait();
+}
+
+}  // namespace ember::wgpu

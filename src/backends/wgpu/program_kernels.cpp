@@ -1,0 +1,62 @@
+#include "backends/wgpu/program_kernels.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "codegen/glsl_program.h"
+#include "codegen/wgsl_program.h"
+
+namespace ember::wgpu {
+namespace {
+
+/// A program's compiled form on this device (ir::CompiledForm).
+struct Compiled {
+  const Kernel* kernel = nullptr;
+};
+
+}  // namespace
+
+ProgramKernels::ProgramKernels(const Adapter& adapter, KernelCache& kernels, CommandStream& stream)
+    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
+      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
+      kernels_(kernels),
+      stream_(stream) {}
+
+const Kernel* ProgramKernels::kernel_of(const ir::Program& program) {
+  const Compiled* compiled = program.compiled.get<Compiled>([&] {
+    auto made = std::make_shared<Compiled>();
+    if (codegen::wgsl_program_refusal(program).empty())
+      made->kernel = &kernels_.kernel(codegen::wgsl_program_kernel(program));
+    return made;
+  });
+  return compiled->kernel;
+}
+
+bool ProgramKernels::runs(const ir::Program& program, uint64_t n, uint64_t bytes) {
+  // The kernels index in 32 bits, and a tensor is bound as one range.
+  if (n >= (uint64_t{1} << 31) || padded(bytes) > max_binding_) return false;
+  return kernel_of(program) != nullptr;
+}
+
+void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange> inputs,
+                         const codegen::MergedDims& dims, std::span<const BufferRange> outputs,
+                         std::span<const Scalar> constants, uint64_t n) {
+  if (n == 0) return;
+  const Kernel& kernel = *kernel_of(program);
+  // The parameter block is the GLSL kernels' (wgsl_program.h); the features only decide its
+  // double scalars, which no WGSL kernel has.
+  const std::vector<uint32_t> words =
+      codegen::glsl_program_parameters(program, codegen::GlslFeatures{}, dims, n, constants);
+  // Elements of 1 or 2 bytes are or-ed into their words: the words start at zero.
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    if (dtype_size(program.instructions[program.outputs[k]].dtype) < 4)
+      stream_.fill_zero(outputs[k]);
+  std::vector<BufferRange> tensors(inputs.begin(), inputs.end());
+  tensors.insert(tensors.end(), outputs.begin(), outputs.end());
+  const uint64_t groups = (n + codegen::kWgslWorkgroupSize - 1) / codegen::kWgslWorkgroupSize;
+  stream_.dispatch(kernel, std::as_bytes(std::span(words)), tensors,
+                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+}
+
+}  // namespace ember::wgpu

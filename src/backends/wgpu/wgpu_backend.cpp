@@ -1,0 +1,98 @@
+#include "backends/wgpu/wgpu_backend.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "backends/pools/memory_manager.h"
+#include "backends/shader/shader_backend.h"
+#include "backends/wgpu/command_stream.h"
+#include "backends/wgpu/device_pages.h"
+#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/matmul_kernel.h"
+#include "backends/wgpu/program_kernels.h"
+#include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/timestamps.h"
+#include "ember/error.h"
+#include "fusion/fusion_backend.h"
+#include "ir/program.h"
+
+namespace ember::wgpu {
+namespace {
+
+class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages, BufferRange> {
+ public:
+  WgpuBackend(const Adapter& adapter, const std::string& name)
+      : context_(std::make_shared<Context>(adapter, name)),
+        stream_(std::make_shared<CommandStream>(context_)),
+        pages_(std::make_shared<DevicePages>(context_)),
+        memory_(std::make_shared<pools::MemoryManager>(pages_, name)),
+        kernels_(context_),
+        programs_(adapter, kernels_, *stream_),
+        matmul_(adapter, kernels_, *stream_),
+        reduce_(adapter, kernels_, *stream_, scratch()) {}
+
+  ~WgpuBackend() override { finish(); }
+  WgpuBackend(const WgpuBackend&) = delete;
+  WgpuBackend& operator=(const WgpuBackend&) = delete;
+
+  std::string name() const override { return "wgpu"; }
+  std::string description() const override { return describe(context_->adapter()); }
+  bool supports_dtype(DType dtype) const override { return computes_in(dtype); }
+
+  std::shared_ptr<backend::DeviceTimestamp> record_timestamp() override {
+    context_->check_usable();
+    // Without timestamp queries, profile uses the host clock between two syncs.
+    if (!context_->adapter().timestamps) return nullptr;
+    return wgpu::record_timestamp(stream_, context_);
+  }
+
+  void memory_cleanup() override {
+    stream_->sync();
+    memory_->cleanup();
+  }
+
+ private:
+  static std::string describe(const Adapter& adapter) {
+    std::string text =
+        adapter.name + " (WebGPU through wgpu-native over " + adapter.backend + "; dtypes:";
+    for (DType dtype : kAllDTypes)
+      if (computes_in(dtype)) text += " " + std::string(dtype_name(dtype));
+    return text + (adapter.timestamps ? "; timestamps)" : "; no timestamps)");
+  }
+
+  // ---- what ShaderBackend reads (backends/shader/shader_backend.h) ----
+  friend class shader::ShaderBackend<WgpuBackend, DevicePages, BufferRange>;
+  static constexpr std::string_view kDocs = "docs/backends/wgpu.md";
+
+  std::shared_ptr<Context> context_;
+  std::shared_ptr<CommandStream> stream_;
+  std::shared_ptr<DevicePages> pages_;
+  std::shared_ptr<pools::MemoryManager> memory_;
+  KernelCache kernels_;
+  ProgramKernels programs_;
+  MatmulKernel matmul_;
+  ReduceKernel reduce_;
+};
+
+}  // namespace
+
+bool computes_in(DType dtype) {
+  // WGSL computes in none of bf16, f64, i64, u64. The last three are stored and computed on the
+  // host, exact (autodiff's f64 gradients and the integer indices need them); bf16, the spec's
+  // example of a dtype a GPU stores but does not compute, is reported as such, as on vulkan.
+  return dtype != DType::BF16;
+}
+
+std::unique_ptr<backend::Backend> make_wgpu_backend(const Adapter& adapter,
+                                                    const std::string& name) {
+  return std::make_unique<fusion::FusionBackend>(std::make_unique<WgpuBackend>(adapter, name));
+}
+
+}  // namespace ember::wgpu

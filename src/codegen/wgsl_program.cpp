@@ -1,0 +1,199 @@
+// The WGSL program emitter (wgsl_program.h): the refusals (the GLSL emitter's, on WGSL's types),
+// the buffers of each dtype, the scalars and the element loop.
+#include "codegen/wgsl_program.h"
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "codegen/emitted_ops.h"
+#include "codegen/glsl.h"
+#include "codegen/glsl_program.h"
+#include "codegen/kernel_dims.h"
+#include "codegen/kernel_scalars.h"
+#include "codegen/op_formulas.h"
+#include "codegen/wgsl.h"
+#include "ember/error.h"
+
+namespace ember::codegen {
+namespace {
+
+/// Where the parameter block's parts begin (words): glsl_program_parameters' layout.
+constexpr std::size_t kSizesWord = 2;
+constexpr std::size_t kStridesWord = kSizesWord + kProgramMaxRank;
+
+/// Whether dtype's elements are packed in u32 words (1 or 2 bytes).
+bool packed(DType dtype) {
+  return dtype_size(dtype) < 4;
+}
+
+/// The element type of a buffer of dtype (a word for the packed dtypes).
+std::string_view element_type(DType dtype) {
+  if (dtype == DType::F32) return "f32";
+  if (dtype == DType::I32) return "i32";
+  return "u32";
+}
+
+// The helpers a kernel may call: f32 to f16 bits rounded to nearest, ties to even (as the GLSL
+// kernels' ember_f16_bits: pack2x16float leaves the rounding to the implementation), and the
+// wrapping integer powers (WGSL has no overloading).
+constexpr std::string_view kHelpers = R"(fn ember_f16_bits(f: f32) -> u32 {
+  let x = bitcast<u32>(f);
+  let sign = (x >> 16u) & 0x8000u;
+  let a = x & 0x7fffffffu;
+  if (a > 0x7f800000u) { return sign | 0x7e00u | ((a >> 13u) & 0x3ffu); }
+  if (a >= 0x477ff000u) { return sign | 0x7c00u; }
+  if (a >= 0x38800000u) {
+    let r = a - 0x38000000u;
+    return sign | ((r + 0xfffu + ((r >> 13u) & 1u)) >> 13u);
+  }
+  return sign | u32(round(bitcast<f32>(a) * 16777216.0));
+}
+fn ember_ipow_i32(base: i32, exponent: i32) -> i32 {
+  var b = base;
+  var e = exponent;
+  var r = 1i;
+  while (e > 0i) { if ((e & 1i) == 1i) { r *= b; } e >>= 1u; b *= b; }
+  return r;
+}
+fn ember_ipow_u32(base: u32, exponent: u32) -> u32 {
+  var b = base;
+  var e = exponent;
+  var r = 1u;
+  while (e > 0u) { if ((e & 1u) == 1u) { r *= b; } e >>= 1u; b *= b; }
+  return r;
+}
+)";
+
+std::string buffers(const ir::Program& program) {
+  std::string text = "@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
+  std::size_t binding = 1;
+  for (std::size_t k = 0; k < program.inputs.size(); ++k)
+    text += "@group(0) @binding(" + std::to_string(binding++) + ") var<storage, read_write> in" +
+            std::to_string(k) + ": array<" + std::string(element_type(program.inputs[k].dtype)) +
+            ">;\n";
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const DType dtype = program.instructions[program.outputs[k]].dtype;
+    const std::string element = packed(dtype) ? "atomic<u32>" : std::string(element_type(dtype));
+    text += "@group(0) @binding(" + std::to_string(binding++) + ") var<storage, read_write> out" +
+            std::to_string(k) + ": array<" + element + ">;\n";
+  }
+  return text;
+}
+
+/// The declarations of the scalars, from the parameter block's words after the offsets: an
+/// integer instruction's in its dtype's type, the others' as f32 bits (glsl_program_parameters).
+std::string scalar_declarations(const ir::Program& program) {
+  std::string text;
+  std::size_t word = kStridesWord + (kProgramMaxRank + 1) * program.inputs.size();
+  for (std::size_t j = 0; j < program.instructions.size(); ++j) {
+    const ir::Instruction& instruction = program.instructions[j];
+    if (std::holds_alternative<ir::Activation>(instruction.op) || !ir::scalar_of(instruction.op))
+      continue;
+    std::vector<DType> args;
+    for (const ir::ProgramRef arg : instruction.args)
+      args.push_back(program.dtype_of(arg));
+    const DType dtype = operand_dtype(instruction.op, args);
+    const std::string bits = "p[" + std::to_string(word) + "]";
+    std::string value = "bitcast<f32>(" + bits + ")";
+    if (takes_integer_scalar(instruction.op, dtype))
+      value = is_signed_int(dtype) ? "bitcast<i32>(" + bits + ")" : bits;
+    text += "  let scalar" + std::to_string(j) + " = " + value + ";\n";
+    word += 2;
+  }
+  return text;
+}
+
+/// The expression of input k's element at offset<k>: itself, or its bits from its word.
+std::string element_of(DType dtype, std::size_t k) {
+  const std::string buffer = "in" + std::to_string(k);
+  const std::string offset = "offset" + std::to_string(k);
+  if (!packed(dtype)) return buffer + "[" + offset + "]";
+  const bool bytes = dtype_size(dtype) == 1;
+  const std::string per_word_log = bytes ? "2u" : "1u";
+  const std::string within = bytes ? "3u" : "1u";
+  const std::string width = bytes ? "8u" : "16u";
+  const std::string mask = bytes ? "0xffu" : "0xffffu";
+  return "((" + buffer + "[" + offset + " >> " + per_word_log + "] >> ((" + offset + " & " +
+         within + ") * " + width + ")) & " + mask + ")";
+}
+
+/// The statement storing value (store's expression) as element i of output k.
+std::string store_statement(DType dtype, std::size_t k, const std::string& value) {
+  const std::string buffer = "out" + std::to_string(k);
+  if (!packed(dtype)) return "    " + buffer + "[i] = " + value + ";\n";
+  const bool bytes = dtype_size(dtype) == 1;
+  return "    atomicOr(&" + buffer + "[i >> " + (bytes ? "2u" : "1u") + "], " + value +
+         " << ((i & " + (bytes ? "3u" : "1u") + ") * " + (bytes ? "8u" : "16u") + "));\n";
+}
+
+/// The loop over the elements: each input's offset from the coordinates of i, then the body.
+std::string element_loop(const ir::Program& program, const ProgramBody& body) {
+  const std::size_t inputs = program.inputs.size();
+  const auto stride = [](std::size_t k, const std::string& d) {
+    return "p[" + std::to_string(kStridesWord + kProgramMaxRank * k) + "u + " + d + "]";
+  };
+  std::string text = "  for (var i = gid.x; i < n; i += groups.x * " +
+                     std::to_string(kWgslWorkgroupSize) + "u) {\n";
+  // Each input's element [0, ..., 0], then its strides (two's complement in u32: a negative
+  // stride wraps to the right element, as the offset it ends at lies in the buffer).
+  const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
+  for (std::size_t k = 0; k < inputs; ++k)
+    text +=
+        "    var offset" + std::to_string(k) + " = p[" + std::to_string(first_offset + k) + "];\n";
+  if (inputs > 0) {
+    text += "    if (rank == 1u) {\n";
+    for (std::size_t k = 0; k < inputs; ++k)
+      text += "      offset" + std::to_string(k) + " += i * " + stride(k, "0u") + ";\n";
+    text += "    } else {\n      var rest = i;\n";
+    text += "      for (var d = i32(rank) - 1i; d >= 0i; d--) {\n";
+    text += "        let size = p[" + std::to_string(kSizesWord) + "u + u32(d)];\n";
+    text += "        let coordinate = rest % size;\n        rest /= size;\n";
+    for (std::size_t k = 0; k < inputs; ++k)
+      text +=
+          "        offset" + std::to_string(k) + " += coordinate * " + stride(k, "u32(d)") + ";\n";
+    text += "      }\n    }\n";
+  }
+  text += body.statements;
+  return text;
+}
+
+}  // namespace
+
+std::string wgsl_program_refusal(const ir::Program& program) {
+  GlslFeatures wgsl;  // no doubles, no 64-bit integers; 8- and 16-bit elements packed in words
+  wgsl.storage8 = true;
+  wgsl.storage16 = true;
+  return glsl_program_refusal(program, wgsl);
+}
+
+std::string wgsl_program_kernel(const ir::Program& program) {
+  if (const std::string why = wgsl_program_refusal(program); !why.empty())
+    throw InvalidArgument("[wgsl_program_kernel] " + why + ", in the program " +
+                          program.describe());
+  std::vector<std::string> elements;
+  for (std::size_t k = 0; k < program.inputs.size(); ++k)
+    elements.push_back(element_of(program.inputs[k].dtype, k));
+  const ProgramBody body = program_body(Wgsl(DType::F32, "    "), program, elements);
+  std::string source = "// the fused program " + program.describe() +
+                       ", written by ember's WGSL emitter (src/codegen) from ir/formulas.h\n";
+  source += buffers(program);
+  source += kHelpers;
+  source += "@compute @workgroup_size(" + std::to_string(kWgslWorkgroupSize) + ")\n";
+  source +=
+      "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
+      "@builtin(num_workgroups) groups: vec3<u32>) {\n  let n = p[0];\n  let rank = p[1];\n";
+  source += scalar_declarations(program);
+  source += element_loop(program, body);
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const uint32_t result = program.outputs[k];
+    const DType dtype = program.instructions[result].dtype;
+    source += store_statement(dtype, k, Wgsl(DType::F32).store(dtype, body.results[result]));
+  }
+  source += "  }\n}\n";
+  return source;
+}
+
+}  // namespace ember::codegen

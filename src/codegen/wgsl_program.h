@@ -1,0 +1,36 @@
+// The WGSL program emitter: one compute shader computing a whole ir::Program (a fused elementwise
+// chain, or a lone op as a one-instruction program), each instruction by its formula over the
+// Wgsl target (wgsl.h, op_formulas.h), as the GLSL program emitter writes it (glsl_program.h): the
+// same element loop, strides, parameter block (glsl_program_parameters) and refusals, spelled in
+// WGSL. The wgpu backend hands it to wgpu-native and binds its buffers in the order below.
+#pragma once
+
+#include <string>
+
+#include "ir/program.h"
+
+namespace ember::codegen {
+
+/// The invocations of a workgroup of the WGSL program kernels.
+inline constexpr uint32_t kWgslWorkgroupSize = 256;
+
+/// Why wgsl_program_kernel cannot write program, or "" when it can: glsl_program_refusal's
+/// reasons on a device with 8- and 16-bit storage but neither doubles nor 64-bit integers (WGSL
+/// has none: f64, i64 and u64 run on the host), so bf16, an integer compared with a scalar (in
+/// double), erf, expm1, log1p, and pow and fmod of floats are refused too.
+std::string wgsl_program_refusal(const ir::Program& program);
+
+/// The WGSL source of program's kernel (wgsl_program_refusal empty, else InvalidArgument): entry
+/// point main, kWgslWorkgroupSize invocations a workgroup, element i in [0, n) by one invocation
+/// in a loop striding by the whole dispatch. Its storage buffers, group 0:
+///   binding 0             the parameter block, array<u32> (glsl_program_parameters' words)
+///   bindings 1 to k       program.inputs: array<f32>, array<i32>, array<u32> for the 4-byte
+///                         dtypes; the others' elements packed in array<u32> words, lowest first
+///   bindings k+1 to k+m   program.outputs in order, contiguous: array<f32|i32|u32>, or, for a
+///                         dtype of 1 or 2 bytes, array<atomic<u32>> whose words the caller has
+///                         zeroed (each element is or-ed into its word)
+/// Values are computed as the GLSL kernels compute them (f16 in f32, rounded to f16 after each
+/// instruction by ember_f16_bits, round to nearest even).
+std::string wgsl_program_kernel(const ir::Program& program);
+
+}  // namespace ember::codegen

@@ -1,0 +1,32 @@
+// The checks every graphics-API device passes (vulkan, wgpu: lavapipe in CI), each a function of
+// the device, so that each backend's suite runs them on its own device: dtype errors, uploads,
+// memory reports, profile, flush and sync, the matmul kernel against ndarray.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "ember/device.h"
+#include "ember/tensor.h"
+
+namespace ember::test {
+
+/// A tensor of dims with values from a fixed pattern (distinct, of both signs) on device.
+Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed);
+
+/// bf16 (which no graphics device computes) uploaded or cast to on device: an InvalidArgument
+/// naming it, not garbage.
+void expect_unsupported_dtype_is_an_error(const Device& device);
+/// Every dtype device supports goes up and comes back byte for byte.
+void expect_uploads_keep_every_byte(const Device& device);
+/// The pools' reports count live tensors; memory_cleanup gives the pages back.
+void expect_memory_reports_count_live_tensors(const Device& device);
+/// profile measures a matmul's window on the device clock; an empty window reads as no time.
+void expect_profile_on_the_device_clock(const Device& device);
+/// flush and sync return once the work recorded so far is done.
+void expect_flush_and_sync_finish_the_work(const Device& device);
+/// The matmul kernel against ndarray: sizes across tiles, batches on both sides, a right-hand
+/// side broadcast over the batch, an empty inner dim.
+void expect_matmul_matches_ndarray(const Device& device);
+
+}  // namespace ember::test
