@@ -213,6 +213,24 @@ TEST(FlexSimd, SoftmaxOfRowsOffTheVectorWidthsWithInfinitiesAndNaNMatchesTheRefe
     expect_backends_agree(ir::Softmax{1, false}, {varied_data(shape)}, "softmax of nothing");
 }
 
+TEST(FlexSimd, CrossEntropyOfRowsWithFarAndInfiniteLogitsMatchesTheReference) {
+  // softmax_rows's rows: the log-sum-exp's sum takes exponentials below 2^-126 as about 2^-126
+  // rather than 0 (logits far below the row's maximum, -inf), which a sum of at least 1 must not
+  // show; all -inf, NaN and +inf rows go through the standard library.
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const int64_t n : {1, 15, 17, 1001}) {
+      const TensorData x = softmax_rows(n, dtype);
+      std::vector<int64_t> targets;
+      for (int64_t r = 0; r < x.shape()[0]; ++r)
+        targets.push_back(r * 7 % n);
+      const TensorData t(targets, {x.shape()[0]});
+      expect_backends_agree(
+          ir::CrossEntropy{}, {x, t},
+          "cross_entropy of " + std::to_string(n) + " " + std::string(dtype_name(dtype)));
+    }
+  }
+}
+
 TEST(FlexSimd, SoftmaxLargerThanTheCachesStreamsItsResultAndMatchesTheReference) {
   // 2 x 4.2M f32 values: more than kStreamingBytes, so the rows go through scratch and
   // streaming stores; rows of 1025 start off the vector alignment. Across the 4097 rows, blocks

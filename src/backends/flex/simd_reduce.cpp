@@ -446,23 +446,41 @@ double SquaredDeviations(const T* x, int64_t n, double mean) {
   return total;
 }
 
+/// p * 2^k for k = shifted - 1.5 * 2^23, an integer in [-126, 0] (see ExpNonPositive): AVX-512's
+/// vscalefps in one instruction; elsewhere 2^k built from shifted's bits (0x4B400000 + k, so that
+/// 2^k's exponent field is k + 127) and multiplied in. The same value either way: 2^k is exact.
+template <class D>
+HWY_INLINE hn::Vec<D> TimesPowerOfTwo(D d, hn::Vec<D> p, hn::Vec<D> k, hn::Vec<D> shifted) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (std::is_same_v<hn::Vec<D>, hn::Vec512<float>>) {
+    (void)d;
+    (void)shifted;
+    return hn::Vec512<float>{_mm512_scalef_ps(p.raw, k.raw)};
+  }
+#endif
+  (void)k;
+  const hn::RebindToSigned<D> di;
+  const auto biased = hn::Add(hn::BitCast(di, shifted), hn::Set(di, 127 - 0x4B400000));
+  return hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(biased)));
+}
+
 /// exp(x) for x in [-inf, 0] (no NaN): f32 by the constants of Highway's Exp (highway_exp.h:
 /// the same reduction by ln 2 and degree-7 polynomial, by Horner's scheme) but with the exponent
-/// built in one step, which x <= 0 allows; results below 2^-126 (x < -87.34, subnormal) are
-/// flushed to 0, an error under 1.2e-38 that no softmax tolerance sees. k = round(x / ln 2) comes
-/// from adding 1.5 * 2^23, which leaves k in the low bits of the sum (round to nearest even, as
-/// hn::Round), so that the exponent is those bits shifted, with no float-to-int conversion
-/// (AVX-512's saturating conversion is five instructions). About a third fewer operations than
-/// hn::Exp, whose full range softmax does not need. f64: hn::Exp.
-template <class D>
+/// built in one step, which x <= 0 allows. k = round(x / ln 2) comes from adding 1.5 * 2^23, which
+/// leaves k in the low bits of the sum (round to nearest even, as hn::Round), so no float-to-int
+/// conversion is needed (AVX-512's saturating one is five instructions). With kFlush, results
+/// below 2^-126 (x < -87.34, subnormal) are flushed to 0, an error under 1.2e-38 that no softmax
+/// tolerance sees; without, such x give about 2^-126 instead, for sums that hold exp(0) = 1 (a
+/// row's maximum) and so cannot show it, two instructions fewer. Fewer operations than hn::Exp,
+/// whose full range softmax does not need. f64: hn::Exp.
+template <bool kFlush = true, class D>
 HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
   if constexpr (sizeof(hn::TFromD<D>) == 8) {
     return hn::Exp(d, x);
   } else {
     namespace e = highway_exp;
-    const hn::RebindToSigned<D> di;
     const auto lowest = hn::Set(d, -87.33654475f);  // ln(2^-126)
-    constexpr float kShifter = 12582912.0f;         // 1.5 * 2^23, whose bits are 0x4B400000
+    constexpr float kShifter = 12582912.0f;         // 1.5 * 2^23
     const auto clamped = hn::Max(x, lowest);
     const auto shifted = hn::MulAdd(clamped, hn::Set(d, e::kOneOverLn2), hn::Set(d, kShifter));
     const auto k = hn::Sub(shifted, hn::Set(d, kShifter));
@@ -472,18 +490,18 @@ HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
     for (int j = 4; j >= 0; --j)
       q = hn::MulAdd(q, r, hn::Set(d, e::kPoly[j]));
     const auto p = hn::MulAdd(hn::Mul(r, r), q, hn::Add(r, hn::Set(d, 1.0f)));
-    // The bits of shifted are 0x4B400000 + k, k in [-126, 0]: 2^k's exponent field is k + 127.
-    const auto biased = hn::Add(hn::BitCast(di, shifted), hn::Set(di, 127 - 0x4B400000));
-    const auto scale = hn::BitCast(d, hn::ShiftLeft<23>(biased));
-    return hn::IfThenZeroElse(hn::Lt(x, lowest), hn::Mul(p, scale));
+    const auto result = TimesPowerOfTwo(d, p, k, shifted);
+    if constexpr (!kFlush) return result;
+    return hn::IfThenZeroElse(hn::Lt(x, lowest), result);
   }
 }
 
-/// dst[i] = exp(x[i] - shift) (dst null: not stored), returning the sum of dst. A finite shift, x's
-/// maximum, leaves every shifted value in [-inf, 0], where Exp is valid (below its lower bound,
-/// -inf included, it gives 0); any other shift (a row with NaN or +inf, or all -inf) goes through
-/// the standard library, which gives the reference's NaN.
-template <typename T>
+/// dst[i] = exp(x[i] - shift) (kStore; else not stored), returning the sum of the exponentials. A
+/// finite shift, x's maximum, leaves every shifted value in [-inf, 0], where Exp is valid (below
+/// its lower bound, -inf included, it gives 0, or about 2^-126 where nothing is stored); any other
+/// shift (a row with NaN or +inf, or all -inf) goes through the standard library, which gives the
+/// reference's NaN.
+template <bool kStore, typename T>
 double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -493,8 +511,8 @@ double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
     const auto shifts = hn::Set(d, shift);
     auto block = hn::Zero(d);
     for (int64_t k = 1; i + lanes <= n; i += lanes, ++k) {
-      const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), shifts));
-      if (dst != nullptr) hn::StoreU(e, d, dst + i);
+      const auto e = ExpNonPositive<kStore>(d, hn::Sub(hn::LoadU(d, x + i), shifts));
+      if constexpr (kStore) hn::StoreU(e, d, dst + i);
       block = hn::Add(block, e);
       if (k % kExpSumBlock == 0) {
         total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
@@ -505,7 +523,7 @@ double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
   }
   for (; i < n; ++i) {
     const T e = std::exp(x[i] - shift);
-    if (dst != nullptr) dst[i] = e;
+    if constexpr (kStore) dst[i] = e;
     total += static_cast<double>(e);
   }
   return total;
@@ -586,8 +604,9 @@ void WriteSoftmax(const T* x, const T* e, T* out, int64_t n, T max, T sum, bool 
 template <typename T>
 void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch) {
   const T max = Extreme(x, n, true);
-  T* e = log ? nullptr : scratch != nullptr ? scratch : out;
-  const auto sum = static_cast<T>(ExpShiftedSum(x, max, e, n));
+  T* e = scratch != nullptr ? scratch : out;
+  const auto sum =
+      static_cast<T>(log ? ExpShiftedSum<false>(x, max, e, n) : ExpShiftedSum<true>(x, max, e, n));
   if (scratch != nullptr) return WriteSoftmax<true>(x, e, out, n, max, sum, log);
   WriteSoftmax<false>(x, e, out, n, max, sum, log);
 }
@@ -737,10 +756,10 @@ void SoftmaxColumnsF64(const double* first, int64_t stride, int64_t rows, double
   SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
 }
 double ExpShiftedSumF32(const float* x, float shift, int64_t n) {
-  return ExpShiftedSum(x, shift, static_cast<float*>(nullptr), n);
+  return ExpShiftedSum<false>(x, shift, static_cast<float*>(nullptr), n);
 }
 double ExpShiftedSumF64(const double* x, double shift, int64_t n) {
-  return ExpShiftedSum(x, shift, static_cast<double*>(nullptr), n);
+  return ExpShiftedSum<false>(x, shift, static_cast<double*>(nullptr), n);
 }
 void ScaledExpRowF32(const float* x, float shift, float alpha, const float* w, float beta,
                      float* out, int64_t n, bool stream) {
