@@ -3,6 +3,7 @@
 // special values (NaN, infinities, signed zeros, the ends of each fast path's valid range), and
 // on broadcast and strided operands.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <cmath>
 #include <limits>
@@ -229,6 +230,28 @@ TEST(FlexSimd, CrossEntropyOfRowsWithFarAndInfiniteLogitsMatchesTheReference) {
           "cross_entropy of " + std::to_string(n) + " " + std::string(dtype_name(dtype)));
     }
   }
+}
+
+TEST(FlexSimd, ExponentialsMatchTheReferenceOnEveryVectorTarget) {
+  // The exponential of softmax and cross_entropy applies its power of two by vscalefps on
+  // AVX-512 and from the bits of its rounding elsewhere: every target this CPU runs, on
+  // softmax_rows's special values, along rows, across them, and in cross_entropy.
+  const TensorData x = softmax_rows(37, DType::F32);
+  std::vector<int64_t> targets;
+  for (int64_t r = 0; r < x.shape()[0]; ++r)
+    targets.push_back(r * 5 % 37);
+  const TensorData t(targets, {x.shape()[0]});
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (const bool log : {false, true}) {
+      expect_backends_agree(ir::Softmax{1, log}, {x}, log ? "log_softmax rows" : "softmax rows");
+      expect_backends_agree(ir::Softmax{0, log}, {x},
+                            log ? "log_softmax columns" : "softmax columns");
+    }
+    expect_backends_agree(ir::CrossEntropy{}, {x, t}, "cross_entropy");
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
 }
 
 TEST(FlexSimd, SoftmaxLargerThanTheCachesStreamsItsResultAndMatchesTheReference) {
