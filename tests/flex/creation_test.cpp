@@ -1,6 +1,7 @@
 // Full and Random split over the pool: the values of tensors large enough to take several chunks
 // must be ndarray's, element for element (each element depends on its index alone).
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <utility>
 #include <vector>
@@ -36,8 +37,9 @@ TEST(FlexCreation, LargeFullTensorsHoldTheValueEverywhere) {
 
 TEST(FlexCreation, FullTensorsLargerThanTheCachesEqualTheReference) {
   // Past kStreamingBytes (32 MiB) flex writes with streaming stores from a 64-byte pattern:
-  // element counts off every vector width, and element sizes of 1, 2, 4 and 8 bytes, so that the
-  // pattern's phase and the plain head and tail stores all show.
+  // element counts off every vector width, element sizes of 1, 2, 4 and 8 bytes, and every
+  // vector target this CPU runs, so that the pattern's phase and the plain head and tail stores
+  // all show.
   constexpr int64_t kBytes = int64_t{32} << 20;
   const std::vector<std::pair<DType, double>> cases = {{DType::F32, -1.25},
                                                        {DType::BF16, 3.5},
@@ -47,9 +49,15 @@ TEST(FlexCreation, FullTensorsLargerThanTheCachesEqualTheReference) {
   for (const auto& [dtype, value] : cases) {
     const int64_t n = kBytes / static_cast<int64_t>(dtype_size(dtype)) + 37;
     const ir::Full op{Shape({n}), dtype, value};
-    FlexBackend flex;
     ndarray::NdArrayBackend reference;
-    EXPECT_EQ(run_on(flex, op, {}).at(0), run_on(reference, op, {}).at(0)) << dtype_name(dtype);
+    const TensorData expected = run_on(reference, op, {}).at(0);
+    for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      FlexBackend flex;
+      EXPECT_EQ(run_on(flex, op, {}).at(0), expected)
+          << dtype_name(dtype) << " on " << hwy::TargetName(target);
+    }
+    hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
   }
 }
 
