@@ -1,6 +1,10 @@
 // Full and Random split over the pool: the values of tensors large enough to take several chunks
 // must be ndarray's, element for element (each element depends on its index alone).
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <utility>
+#include <vector>
 
 #include "flex_test_util.h"
 
@@ -29,6 +33,32 @@ TEST(FlexCreation, LargeFullTensorsHoldTheValueEverywhere) {
   const TensorData i64 = run_on(flex, ir::Full{Shape({3, kManyChunks}), DType::I64, -7}, {}).at(0);
   for (const int64_t v : i64.to_vector<int64_t>())
     ASSERT_EQ(v, -7);
+}
+
+TEST(FlexCreation, FullTensorsLargerThanTheCachesEqualTheReference) {
+  // Past kStreamingBytes (32 MiB) flex writes with streaming stores from a 64-byte pattern:
+  // element counts off every vector width, element sizes of 1, 2, 4 and 8 bytes, and every
+  // vector target this CPU runs, so that the pattern's phase and the plain head and tail stores
+  // all show.
+  constexpr int64_t kBytes = int64_t{32} << 20;
+  const std::vector<std::pair<DType, double>> cases = {{DType::F32, -1.25},
+                                                       {DType::BF16, 3.5},
+                                                       {DType::I8, -3},
+                                                       {DType::F64, 0.1},
+                                                       {DType::Bool, 1}};
+  for (const auto& [dtype, value] : cases) {
+    const int64_t n = kBytes / static_cast<int64_t>(dtype_size(dtype)) + 37;
+    const ir::Full op{Shape({n}), dtype, value};
+    ndarray::NdArrayBackend reference;
+    const TensorData expected = run_on(reference, op, {}).at(0);
+    for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      FlexBackend flex;
+      EXPECT_EQ(run_on(flex, op, {}).at(0), expected)
+          << dtype_name(dtype) << " on " << hwy::TargetName(target);
+    }
+    hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
+  }
 }
 
 }  // namespace

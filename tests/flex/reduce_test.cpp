@@ -105,6 +105,53 @@ TEST(FlexReduce, ArgReductionsAcrossRowsKeepTheFirstTieAndTheFirstNaN) {
   EXPECT_EQ(positions.to_vector<int64_t>(), (std::vector<int64_t>{3, 10000, 1, 0, 0, 19999}));
 }
 
+/// ties_and_nans's six columns repeated across columns columns, with a NaN in row 0 of every
+/// seventh column (the first pass of an arg-reduction starts from row 0): every case in every
+/// vector lane of the reductions across rows.
+TensorData wide_ties_and_nans(int64_t rows, int64_t columns, DType dtype) {
+  const std::vector<double> narrow = ties_and_nans(rows, DType::F64).to_vector<double>();
+  std::vector<double> values(static_cast<std::size_t>(rows * columns));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < columns; ++c)
+      values[static_cast<std::size_t>(r * columns + c)] =
+          narrow[static_cast<std::size_t>(r * 6 + c % 6)];
+  }
+  for (int64_t c = 0; c < columns; c += 7)
+    values[static_cast<std::size_t>(c)] = kNaN;
+  return TensorData(values, {rows, columns}, dtype);
+}
+
+TEST(FlexReduce, ReductionsAcrossRowsOfSeveralColumnBlocksMatchTheReference) {
+  // 2 * 4096 + 37 columns: two whole column blocks of reduce.cpp and a tail off the vector widths.
+  // 3 rows: one pass of the row fold; 9: a second pass; 300: rows cut into chunks (three blocks
+  // are fewer tasks than the pool wants), combined in order.
+  constexpr int64_t kColumns = 2 * 4096 + 37;
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const int64_t rows : {int64_t{3}, int64_t{9}, int64_t{300}}) {
+      const TensorData x = wide_ties_and_nans(rows, kColumns, dtype);
+      for (const ReduceOp op : kCovered)
+        expect_backends_agree(ir::Reduce{op, 0}, {x}, describe(op, x.shape(), dtype, 0));
+    }
+    // Along a middle dim, and a transposed (strided) view of the same values.
+    const TensorData x = wide_ties_and_nans(18, kColumns, dtype);
+    const TensorData middle(x.to_vector<double>(), {2, 9, kColumns}, dtype);
+    for (const ReduceOp op : kCovered)
+      expect_backends_agree(ir::Reduce{op, 1}, {middle}, describe(op, middle.shape(), dtype, 1));
+    const TensorData transposed_data(
+        ops::into_data(ops::transpose(ops::from_data(x, Device::ndarray(), TensorKind::Float))));
+    const auto transposed = [&](const Device& device) {
+      return ops::transpose(ops::from_data(transposed_data, device, TensorKind::Float));
+    };
+    const std::string what = std::string(dtype_name(dtype)) + " transposed, dim 0";
+    expect_matches_ndarray([&](const Device& d) { return ops::sum_dim(transposed(d), 0); },
+                           "sum " + what);
+    expect_matches_ndarray([&](const Device& d) { return ops::argmax(transposed(d), 0); },
+                           "argmax " + what);
+    expect_matches_ndarray([&](const Device& d) { return ops::min_dim(transposed(d), 0); },
+                           "min " + what);
+  }
+}
+
 /// Rows of n >= 3 values (n off the vector widths) whose extremes sit where a one-pass index scan
 /// can go wrong: row by row, ties of the extreme in the first and the last lane, the extreme in the
 /// tail after the last whole vector, -0 before +0, a NaN late and a NaN first, all -inf, and

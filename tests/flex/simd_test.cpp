@@ -3,6 +3,7 @@
 // special values (NaN, infinities, signed zeros, the ends of each fast path's valid range), and
 // on broadcast and strided operands.
 #include <gtest/gtest.h>
+#include <hwy/targets.h>
 
 #include <cmath>
 #include <limits>
@@ -197,7 +198,8 @@ TensorData softmax_rows(int64_t n, DType dtype) {
 
 TEST(FlexSimd, SoftmaxOfRowsOffTheVectorWidthsWithInfinitiesAndNaNMatchesTheReference) {
   for (const DType dtype : {DType::F32, DType::F64}) {
-    for (const int64_t n : {1, 2, 15, 17, 31, 33, 64, 1001}) {
+    // 8211: across rows, two blocks of activation.cpp's 4096 columns and a tail of 19.
+    for (const int64_t n : {1, 2, 15, 17, 31, 33, 64, 1001, 8211}) {
       const TensorData x = softmax_rows(n, dtype);
       for (const bool log : {false, true}) {
         const std::string what = std::string(log ? "log_" : "") + "softmax of " +
@@ -210,6 +212,46 @@ TEST(FlexSimd, SoftmaxOfRowsOffTheVectorWidthsWithInfinitiesAndNaNMatchesTheRefe
   // Empty dims: nothing to compute, the reference's empty result.
   for (const Shape& shape : {Shape{0, 5}, Shape{3, 0}})
     expect_backends_agree(ir::Softmax{1, false}, {varied_data(shape)}, "softmax of nothing");
+}
+
+TEST(FlexSimd, CrossEntropyOfRowsWithFarAndInfiniteLogitsMatchesTheReference) {
+  // softmax_rows's rows: the log-sum-exp's sum takes exponentials below 2^-126 as about 2^-126
+  // rather than 0 (logits far below the row's maximum, -inf), which a sum of at least 1 must not
+  // show; all -inf, NaN and +inf rows go through the standard library.
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const int64_t n : {1, 15, 17, 1001}) {
+      const TensorData x = softmax_rows(n, dtype);
+      std::vector<int64_t> targets;
+      for (int64_t r = 0; r < x.shape()[0]; ++r)
+        targets.push_back(r * 7 % n);
+      const TensorData t(targets, {x.shape()[0]});
+      expect_backends_agree(
+          ir::CrossEntropy{}, {x, t},
+          "cross_entropy of " + std::to_string(n) + " " + std::string(dtype_name(dtype)));
+    }
+  }
+}
+
+TEST(FlexSimd, ExponentialsMatchTheReferenceOnEveryVectorTarget) {
+  // The exponential of softmax and cross_entropy applies its power of two by vscalefps on
+  // AVX-512 and from the bits of its rounding elsewhere: every target this CPU runs, on
+  // softmax_rows's special values, along rows, across them, and in cross_entropy.
+  const TensorData x = softmax_rows(37, DType::F32);
+  std::vector<int64_t> targets;
+  for (int64_t r = 0; r < x.shape()[0]; ++r)
+    targets.push_back(r * 5 % 37);
+  const TensorData t(targets, {x.shape()[0]});
+  for (const int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    for (const bool log : {false, true}) {
+      expect_backends_agree(ir::Softmax{1, log}, {x}, log ? "log_softmax rows" : "softmax rows");
+      expect_backends_agree(ir::Softmax{0, log}, {x},
+                            log ? "log_softmax columns" : "softmax columns");
+    }
+    expect_backends_agree(ir::CrossEntropy{}, {x, t}, "cross_entropy");
+  }
+  hwy::SetSupportedTargetsForTest(0);  // back to the CPU's own
 }
 
 TEST(FlexSimd, SoftmaxLargerThanTheCachesStreamsItsResultAndMatchesTheReference) {

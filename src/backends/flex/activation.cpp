@@ -46,9 +46,11 @@ namespace {
 /// the 2-core Zen 4 VM, softmax along dim 1 of [16, 1024, 1024] took half the time with 512 KiB
 /// as with 128 KiB (blocks of 112 columns rather than 16).
 constexpr int64_t kColumnScratchBytes = int64_t{512} << 10;
-/// Columns of a block: a multiple of the widest vector (16 f32), at most this many.
+/// Columns of a block: a multiple of the widest vector (16 f32), at most this many: runs of 16 KiB
+/// of each f32 row rather than one 4 KiB page, which the prefetchers follow further (reduce.cpp's
+/// blocks of columns measured it).
 constexpr int64_t kColumnAlign = 16;
-constexpr int64_t kMaxColumns = 1024;
+constexpr int64_t kMaxColumns = 4096;
 
 /// Whether softmax's input and output together are larger than the caches.
 template <typename T>

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -88,8 +89,11 @@ std::optional<std::vector<View>> forward(const ir::CrossEntropy& op, Views in, O
     for (int64_t r = begin; r < end; ++r) {
       const T* row = p.row(r);
       const T max = simd::extreme(row, p.classes, true);
+      // A row of -inf has the log-sum-exp -inf (the reference's), not exp(-inf + inf)'s NaN.
       const double l =
-          static_cast<double>(max) + std::log(simd::exp_shifted_sum(row, max, p.classes));
+          max == -std::numeric_limits<T>::infinity()
+              ? -std::numeric_limits<double>::infinity()
+              : static_cast<double>(max) + std::log(simd::exp_shifted_sum(row, max, p.classes));
       lses[r] = static_cast<T>(l);
       const int64_t t = target_of(p.target_data(), r, op.ignore_index);
       if (t < 0) {

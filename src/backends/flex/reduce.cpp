@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backends/flex/copy.h"
@@ -31,9 +32,12 @@ namespace {
 using ir::ReduceOp;
 using ndarray::Lanes;
 
-/// Columns per task of a reduction across rows: the task's accumulators (at most 16 KiB) stay in
-/// L1 while whole rows stream through.
-constexpr int64_t kColumnBlock = 1024;
+/// Columns per task of a reduction across rows: each row's run of a block is 16 KiB of f32, long
+/// enough for the hardware prefetchers to follow it past a few pages (with runs of 4 KiB, one page,
+/// max, min and sum along dim 0 of [8, 512, 4096] stayed behind PyTorch's), and the task's
+/// accumulators (16 to 32 KiB, an arg-reduction's values and rows) stay in L1 or L2 while the rows
+/// stream through.
+constexpr int64_t kColumnBlock = 4096;
 /// Rows an f32 sum across rows adds in f32 before adding the block into double: enough that the
 /// double additions cost little, few enough that f32 rounding stays within f32 tolerance.
 constexpr int64_t kSumBlockRows = 32;
@@ -159,21 +163,27 @@ class RowTasks {
   int64_t chunks_ = 1;
 };
 
-/// Runs a reduction across rows. reducer.reduce(task, state) leaves the result of the task's rows
-/// in state[0, width); reducer.combine(later, state, width) folds a later chunk's result into
-/// state; reducer.finish(task, state) writes the task's outputs.
+/// A buffer of n values of U that the calling thread keeps from task to task, so that a task
+/// allocates nothing (its previous contents are left as they are).
+template <typename U>
+U* thread_buffer(int64_t n) {
+  thread_local std::vector<U> buffer;
+  if (buffer.size() < static_cast<std::size_t>(n)) buffer.resize(static_cast<std::size_t>(n));
+  return buffer.data();
+}
+
+/// Runs a reduction across rows. reducer.run(task) reduces a task over all its rows and writes
+/// its outputs. When the rows are cut into chunks, reducer.reduce(task, state) leaves the result
+/// of the task's rows in state[0, width), reducer.combine(later, state, width) folds a later
+/// chunk's result into state, and reducer.finish(task, state) writes the task's outputs.
 template <typename Reducer>
 void reduce_across_rows(const Lanes& lanes, const Reducer& reducer) {
   using State = typename Reducer::State;
   const RowTasks tasks(lanes);
   if (tasks.chunks() == 1) {
     parallel_for(tasks.blocks(), tasks.grain(), [&](int64_t begin, int64_t end) {
-      std::vector<State> state(static_cast<std::size_t>(kColumnBlock));
-      for (int64_t block = begin; block < end; ++block) {
-        const RowTask task = tasks.task(block, 0);
-        reducer.reduce(task, state.data());
-        reducer.finish(task, state.data());
-      }
+      for (int64_t block = begin; block < end; ++block)
+        reducer.run(tasks.task(block, 0));
     });
     return;
   }
@@ -207,6 +217,14 @@ struct SumAcross {
   const Lanes& lanes;
   T* out;
 
+  void run(const RowTask& task) const {
+    // The sums go straight into the output, which a mean then divides in place.
+    T* dst = out + task.column;
+    reduce(task, dst);
+    if (op == ReduceOp::Sum) return;
+    for (int64_t j = 0; j < task.width; ++j)
+      dst[j] = from_sum<T>(op, dst[j], lanes.size);
+  }
   void reduce(const RowTask& task, T* sums) const {
     if constexpr (std::is_same_v<T, float>) {
       if (task.rows > kSumBlockRows) return sum_blocks(task, sums);
@@ -215,13 +233,14 @@ struct SumAcross {
   }
   /// f32 over many rows: blocks of rows summed in f32 vectors (into sums), the blocks in double.
   void sum_blocks(const RowTask& task, float* sums) const {
-    std::array<double, kColumnBlock> total{};
+    double* total = thread_buffer<double>(task.width);
+    std::fill_n(total, task.width, 0.0);
     for (int64_t k = 0; k < task.rows; k += kSumBlockRows) {
       simd::sum_rows(x + task.offset + k * lanes.inner, lanes.inner,
                      std::min(kSumBlockRows, task.rows - k), sums, task.width);
-      simd::add_row(sums, total.data(), task.width);
+      simd::add_row(sums, total, task.width);
     }
-    std::copy_n(total.data(), task.width, sums);
+    std::copy_n(total, task.width, sums);
   }
   void combine(const T* later, T* sums, int64_t width) const {
     // sums and later as two rows of the partial results.
@@ -229,7 +248,6 @@ struct SumAcross {
   }
   void finish(const RowTask& task, const T* sums) const {
     T* dst = out + task.column;
-    if (op == ReduceOp::Sum) return static_cast<void>(std::copy_n(sums, task.width, dst));
     for (int64_t j = 0; j < task.width; ++j)
       dst[j] = from_sum<T>(op, sums[j], lanes.size);
   }
@@ -244,6 +262,7 @@ struct ExtremeAcross {
   const Lanes& lanes;
   T* out;
 
+  void run(const RowTask& task) const { reduce(task, out + task.column); }
   void reduce(const RowTask& task, T* best) const {
     simd::extreme_rows(x + task.offset, lanes.inner, task.rows, best, task.width, maximum);
   }
@@ -274,13 +293,24 @@ struct ArgAcross {
   const Lanes& lanes;
   I* out;
 
-  void reduce(const RowTask& task, Position<T>* best) const {
-    std::array<T, kColumnBlock> values;
-    std::array<RowIndex, kColumnBlock> rows;
-    simd::arg_extreme_rows(x + task.offset, lanes.inner, task.rows, values.data(), rows.data(),
-                           task.width, maximum);
+  /// The task's best values and rows, in buffers the thread keeps.
+  std::pair<const T*, const RowIndex*> scan(const RowTask& task) const {
+    T* values = thread_buffer<T>(task.width);
+    RowIndex* rows = thread_buffer<RowIndex>(task.width);
+    simd::arg_extreme_rows(x + task.offset, lanes.inner, task.rows, values, rows, task.width,
+                           maximum);
+    return {values, rows};
+  }
+  void run(const RowTask& task) const {
+    const RowIndex* rows = scan(task).second;
+    I* dst = out + task.column;
     for (int64_t j = 0; j < task.width; ++j)
-      best[j] = {values[static_cast<std::size_t>(j)], task.row + rows[static_cast<std::size_t>(j)]};
+      dst[j] = detail::convert_element<I>(rows[j]);
+  }
+  void reduce(const RowTask& task, Position<T>* best) const {
+    const auto [values, rows] = scan(task);
+    for (int64_t j = 0; j < task.width; ++j)
+      best[j] = {values[j], task.row + rows[j]};
   }
   void combine(const Position<T>* later, Position<T>* best, int64_t width) const {
     for (int64_t j = 0; j < width; ++j) {

@@ -44,6 +44,13 @@ void compare(ir::CompareOp op, const double* a, int64_t a_step, const double* b,
 /// hwy::FlushStream() before another thread reads dst.
 void stream_copy(const std::byte* src, std::byte* dst, int64_t bytes);
 
+/// Bytes of stream_fill's pattern: a multiple of every element size and of every vector's bytes.
+inline constexpr int64_t kFillPattern = 64;
+/// dst[0, bytes) filled with streaming stores (as stream_copy) with copies of one value: byte i is
+/// pattern[(address of dst + i) % kFillPattern], pattern holding the value's bytes repeated from
+/// an address that is a multiple of kFillPattern (dst is a whole number of elements past one).
+void stream_fill(std::byte* dst, int64_t bytes, const std::byte* pattern);
+
 /// dst[i] = float(src[i]), i < n: exact (simd_convert.cpp).
 void widen(const BFloat16* src, float* dst, int64_t n);
 void widen(const Half* src, float* dst, int64_t n);

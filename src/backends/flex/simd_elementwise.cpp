@@ -107,6 +107,27 @@ void StreamCopy(const std::byte* src, std::byte* dst, int64_t bytes) {
   std::memcpy(dst + i, src + i, static_cast<std::size_t>(bytes - i));
 }
 
+void StreamFill(std::byte* dst, int64_t bytes, const std::byte* pattern) {
+  const hn::ScalableTag<uint8_t> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto* from = reinterpret_cast<const uint8_t*>(pattern);
+  auto* to = reinterpret_cast<uint8_t*>(dst);
+  // Byte i of dst is pattern's byte at dst + i's address modulo kFillPattern (a multiple of any
+  // vector's bytes): a vector-aligned store takes the pattern's bytes from that offset on.
+  const auto phase = [&](int64_t i) {
+    return static_cast<int64_t>(reinterpret_cast<uintptr_t>(to + i) %
+                                static_cast<uintptr_t>(simd::kFillPattern));
+  };
+  const auto offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(dst) % lanes);
+  int64_t i = std::min(bytes, offset == 0 ? 0 : lanes - offset);
+  for (int64_t k = 0; k < i; ++k)
+    to[k] = from[phase(k)];
+  for (; i + lanes <= bytes; i += lanes)
+    hn::Stream(hn::LoadU(d, from + phase(i)), d, to + i);
+  for (; i < bytes; ++i)
+    to[i] = from[phase(i)];
+}
+
 bool FusedMultiplyAdd() {
   return HWY_NATIVE_FMA != 0;
 }
@@ -150,6 +171,7 @@ HWY_EXPORT(BinaryF64);
 HWY_EXPORT(CompareF32);
 HWY_EXPORT(CompareF64);
 HWY_EXPORT(StreamCopy);
+HWY_EXPORT(StreamFill);
 HWY_EXPORT(FusedMultiplyAdd);
 
 bool multiply_add_is_fused() {
@@ -191,6 +213,9 @@ void compare(ir::CompareOp op, const double* a, int64_t a_step, const double* b,
 
 void stream_copy(const std::byte* src, std::byte* dst, int64_t bytes) {
   HWY_DYNAMIC_DISPATCH(StreamCopy)(src, dst, bytes);
+}
+void stream_fill(std::byte* dst, int64_t bytes, const std::byte* pattern) {
+  HWY_DYNAMIC_DISPATCH(StreamFill)(dst, bytes, pattern);
 }
 
 }  // namespace ember::flex::simd

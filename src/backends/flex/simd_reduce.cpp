@@ -375,17 +375,17 @@ void ArgExtremeRows(const T* first, int64_t stride, int64_t rows, T* best,
   const hn::ScalableTag<T> d;
   const hn::RebindToSigned<decltype(d)> di;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  std::copy(first, first + n, best);
-  std::fill(index, index + n, I{0});
-  // kRowsPerPass rows per pass over best and index, which stay in registers meanwhile.
-  for (int64_t k = 1; k < rows; k += kRowsPerPass) {
+  // kRowsPerPass rows per pass over best and index, which stay in registers meanwhile; the first
+  // pass starts from row 0 itself, so that best and index are only written, not copied first.
+  for (int64_t k = 0; k < rows; k += kRowsPerPass) {
     const T* row = first + k * stride;
     const int64_t group = std::min(kRowsPerPass, rows - k);
+    const int64_t from = k == 0 ? 1 : 0;
     int64_t i = 0;
     for (; i + lanes <= n; i += lanes) {
-      auto b = hn::LoadU(d, best + i);
-      auto at = hn::LoadU(di, index + i);
-      for (int64_t g = 0; g < group; ++g) {
+      auto b = k == 0 ? hn::LoadU(d, row + i) : hn::LoadU(d, best + i);
+      auto at = k == 0 ? hn::Zero(di) : hn::LoadU(di, index + i);
+      for (int64_t g = from; g < group; ++g) {
         const auto v = hn::LoadU(d, row + g * stride + i);
         const auto take = Replaces(v, b, maximum);
         b = hn::IfThenElse(take, v, b);
@@ -395,7 +395,11 @@ void ArgExtremeRows(const T* first, int64_t stride, int64_t rows, T* best,
       hn::StoreU(at, di, index + i);
     }
     for (; i < n; ++i) {
-      for (int64_t g = 0; g < group; ++g) {
+      if (k == 0) {
+        best[i] = row[i];
+        index[i] = 0;
+      }
+      for (int64_t g = from; g < group; ++g) {
         if (ReplacesValue(row[g * stride + i], best[i], maximum)) {
           best[i] = row[g * stride + i];
           index[i] = static_cast<I>(k + g);
@@ -442,38 +446,62 @@ double SquaredDeviations(const T* x, int64_t n, double mean) {
   return total;
 }
 
+/// p * 2^k for k = shifted - 1.5 * 2^23, an integer in [-126, 0] (see ExpNonPositive): AVX-512's
+/// vscalefps in one instruction; elsewhere 2^k built from shifted's bits (0x4B400000 + k, so that
+/// 2^k's exponent field is k + 127) and multiplied in. The same value either way: 2^k is exact.
+template <class D>
+HWY_INLINE hn::Vec<D> TimesPowerOfTwo(D d, hn::Vec<D> p, hn::Vec<D> k, hn::Vec<D> shifted) {
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  if constexpr (std::is_same_v<hn::Vec<D>, hn::Vec512<float>>) {
+    (void)d;
+    (void)shifted;
+    return hn::Vec512<float>{_mm512_scalef_ps(p.raw, k.raw)};
+  }
+#endif
+  (void)k;
+  const hn::RebindToSigned<D> di;
+  const auto biased = hn::Add(hn::BitCast(di, shifted), hn::Set(di, 127 - 0x4B400000));
+  return hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(biased)));
+}
+
 /// exp(x) for x in [-inf, 0] (no NaN): f32 by the constants of Highway's Exp (highway_exp.h:
 /// the same reduction by ln 2 and degree-7 polynomial, by Horner's scheme) but with the exponent
-/// built in one step, which x <= 0 allows; results below 2^-126 (x < -87.34, subnormal) are
-/// flushed to 0, an error under 1.2e-38 that no softmax tolerance sees. About a quarter fewer
-/// operations than hn::Exp, whose full range softmax does not need. f64: hn::Exp.
-template <class D>
+/// built in one step, which x <= 0 allows. k = round(x / ln 2) comes from adding 1.5 * 2^23, which
+/// leaves k in the low bits of the sum (round to nearest even, as hn::Round), so no float-to-int
+/// conversion is needed (AVX-512's saturating one is five instructions). With kFlush, results
+/// below 2^-126 (x < -87.34, subnormal) are flushed to 0, an error under 1.2e-38 that no softmax
+/// tolerance sees; without, such x give about 2^-126 instead, for sums that hold exp(0) = 1 (a
+/// row's maximum) and so cannot show it, two instructions fewer. Fewer operations than hn::Exp,
+/// whose full range softmax does not need. f64: hn::Exp.
+template <bool kFlush = true, class D>
 HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
   if constexpr (sizeof(hn::TFromD<D>) == 8) {
     return hn::Exp(d, x);
   } else {
     namespace e = highway_exp;
-    const hn::RebindToSigned<D> di;
     const auto lowest = hn::Set(d, -87.33654475f);  // ln(2^-126)
+    constexpr float kShifter = 12582912.0f;         // 1.5 * 2^23
     const auto clamped = hn::Max(x, lowest);
-    const auto k = hn::Round(hn::Mul(clamped, hn::Set(d, e::kOneOverLn2)));
+    const auto shifted = hn::MulAdd(clamped, hn::Set(d, e::kOneOverLn2), hn::Set(d, kShifter));
+    const auto k = hn::Sub(shifted, hn::Set(d, kShifter));
     auto r = hn::MulAdd(k, hn::Set(d, e::kLn2Part0), clamped);
     r = hn::MulAdd(k, hn::Set(d, e::kLn2Part1), r);
     auto q = hn::Set(d, e::kPoly[5]);
     for (int j = 4; j >= 0; --j)
       q = hn::MulAdd(q, r, hn::Set(d, e::kPoly[j]));
     const auto p = hn::MulAdd(hn::Mul(r, r), q, hn::Add(r, hn::Set(d, 1.0f)));
-    const auto scale =
-        hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, k), hn::Set(di, 127))));
-    return hn::IfThenZeroElse(hn::Lt(x, lowest), hn::Mul(p, scale));
+    const auto result = TimesPowerOfTwo(d, p, k, shifted);
+    if constexpr (!kFlush) return result;
+    return hn::IfThenZeroElse(hn::Lt(x, lowest), result);
   }
 }
 
-/// dst[i] = exp(x[i] - shift) (dst null: not stored), returning the sum of dst. A finite shift, x's
-/// maximum, leaves every shifted value in [-inf, 0], where Exp is valid (below its lower bound,
-/// -inf included, it gives 0); any other shift (a row with NaN or +inf, or all -inf) goes through
-/// the standard library, which gives the reference's NaN.
-template <typename T>
+/// dst[i] = exp(x[i] - shift) (kStore; else not stored), returning the sum of the exponentials. A
+/// finite shift, x's maximum, leaves every shifted value in [-inf, 0], where Exp is valid (below
+/// its lower bound, -inf included, it gives 0, or about 2^-126 where nothing is stored); any other
+/// shift (a row with NaN or +inf, or all -inf) goes through the standard library, which gives the
+/// reference's NaN.
+template <bool kStore, typename T>
 double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -483,8 +511,8 @@ double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
     const auto shifts = hn::Set(d, shift);
     auto block = hn::Zero(d);
     for (int64_t k = 1; i + lanes <= n; i += lanes, ++k) {
-      const auto e = ExpNonPositive(d, hn::Sub(hn::LoadU(d, x + i), shifts));
-      if (dst != nullptr) hn::StoreU(e, d, dst + i);
+      const auto e = ExpNonPositive<kStore>(d, hn::Sub(hn::LoadU(d, x + i), shifts));
+      if constexpr (kStore) hn::StoreU(e, d, dst + i);
       block = hn::Add(block, e);
       if (k % kExpSumBlock == 0) {
         total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, block)));
@@ -495,7 +523,7 @@ double ExpShiftedSum(const T* x, T shift, T* dst, int64_t n) {
   }
   for (; i < n; ++i) {
     const T e = std::exp(x[i] - shift);
-    if (dst != nullptr) dst[i] = e;
+    if constexpr (kStore) dst[i] = e;
     total += static_cast<double>(e);
   }
   return total;
@@ -563,27 +591,30 @@ void WriteSoftmax(const T* x, const T* e, T* out, int64_t n, T max, T sum, bool 
         },
         [&](int64_t i) { return x[i] - max - log_sum; });
   }
+  // A multiplication by 1 / sum (a rounding more than e / sum) costs a fraction of a division.
+  const T inverse = T{1} / sum;
   WriteRow<kStream>(
       out, n,
-      [&](auto d, int64_t i) HWY_ATTR { return hn::Div(hn::LoadU(d, e + i), hn::Set(d, sum)); },
-      [&](int64_t i) { return e[i] / sum; });
+      [&](auto d, int64_t i) HWY_ATTR { return hn::Mul(hn::LoadU(d, e + i), hn::Set(d, inverse)); },
+      [&](int64_t i) { return e[i] * inverse; });
 }
 
 /// Reads x from memory once: its maximum, then (x in cache) the exponentials into scratch (or
-/// out) and their sum, then the result, written once.
+/// out; log-softmax only needs their sum) and their sum, then the result, written once.
 template <typename T>
 void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch) {
   const T max = Extreme(x, n, true);
   T* e = scratch != nullptr ? scratch : out;
-  const auto sum = static_cast<T>(ExpShiftedSum(x, max, e, n));
+  const auto sum =
+      static_cast<T>(log ? ExpShiftedSum<false>(x, max, e, n) : ExpShiftedSum<true>(x, max, e, n));
   if (scratch != nullptr) return WriteSoftmax<true>(x, e, out, n, max, sum, log);
   WriteSoftmax<false>(x, e, out, n, max, sum, log);
 }
 
 /// Pass 2 of a softmax across rows: e[k * n + i] = exp(row k's column i - max[i]) for the rows
-/// at first (stride apart), and sum[i] their column sums, added in T a block of kSumRows rows at
-/// a time and the blocks in double. Columns whose maximum is not finite go through the standard
-/// library (as ExpShiftedSum's rows).
+/// at first (stride apart; e null: not stored), and sum[i] their column sums, added in T a block
+/// of kSumRows rows at a time and the blocks in double. Columns whose maximum is not finite go
+/// through the standard library (as ExpShiftedSum's rows).
 constexpr int64_t kSumRows = 32;
 
 template <typename T>
@@ -601,7 +632,7 @@ void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* ma
       if (hn::AllTrue(d, hn::IsFinite(shifts))) {
         for (int64_t k = k0; k < k1; ++k) {
           const auto v = ExpNonPositive(d, hn::Sub(hn::LoadU(d, first + k * stride + i), shifts));
-          hn::StoreU(v, d, e + k * n + i);
+          if (e != nullptr) hn::StoreU(v, d, e + k * n + i);
           block = hn::Add(block, v);
         }
         hn::StoreU(block, d, sum + i);
@@ -609,8 +640,9 @@ void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* ma
         std::fill(sum + i, sum + i + lanes, T{0});
         for (int64_t k = k0; k < k1; ++k) {
           for (int64_t j = i; j < i + lanes; ++j) {
-            e[k * n + j] = std::exp(first[k * stride + j] - max[j]);
-            sum[j] += e[k * n + j];
+            const T v = std::exp(first[k * stride + j] - max[j]);
+            if (e != nullptr) e[k * n + j] = v;
+            sum[j] += v;
           }
         }
       }
@@ -618,8 +650,9 @@ void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* ma
     for (; i < n; ++i) {
       sum[i] = T{0};
       for (int64_t k = k0; k < k1; ++k) {
-        e[k * n + i] = std::exp(first[k * stride + i] - max[i]);
-        sum[i] += e[k * n + i];
+        const T v = std::exp(first[k * stride + i] - max[i]);
+        if (e != nullptr) e[k * n + i] = v;
+        sum[i] += v;
       }
     }
     for (int64_t j = 0; j < n; ++j)
@@ -631,9 +664,9 @@ void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* ma
 
 /// Softmax (or log-softmax) of each column i < n of the rows at first (stride apart), as
 /// Softmax's rows: the columns' maxima, then the exponentials into scratch (rows * n, kept in
-/// cache by the caller's choice of n) and their sums, then out (the same layout as the input)
-/// written once, with streaming stores if kStream. scratch also holds the maxima and sums (2 * n
-/// more).
+/// cache by the caller's choice of n; log-softmax needs only their sums) and their sums, then out
+/// (the same layout as the input) written once, with streaming stores if kStream. scratch also
+/// holds the maxima and sums (2 * n more).
 template <bool kStream, typename T>
 void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_t n, bool log,
                     T* scratch) {
@@ -641,11 +674,10 @@ void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_
   T* max = scratch + rows * n;
   T* sum = max + n;
   ExtremeRows(first, stride, rows, max, n, true);
-  ExpShiftedColumns(first, stride, rows, max, e, sum, n);
-  if (log) {
-    for (int64_t j = 0; j < n; ++j)
-      sum[j] = std::log(sum[j]);
-  }
+  ExpShiftedColumns(first, stride, rows, max, log ? nullptr : e, sum, n);
+  // Softmax multiplies by the sums' inverses (see WriteSoftmax).
+  for (int64_t j = 0; j < n; ++j)
+    sum[j] = log ? std::log(sum[j]) : T{1} / sum[j];
   for (int64_t k = 0; k < rows; ++k) {
     const T* x = first + k * stride;
     const T* ek = e + k * n;
@@ -661,8 +693,8 @@ void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_
       WriteRow<kStream>(
           out + k * stride, n,
           [&](auto d, int64_t i)
-              HWY_ATTR { return hn::Div(hn::LoadU(d, ek + i), hn::LoadU(d, sum + i)); },
-          [&](int64_t i) { return ek[i] / sum[i]; });
+              HWY_ATTR { return hn::Mul(hn::LoadU(d, ek + i), hn::LoadU(d, sum + i)); },
+          [&](int64_t i) { return ek[i] * sum[i]; });
     }
   }
 }
@@ -724,10 +756,10 @@ void SoftmaxColumnsF64(const double* first, int64_t stride, int64_t rows, double
   SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
 }
 double ExpShiftedSumF32(const float* x, float shift, int64_t n) {
-  return ExpShiftedSum(x, shift, static_cast<float*>(nullptr), n);
+  return ExpShiftedSum<false>(x, shift, static_cast<float*>(nullptr), n);
 }
 double ExpShiftedSumF64(const double* x, double shift, int64_t n) {
-  return ExpShiftedSum(x, shift, static_cast<double*>(nullptr), n);
+  return ExpShiftedSum<false>(x, shift, static_cast<double*>(nullptr), n);
 }
 void ScaledExpRowF32(const float* x, float shift, float alpha, const float* w, float beta,
                      float* out, int64_t n, bool stream) {
