@@ -40,8 +40,11 @@ void HelloDeadlines::run() {
       continue;
     }
     const auto earliest = watched_.begin();
-    if (std::chrono::steady_clock::now() < earliest->second.deadline) {
-      wake_.wait_until(lock, earliest->second.deadline);
+    // A copy: the wait reads its deadline after waking, and forget() may erase the entry while
+    // the lock is released.
+    const std::chrono::steady_clock::time_point deadline = earliest->second.deadline;
+    if (std::chrono::steady_clock::now() < deadline) {
+      wake_.wait_until(lock, deadline);
       continue;
     }
     wire::Socket& socket = *earliest->second.socket;

@@ -113,7 +113,9 @@ std::vector<OnnxValue> recurrent(const OnnxNode& node, int64_t gates, const Cell
   const int64_t directions = direction == "bidirectional" ? 2 : 1;
   if (direction != "forward" && direction != "reverse" && direction != "bidirectional")
     node.fail("direction '", direction, "'");
-  if (x.rank() != 3 || hidden < 1 ||
+  // hidden is bounded before gates * hidden is formed (a hostile hidden_size would overflow it).
+  constexpr int64_t kMaxHidden = int64_t{1} << 31;
+  if (x.rank() != 3 || hidden < 1 || hidden > kMaxHidden ||
       w.shape().dims() != std::vector<int64_t>{directions, gates * hidden, x.shape().dims()[2]} ||
       r.shape().dims() != std::vector<int64_t>{directions, gates * hidden, hidden})
     node.fail("X ", x.shape(), ", W ", w.shape(), " and R ", r.shape(), " for hidden_size ", hidden,

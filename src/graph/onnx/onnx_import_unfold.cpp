@@ -107,6 +107,9 @@ std::vector<OnnxValue> max_unpool(const OnnxNode& node) {
   const std::size_t k = in.size() - 2;
   const std::optional<std::vector<int64_t>> kernel = node.attr_ints("kernel_shape");
   if (!kernel || kernel->size() != k) node.fail("kernel_shape must hold ", k, " values");
+  for (const int64_t size : *kernel) {
+    if (size < 1 || size > kMaxPositions) node.fail("kernel_shape holds ", size);
+  }
   const std::vector<int64_t> strides = per_dim(node, "strides", k, 1, 1);
   const std::vector<int64_t> pads = per_dim(node, "pads", 2 * k, 0, 0);
   std::vector<int64_t> pooled{in[0], in[1]};
