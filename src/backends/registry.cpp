@@ -23,23 +23,32 @@ struct BackendEntry {
   Kind kind;
   std::string_view name;
   std::string_view option;
-  bool implemented;  // ember has this backend's source (its option may be turned on)
+  /// Empty: ember has this backend's source (its option may be turned on). Else why it has none,
+  /// and what to use instead, for the ConfigError of its factories.
+  std::string_view missing;
 };
+
+constexpr std::string_view kNoRocm =
+    "ember has no ROCm backend yet: it would be a HIP build of the cuda backend's kernels "
+    "(docs/backends/metal-rocm.md); AMD GPUs run through Device::vulkan meanwhile";
+constexpr std::string_view kNoMetal =
+    "Metal is Apple's API and ember has no Metal backend yet (an MSL emitter, "
+    "docs/backends/metal-rocm.md); on Linux, GPUs run through Device::vulkan or Device::cuda";
 
 // clang-format off
 constexpr BackendEntry kBackends[] = {
-    {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  true},
-    {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     true},
-    {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      true},
-    {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     true},
-    {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     false},
-    {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   true},
-    {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     true},
-    {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    false},
-    {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   true},
-    {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", true},
-    {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   true},
-    {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  false},
+    {Kind::NdArray,  "ndarray",  "EMBER_BACKEND_NDARRAY",  ""},
+    {Kind::Flex,     "flex",     "EMBER_BACKEND_FLEX",     ""},
+    {Kind::Cpu,      "cpu",      "EMBER_BACKEND_CPU",      ""},
+    {Kind::Cuda,     "cuda",     "EMBER_BACKEND_CUDA",     ""},
+    {Kind::Rocm,     "rocm",     "EMBER_BACKEND_ROCM",     kNoRocm},
+    {Kind::Vulkan,   "vulkan",   "EMBER_BACKEND_VULKAN",   ""},
+    {Kind::Wgpu,     "wgpu",     "EMBER_BACKEND_WGPU",     ""},
+    {Kind::Metal,    "metal",    "EMBER_BACKEND_METAL",    kNoMetal},
+    {Kind::WebGpu,   "webgpu",   "EMBER_BACKEND_WEBGPU",   ""},
+    {Kind::LibTorch, "libtorch", "EMBER_BACKEND_LIBTORCH", ""},
+    {Kind::Remote,   "remote",   "EMBER_BACKEND_REMOTE",   ""},
+    {Kind::Capture,  "capture",  "EMBER_BACKEND_CAPTURE",  ""},
 };
 // clang-format on
 
@@ -142,7 +151,8 @@ std::optional<DispatchDevice> first_device(Kind kind) {
   message += any_compiled ? "the compiled-in backends found no device; configure with one of"
                           : "no backend is compiled in; configure with one of";
   for (Kind kind : kDefaultOrder) {
-    if (entry_of(kind).implemented) message += " -D" + std::string(entry_of(kind).option) + "=ON";
+    if (entry_of(kind).missing.empty())
+      message += " -D" + std::string(entry_of(kind).option) + "=ON";
   }
   throw ConfigError(message);
 }
@@ -159,10 +169,9 @@ void require_compiled(const DispatchDevice& d, const char* factory) {
     return;
   }
   const BackendEntry& entry = entry_of(kind_of(d));
-  if (!entry.implemented) {
-    throw ConfigError("[" + std::string(factory) + "] the " + std::string(entry.name) +
-                      " backend is not implemented yet in this version of ember (its option " +
-                      std::string(entry.option) + " cannot be turned on)");
+  if (!entry.missing.empty()) {
+    throw ConfigError("[" + std::string(factory) + "] " + std::string(entry.missing) +
+                      " (its option " + std::string(entry.option) + " cannot be turned on)");
   }
   throw ConfigError("[" + std::string(factory) + "] the " + std::string(entry.name) +
                     " backend is not compiled in; configure with -D" + std::string(entry.option) +

@@ -80,19 +80,23 @@ TEST(DeviceSpec, FactoriesOfBackendsNotCompiledInThrowConfigErrorNamingTheirOpti
   // CMake refuses every backend but ndarray, flex, cpu, cuda, vulkan, wgpu, webgpu, remote,
   // libtorch and capture today (cmake/EmberOptions.cmake), so each of these factories must refuse;
   // a backend that lands moves its line to a test of its own.
+  // Each says why there is none, and what runs those GPUs meanwhile.
   struct Case {
     const char* factory;
     std::function<Device()> make;
     const char* option;
+    const char* reason;
   };
   const Case cases[] = {
-      {"rocm", [] { return Device::rocm(); }, "EMBER_BACKEND_ROCM"},
-      {"metal", [] { return Device::metal(); }, "EMBER_BACKEND_METAL"},
+      {"rocm", [] { return Device::rocm(); }, "EMBER_BACKEND_ROCM", "a HIP build"},
+      {"metal", [] { return Device::metal(); }, "EMBER_BACKEND_METAL", "Metal is Apple's API"},
   };
   for (const Case& c : cases) {
     const std::string message = error_message<ConfigError>(c.make);
     EXPECT_TRUE(contains(message, "[Device::")) << c.factory;
     EXPECT_TRUE(contains(message, c.option)) << c.factory;
+    EXPECT_TRUE(contains(message, c.reason)) << message;
+    EXPECT_TRUE(contains(message, "Device::vulkan")) << message;
   }
 }
 

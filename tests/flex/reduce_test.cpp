@@ -4,6 +4,8 @@
 // against a double reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -64,7 +66,7 @@ TEST(FlexReduce, EveryDimOfRandomTensorsOfRankOneToFourMatchesTheReference) {
 
 /// Columns of rows rows: 0 a tie of the maximum at rows 3 and rows - 2 (and of the minimum at
 /// 5 and rows - 3), 1 NaN at rows / 2 and rows - 1, 2 NaN at row 1 and rows / 2, 3 constant,
-/// 4 signed zeros only, 5 ascending.
+/// 4 signed zeros only, 5 ascending. rows >= 6 (the ties' rows must exist).
 TensorData ties_and_nans(int64_t rows, DType dtype) {
   constexpr int64_t kColumns = 6;
   std::vector<double> values(static_cast<std::size_t>(rows * kColumns));
@@ -107,9 +109,10 @@ TEST(FlexReduce, ArgReductionsAcrossRowsKeepTheFirstTieAndTheFirstNaN) {
 
 /// ties_and_nans's six columns repeated across columns columns, with a NaN in row 0 of every
 /// seventh column (the first pass of an arg-reduction starts from row 0): every case in every
-/// vector lane of the reductions across rows.
+/// vector lane of the reductions across rows. Fewer than 9 rows take the first rows of 9.
 TensorData wide_ties_and_nans(int64_t rows, int64_t columns, DType dtype) {
-  const std::vector<double> narrow = ties_and_nans(rows, DType::F64).to_vector<double>();
+  const std::vector<double> narrow =
+      ties_and_nans(std::max<int64_t>(rows, 9), DType::F64).to_vector<double>();
   std::vector<double> values(static_cast<std::size_t>(rows * columns));
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < columns; ++c)
