@@ -112,12 +112,23 @@ void Stream::execute_locked() {
       results_[i]->inner_ = std::move(buffers[i]);
     }
   } catch (const ExecutionError& e) {
+    keep_computed_locked();
     fail_results(work_, e.what());
     throw;
   } catch (const std::exception& e) {
     const std::string message = std::string("[fusion] queued ops failed: ") + e.what();
+    keep_computed_locked();
     fail_results(work_, message);
     throw ExecutionError(message);
+  }
+}
+
+void Stream::keep_computed_locked() {
+  // The executor stores a result only once its op ran: those keep their values.
+  for (std::size_t i = 0; i < results_.size() && i < scratch_.results.size(); ++i) {
+    if (!results_[i] || !scratch_.results[i]) continue;
+    results_[i]->state_ = LazyBuffer::State::Computed;
+    results_[i]->inner_ = std::move(scratch_.results[i]);
   }
 }
 
@@ -137,7 +148,8 @@ void Stream::clear_locked() {
 
 void Stream::fail_results(const PendingWork& work, const std::string& message) {
   for (const QueuedOp& op : work.ops) {
-    if (const std::shared_ptr<LazyBuffer> result = op.result.lock()) {
+    const std::shared_ptr<LazyBuffer> result = op.result.lock();
+    if (result && result->state_ == LazyBuffer::State::Queued) {
       result->state_ = LazyBuffer::State::Failed;
       result->error_ = message;
     }

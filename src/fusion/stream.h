@@ -54,7 +54,11 @@ class Stream : public std::enable_shared_from_this<Stream> {
   void execute_locked();
   /// Empties the queue, keeping its memory for the next ops.
   void clear_locked();
-  /// Marks the result of every queued op of work that is still held as failed with message.
+  /// After a failed execution: the results the executor computed before the failure become
+  /// those ops' values, so a failure takes only the ops that did not run.
+  void keep_computed_locked();
+  /// Marks the result of every queued op of work that is still held and not computed as failed
+  /// with message.
   static void fail_results(const PendingWork& work, const std::string& message);
 
   // Guards everything below and the state of this stream's lazy buffers. Lean (taken twice per

@@ -2,6 +2,7 @@
 // captured as a graph the second, replayed after; a changed argument is patched into its node, an
 // address that changed in a copy means a new capture; and every value is the one the same
 // launches give issued one by one (computed here on the host with the same float operations).
+// Also: the kernel cache finds a kernel by its key without building its source again.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,6 +25,13 @@ extern "C" __global__ void ember_test_axpy(float* y, const float* x, float a, lo
   if (i < n) y[i] = fmaf(y[i], a, x[i]);
 }
 )";
+
+/// kAxpySource, counting how many times it is asked for.
+int axpy_sources_built = 0;
+std::string counted_axpy_source(int /*variant*/) {
+  ++axpy_sources_built;
+  return kAxpySource;
+}
 
 constexpr long long kElements = 1000;
 constexpr int kLaunchesPerChunk = 6;
@@ -103,6 +111,17 @@ class LaunchQueueTest : public ::testing::Test {
   std::vector<float> host_x_;
   std::vector<float> host_y_;
 };
+
+TEST_F(LaunchQueueTest, AKernelFoundByItsKeyBuildsItsSourceOnce) {
+  axpy_sources_built = 0;
+  const CUfunction first = kernels_->function(counted_axpy_source, "ember_test_axpy", 1);
+  EXPECT_EQ(kernels_->function(counted_axpy_source, "ember_test_axpy", 1), first);
+  EXPECT_EQ(axpy_sources_built, 1);
+  // Other args build the source again; the same text is the same module, so the same kernel.
+  EXPECT_EQ(kernels_->function(counted_axpy_source, "ember_test_axpy", 2), first);
+  EXPECT_EQ(axpy_sources_built, 2);
+  EXPECT_EQ(first, axpy_);
+}
 
 TEST_F(LaunchQueueTest, AChunkSeenTwiceIsCapturedThenReplayedWithChangedArgumentsPatched) {
   axpy_chunk(0.5f);  // first sighting: one by one

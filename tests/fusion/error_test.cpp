@@ -1,7 +1,8 @@
 // Errors inside queued ops surface as ExecutionError — naming the op, keeping the original
 // message — from whichever call executed the queue (a read, a non-fusible consumer, flush,
 // sync, the op that filled the queue); the queue is then empty and usable, and every buffer of
-// the failed work throws ExecutionError when read or used, instead of crashing.
+// the failed work that had not run throws ExecutionError when read or used, instead of crashing
+// (what ran before the failure keeps its value).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -83,6 +84,23 @@ TEST(FusionErrors, FlushSyncAndNonFusibleConsumersSurfaceTheError) {
     expect_execution_error([&] { get(*spied.fusion, chain.m); }, {"spy failure in tanh"});
     spied.fusion->flush();  // nothing left queued: no error
   }
+}
+
+TEST(FusionErrors, WorkThatRanBeforeTheFailureKeepsItsValues) {
+  // Two groups in one queue (two shapes): the first runs, the second fails. Only the second's
+  // values are lost; the first's are read as computed.
+  SpiedFusion spied;
+  spied.spy->fail_on = "tanh";
+  const TensorData data = varied_data({4, 5});
+  const Value negated =
+      apply(*spied.fusion, ir::Unary{ir::UnaryOp::Neg}, {put(*spied.fusion, data)});
+  const Value failing =
+      apply(*spied.fusion, ir::Unary{ir::UnaryOp::Tanh}, {put(*spied.fusion, varied_data({3}))});
+  expect_execution_error([&] { get(*spied.fusion, failing); }, {"spy failure in tanh"});
+  std::vector<float> expected = data.to_vector<float>();
+  for (float& v : expected)
+    v = -v;
+  EXPECT_EQ(get(*spied.fusion, negated).to_vector<float>(), expected);
 }
 
 TEST(FusionErrors, TheOpThatFillsTheQueueSurfacesTheError) {

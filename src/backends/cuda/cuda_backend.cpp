@@ -1,7 +1,9 @@
 #include "backends/cuda/cuda_backend.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include <ranges>
 #include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -286,11 +289,14 @@ class CudaBackend final : public backend::Backend {
 
   Outputs execute_fused(const ir::Program& program, std::span<const Operand> inputs,
                         std::span<const Scalar> constants, const Shape& shape) override {
-    if (!codegen::has_program_kernel(program))
-      return fusion::run_op_by_op(*this, program, inputs, constants, shape);
     gpu_->make_current();
-    const ProgramKernel* kernel = program.compiled.get<ProgramKernel>(
-        [&] { return std::make_shared<ProgramKernel>(program_kernel(program)); });
+    // The emitter's verdict is kept with the kernels (null: none), so it is asked once a program.
+    const ProgramKernel* kernel = program.compiled.get<ProgramKernel>([&] {
+      return codegen::has_program_kernel(program)
+                 ? std::make_shared<ProgramKernel>(program_kernel(program))
+                 : nullptr;
+    });
+    if (kernel == nullptr) return fusion::run_op_by_op(*this, program, inputs, constants, shape);
     return run_program(program, *kernel, inputs, constants, shape);
   }
 
@@ -416,7 +422,7 @@ class CudaBackend final : public backend::Backend {
         arguments.add(address_of(inputs[0]));
         arguments.add(out->address());
         arguments.add(static_cast<long long>(n));
-        launch(kernels_.function(cast_source(from, cast.dtype), "ember_cast"), grid_for(n),
+        launch(kernels_.function(cast_source, "ember_cast", from, cast.dtype), grid_for(n),
                kThreads, arguments);
       }
       return Outputs{out};
@@ -560,7 +566,9 @@ class CudaBackend final : public backend::Backend {
     auto out = allocate(outputs[0]);
     const int64_t count = lanes.rows * lanes.inner;
     if (count == 0) return Outputs{out};
-    const std::string source = reduce_source(reduce, x.dtype, outputs[0].dtype);
+    const auto kernel = [&](std::string_view name) {
+      return kernels_.function(reduce_source, name, reduce, x.dtype, outputs[0].dtype);
+    };
     const auto correction = static_cast<long long>(reduce.correction);
     if (lanes.inner > 1) {
       // Columns: too few of them to fill the GPU get their lanes split into chunks, combined by
@@ -582,8 +590,7 @@ class CudaBackend final : public backend::Backend {
       arguments.add(static_cast<long long>(chunks));
       arguments.add(static_cast<long long>(chunk));
       arguments.add(correction);
-      launch(kernels_.function(source, "ember_reduce_columns"), grid_for(count * chunks), kThreads,
-             arguments);
+      launch(kernel("ember_reduce_columns"), grid_for(count * chunks), kThreads, arguments);
       if (chunks > 1) {
         LaunchArguments combine;
         combine.add(partial->address());
@@ -593,8 +600,7 @@ class CudaBackend final : public backend::Backend {
         combine.add(static_cast<long long>(chunks));
         combine.add(static_cast<long long>(lanes.n));
         combine.add(correction);
-        launch(kernels_.function(source, "ember_reduce_column_partials"), grid_for(count), kThreads,
-               combine);
+        launch(kernel("ember_reduce_column_partials"), grid_for(count), kThreads, combine);
       }
       return Outputs{out};
     }
@@ -605,8 +611,7 @@ class CudaBackend final : public backend::Backend {
       arguments.add(static_cast<long long>(lanes.rows));
       arguments.add(static_cast<long long>(lanes.n));
       arguments.add(correction);
-      launch(kernels_.function(source, "ember_reduce_warp_rows"), warp_rows_grid(lanes.rows),
-             kRowThreads, arguments);
+      launch(kernel("ember_reduce_warp_rows"), warp_rows_grid(lanes.rows), kRowThreads, arguments);
       return Outputs{out};
     }
     // Rows: long rows split into chunks (blocks of their own) when there are too few rows to fill
@@ -629,8 +634,8 @@ class CudaBackend final : public backend::Backend {
     arguments.add(static_cast<long long>(chunks));
     arguments.add(static_cast<long long>(chunk));
     arguments.add(correction);
-    launch(kernels_.function(source, "ember_reduce_rows"),
-           static_cast<unsigned>(lanes.rows * chunks), kRowThreads, arguments);
+    launch(kernel("ember_reduce_rows"), static_cast<unsigned>(lanes.rows * chunks), kRowThreads,
+           arguments);
     if (chunks > 1) {
       LaunchArguments combine;
       combine.add(partial->address());
@@ -639,8 +644,8 @@ class CudaBackend final : public backend::Backend {
       combine.add(static_cast<long long>(chunks));
       combine.add(static_cast<long long>(lanes.n));
       combine.add(correction);
-      launch(kernels_.function(source, "ember_reduce_partials"), static_cast<unsigned>(lanes.rows),
-             kRowThreads, combine);
+      launch(kernel("ember_reduce_partials"), static_cast<unsigned>(lanes.rows), kRowThreads,
+             combine);
     }
     return Outputs{out};
   }
@@ -660,22 +665,23 @@ class CudaBackend final : public backend::Backend {
     int per_lane = vector;
     while (32 * per_lane < lanes.n && per_lane < 32)
       per_lane *= 2;
-    const std::string source = softmax_source(softmax, x.dtype, per_lane, vector);
+    const auto kernel = [&](std::string_view name) {
+      return kernels_.function(softmax_source, name, softmax, x.dtype, per_lane, vector);
+    };
     LaunchArguments arguments;
     arguments.add(address_of(inputs[0]));
     arguments.add(out->address());
     arguments.add(static_cast<long long>(lanes.rows));
     arguments.add(static_cast<long long>(lanes.n));
     if (lanes.inner == 1 && lanes.n <= 32 * per_lane) {
-      launch(kernels_.function(source, "ember_softmax_warp_rows"), warp_rows_grid(lanes.rows),
-             kRowThreads, arguments);
+      launch(kernel("ember_softmax_warp_rows"), warp_rows_grid(lanes.rows), kRowThreads, arguments);
     } else if (lanes.inner == 1) {
-      launch(kernels_.function(source, "ember_softmax_rows"), static_cast<unsigned>(lanes.rows),
-             kRowThreads, arguments);
+      launch(kernel("ember_softmax_rows"), static_cast<unsigned>(lanes.rows), kRowThreads,
+             arguments);
     } else {
       arguments.add(static_cast<long long>(lanes.inner));
-      launch(kernels_.function(source, "ember_softmax_columns"), grid_for(lanes.rows * lanes.inner),
-             kThreads, arguments);
+      launch(kernel("ember_softmax_columns"), grid_for(lanes.rows * lanes.inner), kThreads,
+             arguments);
     }
     return Outputs{out};
   }
@@ -864,14 +870,26 @@ class CudaBackend final : public backend::Backend {
   std::optional<Outputs> run(const ir::Full& full, const ir::Op& /*op*/,
                              std::span<const Operand> /*inputs*/,
                              std::span<const ir::TensorMeta> outputs) {
-    // One element made by ndarray's kernel (its conversion of the value), repeated on the GPU.
+    // One element made by ndarray's kernel (its conversion of the value), its bytes repeated
+    // by a kernel: no upload, so the queue goes on (an upload drains it).
     const ir::TensorMeta one{Shape{1}, full.dtype};
     const ir::Full element{Shape{1}, full.dtype, full.value};
-    const BufferPtr value = write(ndarray::run(element, {}, {&one, 1}));
-    const Operand operand{value, one};
-    std::vector<int64_t> zeros(outputs[0].shape.rank(), 0);
-    Walk walk{outputs[0].shape.dims(), zeros, 0, outputs[0].shape.contiguous_strides(), 0};
-    return copied(operand, outputs[0], walk);
+    const TensorData value = ndarray::run(element, {}, {&one, 1});
+    std::array<unsigned char, 16> pattern{};
+    const std::span<const std::byte> bytes = value.bytes();
+    for (std::size_t b = 0; b < pattern.size(); ++b)
+      pattern[b] = static_cast<unsigned char>(bytes[b % bytes.size()]);
+    auto out = allocate(outputs[0]);
+    const auto n = static_cast<long long>(outputs[0].shape.num_elements() * dtype_size(full.dtype));
+    if (n == 0) return Outputs{out};
+    LaunchArguments arguments;
+    arguments.add(out->address());
+    arguments.add(n);
+    arguments.add(std::bit_cast<std::array<unsigned long long, 2>>(pattern)[0]);
+    arguments.add(std::bit_cast<std::array<unsigned long long, 2>>(pattern)[1]);
+    launch(kernels_.function(fill_source, "ember_fill"), grid_for((n + 15) / 16), kThreads,
+           arguments);
+    return Outputs{out};
   }
 
   // ---- convolution: cuDNN, else column matrices and cuBLASLt ----------------------------------
@@ -1038,7 +1056,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(static_cast<long long>(n));
     arguments.add(static_cast<long long>(channels_out));
     arguments.add(g);
-    launch(kernels_.function(columns_source(dtype), "ember_col2im"),
+    launch(kernels_.function(columns_source, "ember_col2im", dtype),
            grid_for(out.shape.num_elements()), kThreads, arguments);
   }
 
@@ -1053,7 +1071,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(static_cast<long long>(x.meta.shape[0]));
     arguments.add(static_cast<long long>(channels));
     arguments.add(g);
-    launch(kernels_.function(columns_source(x.meta.dtype), "ember_im2col"), grid_for(count),
+    launch(kernels_.function(columns_source, "ember_im2col", x.meta.dtype), grid_for(count),
            kThreads, arguments);
     return cols;
   }
@@ -1201,8 +1219,8 @@ class CudaBackend final : public backend::Backend {
       arguments.add(address_of(result));
     arguments.add(static_cast<long long>(windows.planes));
     arguments.add(p);
-    launch(kernels_.function(pool_source(x.meta.dtype, index_dtype),
-                             max ? "ember_max_pool" : "ember_avg_pool"),
+    launch(kernels_.function(pool_source, max ? "ember_max_pool" : "ember_avg_pool", x.meta.dtype,
+                             index_dtype),
            grid_for(count), kThreads, arguments);
     return results;
   }
@@ -1248,8 +1266,8 @@ class CudaBackend final : public backend::Backend {
     arguments.add(address_of(inputs[1]));
     arguments.add(out->address());
     add_indexed_walk(arguments, n, output.shape, x.contiguous_strides(), dim, select);
-    launch(kernels_.function(gather_source(dtype_size(output.dtype), inputs[1].meta.dtype),
-                             "ember_gather"),
+    launch(kernels_.function(gather_source, "ember_gather", dtype_size(output.dtype),
+                             inputs[1].meta.dtype),
            grid_for(n), kThreads, arguments);
     return Outputs{out};
   }
@@ -1271,8 +1289,8 @@ class CudaBackend final : public backend::Backend {
     arguments.add(address_of(inputs[1]));
     arguments.add(out->address());
     add_indexed_walk(arguments, n, values.shape, output.shape.contiguous_strides(), dim, select);
-    launch(kernels_.function(scatter_add_source(output.dtype, inputs[1].meta.dtype),
-                             "ember_scatter_add"),
+    launch(kernels_.function(scatter_add_source, "ember_scatter_add", output.dtype,
+                             inputs[1].meta.dtype),
            grid_for(n), kThreads, arguments);
     return Outputs{out};
   }
@@ -1299,21 +1317,23 @@ class CudaBackend final : public backend::Backend {
     auto winner = allocate(static_cast<std::size_t>(slots) *
                            (wide ? sizeof(unsigned long long) : sizeof(unsigned int)));
     queue_->fill(winner->address(), 0, winner->bytes());
-    const std::string source =
-        scatter_assign_source(dtype_size(output.dtype), inputs[1].meta.dtype, wide);
+    const auto kernel = [&](std::string_view name) {
+      return kernels_.function(scatter_assign_source, name, dtype_size(output.dtype),
+                               inputs[1].meta.dtype, wide);
+    };
     const std::vector<int64_t> strides = output.shape.contiguous_strides();
     LaunchArguments claim;
     claim.add(address_of(inputs[1]));
     claim.add(winner->address());
     add_indexed_walk(claim, claims, values.shape, strides, dim, select);
-    launch(kernels_.function(source, "ember_scatter_claim"), grid_for(claims), kThreads, claim);
+    launch(kernel("ember_scatter_claim"), grid_for(claims), kThreads, claim);
     LaunchArguments arguments;
     arguments.add(address_of(inputs[2]));
     arguments.add(address_of(inputs[1]));
     arguments.add(out->address());
     arguments.add(winner->address());
     add_indexed_walk(arguments, n, values.shape, strides, dim, select);
-    launch(kernels_.function(source, "ember_scatter_assign"), grid_for(n), kThreads, arguments);
+    launch(kernel("ember_scatter_assign"), grid_for(n), kThreads, arguments);
     return Outputs{out};
   }
 
@@ -1341,7 +1361,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(static_cast<long long>(n));
     arguments.add(static_cast<long long>(size));
     arguments.add(first_bad->address());
-    launch(kernels_.function(check_indices_source(indices.meta.dtype), "ember_check_indices"),
+    launch(kernels_.function(check_indices_source, "ember_check_indices", indices.meta.dtype),
            grid_for(n), kThreads, arguments);
     unsigned long long position = 0;
     download(&position, first_bad->address(), sizeof position);
@@ -1381,7 +1401,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(static_cast<float>(uniform ? d.b - d.a : d.b));
     arguments.add(static_cast<float>(d.a));
     arguments.add(d.a);
-    launch(kernels_.function(random_source(d.kind, random.dtype), "ember_random"), grid_for(n),
+    launch(kernels_.function(random_source, "ember_random", d.kind, random.dtype), grid_for(n),
            kThreads, arguments);
     return Outputs{out};
   }
@@ -1430,7 +1450,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(to);
     arguments.add(static_cast<long long>(n));
     add_walk(arguments, w);
-    launch(kernels_.function(copy_source(element_size), "ember_copy"), grid_for(n), kThreads,
+    launch(kernels_.function(copy_source, "ember_copy", element_size), grid_for(n), kThreads,
            arguments);
   }
 
@@ -1474,7 +1494,7 @@ class CudaBackend final : public backend::Backend {
     const int64_t tiles = tiles_a * tiles_last * planes;
     const auto grid =
         static_cast<unsigned>(std::clamp<int64_t>(tiles, 1, int64_t{gpu_->multiprocessors()} * 32));
-    launch(kernels_.function(copy_source(element_size), "ember_transpose_copy"), grid, kThreads,
+    launch(kernels_.function(copy_source, "ember_transpose_copy", element_size), grid, kThreads,
            arguments);
   }
 
@@ -1492,19 +1512,20 @@ class CudaBackend final : public backend::Backend {
     auto out = allocate(outputs[0]);
     const Lanes lanes = lanes_along(x.shape, cumulative.dim);
     if (lanes.rows * lanes.n * lanes.inner == 0) return Outputs{out};
-    const std::string source = cumulative_source(cumulative.op, x.dtype);
+    const auto kernel = [&](std::string_view name) {
+      return kernels_.function(cumulative_source, name, cumulative.op, x.dtype);
+    };
     LaunchArguments arguments;
     arguments.add(address_of(inputs[0]));
     arguments.add(out->address());
     arguments.add(static_cast<long long>(lanes.rows));
     arguments.add(static_cast<long long>(lanes.n));
     if (lanes.inner == 1) {
-      launch(kernels_.function(source, "ember_cumulative_rows"), warp_rows_grid(lanes.rows),
-             kRowThreads, arguments);
+      launch(kernel("ember_cumulative_rows"), warp_rows_grid(lanes.rows), kRowThreads, arguments);
     } else {
       arguments.add(static_cast<long long>(lanes.inner));
-      launch(kernels_.function(source, "ember_cumulative_columns"),
-             grid_for(lanes.rows * lanes.inner), kThreads, arguments);
+      launch(kernel("ember_cumulative_columns"), grid_for(lanes.rows * lanes.inner), kThreads,
+             arguments);
     }
     return Outputs{out};
   }
@@ -1522,7 +1543,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(static_cast<long long>(n));
     arguments.add(static_cast<long long>(arange.start));
     arguments.add(static_cast<long long>(arange.step));
-    launch(kernels_.function(arange_source(arange.dtype), "ember_arange"), grid_for(n), kThreads,
+    launch(kernels_.function(arange_source, "ember_arange", arange.dtype), grid_for(n), kThreads,
            arguments);
     return Outputs{out};
   }
@@ -1547,8 +1568,8 @@ class CudaBackend final : public backend::Backend {
     arguments.add(static_cast<long long>(lanes.inner));
     const auto grid =
         static_cast<unsigned>(std::min<int64_t>(lines, int64_t{gpu_->multiprocessors()} * 32));
-    launch(kernels_.function(sort_source(x.dtype, sort.index_dtype, sort.descending, capacity),
-                             "ember_sort"),
+    launch(kernels_.function(sort_source, "ember_sort", x.dtype, sort.index_dtype, sort.descending,
+                             capacity),
            grid, sort_threads(capacity), arguments);
     return results;
   }
@@ -1599,7 +1620,7 @@ class CudaBackend final : public backend::Backend {
     arguments.add(out->address());
     arguments.add(static_cast<long long>(windows.planes));
     arguments.add(p);
-    launch(kernels_.function(avg_pool_grad_source(grad.meta.dtype), "ember_avg_pool_grad"),
+    launch(kernels_.function(avg_pool_grad_source, "ember_avg_pool_grad", grad.meta.dtype),
            grid_for(count), kThreads, arguments);
     return Outputs{out};
   }
@@ -1624,7 +1645,7 @@ class CudaBackend final : public backend::Backend {
     if (!shape) return std::nullopt;
     auto out = allocate(outputs[0]);
     auto lse = allocate(outputs[1]);
-    launch_attention(attention_forward_source(*shape), "ember_attention_forward", *shape, inputs,
+    launch_attention(attention_forward_source, "ember_attention_forward", *shape, inputs,
                      {out->address(), lse->address()}, shape->parameters.l,
                      attention_forward_grid(*shape));
     return Outputs{out, lse};
@@ -1655,12 +1676,11 @@ class CudaBackend final : public backend::Backend {
     auto dv = allocate(outputs[2]);
     const auto delta =
         allocate(static_cast<std::size_t>(shape->batches * shape->parameters.l) * sizeof(float));
-    const std::string source = attention_backward_source(*shape);
     const AttentionGrid grid = attention_backward_grid(*shape);
-    launch_attention(source, "ember_attention_dq", *shape, inputs,
+    launch_attention(attention_backward_source, "ember_attention_dq", *shape, inputs,
                      {out, lse, grad_out, dq->address(), delta->address()}, shape->parameters.l,
                      grid);
-    launch_attention(source, "ember_attention_dkdv", *shape, inputs,
+    launch_attention(attention_backward_source, "ember_attention_dkdv", *shape, inputs,
                      {lse, grad_out, delta->address(), dk->address(), dv->address()},
                      shape->parameters.s, grid);
     return Outputs{dq, dk, dv};
@@ -1674,10 +1694,10 @@ class CudaBackend final : public backend::Backend {
     return metas;
   }
 
-  /// Launches kernel `name` of source over blocks of grid.rows of the batch entries' `rows`
-  /// (queries or keys): its arguments q, k, v and the mask (0 without one), then `rest`, then the
-  /// shape's parameters.
-  void launch_attention(const std::string& source, const std::string& name,
+  /// Launches kernel `name` of make_source(shape) over blocks of grid.rows of the batch entries'
+  /// `rows` (queries or keys): its arguments q, k, v and the mask (0 without one), then `rest`,
+  /// then the shape's parameters.
+  void launch_attention(std::string (*make_source)(const AttentionShape&), std::string_view name,
                         const AttentionShape& shape, std::span<const Operand> inputs,
                         std::initializer_list<CUdeviceptr> rest, int64_t rows, AttentionGrid grid) {
     LaunchArguments arguments;
@@ -1688,7 +1708,8 @@ class CudaBackend final : public backend::Backend {
       arguments.add(address);
     arguments.add(shape.parameters);
     const int64_t blocks = shape.batches * ((rows + grid.rows - 1) / grid.rows);
-    launch(kernels_.function(source, name), static_cast<unsigned>(blocks), grid.threads, arguments);
+    launch(kernels_.function(make_source, name, shape), static_cast<unsigned>(blocks), grid.threads,
+           arguments);
   }
 
   /// src resampled by op's passes (one a spatial dim, in double between them, in
@@ -1704,7 +1725,7 @@ class CudaBackend final : public backend::Backend {
     const Shape& output = transposed ? src.meta.shape : result.shape;
     const std::vector<ndarray::interpolate::DimPlan> plans =
         ndarray::interpolate::plans_for(op, input, output, dtype);
-    const CUfunction function = kernels_.function(resample_source(dtype), "ember_resample");
+    const CUfunction function = kernels_.function(resample_source, "ember_resample", dtype);
     std::vector<int64_t> dims = src.meta.shape.dims();
     CUdeviceptr from = address_of(src);
     std::shared_ptr<DeviceBuffer> intermediate;

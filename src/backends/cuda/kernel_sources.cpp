@@ -897,6 +897,24 @@ bool has_float_kernels(DType dtype) {
   return is_float(dtype);
 }
 
+std::string fill_source() {
+  std::string source = R"(extern "C" __global__ void ember_fill(unsigned char* out, long long n,
+    unsigned long long low, unsigned long long high) {
+  const long long vectors = (n + 15) / 16;
+  for (long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x; v < vectors;
+       v += (long long)gridDim.x * blockDim.x) {
+    if (16 * v + 16 <= n) {
+      *reinterpret_cast<ulonglong2*>(out + 16 * v) = make_ulonglong2(low, high);
+    } else {
+      for (int b = 0; 16 * v + b < n; ++b)
+        out[16 * v + b] = (unsigned char)((b < 8 ? low : high) >> (8 * (b % 8)));
+    }
+  }
+}
+)";
+  return source;
+}
+
 std::string copy_source(std::size_t element_size) {
   std::string source(codegen::kCudaDimsDefinition);
   source += "typedef " + std::string(element_of_size(element_size)) + " E;\n";

@@ -36,6 +36,12 @@ bool has_float_kernels(DType dtype);
 /// where the input is contiguous along a and the output along the last dim.
 std::string copy_source(std::size_t element_size);
 
+/// ember_fill(unsigned char* out, long long n, unsigned long long low, unsigned long long high):
+/// n bytes at out (16-byte aligned) repeating the 16-byte pattern low, high (little-endian), 16
+/// bytes a thread. An element of any size up to 16 that divides 16 repeats in such a pattern, so
+/// one kernel fills every dtype, its value a kernel argument (a replayed graph patches it).
+std::string fill_source();
+
 /// ember_cast(const From* in, To* out, long long n): float dtypes to float dtypes, rounded to
 /// nearest, ties to even (f64 to f16 and bf16 through f32, as ember's conversions do).
 std::string cast_source(DType from, DType to);
