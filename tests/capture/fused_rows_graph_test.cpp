@@ -84,6 +84,19 @@ TEST(FusedRowGraphs, ReplayedOnNdarrayTheyExpandIntoTheirComposites) {
     EXPECT_LT(largest_difference(composites[i], kernels[i]), 1e-6) << "output " << i;
 }
 
+TEST(FusedRowGraphs, TheirOtherVariantsExpandAsTheReferenceKernelsRun) {
+  const TensorHandle x = Graph::input("x", kRowsX.shape(), DType::F32, Device::capture());
+  const Graph graph = Graph::trace(
+      {x}, row_variants_step(ops::require_grad(ops::with_autodiff(x, true))), {"total", "dx"});
+  const Device ndarray = Device::ndarray();
+  const TensorHandle real = ops::from_data(kRowsX, ndarray, TensorKind::Float);
+  const std::vector<TensorHandle> composites = graph.replay(ndarray, {real});
+  const tensor::FusedPathScope fused(tensor::FusedPath::Fused);
+  const std::vector<TensorHandle> kernels = graph.replay(ndarray, {real});
+  for (std::size_t i = 0; i < kernels.size(); ++i)
+    EXPECT_LT(largest_difference(composites[i], kernels[i]), 1e-6) << "output " << i;
+}
+
 TEST(FusedRowGraphs, TheTextFormKeepsThem) {
   const Graph graph = captured_rows_step();
   const Graph loaded = Graph::from_text(graph.to_text());

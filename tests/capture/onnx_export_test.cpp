@@ -228,15 +228,20 @@ TEST_F(OnnxRuntimeCheck, TransposedConvolutionRunsAsConvTranspose) {
       distinct(Shape{1, 4, 6}));
 }
 
-/// row_ops_step's outputs flattened into one, the leaves but x made of the kRows* values on
-/// x's device: what the exported model computes from x.
+/// outputs flattened into one [n] (a model of one output, for onnxruntime_check.py).
+TensorHandle flattened(const ops::Handles& outputs) {
+  ops::Handles flat;
+  for (const TensorHandle& output : outputs)
+    flat.push_back(ops::reshape(output, {-1}));
+  return ops::cat(flat, 0);
+}
+
+/// row_ops_step's outputs, the leaves but x made of the kRows* values on x's device: what the
+/// exported model computes from x.
 TensorHandle row_ops_flat(const TensorHandle& x) {
   RowLeaves leaves = row_leaves(x.device());
   leaves.x = x;
-  ops::Handles flat;
-  for (const TensorHandle& output : row_ops_step(leaves))
-    flat.push_back(ops::reshape(output, {-1}));
-  return ops::cat(flat, 0);
+  return flattened(row_ops_step(leaves));
 }
 
 TEST_F(OnnxRuntimeCheck, FusedRowOpsRunForwardAndBackward) {
@@ -252,6 +257,11 @@ TEST_F(OnnxRuntimeCheck, FusedRowOpsRunForwardAndBackward) {
   const TensorHandle real =
       ops::require_grad(ops::from_data(kRowsX, cpu.autodiff(), TensorKind::Float));
   expect_onnxruntime_agrees(kRowsX, ops::into_data(row_ops_flat(real)));
+  // Their other variants (layer_norm without weight: a Scale of ones).
+  const auto variants = [](const TensorHandle& leaf) { return flattened(row_variants_step(leaf)); };
+  onnx::save_onnx(Graph::trace({x}, {variants(ops::require_grad(ops::with_autodiff(x, true)))}),
+                  dir() / "model.onnx");
+  expect_onnxruntime_agrees(kRowsX, ops::into_data(variants(real)));
 }
 
 TEST(OnnxExport, WritesAModelOfTheOpsetAskedForWithTheWeightsAsInitializers) {

@@ -66,4 +66,30 @@ inline RowLeaves row_leaves(const Device& device) {
           ops::from_data(kRowsTargets, device, TensorKind::Int)};
 }
 
+/// The fused row ops' other variants, of x [6, 8] (tracked) alone: layer_norm without weight or
+/// bias and with a weight only, rms_norm without weight, cross_entropy without class weights (with
+/// label smoothing) and with them (without), log_softmax across rows. Returns the total and its
+/// gradient of x.
+inline std::vector<TensorHandle> row_variants_step(const TensorHandle& x) {
+  const Device& device = x.device();
+  const auto constant = [&](const TensorData& data, TensorKind kind) {
+    return ops::from_data(data, device, kind);
+  };
+  const TensorHandle weight = constant(kRowsWeight, TensorKind::Float);
+  const TensorHandle targets = constant(kRowsTargets, TensorKind::Int);
+  const TensorHandle logits =
+      ops::add(ops::add(ops::layer_norm(x, {8}, std::nullopt, std::nullopt, 1e-5),
+                        ops::layer_norm(x, {8}, weight, std::nullopt, 1e-3)),
+               ops::rms_norm(x, {8}, std::nullopt, 1e-6));
+  const TensorHandle smoothed =
+      ops::cross_entropy(logits, targets, std::nullopt, module::Reduction::Sum, 0.2);
+  const TensorHandle weighted = ops::cross_entropy(
+      logits, targets, constant(kClassWeights, TensorKind::Float), module::Reduction::Mean, 0.0);
+  const TensorHandle across_rows = ops::sum(
+      ops::mul(ops::log_softmax(x, 0), constant(spread_values(Shape{6, 8}, 5), TensorKind::Float)));
+  const TensorHandle total =
+      ops::add(ops::add(ops::reshape(smoothed, {1}), ops::reshape(weighted, {1})), across_rows);
+  return {total, *ops::backward(total).get(x)};
+}
+
 }  // namespace ember::test
