@@ -1,9 +1,11 @@
 // A graph with some of its fused row ops expanded into their composites (expand.h).
+#include "graph/expand.h"
+
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "graph/expand.h"
 #include "graph/graph_impl.h"
 #include "tensor/fused_row_composites.h"
 

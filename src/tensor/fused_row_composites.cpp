@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <type_traits>
 #include <variant>
 
 #include "ir/fused_rows.h"
