@@ -73,10 +73,11 @@ class Graph {
 
   /// Runs the graph on device with inputs (one per input(), of its shape and dtype, on device):
   /// every op through the Tensor API's dispatch, as if the code that recorded it ran on device
-  /// (its fusion, autodiff when an input is tracked). A Random op draws a fresh key from device's
-  /// stream, as the op run eagerly would: replaying a training step draws new dropout masks each
-  /// time. Returns one tensor per output. InvalidArgument "[Graph::replay] ..." for a wrong count,
-  /// shape, dtype or device of inputs.
+  /// (its fusion, autodiff when an input is tracked; a fused row op such as layer_norm's runs
+  /// fused where device's backend runs it, else as the composite eager code takes there). A
+  /// Random op draws a fresh key from device's stream, as the op run eagerly would: replaying a
+  /// training step draws new dropout masks each time. Returns one tensor per output.
+  /// InvalidArgument "[Graph::replay] ..." for a wrong count, shape, dtype or device of inputs.
   std::vector<TensorHandle> replay(const Device& device,
                                    const std::vector<TensorHandle>& inputs) const;
 

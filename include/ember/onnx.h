@@ -35,7 +35,9 @@ struct ExportOptions {
 
 /// graph as a serialized ONNX ModelProto: placeholders become the graph's inputs, constants its
 /// initializers (the weights of a model traced with its parameters uploaded), each ir op one
-/// ONNX node or a few, and each output an Identity node of the output's name.
+/// ONNX node or a few (layer_norm's fused op as LayerNormalization; the other fused row ops, as
+/// rms_norm's, cross_entropy's and the gradient ops, as their composites), and each output an
+/// Identity node of the output's name.
 /// InvalidArgument "[onnx::to_onnx] ..." naming an op (and its node) that has no ONNX form here,
 /// or an opset out of range.
 std::string to_onnx(const Graph& graph, const ExportOptions& options = {});

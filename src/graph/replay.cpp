@@ -7,9 +7,12 @@
 
 #include "ember/graph.h"
 #include "ember/tensor_ops.h"
+#include "graph/expand.h"
 #include "graph/graph_impl.h"
 #include "tensor/check.h"
 #include "tensor/dispatch.h"
+#include "tensor/fused_path.h"
+#include "tensor/fused_row_composites.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember {
@@ -45,9 +48,11 @@ void check_input(const TensorHandle& given, const detail::GraphNode& node, std::
   }
 }
 
-/// Runs one op node on its operands' values.
+/// Runs one op node on its operands' values: a fused row op as itself or as its composite, as
+/// runs_fused says.
 ops::Handles run_op(const detail::GraphNode& node, const std::vector<ops::Handles>& values,
-                    const Device& device, const std::shared_ptr<detail::DeviceContext>& context) {
+                    const Device& device, const std::shared_ptr<detail::DeviceContext>& context,
+                    const detail::RunsFused& runs_fused) {
   ir::Op op = *node.op;
   // A random op draws its key from the device's stream, as the op run eagerly does.
   if (auto* random = std::get_if<ir::Random>(&op)) random->key = context->next_random_key();
@@ -56,15 +61,18 @@ ops::Handles run_op(const detail::GraphNode& node, const std::vector<ops::Handle
   operands.reserve(node.inputs.size());
   for (const detail::ValueRef& input : node.inputs)
     operands.push_back(values[input.node][input.output]);
+  if (tensor::is_fused_row_op(op) && !runs_fused(op, operands))
+    return tensor::composite_of(op, operands);
   return tensor::run(op, operands);
 }
 
 }  // namespace
 
-std::vector<TensorHandle> Graph::replay(const Device& device,
-                                        const std::vector<TensorHandle>& inputs) const {
-  const detail::GraphImpl& graph = *impl_;
-  const std::vector<GraphValue> expected = this->inputs();
+std::vector<TensorHandle> detail::replay(const Graph& source, const Device& device,
+                                         const std::vector<TensorHandle>& inputs,
+                                         const RunsFused& runs_fused) {
+  const detail::GraphImpl& graph = source.impl();
+  const std::vector<GraphValue> expected = source.inputs();
   if (inputs.size() != expected.size())
     tensor::fail(kReplay, "the graph takes ", expected.size(), " inputs, got ", inputs.size());
   auto context = detail::DeviceContext::of(device.as_dispatch());
@@ -86,7 +94,7 @@ std::vector<TensorHandle> Graph::replay(const Device& device,
         break;
       }
       case detail::GraphNode::Kind::Op:
-        values[i] = run_op(node, values, device, context);
+        values[i] = run_op(node, values, device, context, runs_fused);
         break;
     }
     for (const detail::ValueRef& input : node.inputs) {
@@ -97,6 +105,16 @@ std::vector<TensorHandle> Graph::replay(const Device& device,
   for (const detail::GraphOutput& output : graph.outputs)
     outputs.push_back(values[output.value.node][output.value.output]);
   return outputs;
+}
+
+std::vector<TensorHandle> Graph::replay(const Device& device,
+                                        const std::vector<TensorHandle>& inputs) const {
+  // Each fused row op runs as the code that recorded it would have run on device: fused where
+  // its backend runs it (or a tensor::FusedPathScope forces it), else as its composite.
+  return detail::replay(*this, device, inputs, [](const ir::Op& op, const ops::Handles& operands) {
+    return tensor::runs_fused_rows(op, operands.front(), tensor::metas_of(operands, kReplay),
+                                   kReplay);
+  });
 }
 
 }  // namespace ember

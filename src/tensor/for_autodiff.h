@@ -7,12 +7,14 @@
 //   - tensor::fail and tensor::shape_of (check.h): errors in the Tensor API's wording;
 //   - tensor::AutocastSuspended (autocast.h): backward runs in the forward ops' dtypes;
 //   - tensor::runs_fused_rows (fused_path.h): whether a rule emits a fused gradient op
-//     (softmax's ir::SoftmaxGrad) or its composite.
+//     (softmax's ir::SoftmaxGrad) or its composite (tensor::composite_of,
+//     fused_row_composites.h).
 // Everything else of src/tensor/ stays out of autodiff's reach.
 #pragma once
 
-#include "tensor/autocast.h"     // IWYU pragma: export
-#include "tensor/check.h"        // IWYU pragma: export
-#include "tensor/dispatch.h"     // IWYU pragma: export
-#include "tensor/fused_path.h"   // IWYU pragma: export
-#include "tensor/tensor_impl.h"  // IWYU pragma: export
+#include "tensor/autocast.h"              // IWYU pragma: export
+#include "tensor/check.h"                 // IWYU pragma: export
+#include "tensor/dispatch.h"              // IWYU pragma: export
+#include "tensor/fused_path.h"            // IWYU pragma: export
+#include "tensor/fused_row_composites.h"  // IWYU pragma: export
+#include "tensor/tensor_impl.h"           // IWYU pragma: export

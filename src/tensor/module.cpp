@@ -6,10 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "tensor/check.h"
 #include "tensor/fused_rows.h"
+#include "tensor/row_composites.h"
 #include "tensor/tensor_impl.h"
 
 namespace ember::ops {
@@ -85,10 +87,10 @@ TensorHandle flatten_trailing(const TensorHandle& x, const Dims& normalized_shap
   return reshape(x, {-1, tensor::checked_num_elements(normalized_shape, op)});
 }
 
-/// (x - mean) / sqrt(biased var + eps) along dim.
-TensorHandle standardize(const TensorHandle& x, int64_t dim, double eps) {
-  const TensorHandle centered = sub(x, mean_dim(x, dim));
-  return div(centered, sqrt(add_scalar(var(x, dim, 0), eps)));
+/// A weight or bias of normalized_shape as one row's worth of values [N].
+OptionalHandle flat(const OptionalHandle& p) {
+  if (!p) return std::nullopt;
+  return reshape(*p, {-1});
 }
 
 /// t [C] shaped [1, C, 1, ...] (x's rank) to broadcast along x's channel dim.
@@ -96,12 +98,6 @@ TensorHandle per_channel(const TensorHandle& t, const TensorHandle& x) {
   Dims dims(x.rank(), 1);
   dims[1] = dim_size(t, 0);
   return reshape(cast(t, x.dtype()), dims);
-}
-
-TensorHandle affine(TensorHandle y, const OptionalHandle& weight, const OptionalHandle& bias) {
-  if (weight) y = mul(y, cast(*weight, y.dtype()));
-  if (bias) y = add(y, cast(*bias, y.dtype()));
-  return y;
 }
 
 /// x [N, C, ...] with at least rank 2; returns C.
@@ -185,41 +181,21 @@ bool check_class_targets(const TensorHandle& scores, const TensorHandle& targets
   return any_ignored;
 }
 
-/// Integer class targets, checked and flattened to one per row of class_rows(scores).
-struct ClassTargets {
-  /// The targets [M], ignored ones replaced by class 0 so that every index can be gathered.
-  TensorHandle indices;
-  /// Bool [M], true where the target is ignore_index; unset when none is.
-  OptionalHandle ignored;
-  /// The weight of each sample [M] (weight[t_i], or 1 without class weights; 0 where ignored);
-  /// unset when every sample weighs 1.
-  OptionalHandle weights;
-  /// The shape of one loss per sample: targets' shape.
+/// Integer class targets, checked and flattened to one per row of class_rows(scores), and the
+/// shape of one loss per sample (targets' shape).
+struct CheckedTargets {
+  tensor::ClassTargets targets;
   Dims dims;
 };
 
-ClassTargets class_targets(const TensorHandle& scores, const TensorHandle& targets,
-                           const OptionalHandle& weight, int64_t ignore_index,
-                           std::string_view op) {
+CheckedTargets class_targets(const TensorHandle& scores, const TensorHandle& targets,
+                             const OptionalHandle& weight, int64_t ignore_index,
+                             std::string_view op) {
   const bool any_ignored = check_class_targets(scores, targets, ignore_index, op);
   require_class_weight(weight, dim_size(scores, 1), op);
-  ClassTargets out{reshape(targets, {-1}), std::nullopt, std::nullopt, dims_of(targets)};
-  if (any_ignored) {
-    out.ignored = equal_elem(out.indices, ignore_index);
-    out.indices = mask_fill(out.indices, *out.ignored, 0);
-  }
-  if (weight) {
-    out.weights = cast(select(*weight, 0, out.indices), scores.dtype());
-    if (out.ignored) out.weights = mask_fill(*out.weights, *out.ignored, 0.0);
-  } else if (out.ignored) {
-    out.weights = cast(bool_not(*out.ignored), scores.dtype());
-  }
-  return out;
-}
-
-/// Per-sample values with the ignored samples' set to 0.
-TensorHandle zero_ignored(const TensorHandle& l, const ClassTargets& targets) {
-  return targets.ignored ? mask_fill(l, *targets.ignored, 0.0) : l;
+  return {tensor::class_targets(reshape(targets, {-1}), weight, ignore_index, any_ignored,
+                                scores.dtype()),
+          dims_of(targets)};
 }
 
 /// Per-sample values reduced, a Mean dividing by the sum of the samples' weights.
@@ -229,47 +205,29 @@ TensorHandle reduce_weighted(const TensorHandle& l, const OptionalHandle& weight
   return div(sum(l), sum(*weights));
 }
 
-/// -weight[t_i] * log_probs[i, t_i] per row of log_probs [M, C] (0 for ignored samples).
-TensorHandle picked_nll(const TensorHandle& log_probs, const ClassTargets& targets) {
-  const TensorHandle picked =
-      reshape(gather(log_probs, 1, reshape(targets.indices, {-1, 1})), {-1});
-  return zero_ignored(neg(targets.weights ? mul(picked, *targets.weights) : picked), targets);
-}
-
 /// nll_loss of log_probs rows [M, C], reduced, shaped as the targets.
-TensorHandle reduced_nll(const TensorHandle& log_probs, const ClassTargets& targets,
+TensorHandle reduced_nll(const TensorHandle& log_probs, const CheckedTargets& t,
                          Reduction reduction, std::string_view op) {
-  const TensorHandle l =
-      reduce_weighted(picked_nll(log_probs, targets), targets.weights, reduction, op);
-  return unflatten_samples(l, targets.dims, reduction);
-}
-
-/// log_probs weighted by the class weights (a [1, C] row), or as they are.
-TensorHandle class_weighted(const TensorHandle& log_probs, const OptionalHandle& weight) {
-  if (!weight) return log_probs;
-  return mul(log_probs, reshape(cast(*weight, log_probs.dtype()), {1, -1}));
+  const TensorHandle l = tensor::cross_entropy_rows(log_probs, t.targets, std::nullopt, 0.0);
+  return unflatten_samples(reduce_weighted(l, t.targets.weights, reduction, op), t.dims, reduction);
 }
 
 TensorHandle cross_entropy_indices(const TensorHandle& logits, const TensorHandle& targets,
                                    const OptionalHandle& weight, Reduction reduction,
                                    double smoothing, int64_t ignore_index) {
   constexpr std::string_view op = "cross_entropy";
-  const ClassTargets t = class_targets(logits, targets, weight, ignore_index, op);
-  if (auto l = tensor::fused_cross_entropy(class_rows(logits), reshape(targets, {-1}), weight,
-                                           ignore_index, smoothing)) {
-    return unflatten_samples(reduce_weighted(*l, t.weights, reduction, op), t.dims, reduction);
-  }
-  const TensorHandle log_probs = log_softmax(class_rows(logits), 1);
-  const TensorHandle nll = reduced_nll(log_probs, t, reduction, op);
-  if (smoothing == 0.0) return nll;
-  // PyTorch's smoothing term: -sum_c weight_c log_probs[i, c], 0 for ignored samples, reduced
-  // with the same weights as the nll term.
-  const TensorHandle smooth =
-      zero_ignored(reshape(neg(sum_dim(class_weighted(log_probs, weight), 1)), {-1}), t);
-  const TensorHandle smooth_reduced =
-      unflatten_samples(reduce_weighted(smooth, t.weights, reduction, op), t.dims, reduction);
-  const auto classes = static_cast<double>(dim_size(logits, 1));
-  return add(mul_scalar(nll, 1.0 - smoothing), mul_scalar(smooth_reduced, smoothing / classes));
+  const CheckedTargets t = class_targets(logits, targets, weight, ignore_index, op);
+  const TensorHandle rows = class_rows(logits);
+  // A captured graph takes the path of targets without ignore_index (check_class_targets): its
+  // fused op is told that no target is ignored, so that one equal to ignore_index makes the
+  // replay fail, as the composite's gather does, rather than count as a sample of loss 0.
+  const int64_t ignored =
+      tensor::is_symbolic(targets) ? std::numeric_limits<int64_t>::min() : ignore_index;
+  std::optional<TensorHandle> l =
+      tensor::fused_cross_entropy(rows, reshape(targets, {-1}), weight, ignored, smoothing);
+  if (!l) l = tensor::cross_entropy_rows(log_softmax(rows, 1), t.targets, weight, smoothing);
+  return unflatten_samples(reduce_weighted(*l, t.targets.weights, reduction, op), t.dims,
+                           reduction);
 }
 
 TensorHandle cross_entropy_probabilities(const TensorHandle& logits, const TensorHandle& targets,
@@ -282,7 +240,7 @@ TensorHandle cross_entropy_probabilities(const TensorHandle& logits, const Tenso
   require_class_weight(weight, classes, op);
   const TensorHandle y = add_scalar(mul_scalar(class_rows(targets), 1.0 - smoothing),
                                     smoothing / static_cast<double>(classes));
-  const TensorHandle weighted = class_weighted(log_softmax(class_rows(logits), 1), weight);
+  const TensorHandle weighted = tensor::class_weighted(log_softmax(class_rows(logits), 1), weight);
   const TensorHandle l = reduce(reshape(neg(sum_dim(mul(weighted, y), 1)), {-1}), reduction, op);
   return unflatten_samples(l, sample_dims(logits), reduction);
 }
@@ -310,8 +268,9 @@ TensorHandle linear(const TensorHandle& x, const TensorHandle& weight, const Opt
   Dims out_dims = dims_of(x);
   out_dims.back() = out;
   const TensorHandle rows = reshape(x, {-1, in});
-  return reshape(affine(matmul(rows, transpose(cast(weight, x.dtype()))), std::nullopt, bias),
-                 out_dims);
+  return reshape(
+      tensor::affine(matmul(rows, transpose(cast(weight, x.dtype()))), std::nullopt, bias),
+      out_dims);
 }
 
 TensorHandle embedding(const TensorHandle& weight, const TensorHandle& indices) {
@@ -336,7 +295,8 @@ TensorHandle layer_norm(const TensorHandle& x, const Dims& normalized_shape,
   require_shape(bias, normalized_shape, "bias", "layer_norm");
   if (auto y = tensor::fused_layer_norm(rows, weight, bias, eps, false))
     return reshape(*y, dims_of(x));
-  return affine(reshape(standardize(rows, 1, eps), dims_of(x)), weight, bias);
+  return reshape(tensor::affine(tensor::standardize(rows, 1, eps).y, flat(weight), flat(bias)),
+                 dims_of(x));
 }
 
 TensorHandle rms_norm(const TensorHandle& x, const Dims& normalized_shape,
@@ -346,8 +306,8 @@ TensorHandle rms_norm(const TensorHandle& x, const Dims& normalized_shape,
   const double e = eps.value_or(machine_epsilon(x.dtype()));
   if (auto y = tensor::fused_layer_norm(rows, weight, std::nullopt, e, true))
     return reshape(*y, dims_of(x));
-  const TensorHandle rms = sqrt(add_scalar(mean_dim(mul(rows, rows), 1), e));
-  return affine(reshape(div(rows, rms), dims_of(x)), weight, std::nullopt);
+  return reshape(tensor::affine(tensor::rms_scale(rows, e).y, flat(weight), std::nullopt),
+                 dims_of(x));
 }
 
 TensorHandle group_norm(const TensorHandle& x, int64_t groups, const OptionalHandle& weight,
@@ -360,7 +320,7 @@ TensorHandle group_norm(const TensorHandle& x, int64_t groups, const OptionalHan
   require_shape(weight, {c}, "weight", "group_norm");
   require_shape(bias, {c}, "bias", "group_norm");
   const TensorHandle grouped = reshape(x, {dim_size(x, 0), groups, -1});
-  TensorHandle y = reshape(standardize(grouped, 2, eps), dims_of(x));
+  TensorHandle y = reshape(tensor::standardize(grouped, 2, eps).y, dims_of(x));
   if (weight) y = mul(y, per_channel(*weight, x));
   if (bias) y = add(y, per_channel(*bias, x));
   return y;
@@ -461,7 +421,7 @@ TensorHandle binary_cross_entropy_with_logits(const TensorHandle& logits,
 TensorHandle nll_loss(const TensorHandle& log_probs, const TensorHandle& targets,
                       const OptionalHandle& weight, Reduction reduction, int64_t ignore_index) {
   constexpr std::string_view op = "nll_loss";
-  const ClassTargets t = class_targets(log_probs, targets, weight, ignore_index, op);
+  const CheckedTargets t = class_targets(log_probs, targets, weight, ignore_index, op);
   return reduced_nll(class_rows(log_probs), t, reduction, op);
 }
 

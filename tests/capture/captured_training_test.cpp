@@ -2,12 +2,12 @@
 // pools, dropout, cross-entropy, backward, SGD) captured once, then replayed ten times on cpu with
 // each step's parameters and batch: the parameters equal, bit for bit, those of ten eager steps
 // of the same code on cpu. Random batches of the dataset's shapes (the data plays no part). The
-// capture device runs no fused op, so the graph holds cross_entropy's composite; the eager steps
-// take it too (tensor::FusedPathScope), where cpu would run its fused kernel, equal only within
-// rounding.
+// graph holds cross_entropy as the fused op and its gradient op, which cpu runs fused as its eager
+// step does; on ndarray, which runs neither fused, the replay expands them into their composites.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,7 +15,6 @@
 #include "capture/capture_test_util.h"
 #include "ember/ember.h"
 #include "fashion_mnist.h"
-#include "tensor/fused_path.h"
 
 namespace ember::test {
 namespace {
@@ -94,38 +93,58 @@ Graph captured_step() {
   return Graph::trace(inputs, outputs, names);
 }
 
-/// The parameters after kSteps replays of graph on cpu, from the model kSeed initializes.
-std::vector<TensorHandle> replayed_training(const Graph& graph) {
-  const Device cpu = Device::cpu();
-  cpu.seed(kSeed);
-  std::vector<TensorHandle> params = parameters_of(Cnn::init(cpu));
-  for (int step = 0; step < kSteps; ++step) {
-    const auto [images, targets] = batch(step);
-    std::vector<TensorHandle> inputs = params;
-    inputs.push_back(ops::from_data(images, cpu, TensorKind::Float));
-    inputs.push_back(ops::from_data(targets, cpu, TensorKind::Int));
-    std::vector<TensorHandle> outputs = graph.replay(cpu, inputs);
+/// One step's inputs on device: params, then the batch's images and targets.
+std::vector<TensorHandle> step_inputs(std::vector<TensorHandle> params, int step,
+                                      const Device& device) {
+  const auto [images, targets] = batch(step);
+  params.push_back(ops::from_data(images, device, TensorKind::Float));
+  params.push_back(ops::from_data(targets, device, TensorKind::Int));
+  return params;
+}
+
+/// The parameters after steps replays of graph on device, from the model kSeed initializes,
+/// and the first step's loss.
+std::pair<std::vector<TensorHandle>, TensorHandle> replayed_training(const Graph& graph,
+                                                                     const Device& device,
+                                                                     int steps) {
+  device.seed(kSeed);
+  std::vector<TensorHandle> params = parameters_of(Cnn::init(device));
+  std::optional<TensorHandle> first_loss;
+  for (int step = 0; step < steps; ++step) {
+    std::vector<TensorHandle> outputs = graph.replay(device, step_inputs(params, step, device));
+    if (!first_loss) first_loss = outputs.back();
     params.assign(outputs.begin(), outputs.begin() + static_cast<std::ptrdiff_t>(params.size()));
   }
-  return params;
+  return {params, *first_loss};
+}
+
+/// The parameters after steps eager steps on device, from the model kSeed initializes, and the
+/// first step's loss.
+std::pair<std::vector<TensorHandle>, TensorHandle> eager_training(const Device& device, int steps) {
+  device.seed(kSeed);
+  Cnn model = Cnn::init(device.autodiff());
+  std::optional<TensorHandle> first_loss;
+  for (int step = 0; step < steps; ++step) {
+    const auto [images, targets] = batch(step);
+    auto [next, loss] = train_step(model, Tensor<4>::from_data(images, device),
+                                   Tensor<1, Int>::from_data(targets, device));
+    if (!first_loss) first_loss = loss.handle();
+    model = std::move(next);
+  }
+  return {parameters_of(model), *first_loss};
 }
 
 TEST(CapturedTraining, TenReplayedStepsOnCpuEqualTenEagerStepsBitForBit) {
   const Device cpu = Device::cpu();
-  cpu.seed(kSeed);
-  const tensor::FusedPathScope composite(tensor::FusedPath::Composite);
-  Cnn eager = Cnn::init(cpu.autodiff());
-  for (int step = 0; step < kSteps; ++step) {
-    const auto [images, targets] = batch(step);
-    eager = train_step(eager, Tensor<4>::from_data(images, cpu),
-                       Tensor<1, Int>::from_data(targets, cpu))
-                .first;
-  }
+  const std::vector<TensorHandle> expected = eager_training(cpu, kSteps).first;
   const Graph graph = captured_step();
   // Forward, backward and update: far more ops than the forward pass's dozen.
   EXPECT_GT(graph.op_count(), 40u);
-  const std::vector<TensorHandle> replayed = replayed_training(graph);
-  const std::vector<TensorHandle> expected = parameters_of(eager);
+  // cross_entropy recorded as the fused op, whose backward rule emits its gradient op.
+  const std::string text = graph.to_text();
+  EXPECT_NE(text.find("= cross_entropy("), std::string::npos);
+  EXPECT_NE(text.find("= cross_entropy_backward("), std::string::npos);
+  const std::vector<TensorHandle> replayed = replayed_training(graph, cpu, kSteps).first;
   ASSERT_EQ(replayed.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i)
     EXPECT_EQ(bits_of(replayed[i]), bits_of(expected[i])) << "param " << i;
@@ -133,9 +152,25 @@ TEST(CapturedTraining, TenReplayedStepsOnCpuEqualTenEagerStepsBitForBit) {
   cpu.seed(kSeed);
   EXPECT_NE(bits_of(parameters_of(Cnn::init(cpu))[0]), bits_of(expected[0]));
   // The graph read back from its text trains the same.
-  const std::vector<TensorHandle> from_text = replayed_training(Graph::from_text(graph.to_text()));
+  const std::vector<TensorHandle> from_text =
+      replayed_training(Graph::from_text(text), cpu, kSteps).first;
   for (std::size_t i = 0; i < expected.size(); ++i)
     EXPECT_EQ(bits_of(from_text[i]), bits_of(expected[i])) << "param " << i << " (from text)";
+}
+
+TEST(CapturedTraining, ReplayedOnNdarrayTheFusedOpsRunAsTheEagerComposites) {
+  // ndarray runs cross_entropy as its composite: the replay expands the fused op into the same
+  // composite, so the loss equals the eager one bit for bit. The gradient op's composite is the
+  // derivative written out (softmax minus the one-hot targets), where the eager step
+  // differentiates the composite op by op: the parameters agree within rounding.
+  constexpr int kNdarraySteps = 3;
+  const Device ndarray = Device::ndarray();
+  const auto [expected, expected_loss] = eager_training(ndarray, kNdarraySteps);
+  const auto [replayed, replayed_loss] = replayed_training(captured_step(), ndarray, kNdarraySteps);
+  EXPECT_EQ(bits_of(replayed_loss), bits_of(expected_loss));
+  ASSERT_EQ(replayed.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_LT(largest_difference(replayed[i], expected[i]), 1e-6) << "param " << i;
 }
 
 }  // namespace

@@ -189,25 +189,26 @@ TEST(GraphErrors, TraceNamesAPlaceholderMissingFromTheInputs) {
 }
 
 TEST(GraphErrors, ACapturedLossRefusesOutOfRangeTargetsWhenReplayed) {
-  // Captured, cross_entropy cannot see its targets: the replay's gather refuses a bad one.
+  // Captured, cross_entropy cannot see its targets: the replay refuses a bad one, and one equal
+  // to ignore_index, in the composite's gather (ndarray) or the fused kernel (cpu).
   const Tensor<2> logits = placeholder<2>("logits", {2, 3});
   const Tensor<1, Int> targets = placeholder<1, Int>("targets", {2}, DType::I64);
   const Graph graph = Graph::trace({logits.handle(), targets.handle()},
                                    {module::cross_entropy(logits, targets).handle()});
-  const Device ndarray = Device::ndarray();
-  const Tensor<2> real = Tensor<2>::from_data(kX, ndarray);
-  const auto replay_with = [&](int64_t target) {
-    const auto real_targets =
-        Tensor<1, Int>::from_data(TensorData(std::vector<int64_t>{0, target}, Shape{2}), ndarray);
-    return graph.replay(ndarray, {real.handle(), real_targets.handle()});
-  };
-  EXPECT_EQ(bits_of(replay_with(2)[0]),
-            bits_of(module::cross_entropy(
-                        real, Tensor<1, Int>::from_data(
-                                  TensorData(std::vector<int64_t>{0, 2}, Shape{2}), ndarray))
-                        .handle()));
-  EXPECT_THROW(replay_with(3), InvalidArgument);
-  EXPECT_THROW(replay_with(-100), InvalidArgument);
+  for (const Device& device : {Device::ndarray(), Device::cpu()}) {
+    const Tensor<2> real = Tensor<2>::from_data(kX, device);
+    const auto targets_of = [&](int64_t target) {
+      return Tensor<1, Int>::from_data(TensorData(std::vector<int64_t>{0, target}, Shape{2}),
+                                       device);
+    };
+    const auto replay_with = [&](int64_t target) {
+      return bits_of(graph.replay(device, {real.handle(), targets_of(target).handle()})[0]);
+    };
+    EXPECT_EQ(replay_with(2), bits_of(module::cross_entropy(real, targets_of(2)).handle()))
+        << device;
+    EXPECT_THROW(replay_with(3), InvalidArgument) << device;
+    EXPECT_THROW(replay_with(-100), InvalidArgument) << device;
+  }
 }
 
 TEST(GraphErrors, ReplayRefusesInputsOfAnotherShapeDtypeOrDevice) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "capture/capture_test_util.h"
+#include "capture/row_ops_step.h"
 #include "device/device_test_util.h"
 #include "ember/ember.h"
 #include "ember/record/numpy.h"
@@ -225,6 +226,42 @@ TEST_F(OnnxRuntimeCheck, TransposedConvolutionRunsAsConvTranspose) {
                                         module::ConvTransposeOptions{.stride = {3}, .groups = 2});
       },
       distinct(Shape{1, 4, 6}));
+}
+
+/// outputs flattened into one [n] (a model of one output, for onnxruntime_check.py).
+TensorHandle flattened(const ops::Handles& outputs) {
+  ops::Handles flat;
+  for (const TensorHandle& output : outputs)
+    flat.push_back(ops::reshape(output, {-1}));
+  return ops::cat(flat, 0);
+}
+
+/// row_ops_step's outputs, the leaves but x made of the kRows* values on x's device: what the
+/// exported model computes from x.
+TensorHandle row_ops_flat(const TensorHandle& x) {
+  RowLeaves leaves = row_leaves(x.device());
+  leaves.x = x;
+  return flattened(row_ops_step(leaves));
+}
+
+TEST_F(OnnxRuntimeCheck, FusedRowOpsRunForwardAndBackward) {
+  // layer_norm as LayerNormalization, the other fused row ops and every gradient op as their
+  // composites: a training step's values and gradients.
+  const TensorHandle x = Graph::input("x", kRowsX.shape(), DType::F32, Device::capture());
+  const Graph graph =
+      Graph::trace({x}, {row_ops_flat(ops::require_grad(ops::with_autodiff(x, true)))});
+  const std::string bytes = onnx::to_onnx(graph);
+  EXPECT_TRUE(contains(bytes, "LayerNormalization"));
+  onnx::save_onnx(graph, dir() / "model.onnx");
+  const Device cpu = Device::cpu();
+  const TensorHandle real =
+      ops::require_grad(ops::from_data(kRowsX, cpu.autodiff(), TensorKind::Float));
+  expect_onnxruntime_agrees(kRowsX, ops::into_data(row_ops_flat(real)));
+  // Their other variants (layer_norm without weight: a Scale of ones).
+  const auto variants = [](const TensorHandle& leaf) { return flattened(row_variants_step(leaf)); };
+  onnx::save_onnx(Graph::trace({x}, {variants(ops::require_grad(ops::with_autodiff(x, true)))}),
+                  dir() / "model.onnx");
+  expect_onnxruntime_agrees(kRowsX, ops::into_data(variants(real)));
 }
 
 TEST(OnnxExport, WritesAModelOfTheOpsetAskedForWithTheWeightsAsInitializers) {

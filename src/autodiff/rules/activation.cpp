@@ -131,19 +131,17 @@ Handles activation_backward(const BackwardArgs& args) {
   return {ops::mul(output_grad(args), derivative(args.inputs[0], op))};
 }
 
-/// softmax: y (g - sum(g y)); log_softmax: g - exp(y) sum(g); sums along the op's dim. One fused
-/// op (ir::SoftmaxGrad: y and g read once) where the device's backend runs it, else the composite.
+/// softmax's gradient: one fused op (ir::SoftmaxGrad: y and g read once) where the device's
+/// backend runs it, else its composite (tensor::composite_of).
 Handles softmax_backward(const BackwardArgs& args) {
-  const auto& op = std::get<ir::Softmax>(args.op);
   const TensorHandle& y = args.outputs[0];
-  const TensorHandle& g = output_grad(args);
-  const ir::SoftmaxGrad grad{op};
+  const std::vector<TensorHandle> operands{y, output_grad(args)};
+  const ir::SoftmaxGrad grad{std::get<ir::Softmax>(args.op)};
   const ir::TensorMeta& meta = tensor::impl_of(y, "softmax_backward").meta;
   const ir::TensorMeta metas[] = {meta, meta};
   if (tensor::runs_fused_rows(grad, y, metas, "softmax_backward"))
-    return {tensor::run(grad, std::vector<TensorHandle>{y, g}).front()};
-  if (op.log) return {ops::sub(g, ops::mul(ops::exp(y), ops::sum_dim(g, op.dim)))};
-  return {ops::mul(y, ops::sub(g, ops::sum_dim(ops::mul(g, y), op.dim)))};
+    return {tensor::run(grad, operands).front()};
+  return tensor::composite_of(grad, operands);
 }
 
 // The rule of each activation, indexed by ir::ActivationOp: what its gradient column in the op

@@ -27,6 +27,11 @@ bool CaptureBackend::supports_dtype(DType /*dtype*/) const {
   return true;
 }
 
+bool CaptureBackend::runs_fused_rows(const ir::Op& /*op*/,
+                                     std::span<const ir::TensorMeta> /*inputs*/) const {
+  return true;
+}
+
 Outputs CaptureBackend::execute(const ir::Op& op, std::span<const Operand> inputs,
                                 std::span<const ir::TensorMeta> outputs) {
   ir::OutputMetas metas;

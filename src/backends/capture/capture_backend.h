@@ -17,6 +17,9 @@ class CaptureBackend final : public Backend {
   std::string description() const override;
   /// Every dtype: nothing is computed here, so any op a real device may run can be recorded.
   bool supports_dtype(DType dtype) const override;
+  /// Yes: a graph records the fused row ops themselves, and its replay runs each fused where
+  /// the replay device does, as its composite elsewhere (Graph::replay), as eager code would.
+  bool runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const override;
   Outputs execute(const ir::Op& op, std::span<const Operand> inputs,
                   std::span<const ir::TensorMeta> outputs) override;
   BufferPtr write(const TensorData& data) override;

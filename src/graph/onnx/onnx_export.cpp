@@ -8,6 +8,7 @@
 #include "ember/error.h"
 #include "ember/onnx.h"
 #include "ember/record/file_io.h"
+#include "graph/expand.h"
 #include "graph/onnx/onnx_writer.h"
 #include "ir/rules.h"
 
@@ -177,8 +178,9 @@ std::string onnx::to_onnx(const Graph& graph, const ExportOptions& options) {
   opset.set_version(options.opset);
   ::onnx::GraphProto& proto = *model.mutable_graph();
   proto.set_name(options.graph_name);
-  detail::OnnxWriter writer(proto, options, graph.impl());
-  detail::write_graph(graph.impl(), writer, proto);
+  const Graph exported = detail::with_composites(graph, detail::written_as_onnx);
+  detail::OnnxWriter writer(proto, options, exported.impl());
+  detail::write_graph(exported.impl(), writer, proto);
   std::string bytes;
   if (!model.SerializeToString(&bytes))
     throw ExecutionError("[onnx::to_onnx] protobuf could not serialize the model");

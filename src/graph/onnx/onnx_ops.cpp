@@ -13,6 +13,7 @@
 
 #include "ember/error.h"
 #include "graph/onnx/onnx_writer.h"
+#include "ir/fused_rows.h"
 #include "ir/rules.h"
 
 namespace ember::detail {
@@ -264,6 +265,13 @@ void write(const OpContext& c, const ir::Full& op) {
   // Expand of the scalar: the model holds one element, not the whole tensor.
   c.writer.node("Expand", {value, c.writer.int64s(dims)}, {c.names.outputs[0]});
 }
+void write(const OpContext& c, const ir::Arange& op) {
+  c.writer.node(
+      "Range",
+      {c.writer.scalar(Scalar(op.start), op.dtype), c.writer.scalar(Scalar(op.end), op.dtype),
+       c.writer.scalar(Scalar(op.step), op.dtype)},
+      {c.names.outputs[0]});
+}
 /// GELU below opset 20 (which has it as an op): x * (erf(x / sqrt(2)) + 1) / 2.
 void write_erf_gelu(const OpContext& c) {
   const std::string& x = c.names.inputs[0];
@@ -301,6 +309,27 @@ void write(const OpContext& c, const ir::Activation& op) {
 }
 void write(const OpContext& c, const ir::Softmax& op) {
   set_int(c.simple(op.log ? "LogSoftmax" : "Softmax"), "axis", op.dim);
+}
+/// LayerNormalization over the last dim (opset 17). Its Scale is not optional: ones without a
+/// weight. Its Mean and InvStdDev keep the normalized dim ([M, 1]); ember's are [M].
+void write(const OpContext& c, const ir::LayerNorm& op) {
+  if (op.rms) c.unsupported(" (rms_norm is written as its composite)");
+  const ir::TensorMeta& x = c.input_meta(0);
+  std::vector<std::string> inputs{c.names.inputs[0]};
+  inputs.push_back(op.weight ? c.names.inputs[1]
+                             : c.writer.initializer(TensorData(
+                                   std::vector<double>(static_cast<std::size_t>(x.shape[1]), 1.0),
+                                   Shape{x.shape[1]}, x.dtype)));
+  if (op.bias) inputs.push_back(c.names.inputs.back());
+  std::vector<std::string> outputs{c.names.outputs[0]};
+  for (std::size_t k = 1; k < 3; ++k)
+    outputs.push_back(c.used[k] ? c.writer.fresh("stat") : "");
+  set_float(c.writer.node("LayerNormalization", std::move(inputs), outputs), "epsilon", op.eps);
+  for (std::size_t k = 1; k < 3; ++k) {
+    if (c.used[k])
+      c.writer.node("Reshape", {outputs[k], c.writer.int64s(std::array<int64_t, 1>{-1})},
+                    {c.names.outputs[k]});
+  }
 }
 void write(const OpContext& c, const ir::Conv& op) {
   const ir::ConvGeometry& g = op.geometry;
@@ -405,18 +434,21 @@ void write(const OpContext& c, const ir::Interpolate& op) {
 }
 
 /// The ops with no ONNX form here: training-only gradient ops, random tensors (an exported
-/// model is deterministic), and ops not mapped yet.
+/// model is deterministic), ops not mapped yet, and the fused row ops but LayerNorm, which
+/// to_onnx writes as their composites (written_as_onnx).
 template <typename T>
-inline constexpr bool kNotExported =
-    std::is_same_v<T, ir::Flip> || std::is_same_v<T, ir::SliceAssign> ||
-    std::is_same_v<T, ir::SelectAssign> || std::is_same_v<T, ir::Scatter> ||
-    std::is_same_v<T, ir::Arange> || std::is_same_v<T, ir::Random> ||
-    std::is_same_v<T, ir::ConvWeightGrad> || std::is_same_v<T, ir::AvgPoolGrad> ||
-    std::is_same_v<T, ir::AdaptiveAvgPoolGrad> || std::is_same_v<T, ir::InterpolateGrad> ||
-    std::is_same_v<T, ir::Attention> || std::is_same_v<T, ir::AttentionGrad> ||
-    std::is_same_v<T, ir::LayerNorm> || std::is_same_v<T, ir::LayerNormGrad> ||
-    std::is_same_v<T, ir::CrossEntropy> || std::is_same_v<T, ir::CrossEntropyGrad> ||
-    std::is_same_v<T, ir::SoftmaxGrad>;
+inline constexpr bool kNotExported = std::is_same_v<T, ir::Flip> ||
+                                     std::is_same_v<T, ir::SliceAssign> ||
+                                     std::is_same_v<T, ir::SelectAssign> ||
+                                     std::is_same_v<T, ir::Scatter> ||
+                                     std::is_same_v<T, ir::Random> ||
+                                     std::is_same_v<T, ir::ConvWeightGrad> ||
+                                     std::is_same_v<T, ir::AvgPoolGrad> ||
+                                     std::is_same_v<T, ir::AdaptiveAvgPoolGrad> ||
+                                     std::is_same_v<T, ir::InterpolateGrad> ||
+                                     std::is_same_v<T, ir::Attention> ||
+                                     std::is_same_v<T, ir::AttentionGrad> ||
+                                     (ir::FusedRowOp<T> && !std::is_same_v<T, ir::LayerNorm>);
 
 template <typename T>
 requires kNotExported<T>
@@ -430,6 +462,11 @@ void write_onnx_op(OnnxWriter& writer, const GraphImpl& graph, std::size_t index
                    const OnnxOpNames& names, const std::vector<bool>& used) {
   const OpContext context{writer, graph, index, names, used};
   std::visit([&](const auto& op) { write(context, op); }, *graph.nodes[index].op);
+}
+
+bool written_as_onnx(const ir::Op& op) {
+  const auto* norm = std::get_if<ir::LayerNorm>(&op);
+  return norm != nullptr && !norm->rms;
 }
 
 }  // namespace ember::detail

@@ -67,6 +67,11 @@ struct OnnxOpNames {
   std::vector<std::string> outputs;
 };
 
+/// Whether the fused row op op (ir/fused_rows.h) is written as ONNX nodes of its own: LayerNorm
+/// as LayerNormalization, but for rms_norm (an ONNX op from opset 23 only). to_onnx writes the
+/// others as their composites (graph/expand.h), which ONNX runs.
+bool written_as_onnx(const ir::Op& op);
+
 /// Writes node (an op) as ONNX nodes. used[k] says whether output k is read by anything.
 /// InvalidArgument "[onnx::to_onnx] ..." when it has no ONNX form here.
 void write_onnx_op(OnnxWriter& writer, const GraphImpl& graph, std::size_t index,
