@@ -56,13 +56,22 @@ uint32_t first_word(const std::string& code) {
   return word;
 }
 
-TEST(VulkanKernelCache, CodeOnDiskThatIsNotSpirvIsCompiledAgainNotHandedToTheDriver) {
-  EMBER_SKIP_WITHOUT_VULKAN(device);
-  const vulkan::PhysicalDevice* physical = vulkan::select(DeviceKind::default_device());
-  ASSERT_NE(physical, nullptr);
-  const TempDir folder("ember-vulkan-kernels");
-  const ScopedEnv cache_dir("EMBER_CACHE_DIR", folder.path().string());
-  auto context = std::make_shared<vulkan::Context>(*physical, "vulkan:test");
+/// A context on the first Vulkan device (or a skip) and a disk cache of the test's own.
+class VulkanKernelCache : public testing::Test {
+ protected:
+  void SetUp() override {
+    EMBER_SKIP_WITHOUT_VULKAN(device);
+    const vulkan::PhysicalDevice* physical = vulkan::select(DeviceKind::default_device());
+    ASSERT_NE(physical, nullptr);
+    context = std::make_shared<vulkan::Context>(*physical, "vulkan:test");
+  }
+
+  const TempDir folder{"ember-vulkan-kernels"};
+  const ScopedEnv cache_dir{"EMBER_CACHE_DIR", folder.path().string()};
+  std::shared_ptr<vulkan::Context> context;
+};
+
+TEST_F(VulkanKernelCache, CodeOnDiskThatIsNotSpirvIsCompiledAgainNotHandedToTheDriver) {
   vulkan::KernelCache(context).kernel(kSource, 1);
 
   // What a build of the older file format read from a file of this one: the code's length and
@@ -79,13 +88,7 @@ TEST(VulkanKernelCache, CodeOnDiskThatIsNotSpirvIsCompiledAgainNotHandedToTheDri
   EXPECT_EQ(disk.load(key), spirv);  // stored over
 }
 
-TEST(VulkanKernelCache, SpirvOnDiskIsLoadedNotCompiled) {
-  EMBER_SKIP_WITHOUT_VULKAN(device);
-  const vulkan::PhysicalDevice* physical = vulkan::select(DeviceKind::default_device());
-  ASSERT_NE(physical, nullptr);
-  const TempDir folder("ember-vulkan-kernels");
-  const ScopedEnv cache_dir("EMBER_CACHE_DIR", folder.path().string());
-  auto context = std::make_shared<vulkan::Context>(*physical, "vulkan:test");
+TEST_F(VulkanKernelCache, SpirvOnDiskIsLoadedNotCompiled) {
   vulkan::KernelCache first(context);
   first.kernel(kSource, 1);
   EXPECT_EQ(first.compilations(), 1);
