@@ -13,11 +13,6 @@ shards: every case once, one process per shard); 0: one CTest test (and process)
 
 set(EMBER_ALL_BACKENDS NDARRAY FLEX CPU CUDA ROCM VULKAN WGPU METAL WEBGPU LIBTORCH REMOTE CAPTURE)
 set(EMBER_IMPLEMENTED_BACKENDS NDARRAY FLEX CPU CUDA VULKAN WGPU WEBGPU REMOTE LIBTORCH CAPTURE)
-# Implemented backends that are off unless asked for (still being brought up). wgpu (and webgpu,
-# the same backend): with wgpu-native loaded in the process, the vulkan backend's lavapipe device
-# fails to create pipelines after an out-of-memory (docs/backends/wgpu.md, "Not yet"), so the
-# default build, whose suites run both, leaves it out until that is understood.
-set(EMBER_OPT_IN_BACKENDS WGPU WEBGPU)
 # Backends that are on where what they build on is found: cuda where the CUDA toolkit's headers
 # (cuda.h, nvrtc.h, cublasLt.h; CUDAToolkit_ROOT names a toolkit) are. Its libraries are opened
 # at run time, so the build needs no GPU and no driver.
@@ -102,15 +97,16 @@ if(EMBER_WGPU_INCLUDE_DIR AND EMBER_WGPU_LIBRARY)
   set(EMBER_FOUND_WGPU ON)
 endif()
 # webgpu (Device::webgpu) is the wgpu backend under the WebGPU name: on Linux, the WebGPU API is
-# the one wgpu-native implements.
+# the one wgpu-native implements, so it follows wgpu (-DEMBER_BACKEND_WGPU=OFF turns both off).
 set(EMBER_FOUND_WEBGPU ${EMBER_FOUND_WGPU})
+if(DEFINED EMBER_BACKEND_WGPU AND NOT EMBER_BACKEND_WGPU)
+  set(EMBER_FOUND_WEBGPU OFF)
+endif()
 set(EMBER_DETECTED_BACKENDS CUDA VULKAN WGPU WEBGPU REMOTE LIBTORCH CAPTURE)
 
 foreach(backend IN LISTS EMBER_ALL_BACKENDS)
   if(backend IN_LIST EMBER_IMPLEMENTED_BACKENDS)
-    if(backend IN_LIST EMBER_OPT_IN_BACKENDS)
-      option(EMBER_BACKEND_${backend} "Compile the ${backend} backend" OFF)
-    elseif(backend IN_LIST EMBER_DETECTED_BACKENDS)
+    if(backend IN_LIST EMBER_DETECTED_BACKENDS)
       option(EMBER_BACKEND_${backend} "Compile the ${backend} backend (default: where found)"
         ${EMBER_FOUND_${backend}})
     else()

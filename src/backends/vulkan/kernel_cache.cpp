@@ -2,11 +2,27 @@
 
 #include <shaderc/shaderc.h>
 
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "ember/error.h"
 
 namespace ember::vulkan {
+namespace {
+
+/// The first word of every SPIR-V module (the SPIR-V specification, "Physical Layout").
+constexpr uint32_t kSpirvMagic = 0x07230203;
+
+/// Whether code is a SPIR-V module: whole 32-bit words, starting with SPIR-V's magic number.
+bool is_spirv(const std::string& code) {
+  uint32_t magic = 0;
+  if (code.size() < sizeof magic || code.size() % sizeof magic != 0) return false;
+  std::memcpy(&magic, code.data(), sizeof magic);
+  return magic == kSpirvMagic;
+}
+
+}  // namespace
 
 KernelCache::KernelCache(std::shared_ptr<Context> context)
     : context_(std::move(context)), disk_("vulkan", ".spv") {
@@ -36,8 +52,18 @@ int KernelCache::compilations() const {
   return compilations_;
 }
 
+// Note: a file of the disk cache can pass the cache's own checks and still not hold SPIR-V: the
+// folder is shared by every build of the user, and a build of another file format reads the
+// other's words as its code (a build before the code's length and hash were stored took them as
+// the first 16 bytes of the SPIR-V). lavapipe makes a shader module of such bytes and fails the
+// pipeline with VK_ERROR_UNKNOWN, so the device looked broken (docs/backends/vulkan.md). Code that
+// is not SPIR-V is a miss, compiled again and stored over.
 std::string KernelCache::spirv(const std::string& source) {
-  return disk_.load_or_compile(compiler_ + source, [&] { return compile(source); });
+  const std::string key = compiler_ + source;
+  if (std::string code = disk_.load(key); is_spirv(code)) return code;
+  std::string code = compile(source);
+  disk_.store(key, code);
+  return code;
 }
 
 std::string KernelCache::compile(const std::string& source) {

@@ -3,7 +3,8 @@
 // invocation, then each lane's chunks in order (lavapipe ends an invocation's loops after 65535
 // turns). A lane of up to 4096 elements is so added as ndarray adds it, and its sum is ndarray's
 // bit for bit; longer ones differ by the rounding of the chunks' sums. A device without doubles,
-// and the other reductions, run on the host.
+// and the other reductions, run on the host. The lanes, chunks and the two dispatches are shared
+// with wgpu (backends/shader/reduce_passes.h).
 #pragma once
 
 #include <cstdint>

@@ -1,19 +1,14 @@
 #include "backends/wgpu/reduce_kernel.h"
 
-#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
-#include <vector>
+
+#include "backends/shader/reduce_passes.h"
 
 namespace ember::wgpu {
 namespace {
-
-constexpr uint64_t kWorkgroup = 256;
-/// The elements of a lane one invocation adds in the first pass (lavapipe's loop limit).
-constexpr uint64_t kChunk = 4096;
-/// The most chunks of a lane the second pass adds.
-constexpr uint64_t kMaxChunks = 16384;
 
 // add() is one step of Neumaier's sum: sum and the error of its additions so far (c); an
 // infinite or NaN sum is the sum itself (its error is meaningless).
@@ -78,30 +73,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   return text + "  }\n}\n";
 }
 
-/// x as [rows, n, inner] around the reduced dim (the whole tensor, one lane, when there is none).
-struct Lanes {
-  uint64_t rows = 1;
-  uint64_t n = 1;
-  uint64_t inner = 1;
-};
-
-Lanes lanes_of(const ir::Reduce& reduce, const Shape& shape) {
-  const std::vector<int64_t>& dims = shape.dims();
-  const auto product = [&](std::size_t from, std::size_t to) {
-    uint64_t p = 1;
-    for (std::size_t d = from; d < to; ++d)
-      p *= static_cast<uint64_t>(dims[d]);
-    return p;
-  };
-  if (!reduce.dim) return {1, product(0, dims.size()), 1};
-  const auto axis = static_cast<std::size_t>(*reduce.dim);
-  return {product(0, axis), product(axis, axis + 1), product(axis + 1, dims.size())};
-}
-
-uint64_t chunks_of(const Lanes& lanes) {
-  return std::max<uint64_t>(1, (lanes.n + kChunk - 1) / kChunk);
-}
-
 }  // namespace
 
 ReduceKernel::ReduceKernel(
@@ -114,39 +85,20 @@ ReduceKernel::ReduceKernel(
       scratch_(std::move(scratch)) {}
 
 bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x) const {
-  if ((reduce.op != ir::ReduceOp::Sum && reduce.op != ir::ReduceOp::Mean) || x.dtype != DType::F32)
-    return false;
-  const Lanes lanes = lanes_of(reduce, x.shape);
-  // A mean of an empty lane is NaN by ndarray's division: left to it.
-  if (reduce.op == ir::ReduceOp::Mean && lanes.n == 0) return false;
-  const uint64_t partials = lanes.rows * lanes.inner * chunks_of(lanes);
-  return static_cast<uint64_t>(x.shape.num_elements()) * 4 <= max_binding_ &&
-         x.shape.num_elements() < (int64_t{1} << 31) && chunks_of(lanes) <= kMaxChunks &&
-         partials * 8 <= max_binding_ && partials < (uint64_t{1} << 30);
+  // Each chunk's sum and error are two f32 indexed in 32 bits: fewer than 2^30 chunks.
+  return x.dtype == DType::F32 &&
+         shader::reduce_passes_take(reduce, x, max_binding_, uint64_t{1} << 30);
 }
 
 void ReduceKernel::run(const ir::Reduce& reduce, const BufferRange& x, const ir::TensorMeta& x_meta,
                        const BufferRange& out) {
-  const Lanes lanes = lanes_of(reduce, x_meta.shape);
-  const uint64_t outputs = lanes.rows * lanes.inner;
-  if (outputs == 0) return;
-  const uint64_t chunks = chunks_of(lanes);
-  const std::vector<uint32_t> words = {
-      static_cast<uint32_t>(outputs), static_cast<uint32_t>(lanes.n),
-      static_cast<uint32_t>(lanes.inner), static_cast<uint32_t>(chunks)};
-  BufferRange partial;
-  // Freed once recorded: whatever reuses its slice is recorded after (an upload flushes first),
-  // so runs after.
-  const std::shared_ptr<const void> held = scratch_(outputs * chunks * 8, &partial);
-  const auto dispatch = [&](const std::string& source, const BufferRange& from,
-                            const BufferRange& to, uint64_t invocations) {
-    const BufferRange tensors[] = {from, to};
-    const uint64_t groups = (invocations + kWorkgroup - 1) / kWorkgroup;
-    stream_.dispatch(kernels_.kernel(source), std::as_bytes(std::span(words)), tensors,
-                     static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
-  };
-  dispatch(std::string(kCommon) + kPartial, x, partial, outputs * chunks);
-  dispatch(finish_source(reduce.op == ir::ReduceOp::Mean), partial, out, outputs);
+  shader::record_reduce_passes(reduce, x_meta, x, out, std::string(kCommon) + kPartial,
+                               finish_source(reduce.op == ir::ReduceOp::Mean), max_groups_,
+                               scratch_,
+                               [&](const std::string& source, std::span<const std::byte> words,
+                                   std::span<const BufferRange> tensors, uint32_t groups) {
+                                 stream_.dispatch(kernels_.kernel(source), words, tensors, groups);
+                               });
 }
 
 }  // namespace ember::wgpu

@@ -3,7 +3,8 @@
 // lane's chunks in order (lavapipe ends an invocation's loops after 65535 turns). WGSL has no
 // double to add in as ndarray does, so both passes carry the rounding error of each addition
 // along (Neumaier's compensated sum, a second f32): the sum is ndarray's within about one f32
-// rounding, not bit for bit. The other reductions and dtypes run on the host.
+// rounding, not bit for bit. The other reductions and dtypes run on the host. The lanes, chunks
+// and the two dispatches are shared with vulkan (backends/shader/reduce_passes.h).
 #pragma once
 
 #include <cstdint>
