@@ -2,7 +2,8 @@
 // InvalidArgument naming it (before anything is allocated from it), unsupported ops listed all at
 // once before anything runs, graph attributes bounded, and the model's weights as named tensors;
 // BitCast's arithmetic against std::bit_cast at the edges of f32, the arc functions' Newton steps
-// against the C library. The values of imported
+// against the C library; the random ops' draws against their distributions' moments. The values
+// of imported
 // ops are checked against ONNX's reference by onnx_node_suite_test.cpp and against PyTorch by
 // onnx_pytorch_test.cpp.
 #include <gtest/gtest.h>
@@ -502,6 +503,118 @@ TEST(OnnxImport, InitializersAreNamedTensorsForSafetensors) {
   const std::vector<TensorData> y =
       parsed.run(Device::cpu(), {TensorData(std::vector<float>{1, 2}, Shape{2})});
   EXPECT_EQ(y.at(0), TensorData(std::vector<float>{1.5F, 0.5F}, Shape{2}));
+}
+
+/// The mean and the (biased) variance of values.
+std::pair<double, double> moments(const std::vector<double>& values) {
+  double sum = 0, squares = 0;
+  for (double v : values) {
+    sum += v;
+    squares += v * v;
+  }
+  const double mean = sum / static_cast<double>(values.size());
+  return {mean, squares / static_cast<double>(values.size()) - mean * mean};
+}
+
+TEST(OnnxImport, RandomOpsDrawFromTheSeededDeviceEveryRun) {
+  // RandomUniform on [-2, 3): 4096 draws. The mean 0.5 and the variance 25/12 are the uniform
+  // distribution's; the bounds are 5 standard deviations of their estimates.
+  ::onnx::ModelProto model = model_with_input({2});
+  ::onnx::NodeProto& node = add_node(model, "RandomUniform", {}, {"y"}, "draw");
+  for (const auto& [name, value] : {std::pair{"low", -2.0F}, std::pair{"high", 3.0F}}) {
+    ::onnx::AttributeProto& attribute = *node.add_attribute();
+    attribute.set_name(name);
+    attribute.set_type(::onnx::AttributeProto::FLOAT);
+    attribute.set_f(value);
+  }
+  ::onnx::AttributeProto& shape = *node.add_attribute();
+  shape.set_name("shape");
+  shape.set_type(::onnx::AttributeProto::INTS);
+  shape.add_ints(4096);
+  const onnx::Model parsed = parse(model);
+  const TensorData x(std::vector<float>{0, 0}, Shape{2});
+  for (const Device& device : {Device::cpu(), Device::ndarray()}) {
+    device.seed(7);
+    const TensorData first = parsed.run(device, {x}).at(0);
+    const TensorData second = parsed.run(device, {x}).at(0);
+    device.seed(7);
+    EXPECT_EQ(parsed.run(device, {x}).at(0), first) << device << ": the seed repeats the draw";
+    EXPECT_NE(second, first) << device << ": each run draws anew (never folded when built)";
+    const std::vector<double> values = first.to_vector<double>();
+    EXPECT_EQ(first.dtype(), DType::F32);
+    EXPECT_EQ(first.shape(), Shape{4096});
+    for (double v : values)
+      ASSERT_TRUE(v >= -2 && v < 3) << v;
+    const auto [mean, variance] = moments(values);
+    EXPECT_NEAR(mean, 0.5, 5 * std::sqrt(25.0 / 12 / 4096));
+    EXPECT_NEAR(variance, 25.0 / 12, 5 * std::sqrt((625.0 / 80 - 625.0 / 144) / 4096));
+  }
+}
+
+TEST(OnnxImport, RandomNormalLikeTakesTheInputsShapeAndDtype) {
+  // mean 1, scale 2: the sample mean within 5 std (2 / 64), the variance 4 within 5 std of its
+  // estimate (sqrt(2) 4 / 64, a normal's).
+  ::onnx::ModelProto model = model_with_input({64, 64});
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      TensorProto::DOUBLE);
+  ::onnx::NodeProto& node = add_node(model, "RandomNormalLike", {"x"}, {"y"});
+  for (const auto& [name, value] : {std::pair{"mean", 1.0F}, std::pair{"scale", 2.0F}}) {
+    ::onnx::AttributeProto& attribute = *node.add_attribute();
+    attribute.set_name(name);
+    attribute.set_type(::onnx::AttributeProto::FLOAT);
+    attribute.set_f(value);
+  }
+  const TensorData x = TensorData::zeros(Shape{64, 64}, DType::F64);
+  const TensorData y = parse(model).run(Device::cpu(), {x}).at(0);
+  EXPECT_EQ(y.dtype(), DType::F64);
+  EXPECT_EQ(y.shape(), (Shape{64, 64}));
+  const auto [mean, variance] = moments(y.to_vector<double>());
+  EXPECT_NEAR(mean, 1.0, 5 * 2.0 / 64);
+  EXPECT_NEAR(variance, 4.0, 5 * std::sqrt(2.0) * 4 / 64);
+}
+
+TEST(OnnxImport, MultinomialSamplesTheSoftmaxOfEachRow) {
+  // Row 0: log-probabilities of 0.1, 0.2, 0.7; row 1: equal logits. 4000 samples a row; each
+  // class's count within 5 binomial standard deviations of 4000 p.
+  ::onnx::ModelProto model = model_with_input({2, 3});
+  ::onnx::NodeProto& node = add_node(model, "Multinomial", {"x"}, {"y"});
+  ::onnx::AttributeProto& samples = *node.add_attribute();
+  samples.set_name("sample_size");
+  samples.set_type(::onnx::AttributeProto::INT);
+  samples.set_i(4000);
+  const std::vector<double> p = {0.1, 0.2, 0.7, 1.0 / 3, 1.0 / 3, 1.0 / 3};
+  std::vector<float> logits;
+  for (std::size_t i = 0; i < 3; ++i)
+    logits.push_back(static_cast<float>(std::log(p[i])));
+  logits.insert(logits.end(), {5, 5, 5});
+  for (const Device& device : {Device::cpu(), Device::ndarray()}) {
+    const TensorData y = parse(model).run(device, {TensorData(logits, Shape{2, 3})}).at(0);
+    ASSERT_EQ(y.dtype(), DType::I32);
+    ASSERT_EQ(y.shape(), (Shape{2, 4000}));
+    std::vector<int> counts(6);
+    const std::vector<int32_t> classes = y.to_vector<int32_t>();
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+      ASSERT_TRUE(classes[i] >= 0 && classes[i] < 3) << classes[i];
+      ++counts[i / 4000 * 3 + static_cast<std::size_t>(classes[i])];
+    }
+    for (std::size_t k = 0; k < 6; ++k)
+      EXPECT_NEAR(counts[k], 4000 * p[k], 5 * std::sqrt(4000 * p[k] * (1 - p[k]))) << k;
+  }
+}
+
+TEST(OnnxImport, TrainingDropoutRefusesARatioOfOne) {
+  ::onnx::ModelProto model = model_with_input({4});
+  add_initializer(model, "ratio", {}, raw_floats({1.0F}));
+  TensorProto& training = *model.mutable_graph()->add_initializer();
+  training.set_name("training");
+  training.set_data_type(TensorProto::BOOL);
+  training.add_int32_data(1);
+  add_node(model, "Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+  const std::string message = test::invalid_argument_message([&] {
+    parse(model).run(Device::cpu(), {TensorData(std::vector<float>{1, 2, 3, 4}, Shape{4})});
+  });
+  EXPECT_NE(message.find("node 'drop' (Dropout): ratio 1 is not in [0, 1)"), std::string::npos)
+      << message;
 }
 
 }  // namespace
