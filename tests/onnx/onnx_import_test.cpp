@@ -286,6 +286,30 @@ TEST(OnnxImport, HostileAttributesAreRefusedByName) {
             std::string::npos);
 }
 
+TEST(OnnxImport, IndexRowsLongerThanTheDataAreRefused) {
+  // Index rows of 3 entries into data of rank 1 (found by ember_fuzz_onnx_import: ScatterND
+  // read data's dims past their end before the rows were checked).
+  for (const std::string op : {"ScatterND", "GatherND"}) {
+    ::onnx::ModelProto model = model_with_input({4});
+    TensorProto& indices = *model.mutable_graph()->add_initializer();
+    indices.set_name("i");
+    indices.set_data_type(TensorProto::INT64);
+    indices.add_dims(1);
+    indices.add_dims(3);
+    for (int64_t v : {0, 0, 0})
+      indices.add_int64_data(v);
+    add_initializer(model, "u", {1}, raw_floats({1}));
+    std::vector<std::string> inputs = {"x", "i"};
+    if (op == "ScatterND") inputs.push_back("u");
+    add_node(model, op, inputs, {"y"}, "nd");
+    EXPECT_NE(test::invalid_argument_message([&] {
+                parse(model).to_graph({Shape{4}});
+              }).find("(" + op + "): index rows of 3 entries for data of rank 1"),
+              std::string::npos)
+        << op;
+  }
+}
+
 /// A graph attribute name of node: inputs and outputs named, nodes added by the caller.
 ::onnx::GraphProto& add_graph(::onnx::NodeProto& node, const std::string& name,
                               std::vector<std::string> inputs, std::vector<std::string> outputs) {
