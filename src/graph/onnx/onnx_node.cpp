@@ -140,6 +140,7 @@ const OnnxImporters& onnx_importers() {
     add_unique_importers(importers);
     add_roi_align_importers(importers);
     add_random_importers(importers);
+    add_image_importers(importers);
     return importers;
   }();
   return table;
