@@ -32,8 +32,8 @@ const std::map<std::string, RandomProperty>& random_cases();
 
 /// The case's model run kRandomRuns times on each of cpu and ndarray (each run after its own
 /// `Device::seed`) on the data set's inputs: every output's shape and dtype as expected, every
-/// value one property allows, and each element's count of 1s (or of kept elements) within 5
-/// standard deviations (+0.5) of its binomial mean. tolerance: the case's, for
+/// value one property allows, and each element's count of 1s (or of kept elements), and their
+/// total, within 5 standard deviations (+0.5) of its binomial mean. tolerance: the case's, for
 /// Dropout's scaled values. Empty when all hold, else why not.
 std::string check_random_case(const onnx::Model& model, RandomProperty property,
                               const std::vector<TensorData>& inputs,
