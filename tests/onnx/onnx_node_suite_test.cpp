@@ -27,20 +27,14 @@ namespace fs = std::filesystem;
 
 /// Cases that fail, each with why. Nothing here is skipped silently: the report lists them.
 const std::map<std::string, std::string> kKnownFailures = {
-    {"test_image_decoder_decode_bmp_rgb",
-     "ImageDecoder decodes JPEG and PNG (libjpeg-turbo, libpng) only, not BMP, which would need a "
-     "parser of ember's own"},
     {"test_image_decoder_decode_jpeg2k_rgb",
-     "ImageDecoder decodes JPEG and PNG (libjpeg-turbo, libpng) only, not JPEG 2000, which needs "
+     "ImageDecoder decodes JPEG, PNG, BMP and PNM only, not JPEG 2000, which needs "
      "libopenjp2-7-dev (not installed by scripts/install-deps)"},
-    {"test_image_decoder_decode_pnm_rgb",
-     "ImageDecoder decodes JPEG and PNG (libjpeg-turbo, libpng) only, not PNM, which would need a "
-     "parser of ember's own"},
     {"test_image_decoder_decode_tiff_rgb",
-     "ImageDecoder decodes JPEG and PNG (libjpeg-turbo, libpng) only, not TIFF, which needs "
+     "ImageDecoder decodes JPEG, PNG, BMP and PNM only, not TIFF, which needs "
      "libtiff-dev (not installed by scripts/install-deps)"},
     {"test_image_decoder_decode_webp_rgb",
-     "ImageDecoder decodes JPEG and PNG (libjpeg-turbo, libpng) only, not WebP, which needs "
+     "ImageDecoder decodes JPEG, PNG, BMP and PNM only, not WebP, which needs "
      "libwebp-dev (not installed by scripts/install-deps)"},
     {"test_dft_inverse",
      "the expected values are NumPy 2's ifft of complex64 input, which pocketfft computes in "

@@ -1,6 +1,8 @@
-// Decoding ImageDecoder's images with libjpeg-turbo and libpng (image_decode.h).
+// Decoding ImageDecoder's images: JPEG and PNG with libjpeg-turbo and libpng, BMP and PNM
+// directly (image_decode.h).
 #include "graph/onnx/image_decode.h"
 
+#include <cctype>
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h uses FILE without including it
 #include <cstdlib>
@@ -110,6 +112,96 @@ TensorData decode_png(std::span<const std::byte> bytes) {
   return image;
 }
 
+/// A little-endian unsigned field of bytes at offset (which the caller checked is inside).
+uint32_t little_endian(std::span<const std::byte> bytes, std::size_t offset, int width) {
+  uint32_t value = 0;
+  for (int i = width - 1; i >= 0; --i)
+    value = value << 8 | std::to_integer<uint32_t>(bytes[offset + static_cast<std::size_t>(i)]);
+  return value;
+}
+
+/// An RGB image of width x height with pixel (row, column) read by pixel(row, column, rgb).
+template <typename Pixel>
+TensorData rgb_image(uint64_t width, uint64_t height, Pixel pixel) {
+  TensorData image = TensorData::uninitialized(
+      Shape{static_cast<int64_t>(height), static_cast<int64_t>(width), 3}, DType::U8);
+  std::byte* out = image.bytes_mut().data();
+  for (uint64_t row = 0; row < height; ++row) {
+    for (uint64_t column = 0; column < width; ++column, out += 3)
+      pixel(row, column, out);
+  }
+  return image;
+}
+
+/// BMP: 24-bit uncompressed (BI_RGB) only, rows bottom-up (or top-down where the height is
+/// negative), each padded to 4 bytes, pixels stored as B, G, R.
+TensorData decode_bmp(std::span<const std::byte> bytes) {
+  if (bytes.size() < 54) fail("BMP: " + std::to_string(bytes.size()) + " bytes, no header");
+  const uint64_t offset = little_endian(bytes, 10, 4);
+  const auto width = static_cast<int32_t>(little_endian(bytes, 18, 4));
+  const auto height = static_cast<int32_t>(little_endian(bytes, 22, 4));
+  const uint32_t bits = little_endian(bytes, 28, 2), compression = little_endian(bytes, 30, 4);
+  if (bits != 24 || compression != 0)
+    fail("BMP of " + std::to_string(bits) + " bits, compression " + std::to_string(compression) +
+         " (ember decodes 24-bit uncompressed BMP only)");
+  const uint64_t rows = height < 0 ? -int64_t{height} : height;
+  if (width <= 0 || !fits(static_cast<uint64_t>(width), rows))
+    fail("BMP: an image of " + std::to_string(width) + " x " + std::to_string(height) + " pixels");
+  const uint64_t stride = (uint64_t{3} * static_cast<uint64_t>(width) + 3) / 4 * 4;
+  if (offset > bytes.size() || (bytes.size() - offset) / stride < rows)
+    fail("BMP: " + std::to_string(bytes.size()) + " bytes do not hold its pixels");
+  return rgb_image(static_cast<uint64_t>(width), rows,
+                   [&](uint64_t row, uint64_t column, std::byte* out) {
+                     const uint64_t stored = height < 0 ? row : rows - 1 - row;
+                     const std::byte* bgr = bytes.data() + offset + stored * stride + column * 3;
+                     out[0] = bgr[2];
+                     out[1] = bgr[1];
+                     out[2] = bgr[0];
+                   });
+}
+
+/// PNM's next header number, past whitespace and comments (# to the end of the line); at
+/// stops where it ends.
+uint64_t pnm_number(std::span<const std::byte> bytes, std::size_t& at) {
+  const auto byte = [&] { return std::to_integer<char>(bytes[at]); };
+  while (at < bytes.size() && (std::isspace(static_cast<unsigned char>(byte())) || byte() == '#')) {
+    if (byte() == '#') {
+      while (at < bytes.size() && byte() != '\n')
+        ++at;
+    } else {
+      ++at;
+    }
+  }
+  uint64_t value = 0;
+  const std::size_t start = at;
+  for (; at < bytes.size() && std::isdigit(static_cast<unsigned char>(byte())) && at - start < 9;
+       ++at)
+    value = value * 10 + static_cast<uint64_t>(byte() - '0');
+  if (at == start) fail("PNM: the header ends before its numbers");
+  return value;
+}
+
+/// PNM: binary P6 (RGB) and P5 (gray, given as R = G = B), 8 bits (maxval 255) only.
+TensorData decode_pnm(std::span<const std::byte> bytes) {
+  const bool gray = std::to_integer<char>(bytes[1]) == '5';
+  std::size_t at = 2;
+  const uint64_t width = pnm_number(bytes, at), height = pnm_number(bytes, at);
+  const uint64_t maxval = pnm_number(bytes, at);
+  if (maxval != 255) fail("PNM of maxval " + std::to_string(maxval) + " (ember decodes 255 only)");
+  if (!fits(width, height))
+    fail("PNM: an image of " + std::to_string(width) + " x " + std::to_string(height) + " pixels");
+  const uint64_t channels = gray ? 1 : 3;
+  ++at;  // the one whitespace byte after maxval
+  if (at > bytes.size() || (bytes.size() - at) / channels / width < height)
+    fail("PNM: " + std::to_string(bytes.size()) + " bytes do not hold its pixels");
+  const std::byte* pixels = bytes.data() + at;
+  return rgb_image(width, height, [&](uint64_t row, uint64_t column, std::byte* out) {
+    const std::byte* in = pixels + (row * width + column) * channels;
+    for (uint64_t c = 0; c < 3; ++c)
+      out[c] = in[gray ? 0 : c];
+  });
+}
+
 bool starts_with(std::span<const std::byte> bytes, std::string_view signature) {
   return bytes.size() >= signature.size() &&
          std::memcmp(bytes.data(), signature.data(), signature.size()) == 0;
@@ -120,7 +212,9 @@ bool starts_with(std::span<const std::byte> bytes, std::string_view signature) {
 TensorData decode_image(std::span<const std::byte> bytes) {
   if (starts_with(bytes, "\xFF\xD8\xFF")) return decode_jpeg(bytes);
   if (starts_with(bytes, "\x89PNG\r\n\x1A\n")) return decode_png(bytes);
-  fail("the bytes are neither a JPEG nor a PNG (the formats this ember decodes)");
+  if (starts_with(bytes, "BM")) return decode_bmp(bytes);
+  if (starts_with(bytes, "P6") || starts_with(bytes, "P5")) return decode_pnm(bytes);
+  fail("the bytes are not a JPEG, PNG, BMP or PNM (the formats this ember decodes)");
 }
 
 }  // namespace ember::detail
