@@ -641,5 +641,63 @@ TEST(OnnxImport, TrainingDropoutRefusesARatioOfOne) {
       << message;
 }
 
+/// A model decoding its u8 input "x" (of size bytes) with ImageDecoder, in pixel_format RGB.
+::onnx::ModelProto image_model(std::size_t size) {
+  ::onnx::ModelProto model = model_with_input({static_cast<int64_t>(size)}, 20);
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      TensorProto::UINT8);
+  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      TensorProto::UINT8);
+  add_node(model, "ImageDecoder", {"x"}, {"y"}, "decode");
+  return model;
+}
+
+TensorData bytes_of(const std::string& text) {
+  std::vector<uint8_t> values(text.begin(), text.end());
+  return TensorData(values, Shape{static_cast<int64_t>(values.size())});
+}
+
+TEST(OnnxImport, ImageDecoderReadsBmpAndPnmPixelsAsStored) {
+  // A 2 x 2 BMP, 24-bit, bottom-up rows padded to 8 bytes, pixels B, G, R; and the same image
+  // as a PPM (P6) with a comment: the pixels by hand, top row first.
+  std::string bmp = "BM" + std::string(8, '\0') + std::string("\x36\0\0\0", 4) +
+                    std::string("\x28\0\0\0\x02\0\0\0\x02\0\0\0\x01\0\x18\0", 16) +
+                    std::string(24, '\0');
+  bmp += std::string("\x03\x02\x01\x06\x05\x04\0\0\x09\x08\x07\x0c\x0b\x0a\0\0", 16);
+  const std::string ppm = std::string("P6 # two by two\n2 2\n255\n") +
+                          std::string("\x07\x08\x09\x0a\x0b\x0c\x01\x02\x03\x04\x05\x06", 12);
+  const TensorData expected(std::vector<uint8_t>{7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6},
+                            Shape{2, 2, 3});
+  for (const std::string& image : {bmp, ppm}) {
+    const onnx::Model model = parse(image_model(image.size()));
+    EXPECT_EQ(model.run(Device::cpu(), {bytes_of(image)}).at(0), expected) << image.substr(0, 2);
+  }
+}
+
+TEST(OnnxImport, ImageDecoderRefusesMalformedImagesByName) {
+  const std::string header =
+      "BM" + std::string(8, '\0') + std::string("\x36\0\0\0", 4) + std::string("\x28\0\0\0", 4);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"BM\x01\x02", "BMP: 4 bytes, no header"},
+      {header + std::string("\x00\x00\x01\x00\x00\x00\x01\x00\x01\0\x18\0", 12) +
+           std::string(24, '\0'),
+       "BMP: an image of 65536 x 65536 pixels"},
+      {header + std::string("\x02\0\0\0\x02\0\0\0\x01\0\x18\0", 12) + std::string(24, '\0'),
+       "do not hold its pixels"},
+      {"P6\n2 2\n65535\n", "PNM of maxval 65535"},
+      {"P6\n99999 99999\n255\n", "PNM: an image of 99999 x 99999 pixels"},
+      {"P5\n2", "PNM: the header ends before its numbers"},
+      {"\xFF\xD8\xFF\xE0 not a jpeg", "JPEG: "},
+      {"\x89PNG\r\n\x1A\n truncated", "PNG: "},
+      {"GIF89a", "not a JPEG, PNG, BMP or PNM"},
+  };
+  for (const auto& [image, why] : cases) {
+    const std::string message = test::invalid_argument_message(
+        [&] { parse(image_model(image.size())).run(Device::cpu(), {bytes_of(image)}); });
+    EXPECT_NE(message.find("ImageDecoder: "), std::string::npos) << message;
+    EXPECT_NE(message.find(why), std::string::npos) << message;
+  }
+}
+
 }  // namespace
 }  // namespace ember
