@@ -1,7 +1,7 @@
 // ONNX node-suite cases whose expected outputs are random draws (onnx_node_random.cpp): the
-// suite's expected values are NumPy's generator's, which no other generator reproduces
-// (onnxruntime's and onnx's own reference-evaluator tests exclude them too). For these cases the
-// suite's runner compares no values; it checks what the op's definition determines instead.
+// suite's expected values are NumPy's generator's, which no other generator reproduces. For
+// these cases the suite's runner compares no values; it checks what the op's definition
+// determines instead.
 #pragma once
 
 #include <map>
