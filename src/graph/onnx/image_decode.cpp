@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <jpeglib.h>
 #include <png.h>
@@ -93,33 +94,6 @@ TensorData decode_jpeg(std::span<const std::byte> bytes) {
   return image;
 }
 
-TensorData decode_png(std::span<const std::byte> bytes) {
-  png_image info{};
-  info.version = PNG_IMAGE_VERSION;
-  // libpng's simplified API reports failures by its return value (and frees what it holds).
-  if (png_image_begin_read_from_memory(&info, bytes.data(), bytes.size()) == 0)
-    fail(std::string("PNG: ") + info.message);
-  if (!fits(info.width, info.height)) {
-    png_image_free(&info);
-    fail("PNG: an image of " + std::to_string(info.width) + " x " + std::to_string(info.height) +
-         " pixels (at most 2^24, none empty)");
-  }
-  info.format = PNG_FORMAT_RGB;
-  TensorData image = TensorData::uninitialized(
-      Shape{static_cast<int64_t>(info.height), static_cast<int64_t>(info.width), 3}, DType::U8);
-  if (png_image_finish_read(&info, nullptr, image.bytes_mut().data(), 0, nullptr) == 0)
-    fail(std::string("PNG: ") + info.message);
-  return image;
-}
-
-/// A little-endian unsigned field of bytes at offset (which the caller checked is inside).
-uint32_t little_endian(std::span<const std::byte> bytes, std::size_t offset, int width) {
-  uint32_t value = 0;
-  for (int i = width - 1; i >= 0; --i)
-    value = value << 8 | std::to_integer<uint32_t>(bytes[offset + static_cast<std::size_t>(i)]);
-  return value;
-}
-
 /// An RGB image of width x height with pixel (row, column) read by pixel(row, column, rgb).
 template <typename Pixel>
 TensorData rgb_image(uint64_t width, uint64_t height, Pixel pixel) {
@@ -131,6 +105,36 @@ TensorData rgb_image(uint64_t width, uint64_t height, Pixel pixel) {
       pixel(row, column, out);
   }
   return image;
+}
+
+TensorData decode_png(std::span<const std::byte> bytes) {
+  png_image info{};
+  info.version = PNG_IMAGE_VERSION;
+  // libpng's simplified API reports failures by its return value (and frees what it holds).
+  if (png_image_begin_read_from_memory(&info, bytes.data(), bytes.size()) == 0)
+    fail(std::string("PNG: ") + info.message);
+  if (!fits(info.width, info.height)) {
+    png_image_free(&info);
+    fail("PNG: an image of " + std::to_string(info.width) + " x " + std::to_string(info.height) +
+         " pixels (at most 2^24, none empty)");
+  }
+  // Read as RGBA, the alpha then dropped, as Pillow's convert("RGB") drops it: asked for RGB,
+  // libpng would composite the pixels onto black instead.
+  info.format = PNG_FORMAT_RGBA;
+  std::vector<std::byte> rgba(PNG_IMAGE_SIZE(info));
+  if (png_image_finish_read(&info, nullptr, rgba.data(), 0, nullptr) == 0)
+    fail(std::string("PNG: ") + info.message);
+  return rgb_image(info.width, info.height, [&](uint64_t row, uint64_t column, std::byte* out) {
+    std::memcpy(out, rgba.data() + (row * info.width + column) * 4, 3);
+  });
+}
+
+/// A little-endian unsigned field of bytes at offset (which the caller checked is inside).
+uint32_t little_endian(std::span<const std::byte> bytes, std::size_t offset, int width) {
+  uint32_t value = 0;
+  for (int i = width - 1; i >= 0; --i)
+    value = value << 8 | std::to_integer<uint32_t>(bytes[offset + static_cast<std::size_t>(i)]);
+  return value;
 }
 
 /// BMP: 24-bit uncompressed (BI_RGB) only, rows bottom-up (or top-down where the height is
