@@ -2,7 +2,8 @@
 // InvalidArgument naming it (before anything is allocated from it), unsupported ops listed all at
 // once before anything runs, graph attributes bounded, and the model's weights as named tensors;
 // BitCast's arithmetic against std::bit_cast at the edges of f32, the arc functions' Newton steps
-// against the C library. The values of imported
+// against the C library; the random ops' draws against their distributions' moments. The values
+// of imported
 // ops are checked against ONNX's reference by onnx_node_suite_test.cpp and against PyTorch by
 // onnx_pytorch_test.cpp.
 #include <gtest/gtest.h>
@@ -285,6 +286,30 @@ TEST(OnnxImport, HostileAttributesAreRefusedByName) {
             std::string::npos);
 }
 
+TEST(OnnxImport, IndexRowsLongerThanTheDataAreRefused) {
+  // Index rows of 3 entries into data of rank 1 (found by ember_fuzz_onnx_import: ScatterND
+  // read data's dims past their end before the rows were checked).
+  for (const std::string op : {"ScatterND", "GatherND"}) {
+    ::onnx::ModelProto model = model_with_input({4});
+    TensorProto& indices = *model.mutable_graph()->add_initializer();
+    indices.set_name("i");
+    indices.set_data_type(TensorProto::INT64);
+    indices.add_dims(1);
+    indices.add_dims(3);
+    for (int64_t v : {0, 0, 0})
+      indices.add_int64_data(v);
+    add_initializer(model, "u", {1}, raw_floats({1}));
+    std::vector<std::string> inputs = {"x", "i"};
+    if (op == "ScatterND") inputs.push_back("u");
+    add_node(model, op, inputs, {"y"}, "nd");
+    EXPECT_NE(test::invalid_argument_message([&] {
+                parse(model).to_graph({Shape{4}});
+              }).find("(" + op + "): index rows of 3 entries for data of rank 1"),
+              std::string::npos)
+        << op;
+  }
+}
+
 /// A graph attribute name of node: inputs and outputs named, nodes added by the caller.
 ::onnx::GraphProto& add_graph(::onnx::NodeProto& node, const std::string& name,
                               std::vector<std::string> inputs, std::vector<std::string> outputs) {
@@ -502,6 +527,176 @@ TEST(OnnxImport, InitializersAreNamedTensorsForSafetensors) {
   const std::vector<TensorData> y =
       parsed.run(Device::cpu(), {TensorData(std::vector<float>{1, 2}, Shape{2})});
   EXPECT_EQ(y.at(0), TensorData(std::vector<float>{1.5F, 0.5F}, Shape{2}));
+}
+
+/// The mean and the (biased) variance of values.
+std::pair<double, double> moments(const std::vector<double>& values) {
+  double sum = 0, squares = 0;
+  for (double v : values) {
+    sum += v;
+    squares += v * v;
+  }
+  const double mean = sum / static_cast<double>(values.size());
+  return {mean, squares / static_cast<double>(values.size()) - mean * mean};
+}
+
+TEST(OnnxImport, RandomOpsDrawFromTheSeededDeviceEveryRun) {
+  // RandomUniform on [-2, 3): 4096 draws. The mean 0.5 and the variance 25/12 are the uniform
+  // distribution's; the bounds are 5 standard deviations of their estimates.
+  ::onnx::ModelProto model = model_with_input({2});
+  ::onnx::NodeProto& node = add_node(model, "RandomUniform", {}, {"y"}, "draw");
+  for (const auto& [name, value] : {std::pair{"low", -2.0F}, std::pair{"high", 3.0F}}) {
+    ::onnx::AttributeProto& attribute = *node.add_attribute();
+    attribute.set_name(name);
+    attribute.set_type(::onnx::AttributeProto::FLOAT);
+    attribute.set_f(value);
+  }
+  ::onnx::AttributeProto& shape = *node.add_attribute();
+  shape.set_name("shape");
+  shape.set_type(::onnx::AttributeProto::INTS);
+  shape.add_ints(4096);
+  const onnx::Model parsed = parse(model);
+  const TensorData x(std::vector<float>{0, 0}, Shape{2});
+  for (const Device& device : {Device::cpu(), Device::ndarray()}) {
+    device.seed(7);
+    const TensorData first = parsed.run(device, {x}).at(0);
+    const TensorData second = parsed.run(device, {x}).at(0);
+    device.seed(7);
+    EXPECT_EQ(parsed.run(device, {x}).at(0), first) << device << ": the seed repeats the draw";
+    EXPECT_NE(second, first) << device << ": each run draws anew (never folded when built)";
+    const std::vector<double> values = first.to_vector<double>();
+    EXPECT_EQ(first.dtype(), DType::F32);
+    EXPECT_EQ(first.shape(), Shape{4096});
+    for (double v : values)
+      ASSERT_TRUE(v >= -2 && v < 3) << v;
+    const auto [mean, variance] = moments(values);
+    EXPECT_NEAR(mean, 0.5, 5 * std::sqrt(25.0 / 12 / 4096));
+    EXPECT_NEAR(variance, 25.0 / 12, 5 * std::sqrt((625.0 / 80 - 625.0 / 144) / 4096));
+  }
+}
+
+TEST(OnnxImport, RandomNormalLikeTakesTheInputsShapeAndDtype) {
+  // mean 1, scale 2: the sample mean within 5 std (2 / 64), the variance 4 within 5 std of its
+  // estimate (sqrt(2) 4 / 64, a normal's).
+  ::onnx::ModelProto model = model_with_input({64, 64});
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      TensorProto::DOUBLE);
+  ::onnx::NodeProto& node = add_node(model, "RandomNormalLike", {"x"}, {"y"});
+  for (const auto& [name, value] : {std::pair{"mean", 1.0F}, std::pair{"scale", 2.0F}}) {
+    ::onnx::AttributeProto& attribute = *node.add_attribute();
+    attribute.set_name(name);
+    attribute.set_type(::onnx::AttributeProto::FLOAT);
+    attribute.set_f(value);
+  }
+  const TensorData x = TensorData::zeros(Shape{64, 64}, DType::F64);
+  const TensorData y = parse(model).run(Device::cpu(), {x}).at(0);
+  EXPECT_EQ(y.dtype(), DType::F64);
+  EXPECT_EQ(y.shape(), (Shape{64, 64}));
+  const auto [mean, variance] = moments(y.to_vector<double>());
+  EXPECT_NEAR(mean, 1.0, 5 * 2.0 / 64);
+  EXPECT_NEAR(variance, 4.0, 5 * std::sqrt(2.0) * 4 / 64);
+}
+
+TEST(OnnxImport, MultinomialSamplesTheSoftmaxOfEachRow) {
+  // Row 0: log-probabilities of 0.1, 0.2, 0.7; row 1: equal logits. 4000 samples a row; each
+  // class's count within 5 binomial standard deviations of 4000 p.
+  ::onnx::ModelProto model = model_with_input({2, 3});
+  ::onnx::NodeProto& node = add_node(model, "Multinomial", {"x"}, {"y"});
+  ::onnx::AttributeProto& samples = *node.add_attribute();
+  samples.set_name("sample_size");
+  samples.set_type(::onnx::AttributeProto::INT);
+  samples.set_i(4000);
+  const std::vector<double> p = {0.1, 0.2, 0.7, 1.0 / 3, 1.0 / 3, 1.0 / 3};
+  std::vector<float> logits;
+  for (std::size_t i = 0; i < 3; ++i)
+    logits.push_back(static_cast<float>(std::log(p[i])));
+  logits.insert(logits.end(), {5, 5, 5});
+  for (const Device& device : {Device::cpu(), Device::ndarray()}) {
+    const TensorData y = parse(model).run(device, {TensorData(logits, Shape{2, 3})}).at(0);
+    ASSERT_EQ(y.dtype(), DType::I32);
+    ASSERT_EQ(y.shape(), (Shape{2, 4000}));
+    std::vector<int> counts(6);
+    const std::vector<int32_t> classes = y.to_vector<int32_t>();
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+      ASSERT_TRUE(classes[i] >= 0 && classes[i] < 3) << classes[i];
+      ++counts[i / 4000 * 3 + static_cast<std::size_t>(classes[i])];
+    }
+    for (std::size_t k = 0; k < 6; ++k)
+      EXPECT_NEAR(counts[k], 4000 * p[k], 5 * std::sqrt(4000 * p[k] * (1 - p[k]))) << k;
+  }
+}
+
+TEST(OnnxImport, TrainingDropoutRefusesARatioOfOne) {
+  ::onnx::ModelProto model = model_with_input({4});
+  add_initializer(model, "ratio", {}, raw_floats({1.0F}));
+  TensorProto& training = *model.mutable_graph()->add_initializer();
+  training.set_name("training");
+  training.set_data_type(TensorProto::BOOL);
+  training.add_int32_data(1);
+  add_node(model, "Dropout", {"x", "ratio", "training"}, {"y"}, "drop");
+  const std::string message = test::invalid_argument_message([&] {
+    parse(model).run(Device::cpu(), {TensorData(std::vector<float>{1, 2, 3, 4}, Shape{4})});
+  });
+  EXPECT_NE(message.find("node 'drop' (Dropout): ratio 1 is not in [0, 1)"), std::string::npos)
+      << message;
+}
+
+/// A model decoding its u8 input "x" (of size bytes) with ImageDecoder, in pixel_format RGB.
+::onnx::ModelProto image_model(std::size_t size) {
+  ::onnx::ModelProto model = model_with_input({static_cast<int64_t>(size)}, 20);
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      TensorProto::UINT8);
+  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      TensorProto::UINT8);
+  add_node(model, "ImageDecoder", {"x"}, {"y"}, "decode");
+  return model;
+}
+
+TensorData bytes_of(const std::string& text) {
+  std::vector<uint8_t> values(text.begin(), text.end());
+  return TensorData(values, Shape{static_cast<int64_t>(values.size())});
+}
+
+TEST(OnnxImport, ImageDecoderReadsBmpAndPnmPixelsAsStored) {
+  // A 2 x 2 BMP, 24-bit, bottom-up rows padded to 8 bytes, pixels B, G, R; and the same image
+  // as a PPM (P6) with a comment: the pixels by hand, top row first.
+  std::string bmp = "BM" + std::string(8, '\0') + std::string("\x36\0\0\0", 4) +
+                    std::string("\x28\0\0\0\x02\0\0\0\x02\0\0\0\x01\0\x18\0", 16) +
+                    std::string(24, '\0');
+  bmp += std::string("\x03\x02\x01\x06\x05\x04\0\0\x09\x08\x07\x0c\x0b\x0a\0\0", 16);
+  const std::string ppm = std::string("P6 # two by two\n2 2\n255\n") +
+                          std::string("\x07\x08\x09\x0a\x0b\x0c\x01\x02\x03\x04\x05\x06", 12);
+  const TensorData expected(std::vector<uint8_t>{7, 8, 9, 10, 11, 12, 1, 2, 3, 4, 5, 6},
+                            Shape{2, 2, 3});
+  for (const std::string& image : {bmp, ppm}) {
+    const onnx::Model model = parse(image_model(image.size()));
+    EXPECT_EQ(model.run(Device::cpu(), {bytes_of(image)}).at(0), expected) << image.substr(0, 2);
+  }
+}
+
+TEST(OnnxImport, ImageDecoderRefusesMalformedImagesByName) {
+  const std::string header =
+      "BM" + std::string(8, '\0') + std::string("\x36\0\0\0", 4) + std::string("\x28\0\0\0", 4);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"BM\x01\x02", "BMP: 4 bytes, no header"},
+      {header + std::string("\x00\x00\x01\x00\x00\x00\x01\x00\x01\0\x18\0", 12) +
+           std::string(24, '\0'),
+       "BMP: an image of 65536 x 65536 pixels"},
+      {header + std::string("\x02\0\0\0\x02\0\0\0\x01\0\x18\0", 12) + std::string(24, '\0'),
+       "do not hold its pixels"},
+      {"P6\n2 2\n65535\n", "PNM of maxval 65535"},
+      {"P6\n99999 99999\n255\n", "PNM: an image of 99999 x 99999 pixels"},
+      {"P5\n2", "PNM: the header ends before its numbers"},
+      {"\xFF\xD8\xFF\xE0 not a jpeg", "JPEG: "},
+      {"\x89PNG\r\n\x1A\n truncated", "PNG: "},
+      {"GIF89a", "not a JPEG, PNG, BMP or PNM"},
+  };
+  for (const auto& [image, why] : cases) {
+    const std::string message = test::invalid_argument_message(
+        [&] { parse(image_model(image.size())).run(Device::cpu(), {bytes_of(image)}); });
+    EXPECT_NE(message.find("ImageDecoder: "), std::string::npos) << message;
+    EXPECT_NE(message.find(why), std::string::npos) << message;
+  }
 }
 
 }  // namespace

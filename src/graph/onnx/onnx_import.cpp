@@ -215,7 +215,8 @@ void Builder::run_node(const ::onnx::NodeProto& node, std::size_t index) {
   // Recorded first, which allocates nothing; computed on ndarray only when all its inputs are
   // known and its outputs small: a hostile model's Tile or Expand cannot size an allocation here.
   std::vector<OnnxValue> outputs = import_node(node, label, false);
-  if (all_known && foldable(outputs)) outputs = import_node(node, label, true);
+  if (all_known && foldable(outputs) && !draws_random(qualified_op_type(node)))
+    outputs = import_node(node, label, true);
   for (int k = 0; k < node.output_size(); ++k) {
     if (!node.output(k).empty())
       scopes_.back()[node.output(k)] = {outputs[static_cast<std::size_t>(k)], {}, {}};

@@ -96,12 +96,13 @@ TensorHandle repeat_heads(const TensorHandle& kv, int64_t reps) {
   return ops::reshape(wide, {d[0], d[1] * reps, d[2], d[3]});
 }
 
-/// Softmax over the last dim in which a row of -inf gives zeros, not NaN.
+/// Softmax over the last dim in which a row of -inf gives zeros, not NaN; each step rounded to
+/// x's dtype, the sum as the reference's (reference_sum).
 TensorHandle masked_softmax(const TensorHandle& x) {
   const TensorHandle max = ops::max_dim(x, -1);
   const TensorHandle masked = ops::bool_and(ops::is_inf(max), ops::lower_elem(max, 0.0));
   const TensorHandle exps = ops::exp(ops::sub(x, ops::mask_fill(max, masked, 0.0)));
-  const TensorHandle sums = ops::sum_dim(exps, -1);
+  const TensorHandle sums = reference_sum(exps, static_cast<int64_t>(exps.rank()) - 1);
   return ops::div(exps, ops::mask_fill(sums, ops::equal_elem(sums, 0.0), 1.0));
 }
 

@@ -16,15 +16,23 @@ int64_t product(const std::vector<int64_t>& dims, std::size_t from, std::size_t 
                          std::multiplies<>());
 }
 
+/// k, the entries of indices' rows [..., k]: at least 1, and within data's rank past its first
+/// batch dims. Checked before anything indexes data's dims with it.
+int64_t row_length(const OnnxNode& node, const std::vector<int64_t>& data,
+                   const TensorHandle& indices, int64_t batch) {
+  const int64_t k = indices.shape().dims().back();
+  if (k < 1 || batch + k > static_cast<int64_t>(data.size()))
+    node.fail("index rows of ", k, " entries for data of rank ", data.size());
+  return k;
+}
+
 /// The flat position, over data's dims [batch, batch + k), of each index row of indices
 /// [..., k], plus each row's batch (its position over indices' first batch dims) times the
 /// positions a batch holds: i64 of indices' shape without its last dim, flattened.
 TensorHandle flat_rows(const OnnxNode& node, const std::vector<int64_t>& data,
                        const TensorHandle& indices, int64_t batch) {
   const std::vector<int64_t>& dims = indices.shape().dims();
-  const int64_t k = dims.back();
-  if (k < 1 || batch + k > static_cast<int64_t>(data.size()))
-    node.fail("index rows of ", k, " entries for data of rank ", data.size());
+  const int64_t k = row_length(node, data, indices, batch);
   const int64_t rows = product(dims, 0, dims.size() - 1);
   const TensorHandle table = ops::reshape(ops::cast(indices, DType::I64), {rows, k});
   TensorHandle flat = ops::zeros(
@@ -61,7 +69,7 @@ std::vector<OnnxValue> gather_nd(const OnnxNode& node) {
   if (batch < 0 || batch >= static_cast<int64_t>(indices.rank()))
     node.fail("batch_dims ", batch, " for indices of rank ", indices.rank());
   const std::vector<int64_t>& d = data.shape().dims();
-  const int64_t k = indices.shape().dims().back();
+  const int64_t k = row_length(node, d, indices, batch);
   const TensorHandle picked =
       ops::select(flat_data(data, batch + k), 0, flat_rows(node, d, indices, batch));
   std::vector<int64_t> dims(indices.shape().dims().begin(), indices.shape().dims().end() - 1);
@@ -105,7 +113,7 @@ std::vector<OnnxValue> scatter_nd(const OnnxNode& node) {
   const TensorHandle& data = node.tensor(0);
   const TensorHandle& indices = node.tensor(1);
   const std::string reduction = node.attr_string("reduction", "none");
-  const int64_t k = indices.shape().dims().back();
+  const int64_t k = row_length(node, data.shape().dims(), indices, 0);
   const TensorHandle flat = flat_data(data, k);
   const TensorHandle rows = flat_rows(node, data.shape().dims(), indices, 0);
   std::vector<int64_t> update_dims = flat.shape().dims();

@@ -1,5 +1,5 @@
 // Importers of ONNX's matrix products and normalizations: MatMul, Gemm, Det, BatchNormalization,
-// LayerNormalization, InstanceNormalization, Dropout (inference).
+// LayerNormalization, InstanceNormalization.
 #include "ember/functional.h"
 #include "graph/onnx/onnx_import_util.h"
 
@@ -211,18 +211,6 @@ std::vector<OnnxValue> instance_norm(const OnnxNode& node) {
   return one(ops::add(ops::mul(ops::mul(centered, inv), scale), bias));
 }
 
-/// Dropout at inference (or with ratio 0): the input, and a mask of ones. Training mode with a
-/// ratio draws random masks: refused.
-std::vector<OnnxValue> dropout(const OnnxNode& node) {
-  const bool training = node.has(2) && node.known_scalar(2, "training_mode") != 0;
-  const double ratio = node.has(1) ? node.known_scalar(1, "ratio") : 0.5;
-  if (training && ratio != 0.0)
-    node.fail("training_mode is on with ratio ", ratio, ": ember imports Dropout for inference");
-  const OnnxValue& x = node.input(0);
-  const TensorHandle mask = ops::full_like(ops::cast(x.tensor, DType::Bool), true);
-  return {x, {mask, x.scalar}};
-}
-
 /// The largest matrix Det's elimination is written out for (n steps of a few ops each).
 constexpr int64_t kMaxDetSize = 256;
 
@@ -277,7 +265,6 @@ void add_nn_importers(OnnxImporters& table) {
       {"BatchNormalization", batch_norm},
       {"LayerNormalization", layer_norm},
       {"InstanceNormalization", instance_norm},
-      {"Dropout", dropout},
       {"RMSNormalization", rms_norm},
       {"LRN", lrn},
       {"GroupNormalization", group_norm},

@@ -131,6 +131,15 @@ std::vector<OnnxValue> arg_extreme(const OnnxNode& node) {
   return {reshaped(index, dims)};
 }
 
+/// Softmax in f16 or bf16 as ONNX's reference computes it in NumPy: x - max, exp and the
+/// quotient each rounded to the dtype, and the sum rounded as reference_sum says. Wider dtypes
+/// take ember's softmax, whose f32 or f64 noise is within the tolerances.
+TensorHandle softmax(const TensorHandle& x, int64_t axis) {
+  if (x.dtype() != DType::BF16 && x.dtype() != DType::F16) return ops::softmax(x, axis);
+  const TensorHandle exps = ops::exp(ops::sub(x, ops::max_dim(x, axis)));
+  return ops::div(exps, reference_sum(exps, axis));
+}
+
 template <DimOp F>
 std::vector<OnnxValue> softmax_like(const OnnxNode& node) {
   const int64_t axis = onnx_axis(node, node.attr_int("axis", -1), onnx_rank(node.input(0)));
@@ -174,6 +183,18 @@ std::vector<OnnxValue> topk(const OnnxNode& node) {
 
 }  // namespace
 
+/// The longest bf16 axis reference_sum adds one element at a time.
+constexpr int64_t kMaxChainedSum = int64_t{1} << 12;
+
+TensorHandle reference_sum(const TensorHandle& x, int64_t axis) {
+  const int64_t size = x.shape().dims()[static_cast<std::size_t>(axis)];
+  if (x.dtype() != DType::BF16 || size < 2 || size > kMaxChainedSum) return ops::sum_dim(x, axis);
+  TensorHandle sum = ops::narrow(x, axis, 0, 1);
+  for (int64_t i = 1; i < size; ++i)
+    sum = ops::add(sum, ops::narrow(x, axis, i, 1));
+  return sum;
+}
+
 void add_reduce_importers(OnnxImporters& table) {
   table.insert({
       {"ReduceSum", reduce<ops::sum_dim>},
@@ -188,7 +209,7 @@ void add_reduce_importers(OnnxImporters& table) {
       {"ReduceLogSumExp", reduce_log_sum_exp},
       {"ArgMax", arg_extreme<ops::argmax>},
       {"ArgMin", arg_extreme<ops::argmin>},
-      {"Softmax", softmax_like<ops::softmax>},
+      {"Softmax", softmax_like<softmax>},
       {"LogSoftmax", softmax_like<ops::log_softmax>},
       {"CumSum", cumulative<ops::cumsum>},
       {"CumProd", cumulative<ops::cumprod>},

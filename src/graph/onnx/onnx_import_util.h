@@ -96,3 +96,14 @@ TensorHandle scatter_reduce(const OnnxNode& node, const TensorHandle& base,
                             const std::string& reduction);
 
 }  // namespace ember::detail
+
+namespace ember::detail {
+
+/// The sum of x along axis (kept, size 1) as ONNX's reference sums x's dtype with NumPy: bf16
+/// (ml_dtypes' type, which NumPy reduces through its add one element at a time) rounds the
+/// running sum to bf16 after every element, in order; f16 (NumPy's own half, summed in f32)
+/// and the wider dtypes round once, as ember's sum does. A bf16 axis longer than 2^12 is summed
+/// as the others (a chain of that many adds would grow the graph past use).
+TensorHandle reference_sum(const TensorHandle& x, int64_t axis);
+
+}  // namespace ember::detail

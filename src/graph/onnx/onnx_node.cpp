@@ -139,6 +139,8 @@ const OnnxImporters& onnx_importers() {
     add_arc_importers(importers);
     add_unique_importers(importers);
     add_roi_align_importers(importers);
+    add_random_importers(importers);
+    add_image_importers(importers);
     return importers;
   }();
   return table;

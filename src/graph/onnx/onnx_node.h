@@ -150,5 +150,11 @@ void add_bitcast_importers(OnnxImporters& table);
 void add_arc_importers(OnnxImporters& table);
 void add_unique_importers(OnnxImporters& table);
 void add_roi_align_importers(OnnxImporters& table);
+void add_random_importers(OnnxImporters& table);
+void add_image_importers(OnnxImporters& table);
+
+/// Whether op_type draws random numbers (onnx_import_random.cpp): such a node is never computed
+/// while the graph is built, so that every run draws anew from its device's generator.
+bool draws_random(const std::string& op_type);
 
 }  // namespace ember::detail
