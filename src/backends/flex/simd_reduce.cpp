@@ -165,7 +165,9 @@ double Sum(const double* x, int64_t n) {
   return SumInDouble(x, n);
 }
 
-void AddRow(const float* row, double* acc, int64_t n) {
+/// acc[i] += row[i] in double, i < n.
+template <typename T>
+HWY_INLINE void AddIntoDouble(const T* row, double* acc, int64_t n) {
   const hn::ScalableTag<double> dd;
   const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
   int64_t i = 0;
@@ -173,6 +175,10 @@ void AddRow(const float* row, double* acc, int64_t n) {
     hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), LoadAsDouble(dd, row, i)), dd, acc + i);
   for (; i < n; ++i)
     acc[i] += static_cast<double>(row[i]);
+}
+
+void AddRow(const float* row, double* acc, int64_t n) {
+  AddIntoDouble(row, acc, n);
 }
 
 /// Rows folded per pass over out: enough that out's loads and stores are a small part of the
@@ -622,7 +628,12 @@ void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* ma
                        int64_t n) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  std::vector<double> total(static_cast<std::size_t>(n), 0.0);
+  // One block of rows needs no double totals; more add each block's sums into them, in a buffer
+  // the thread keeps (a task used to allocate and zero n doubles, and add them a lane at a time:
+  // about a tenth of the pass along dim 0 of [16, 1024, 1024]).
+  const bool blocks = rows > kSumRows;
+  thread_local std::vector<double> totals;
+  if (blocks) totals.assign(static_cast<std::size_t>(n), 0.0);
   for (int64_t k0 = 0; k0 < rows; k0 += kSumRows) {
     const int64_t k1 = std::min(rows, k0 + kSumRows);
     int64_t i = 0;
@@ -655,11 +666,11 @@ void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* ma
         sum[i] += v;
       }
     }
-    for (int64_t j = 0; j < n; ++j)
-      total[static_cast<std::size_t>(j)] += static_cast<double>(sum[j]);
+    if (blocks) AddIntoDouble(sum, totals.data(), n);
   }
+  if (!blocks) return;
   for (int64_t j = 0; j < n; ++j)
-    sum[j] = static_cast<T>(total[static_cast<std::size_t>(j)]);
+    sum[j] = static_cast<T>(totals[static_cast<std::size_t>(j)]);
 }
 
 /// Softmax (or log-softmax) of each column i < n of the rows at first (stride apart), as
