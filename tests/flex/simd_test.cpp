@@ -214,6 +214,17 @@ TEST(FlexSimd, SoftmaxOfRowsOffTheVectorWidthsWithInfinitiesAndNaNMatchesTheRefe
     expect_backends_agree(ir::Softmax{1, false}, {varied_data(shape)}, "softmax of nothing");
 }
 
+TEST(FlexSimd, SoftmaxAcrossRowsOfSeveralOuterIndicesAndBlocksMatchesTheReference) {
+  // Along dim 1 of [3, 700, 201] activation.cpp cuts each outer index's 201 columns into a block
+  // of 176 and one of 25 (scratch for 702 rows), and each block fetches the next one, across the
+  // outer indices too; the sums' logarithms are taken a vector at a time, odd columns after them.
+  const TensorData x = varied_data({3, 700, 201});
+  for (const bool log : {false, true}) {
+    expect_backends_agree(ir::Softmax{1, log}, {x},
+                          log ? "log_softmax along dim 1" : "softmax along dim 1");
+  }
+}
+
 TEST(FlexSimd, CrossEntropyOfRowsWithFarAndInfiniteLogitsMatchesTheReference) {
   // softmax_rows's rows: the log-sum-exp's sum takes exponentials below 2^-126 as about 2^-126
   // rather than 0 (logits far below the row's maximum, -inf), which a sum of at least 1 must not

@@ -92,18 +92,24 @@ View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const 
       {lanes.inner, kMaxColumns, std::max(kColumnAlign, fit / kColumnAlign * kColumnAlign)});
   const int64_t blocks = ceil_div(lanes.inner, width);
   const bool streaming = streams<T>(contiguous_x);
-  parallel_for(lanes.outer * blocks, std::max<int64_t>(1, kElementGrain / (lanes.size * width)),
-               [&](int64_t begin, int64_t end) {
-                 std::vector<T> scratch(static_cast<std::size_t>((lanes.size + 2) * width));
-                 for (int64_t t = begin; t < end; ++t) {
-                   const int64_t column = t % blocks * width;
-                   const int64_t offset = t / blocks * lanes.size * lanes.inner + column;
-                   simd::softmax_columns(src + offset, lanes.inner, lanes.size, dst + offset,
-                                         std::min(width, lanes.inner - column), op.log,
-                                         scratch.data(), streaming);
-                 }
-                 if (streaming) hwy::FlushStream();
-               });
+  parallel_for(
+      lanes.outer * blocks, std::max<int64_t>(1, kElementGrain / (lanes.size * width)),
+      [&](int64_t begin, int64_t end) {
+        std::vector<T> scratch(static_cast<std::size_t>((lanes.size + 2) * width));
+        const auto column = [&](int64_t t) { return t % blocks * width; };
+        const auto offset = [&](int64_t t) {
+          return t / blocks * lanes.size * lanes.inner + column(t);
+        };
+        const auto columns = [&](int64_t t) { return std::min(width, lanes.inner - column(t)); };
+        for (int64_t t = begin; t < end; ++t) {
+          // The chunk's next block is fetched while this one computes.
+          const bool last = t + 1 == end;
+          simd::softmax_columns(src + offset(t), lanes.inner, lanes.size, dst + offset(t),
+                                columns(t), op.log, scratch.data(), streaming,
+                                last ? nullptr : src + offset(t + 1), last ? 0 : columns(t + 1));
+        }
+        if (streaming) hwy::FlushStream();
+      });
   return std::move(result).view();
 }
 

@@ -6,18 +6,11 @@
 
 #include <cstring>
 
+#include "backends/flex/native_precision.h"
 #include "backends/flex/one_openmp_thread.h"
 
 namespace ember::flex {
 namespace {
-
-/// Whether the CPU oneDNN runs on has the bf16 dot-product instructions (AVX512-BF16; AMX's
-/// ISA values contain its bits).
-bool has_bf16_instructions() {
-  const auto isa = static_cast<unsigned>(dnnl_get_effective_cpu_isa());
-  const auto bf16 = static_cast<unsigned>(dnnl_cpu_isa_avx512_core_bf16);
-  return (isa & bf16) == bf16;
-}
 
 /// Whether oneDNN offers a non-reference matmul of dtype (a 64^3 product, plain layouts).
 bool has_native_matmul(DType dtype) {
@@ -58,9 +51,12 @@ dnnl::memory::data_type dnnl_type(DType dtype) {
 }
 
 bool dnnl_native(DType dtype) {
-  // bf16 without the instructions runs, emulated, slower than the f32 path.
-  static const bool bf16 = has_bf16_instructions() && has_native_matmul(DType::BF16);
-  static const bool f16 = has_native_matmul(DType::F16);
+  // The CPU is asked first: oneDNN is probed only where its kernels would be wanted.
+  const auto decide = [](DType reduced) {
+    return wants_native_kernels(reduced, cpu_features()) && has_native_matmul(reduced);
+  };
+  static const bool bf16 = decide(DType::BF16);
+  static const bool f16 = decide(DType::F16);
   if (dtype == DType::BF16) return bf16;
   if (dtype == DType::F16) return f16;
   return false;

@@ -36,9 +36,9 @@ DnnlContext& dnnl_context();
 dnnl::memory::data_type dnnl_type(DType dtype);
 
 /// Whether oneDNN computes dtype (bf16 or f16) products natively here: the CPU has the instructions
-/// (AVX512-BF16 or AMX for bf16; for f16, whatever makes oneDNN offer a non-reference matmul) and
-/// this oneDNN has kernels for them. Decided once, by creating a small matmul primitive and
-/// reading its implementation's name. False for every other dtype.
+/// (wants_native_kernels, native_precision.h: AVX512-BF16 for bf16, AVX512-FP16 for f16) and this
+/// oneDNN has kernels for them. Decided once, by creating a small matmul primitive and reading its
+/// implementation's name. False for every other dtype.
 bool dnnl_native(DType dtype);
 
 /// Whether a primitive's implementation (impl_info_str) is one of oneDNN's reference loops, which

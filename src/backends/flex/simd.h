@@ -120,11 +120,12 @@ void softmax(const double* x, double* out, int64_t n, bool log, double* scratch)
 /// first[k * stride + i], into out of the same layout: the same values as softmax's along
 /// contiguous rows, with the input read from memory once if its rows * n values stay in cache.
 /// scratch holds (rows + 2) * n elements; with stream, out is written with streaming stores
-/// (call hwy::FlushStream() before another thread reads it).
+/// (call hwy::FlushStream() before another thread reads it). next (null: none) is the block the
+/// caller reads next, next_n columns of the same rows and stride: fetched toward L2 meanwhile.
 void softmax_columns(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
-                     bool log, float* scratch, bool stream);
+                     bool log, float* scratch, bool stream, const float* next, int64_t next_n);
 void softmax_columns(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
-                     bool log, double* scratch, bool stream);
+                     bool log, double* scratch, bool stream, const double* next, int64_t next_n);
 
 /// sum exp(x[i] - shift), i < n, in double: a log-sum-exp's sum from the row's maximum shift (the
 /// standard library's exp where shift is not finite, as softmax's).

@@ -165,7 +165,9 @@ double Sum(const double* x, int64_t n) {
   return SumInDouble(x, n);
 }
 
-void AddRow(const float* row, double* acc, int64_t n) {
+/// acc[i] += row[i] in double, i < n.
+template <typename T>
+HWY_INLINE void AddIntoDouble(const T* row, double* acc, int64_t n) {
   const hn::ScalableTag<double> dd;
   const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
   int64_t i = 0;
@@ -173,6 +175,10 @@ void AddRow(const float* row, double* acc, int64_t n) {
     hn::StoreU(hn::Add(hn::LoadU(dd, acc + i), LoadAsDouble(dd, row, i)), dd, acc + i);
   for (; i < n; ++i)
     acc[i] += static_cast<double>(row[i]);
+}
+
+void AddRow(const float* row, double* acc, int64_t n) {
+  AddIntoDouble(row, acc, n);
 }
 
 /// Rows folded per pass over out: enough that out's loads and stores are a small part of the
@@ -622,7 +628,12 @@ void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* ma
                        int64_t n) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  std::vector<double> total(static_cast<std::size_t>(n), 0.0);
+  // One block of rows needs no double totals; more add each block's sums into them, in a buffer
+  // the thread keeps (a task used to allocate and zero n doubles, and add them a lane at a time:
+  // about a tenth of the pass along dim 0 of [16, 1024, 1024]).
+  const bool blocks = rows > kSumRows;
+  thread_local std::vector<double> totals;
+  if (blocks) totals.assign(static_cast<std::size_t>(n), 0.0);
   for (int64_t k0 = 0; k0 < rows; k0 += kSumRows) {
     const int64_t k1 = std::min(rows, k0 + kSumRows);
     int64_t i = 0;
@@ -655,29 +666,70 @@ void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* ma
         sum[i] += v;
       }
     }
-    for (int64_t j = 0; j < n; ++j)
-      total[static_cast<std::size_t>(j)] += static_cast<double>(sum[j]);
+    if (blocks) AddIntoDouble(sum, totals.data(), n);
   }
+  if (!blocks) return;
   for (int64_t j = 0; j < n; ++j)
-    sum[j] = static_cast<T>(total[static_cast<std::size_t>(j)]);
+    sum[j] = static_cast<T>(totals[static_cast<std::size_t>(j)]);
 }
 
 /// Softmax (or log-softmax) of each column i < n of the rows at first (stride apart), as
 /// Softmax's rows: the columns' maxima, then the exponentials into scratch (rows * n, kept in
 /// cache by the caller's choice of n; log-softmax needs only their sums) and their sums, then out
 /// (the same layout as the input) written once, with streaming stores if kStream. scratch also
-/// holds the maxima and sums (2 * n more).
+/// holds the maxima and sums (2 * n more). While the last pass writes row k, row k of the next
+/// block (next, next_n columns, the same rows and stride; null: none) is fetched toward L2, so that
+/// memory keeps reading while this block computes (see FetchTowardL2).
+/// x[j] = log(x[j]) (log) or 1 / x[j], j < n, a vector at a time: a softmax across rows takes one
+/// per column, and along dim 0 of [16, 1024, 1024] (one per 16 values) a scalar std::log was a
+/// twelfth of log-softmax's time. Highway's Log (a few ULP) where every lane of a vector is a
+/// normal positive float, the range flex's loops trust it in (highway_log.h); the standard
+/// library's otherwise (a column whose sum is NaN or infinite). The inverse is exact either way.
+template <typename T>
+void LogOrInverse(T* x, int64_t n, bool log) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto smallest = hn::Set(d, std::numeric_limits<T>::min());
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(d, x + i);
+    if (!log) {
+      hn::StoreU(hn::Div(hn::Set(d, T{1}), v), d, x + i);
+      continue;
+    }
+    if (hn::AllTrue(d, hn::And(hn::IsFinite(v), hn::Ge(v, smallest)))) {
+      hn::StoreU(hn::Log(d, v), d, x + i);
+      continue;
+    }
+    for (int64_t j = i; j < i + lanes; ++j)
+      x[j] = std::log(x[j]);
+  }
+  for (; i < n; ++i)
+    x[i] = log ? std::log(x[i]) : T{1} / x[i];
+}
+
+/// Cache lines of x[0, n) fetched toward L2 (prefetcht1): a block of columns that a later pass
+/// reads. The memory pass of a softmax across rows otherwise waited on memory, then computed with
+/// memory idle; and its runs of a few hundred bytes per row (4 KiB apart along dim 1 of [16, 1024,
+/// 1024]) are too short for the hardware prefetchers to follow.
+template <typename T>
+HWY_INLINE void FetchTowardL2(const T* x, int64_t n) {
+  constexpr int64_t kLine = 64 / sizeof(T);
+  for (int64_t i = 0; i < n; i += kLine)
+    __builtin_prefetch(x + i, 0, 2);
+  if (n > 0) __builtin_prefetch(x + n - 1, 0, 2);  // a run that ends in a line of its own
+}
+
 template <bool kStream, typename T>
 void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_t n, bool log,
-                    T* scratch) {
+                    T* scratch, const T* next, int64_t next_n) {
   T* e = scratch;
   T* max = scratch + rows * n;
   T* sum = max + n;
   ExtremeRows(first, stride, rows, max, n, true);
   ExpShiftedColumns(first, stride, rows, max, log ? nullptr : e, sum, n);
   // Softmax multiplies by the sums' inverses (see WriteSoftmax).
-  for (int64_t j = 0; j < n; ++j)
-    sum[j] = log ? std::log(sum[j]) : T{1} / sum[j];
+  LogOrInverse(sum, n, log);
   for (int64_t k = 0; k < rows; ++k) {
     const T* x = first + k * stride;
     const T* ek = e + k * n;
@@ -696,6 +748,7 @@ void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_
               HWY_ATTR { return hn::Mul(hn::LoadU(d, ek + i), hn::LoadU(d, sum + i)); },
           [&](int64_t i) { return ek[i] * sum[i]; });
     }
+    if (next != nullptr) FetchTowardL2(next + k * stride, next_n);
   }
 }
 
@@ -746,14 +799,14 @@ int64_t ArgExtremeF64(const double* x, int64_t n, bool maximum) {
   return ArgExtreme(x, n, maximum);
 }
 void SoftmaxColumnsF32(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
-                       bool log, float* scratch, bool stream) {
-  if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch);
-  SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
+                       bool log, float* scratch, bool stream, const float* next, int64_t next_n) {
+  if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch, next, next_n);
+  SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch, next, next_n);
 }
 void SoftmaxColumnsF64(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
-                       bool log, double* scratch, bool stream) {
-  if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch);
-  SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch);
+                       bool log, double* scratch, bool stream, const double* next, int64_t next_n) {
+  if (stream) return SoftmaxColumns<true>(first, stride, rows, out, n, log, scratch, next, next_n);
+  SoftmaxColumns<false>(first, stride, rows, out, n, log, scratch, next, next_n);
 }
 double ExpShiftedSumF32(const float* x, float shift, int64_t n) {
   return ExpShiftedSum<false>(x, shift, static_cast<float*>(nullptr), n);
@@ -902,12 +955,14 @@ int64_t arg_extreme(const double* x, int64_t n, bool maximum) {
   return HWY_DYNAMIC_DISPATCH(ArgExtremeF64)(x, n, maximum);
 }
 void softmax_columns(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,
-                     bool log, float* scratch, bool stream) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF32)(first, stride, rows, out, n, log, scratch, stream);
+                     bool log, float* scratch, bool stream, const float* next, int64_t next_n) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF32)
+  (first, stride, rows, out, n, log, scratch, stream, next, next_n);
 }
 void softmax_columns(const double* first, int64_t stride, int64_t rows, double* out, int64_t n,
-                     bool log, double* scratch, bool stream) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF64)(first, stride, rows, out, n, log, scratch, stream);
+                     bool log, double* scratch, bool stream, const double* next, int64_t next_n) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF64)
+  (first, stride, rows, out, n, log, scratch, stream, next, next_n);
 }
 void softmax(const float* x, float* out, int64_t n, bool log, float* scratch) {
   HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log, scratch);
