@@ -14,6 +14,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <utility>
@@ -23,6 +25,7 @@
 #include "ember/record/safetensors.h"
 #include "ember/tensor_ops.h"
 #include "support/invalid_argument.h"
+#include "support/source_dir.h"
 #include "support/temp_dir.h"
 
 namespace ember {
@@ -672,6 +675,21 @@ TEST(OnnxImport, ImageDecoderReadsBmpAndPnmPixelsAsStored) {
     const onnx::Model model = parse(image_model(image.size()));
     EXPECT_EQ(model.run(Device::cpu(), {bytes_of(image)}).at(0), expected) << image.substr(0, 2);
   }
+}
+
+TEST(OnnxImport, ImageDecoderReadsAJpeg2000CodestreamAsItsJp2File) {
+  // The fuzz seeds image.jp2 (the node test's, which decodes as Pillow does) and image.j2k, its
+  // codestream box alone: the same codestream, so the same pixels.
+  const std::string dir = test::source_dir() + "/tests/fuzz/corpus/image_decode/";
+  std::vector<TensorData> images;
+  for (const char* name : {"image.jp2", "image.j2k"}) {
+    std::ifstream file(dir + name, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(file), {}};
+    ASSERT_GT(bytes.size(), 100u) << dir + name;
+    images.push_back(parse(image_model(bytes.size())).run(Device::cpu(), {bytes_of(bytes)}).at(0));
+  }
+  EXPECT_EQ(images[0].shape(), (Shape{32, 32, 3}));
+  EXPECT_EQ(images[1], images[0]);
 }
 
 /// value as bytes little-endian (big-endian where big), of width bytes.

@@ -78,7 +78,9 @@ void open_jpeg2000(Jpeg2000Decode& decode, Jpeg2000Source& in) {
   opj_dparameters_t parameters;
   opj_set_default_decoder_parameters(&parameters);
   opj_setup_decoder(decode.codec.get(), &parameters);
-  decode.stream.reset(opj_stream_default_create(OPJ_TRUE));
+  // A buffer of the bytes' size (OpenJPEG's default is 1 MiB, whatever the input).
+  decode.stream.reset(opj_stream_create(
+      std::min<OPJ_SIZE_T>(in.bytes.size(), OPJ_J2K_STREAM_CHUNK_SIZE), OPJ_TRUE));
   opj_stream_set_user_data(decode.stream.get(), &in, nullptr);
   opj_stream_set_user_data_length(decode.stream.get(), in.bytes.size());
   opj_stream_set_read_function(decode.stream.get(), j2k_read);
