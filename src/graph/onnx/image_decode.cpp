@@ -3,12 +3,14 @@
 // their own files (image_decode_formats.h).
 #include "graph/onnx/image_decode.h"
 
+#include <algorithm>
 #include <cctype>
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h uses FILE without including it
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <jpeglib.h>
@@ -32,6 +34,19 @@ bool fits(uint64_t width, uint64_t height) {
 void fail_size(const std::string& format, uint64_t width, uint64_t height) {
   fail(format + ": an image of " + std::to_string(width) + " x " + std::to_string(height) +
        " pixels (at most 2^24, none empty)");
+}
+
+uint64_t ByteSource::read(void* out, uint64_t size) {
+  const uint64_t count = std::min<uint64_t>(size, bytes.size() - at);
+  std::memcpy(out, bytes.data() + at, count);
+  at += count;
+  return count;
+}
+
+void ByteSource::report(std::string message) {
+  while (!message.empty() && message.back() == '\n')
+    message.pop_back();
+  if (error.empty()) error = std::move(message);
 }
 
 }  // namespace image

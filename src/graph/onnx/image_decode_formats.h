@@ -22,6 +22,23 @@ bool fits(uint64_t width, uint64_t height);
 /// fail(format + ": an image of W x H pixels (at most 2^24, none empty)").
 [[noreturn]] void fail_size(const std::string& format, uint64_t width, uint64_t height);
 
+/// Encoded bytes read through a library's client callbacks (libtiff's, OpenJPEG's), which get
+/// it as their void* user data: the read position, and the first error the library reported.
+struct ByteSource {
+  std::span<const std::byte> bytes;
+  uint64_t at = 0;  ///< at most bytes.size()
+  std::string error;
+
+  /// The source a callback was given as user.
+  static ByteSource& of(void* user) { return *static_cast<ByteSource*>(user); }
+
+  /// Copies up to size bytes from the position into out and moves past them; how many it copied.
+  uint64_t read(void* out, uint64_t size);
+
+  /// Keeps message, its trailing newlines dropped, if it is the first error.
+  void report(std::string message);
+};
+
 /// An RGB image of width x height (checked by fits) whose pixel (row, column) is written by
 /// pixel(row, column, out), out pointing at its 3 bytes.
 template <typename Pixel>

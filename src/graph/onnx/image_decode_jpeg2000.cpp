@@ -2,7 +2,6 @@
 // (libopenjp2-7-dev) where the build found it (EMBER_IMAGE_JPEG2000); refused, naming the
 // library, elsewhere.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 
 #include "graph/onnx/image_decode.h"
@@ -16,29 +15,15 @@ namespace ember::detail::image {
 #ifdef EMBER_IMAGE_JPEG2000
 namespace {
 
-/// The encoded bytes as OpenJPEG's stream, and the first error OpenJPEG reported.
-struct Jpeg2000Source {
-  std::span<const std::byte> bytes;
-  uint64_t at = 0;
-  std::string error;
-};
-
-Jpeg2000Source& j2k_source(void* user) {
-  return *static_cast<Jpeg2000Source*>(user);
-}
-
 OPJ_SIZE_T j2k_read(void* out, OPJ_SIZE_T size, void* user) {
-  Jpeg2000Source& in = j2k_source(user);
+  ByteSource& in = ByteSource::of(user);
   if (in.at >= in.bytes.size()) return static_cast<OPJ_SIZE_T>(-1);  // OpenJPEG's end of stream
-  const uint64_t count = std::min<uint64_t>(size, in.bytes.size() - in.at);
-  std::memcpy(out, in.bytes.data() + in.at, count);
-  in.at += count;
-  return count;
+  return in.read(out, size);
 }
 
 /// Skips forward or back within the bytes, stopping at either end; returns how far it went.
 OPJ_OFF_T j2k_skip(OPJ_OFF_T count, void* user) {
-  Jpeg2000Source& in = j2k_source(user);
+  ByteSource& in = ByteSource::of(user);
   const auto end = static_cast<OPJ_OFF_T>(in.bytes.size()), at = static_cast<OPJ_OFF_T>(in.at);
   const OPJ_OFF_T target = count > end - at ? end : count < -at ? 0 : at + count;
   in.at = static_cast<uint64_t>(target);
@@ -46,7 +31,7 @@ OPJ_OFF_T j2k_skip(OPJ_OFF_T count, void* user) {
 }
 
 OPJ_BOOL j2k_seek(OPJ_OFF_T offset, void* user) {
-  Jpeg2000Source& in = j2k_source(user);
+  ByteSource& in = ByteSource::of(user);
   if (offset < 0 || static_cast<uint64_t>(offset) > in.bytes.size()) return OPJ_FALSE;
   in.at = static_cast<uint64_t>(offset);
   return OPJ_TRUE;
@@ -54,10 +39,7 @@ OPJ_BOOL j2k_seek(OPJ_OFF_T offset, void* user) {
 
 /// Keeps OpenJPEG's first error for the exception.
 void j2k_error(const char* message, void* user) {
-  Jpeg2000Source& in = j2k_source(user);
-  if (in.error.empty()) in.error = message;
-  while (!in.error.empty() && in.error.back() == '\n')
-    in.error.pop_back();
+  ByteSource::of(user).report(message);
 }
 
 /// Warnings and progress messages are not printed.
@@ -69,7 +51,7 @@ struct Jpeg2000Decode {
   std::unique_ptr<opj_image_t, decltype(&opj_image_destroy)> image{nullptr, opj_image_destroy};
 };
 
-void open_jpeg2000(Jpeg2000Decode& decode, Jpeg2000Source& in) {
+void open_jpeg2000(Jpeg2000Decode& decode, ByteSource& in) {
   const bool jp2 = std::to_integer<int>(in.bytes[0]) == 0;  // a JP2 box, else a codestream
   decode.codec.reset(opj_create_decompress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K));
   opj_set_error_handler(decode.codec.get(), j2k_error, &in);
@@ -117,7 +99,7 @@ void check_header(const opj_image_t& image) {
 }  // namespace
 
 TensorData decode_jpeg2000(std::span<const std::byte> bytes) {
-  Jpeg2000Source in{bytes, 0, {}};
+  ByteSource in{bytes, 0, {}};
   Jpeg2000Decode decode;
   open_jpeg2000(decode, in);
   check_header(*decode.image);

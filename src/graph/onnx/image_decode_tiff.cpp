@@ -2,7 +2,6 @@
 // (EMBER_IMAGE_TIFF); refused, naming the library, elsewhere.
 #include <cstdarg>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -17,24 +16,9 @@ namespace ember::detail::image {
 #ifdef EMBER_IMAGE_TIFF
 namespace {
 
-/// The encoded bytes as libtiff's client "file", and the first error libtiff reported.
-struct TiffSource {
-  std::span<const std::byte> bytes;
-  uint64_t at = 0;
-  std::string error;
-};
-
-TiffSource& tiff_source(thandle_t handle) {
-  return *static_cast<TiffSource*>(handle);
-}
-
 tmsize_t tiff_read(thandle_t handle, void* out, tmsize_t size) {
-  TiffSource& in = tiff_source(handle);
   if (size < 0) return -1;
-  const uint64_t count = std::min<uint64_t>(static_cast<uint64_t>(size), in.bytes.size() - in.at);
-  std::memcpy(out, in.bytes.data() + in.at, count);
-  in.at += count;
-  return static_cast<tmsize_t>(count);
+  return static_cast<tmsize_t>(ByteSource::of(handle).read(out, static_cast<uint64_t>(size)));
 }
 
 tmsize_t tiff_write(thandle_t /*handle*/, void* /*data*/, tmsize_t /*size*/) {
@@ -43,7 +27,7 @@ tmsize_t tiff_write(thandle_t /*handle*/, void* /*data*/, tmsize_t /*size*/) {
 
 /// Seeks within the bytes only: a target before the start or past the end fails.
 toff_t tiff_seek(thandle_t handle, toff_t offset, int whence) {
-  TiffSource& in = tiff_source(handle);
+  ByteSource& in = ByteSource::of(handle);
   const uint64_t base = whence == SEEK_CUR ? in.at : whence == SEEK_END ? in.bytes.size() : 0;
   const uint64_t target = base + offset;  // wraps for a negative offset, as libtiff passes it
   if (target > in.bytes.size()) return static_cast<toff_t>(-1);
@@ -56,7 +40,7 @@ int tiff_close(thandle_t /*handle*/) {
 }
 
 toff_t tiff_size(thandle_t handle) {
-  return tiff_source(handle).bytes.size();
+  return ByteSource::of(handle).bytes.size();
 }
 
 int tiff_map(thandle_t /*handle*/, tdata_t* /*base*/, toff_t* /*size*/) {
@@ -68,12 +52,9 @@ void tiff_unmap(thandle_t /*handle*/, tdata_t /*base*/, toff_t /*size*/) {}
 /// Keeps libtiff's first error for the exception (1: not passed on to the global handler,
 /// which would print it).
 int tiff_error(TIFF* /*tiff*/, void* user, const char* module, const char* format, va_list args) {
-  auto* in = static_cast<TiffSource*>(user);
-  if (in->error.empty()) {
-    char message[256];
-    std::vsnprintf(message, sizeof message, format, args);
-    in->error = std::string(module != nullptr ? module : "libtiff") + ": " + message;
-  }
+  char message[256];
+  std::vsnprintf(message, sizeof message, format, args);
+  ByteSource::of(user).report(std::string(module != nullptr ? module : "libtiff") + ": " + message);
   return 1;
 }
 
@@ -87,7 +68,7 @@ struct TiffClose {
   void operator()(TIFF* tiff) const { TIFFClose(tiff); }
 };
 
-std::unique_ptr<TIFF, TiffClose> open_tiff(TiffSource& in) {
+std::unique_ptr<TIFF, TiffClose> open_tiff(ByteSource& in) {
   TIFFOpenOptions* options = TIFFOpenOptionsAlloc();
   // No single allocation larger than the biggest image's RGBA raster: a strip or tile size
   // read from a corrupt header cannot ask for more.
@@ -105,7 +86,7 @@ std::unique_ptr<TIFF, TiffClose> open_tiff(TiffSource& in) {
 }  // namespace
 
 TensorData decode_tiff(std::span<const std::byte> bytes) {
-  TiffSource in{bytes, 0, {}};
+  ByteSource in{bytes, 0, {}};
   const auto tiff = open_tiff(in);
   uint32_t width = 0, height = 0;
   uint16_t orientation = ORIENTATION_TOPLEFT;
