@@ -1,5 +1,6 @@
-// Fuzzes the decoder of ONNX's ImageDecoder (src/graph/onnx/image_decode.cpp: JPEG through
-// libjpeg-turbo, PNG through libpng): bad bytes are refused with an ember::Error; an image
+// Fuzzes the decoder of ONNX's ImageDecoder (src/graph/onnx/image_decode*.cpp: JPEG through
+// libjpeg-turbo, PNG through libpng, TIFF through libtiff, WebP through libwebp, JPEG 2000
+// through OpenJPEG, BMP and PNM directly): bad bytes are refused with an ember::Error; an image
 // decoded is u8 [height, width, 3] within the pixel bound.
 #include <cstddef>
 #include <cstdint>

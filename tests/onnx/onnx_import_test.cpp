@@ -14,6 +14,8 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <utility>
@@ -23,6 +25,7 @@
 #include "ember/record/safetensors.h"
 #include "ember/tensor_ops.h"
 #include "support/invalid_argument.h"
+#include "support/source_dir.h"
 #include "support/temp_dir.h"
 
 namespace ember {
@@ -674,7 +677,64 @@ TEST(OnnxImport, ImageDecoderReadsBmpAndPnmPixelsAsStored) {
   }
 }
 
+TEST(OnnxImport, ImageDecoderReadsAJpeg2000CodestreamAsItsJp2File) {
+  // The fuzz seeds image.jp2 (the node test's, which decodes as Pillow does) and image.j2k, its
+  // codestream box alone: the same codestream, so the same pixels.
+  const std::string dir = test::source_dir() + "/tests/fuzz/corpus/image_decode/";
+  std::vector<TensorData> images;
+  for (const char* name : {"image.jp2", "image.j2k"}) {
+    std::ifstream file(dir + name, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(file), {}};
+    ASSERT_GT(bytes.size(), 100u) << dir + name;
+    images.push_back(parse(image_model(bytes.size())).run(Device::cpu(), {bytes_of(bytes)}).at(0));
+  }
+  EXPECT_EQ(images[0].shape(), (Shape{32, 32, 3}));
+  EXPECT_EQ(images[1], images[0]);
+}
+
+/// value as bytes little-endian (big-endian where big), of width bytes.
+std::string endian(uint32_t value, int width, bool big = false) {
+  std::string bytes;
+  for (int i = 0; i < width; ++i)
+    bytes += static_cast<char>(value >> (8 * (big ? width - 1 - i : i)) & 0xFF);
+  return bytes;
+}
+
+/// A little-endian TIFF header and directory (TIFF 6.0, section 2) of an 8-bit RGB image of
+/// width x height in one strip, no pixels following.
+std::string tiff_of_size(uint32_t width, uint32_t height) {
+  const std::pair<uint16_t, uint32_t> fields[] = {
+      {256, width}, {257, height}, {258, 8}, {262, 2}, {273, 8}, {277, 3}, {278, height}, {279, 1}};
+  std::string tiff = std::string("II*\0", 4) + endian(8, 4) + endian(8, 2);
+  for (const auto& [tag, value] : fields)  // each a LONG (type 4) of count 1
+    tiff += endian(tag, 2) + endian(4, 2) + endian(1, 4) + endian(value, 4);
+  return tiff + endian(0, 4);
+}
+
+/// A lossless WebP of width x height: its VP8L header only (the WebP container and lossless
+/// bitstream specification: signature 0x2F, then width - 1 and height - 1 in 14 bits each).
+std::string webp_of_size(uint32_t width, uint32_t height) {
+  const std::string vp8l = "\x2F" + endian((width - 1) | (height - 1) << 14, 4);
+  return "RIFF" + endian(4 + 8 + 6, 4) + "WEBPVP8L" + endian(5, 4) + vp8l + '\0';
+}
+
+/// A JPEG 2000 codestream of width x height, 3 8-bit components, whose main header (ITU-T
+/// T.800 annex A: SOC, SIZ, COD, QCD) ends at its first tile's SOT, no data following.
+std::string jpeg2000_of_size(uint32_t width, uint32_t height) {
+  std::string siz = "\xFF\x51" + endian(38 + 9, 2, true) + endian(0, 2, true);
+  for (uint32_t value : {width, height, 0u, 0u, width, height, 0u, 0u})
+    siz += endian(value, 4, true);
+  siz += endian(3, 2, true) + std::string("\x07\x01\x01\x07\x01\x01\x07\x01\x01", 9);
+  const std::string cod = "\xFF\x52" + endian(12, 2, true) + std::string("\0\0\0\x01\0", 5) +
+                          std::string("\x05\x04\x04\0\x01", 5);
+  const std::string qcd = "\xFF\x5C" + endian(19, 2, true) + "\x40" + std::string(16, '\x48');
+  const std::string sot = "\xFF\x90" + endian(10, 2, true) + endian(0, 2, true) +
+                          endian(0, 4, true) + std::string("\0\x01", 2);
+  return "\xFF\x4F" + siz + cod + qcd + sot + "\xFF\xD9";
+}
+
 TEST(OnnxImport, ImageDecoderRefusesMalformedImagesByName) {
+  using namespace std::string_literals;
   const std::string header =
       "BM" + std::string(8, '\0') + std::string("\x36\0\0\0", 4) + std::string("\x28\0\0\0", 4);
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -689,7 +749,13 @@ TEST(OnnxImport, ImageDecoderRefusesMalformedImagesByName) {
       {"P5\n2", "PNM: the header ends before its numbers"},
       {"\xFF\xD8\xFF\xE0 not a jpeg", "JPEG: "},
       {"\x89PNG\r\n\x1A\n truncated", "PNG: "},
-      {"GIF89a", "not a JPEG, PNG, BMP or PNM"},
+      {"II*\0\x08\0\0\0\x01"s, "TIFF: "},
+      {tiff_of_size(65536, 65536), "TIFF: an image of 65536 x 65536 pixels"},
+      {"RIFF\x10\0\0\0WEBPVP8 \x04\0\0\0"s, "WebP: libwebp cannot read its header"},
+      {webp_of_size(16384, 16384), "WebP: an image of 16384 x 16384 pixels"},
+      {"\xFF\x4F\xFF\x51\0\x29"s, "JPEG 2000: "},
+      {jpeg2000_of_size(65536, 65536), "JPEG 2000: an image of 65536 x 65536 pixels"},
+      {"GIF89a", "not a JPEG, PNG, BMP, PNM, TIFF, WebP or JPEG 2000"},
   };
   for (const auto& [image, why] : cases) {
     const std::string message = test::invalid_argument_message(

@@ -27,15 +27,6 @@ namespace fs = std::filesystem;
 
 /// Cases that fail, each with why. Nothing here is skipped silently: the report lists them.
 const std::map<std::string, std::string> kKnownFailures = {
-    {"test_image_decoder_decode_jpeg2k_rgb",
-     "ImageDecoder decodes JPEG, PNG, BMP and PNM only, not JPEG 2000, which needs "
-     "libopenjp2-7-dev (not installed by scripts/install-deps)"},
-    {"test_image_decoder_decode_tiff_rgb",
-     "ImageDecoder decodes JPEG, PNG, BMP and PNM only, not TIFF, which needs "
-     "libtiff-dev (not installed by scripts/install-deps)"},
-    {"test_image_decoder_decode_webp_rgb",
-     "ImageDecoder decodes JPEG, PNG, BMP and PNM only, not WebP, which needs "
-     "libwebp-dev (not installed by scripts/install-deps)"},
     {"test_dft_inverse",
      "the expected values are NumPy 2's ifft of complex64 input, which pocketfft computes in "
      "single precision: the 10 entries whose exact value is 0 (ember, in f64: -7.1e-16) hold "

@@ -1,30 +1,61 @@
-// Decoding ImageDecoder's images: JPEG and PNG with libjpeg-turbo and libpng, BMP and PNM
-// directly (image_decode.h).
+// Decoding ImageDecoder's images: the format told by its signature; JPEG and PNG with
+// libjpeg-turbo and libpng, BMP and PNM directly (image_decode.h); TIFF, WebP and JPEG 2000 in
+// their own files (image_decode_formats.h).
 #include "graph/onnx/image_decode.h"
 
+#include <algorithm>
 #include <cctype>
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h uses FILE without including it
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <jpeglib.h>
 #include <png.h>
 
 #include "ember/error.h"
+#include "graph/onnx/image_decode_formats.h"
 
 namespace ember::detail {
-namespace {
+namespace image {
 
-[[noreturn]] void fail(const std::string& why) {
+void fail(const std::string& why) {
   throw InvalidArgument("[onnx] ImageDecoder: " + why);
 }
 
 bool fits(uint64_t width, uint64_t height) {
-  return width > 0 && height > 0 && width * height <= static_cast<uint64_t>(kMaxImagePixels);
+  return width > 0 && height > 0 && width <= static_cast<uint64_t>(kMaxImagePixels) &&
+         width * height <= static_cast<uint64_t>(kMaxImagePixels);
 }
+
+void fail_size(const std::string& format, uint64_t width, uint64_t height) {
+  fail(format + ": an image of " + std::to_string(width) + " x " + std::to_string(height) +
+       " pixels (at most 2^24, none empty)");
+}
+
+uint64_t ByteSource::read(void* out, uint64_t size) {
+  const uint64_t count = std::min<uint64_t>(size, bytes.size() - at);
+  std::memcpy(out, bytes.data() + at, count);
+  at += count;
+  return count;
+}
+
+void ByteSource::report(std::string message) {
+  while (!message.empty() && message.back() == '\n')
+    message.pop_back();
+  if (error.empty()) error = std::move(message);
+}
+
+}  // namespace image
+
+namespace {
+
+using image::fail;
+using image::fits;
+using image::rgb_image;
 
 /// libjpeg reports errors through error_exit, which must not return: it jumps back to the
 /// decoder with the message. Between setjmp and longjmp only C data lives (no destructor is
@@ -94,19 +125,6 @@ TensorData decode_jpeg(std::span<const std::byte> bytes) {
   return image;
 }
 
-/// An RGB image of width x height with pixel (row, column) read by pixel(row, column, rgb).
-template <typename Pixel>
-TensorData rgb_image(uint64_t width, uint64_t height, Pixel pixel) {
-  TensorData image = TensorData::uninitialized(
-      Shape{static_cast<int64_t>(height), static_cast<int64_t>(width), 3}, DType::U8);
-  std::byte* out = image.bytes_mut().data();
-  for (uint64_t row = 0; row < height; ++row) {
-    for (uint64_t column = 0; column < width; ++column, out += 3)
-      pixel(row, column, out);
-  }
-  return image;
-}
-
 TensorData decode_png(std::span<const std::byte> bytes) {
   png_image info{};
   info.version = PNG_IMAGE_VERSION;
@@ -115,8 +133,7 @@ TensorData decode_png(std::span<const std::byte> bytes) {
     fail(std::string("PNG: ") + info.message);
   if (!fits(info.width, info.height)) {
     png_image_free(&info);
-    fail("PNG: an image of " + std::to_string(info.width) + " x " + std::to_string(info.height) +
-         " pixels (at most 2^24, none empty)");
+    image::fail_size("PNG", info.width, info.height);
   }
   // Read as RGBA, the alpha then dropped, as Pillow's convert("RGB") drops it: asked for RGB,
   // libpng would composite the pixels onto black instead.
@@ -218,7 +235,16 @@ TensorData decode_image(std::span<const std::byte> bytes) {
   if (starts_with(bytes, "\x89PNG\r\n\x1A\n")) return decode_png(bytes);
   if (starts_with(bytes, "BM")) return decode_bmp(bytes);
   if (starts_with(bytes, "P6") || starts_with(bytes, "P5")) return decode_pnm(bytes);
-  fail("the bytes are not a JPEG, PNG, BMP or PNM (the formats this ember decodes)");
+  if (starts_with(bytes, std::string_view("II*\0", 4)) ||
+      starts_with(bytes, std::string_view("MM\0*", 4)))
+    return image::decode_tiff(bytes);
+  if (starts_with(bytes, "RIFF") && bytes.size() >= 12 &&
+      std::memcmp(bytes.data() + 8, "WEBP", 4) == 0)
+    return image::decode_webp(bytes);
+  if (starts_with(bytes, std::string_view("\0\0\0\x0CjP  \r\n\x87\n", 12)) ||
+      starts_with(bytes, "\xFF\x4F\xFF\x51"))
+    return image::decode_jpeg2000(bytes);
+  fail("the bytes are not a JPEG, PNG, BMP, PNM, TIFF, WebP or JPEG 2000");
 }
 
 }  // namespace ember::detail

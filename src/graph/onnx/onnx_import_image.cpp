@@ -1,7 +1,8 @@
 // The importer of ONNX's ImageDecoder: the encoded bytes, which must be known while the graph is
 // built, decoded on the host (image_decode.h) into a constant of the graph, in the pixel format
 // asked. Where the build has no image libraries (libjpeg-turbo and libpng), ImageDecoder is not
-// imported, and a model using it is refused before anything runs.
+// imported, and a model using it is refused before anything runs; one without libtiff, libwebp
+// or OpenJPEG refuses that format when the image is decoded.
 #include "graph/onnx/onnx_import_util.h"
 
 #ifdef EMBER_IMAGE_DECODER

@@ -1,0 +1,40 @@
+# ONNX's ImageDecoder's decoders (src/graph/onnx/image_decode*.cpp), included by the library's
+# build (src/) and the fuzz build (tests/fuzz/). JPEG and PNG (Debian's libjpeg-dev, libpng-dev)
+# are required: without them EMBER_IMAGE_DECODER_FOUND is false and there is no decoder. TIFF,
+# WebP and JPEG 2000 (libtiff-dev, libwebp-dev, libopenjp2-7-dev) are optional: each found is
+# compiled in (EMBER_IMAGE_TIFF, EMBER_IMAGE_WEBP, EMBER_IMAGE_JPEG2000 in
+# EMBER_IMAGE_DEFINITIONS); a format whose library is missing is refused with an error naming it.
+# Sets EMBER_IMAGE_SOURCES, EMBER_IMAGE_INCLUDE_DIRS, EMBER_IMAGE_LIBRARIES and
+# EMBER_IMAGE_DEFINITIONS for the caller to add to its target.
+find_package(JPEG)
+find_package(PNG)
+find_package(TIFF)
+find_path(EMBER_WEBP_INCLUDE_DIR webp/decode.h)
+find_library(EMBER_WEBP_LIBRARY webp)
+find_path(EMBER_OPENJPEG_INCLUDE_DIR openjpeg.h PATH_SUFFIXES openjpeg-2.5)
+find_library(EMBER_OPENJPEG_LIBRARY openjp2)
+
+set(EMBER_IMAGE_DECODER_FOUND FALSE)
+if(JPEG_FOUND AND PNG_FOUND)
+  set(EMBER_IMAGE_DECODER_FOUND TRUE)
+endif()
+file(GLOB EMBER_IMAGE_SOURCES CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/src/graph/onnx/image_decode*.cpp)
+set(EMBER_IMAGE_INCLUDE_DIRS ${JPEG_INCLUDE_DIRS} ${PNG_INCLUDE_DIRS})
+set(EMBER_IMAGE_LIBRARIES ${JPEG_LIBRARIES} ${PNG_LIBRARIES})
+set(EMBER_IMAGE_DEFINITIONS "")
+if(TIFF_FOUND)
+  list(APPEND EMBER_IMAGE_DEFINITIONS EMBER_IMAGE_TIFF)
+  list(APPEND EMBER_IMAGE_INCLUDE_DIRS ${TIFF_INCLUDE_DIRS})
+  list(APPEND EMBER_IMAGE_LIBRARIES ${TIFF_LIBRARIES})
+endif()
+if(EMBER_WEBP_INCLUDE_DIR AND EMBER_WEBP_LIBRARY)
+  list(APPEND EMBER_IMAGE_DEFINITIONS EMBER_IMAGE_WEBP)
+  list(APPEND EMBER_IMAGE_INCLUDE_DIRS ${EMBER_WEBP_INCLUDE_DIR})
+  list(APPEND EMBER_IMAGE_LIBRARIES ${EMBER_WEBP_LIBRARY})
+endif()
+if(EMBER_OPENJPEG_INCLUDE_DIR AND EMBER_OPENJPEG_LIBRARY)
+  list(APPEND EMBER_IMAGE_DEFINITIONS EMBER_IMAGE_JPEG2000)
+  list(APPEND EMBER_IMAGE_INCLUDE_DIRS ${EMBER_OPENJPEG_INCLUDE_DIR})
+  list(APPEND EMBER_IMAGE_LIBRARIES ${EMBER_OPENJPEG_LIBRARY})
+endif()
