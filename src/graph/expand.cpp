@@ -7,13 +7,14 @@
 #include <vector>
 
 #include "graph/graph_impl.h"
+#include "ir/fused_rows.h"
 #include "tensor/fused_row_composites.h"
 
 namespace ember::detail {
 
 Graph with_composites(const Graph& graph, const std::function<bool(const ir::Op&)>& keep) {
   const bool any = std::ranges::any_of(graph.impl().nodes, [&](const GraphNode& node) {
-    return node.op && tensor::is_fused_row_op(*node.op) && !keep(*node.op);
+    return node.op && ir::is_fused_row_op(*node.op) && !keep(*node.op);
   });
   if (!any) return graph;
   // Replayed on the capture device, every op records itself again, the expanded ones as the ops

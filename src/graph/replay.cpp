@@ -9,6 +9,7 @@
 #include "ember/tensor_ops.h"
 #include "graph/expand.h"
 #include "graph/graph_impl.h"
+#include "ir/fused_rows.h"
 #include "tensor/check.h"
 #include "tensor/dispatch.h"
 #include "tensor/fused_path.h"
@@ -61,7 +62,7 @@ ops::Handles run_op(const detail::GraphNode& node, const std::vector<ops::Handle
   operands.reserve(node.inputs.size());
   for (const detail::ValueRef& input : node.inputs)
     operands.push_back(values[input.node][input.output]);
-  if (tensor::is_fused_row_op(op) && !runs_fused(op, operands))
+  if (ir::is_fused_row_op(op) && !runs_fused(op, operands))
     return tensor::composite_of(op, operands);
   return tensor::run(op, operands);
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <type_traits>
+#include <variant>
 
 #include "ir/ops.h"
 
@@ -14,5 +15,10 @@ template <typename T>
 concept FusedRowOp = std::is_same_v<T, LayerNorm> || std::is_same_v<T, LayerNormGrad> ||
     std::is_same_v<T, CrossEntropy> || std::is_same_v<T, CrossEntropyGrad> ||
     std::is_same_v<T, SoftmaxGrad>;
+
+/// Whether op is one of the fused row ops (what Backend::runs_fused_rows is asked about).
+inline bool is_fused_row_op(const Op& op) {
+  return std::visit([](const auto& o) { return FusedRowOp<std::decay_t<decltype(o)>>; }, op);
+}
 
 }  // namespace ember::ir

@@ -655,18 +655,13 @@ void Session::release_timestamps(capnp::List<uint64_t>::Reader ids) {
       throw Violation("release of unknown timestamp " + std::to_string(id));
 }
 
-/// Whether op is a fused row op (what Backend::runs_fused_rows is asked about).
-bool is_fused_row_op(const ir::Op& op) {
-  return std::visit([](const auto& o) { return ir::FusedRowOp<std::decay_t<decltype(o)>>; }, op);
-}
-
 /// Whether backend runs op, a fused op, on inputs in a kernel of its own. A backend is asked only
 /// about inputs its op's rule accepts (as locally): for others the answer is no, and the client's
 /// composite then reports what is wrong with them.
 bool backend_fuses(backend::Backend& backend, const ir::Op& op,
                    std::span<const ir::TensorMeta> inputs) {
   const auto* attention = std::get_if<ir::Attention>(&op);
-  if (attention == nullptr && !is_fused_row_op(op))
+  if (attention == nullptr && !ir::is_fused_row_op(op))
     throw Violation("fuses: '" + ir::name(op) + "' is not a fused op");
   try {
     (void)ir::infer(op, inputs);

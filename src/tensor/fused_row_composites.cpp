@@ -119,10 +119,6 @@ Handles composite(const ir::SoftmaxGrad& op, const Handles& in) {
 
 }  // namespace
 
-bool is_fused_row_op(const ir::Op& op) {
-  return std::visit([](const auto& o) { return ir::FusedRowOp<std::decay_t<decltype(o)>>; }, op);
-}
-
 ops::Handles composite_of(const ir::Op& op, const ops::Handles& inputs) {
   return std::visit(
       [&](const auto& o) -> Handles {

@@ -10,9 +10,6 @@
 
 namespace ember::tensor {
 
-/// Whether op is one of ir::FusedRowOp.
-bool is_fused_row_op(const ir::Op& op);
-
 /// op's outputs, as ir::infer gives them, from inputs (as the op takes them) by the composite of
 /// other ops. InvalidArgument "[<op>] ..." when op is not a fused row op.
 ops::Handles composite_of(const ir::Op& op, const ops::Handles& inputs);
