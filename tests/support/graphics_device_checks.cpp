@@ -163,4 +163,20 @@ void expect_sort_matches_ndarray(const Device& device) {
       expect_sorted_as_ndarray(special, dim, descending, device);
 }
 
+void expect_random_matches_ndarray(const Device& device) {
+  const auto drawn = [](const Device& on, const Distribution& d) {
+    on.seed(1234);
+    Tensor<3>::random({3, 1001, 7}, d, TensorCreationOptions(on)).into_data();  // a second key
+    return Tensor<3>::random({3, 1001, 7}, d, TensorCreationOptions(on)).into_data();
+  };
+  for (const Distribution& d :
+       {Distribution::Default, Distribution::bernoulli(0.3), Distribution::bernoulli(0.9),
+        Distribution::bernoulli(0.0), Distribution::bernoulli(1.0)})
+    EXPECT_TRUE(drawn(device, d) == drawn(Device::ndarray(), d)) << d.a;
+  for (const Distribution& d : {Distribution::uniform(-2.0, 3.0), Distribution::normal(1.0, 2.0)})
+    EXPECT_TRUE(drawn(device, d).approx_equal(drawn(Device::ndarray(), d),
+                                              Tolerance::for_dtype(DType::F32)))
+        << d.a << " " << d.b;
+}
+
 }  // namespace ember::test

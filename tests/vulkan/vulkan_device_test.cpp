@@ -123,6 +123,11 @@ TEST(VulkanDevice, SortKernelIsNdarraysStableSortBitForBit) {
   expect_sort_matches_ndarray(*device);
 }
 
+TEST(VulkanDevice, RandomKernelDrawsNdarraysStream) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_random_matches_ndarray(*device);
+}
+
 TEST(VulkanDevice, SumAndMeanAreNdarraysBitForBitOnLanesOfOneChunk) {
   // The kernel adds a lane of up to 4096 elements in order in double, as ndarray does.
   EMBER_SKIP_WITHOUT_VULKAN(device);

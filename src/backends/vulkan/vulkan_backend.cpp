@@ -17,6 +17,7 @@
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
+#include "backends/vulkan/random_kernel.h"
 #include "backends/vulkan/reduce_kernel.h"
 #include "backends/vulkan/sort_kernel.h"
 #include "ember/error.h"
@@ -39,7 +40,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
         reduce_(context_->features(), kernels_, *stream_, scratch()),
-        sort_(context_->features(), kernels_, *stream_) {}
+        sort_(context_->features(), kernels_, *stream_),
+        random_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -86,6 +88,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   MatmulKernel matmul_;
   ReduceKernel reduce_;
   SortKernel sort_;
+  RandomKernel random_;
 };
 
 }  // namespace
