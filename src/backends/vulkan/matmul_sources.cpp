@@ -1,0 +1,230 @@
+#include "backends/vulkan/matmul_sources.h"
+
+#include <string>
+
+#include "codegen/glsl_program.h"
+#include "ember/error.h"
+
+namespace ember::vulkan {
+namespace {
+
+/// The types of a kernel on one dtype: its elements in memory, its arithmetic, 4 of those.
+struct Types {
+  std::string storage;
+  std::string scalar;
+  std::string vector;
+  std::string zero;
+};
+
+Types types_of(DType dtype) {
+  switch (dtype) {
+    case DType::F32:
+      return {"float", "float", "vec4", "0.0"};
+    case DType::F64:
+      return {"double", "double", "dvec4", "0.0lf"};
+    case DType::F16:
+      return {"uint16_t", "float", "vec4", "0.0"};
+    case DType::BF16:
+    case DType::I64:
+    case DType::I32:
+    case DType::I16:
+    case DType::I8:
+    case DType::U64:
+    case DType::U32:
+    case DType::U16:
+    case DType::U8:
+    case DType::Bool:
+      break;
+  }
+  throw InvalidArgument("[matmul] the vulkan matmul kernel takes no " +
+                        std::string(dtype_name(dtype)));
+}
+
+// The batch entry's offsets into each operand, from the parameter words of
+// shader/matmul_geometry.h (4 batch dims, outermost first); 4 loop turns.
+constexpr const char* kBatchOffsets = R"(  uint entry = gl_WorkGroupID.z;
+  uint a0 = 0u;
+  uint b0 = 0u;
+  for (int d = 3; d >= 0; --d) {
+    const uint size = p[3 + 3 * d];
+    const uint i = entry % size;
+    entry /= size;
+    a0 += i * p[4 + 3 * d];
+    b0 += i * p[5 + 3 * d];
+  }
+  const uint c0 = gl_WorkGroupID.z * m * n;
+)";
+
+// The tiled kernel's body. Invocation (ty, tx) holds rows ty*4.. and columns tx*4.. of the tile;
+// lhs_tile[j][r / 4] holds rows r.. r+3 of the tile at k step j, rhs_tile[j][c / 4] columns c..
+// c+3. Zeros pad both sides only where k runs out (so an inf or NaN never meets a padding zero
+// in a stored output) and where the tile passes m or n (outputs not stored). Loop turns: 4, then
+// 17 a step of 16 along k, then 20: k + k / 16 + 24 at most.
+constexpr const char* kTiledBody = R"(  const uint tid = gl_LocalInvocationIndex;
+  const uint row0 = gl_WorkGroupID.y * 64u;
+  const uint col0 = gl_WorkGroupID.x * 64u;
+  const uint ty = tid >> 4u;
+  const uint tx = tid & 15u;
+  const uint lhs_r = tid >> 2u;
+  const uint lhs_j = (tid & 3u) * 4u;
+  const uint rhs_j = tid >> 4u;
+  const uint rhs_c = col0 + tx * 4u;
+  const bool lhs_row = row0 + lhs_r < m;
+  const uint lhs_at = a0 + (row0 + lhs_r) * k;
+  precise VEC acc[4] = VEC[4](VEC(ZERO), VEC(ZERO), VEC(ZERO), VEC(ZERO));
+  for (uint t = 0u; t < k; t += 16u) {
+    const uint j = t + lhs_j;
+    lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j < k ? load_a(lhs_at + j) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 1u < k ? load_a(lhs_at + j + 1u) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 2u < k ? load_a(lhs_at + j + 2u) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 3u < k ? load_a(lhs_at + j + 3u) : SCALAR(ZERO);
+    const bool rhs_row = t + rhs_j < k;
+    const uint rhs_at = b0 + (t + rhs_j) * n + rhs_c;
+    rhs_tile[rhs_j][tx] = VEC(rhs_row && rhs_c < n ? load_b(rhs_at) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 1u < n ? load_b(rhs_at + 1u) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 2u < n ? load_b(rhs_at + 2u) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 3u < n ? load_b(rhs_at + 3u) : SCALAR(ZERO));
+    barrier();
+    for (uint s = 0u; s < 16u; ++s) {
+      const VEC l = lhs_tile[s][ty];
+      const VEC r = rhs_tile[s][tx];
+      acc[0] = fma(VEC(l.x), r, acc[0]);
+      acc[1] = fma(VEC(l.y), r, acc[1]);
+      acc[2] = fma(VEC(l.z), r, acc[2]);
+      acc[3] = fma(VEC(l.w), r, acc[3]);
+    }
+    barrier();
+  }
+  for (uint i = 0u; i < 4u; ++i) {
+    const uint row = row0 + ty * 4u + i;
+    for (uint q = 0u; q < 4u; ++q) {
+      const uint col = col0 + tx * 4u + q;
+      if (row < m && col < n) c[c0 + row * n + col] = stored(acc[i][q]);
+    }
+  }
+}
+)";
+
+constexpr const char* kBuffers =
+    R"(layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Lhs { STORAGE a[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Rhs { STORAGE b[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Out { STORAGE c[]; };
+)";
+
+// The cooperative kernel's body (TM x TN tile, TK along k a step, subgroups of SG invocations,
+// four a workgroup in 2 x 2, each 2 x 2 cooperative tiles of M x N). The operands are staged
+// through shared memory zero-padded (k runs out on both sides at once, as in the tiled kernel),
+// the accumulators stored to shared memory and rounded from there, so every edge is exact.
+constexpr const char* kCooperativeBody = R"(  const uint tid = gl_LocalInvocationIndex;
+  const uint row0 = gl_WorkGroupID.y * TM;
+  const uint col0 = gl_WorkGroupID.x * TN;
+  const uint wr = (gl_SubgroupID >> 1u) * 2u * M;
+  const uint wc = (gl_SubgroupID & 1u) * 2u * N;
+  fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc00 = fcoopmatNV<32, gl_ScopeSubgroup, M, N>(0.0);
+  fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc01 = acc00;
+  fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc10 = acc00;
+  fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc11 = acc00;
+  for (uint t = 0u; t < k; t += TK) {
+    for (uint e = tid; e < TM * TK; e += 4u * SG) {
+      const uint r = row0 + e / TK;
+      const uint j = t + e % TK;
+      lhs_s[e] = r < m && j < k ? a[a0 + r * k + j] : float16_t(0.0);
+    }
+    for (uint e = tid; e < TK * TN; e += 4u * SG) {
+      const uint j = t + e / TN;
+      const uint col = col0 + e % TN;
+      rhs_s[e] = j < k && col < n ? b[b0 + j * n + col] : float16_t(0.0);
+    }
+    barrier();
+    for (uint kk = 0u; kk < TK; kk += K) {
+      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l0;
+      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l1;
+      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r0;
+      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r1;
+      coopMatLoadNV(l0, lhs_s, wr * TK + kk, TK, false);
+      coopMatLoadNV(l1, lhs_s, (wr + M) * TK + kk, TK, false);
+      coopMatLoadNV(r0, rhs_s, kk * TN + wc, TN, false);
+      coopMatLoadNV(r1, rhs_s, kk * TN + wc + N, TN, false);
+      acc00 = coopMatMulAddNV(l0, r0, acc00);
+      acc01 = coopMatMulAddNV(l0, r1, acc01);
+      acc10 = coopMatMulAddNV(l1, r0, acc10);
+      acc11 = coopMatMulAddNV(l1, r1, acc11);
+    }
+    barrier();
+  }
+  coopMatStoreNV(acc00, out_s, wr * TN + wc, TN, false);
+  coopMatStoreNV(acc01, out_s, wr * TN + wc + N, TN, false);
+  coopMatStoreNV(acc10, out_s, (wr + M) * TN + wc, TN, false);
+  coopMatStoreNV(acc11, out_s, (wr + M) * TN + wc + N, TN, false);
+  barrier();
+  for (uint e = tid; e < TM * TN; e += 4u * SG) {
+    const uint row = row0 + e / TN;
+    const uint col = col0 + e % TN;
+    if (row < m && col < n) c[c0 + row * n + col] = uint16_t(ember_f16_bits(out_s[e]));
+  }
+}
+)";
+
+constexpr const char* kCooperativeHeader = R"(#version 450
+// ember's vulkan f16 matmul on cooperative matrices (src/backends/vulkan/matmul_sources.cpp)
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+)";
+constexpr const char* kCooperativeBuffers =
+    R"(layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Lhs { float16_t a[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Rhs { float16_t b[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Out { uint16_t c[]; };
+shared float16_t lhs_s[TM * TK];
+shared float16_t rhs_s[TK * TN];
+shared float out_s[TM * TN];
+)";
+
+}  // namespace
+
+std::string tiled_matmul_source(DType dtype) {
+  const Types t = types_of(dtype);
+  const bool half = dtype == DType::F16;
+  std::string text =
+      "#version 450\n// ember's vulkan matmul (src/backends/vulkan/matmul_sources.cpp)\n";
+  if (half) text += "#extension GL_EXT_shader_16bit_storage : require\n";
+  text += "#define STORAGE " + t.storage + "\n#define SCALAR " + t.scalar + "\n#define VEC " +
+          t.vector + "\n#define ZERO " + t.zero + "\n";
+  text += "layout(local_size_x = 256) in;\n";
+  text += kBuffers;
+  text += "shared VEC lhs_tile[16][16];\nshared VEC rhs_tile[16][16];\n";
+  if (half) {
+    text += codegen::glsl_f16_bits_helper();
+    text += "float load_a(uint i) { return unpackHalf2x16(uint(a[i])).x; }\n";
+    text += "float load_b(uint i) { return unpackHalf2x16(uint(b[i])).x; }\n";
+    text += "uint16_t stored(float v) { return uint16_t(ember_f16_bits(v)); }\n";
+  } else {
+    text += "SCALAR load_a(uint i) { return a[i]; }\nSCALAR load_b(uint i) { return b[i]; }\n";
+    text += "SCALAR stored(SCALAR v) { return v; }\n";
+  }
+  text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
+  text += kBatchOffsets;
+  return text + kTiledBody;
+}
+
+std::string cooperative_matmul_source(const CooperativeShape& shape) {
+  const auto define = [](const char* name, uint64_t value) {
+    return "#define " + std::string(name) + " " + std::to_string(value) + "\n";
+  };
+  std::string text = kCooperativeHeader;
+  text += define("SG", shape.subgroup_size) + define("M", shape.m) + define("N", shape.n) +
+          define("K", shape.k) + define("TM", cooperative_tile_rows(shape)) +
+          define("TN", cooperative_tile_cols(shape)) + define("TK", 2 * uint64_t{shape.k});
+  text += "layout(local_size_x = " + std::to_string(4 * shape.subgroup_size) + ") in;\n";
+  text += kCooperativeBuffers;
+  text += codegen::glsl_f16_bits_helper();
+  text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
+  text += kBatchOffsets;
+  return text + kCooperativeBody;
+}
+
+}  // namespace ember::vulkan

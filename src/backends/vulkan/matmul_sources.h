@@ -1,0 +1,35 @@
+// The GLSL of the vulkan backend's matmul kernels, apart from the device so that tests compile
+// them without one: the tiled kernel of every float dtype the device computes, and the f16
+// kernel on cooperative matrices (GL_NV_cooperative_matrix) for drivers that offer them. Both
+// read the parameter words of backends/shader/matmul_geometry.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "backends/vulkan/vulkan_context.h"
+#include "ember/dtype.h"
+
+namespace ember::vulkan {
+
+/// The tiled kernel on dtype (F32, F64 or F16): 256 invocations a workgroup, each a 4 x 4 block
+/// of the workgroup's 64 x 64 output tile in registers, k staged through shared memory 16 at a
+/// time, every product accumulated by fma in order along k (f16 in f32, rounded once at the
+/// store to nearest even, as ndarray's f16 matmul).
+std::string tiled_matmul_source(DType dtype);
+
+/// The f16 kernel on cooperative matrices of shape: four subgroups a workgroup, each a 2 x 2 of
+/// cooperative tiles of the workgroup's (4 shape.m) x (4 shape.n) output tile, k staged through
+/// shared memory 2 shape.k at a time (zero-padded at the edges), f32 accumulators rounded once at
+/// the store to nearest even.
+std::string cooperative_matmul_source(const CooperativeShape& shape);
+
+/// The rows and columns of the output tile of cooperative_matmul_source(shape).
+inline uint64_t cooperative_tile_rows(const CooperativeShape& shape) {
+  return 4u * shape.m;
+}
+inline uint64_t cooperative_tile_cols(const CooperativeShape& shape) {
+  return 4u * shape.n;
+}
+
+}  // namespace ember::vulkan
