@@ -6,6 +6,7 @@
 // and the lhs and rhs strides of one step along it, in elements.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>

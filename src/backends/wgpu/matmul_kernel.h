@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "backends/shader/matmul_geometry.h"
 #include "backends/wgpu/command_stream.h"
