@@ -20,16 +20,28 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-}  // namespace
-
-Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed) {
+/// A tensor of dims and dtype with values from a fixed pattern on device (its first element first
+/// where that is not 0: a NaN or an infinity): multiples of 1/16 of at most 50 / 16 in magnitude,
+/// distinct, of both signs, so every product of two is exact in f32 (f16's products included),
+/// and a sum along k rounds alike however its products are fused.
+template <std::size_t D>
+Tensor<D> patterned_as(const std::vector<int64_t>& dims, DType dtype, const Device& device,
+                       int seed, float first) {
   std::vector<float> values;
   int64_t count = 1;
   for (const int64_t d : dims)
     count *= d;
   for (int64_t i = 0; i < count; ++i)
     values.push_back(static_cast<float>((i * 37 + seed * 11) % 101 - 50) / 16.0f);
-  return Tensor<3>::from_data(TensorData(values, Shape(dims)), device);
+  if (first != 0 && !values.empty()) values[0] = first;
+  return Tensor<D>::from_data(TensorData(values, Shape(dims)).convert(dtype),
+                              TensorCreationOptions(device).with_dtype(dtype));
+}
+
+}  // namespace
+
+Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed) {
+  return patterned_as<3>(dims, DType::F32, device, seed, 0);
 }
 
 void expect_unsupported_dtype_is_an_error(const Device& device) {
@@ -126,24 +138,6 @@ void expect_matmul_matches_ndarray(const Device& device) {
 }
 
 namespace {
-
-/// A tensor of dims and dtype with values from a fixed pattern on device (the first first where
-/// that is not 0: a NaN or an infinity): multiples of 1/16 of
-/// at most 50 / 16 in magnitude, so every product of two is exact in f16's product (f32) and in
-/// f32, and a sum along k rounds alike however its products are fused.
-template <std::size_t D>
-Tensor<D> patterned_as(const std::vector<int64_t>& dims, DType dtype, const Device& device,
-                       int seed, float first) {
-  std::vector<float> values;
-  int64_t count = 1;
-  for (const int64_t d : dims)
-    count *= d;
-  for (int64_t i = 0; i < count; ++i)
-    values.push_back(static_cast<float>((i * 37 + seed * 11) % 101 - 50) / 16.0f);
-  if (first != 0 && !values.empty()) values[0] = first;
-  return Tensor<D>::from_data(TensorData(values, Shape(dims)).convert(dtype),
-                              TensorCreationOptions(device).with_dtype(dtype));
-}
 
 /// lhs @ rhs of dtype on device and on ndarray: equal value for value (NaN equal to NaN), as the
 /// kernels add each output's exact products in order along k as ndarray does. Whether the device

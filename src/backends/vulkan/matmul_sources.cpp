@@ -17,25 +17,9 @@ struct Types {
 };
 
 Types types_of(DType dtype) {
-  switch (dtype) {
-    case DType::F32:
-      return {"float", "float", "vec4", "0.0"};
-    case DType::F64:
-      return {"double", "double", "dvec4", "0.0lf"};
-    case DType::F16:
-      return {"uint16_t", "float", "vec4", "0.0"};
-    case DType::BF16:
-    case DType::I64:
-    case DType::I32:
-    case DType::I16:
-    case DType::I8:
-    case DType::U64:
-    case DType::U32:
-    case DType::U16:
-    case DType::U8:
-    case DType::Bool:
-      break;
-  }
+  if (dtype == DType::F32) return {"float", "float", "vec4", "0.0"};
+  if (dtype == DType::F64) return {"double", "double", "dvec4", "0.0lf"};
+  if (dtype == DType::F16) return {"uint16_t", "float", "vec4", "0.0"};
   throw InvalidArgument("[matmul] the vulkan matmul kernel takes no " +
                         std::string(dtype_name(dtype)));
 }
@@ -105,12 +89,16 @@ constexpr const char* kTiledBody = R"(  const uint tid = gl_LocalInvocationIndex
 }
 )";
 
-constexpr const char* kBuffers =
-    R"(layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Lhs { STORAGE a[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Rhs { STORAGE b[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Out { STORAGE c[]; };
-)";
+/// The parameter block and the tensors: the operands of element type in, the result of out.
+std::string buffers(const std::string& in, const std::string& out) {
+  const auto buffer = [](int binding, const char* access, const char* block,
+                         const std::string& type, const char* name) {
+    return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access +
+           " buffer " + block + " { " + type + " " + name + "[]; };\n";
+  };
+  return buffer(0, "readonly", "Parameters", "uint", "p") + buffer(1, "readonly", "Lhs", in, "a") +
+         buffer(2, "readonly", "Rhs", in, "b") + buffer(3, "writeonly", "Out", out, "c");
+}
 
 // The cooperative kernel's body (TM x TN tile, TK along k a step, subgroups of SG invocations,
 // four a workgroup in 2 x 2, each 2 x 2 cooperative tiles of M x N). The operands are staged
@@ -174,12 +162,7 @@ constexpr const char* kCooperativeHeader = R"(#version 450
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
 )";
-constexpr const char* kCooperativeBuffers =
-    R"(layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Lhs { float16_t a[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Rhs { float16_t b[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Out { uint16_t c[]; };
-shared float16_t lhs_s[TM * TK];
+constexpr const char* kCooperativeShared = R"(shared float16_t lhs_s[TM * TK];
 shared float16_t rhs_s[TK * TN];
 shared float out_s[TM * TN];
 )";
@@ -192,10 +175,10 @@ std::string tiled_matmul_source(DType dtype) {
   std::string text =
       "#version 450\n// ember's vulkan matmul (src/backends/vulkan/matmul_sources.cpp)\n";
   if (half) text += "#extension GL_EXT_shader_16bit_storage : require\n";
-  text += "#define STORAGE " + t.storage + "\n#define SCALAR " + t.scalar + "\n#define VEC " +
-          t.vector + "\n#define ZERO " + t.zero + "\n";
+  text += "#define SCALAR " + t.scalar + "\n#define VEC " + t.vector + "\n#define ZERO " + t.zero +
+          "\n";
   text += "layout(local_size_x = 256) in;\n";
-  text += kBuffers;
+  text += buffers(t.storage, t.storage);
   text += "shared VEC lhs_tile[16][16];\nshared VEC rhs_tile[16][16];\n";
   if (half) {
     text += codegen::glsl_f16_bits_helper();
@@ -220,7 +203,8 @@ std::string cooperative_matmul_source(const CooperativeShape& shape) {
           define("K", shape.k) + define("TM", cooperative_tile_rows(shape)) +
           define("TN", cooperative_tile_cols(shape)) + define("TK", 2 * uint64_t{shape.k});
   text += "layout(local_size_x = " + std::to_string(4 * shape.subgroup_size) + ") in;\n";
-  text += kCooperativeBuffers;
+  text += buffers("float16_t", "uint16_t");
+  text += kCooperativeShared;
   text += codegen::glsl_f16_bits_helper();
   text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
   text += kBatchOffsets;
