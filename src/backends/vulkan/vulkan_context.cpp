@@ -189,7 +189,18 @@ Context::Context(const PhysicalDevice& physical, std::string name)
   }
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
-  check(vkCreateDevice(physical.handle, &info, nullptr, &device_), "vkCreateDevice");
+  VkResult made = vkCreateDevice(physical.handle, &info, nullptr, &device_);
+  if (made != VK_SUCCESS && f.cooperative_f16) {
+    // A driver that lists the extension but makes no device with it: the device without it (its
+    // f16 matmul on the tiled kernel), as on any other driver.
+    physical_.features.cooperative_f16.reset();
+    v12.pNext = nullptr;
+    v12.vulkanMemoryModel = VK_FALSE;
+    info.enabledExtensionCount = 0;
+    info.ppEnabledExtensionNames = nullptr;
+    made = vkCreateDevice(physical.handle, &info, nullptr, &device_);
+  }
+  check(made, "vkCreateDevice");
   vkGetDeviceQueue(device_, physical.queue_family, 0, &queue_);
 }
 
