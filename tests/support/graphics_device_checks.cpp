@@ -170,6 +170,9 @@ void expect_matmul_kernel_takes_every_float_case(const Device& device) {
     // Odd sizes across several 64 x 64 tiles and 16-long k steps.
     on_device(expect_same_product<2>(device, dtype, {130, 33}, {33, 67}));
     on_device(expect_same_product<3>(device, dtype, {2, 65, 17}, {2, 17, 129}));
+    // k and n multiples of 8 (vulkan's cooperative kernel reads them 16 bytes at a time), whole
+    // tiles and partial ones.
+    on_device(expect_same_product<3>(device, dtype, {2, 130, 48}, {2, 48, 136}));
     // Partly broadcast batches: each side's size-1 dims against the other's (strides of 0), and
     // a batch broadcast at the first, middle and last batch dim.
     on_device(expect_same_product<4>(device, dtype, {2, 1, 5, 7}, {1, 3, 7, 6}));

@@ -1,7 +1,8 @@
 // The vulkan matmul kernels' GLSL (backends/vulkan/matmul_sources.h) compiles with shaderc,
 // without a device: the tiled kernel on every dtype it takes, and the cooperative-matrix kernel
-// on the shapes NVIDIA's driver reports (lavapipe has no cooperative matrices, so only a GPU runs
-// it: vulkan_device_test's CooperativeF16Matmul).
+// (its operands read element by element, and 16 bytes at a time) on the shapes NVIDIA's driver
+// reports (lavapipe has no cooperative matrices, so only a GPU runs it: vulkan_device_test's
+// CooperativeF16Matmul).
 #include <gtest/gtest.h>
 
 #include "backends/vulkan/matmul_sources.h"
@@ -28,9 +29,12 @@ TEST(VulkanMatmulSources, CooperativeKernelCompilesOnTheDriversShapes) {
   // subgroups of 32.
   for (const vulkan::CooperativeShape shape :
        {vulkan::CooperativeShape{16, 16, 16, 32}, vulkan::CooperativeShape{16, 8, 16, 32}}) {
-    const std::string source = vulkan::cooperative_matmul_source(shape);
-    EXPECT_EQ(compile_errors(source), "") << shape.m << "x" << shape.n << "x" << shape.k << "\n"
-                                          << source;
+    for (const bool aligned : {false, true}) {
+      const std::string source = vulkan::cooperative_matmul_source(shape, aligned);
+      EXPECT_EQ(compile_errors(source), "")
+          << shape.m << "x" << shape.n << "x" << shape.k << (aligned ? " aligned" : "") << "\n"
+          << source;
+    }
   }
 }
 

@@ -51,7 +51,8 @@ void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferR
       g, [&] { stream_.fill_zero(c); },
       [&](const std::vector<uint32_t>& words, const std::array<uint32_t, 3>& groups) {
         const std::string source = cooperative
-                                       ? cooperative_matmul_source(*features_.cooperative_f16)
+                                       ? cooperative_matmul_source(*features_.cooperative_f16,
+                                                                   cooperative_aligned(g.k, g.n))
                                        : tiled_matmul_source(lhs.dtype);
         const BufferRange tensors[] = {a, b, c};
         stream_.dispatch(kernels_.kernel(source, 3), std::as_bytes(std::span(words)), tensors,

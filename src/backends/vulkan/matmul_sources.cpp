@@ -114,16 +114,7 @@ constexpr const char* kCooperativeBody = R"(  const uint tid = gl_LocalInvocatio
   fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc10 = acc00;
   fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc11 = acc00;
   for (uint t = 0u; t < k; t += TK) {
-    for (uint e = tid; e < TM * TK; e += 4u * SG) {
-      const uint r = row0 + e / TK;
-      const uint j = t + e % TK;
-      lhs_s[e] = r < m && j < k ? a[a0 + r * k + j] : float16_t(0.0);
-    }
-    for (uint e = tid; e < TK * TN; e += 4u * SG) {
-      const uint j = t + e / TN;
-      const uint col = col0 + e % TN;
-      rhs_s[e] = j < k && col < n ? b[b0 + j * n + col] : float16_t(0.0);
-    }
+    stage(t, m, n, k, a0, b0, row0, col0, tid);
     barrier();
     for (uint kk = 0u; kk < TK; kk += K) {
       fcoopmatNV<16, gl_ScopeSubgroup, M, K> l0;
@@ -150,6 +141,44 @@ constexpr const char* kCooperativeBody = R"(  const uint tid = gl_LocalInvocatio
     const uint row = row0 + e / TN;
     const uint col = col0 + e % TN;
     if (row < m && col < n) c[c0 + row * n + col] = uint16_t(ember_f16_bits(out_s[e]));
+  }
+}
+)";
+
+// The cooperative kernel's staging of the operands' tiles at k = t into shared memory, zero-padded:
+// element by element, or (where k and n are multiples of 8, so that every row of both operands
+// starts on 16 bytes) 8 elements a 16-byte load.
+constexpr const char* kStageByElement =
+    R"(void stage(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
+  for (uint e = tid; e < TM * TK; e += 4u * SG) {
+    const uint r = row0 + e / TK;
+    const uint j = t + e % TK;
+    lhs_s[e] = r < m && j < k ? a[a0 + r * k + j] : float16_t(0.0);
+  }
+  for (uint e = tid; e < TK * TN; e += 4u * SG) {
+    const uint j = t + e / TN;
+    const uint col = col0 + e % TN;
+    rhs_s[e] = j < k && col < n ? b[b0 + j * n + col] : float16_t(0.0);
+  }
+}
+)";
+constexpr const char* kStageBy8 = R"(#define STORE8(to, at, v) \
+  { f16vec2 h = unpackFloat2x16(v.x); to[at] = h.x; to[at + 1u] = h.y; \
+    h = unpackFloat2x16(v.y); to[at + 2u] = h.x; to[at + 3u] = h.y; \
+    h = unpackFloat2x16(v.z); to[at + 4u] = h.x; to[at + 5u] = h.y; \
+    h = unpackFloat2x16(v.w); to[at + 6u] = h.x; to[at + 7u] = h.y; }
+void stage(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
+  for (uint e = tid; e < TM * TK / 8u; e += 4u * SG) {
+    const uint r = row0 + e / (TK / 8u);
+    const uint j = t + (e % (TK / 8u)) * 8u;
+    const uvec4 v = r < m && j < k ? a[(a0 + r * k + j) / 8u] : uvec4(0u);
+    STORE8(lhs_s, e * 8u, v)
+  }
+  for (uint e = tid; e < TK * TN / 8u; e += 4u * SG) {
+    const uint j = t + e / (TN / 8u);
+    const uint col = col0 + (e % (TN / 8u)) * 8u;
+    const uvec4 v = j < k && col < n ? b[(b0 + j * n + col) / 8u] : uvec4(0u);
+    STORE8(rhs_s, e * 8u, v)
   }
 }
 )";
@@ -194,7 +223,7 @@ std::string tiled_matmul_source(DType dtype) {
   return text + kTiledBody;
 }
 
-std::string cooperative_matmul_source(const CooperativeShape& shape) {
+std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligned) {
   const auto define = [](const char* name, uint64_t value) {
     return "#define " + std::string(name) + " " + std::to_string(value) + "\n";
   };
@@ -203,8 +232,9 @@ std::string cooperative_matmul_source(const CooperativeShape& shape) {
           define("K", shape.k) + define("TM", cooperative_tile_rows(shape)) +
           define("TN", cooperative_tile_cols(shape)) + define("TK", 2 * uint64_t{shape.k});
   text += "layout(local_size_x = " + std::to_string(4 * shape.subgroup_size) + ") in;\n";
-  text += buffers("float16_t", "uint16_t");
+  text += buffers(aligned ? "uvec4" : "float16_t", "uint16_t");
   text += kCooperativeShared;
+  text += aligned ? kStageBy8 : kStageByElement;
   text += codegen::glsl_f16_bits_helper();
   text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
   text += kBatchOffsets;
