@@ -69,15 +69,11 @@ std::vector<VkCooperativeMatrixPropertiesNV> f16_shapes(VkInstance instance,
   return f16;
 }
 
-/// Whether the kernel of shape fits the device's limits: its shared memory (the operands' f16
-/// stages and the f32 result tile) and its workgroup of four subgroups.
+/// Whether the kernel of shape fits the device's limits: its shared memory and its workgroup.
 bool fits(const CooperativeShape& shape, const VkPhysicalDeviceLimits& limits) {
-  const uint64_t rows = cooperative_tile_rows(shape);
-  const uint64_t cols = cooperative_tile_cols(shape);
-  const uint64_t shared = (rows + cols) * 2 * shape.k * 2 + rows * cols * 4;
-  return shared <= limits.maxComputeSharedMemorySize &&
-         4 * shape.subgroup_size <= limits.maxComputeWorkGroupInvocations &&
-         4 * shape.subgroup_size <= limits.maxComputeWorkGroupSize[0];
+  return cooperative_shared_bytes(shape) <= limits.maxComputeSharedMemorySize &&
+         cooperative_workgroup(shape) <= limits.maxComputeWorkGroupInvocations &&
+         cooperative_workgroup(shape) <= limits.maxComputeWorkGroupSize[0];
 }
 
 }  // namespace

@@ -100,48 +100,72 @@ std::string buffers(const std::string& in, const std::string& out) {
          buffer(2, "readonly", "Rhs", in, "b") + buffer(3, "writeonly", "Out", out, "c");
 }
 
-// The cooperative kernel's body (TM x TN tile, TK along k a step, subgroups of SG invocations,
-// four a workgroup in 2 x 2, each 2 x 2 cooperative tiles of M x N). The operands are staged
-// through shared memory zero-padded (k runs out on both sides at once, as in the tiled kernel),
-// the accumulators stored to shared memory and rounded from there, so every edge is exact.
-constexpr const char* kCooperativeBody = R"(  const uint tid = gl_LocalInvocationIndex;
+// The cooperative kernel's layout: kSubgroupRows x kSubgroupCols subgroups a workgroup, each
+// kTileRows x kTileCols cooperative tiles of M x N, k staged 2 K at a time: a (128 x 128) output
+// tile for 16 x 16 matrices, 8 subgroups.
+constexpr uint32_t kSubgroupRows = 4;
+constexpr uint32_t kSubgroupCols = 2;
+constexpr uint32_t kTileRows = 2;
+constexpr uint32_t kTileCols = 4;
+
+/// The cooperative kernel's main after the batch offsets. The operands are staged through shared
+/// memory zero-padded (k runs out on both sides at once, as in the tiled kernel); each
+/// accumulator goes through its subgroup's M x N of shared memory, rounded from there and stored
+/// where it is inside the result, so every edge is exact. Written out tile by tile (no arrays of
+/// cooperative matrices).
+std::string cooperative_body() {
+  const auto acc = [](uint32_t i, uint32_t j) {
+    return "acc" + std::to_string(i) + std::to_string(j);
+  };
+  std::string text = R"(  const uint tid = gl_LocalInvocationIndex;
   const uint row0 = gl_WorkGroupID.y * TM;
   const uint col0 = gl_WorkGroupID.x * TN;
-  const uint wr = (gl_SubgroupID >> 1u) * 2u * M;
-  const uint wc = (gl_SubgroupID & 1u) * 2u * N;
-  fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc00 = fcoopmatNV<32, gl_ScopeSubgroup, M, N>(0.0);
-  fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc01 = acc00;
-  fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc10 = acc00;
-  fcoopmatNV<32, gl_ScopeSubgroup, M, N> acc11 = acc00;
-  for (uint t = 0u; t < k; t += TK) {
+  const uint wr = (gl_SubgroupID / SUBGROUP_COLS) * TILE_ROWS * M;
+  const uint wc = (gl_SubgroupID % SUBGROUP_COLS) * TILE_COLS * N;
+)";
+  for (uint32_t i = 0; i < kTileRows; ++i)
+    for (uint32_t j = 0; j < kTileCols; ++j)
+      text += "  fcoopmatNV<32, gl_ScopeSubgroup, M, N> " + acc(i, j) +
+              " = fcoopmatNV<32, gl_ScopeSubgroup, M, N>(0.0);\n";
+  text += R"(  for (uint t = 0u; t < k; t += TK) {
     stage(t, m, n, k, a0, b0, row0, col0, tid);
     barrier();
     for (uint kk = 0u; kk < TK; kk += K) {
-      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l0;
-      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l1;
-      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r0;
-      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r1;
-      coopMatLoadNV(l0, lhs_s, wr * TK + kk, TK, false);
-      coopMatLoadNV(l1, lhs_s, (wr + M) * TK + kk, TK, false);
-      coopMatLoadNV(r0, rhs_s, kk * TN + wc, TN, false);
-      coopMatLoadNV(r1, rhs_s, kk * TN + wc + N, TN, false);
-      acc00 = coopMatMulAddNV(l0, r0, acc00);
-      acc01 = coopMatMulAddNV(l0, r1, acc01);
-      acc10 = coopMatMulAddNV(l1, r0, acc10);
-      acc11 = coopMatMulAddNV(l1, r1, acc11);
-    }
-    barrier();
+)";
+  for (uint32_t i = 0; i < kTileRows; ++i)
+    text += "      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l" + std::to_string(i) +
+            ";\n      coopMatLoadNV(l" + std::to_string(i) + ", lhs_s, (wr + " + std::to_string(i) +
+            "u * M) * TK + kk, TK, false);\n";
+  for (uint32_t j = 0; j < kTileCols; ++j)
+    text += "      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r" + std::to_string(j) +
+            ";\n      coopMatLoadNV(r" + std::to_string(j) + ", rhs_s, kk * TN + wc + " +
+            std::to_string(j) + "u * N, TN, false);\n";
+  for (uint32_t i = 0; i < kTileRows; ++i)
+    for (uint32_t j = 0; j < kTileCols; ++j)
+      text += "      " + acc(i, j) + " = coopMatMulAddNV(l" + std::to_string(i) + ", r" +
+              std::to_string(j) + ", " + acc(i, j) + ");\n";
+  text += "    }\n    barrier();\n  }\n  const uint staged = gl_SubgroupID * M * N;\n";
+  for (uint32_t i = 0; i < kTileRows; ++i)
+    for (uint32_t j = 0; j < kTileCols; ++j)
+      text += "  coopMatStoreNV(" + acc(i, j) + ", out_s, staged, N, false);\n  store_tile(wr + " +
+              std::to_string(i) + "u * M, wc + " + std::to_string(j) +
+              "u * N, row0, col0, m, n, c0, staged);\n";
+  return text + "}\n";
+}
+
+// One subgroup's accumulator, staged at out_s[staged..], rounded to f16 and stored where it lies
+// inside the result (rows r.., columns q.. of the workgroup's tile). The barriers order the
+// subgroup's store before its reads, and its reads before the next tile's store.
+constexpr const char* kStoreTile =
+    R"(void store_tile(uint r, uint q, uint row0, uint col0, uint m, uint n, uint c0, uint staged) {
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  for (uint e = gl_SubgroupInvocationID; e < M * N; e += SG) {
+    const uint row = row0 + r + e / N;
+    const uint col = col0 + q + e % N;
+    if (row < m && col < n) c[c0 + row * n + col] = uint16_t(ember_f16_bits(out_s[staged + e]));
   }
-  coopMatStoreNV(acc00, out_s, wr * TN + wc, TN, false);
-  coopMatStoreNV(acc01, out_s, wr * TN + wc + N, TN, false);
-  coopMatStoreNV(acc10, out_s, (wr + M) * TN + wc, TN, false);
-  coopMatStoreNV(acc11, out_s, (wr + M) * TN + wc + N, TN, false);
-  barrier();
-  for (uint e = tid; e < TM * TN; e += 4u * SG) {
-    const uint row = row0 + e / TN;
-    const uint col = col0 + e % TN;
-    if (row < m && col < n) c[c0 + row * n + col] = uint16_t(ember_f16_bits(out_s[e]));
-  }
+  subgroupBarrier();
 }
 )";
 
@@ -150,12 +174,12 @@ constexpr const char* kCooperativeBody = R"(  const uint tid = gl_LocalInvocatio
 // starts on 16 bytes) 8 elements a 16-byte load.
 constexpr const char* kStageByElement =
     R"(void stage(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
-  for (uint e = tid; e < TM * TK; e += 4u * SG) {
+  for (uint e = tid; e < TM * TK; e += WG) {
     const uint r = row0 + e / TK;
     const uint j = t + e % TK;
     lhs_s[e] = r < m && j < k ? a[a0 + r * k + j] : float16_t(0.0);
   }
-  for (uint e = tid; e < TK * TN; e += 4u * SG) {
+  for (uint e = tid; e < TK * TN; e += WG) {
     const uint j = t + e / TN;
     const uint col = col0 + e % TN;
     rhs_s[e] = j < k && col < n ? b[b0 + j * n + col] : float16_t(0.0);
@@ -168,13 +192,13 @@ constexpr const char* kStageBy8 = R"(#define STORE8(to, at, v) \
     h = unpackFloat2x16(v.z); to[at + 4u] = h.x; to[at + 5u] = h.y; \
     h = unpackFloat2x16(v.w); to[at + 6u] = h.x; to[at + 7u] = h.y; }
 void stage(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
-  for (uint e = tid; e < TM * TK / 8u; e += 4u * SG) {
+  for (uint e = tid; e < TM * TK / 8u; e += WG) {
     const uint r = row0 + e / (TK / 8u);
     const uint j = t + (e % (TK / 8u)) * 8u;
     const uvec4 v = r < m && j < k ? a[(a0 + r * k + j) / 8u] : uvec4(0u);
     STORE8(lhs_s, e * 8u, v)
   }
-  for (uint e = tid; e < TK * TN / 8u; e += 4u * SG) {
+  for (uint e = tid; e < TK * TN / 8u; e += WG) {
     const uint j = t + e / (TN / 8u);
     const uint col = col0 + (e % (TN / 8u)) * 8u;
     const uvec4 v = j < k && col < n ? b[(b0 + j * n + col) / 8u] : uvec4(0u);
@@ -193,7 +217,7 @@ constexpr const char* kCooperativeHeader = R"(#version 450
 )";
 constexpr const char* kCooperativeShared = R"(shared float16_t lhs_s[TM * TK];
 shared float16_t rhs_s[TK * TN];
-shared float out_s[TM * TN];
+shared float out_s[SUBGROUPS * M * N];
 )";
 
 }  // namespace
@@ -227,18 +251,41 @@ std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligne
   const auto define = [](const char* name, uint64_t value) {
     return "#define " + std::string(name) + " " + std::to_string(value) + "\n";
   };
+  const uint32_t subgroups = kSubgroupRows * kSubgroupCols;
   std::string text = kCooperativeHeader;
   text += define("SG", shape.subgroup_size) + define("M", shape.m) + define("N", shape.n) +
           define("K", shape.k) + define("TM", cooperative_tile_rows(shape)) +
-          define("TN", cooperative_tile_cols(shape)) + define("TK", 2 * uint64_t{shape.k});
-  text += "layout(local_size_x = " + std::to_string(4 * shape.subgroup_size) + ") in;\n";
+          define("TN", cooperative_tile_cols(shape)) + define("TK", 2 * uint64_t{shape.k}) +
+          define("SUBGROUPS", subgroups) + define("WG", cooperative_workgroup(shape)) +
+          define("SUBGROUP_COLS", kSubgroupCols) + define("TILE_ROWS", kTileRows) +
+          define("TILE_COLS", kTileCols);
+  text += "layout(local_size_x = WG) in;\n";
   text += buffers(aligned ? "uvec4" : "float16_t", "uint16_t");
   text += kCooperativeShared;
   text += aligned ? kStageBy8 : kStageByElement;
   text += codegen::glsl_f16_bits_helper();
+  text += kStoreTile;
   text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
   text += kBatchOffsets;
-  return text + kCooperativeBody;
+  return text + cooperative_body();
+}
+
+uint64_t cooperative_tile_rows(const CooperativeShape& shape) {
+  return uint64_t{kSubgroupRows} * kTileRows * shape.m;
+}
+
+uint64_t cooperative_tile_cols(const CooperativeShape& shape) {
+  return uint64_t{kSubgroupCols} * kTileCols * shape.n;
+}
+
+uint64_t cooperative_workgroup(const CooperativeShape& shape) {
+  return uint64_t{kSubgroupRows} * kSubgroupCols * shape.subgroup_size;
+}
+
+uint64_t cooperative_shared_bytes(const CooperativeShape& shape) {
+  const uint64_t stages = (cooperative_tile_rows(shape) + cooperative_tile_cols(shape)) * 2 *
+                          shape.k * 2;  // f16 elements, 2 k a stage
+  return stages + uint64_t{kSubgroupRows} * kSubgroupCols * shape.m * shape.n * 4;
 }
 
 }  // namespace ember::vulkan

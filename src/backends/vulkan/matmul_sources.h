@@ -18,24 +18,23 @@ namespace ember::vulkan {
 /// store to nearest even, as ndarray's f16 matmul).
 std::string tiled_matmul_source(DType dtype);
 
-/// The f16 kernel on cooperative matrices of shape: four subgroups a workgroup, each a 2 x 2 of
-/// cooperative tiles of the workgroup's (4 shape.m) x (4 shape.n) output tile, k staged through
-/// shared memory 2 shape.k at a time (zero-padded at the edges), f32 accumulators rounded once at
-/// the store to nearest even. aligned: the operands are read 8 elements (16 bytes) at a time,
-/// for products whose k and n are multiples of 8 (cooperative_aligned).
+/// The f16 kernel on cooperative matrices of shape: 8 subgroups a workgroup in 4 x 2, each 2 x 4
+/// cooperative tiles of the workgroup's output tile (128 x 128 for 16 x 16 matrices), k staged
+/// through shared memory 2 shape.k at a time (zero-padded at the edges), f32 accumulators
+/// rounded once at the store to nearest even. aligned: the operands are read 8 elements
+/// (16 bytes) at a time, for products whose k and n are multiples of 8 (cooperative_aligned).
 std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligned);
+
+/// The rows and columns of the output tile of cooperative_matmul_source(shape), its invocations
+/// and the shared memory it declares.
+uint64_t cooperative_tile_rows(const CooperativeShape& shape);
+uint64_t cooperative_tile_cols(const CooperativeShape& shape);
+uint64_t cooperative_workgroup(const CooperativeShape& shape);
+uint64_t cooperative_shared_bytes(const CooperativeShape& shape);
 
 /// Whether cooperative_matmul_source(shape, true) takes a product of this k and n.
 inline bool cooperative_aligned(uint64_t k, uint64_t n) {
   return k % 8 == 0 && n % 8 == 0;
-}
-
-/// The rows and columns of the output tile of cooperative_matmul_source(shape).
-inline uint64_t cooperative_tile_rows(const CooperativeShape& shape) {
-  return 4u * shape.m;
-}
-inline uint64_t cooperative_tile_cols(const CooperativeShape& shape) {
-  return 4u * shape.n;
 }
 
 }  // namespace ember::vulkan
