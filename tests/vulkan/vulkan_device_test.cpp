@@ -142,6 +142,11 @@ TEST(VulkanDevice, CooperativeF16MatmulMatchesNdarrayWhereTheDriverOffersIt) {
   EXPECT_GT(shader::matmul_runs().cooperative, before);
 }
 
+TEST(VulkanDevice, SortKernelIsNdarraysStableSortBitForBit) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_sort_matches_ndarray(*device);
+}
+
 TEST(VulkanDevice, SumAndMeanAreNdarraysBitForBitOnLanesOfOneChunk) {
   // The kernel adds a lane of up to 4096 elements in order in double, as ndarray does.
   EMBER_SKIP_WITHOUT_VULKAN(device);
