@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/shader/matmul_runs.h"
 #include "ember/devices.h"
 #include "ember/error.h"
 #include "ember/tensor_ops.h"
@@ -20,16 +21,28 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-}  // namespace
-
-Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed) {
+/// A tensor of dims and dtype with values from a fixed pattern on device (its first element first
+/// where that is not 0: a NaN or an infinity): multiples of 1/16 of at most 50 / 16 in magnitude,
+/// distinct, of both signs, so every product of two is exact in f32 (f16's products included),
+/// and a sum along k rounds alike however its products are fused.
+template <std::size_t D>
+Tensor<D> patterned_as(const std::vector<int64_t>& dims, DType dtype, const Device& device,
+                       int seed, float first) {
   std::vector<float> values;
   int64_t count = 1;
   for (const int64_t d : dims)
     count *= d;
   for (int64_t i = 0; i < count; ++i)
     values.push_back(static_cast<float>((i * 37 + seed * 11) % 101 - 50) / 16.0f);
-  return Tensor<3>::from_data(TensorData(values, Shape(dims)), device);
+  if (first != 0 && !values.empty()) values[0] = first;
+  return Tensor<D>::from_data(TensorData(values, Shape(dims)).convert(dtype),
+                              TensorCreationOptions(device).with_dtype(dtype));
+}
+
+}  // namespace
+
+Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed) {
+  return patterned_as<3>(dims, DType::F32, device, seed, 0);
 }
 
 void expect_unsupported_dtype_is_an_error(const Device& device) {
@@ -127,6 +140,27 @@ void expect_matmul_matches_ndarray(const Device& device) {
 
 namespace {
 
+/// lhs @ rhs of dtype on device and on ndarray: equal value for value (NaN equal to NaN), as the
+/// kernels add each output's exact products in order along k as ndarray does. Whether the device
+/// ran it on its matmul kernel (matmul_runs: tiled or cooperative) is returned.
+template <std::size_t D>
+bool expect_same_product(const Device& device, DType dtype, const std::vector<int64_t>& lhs,
+                         const std::vector<int64_t>& rhs, float poison = 0) {
+  const auto make = [&](const std::vector<int64_t>& dims, const Device& on, int seed) {
+    return patterned_as<D>(dims, dtype, on, seed, seed == 1 ? poison : 0.0f);
+  };
+  const shader::MatmulRuns& runs = shader::matmul_runs();
+  const uint64_t before = runs.tiled + runs.cooperative;
+  const TensorData actual = make(lhs, device, 1).matmul(make(rhs, device, 2)).into_data();
+  const bool on_device = runs.tiled + runs.cooperative > before;
+  const TensorData expected =
+      make(lhs, Device::ndarray(), 1).matmul(make(rhs, Device::ndarray(), 2)).into_data();
+  std::string why;
+  EXPECT_TRUE(actual.approx_equal(expected, Tolerance{0, 0}, &why))
+      << dtype << " " << Shape(lhs) << " @ " << Shape(rhs) << ": " << why;
+  return on_device;
+}
+
 /// x sorted along dim on device equals x sorted on ndarray: values and positions, byte for byte.
 template <typename K>
 void expect_sorted_as_ndarray(const Tensor<3, K>& x, int64_t dim, bool descending,
@@ -140,6 +174,38 @@ void expect_sorted_as_ndarray(const Tensor<3, K>& x, int64_t dim, bool descendin
 }
 
 }  // namespace
+
+void expect_matmul_kernel_takes_every_float_case(const Device& device) {
+  for (const DType dtype : {DType::F32, DType::F16, DType::F64}) {
+    if (!device.supports_dtype(dtype)) continue;
+    const bool f64_on_host = dtype == DType::F64 && device.name().starts_with("wgpu");
+    const auto on_device = [&](bool ran) { EXPECT_EQ(ran, !f64_on_host) << dtype; };
+    // Odd sizes across several 64 x 64 tiles and 16-long k steps.
+    on_device(expect_same_product<2>(device, dtype, {130, 33}, {33, 67}));
+    on_device(expect_same_product<3>(device, dtype, {2, 65, 17}, {2, 17, 129}));
+    // k and n multiples of 8 (vulkan's cooperative kernel reads them 16 bytes at a time), whole
+    // tiles and partial ones.
+    on_device(expect_same_product<3>(device, dtype, {2, 130, 48}, {2, 48, 136}));
+    // Partly broadcast batches: each side's size-1 dims against the other's (strides of 0), and
+    // a batch broadcast at the first, middle and last batch dim.
+    on_device(expect_same_product<4>(device, dtype, {2, 1, 5, 7}, {1, 3, 7, 6}));
+    on_device(expect_same_product<4>(device, dtype, {1, 3, 9, 4}, {2, 3, 4, 5}));
+    on_device(expect_same_product<5>(device, dtype, {2, 3, 1, 4, 6}, {2, 1, 4, 6, 3}));
+    // A NaN and an infinity in the left operand: propagated as ndarray propagates them.
+    on_device(expect_same_product<3>(device, dtype, {2, 3, 20}, {2, 20, 70}, NAN));
+    on_device(expect_same_product<3>(device, dtype, {2, 3, 20}, {2, 20, 70}, INFINITY));
+    // Empty dims: no batch entries, no rows, an empty k (zeros) — nothing to run or zeros.
+    expect_same_product<3>(device, dtype, {0, 3, 4}, {0, 4, 5});
+    expect_same_product<3>(device, dtype, {2, 0, 4}, {2, 4, 5});
+    expect_same_product<3>(device, dtype, {2, 6, 0}, {2, 0, 5});
+  }
+  // The longest k the kernel takes (lavapipe's loop limit) on the device, one longer on the host.
+  EXPECT_TRUE(expect_same_product<2>(device, DType::F32, {2, 60000}, {60000, 3}));
+  EXPECT_FALSE(expect_same_product<2>(device, DType::F32, {2, 60001}, {60001, 3}));
+  // Six batch dims that do not merge into four: the host.
+  EXPECT_FALSE(expect_same_product<8>(device, DType::F32, {2, 1, 2, 1, 2, 1, 3, 4},
+                                      {1, 2, 1, 2, 1, 2, 4, 3}));
+}
 
 void expect_sort_matches_ndarray(const Device& device) {
   // The pattern repeats every 101 elements: ties along every lane longer than that.

@@ -119,6 +119,11 @@ TEST(WgpuDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   expect_matmul_matches_ndarray(*device);
 }
 
+TEST(WgpuDevice, MatmulKernelTakesEveryFloatDtypeBroadcastAndEdge) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_matmul_kernel_takes_every_float_case(*device);
+}
+
 TEST(WgpuDevice, SortKernelIsNdarraysStableSortBitForBit) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   expect_sort_matches_ndarray(*device);

@@ -71,6 +71,9 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
                        std::to_string(VK_API_VERSION_MINOR(physical.api_version)) + "; dtypes:";
     for (DType dtype : kAllDTypes)
       if (computes_in(f, dtype)) text += " " + std::string(dtype_name(dtype));
+    if (f.cooperative_f16)
+      text += "; f16 cooperative matrices " + std::to_string(f.cooperative_f16->m) + "x" +
+              std::to_string(f.cooperative_f16->n) + "x" + std::to_string(f.cooperative_f16->k);
     text += f.timestamp_period > 0 ? "; timestamps)" : "; no timestamps)";
     return text;
   }
