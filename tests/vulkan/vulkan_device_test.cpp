@@ -18,6 +18,7 @@
 #include "ember/tensor_ops.h"
 #include "support/fresh_process.h"
 #include "support/graphics_device_checks.h"
+#include "support/shader_reduction_checks.h"
 #include "vulkan_test_util.h"
 
 namespace ember::test {
@@ -144,6 +145,26 @@ TEST(VulkanDevice, SumAndMeanAreNdarraysBitForBitOnLanesOfOneChunk) {
     EXPECT_TRUE(x.mean_dim(1).into_data().approx_equal(reference.mean_dim(1).into_data(),
                                                        Tolerance::for_dtype(DType::F32)));
   }
+}
+
+TEST(VulkanDevice, ReductionKernelsMatchNdarrayOnTheDevice) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_reductions_run_on_the_device(*device);
+}
+
+TEST(VulkanDevice, SoftmaxKernelMatchesNdarrayOnTheDevice) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_softmax_runs_on_the_device(*device);
+}
+
+TEST(VulkanDevice, WholeTensorSumOfManyChunksRunsOnTheDevice) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_long_sum_runs_on_the_device(*device);
+}
+
+TEST(VulkanDevice, CrossEntropyForwardAndBackwardStayOnTheDevice) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_cross_entropy_runs_on_the_device(*device);
 }
 
 }  // namespace

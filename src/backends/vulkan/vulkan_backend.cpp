@@ -18,6 +18,7 @@
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/reduce_kernel.h"
+#include "backends/vulkan/softmax_kernel.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "ir/program.h"
@@ -37,7 +38,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         kernels_(context_),
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
-        reduce_(context_->features(), kernels_, *stream_, scratch()) {}
+        reduce_(context_->features(), kernels_, *stream_, scratch()),
+        softmax_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -83,6 +85,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  SoftmaxKernel softmax_;
 };
 
 }  // namespace

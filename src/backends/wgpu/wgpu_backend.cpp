@@ -18,6 +18,7 @@
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/softmax_kernel.h"
 #include "backends/wgpu/timestamps.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -36,7 +37,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         kernels_(context_),
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
-        reduce_(adapter, kernels_, *stream_, scratch()) {}
+        reduce_(adapter, kernels_, *stream_, scratch()),
+        softmax_(adapter, kernels_, *stream_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -79,6 +81,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  SoftmaxKernel softmax_;
 };
 
 }  // namespace
