@@ -5,7 +5,7 @@
 // workgroup memory, then writes each element; lanes of at most kSoftmaxShortLane elements one
 // invocation a lane, in order (a workgroup would leave most of its invocations idle). Only the
 // kernels' sources differ between the backends. Both kernels read the same parameter words:
-// lanes, n, inner, log (1 for log-softmax), short (1 for one invocation a lane).
+// lanes, n, inner, log (1 for log-softmax).
 #pragma once
 
 #include <algorithm>
@@ -64,8 +64,9 @@ inline bool softmax_passes_take(const ir::Softmax& softmax, const ir::TensorMeta
          SoftmaxLanes::of(softmax, x.shape).turns(max_groups) <= kSoftmaxMaxTurns;
 }
 
-/// Records softmax over x into out (both contiguous, x's shape). dispatch(parameters, tensors,
-/// workgroups) records the backend's kernel over SoftmaxLanes::groups workgroups.
+/// Records softmax over x into out (both contiguous, x's shape). dispatch(short_lanes, parameters,
+/// tensors, workgroups) records the backend's kernel (the one of one invocation a lane where
+/// short_lanes, else of one workgroup a lane) over SoftmaxLanes::groups workgroups.
 template <typename Range, typename Dispatch>
 void record_softmax(const ir::Softmax& softmax, const ir::TensorMeta& x_meta, const Range& x,
                     const Range& out, uint32_t max_groups, const Dispatch& dispatch) {
@@ -75,7 +76,7 @@ void record_softmax(const ir::Softmax& softmax, const ir::TensorMeta& x_meta, co
       static_cast<uint32_t>(lanes.lanes()), static_cast<uint32_t>(lanes.n),
       static_cast<uint32_t>(lanes.inner), static_cast<uint32_t>(softmax.log ? 1 : 0)};
   const Range tensors[] = {x, out};
-  dispatch(std::as_bytes(std::span(words)), std::span<const Range>(tensors),
+  dispatch(lanes.short_lanes(), std::as_bytes(std::span(words)), std::span<const Range>(tensors),
            lanes.groups(max_groups));
 }
 

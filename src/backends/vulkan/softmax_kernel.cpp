@@ -10,32 +10,15 @@
 namespace ember::vulkan {
 namespace {
 
-/// One workgroup a lane (looping over lanes past the dispatch): each invocation's share of the
-/// lane's maximum (a NaN wins, as in ndarray's lane_max) and sum, then trees over part[]; or, for
-/// short lanes (p[4]), one invocation a lane.
-constexpr const char* kSoftmaxSource = R"(#version 450
+/// The bindings and a lane's share (elements start, start + step, ... of its n) of its maximum
+/// (a NaN wins, as in ndarray's lane_max), of its sum of exp(x - m), and of its writes.
+constexpr const char* kSoftmaxCommon = R"(#version 450
 // ember's vulkan softmax (src/backends/vulkan/softmax_kernel.cpp)
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer Y { float y[]; };
-shared float part[256];
 float larger(float a, float b) { return isnan(a) || (!isnan(b) && a >= b) ? a : b; }
-// The tree over part[]: its combination by larger (max) or addition (sum), in every invocation.
-float tree(bool max_op) {
-  const uint id = gl_LocalInvocationID.x;
-  barrier();
-  for (uint half_size = 128u; half_size > 0u; half_size >>= 1u) {
-    if (id < half_size)
-      part[id] = max_op ? larger(part[id], part[id + half_size]) : part[id] + part[id + half_size];
-    barrier();
-  }
-  const float result = part[0];
-  barrier();
-  return result;
-}
-// A lane's share (elements start, start + step, ... of n) of its maximum, its sum of exp(x - m),
-// and its writes.
 float lane_max(uint first, uint inner, uint n, uint start, uint step) {
   float m = uintBitsToFloat(0xff800000u);
   for (uint k = start; k < n; k += step) m = larger(m, x[first + k * inner]);
@@ -53,23 +36,49 @@ void lane_write(uint first, uint inner, uint n, uint start, uint step, float m, 
     y[first + k * inner] = p[3] != 0u ? shifted - log_sum : exp(shifted) / sum;
   }
 }
+uint first_of(uint lane, uint n, uint inner) {
+  const uint row = lane / inner;
+  return row * n * inner + (lane - row * inner);
+}
+)";
+
+/// Short lanes: one invocation a lane, in order. (Apart from the workgroup kernel: lavapipe runs
+/// a kernel with barriers far slower, even where none is reached.)
+constexpr const char* kSoftmaxShortMain = R"(void main() {
+  const uint lanes = p[0];
+  const uint n = p[1];
+  const uint inner = p[2];
+  for (uint lane = gl_GlobalInvocationID.x; lane < lanes; lane += gl_NumWorkGroups.x * 256u) {
+    const uint first = first_of(lane, n, inner);
+    const float m = lane_max(first, inner, n, 0u, 1u);
+    lane_write(first, inner, n, 0u, 1u, m, lane_sum(first, inner, n, 0u, 1u, m));
+  }
+}
+)";
+
+/// One workgroup a lane (looping over lanes past the dispatch): each invocation's share of the
+/// maximum and the sum, then trees over part[].
+constexpr const char* kSoftmaxWorkgroupMain = R"(shared float part[256];
+// The tree over part[]: its combination by larger (max) or addition (sum), in every invocation.
+float tree(bool max_op) {
+  const uint id = gl_LocalInvocationID.x;
+  barrier();
+  for (uint half_size = 128u; half_size > 0u; half_size >>= 1u) {
+    if (id < half_size)
+      part[id] = max_op ? larger(part[id], part[id + half_size]) : part[id] + part[id + half_size];
+    barrier();
+  }
+  const float result = part[0];
+  barrier();
+  return result;
+}
 void main() {
   const uint lanes = p[0];
   const uint n = p[1];
   const uint inner = p[2];
-  if (p[4] != 0u) {
-    for (uint lane = gl_GlobalInvocationID.x; lane < lanes; lane += gl_NumWorkGroups.x * 256u) {
-      const uint row = lane / inner;
-      const uint first = row * n * inner + (lane - row * inner);
-      const float m = lane_max(first, inner, n, 0u, 1u);
-      lane_write(first, inner, n, 0u, 1u, m, lane_sum(first, inner, n, 0u, 1u, m));
-    }
-    return;
-  }
   const uint id = gl_LocalInvocationID.x;
   for (uint lane = gl_WorkGroupID.x; lane < lanes; lane += gl_NumWorkGroups.x) {
-    const uint row = lane / inner;
-    const uint first = row * n * inner + (lane - row * inner);
+    const uint first = first_of(lane, n, inner);
     part[id] = lane_max(first, inner, n, id, 256u);
     const float m = tree(true);
     part[id] = lane_sum(first, inner, n, id, 256u, m);
@@ -92,11 +101,14 @@ bool SoftmaxKernel::takes(const ir::Softmax& softmax, const ir::TensorMeta& x) c
 
 void SoftmaxKernel::run(const ir::Softmax& softmax, const BufferRange& x,
                         const ir::TensorMeta& x_meta, const BufferRange& out) {
-  shader::record_softmax(
-      softmax, x_meta, x, out, max_groups_,
-      [&](std::span<const std::byte> words, std::span<const BufferRange> tensors, uint32_t groups) {
-        stream_.dispatch(kernels_.kernel(kSoftmaxSource, 2), words, tensors, groups);
-      });
+  shader::record_softmax(softmax, x_meta, x, out, max_groups_,
+                         [&](bool short_lanes, std::span<const std::byte> words,
+                             std::span<const BufferRange> tensors, uint32_t groups) {
+                           const std::string source =
+                               std::string(kSoftmaxCommon) +
+                               (short_lanes ? kSoftmaxShortMain : kSoftmaxWorkgroupMain);
+                           stream_.dispatch(kernels_.kernel(source, 2), words, tensors, groups);
+                         });
 }
 
 }  // namespace ember::vulkan
