@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <set>
@@ -81,16 +82,16 @@ std::vector<float> powers_of_two(int64_t count) {
   return values;
 }
 
-template <typename T>
-Tensor<3> floats(const std::vector<T>& values, const std::vector<int64_t>& dims,
-                 const Device& device) {
-  return Tensor<3>::from_data(TensorData(values, Shape(dims)), device);
+/// values as a tensor of dims and dtype on device.
+Tensor<3> floats(const std::vector<float>& values, const std::vector<int64_t>& dims,
+                 const Device& device, DType dtype = DType::F32) {
+  return Tensor<3>::from_data(TensorData(values, Shape(dims)).convert(dtype), device);
 }
 
 /// Every reduction this file checks of x (on device) against the same of reference (ndarray).
 void expect_float_reductions_match(const Tensor<3>& x, const Tensor<3>& reference,
                                    const std::string& what) {
-  const Tolerance f32 = Tolerance::for_dtype(DType::F32);
+  const Tolerance f32 = Tolerance::for_dtype(x.dtype());
   EXPECT_EQ(x.max().into_data(), reference.max().into_data()) << what;
   EXPECT_EQ(x.min().into_data(), reference.min().into_data()) << what;
   EXPECT_EQ(x.any().into_data(), reference.any().into_data()) << what;
@@ -117,10 +118,10 @@ void expect_float_reductions_match(const Tensor<3>& x, const Tensor<3>& referenc
 }
 
 /// Products of powers of two (exact whatever the order) along every dim and over the whole.
-void expect_products_match(const std::vector<int64_t>& dims, const Device& device) {
+void expect_products_match(const std::vector<int64_t>& dims, const Device& device, DType dtype) {
   const std::vector<float> values = powers_of_two(count_of(dims));
-  const Tensor<3> x = floats(values, dims, device);
-  const Tensor<3> reference = floats(values, dims, Device::ndarray());
+  const Tensor<3> x = floats(values, dims, device, dtype);
+  const Tensor<3> reference = floats(values, dims, Device::ndarray(), dtype);
   EXPECT_EQ(x.prod().into_data(), reference.prod().into_data()) << Shape(dims);
   for (int64_t dim = 0; dim < 3; ++dim)
     EXPECT_EQ(x.prod_dim(dim).into_data(), reference.prod_dim(dim).into_data())
@@ -145,7 +146,8 @@ void expect_integer_extremes_match(const std::vector<int64_t>& dims, const Devic
 
 }  // namespace
 
-void expect_reductions_run_on_the_device(const Device& device) {
+void expect_reductions_run_on_the_device(const Device& device,
+                                         std::initializer_list<DType> float_dtypes) {
   const HostCounts before = shader::HostRuns::counts_so_far();
   // Odd sizes; a lane of one element; lanes of several chunks (4096 elements) strided along the
   // first, middle and last dim; one long lane.
@@ -153,13 +155,16 @@ void expect_reductions_run_on_the_device(const Device& device) {
        {std::vector<int64_t>{5, 37, 6}, std::vector<int64_t>{2, 1, 3},
         std::vector<int64_t>{3, 9001, 2}, std::vector<int64_t>{9001, 2, 3},
         std::vector<int64_t>{1, 1, 200003}}) {
-    for (const bool specials : {false, true}) {
-      const std::vector<float> values = pattern(count_of(dims), specials);
-      expect_float_reductions_match(floats(values, dims, device),
-                                    floats(values, dims, Device::ndarray()),
-                                    shape_text(dims) + (specials ? " with NaN, inf" : ""));
+    for (const DType dtype : float_dtypes) {
+      for (const bool specials : {false, true}) {
+        const std::vector<float> values = pattern(count_of(dims), specials);
+        expect_float_reductions_match(floats(values, dims, device, dtype),
+                                      floats(values, dims, Device::ndarray(), dtype),
+                                      shape_text(dims) + " " + std::string(dtype_name(dtype)) +
+                                          (specials ? " with NaN, inf" : ""));
+      }
+      expect_products_match(dims, device, dtype);
     }
-    expect_products_match(dims, device);
     expect_integer_extremes_match(dims, device);
   }
   EXPECT_EQ(listed(sent_to_host_since(before)), "");

@@ -4,14 +4,18 @@
 // that the kernels (not ndarray's on the host) computed the results.
 #pragma once
 
+#include <initializer_list>
+
 #include "ember/device.h"
+#include "ember/dtype.h"
 
 namespace ember::test {
 
 /// max, min, argmax, argmin, prod, var, any and all along every dim and over the whole tensor
 /// against ndarray (exact but var's): odd sizes, lanes longer than one chunk, NaN and infinities,
-/// i32 and Bool inputs, ties (the first index wins); none sent to the host.
-void expect_reductions_run_on_the_device(const Device& device);
+/// i32 and Bool inputs, ties (the first index wins), each of float_dtypes; none sent to the host.
+void expect_reductions_run_on_the_device(const Device& device,
+                                         std::initializer_list<DType> float_dtypes);
 /// softmax and log_softmax along every dim against ndarray within f32 rounding: lanes longer
 /// than a workgroup, NaN and infinities, an empty dim; none sent to the host.
 void expect_softmax_runs_on_the_device(const Device& device);
