@@ -58,6 +58,28 @@ struct ReduceLanes : LaneGeometry {
   static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 };
 
+/// Whether the kernels take op on a dtype of which they hold: floating (a float: every op), integer
+/// (i32 or u32: max, min, argmax, argmin, any, all; sums and products of integers wrap, left to
+/// the host), boolean (Bool: any, all).
+inline bool reduce_kernels_take(ir::ReduceOp op, bool floating, bool integer, bool boolean) {
+  switch (op) {
+    case ir::ReduceOp::Sum:
+    case ir::ReduceOp::Mean:
+    case ir::ReduceOp::Prod:
+    case ir::ReduceOp::Var:
+      return floating;
+    case ir::ReduceOp::Max:
+    case ir::ReduceOp::Min:
+    case ir::ReduceOp::ArgMax:
+    case ir::ReduceOp::ArgMin:
+      return floating || integer;
+    case ir::ReduceOp::Any:
+    case ir::ReduceOp::All:
+      return floating || integer || boolean;
+  }
+  return false;
+}
+
 /// Whether the two passes take reduce of x on a device whose kernels bind at most max_binding
 /// bytes and keep partial_bytes a chunk: a lane that is not empty (but Sum's: 0; ndarray's other
 /// reductions of none are its errors or NaN, left to it), Var's correction in [0, 2^31), x and

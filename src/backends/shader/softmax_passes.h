@@ -64,20 +64,23 @@ inline bool softmax_passes_take(const ir::Softmax& softmax, const ir::TensorMeta
          SoftmaxLanes::of(softmax, x.shape).turns(max_groups) <= kSoftmaxMaxTurns;
 }
 
-/// Records softmax over x into out (both contiguous, x's shape). dispatch(short_lanes, parameters,
-/// tensors, workgroups) records the backend's kernel (the one of one invocation a lane where
-/// short_lanes, else of one workgroup a lane) over SoftmaxLanes::groups workgroups.
+/// Records softmax over x into out (both contiguous, x's shape): short_source where lanes are
+/// short (one invocation a lane), else workgroup_source (one workgroup a lane), over
+/// SoftmaxLanes::groups workgroups. dispatch(source, parameters, tensors, workgroups) records one
+/// kernel.
 template <typename Range, typename Dispatch>
 void record_softmax(const ir::Softmax& softmax, const ir::TensorMeta& x_meta, const Range& x,
-                    const Range& out, uint32_t max_groups, const Dispatch& dispatch) {
+                    const Range& out, const std::string& short_source,
+                    const std::string& workgroup_source, uint32_t max_groups,
+                    const Dispatch& dispatch) {
   const SoftmaxLanes lanes = SoftmaxLanes::of(softmax, x_meta.shape);
   if (lanes.lanes() == 0 || lanes.n == 0) return;
   const std::vector<uint32_t> words = {
       static_cast<uint32_t>(lanes.lanes()), static_cast<uint32_t>(lanes.n),
       static_cast<uint32_t>(lanes.inner), static_cast<uint32_t>(softmax.log ? 1 : 0)};
   const Range tensors[] = {x, out};
-  dispatch(lanes.short_lanes(), std::as_bytes(std::span(words)), std::span<const Range>(tensors),
-           lanes.groups(max_groups));
+  dispatch(lanes.short_lanes() ? short_source : workgroup_source, std::as_bytes(std::span(words)),
+           std::span<const Range>(tensors), lanes.groups(max_groups));
 }
 
 }  // namespace ember::shader

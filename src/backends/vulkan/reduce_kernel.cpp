@@ -16,30 +16,12 @@ using ir::ReduceOp;
 /// and sum of squared deviations.
 constexpr uint64_t kPartialBytes = 16;
 
-/// The GLSL element type of dtype (one reduce_passes_take's caller took).
+/// The GLSL element type of dtype (one takes_dtype takes).
 std::string glsl_type(DType dtype) {
-  switch (dtype) {
-    case DType::F32:
-      return "float";
-    case DType::F64:
-      return "double";
-    case DType::I32:
-      return "int";
-    case DType::U32:
-      return "uint";
-    case DType::Bool:
-      return "uint8_t";
-    case DType::F16:
-    case DType::BF16:
-    case DType::I64:
-    case DType::I16:
-    case DType::I8:
-    case DType::U64:
-    case DType::U16:
-    case DType::U8:
-      break;
-  }
-  return "float";
+  if (dtype == DType::F64) return "double";
+  if (dtype == DType::I32) return "int";
+  if (dtype == DType::U32) return "uint";
+  return dtype == DType::Bool ? "uint8_t" : "float";
 }
 
 /// The shader's version, extensions, workgroup and parameter block, and the NaN test of x's type
@@ -210,26 +192,12 @@ std::string finish_source(ReduceOp op, DType x, DType out) {
   return text;
 }
 
-/// Whether the kernels hold x's dtype for op (doubles hold every value they take exactly).
+/// Whether the kernels hold x's dtype for op (doubles hold every value they take exactly; a Bool
+/// needs 8-bit storage).
 bool takes_dtype(ReduceOp op, DType x, const Features& features) {
-  const bool floating = x == DType::F32 || (x == DType::F64 && features.float64);
-  const bool integer = x == DType::I32 || x == DType::U32;
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Mean:
-    case ReduceOp::Prod:
-    case ReduceOp::Var:
-      return floating;
-    case ReduceOp::Max:
-    case ReduceOp::Min:
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin:
-      return floating || integer;
-    case ReduceOp::Any:
-    case ReduceOp::All:
-      return features.storage8 && (floating || integer || x == DType::Bool);
-  }
-  return false;
+  return shader::reduce_kernels_take(op, x == DType::F32 || (x == DType::F64 && features.float64),
+                                     x == DType::I32 || x == DType::U32,
+                                     x == DType::Bool && features.storage8);
 }
 
 }  // namespace
@@ -243,6 +211,8 @@ bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
                          const ir::TensorMeta& out) const {
   const bool arg = reduce.op == ReduceOp::ArgMax || reduce.op == ReduceOp::ArgMin;
   if (arg && out.dtype != DType::I64 && out.dtype != DType::I32) return false;
+  const bool truth = reduce.op == ReduceOp::Any || reduce.op == ReduceOp::All;
+  if (truth && !features_.storage8) return false;
   return features_.float64 && takes_dtype(reduce.op, x.dtype, features_) &&
          shader::reduce_passes_take(reduce, x, features_.max_storage_range, kPartialBytes,
                                     uint64_t{1} << 30);

@@ -101,12 +101,10 @@ bool SoftmaxKernel::takes(const ir::Softmax& softmax, const ir::TensorMeta& x) c
 
 void SoftmaxKernel::run(const ir::Softmax& softmax, const BufferRange& x,
                         const ir::TensorMeta& x_meta, const BufferRange& out) {
-  shader::record_softmax(softmax, x_meta, x, out, max_groups_,
-                         [&](bool short_lanes, std::span<const std::byte> words,
+  shader::record_softmax(softmax, x_meta, x, out, std::string(kSoftmaxCommon) + kSoftmaxShortMain,
+                         std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain, max_groups_,
+                         [&](const std::string& source, std::span<const std::byte> words,
                              std::span<const BufferRange> tensors, uint32_t groups) {
-                           const std::string source =
-                               std::string(kSoftmaxCommon) +
-                               (short_lanes ? kSoftmaxShortMain : kSoftmaxWorkgroupMain);
                            stream_.dispatch(kernels_.kernel(source, 2), words, tensors, groups);
                          });
 }

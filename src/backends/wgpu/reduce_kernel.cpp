@@ -38,25 +38,8 @@ fn value(total: Sum) -> f32 {
 
 /// The WGSL type x's elements compute in (Bool: u32, 0 or 1).
 std::string wgsl_type(DType x) {
-  switch (x) {
-    case DType::I32:
-      return "i32";
-    case DType::U32:
-    case DType::Bool:
-      return "u32";
-    case DType::F32:
-    case DType::F64:
-    case DType::F16:
-    case DType::BF16:
-    case DType::I64:
-    case DType::I16:
-    case DType::I8:
-    case DType::U64:
-    case DType::U16:
-    case DType::U8:
-      break;
-  }
-  return "f32";
+  if (x == DType::I32) return "i32";
+  return x == DType::U32 || x == DType::Bool ? "u32" : "f32";
 }
 
 /// The helpers of x's type T: load(i) (element i of src; a Bool is one byte of a word), is_nan
@@ -227,23 +210,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 /// Whether the kernels hold x's dtype for op.
 bool takes_dtype(ReduceOp op, DType x) {
-  const bool integer = x == DType::I32 || x == DType::U32;
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Mean:
-    case ReduceOp::Prod:
-    case ReduceOp::Var:
-      return x == DType::F32;
-    case ReduceOp::Max:
-    case ReduceOp::Min:
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin:
-      return x == DType::F32 || integer;
-    case ReduceOp::Any:
-    case ReduceOp::All:
-      return x == DType::F32 || integer || x == DType::Bool;
-  }
-  return false;
+  return shader::reduce_kernels_take(op, x == DType::F32, x == DType::I32 || x == DType::U32,
+                                     x == DType::Bool);
 }
 
 }  // namespace
