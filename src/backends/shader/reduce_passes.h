@@ -1,9 +1,11 @@
 // The two passes of the shader backends' reductions (vulkan's and wgpu's reduce_kernel), written
-// once: x seen as [rows, n, inner] around the reduced dim, each lane cut into chunks; the first
-// pass reduces each chunk in order (one invocation a chunk) into a scratch buffer of
-// partial_bytes a chunk, the second combines each lane's chunks in order into the output. Only
-// the kernels' sources differ between the backends. Both kernels read the same parameter words:
-// outputs, n, inner, chunks, chunk (elements a chunk), correction (Var's).
+// once: x seen as [rows, n, inner] around the reduced dim, each lane cut into chunks (chunk c of
+// C: the lane's elements c, c + C, c + 2C, ..., so that neighbouring invocations read
+// neighbouring elements); the first pass reduces each chunk in order (one invocation a chunk)
+// into a scratch buffer of partial_bytes a chunk, the second combines each lane's chunks in
+// order into the output (the extremes by their elements' indices). Only the kernels' sources
+// differ between the backends. Both kernels read the same parameter words: outputs, n, inner,
+// chunks, correction (Var's).
 #pragma once
 
 #include <algorithm>
@@ -20,7 +22,7 @@ namespace ember::shader {
 
 /// The invocations of a workgroup in both passes' kernels.
 constexpr uint64_t kReduceWorkgroup = 256;
-/// The most elements of a lane one invocation reduces in the first pass. Note: lavapipe
+/// The most elements of a chunk, which one invocation reduces in the first pass. Note: lavapipe
 /// (llvmpipe) ends an invocation's loops after 65535 turns in all, silently, so no invocation may
 /// loop longer (Var's chunk is read twice: 8192 turns).
 constexpr uint64_t kReduceChunk = 4096;
@@ -113,8 +115,8 @@ void record_reduce_passes(const ir::Reduce& reduce, const ir::TensorMeta& x_meta
   if (lanes.outputs() == 0) return;
   const std::vector<uint32_t> words = {
       static_cast<uint32_t>(lanes.outputs()), static_cast<uint32_t>(lanes.n),
-      static_cast<uint32_t>(lanes.inner),     static_cast<uint32_t>(lanes.chunks()),
-      static_cast<uint32_t>(lanes.chunk()),   static_cast<uint32_t>(reduce.correction)};
+      static_cast<uint32_t>(lanes.inner), static_cast<uint32_t>(lanes.chunks()),
+      static_cast<uint32_t>(reduce.correction)};
   Range partial;
   const std::shared_ptr<const void> held = scratch(lanes.partials() * partial_bytes, &partial);
   const auto pass = [&](const std::string& source, const Range& from, const Range& to,

@@ -40,51 +40,56 @@ layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
   return text;
 }
 
-/// Whether b (the later) replaces a as the lane's extreme so far: the first NaN, else a strictly
-/// greater (smaller) value, so ties keep the first index (ndarray's extreme_index).
+/// Whether b (at index ib) replaces a (at ia) as the lane's extreme so far: the first NaN, else a
+/// greater (smaller) value, the first index of equal ones (ndarray's extreme_index).
 std::string replaces(ReduceOp op) {
   const std::string order = op == ReduceOp::Max || op == ReduceOp::ArgMax ? ">" : "<";
-  return "bool replaces(double b, double a) { return !is_nan(a) && (is_nan(b) || b " + order +
-         " a); }\n";
+  return "bool replaces(double b, double ib, double a, double ia) {\n"
+         "  return is_nan(a) ? is_nan(b) && ib < ia : is_nan(b) || b " +
+         order + " a || (b == a && ib < ia);\n}\n";
 }
 
-/// The body that reduces x's elements first + t * inner, t in [begin, end), into a and b.
+/// The body that reduces x's elements first + t * inner, t = begin, begin + step, ... below n,
+/// into a and b.
 std::string chunk_body(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
-      return "precise double s = 0.0lf;\n for (uint t = begin; t < end; ++t) s += load(first + "
+      return "precise double s = 0.0lf;\n for (uint t = begin; t < n; t += step) s += load(first + "
              "t * inner);\n a = s;\n";
     case ReduceOp::Prod:
-      return "precise double s = 1.0lf;\n for (uint t = begin; t < end; ++t) s *= load(first + "
+      return "precise double s = 1.0lf;\n for (uint t = begin; t < n; t += step) s *= load(first + "
              "t * inner);\n a = s;\n";
     case ReduceOp::Max:
     case ReduceOp::Min:
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
       return "a = load(first + begin * inner);\n b = double(begin);\n"
-             " for (uint t = begin + 1u; t < end && !is_nan(a); ++t) {\n"
+             " for (uint t = begin + step; t < n && !is_nan(a); t += step) {\n"
              "  const double v = load(first + t * inner);\n"
-             "  if (replaces(v, a)) { a = v; b = double(t); }\n }\n";
+             "  if (replaces(v, double(t), a, b)) { a = v; b = double(t); }\n }\n";
     case ReduceOp::Any:
     case ReduceOp::All:
       return "const bool any_op = " + std::string(op == ReduceOp::Any ? "true" : "false") +
              ";\n a = any_op ? 0.0lf : 1.0lf;\n"
-             " for (uint t = begin; t < end; ++t)\n"
+             " for (uint t = begin; t < n; t += step)\n"
              "  if ((is_nan(load(first + t * inner)) || load(first + t * inner) != 0.0lf) == "
              "any_op) { a = any_op ? 1.0lf : "
              "0.0lf; break; }\n";
     case ReduceOp::Var:
       // ndarray's two passes over the chunk, in double: its mean, then the squared deviations.
-      return "precise double s = 0.0lf;\n for (uint t = begin; t < end; ++t) s += load(first + "
-             "t * inner);\n a = s / double(end - begin);\n precise double q = 0.0lf;\n"
-             " for (uint t = begin; t < end; ++t) {\n"
+      return "precise double s = 0.0lf;\n for (uint t = begin; t < n; t += step) s += load(first + "
+             "t * inner);\n a = s / double((n - begin + step - 1u) / step);\n precise double q = "
+             "0.0lf;\n"
+             " for (uint t = begin; t < n; t += step) {\n"
              "  const double d = load(first + t * inner) - a;\n  q += d * d;\n }\n b = q;\n";
   }
   return "";
 }
 
-/// The first pass: each chunk of each lane reduced in order into partial[2w], partial[2w + 1].
+/// The first pass: each chunk of each lane (chunk c: its elements c, c + chunks, ..., so that
+/// neighbouring invocations read neighbouring elements) reduced in order into partial[2w],
+/// partial[2w + 1].
 std::string partial_source(ReduceOp op, DType x) {
   std::string text = header(x, x) + replaces(op);
   text += "layout(std430, set = 0, binding = 1) readonly buffer X { " + glsl_type(x) + " x[]; };\n";
@@ -97,11 +102,10 @@ void main() {
   const uint n = p[1];
   const uint inner = p[2];
   const uint chunks = p[3];
-  const uint chunk = p[4];
   for (uint w = gl_GlobalInvocationID.x; w < outputs * chunks; w += gl_NumWorkGroups.x * 256u) {
     const uint o = w / chunks;
-    const uint begin = (w - o * chunks) * chunk;
-    const uint end = min(n, begin + chunk);
+    const uint begin = w - o * chunks;
+    const uint step = chunks;
     const uint row = o / inner;
     const uint first = row * n * inner + (o - row * inner);
     double a = 0.0lf;
@@ -124,7 +128,7 @@ std::string combine(ReduceOp op) {
     case ReduceOp::Min:
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
-      return "if (replaces(ca, a)) { a = ca; b = cb; }\n";
+      return "if (replaces(ca, cb, a, b)) { a = ca; b = cb; }\n";
     case ReduceOp::Any:
       return "a = max(a, ca);\n";
     case ReduceOp::All:
@@ -158,8 +162,8 @@ std::string result(ReduceOp op, DType x, DType out) {
       return "y[o] = uint8_t(a != 0.0lf ? 1u : 0u);\n";
     case ReduceOp::Var:
       // NaN when n - correction <= 0 (ndarray's, as PyTorch's).
-      return "y[o] = p[5] >= n ? " + type + "(uintBitsToFloat(0x7fc00000u)) : " + type +
-             "(b / double(n - p[5]));\n";
+      return "y[o] = p[4] >= n ? " + type + "(uintBitsToFloat(0x7fc00000u)) : " + type +
+             "(b / double(n - p[4]));\n";
   }
   return "";
 }
@@ -175,15 +179,14 @@ std::string finish_source(ReduceOp op, DType x, DType out) {
   const uint outputs = p[0];
   const uint n = p[1];
   const uint chunks = p[3];
-  const uint chunk = p[4];
   for (uint o = gl_GlobalInvocationID.x; o < outputs; o += gl_NumWorkGroups.x * 256u) {
     double a = partial[2u * o * chunks];
     double b = partial[2u * o * chunks + 1u];
-    double count = double(min(n, chunk));
+    double count = double((n + chunks - 1u) / chunks);
     for (uint c = 1u; c < chunks; ++c) {
       const double ca = partial[2u * (o * chunks + c)];
       const double cb = partial[2u * (o * chunks + c) + 1u];
-      const double ccount = double(min(chunk, n - c * chunk));
+      const double ccount = double((n - c + chunks - 1u) / chunks);
 )";
   text += combine(op);
   text += "      count += ccount;\n    }\n";

@@ -44,9 +44,9 @@ std::string wgsl_type(DType x) {
 
 /// The helpers of x's type T: load(i) (element i of src; a Bool is one byte of a word), is_nan
 /// and nonzero (bit tests on f32: the compiler may assume no NaN of a comparison, and a NaN is
-/// nonzero), and replaces(b, a): whether b
-/// (the later) replaces a as the lane's extreme so far (the first NaN, else strictly beyond, so
-/// ties keep the first index: ndarray's extreme_index).
+/// nonzero), and replaces(b, ib, a, ia): whether b (at index ib) replaces a (at ia) as the lane's
+/// extreme so far (the first NaN, else a value beyond, the first index of equal ones: ndarray's
+/// extreme_index).
 std::string helpers(ReduceOp op, DType x) {
   const std::string type = wgsl_type(x);
   std::string text = "alias T = " + type + ";\n";
@@ -59,51 +59,60 @@ std::string helpers(ReduceOp op, DType x) {
                           : "fn is_nan(v: T) -> bool { return false; }\nfn nonzero(v: T) -> bool "
                             "{ return v != T(0); }\n";
   const std::string order = op == ReduceOp::Max || op == ReduceOp::ArgMax ? ">" : "<";
-  text += "fn replaces(b: T, a: T) -> bool { return !is_nan(a) && (is_nan(b) || b " + order +
-          " a); }\n";
+  text +=
+      "fn replaces(b: T, ib: u32, a: T, ia: u32) -> bool {\n"
+      "  if (is_nan(a)) { return is_nan(b) && ib < ia; }\n"
+      "  return is_nan(b) || b " +
+      order + " a || (b == a && ib < ia);\n}\n";
   return text;
 }
 
-/// The body that reduces x's elements first + t * inner, t in [begin, end), into words a, b.
+/// The body that reduces x's elements first + t * inner, t = begin, begin + step, ... below n,
+/// into words a, b.
 std::string chunk_body(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum:
     case ReduceOp::Mean:
       return "var total = Sum(0.0f, 0.0f);\n"
-             " for (var t = begin; t < end; t++) { total = add(total, load(first + t * inner)); }\n"
+             " for (var t = begin; t < n; t += step) { total = add(total, load(first + t * "
+             "inner)); }\n"
              " a = bitcast<u32>(total.sum);\n b = bitcast<u32>(total.c);\n";
     case ReduceOp::Prod:
-      return "var s = 1.0f;\n for (var t = begin; t < end; t++) { s = s * load(first + t * "
+      return "var s = 1.0f;\n for (var t = begin; t < n; t += step) { s = s * load(first + t * "
              "inner); }\n a = bitcast<u32>(s);\n";
     case ReduceOp::Max:
     case ReduceOp::Min:
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
       return "var v = load(first + begin * inner);\n b = begin;\n"
-             " for (var t = begin + 1u; t < end && !is_nan(v); t++) {\n"
+             " for (var t = begin + step; t < n && !is_nan(v); t += step) {\n"
              "  let u = load(first + t * inner);\n"
-             "  if (replaces(u, v)) { v = u; b = t; }\n }\n a = bitcast<u32>(v);\n";
+             "  if (replaces(u, t, v, b)) { v = u; b = t; }\n }\n a = bitcast<u32>(v);\n";
     case ReduceOp::Any:
     case ReduceOp::All:
       return "let any_op = " + std::string(op == ReduceOp::Any ? "true" : "false") +
              ";\n var r = !any_op;\n"
-             " for (var t = begin; t < end; t++) {\n"
+             " for (var t = begin; t < n; t += step) {\n"
              "  if (nonzero(load(first + t * inner)) == any_op) { r = any_op; break; }\n }\n"
              " a = select(0u, 1u, r);\n";
     case ReduceOp::Var:
       // ndarray's two passes over the chunk (compensated in f32): its mean, then the squared
       // deviations.
       return "var total = Sum(0.0f, 0.0f);\n"
-             " for (var t = begin; t < end; t++) { total = add(total, load(first + t * inner)); }\n"
-             " let mean = value(total) / f32(end - begin);\n var q = Sum(0.0f, 0.0f);\n"
-             " for (var t = begin; t < end; t++) {\n"
+             " for (var t = begin; t < n; t += step) { total = add(total, load(first + t * "
+             "inner)); }\n"
+             " let mean = value(total) / f32((n - begin + step - 1u) / step);\n var q = Sum(0.0f, "
+             "0.0f);\n"
+             " for (var t = begin; t < n; t += step) {\n"
              "  let d = load(first + t * inner) - mean;\n  q = add(q, d * d);\n }\n"
              " a = bitcast<u32>(mean);\n b = bitcast<u32>(value(q));\n";
   }
   return "";
 }
 
-/// The first pass: each chunk of each lane reduced in order into dst[2w], dst[2w + 1].
+/// The first pass: each chunk of each lane (chunk c: its elements c, c + chunks, ..., so that
+/// neighbouring invocations read neighbouring elements) reduced in order into dst[2w],
+/// dst[2w + 1].
 std::string partial_source(ReduceOp op, DType x) {
   std::string text = std::string(kCommon) + helpers(op, x);
   text += R"(@compute @workgroup_size(256)
@@ -112,11 +121,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let n = p[1];
   let inner = p[2];
   let chunks = p[3];
-  let chunk = p[4];
   for (var w = gid.x; w < outputs * chunks; w += groups.x * 256u) {
     let o = w / chunks;
-    let begin = (w - o * chunks) * chunk;
-    let end = min(n, begin + chunk);
+    let begin = w - o * chunks;
+    let step = chunks;
     let row = o / inner;
     let first = row * n * inner + (o - row * inner);
     var a = 0u;
@@ -129,7 +137,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 /// lane(o): the result's word of lane o from its chunks' words src[2k], src[2k + 1] in order.
 std::string lane_function(ReduceOp op) {
   std::string text =
-      "fn lane(o: u32) -> u32 {\n let n = p[1];\n let chunks = p[3];\n let chunk = p[4];\n"
+      "fn lane(o: u32) -> u32 {\n let n = p[1];\n let chunks = p[3];\n"
       " let k0 = o * chunks;\n";
   switch (op) {
     case ReduceOp::Sum:
@@ -152,7 +160,7 @@ std::string lane_function(ReduceOp op) {
           " var v = bitcast<T>(src[2u * k0]);\n var best = src[2u * k0 + 1u];\n"
           " for (var k = k0 + 1u; k < k0 + chunks; k++) {\n"
           "  let u = bitcast<T>(src[2u * k]);\n"
-          "  if (replaces(u, v)) { v = u; best = src[2u * k + 1u]; }\n }\n";
+          "  if (replaces(u, src[2u * k + 1u], v, best)) { v = u; best = src[2u * k + 1u]; }\n }\n";
       return text + (op == ReduceOp::Max || op == ReduceOp::Min ? " return bitcast<u32>(v);\n}\n"
                                                                 : " return best;\n}\n");
     case ReduceOp::Any:
@@ -164,10 +172,10 @@ std::string lane_function(ReduceOp op) {
       // <= 0 (ndarray's, as PyTorch's).
       return text + R"( var mean = bitcast<f32>(src[2u * k0]);
  var m2 = Sum(bitcast<f32>(src[2u * k0 + 1u]), 0.0f);
- var count = f32(min(n, chunk));
+ var count = f32((n + chunks - 1u) / chunks);
  for (var c = 1u; c < chunks; c++) {
   let cmean = bitcast<f32>(src[2u * (k0 + c)]);
-  let ccount = f32(min(chunk, n - c * chunk));
+  let ccount = f32((n - c + chunks - 1u) / chunks);
   let delta = cmean - mean;
   let total = count + ccount;
   mean = mean + delta * ccount / total;
@@ -175,8 +183,8 @@ std::string lane_function(ReduceOp op) {
   m2 = add(m2, delta * delta * count * ccount / total);
   count = total;
  }
- if (p[5] >= n) { return 0x7fc00000u; }
- return bitcast<u32>(value(m2) / f32(n - p[5]));
+ if (p[4] >= n) { return 0x7fc00000u; }
+ return bitcast<u32>(value(m2) / f32(n - p[4]));
 }
 )";
   }
@@ -229,6 +237,10 @@ bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
                          const ir::TensorMeta& out) const {
   const bool arg = reduce.op == ReduceOp::ArgMax || reduce.op == ReduceOp::ArgMin;
   if (arg && out.dtype != DType::I64 && out.dtype != DType::I32) return false;
+  // A Bool result's word is four lanes' chunks combined by one invocation: within lavapipe's
+  // loop limit.
+  const bool truth = reduce.op == ReduceOp::Any || reduce.op == ReduceOp::All;
+  if (truth && 4 * shader::ReduceLanes::of(reduce, x.shape).chunks() > 60000) return false;
   // Each chunk's two words are indexed in 32 bits: fewer than 2^30 chunks.
   return takes_dtype(reduce.op, x.dtype) &&
          shader::reduce_passes_take(reduce, x, max_binding_, kPartialBytes, uint64_t{1} << 30);
