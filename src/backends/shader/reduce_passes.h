@@ -27,8 +27,8 @@ constexpr uint64_t kReduceWorkgroup = 256;
 /// loop longer (Var's chunk is read twice: 8192 turns).
 constexpr uint64_t kReduceChunk = 4096;
 /// The fewest elements of a chunk: shorter chunks would spend the first pass on its writes.
-constexpr uint64_t kMinReduceChunk = 256;
-/// The first pass's invocations that few long lanes are spread over (chunks shortened down to
+constexpr uint64_t kMinReduceChunk = 64;
+/// The first pass's invocations that few lanes are spread over (chunks shortened down to
 /// kMinReduceChunk): a whole-tensor reduction is not one invocation's loop.
 constexpr uint64_t kSpreadInvocations = 65536;
 /// The most chunks of a lane the second pass combines (lavapipe's loop limit again).
@@ -37,17 +37,24 @@ constexpr uint64_t kMaxReduceChunks = 16384;
 /// x as [rows, n, inner] around the reduced dim (the whole tensor, one lane, when there is none),
 /// and its chunks.
 struct ReduceLanes : LaneGeometry {
+  /// Whether the op's result depends on the order its elements are combined in (sum, mean, prod,
+  /// var: rounding); the extremes and truths do not.
+  bool ordered = true;
+
   static ReduceLanes of(const ir::Reduce& reduce, const Shape& shape) {
-    if (!reduce.dim) return {{1, static_cast<uint64_t>(shape.num_elements()), 1}};
-    return {LaneGeometry::around(shape, *reduce.dim)};
+    const bool ordered = reduce.op == ir::ReduceOp::Sum || reduce.op == ir::ReduceOp::Mean ||
+                         reduce.op == ir::ReduceOp::Prod || reduce.op == ir::ReduceOp::Var;
+    if (!reduce.dim) return {{1, static_cast<uint64_t>(shape.num_elements()), 1}, ordered};
+    return {LaneGeometry::around(shape, *reduce.dim), ordered};
   }
 
   uint64_t outputs() const { return lanes(); }
-  /// The elements of a chunk: kReduceChunk, shorter for lanes longer than that where few lanes
-  /// would leave the first pass fewer than kSpreadInvocations invocations (a lane of one chunk
-  /// stays one: reduced in ndarray's order), long enough for at most kMaxReduceChunks chunks.
+  /// The elements of a chunk: kReduceChunk, shorter where few lanes would leave the first pass
+  /// fewer than kSpreadInvocations invocations, long enough for at most kMaxReduceChunks chunks.
+  /// An ordered op's lane of up to kReduceChunk elements stays one chunk: reduced in ndarray's
+  /// order, so its result is ndarray's.
   uint64_t chunk() const {
-    if (n <= kReduceChunk) return kReduceChunk;
+    if (n <= (ordered ? kReduceChunk : kMinReduceChunk)) return kReduceChunk;
     const uint64_t wanted_chunks = ceil_div(kSpreadInvocations, std::max<uint64_t>(1, outputs()));
     const uint64_t spread = std::clamp(ceil_div(n, wanted_chunks), kMinReduceChunk, kReduceChunk);
     return std::max(spread, ceil_div(n, kMaxReduceChunks));
