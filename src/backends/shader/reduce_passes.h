@@ -89,22 +89,25 @@ inline bool reduce_kernels_take(ir::ReduceOp op, bool floating, bool integer, bo
   return false;
 }
 
-/// Whether the two passes take reduce of x on a device whose kernels bind at most max_binding
-/// bytes and keep partial_bytes a chunk: a lane that is not empty (but Sum's: 0; ndarray's other
-/// reductions of none are its errors or NaN, left to it), Var's correction in [0, 2^31), x and
-/// the partial results within one binding, fewer than 2^31 elements (the kernels count in 32
-/// bits), chunks of at most kReduceChunk and fewer than max_partials chunks in all. The op and
-/// dtypes are the backend's to check.
+/// Whether the two passes take reduce of x into out on a device whose kernels bind at most
+/// max_binding bytes and keep partial_bytes a chunk: a lane that is not empty (but Sum's: 0;
+/// ndarray's other reductions of none are its errors or NaN, left to it), Var's correction in
+/// [0, 2^31), x, out (an index may be wider than x's elements) and the partial results within
+/// one binding, fewer than 2^31 elements (the kernels count in 32 bits), chunks of at most
+/// kReduceChunk and fewer than max_partials chunks in all. The op and dtypes are the backend's
+/// to check.
 inline bool reduce_passes_take(const ir::Reduce& reduce, const ir::TensorMeta& x,
-                               uint64_t max_binding, uint64_t partial_bytes,
-                               uint64_t max_partials) {
+                               const ir::TensorMeta& out, uint64_t max_binding,
+                               uint64_t partial_bytes, uint64_t max_partials) {
   const ReduceLanes lanes = ReduceLanes::of(reduce, x.shape);
   if (reduce.op != ir::ReduceOp::Sum && lanes.n == 0) return false;
   if (reduce.correction < 0 || reduce.correction >= (int64_t{1} << 31)) return false;
   const auto elements = static_cast<uint64_t>(x.shape.num_elements());
-  return elements * dtype_size(x.dtype) <= max_binding && elements < (uint64_t{1} << 31) &&
-         lanes.chunk() <= kReduceChunk && lanes.partials() * partial_bytes <= max_binding &&
-         lanes.partials() < max_partials;
+  const uint64_t out_bytes =
+      static_cast<uint64_t>(out.shape.num_elements()) * dtype_size(out.dtype);
+  return elements * dtype_size(x.dtype) <= max_binding && out_bytes <= max_binding &&
+         elements < (uint64_t{1} << 31) && lanes.chunk() <= kReduceChunk &&
+         lanes.partials() * partial_bytes <= max_binding && lanes.partials() < max_partials;
 }
 
 /// Records both passes of reduce over x into out (both contiguous): partial_source from x into

@@ -217,7 +217,7 @@ bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
   const bool truth = reduce.op == ReduceOp::Any || reduce.op == ReduceOp::All;
   if (truth && !features_.storage8) return false;
   return features_.float64 && takes_dtype(reduce.op, x.dtype, features_) &&
-         shader::reduce_passes_take(reduce, x, features_.max_storage_range, kPartialBytes,
+         shader::reduce_passes_take(reduce, x, out, features_.max_storage_range, kPartialBytes,
                                     uint64_t{1} << 30);
 }
 

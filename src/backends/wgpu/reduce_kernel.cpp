@@ -243,7 +243,7 @@ bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
   if (truth && 4 * shader::ReduceLanes::of(reduce, x.shape).chunks() > 60000) return false;
   // Each chunk's two words are indexed in 32 bits: fewer than 2^30 chunks.
   return takes_dtype(reduce.op, x.dtype) &&
-         shader::reduce_passes_take(reduce, x, max_binding_, kPartialBytes, uint64_t{1} << 30);
+         shader::reduce_passes_take(reduce, x, out, max_binding_, kPartialBytes, uint64_t{1} << 30);
 }
 
 void ReduceKernel::run(const ir::Reduce& reduce, const BufferRange& x, const ir::TensorMeta& x_meta,
