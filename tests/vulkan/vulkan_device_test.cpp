@@ -120,15 +120,18 @@ TEST(VulkanDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
 }
 
 TEST(VulkanDevice, SumAndMeanAreNdarraysBitForBitOnLanesOfOneChunk) {
-  // The kernel adds a lane of up to 4096 elements in order in double, as ndarray does.
+  // The kernel adds a lane of up to 64 elements (one chunk) in order in double, as ndarray does;
+  // a longer one (the whole tensor: 1110 elements) is spread over chunks, within rounding.
   EMBER_SKIP_WITHOUT_VULKAN(device);
   const std::vector<int64_t> dims = {5, 37, 6};
   for (const DType dtype : {DType::F32, DType::F64}) {
     if (!device->supports_dtype(dtype)) continue;
     const Tensor<3> x = patterned(dims, *device, 3).cast(dtype) * 1.1;
     const Tensor<3> reference = patterned(dims, Device::ndarray(), 3).cast(dtype) * 1.1;
-    EXPECT_EQ(x.sum().into_data(), reference.sum().into_data()) << dtype;
-    EXPECT_EQ(x.mean().into_data(), reference.mean().into_data()) << dtype;
+    const Tolerance tolerance = Tolerance::for_dtype(dtype);
+    EXPECT_TRUE(x.sum().into_data().approx_equal(reference.sum().into_data(), tolerance)) << dtype;
+    EXPECT_TRUE(x.mean().into_data().approx_equal(reference.mean().into_data(), tolerance))
+        << dtype;
     for (int64_t dim = 0; dim < 3; ++dim) {
       EXPECT_EQ(x.sum_dim(dim).into_data(), reference.sum_dim(dim).into_data()) << dtype << dim;
       EXPECT_EQ(x.mean_dim(dim).into_data(), reference.mean_dim(dim).into_data()) << dtype << dim;

@@ -37,24 +37,18 @@ constexpr uint64_t kMaxReduceChunks = 16384;
 /// x as [rows, n, inner] around the reduced dim (the whole tensor, one lane, when there is none),
 /// and its chunks.
 struct ReduceLanes : LaneGeometry {
-  /// Whether the op's result depends on the order its elements are combined in (sum, mean, prod,
-  /// var: rounding); the extremes and truths do not.
-  bool ordered = true;
-
   static ReduceLanes of(const ir::Reduce& reduce, const Shape& shape) {
-    const bool ordered = reduce.op == ir::ReduceOp::Sum || reduce.op == ir::ReduceOp::Mean ||
-                         reduce.op == ir::ReduceOp::Prod || reduce.op == ir::ReduceOp::Var;
-    if (!reduce.dim) return {{1, static_cast<uint64_t>(shape.num_elements()), 1}, ordered};
-    return {LaneGeometry::around(shape, *reduce.dim), ordered};
+    if (!reduce.dim) return {{1, static_cast<uint64_t>(shape.num_elements()), 1}};
+    return {LaneGeometry::around(shape, *reduce.dim)};
   }
 
   uint64_t outputs() const { return lanes(); }
-  /// The elements of a chunk: kReduceChunk, shorter where few lanes would leave the first pass
-  /// fewer than kSpreadInvocations invocations, long enough for at most kMaxReduceChunks chunks.
-  /// An ordered op's lane of up to kReduceChunk elements stays one chunk: reduced in ndarray's
-  /// order, so its result is ndarray's.
+  /// The elements of a chunk: kReduceChunk (a lane of up to that many, or of at most
+  /// kMinReduceChunk, is one chunk: reduced in ndarray's order, so exactly ndarray's result),
+  /// shorter where few lanes would leave the first pass fewer than kSpreadInvocations
+  /// invocations, long enough for at most kMaxReduceChunks chunks.
   uint64_t chunk() const {
-    if (n <= (ordered ? kReduceChunk : kMinReduceChunk)) return kReduceChunk;
+    if (n <= kMinReduceChunk) return kReduceChunk;
     const uint64_t wanted_chunks = ceil_div(kSpreadInvocations, std::max<uint64_t>(1, outputs()));
     const uint64_t spread = std::clamp(ceil_div(n, wanted_chunks), kMinReduceChunk, kReduceChunk);
     return std::max(spread, ceil_div(n, kMaxReduceChunks));
