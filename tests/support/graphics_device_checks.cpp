@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -122,6 +123,44 @@ void expect_matmul_matches_ndarray(const Device& device) {
         actual.into_data().approx_equal(expected.into_data(), Tolerance::for_dtype(DType::F32)))
         << Shape(c.lhs) << " @ " << Shape(c.rhs);
   }
+}
+
+namespace {
+
+/// x sorted along dim on device equals x sorted on ndarray: values and positions, byte for byte.
+template <typename K>
+void expect_sorted_as_ndarray(const Tensor<3, K>& x, int64_t dim, bool descending,
+                              const Device& device) {
+  const auto [values, positions] = x.to_device(device).sort_with_indices(dim, descending);
+  const auto [expected_values, expected_positions] = x.sort_with_indices(dim, descending);
+  EXPECT_TRUE(values.into_data() == expected_values.into_data())
+      << x.shape() << " dim " << dim << (descending ? " descending" : "");
+  EXPECT_TRUE(positions.into_data() == expected_positions.into_data())
+      << x.shape() << " dim " << dim << (descending ? " descending" : "");
+}
+
+}  // namespace
+
+void expect_sort_matches_ndarray(const Device& device) {
+  // The pattern repeats every 101 elements: ties along every lane longer than that.
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{3, 50, 7}, std::vector<int64_t>{1, 2048, 1},
+        std::vector<int64_t>{2, 2049, 1}, std::vector<int64_t>{4, 1, 300}})
+    for (int64_t dim = 0; dim < 3; ++dim)
+      for (const bool descending : {false, true}) {
+        const Tensor<3> x = patterned(dims, Device::ndarray(), 3);
+        expect_sorted_as_ndarray(x, dim, descending, device);
+        expect_sorted_as_ndarray((x * 4.0).to_int().cast(DType::I32), dim, descending, device);
+      }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor<3> special = Tensor<3>::from_data(
+      TensorData(std::vector<float>{nan, 1, -inf, 0.0f, -0.0f, inf, 1, -nan, -1, 0.0f, nan, -inf},
+                 Shape{2, 6, 1}),
+      Device::ndarray());
+  for (int64_t dim = 0; dim < 3; ++dim)
+    for (const bool descending : {false, true})
+      expect_sorted_as_ndarray(special, dim, descending, device);
 }
 
 }  // namespace ember::test

@@ -28,5 +28,9 @@ void expect_flush_and_sync_finish_the_work(const Device& device);
 /// The matmul kernel against ndarray: sizes across tiles, batches on both sides, a right-hand
 /// side broadcast over the batch, an empty inner dim.
 void expect_matmul_matches_ndarray(const Device& device);
+/// The sort kernel against ndarray, bit for bit: lanes along every dim, of up to 2048 elements
+/// (the longest a workgroup sorts) and 2049 (the host's), ties kept in order in both directions,
+/// NaN (largest), infinities and both zeros, f32 and i32 keys.
+void expect_sort_matches_ndarray(const Device& device);
 
 }  // namespace ember::test

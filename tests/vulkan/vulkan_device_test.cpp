@@ -119,6 +119,11 @@ TEST(VulkanDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   expect_matmul_matches_ndarray(*device);
 }
 
+TEST(VulkanDevice, SortKernelIsNdarraysStableSortBitForBit) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_sort_matches_ndarray(*device);
+}
+
 TEST(VulkanDevice, SumAndMeanAreNdarraysBitForBitOnLanesOfOneChunk) {
   // The kernel adds a lane of up to 64 elements (one chunk) in order in double, as ndarray does;
   // a longer one (the whole tensor: 1110 elements) is spread over chunks, within rounding.

@@ -39,7 +39,11 @@ constexpr uint64_t kMaxReduceChunks = 16384;
 struct ReduceLanes : LaneGeometry {
   static ReduceLanes of(const ir::Reduce& reduce, const Shape& shape) {
     if (!reduce.dim) return {{1, static_cast<uint64_t>(shape.num_elements()), 1}};
-    return {LaneGeometry::around(shape, *reduce.dim)};
+    return along(shape, *reduce.dim);
+  }
+  /// shape's lanes along dim (non-negative, < rank).
+  static ReduceLanes along(const Shape& shape, int64_t dim) {
+    return {LaneGeometry::around(shape, dim)};
   }
 
   uint64_t outputs() const { return lanes(); }

@@ -1,11 +1,11 @@
 // ShaderBackend: what the shader backends (vulkan, wgpu) share, written once. The routing of the
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
-// input's own dtype (its input read as a view, codegen/layout_views.h), matmul and reduce by the
-// backend's own kernels, and the host (ndarray's kernels) for every op without a kernel yet. And
-// the Backend overrides that are the same on both: execute, fusion_support, execute_fused, write,
-// read, sync, flush, the memory reports. A backend derives from
-// ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
+// input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce and sort
+// by the backend's own kernels, and the host (ndarray's kernels) for every op without a kernel yet.
+// And the Backend overrides that are the same on both: execute, fusion_support, execute_fused,
+// write, read, sync, flush, the memory reports. A backend derives from ShaderBackend<Itself, Pages,
+// Range> and has, for it (a friend):
 //   context_     shared_ptr to its context: check_usable(), name()
 //   stream_      shared_ptr to its command stream: upload(bytes, range), download(range, bytes),
 //                flush(), sync()
@@ -16,6 +16,7 @@
 //   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
 //   reduce_      takes(reduce, x, out), run(reduce, x, x_meta, out, out_meta)
 //   softmax_     takes(softmax, x), run(softmax, x, x_meta, out)
+//   sort_        takes(sort, x), run(sort, x, x_meta, values, positions)
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
 #pragma once
@@ -256,6 +257,17 @@ class ShaderBackend : public backend::Backend {
     return Outputs{out};
   }
 
+  std::optional<Outputs> run(const ir::Sort& sort, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!self().sort_.takes(sort, inputs[0].meta)) return std::nullopt;
+    auto values = allocate(outputs[0]);
+    auto positions = allocate(outputs[1]);
+    self().sort_.run(sort, range_of(inputs[0].buffer), inputs[0].meta, values->range(),
+                     positions->range());
+    return Outputs{values, positions};
+  }
+
   template <typename Op>
   requires(std::is_same_v<Op, ir::Permute> || std::is_same_v<Op, ir::Flip> ||
            std::is_same_v<Op, ir::Expand> || std::is_same_v<Op, ir::Slice>)
@@ -299,20 +311,20 @@ class ShaderBackend : public backend::Backend {
 
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
-  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
-           std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
-           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
-           std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-           std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
-           std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Conv> ||
-           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
-           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
-           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
-           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
-           std::is_same_v<Op, ir::AttentionGrad> || ir::FusedRowOp<Op>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                 std::span<const Operand> /*inputs*/,
-                                 std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(
+      std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
+      std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
+      std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
+      std::is_same_v<Op, ir::Cumulative> || std::is_same_v<Op, ir::Full> ||
+      std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Random> ||
+      std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+      std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+      std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                                     std::span<const Operand> /*inputs*/,
+                                                     std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 };

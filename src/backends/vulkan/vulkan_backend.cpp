@@ -19,6 +19,7 @@
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/reduce_kernel.h"
 #include "backends/vulkan/softmax_kernel.h"
+#include "backends/vulkan/sort_kernel.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "ir/program.h"
@@ -39,7 +40,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
         reduce_(context_->features(), kernels_, *stream_, scratch()),
-        softmax_(context_->features(), kernels_, *stream_) {}
+        softmax_(context_->features(), kernels_, *stream_),
+        sort_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -86,6 +88,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   MatmulKernel matmul_;
   ReduceKernel reduce_;
   SoftmaxKernel softmax_;
+  SortKernel sort_;
 };
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/reduce_kernel.h"
 #include "backends/wgpu/softmax_kernel.h"
+#include "backends/wgpu/sort_kernel.h"
 #include "backends/wgpu/timestamps.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -38,7 +39,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
         reduce_(adapter, kernels_, *stream_, scratch()),
-        softmax_(adapter, kernels_, *stream_) {}
+        softmax_(adapter, kernels_, *stream_),
+        sort_(adapter, kernels_, *stream_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -82,6 +84,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   MatmulKernel matmul_;
   ReduceKernel reduce_;
   SoftmaxKernel softmax_;
+  SortKernel sort_;
 };
 
 }  // namespace
