@@ -1,13 +1,13 @@
-// The vulkan backend's reductions along one dim or over the whole tensor, in two passes: each
-// chunk of a lane (up to 4096 elements; shorter where few lanes would leave the device idle)
-// reduced in order in double by one invocation, then each lane's chunks in order (lavapipe ends
-// an invocation's loops after 65535 turns). Sum, Mean, Prod and Var (ndarray's two passes a
-// chunk, then Chan's merge of the chunks) of f32 and f64; Max, Min, ArgMax, ArgMin (the first
-// extreme, the first NaN winning, as ndarray) of those and i32, u32; Any and All of those and
-// Bool. A lane of one chunk is ndarray's result bit for bit; longer ones differ by the rounding
-// of the chunks' (max, min and their indices, any and all: exact). A device without doubles,
-// and the other dtypes, run on the host. The lanes, chunks and the two dispatches are shared
-// with wgpu (backends/shader/reduce_passes.h).
+// The vulkan backend's reductions along one dim or over the whole tensor, in two passes: each chunk
+// of a lane (chunk c of C: its elements c, c + C, ...; up to 4096, fewer where few lanes would
+// leave the device idle) reduced in order in double by one invocation, then each lane's chunks in
+// order (lavapipe ends an invocation's loops after 65535 turns). Sum, Mean, Prod and Var (ndarray's
+// two passes a chunk, then Chan's merge of the chunks) of f32 and f64; Max, Min, ArgMax, ArgMin
+// (the first extreme, the first NaN winning, as ndarray) of those and i32, u32; Any and All of
+// those and Bool. A lane of one chunk is ndarray's result bit for bit; longer ones differ by the
+// rounding of the chunks' (max, min and their indices, any and all: exact). A device without
+// doubles, and the other dtypes, run on the host. The lanes, chunks and the two dispatches are
+// shared with wgpu (backends/shader/reduce_passes.h).
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@ namespace ember::vulkan {
 class ReduceKernel {
  public:
   /// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while
-  /// the returned pointer lives: the partial sums between the passes.
+  /// the returned pointer lives: the chunks' partial results between the passes.
   ReduceKernel(const Features& features, KernelCache& kernels, CommandStream& stream,
                std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch);
 
