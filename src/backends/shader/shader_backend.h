@@ -14,7 +14,8 @@
 //   programs_    its ProgramKernels: runs(program, n, bytes), run(program, input ranges,
 //                MergedDims, output ranges, constants, n)
 //   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
-//   reduce_      takes(reduce, x), run(reduce, x, x_meta, out)
+//   reduce_      takes(reduce, x, out), run(reduce, x, x_meta, out, out_meta)
+//   softmax_     takes(softmax, x), run(softmax, x, x_meta, out)
 //   sort_        takes(sort, x), run(sort, x, x_meta, values, positions)
 //   random_      takes(random), run(random, out)
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
@@ -35,6 +36,7 @@
 #include "backends/backend.h"
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/host_runs.h"
 #include "backends/shader/pool_buffer.h"
 #include "codegen/kernel_dims.h"
 #include "codegen/layout_views.h"
@@ -74,6 +76,7 @@ class ShaderBackend : public backend::Backend {
     // to the pools, where the results' uploads find them.
     for (const ir::TensorMeta& output : outputs)
       allocate(output);
+    HostRuns::record(ir::name(op));
     return ndarray::run_on_host(*this, op, inputs, outputs);
   }
 
@@ -248,9 +251,10 @@ class ShaderBackend : public backend::Backend {
   std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& /*op*/,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
-    if (!self().reduce_.takes(reduce, inputs[0].meta)) return std::nullopt;
+    if (!self().reduce_.takes(reduce, inputs[0].meta, outputs[0])) return std::nullopt;
     auto out = allocate(outputs[0]);
-    self().reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range());
+    self().reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range(),
+                       outputs[0]);
     return Outputs{out};
   }
 
@@ -306,6 +310,15 @@ class ShaderBackend : public backend::Backend {
     return Outputs{out};
   }
 
+  std::optional<Outputs> run(const ir::Softmax& softmax, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!self().softmax_.takes(softmax, inputs[0].meta)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    self().softmax_.run(softmax, range_of(inputs[0].buffer), inputs[0].meta, out->range());
+    return Outputs{out};
+  }
+
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
   requires(
@@ -313,7 +326,7 @@ class ShaderBackend : public backend::Backend {
       std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
       std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
       std::is_same_v<Op, ir::Cumulative> || std::is_same_v<Op, ir::Full> ||
-      std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Softmax> ||
+      std::is_same_v<Op, ir::Arange> ||
       std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
       std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
       std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||

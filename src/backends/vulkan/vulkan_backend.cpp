@@ -19,6 +19,7 @@
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/random_kernel.h"
 #include "backends/vulkan/reduce_kernel.h"
+#include "backends/vulkan/softmax_kernel.h"
 #include "backends/vulkan/sort_kernel.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -40,6 +41,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
         reduce_(context_->features(), kernels_, *stream_, scratch()),
+        softmax_(context_->features(), kernels_, *stream_),
         sort_(context_->features(), kernels_, *stream_),
         random_(context_->features(), kernels_, *stream_) {}
 
@@ -90,6 +92,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  SoftmaxKernel softmax_;
   SortKernel sort_;
   RandomKernel random_;
 };

@@ -19,6 +19,7 @@
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/random_kernel.h"
 #include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/softmax_kernel.h"
 #include "backends/wgpu/sort_kernel.h"
 #include "backends/wgpu/timestamps.h"
 #include "ember/error.h"
@@ -39,6 +40,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
         reduce_(adapter, kernels_, *stream_, scratch()),
+        softmax_(adapter, kernels_, *stream_),
         sort_(adapter, kernels_, *stream_),
         random_(adapter, kernels_, *stream_) {}
 
@@ -83,6 +85,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  SoftmaxKernel softmax_;
   SortKernel sort_;
   RandomKernel random_;
 };
