@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/conv_pool_kernels.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
@@ -37,7 +38,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         kernels_(context_),
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
-        reduce_(context_->features(), kernels_, *stream_, scratch()) {}
+        reduce_(context_->features(), kernels_, *stream_, scratch()),
+        conv_pool_(make_conv_pool_kernels(context_->features(), kernels_, *stream_)) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -83,6 +85,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  ConvPoolKernels conv_pool_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/wgpu/command_stream.h"
+#include "backends/wgpu/conv_pool_kernels.h"
 #include "backends/wgpu/device_pages.h"
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
@@ -36,7 +37,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         kernels_(context_),
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
-        reduce_(adapter, kernels_, *stream_, scratch()) {}
+        reduce_(adapter, kernels_, *stream_, scratch()),
+        conv_pool_(make_conv_pool_kernels(adapter, kernels_, *stream_)) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -79,6 +81,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  ConvPoolKernels conv_pool_;
 };
 
 }  // namespace

@@ -1,0 +1,356 @@
+#include "backends/vulkan/conv_pool_kernels.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace ember::vulkan {
+namespace {
+
+/// The start of every kernel: T the tensors' type, A the accumulator's, the parameter block.
+std::string header(const std::string& type, const std::string& accumulator) {
+  return "#version 450\n"
+         "// ember's vulkan convolution and pooling (src/backends/vulkan/conv_pool_kernels.cpp)\n"
+         "#define T " +
+         type + "\n#define A " + accumulator + R"(
+layout(local_size_x = 256) in;
+layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
+// The element this invocation writes: workgroups are numbered y * (workgroups along x) + x.
+uint element() {
+  return gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u + gl_GlobalInvocationID.x;
+}
+)";
+}
+
+/// A storage buffer at binding, an array name[] of elem.
+std::string buffer(int binding, const std::string& access, const std::string& elem,
+                   const std::string& name) {
+  return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access +
+         " buffer B" + std::to_string(binding) + " { " + elem + " " + name + "[]; };\n";
+}
+
+std::string type_of(DType dtype) {
+  return dtype == DType::F64 ? "double" : "float";
+}
+
+// Conv (words: conv_passes.h). tap() is ndarray's conv_plan.h: along dim a, output o meets input
+// i = o s - p + k d (transposed: o = i s - p + k d, i = (o + p - k d) / s where exact).
+constexpr const char* kConv = R"(
+int tap(uint a, int o, int k) {
+  const int stride = int(p[15u + a]);
+  const int padding = int(p[18u + a]);
+  const int dilation = int(p[21u + a]);
+  const int extent = int(p[6u + a]);
+  if (p[1] == 0u) {
+    const int i = o * stride - padding + k * dilation;
+    return i >= 0 && i < extent ? i : -1;
+  }
+  const int shifted = o - k * dilation + padding;
+  if (shifted < 0 || shifted % stride != 0 || shifted / stride >= extent) return -1;
+  return shifted / stride;
+}
+void main() {
+  const uint e = element();
+  if (e >= p[0]) return;
+  uint t = e;
+  const int ow = int(t % p[11]);
+  t /= p[11];
+  const int oh = int(t % p[10]);
+  t /= p[10];
+  const int od = int(t % p[9]);
+  t /= p[9];
+  const uint groups = p[3];
+  const uint ipg = p[4];
+  const uint opg = p[5];
+  const uint c = t % (groups * opg);
+  const uint n = t / (groups * opg);
+  const uint g = c / opg;
+  const uint oc = c - g * opg;
+  const uint in_volume = p[6] * p[7] * p[8];
+  const uint kh_kw = p[13] * p[14];
+  const uint kernel_volume = p[12] * kh_kw;
+  const bool transposed = p[1] != 0u;
+  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
+  const uint w0 = transposed ? (g * ipg * opg + oc) * kernel_volume
+                             : (g * opg + oc) * ipg * kernel_volume;
+  const uint w_step = transposed ? opg * kernel_volume : kernel_volume;
+  const uint x0 = (n * groups + g) * ipg * in_volume;
+  A acc = A(0);
+  for (uint k = 0u; k < kernel_volume; ++k) {
+    const int id = tap(0u, od, int(k / kh_kw));
+    const int ih = tap(1u, oh, int(k / p[14] % p[13]));
+    const int iw = tap(2u, ow, int(k % p[14]));
+    if (id < 0 || ih < 0 || iw < 0) continue;
+    uint xi = x0 + (uint(id) * p[7] + uint(ih)) * p[8] + uint(iw);
+    uint wi = w0 + k;
+    for (uint ic = 0u; ic < ipg; ++ic) {
+      acc = fma(A(x[xi]), A(w[wi]), acc);
+      xi += in_volume;
+      wi += w_step;
+    }
+  }
+#ifdef BIAS
+  y[e] = T(A(b[c]) + acc);
+#else
+  y[e] = T(acc);
+#endif
+}
+)";
+
+// ConvWeightGrad (words: conv_passes.h): a workgroup a weight element; far_of() is ndarray's
+// kernel_taps: near position q meets far position q s - p + k d.
+constexpr const char* kConvWeightGrad = R"(
+shared A partial[256];
+int far_of(uint a, int near, int k, uint far_at) {
+  const int f = near * int(p[15u + a]) - int(p[18u + a]) + k * int(p[21u + a]);
+  return f >= 0 && f < int(p[far_at + a]) ? f : -1;
+}
+void main() {
+  const uint wi = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (wi >= p[0]) return;  // the whole workgroup: the barriers stay uniform
+  const bool transposed = p[1] != 0u;
+  const uint groups = p[3];
+  const uint ipg = p[4];
+  const uint opg = p[5];
+  const uint kh_kw = p[13] * p[14];
+  const uint kernel_volume = p[12] * kh_kw;
+  const uint k = wi % kernel_volume;
+  const uint pair = wi / kernel_volume;
+  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
+  const uint second = transposed ? opg : ipg;
+  const uint first = pair / second;
+  const uint g = first / (transposed ? ipg : opg);
+  const uint ic = transposed ? first % ipg : pair % second;
+  const uint oc = transposed ? pair % second : first % opg;
+  const int kd = int(k / kh_kw);
+  const int kh = int(k / p[14] % p[13]);
+  const int kw = int(k % p[14]);
+  // The near side: the output's positions (x's, transposed); the far side the other.
+  const uint near_at = transposed ? 6u : 9u;
+  const uint far_at = transposed ? 9u : 6u;
+  const uint near_volume = p[near_at] * p[near_at + 1u] * p[near_at + 2u];
+  const uint in_volume = p[6] * p[7] * p[8];
+  const uint out_volume = p[9] * p[10] * p[11];
+  const uint pairs = p[2] * near_volume;
+  const uint lane = gl_LocalInvocationID.x;
+  A acc = A(0);
+  for (uint r = lane; r < pairs; r += 256u) {
+    const uint n = r / near_volume;
+    uint q = r - n * near_volume;
+    const int nw = int(q % p[near_at + 2u]);
+    q /= p[near_at + 2u];
+    const int nh = int(q % p[near_at + 1u]);
+    const int nd = int(q / p[near_at + 1u]);
+    const int fd = far_of(0u, nd, kd, far_at);
+    const int fh = far_of(1u, nh, kh, far_at);
+    const int fw = far_of(2u, nw, kw, far_at);
+    if (fd < 0 || fh < 0 || fw < 0) continue;
+    const uint near_flat = (uint(nd) * p[near_at + 1u] + uint(nh)) * p[near_at + 2u] + uint(nw);
+    const uint far_flat = (uint(fd) * p[far_at + 1u] + uint(fh)) * p[far_at + 2u] + uint(fw);
+    const uint xi = ((n * groups + g) * ipg + ic) * in_volume + (transposed ? near_flat : far_flat);
+    const uint gi = ((n * groups + g) * opg + oc) * out_volume + (transposed ? far_flat : near_flat);
+    acc = fma(A(x[xi]), A(dy[gi]), acc);
+  }
+  partial[lane] = acc;
+  memoryBarrierShared();
+  barrier();
+  for (uint s = 128u; s > 0u; s >>= 1u) {
+    if (lane < s) partial[lane] += partial[lane + s];
+    memoryBarrierShared();
+    barrier();
+  }
+  if (lane == 0u) dw[wi] = T(partial[0]);
+}
+)";
+
+// The windows of pooling (words: pool_passes.h), as ndarray's pool_windows.cpp makes them.
+constexpr const char* kWindows = R"(
+struct Window { int first; int count; int padded; int step; };
+Window window(uint a, int o) {
+  const int extent = int(p[5u + a]);
+  if (p[1] != 0u) {
+    const int out_extent = int(p[8u + a]);
+    const int start = o * extent / out_extent;
+    const int end = ((o + 1) * extent + out_extent - 1) / out_extent;
+    return Window(start, end - start, end - start, 1);
+  }
+  const int kernel = int(p[11u + a]);
+  const int stride = int(p[14u + a]);
+  const int padding = int(p[17u + a]);
+  const int dilation = int(p[20u + a]);
+  const int start = o * stride - padding;
+  const int skipped = start < 0 ? (dilation - 1 - start) / dilation : 0;
+  const int before_end = (extent - start + dilation - 1) / dilation;
+  return Window(start + skipped * dilation, min(kernel, before_end) - skipped,
+                min(kernel, extent + padding - start), dilation);
+}
+A divisor(Window a, Window b, Window c) {
+  if (p[3] != 0u) return A(p[3]);
+  if (p[2] != 0u) return A(a.padded) * A(b.padded) * A(c.padded);
+  return A(a.count) * A(b.count) * A(c.count);
+}
+)";
+
+// Pool and AdaptivePool: the first maximum (a NaN replaces any value) or the average of a window.
+constexpr const char* kPool = R"(
+bool is_nan(float v) { return (floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u; }
+#ifdef DOUBLES
+bool is_nan(double v) {
+  const uvec2 u = unpackDouble2x32(v);
+  const uint high = u.y & 0x7fffffffu;
+  return high > 0x7ff00000u || (high == 0x7ff00000u && u.x != 0u);
+}
+#endif
+void main() {
+  const uint e = element();
+  if (e >= p[0]) return;
+  uint t = e;
+  const int o2 = int(t % p[10]);
+  t /= p[10];
+  const int o1 = int(t % p[9]);
+  t /= p[9];
+  const int o0 = int(t % p[8]);
+  const uint plane = t / p[8];
+  const Window a = window(0u, o0);
+  const Window b = window(1u, o1);
+  const Window c = window(2u, o2);
+  const uint base = plane * p[5] * p[6] * p[7];
+  int best = -1;
+  T best_value = T(0);
+  A sum = A(0);
+  for (int j = 0; j < a.count * b.count * c.count; ++j) {
+    const int i0 = j / (b.count * c.count);
+    const int i1 = j / c.count % b.count;
+    const int i2 = j % c.count;
+    const int at = ((a.first + i0 * a.step) * int(p[6]) + b.first + i1 * b.step) * int(p[7]) +
+                   c.first + i2 * c.step;
+    const T v = x[base + uint(at)];
+#ifdef MAX
+    if (best < 0 || is_nan(v) || v > best_value) {
+      best = at;
+      best_value = v;
+    }
+#else
+    sum += A(v);
+#endif
+  }
+#ifdef MAX
+  y[e] = best_value;
+  if (p[4] == 2u) {
+    index[2u * e] = uint(best);
+    index[2u * e + 1u] = 0u;
+  } else {
+    index[e] = uint(best);
+  }
+#else
+  y[e] = T(sum / divisor(a, b, c));
+#endif
+}
+)";
+
+// AvgPoolGrad and AdaptiveAvgPoolGrad: an input element gathers the shares of the windows that
+// hold it, in their row-major order.
+constexpr const char* kAvgPoolGrad = R"(
+ivec2 candidates(uint a, int i) {
+  const int extent = int(p[5u + a]);
+  const int out_extent = int(p[8u + a]);
+  if (p[1] != 0u)
+    return ivec2(i * out_extent / extent, min(out_extent - 1, ((i + 1) * out_extent - 1) / extent));
+  const int padding = int(p[17u + a]);
+  const int stride = int(p[14u + a]);
+  const int reach = i + padding - (int(p[11u + a]) - 1) * int(p[20u + a]);
+  const int first = reach <= 0 ? 0 : (reach + stride - 1) / stride;
+  return ivec2(first, min(out_extent - 1, (i + padding) / stride));
+}
+bool holds(Window w, int i) {
+  const int offset = i - w.first;
+  return offset >= 0 && offset % w.step == 0 && offset / w.step < w.count;
+}
+void main() {
+  const uint e = element();
+  if (e >= p[0]) return;
+  uint t = e;
+  const int i2 = int(t % p[7]);
+  t /= p[7];
+  const int i1 = int(t % p[6]);
+  t /= p[6];
+  const int i0 = int(t % p[5]);
+  const uint plane = t / p[5];
+  const ivec2 ra = candidates(0u, i0);
+  const ivec2 rb = candidates(1u, i1);
+  const ivec2 rc = candidates(2u, i2);
+  const int na = max(ra.y - ra.x + 1, 0);
+  const int nb = max(rb.y - rb.x + 1, 0);
+  const int nc = max(rc.y - rc.x + 1, 0);
+  const uint base = plane * p[8] * p[9] * p[10];
+  A sum = A(0);
+  for (int j = 0; j < na * nb * nc; ++j) {
+    const int o0 = ra.x + j / (nb * nc);
+    const int o1 = rb.x + j / nc % nb;
+    const int o2 = rc.x + j % nc;
+    const Window a = window(0u, o0);
+    const Window b = window(1u, o1);
+    const Window c = window(2u, o2);
+    if (!holds(a, i0) || !holds(b, i1) || !holds(c, i2)) continue;
+    sum += A(dy[base + uint((o0 * int(p[9]) + o1) * int(p[10]) + o2)]) / divisor(a, b, c);
+  }
+  dx[e] = T(sum);
+}
+)";
+
+class GlslSources final : public shader::ConvPoolSources {
+ public:
+  explicit GlslSources(bool doubles) : doubles_(doubles) {}
+
+  std::string conv(DType dtype, bool bias) const override {
+    const std::string type = type_of(dtype);
+    std::string text =
+        header(type, type) + buffer(1, "readonly", type, "x") + buffer(2, "readonly", type, "w");
+    if (bias) text += "#define BIAS 1\n" + buffer(3, "readonly", type, "b");
+    return text + buffer(bias ? 4 : 3, "writeonly", type, "y") + kConv;
+  }
+  std::string conv_weight_grad(DType dtype) const override {
+    const std::string type = type_of(dtype);
+    return header(type, type) + buffer(1, "readonly", type, "x") +
+           buffer(2, "readonly", type, "dy") + buffer(3, "writeonly", type, "dw") + kConvWeightGrad;
+  }
+  std::string pool(DType dtype, ir::PoolOp op) const override {
+    const std::string type = type_of(dtype);
+    std::string text = header(type, average_type(dtype)) + buffer(1, "readonly", type, "x") +
+                       buffer(2, "writeonly", type, "y");
+    if (doubles_) text += "#define DOUBLES 1\n";
+    if (op == ir::PoolOp::Max) text += "#define MAX 1\n" + buffer(3, "writeonly", "uint", "index");
+    return text + kWindows + kPool;
+  }
+  std::string avg_pool_grad(DType dtype) const override {
+    const std::string type = type_of(dtype);
+    return header(type, average_type(dtype)) + buffer(1, "readonly", type, "dy") +
+           buffer(2, "writeonly", type, "dx") + kWindows + kAvgPoolGrad;
+  }
+
+ private:
+  /// Averages add in double where the device has it, as ndarray's do.
+  std::string average_type(DType dtype) const { return doubles_ ? "double" : type_of(dtype); }
+
+  bool doubles_;
+};
+
+}  // namespace
+
+ConvPoolKernels make_conv_pool_kernels(const Features& features, KernelCache& kernels,
+                                       CommandStream& stream) {
+  const shader::SpatialLimits limits{features.max_storage_range, features.max_groups_x,
+                                     features.float64};
+  return ConvPoolKernels(
+      limits, std::make_unique<GlslSources>(features.float64),
+      [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
+                          std::span<const BufferRange> tensors, uint32_t groups_x,
+                          uint32_t groups_y) {
+        stream.dispatch(kernels.kernel(source, static_cast<uint32_t>(tensors.size())), words,
+                        tensors, groups_x, groups_y);
+      });
+}
+
+}  // namespace ember::vulkan

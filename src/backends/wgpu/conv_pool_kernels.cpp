@@ -1,0 +1,323 @@
+#include "backends/wgpu/conv_pool_kernels.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+namespace ember::wgpu {
+namespace {
+
+// The start of every kernel: the parameter block and element(). Tensors are bound read_write, as
+// the other kernels bind them: slices of one page may be read and written by one dispatch.
+constexpr const char* kHeader =
+    R"(// ember's wgpu convolution and pooling (src/backends/wgpu/conv_pool_kernels.cpp)
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+// The element an invocation writes: workgroups are numbered y * (workgroups along x) + x.
+fn element(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
+  return gid.y * groups.x * 256u + gid.x;
+}
+)";
+
+/// A storage buffer at binding, an array name of elem.
+std::string buffer(int binding, const std::string& elem, const std::string& name) {
+  return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " + name +
+         ": array<" + elem + ">;\n";
+}
+
+constexpr const char* kEntry = R"(@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+        @builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
+)";
+
+// Conv (words: conv_passes.h). tap() is ndarray's conv_plan.h: along dim a, output o meets input
+// i = o s - p + k d (transposed: o = i s - p + k d, i = (o + p - k d) / s where exact).
+constexpr const char* kConvTap = R"(
+fn tap(a: u32, o: i32, k: i32) -> i32 {
+  let stride = i32(p[15u + a]);
+  let padding = i32(p[18u + a]);
+  let dilation = i32(p[21u + a]);
+  let extent = i32(p[6u + a]);
+  if (p[1] == 0u) {
+    let i = o * stride - padding + k * dilation;
+    return select(-1, i, i >= 0 && i < extent);
+  }
+  let shifted = o - k * dilation + padding;
+  if (shifted < 0 || shifted % stride != 0 || shifted / stride >= extent) { return -1; }
+  return shifted / stride;
+}
+)";
+
+constexpr const char* kConvBody = R"(  let e = element(gid, groups);
+  if (e >= p[0]) { return; }
+  var t = e;
+  let ow = i32(t % p[11]);
+  t /= p[11];
+  let oh = i32(t % p[10]);
+  t /= p[10];
+  let od = i32(t % p[9]);
+  t /= p[9];
+  let group_count = p[3];
+  let ipg = p[4];
+  let opg = p[5];
+  let c = t % (group_count * opg);
+  let n = t / (group_count * opg);
+  let g = c / opg;
+  let oc = c - g * opg;
+  let in_volume = p[6] * p[7] * p[8];
+  let kh_kw = p[13] * p[14];
+  let kernel_volume = p[12] * kh_kw;
+  let transposed = p[1] != 0u;
+  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
+  let w0 = select((g * opg + oc) * ipg * kernel_volume, (g * ipg * opg + oc) * kernel_volume,
+                  transposed);
+  let w_step = select(kernel_volume, opg * kernel_volume, transposed);
+  let x0 = (n * group_count + g) * ipg * in_volume;
+  var acc = 0.0f;
+  for (var k = 0u; k < kernel_volume; k++) {
+    let id = tap(0u, od, i32(k / kh_kw));
+    let ih = tap(1u, oh, i32(k / p[14] % p[13]));
+    let iw = tap(2u, ow, i32(k % p[14]));
+    if (id < 0 || ih < 0 || iw < 0) { continue; }
+    var xi = x0 + (u32(id) * p[7] + u32(ih)) * p[8] + u32(iw);
+    var wi = w0 + k;
+    for (var ic = 0u; ic < ipg; ic++) {
+      acc = fma(x[xi], w[wi], acc);
+      xi += in_volume;
+      wi += w_step;
+    }
+  }
+)";
+
+// ConvWeightGrad (words: conv_passes.h): a workgroup a weight element; far_of() is ndarray's
+// kernel_taps: near position q meets far position q s - p + k d.
+constexpr const char* kConvWeightGrad = R"(var<workgroup> partial: array<f32, 256>;
+fn far_of(a: u32, near: i32, k: i32, far_at: u32) -> i32 {
+  let f = near * i32(p[15u + a]) - i32(p[18u + a]) + k * i32(p[21u + a]);
+  return select(-1, f, f >= 0 && f < i32(p[far_at + a]));
+}
+)";
+
+constexpr const char* kConvWeightGradBody = R"(  let wi = group.y * groups.x + group.x;
+  if (wi >= p[0]) { return; }  // the whole workgroup: the barriers stay uniform
+  let transposed = p[1] != 0u;
+  let group_count = p[3];
+  let ipg = p[4];
+  let opg = p[5];
+  let kh_kw = p[13] * p[14];
+  let kernel_volume = p[12] * kh_kw;
+  let k = wi % kernel_volume;
+  let pair = wi / kernel_volume;
+  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
+  let second = select(ipg, opg, transposed);
+  let first = pair / second;
+  let g = first / select(opg, ipg, transposed);
+  let ic = select(pair % second, first % ipg, transposed);
+  let oc = select(first % opg, pair % second, transposed);
+  let kd = i32(k / kh_kw);
+  let kh = i32(k / p[14] % p[13]);
+  let kw = i32(k % p[14]);
+  // The near side: the output's positions (x's, transposed); the far side the other.
+  let near_at = select(9u, 6u, transposed);
+  let far_at = select(6u, 9u, transposed);
+  let near_volume = p[near_at] * p[near_at + 1u] * p[near_at + 2u];
+  let in_volume = p[6] * p[7] * p[8];
+  let out_volume = p[9] * p[10] * p[11];
+  let pairs = p[2] * near_volume;
+  let lane = local.x;
+  var acc = 0.0f;
+  for (var r = lane; r < pairs; r += 256u) {
+    let n = r / near_volume;
+    var q = r - n * near_volume;
+    let nw = i32(q % p[near_at + 2u]);
+    q /= p[near_at + 2u];
+    let nh = i32(q % p[near_at + 1u]);
+    let nd = i32(q / p[near_at + 1u]);
+    let fd = far_of(0u, nd, kd, far_at);
+    let fh = far_of(1u, nh, kh, far_at);
+    let fw = far_of(2u, nw, kw, far_at);
+    if (fd < 0 || fh < 0 || fw < 0) { continue; }
+    let near_flat = (u32(nd) * p[near_at + 1u] + u32(nh)) * p[near_at + 2u] + u32(nw);
+    let far_flat = (u32(fd) * p[far_at + 1u] + u32(fh)) * p[far_at + 2u] + u32(fw);
+    let xi = ((n * group_count + g) * ipg + ic) * in_volume + select(far_flat, near_flat, transposed);
+    let gi = ((n * group_count + g) * opg + oc) * out_volume + select(near_flat, far_flat, transposed);
+    acc = fma(x[xi], dy[gi], acc);
+  }
+  partial[lane] = acc;
+  workgroupBarrier();
+  for (var s = 128u; s > 0u; s = s >> 1u) {
+    if (lane < s) { partial[lane] += partial[lane + s]; }
+    workgroupBarrier();
+  }
+  if (lane == 0u) { dw[wi] = partial[0]; }
+}
+)";
+
+// The windows of pooling (words: pool_passes.h), as ndarray's pool_windows.cpp makes them.
+constexpr const char* kWindows = R"(
+struct Window { first: i32, count: i32, padded: i32, step: i32 }
+fn window(a: u32, o: i32) -> Window {
+  let extent = i32(p[5u + a]);
+  if (p[1] != 0u) {
+    let out_extent = i32(p[8u + a]);
+    let start = o * extent / out_extent;
+    let end = ((o + 1) * extent + out_extent - 1) / out_extent;
+    return Window(start, end - start, end - start, 1);
+  }
+  let kernel = i32(p[11u + a]);
+  let stride = i32(p[14u + a]);
+  let padding = i32(p[17u + a]);
+  let dilation = i32(p[20u + a]);
+  let start = o * stride - padding;
+  let skipped = select(0, (dilation - 1 - start) / dilation, start < 0);
+  let before_end = (extent - start + dilation - 1) / dilation;
+  return Window(start + skipped * dilation, min(kernel, before_end) - skipped,
+                min(kernel, extent + padding - start), dilation);
+}
+fn divisor(a: Window, b: Window, c: Window) -> f32 {
+  if (p[3] != 0u) { return f32(p[3]); }
+  if (p[2] != 0u) { return f32(a.padded) * f32(b.padded) * f32(c.padded); }
+  return f32(a.count) * f32(b.count) * f32(c.count);
+}
+fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
+)";
+
+// Pool and AdaptivePool: the first maximum (a NaN replaces any value) or the average of a window.
+constexpr const char* kPoolHead = R"(  let e = element(gid, groups);
+  if (e >= p[0]) { return; }
+  var t = e;
+  let o2 = i32(t % p[10]);
+  t /= p[10];
+  let o1 = i32(t % p[9]);
+  t /= p[9];
+  let o0 = i32(t % p[8]);
+  let plane = t / p[8];
+  let a = window(0u, o0);
+  let b = window(1u, o1);
+  let c = window(2u, o2);
+  let base = plane * p[5] * p[6] * p[7];
+  var best = -1;
+  var best_value = 0.0f;
+  var sum = 0.0f;
+  for (var j = 0; j < a.count * b.count * c.count; j++) {
+    let i0 = j / (b.count * c.count);
+    let i1 = j / c.count % b.count;
+    let i2 = j % c.count;
+    let at = ((a.first + i0 * a.step) * i32(p[6]) + b.first + i1 * b.step) * i32(p[7]) +
+             c.first + i2 * c.step;
+    let v = x[base + u32(at)];
+)";
+
+constexpr const char* kMaxTail = R"(    if (best < 0 || is_nan(v) || v > best_value) {
+      best = at;
+      best_value = v;
+    }
+  }
+  y[e] = best_value;
+  if (p[4] == 2u) {
+    index[2u * e] = u32(best);
+    index[2u * e + 1u] = 0u;
+  } else {
+    index[e] = u32(best);
+  }
+}
+)";
+
+constexpr const char* kAvgTail = R"(    sum += v;
+  }
+  y[e] = sum / divisor(a, b, c);
+}
+)";
+
+// AvgPoolGrad and AdaptiveAvgPoolGrad: an input element gathers the shares of the windows that
+// hold it, in their row-major order.
+constexpr const char* kAvgPoolGrad = R"(
+fn candidates(a: u32, i: i32) -> vec2<i32> {
+  let extent = i32(p[5u + a]);
+  let out_extent = i32(p[8u + a]);
+  if (p[1] != 0u) {
+    return vec2<i32>(i * out_extent / extent, min(out_extent - 1, ((i + 1) * out_extent - 1) / extent));
+  }
+  let padding = i32(p[17u + a]);
+  let stride = i32(p[14u + a]);
+  let reach = i + padding - (i32(p[11u + a]) - 1) * i32(p[20u + a]);
+  let first = select((reach + stride - 1) / stride, 0, reach <= 0);
+  return vec2<i32>(first, min(out_extent - 1, (i + padding) / stride));
+}
+fn holds(w: Window, i: i32) -> bool {
+  let offset = i - w.first;
+  return offset >= 0 && offset % w.step == 0 && offset / w.step < w.count;
+}
+)";
+
+constexpr const char* kAvgPoolGradBody = R"(  let e = element(gid, groups);
+  if (e >= p[0]) { return; }
+  var t = e;
+  let i2 = i32(t % p[7]);
+  t /= p[7];
+  let i1 = i32(t % p[6]);
+  t /= p[6];
+  let i0 = i32(t % p[5]);
+  let plane = t / p[5];
+  let ra = candidates(0u, i0);
+  let rb = candidates(1u, i1);
+  let rc = candidates(2u, i2);
+  let na = max(ra.y - ra.x + 1, 0);
+  let nb = max(rb.y - rb.x + 1, 0);
+  let nc = max(rc.y - rc.x + 1, 0);
+  let base = plane * p[8] * p[9] * p[10];
+  var sum = 0.0f;
+  for (var j = 0; j < na * nb * nc; j++) {
+    let o0 = ra.x + j / (nb * nc);
+    let o1 = rb.x + j / nc % nb;
+    let o2 = rc.x + j % nc;
+    let a = window(0u, o0);
+    let b = window(1u, o1);
+    let c = window(2u, o2);
+    if (!holds(a, i0) || !holds(b, i1) || !holds(c, i2)) { continue; }
+    sum += dy[base + u32((o0 * i32(p[9]) + o1) * i32(p[10]) + o2)] / divisor(a, b, c);
+  }
+  dx[e] = sum;
+}
+)";
+
+class WgslSources final : public shader::ConvPoolSources {
+ public:
+  std::string conv(DType /*dtype*/, bool bias) const override {
+    std::string text = std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "w");
+    if (bias) text += buffer(3, "f32", "b");
+    text += buffer(bias ? 4 : 3, "f32", "y") + kConvTap + kEntry + kConvBody;
+    return text + (bias ? "  y[e] = b[c] + acc;\n}\n" : "  y[e] = acc;\n}\n");
+  }
+  std::string conv_weight_grad(DType /*dtype*/) const override {
+    return std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "dy") +
+           buffer(3, "f32", "dw") + kConvWeightGrad + kEntry + kConvWeightGradBody;
+  }
+  std::string pool(DType /*dtype*/, ir::PoolOp op) const override {
+    std::string text = std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "y");
+    if (op == ir::PoolOp::Max) text += buffer(3, "u32", "index");
+    return text + kWindows + kEntry + kPoolHead + (op == ir::PoolOp::Max ? kMaxTail : kAvgTail);
+  }
+  std::string avg_pool_grad(DType /*dtype*/) const override {
+    return std::string(kHeader) + buffer(1, "f32", "dy") + buffer(2, "f32", "dx") + kWindows +
+           kAvgPoolGrad + kEntry + kAvgPoolGradBody;
+  }
+};
+
+}  // namespace
+
+ConvPoolKernels make_conv_pool_kernels(const Adapter& adapter, KernelCache& kernels,
+                                       CommandStream& stream) {
+  const shader::SpatialLimits limits{adapter.limits.maxStorageBufferBindingSize,
+                                     adapter.limits.maxComputeWorkgroupsPerDimension, false};
+  return ConvPoolKernels(
+      limits, std::make_unique<WgslSources>(),
+      [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
+                          std::span<const BufferRange> tensors, uint32_t groups_x,
+                          uint32_t groups_y) {
+        stream.dispatch(kernels.kernel(source), words, tensors, groups_x, groups_y);
+      });
+}
+
+}  // namespace ember::wgpu
