@@ -98,6 +98,20 @@ std::vector<Case> conv_cases() {
                      {transposed_grad_x, output_of(ir::Conv{transposed_grad},
                                                    {transposed_grad_x, Shape{2, 3, 3, 2}})}),
   };
+  // The tiled kernel (8 output channels a group or more): sizes that are not multiples of its
+  // 16 x 16 tiles, groups, both directions; an infinite weight at a tap that lies in the padding
+  // for the border outputs, which ndarray skips (0 x inf would be NaN).
+  Case infinite = patterned_case("conv2d tiled, an infinite weight in the padding",
+                                 ir::Conv{geometry({1, 1}, {1, 1}, {1, 1}, 2)},
+                                 {{3, 6, 7, 5}, {20, 3, 3, 3}, {20}});
+  infinite.values[1][0] = kInf;
+  cases.push_back(std::move(infinite));
+  cases.push_back(patterned_case("conv_transpose2d tiled",
+                                 ir::Conv{geometry({2, 2}, {1, 1}, {1, 1}, 1, true, {1, 1})},
+                                 {{2, 12, 4, 3}, {12, 9, 3, 2}}));
+  cases.push_back(patterned_case("conv3d tiled",
+                                 ir::Conv{geometry({1, 2, 1}, {1, 0, 1}, {1, 1, 2})},
+                                 {{1, 5, 4, 6, 5}, {17, 5, 2, 3, 2}, {17}}));
   // x [N, C, H, W] stored as [H, N, W, C]: the kernel reads the copy that permute makes
   // (strided dims first, middle and last).
   Case strided =

@@ -8,7 +8,8 @@
 
 namespace ember::test {
 
-/// Conv (both directions, bias, groups, stride, padding, dilation, 1 to 3 spatial dims),
+/// Conv (both kernels, both directions, bias, groups, stride, padding, dilation, 1 to 3 spatial
+/// dims, an infinite weight where the padding is),
 /// ConvWeightGrad, max / average / adaptive pooling (NaN, infinities, ties, ceil_mode,
 /// count_include_pad, divisor_override, i32 and i64 indices) and both average gradients on
 /// device equal ndarray's (max pooling exactly, the rest within the dtype's tolerance); the cases

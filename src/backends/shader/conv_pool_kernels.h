@@ -30,8 +30,8 @@ namespace ember::shader {
 class ConvPoolSources {
  public:
   virtual ~ConvPoolSources() = default;
-  /// Conv of (x, weight[, bias]) into y.
-  virtual std::string conv(DType dtype, bool bias) const = 0;
+  /// Conv of (x, weight[, bias]) into y: the tiled kernel or the direct one.
+  virtual std::string conv(DType dtype, bool bias, bool tiled) const = 0;
   /// ConvWeightGrad of (x, grad_output) into the weight's gradient.
   virtual std::string conv_weight_grad(DType dtype) const = 0;
   /// Pool or AdaptivePool of x into values (and, for Max, indices).
@@ -60,15 +60,13 @@ class ConvPoolKernels {
 
   bool takes(const ir::Conv& op, std::span<const ir::TensorMeta> inputs,
              std::span<const ir::TensorMeta> outputs) const {
-    return conv_groups(limits_, op, inputs, outputs[0]).has_value();
+    return conv_dispatch(limits_, op, inputs, outputs[0]).has_value();
   }
   void run(const ir::Conv& op, std::span<const Range> inputs, std::span<const ir::TensorMeta> metas,
            std::span<const Range> outputs, std::span<const ir::TensorMeta> output_metas) {
-    const ir::TensorMeta& out = output_metas[0];
-    record(sources_->conv(out.dtype, inputs.size() > 2), *conv_groups(limits_, op, metas, out),
-           conv_words(op.geometry, metas[0].shape, metas[1].shape, out.shape,
-                      static_cast<uint64_t>(out.shape.num_elements())),
-           inputs, outputs);
+    const ConvDispatch dispatch = *conv_dispatch(limits_, op, metas, output_metas[0]);
+    record(sources_->conv(output_metas[0].dtype, inputs.size() > 2, dispatch.tiled),
+           dispatch.groups, dispatch.words, inputs, outputs);
   }
 
   bool takes(const ir::ConvWeightGrad& op, std::span<const ir::TensorMeta> inputs,

@@ -10,12 +10,12 @@ namespace ember::vulkan {
 namespace {
 
 /// The start of every kernel: T the tensors' type, A the accumulator's, the parameter block.
-std::string header(const std::string& type, const std::string& accumulator) {
+std::string header(const std::string& type, const std::string& accumulator,
+                   const std::string& workgroup = "local_size_x = 256") {
   return "#version 450\n"
          "// ember's vulkan convolution and pooling (src/backends/vulkan/conv_pool_kernels.cpp)\n"
          "#define T " +
-         type + "\n#define A " + accumulator + R"(
-layout(local_size_x = 256) in;
+         type + "\n#define A " + accumulator + "\nlayout(" + workgroup + ") in;" + R"(
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 // The element this invocation writes: workgroups are numbered y * (workgroups along x) + x.
 uint element() {
@@ -37,7 +37,7 @@ std::string type_of(DType dtype) {
 
 // Conv (words: conv_passes.h). tap() is ndarray's conv_plan.h: along dim a, output o meets input
 // i = o s - p + k d (transposed: o = i s - p + k d, i = (o + p - k d) / s where exact).
-constexpr const char* kConv = R"(
+constexpr const char* kConvTap = R"(
 int tap(uint a, int o, int k) {
   const int stride = int(p[15u + a]);
   const int padding = int(p[18u + a]);
@@ -51,6 +51,10 @@ int tap(uint a, int o, int k) {
   if (shifted < 0 || shifted % stride != 0 || shifted / stride >= extent) return -1;
   return shifted / stride;
 }
+)";
+
+// The direct Conv kernel: an invocation an output element.
+constexpr const char* kDirectConv = R"(
 void main() {
   const uint e = element();
   if (e >= p[0]) return;
@@ -91,6 +95,79 @@ void main() {
       wi += w_step;
     }
   }
+#ifdef BIAS
+  y[e] = T(A(b[c]) + acc);
+#else
+  y[e] = T(acc);
+#endif
+}
+)";
+
+// The tiled Conv kernel: a workgroup of 16 x 16 writes 16 output channels (rows, y) of a group at
+// 16 output positions (columns, x); each step stages 16 terms of the sum (kernel position outer,
+// input channel inner) of the weight and of the gathered patch, with whether each patch element
+// lies inside x (a tap in the padding is skipped, as ndarray skips it, not multiplied by 0).
+constexpr const char* kTiledConv = R"(
+shared A weight_tile[16][16];
+shared A patch_tile[16][16];
+shared uint inside_tile[16][16];
+void main() {
+  const uint groups = p[3];
+  const uint ipg = p[4];
+  const uint opg = p[5];
+  const uint positions = p[24];
+  const uint position_tiles = p[25];
+  const uint channel_tiles = p[26];
+  const uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (tile >= groups * channel_tiles * position_tiles) return;  // the whole workgroup
+  const uint g = tile / position_tiles / channel_tiles;
+  const uint lx = gl_LocalInvocationID.x;
+  const uint ly = gl_LocalInvocationID.y;
+  const uint oc = (tile / position_tiles % channel_tiles) * 16u + ly;
+  const uint position = tile % position_tiles * 16u + lx;
+  uint t = position;
+  const int ow = int(t % p[11]);
+  t /= p[11];
+  const int oh = int(t % p[10]);
+  t /= p[10];
+  const int od = int(t % p[9]);
+  const uint n = t / p[9];
+  const uint in_volume = p[6] * p[7] * p[8];
+  const uint kh_kw = p[13] * p[14];
+  const uint kernel_volume = p[12] * kh_kw;
+  const bool transposed = p[1] != 0u;
+  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
+  const uint w0 = transposed ? (g * ipg * opg + oc) * kernel_volume
+                             : (g * opg + oc) * ipg * kernel_volume;
+  const uint w_step = transposed ? opg * kernel_volume : kernel_volume;
+  const uint x0 = (n * groups + g) * ipg * in_volume;
+  const uint terms = ipg * kernel_volume;
+  A acc = A(0);
+  for (uint s = 0u; s < terms; s += 16u) {
+    const uint rw = s + lx;
+    weight_tile[ly][lx] = oc < opg && rw < terms ? A(w[w0 + rw % ipg * w_step + rw / ipg]) : A(0);
+    const uint rp = s + ly;
+    int at = -1;
+    if (position < positions && rp < terms) {
+      const uint k = rp / ipg;
+      const int id = tap(0u, od, int(k / kh_kw));
+      const int ih = tap(1u, oh, int(k / p[14] % p[13]));
+      const int iw = tap(2u, ow, int(k % p[14]));
+      if (id >= 0 && ih >= 0 && iw >= 0) at = int((uint(id) * p[7] + uint(ih)) * p[8] + uint(iw));
+    }
+    patch_tile[ly][lx] = at >= 0 ? A(x[x0 + rp % ipg * in_volume + uint(at)]) : A(0);
+    inside_tile[ly][lx] = at >= 0 ? 1u : 0u;
+    memoryBarrierShared();
+    barrier();
+    const uint steps = min(16u, terms - s);
+    for (uint j = 0u; j < steps; ++j)
+      if (inside_tile[j][lx] != 0u) acc = fma(weight_tile[ly][j], patch_tile[j][lx], acc);
+    memoryBarrierShared();
+    barrier();
+  }
+  if (oc >= opg || position >= positions) return;
+  const uint c = g * opg + oc;
+  const uint e = (n * groups * opg + c) * (p[9] * p[10] * p[11]) + position % (p[9] * p[10] * p[11]);
 #ifdef BIAS
   y[e] = T(A(b[c]) + acc);
 #else
@@ -304,12 +381,14 @@ class GlslSources final : public shader::ConvPoolSources {
  public:
   explicit GlslSources(bool doubles) : doubles_(doubles) {}
 
-  std::string conv(DType dtype, bool bias) const override {
+  std::string conv(DType dtype, bool bias, bool tiled) const override {
     const std::string type = type_of(dtype);
-    std::string text =
-        header(type, type) + buffer(1, "readonly", type, "x") + buffer(2, "readonly", type, "w");
+    const char* workgroup = tiled ? "local_size_x = 16, local_size_y = 16" : "local_size_x = 256";
+    std::string text = header(type, type, workgroup) + buffer(1, "readonly", type, "x") +
+                       buffer(2, "readonly", type, "w");
     if (bias) text += "#define BIAS 1\n" + buffer(3, "readonly", type, "b");
-    return text + buffer(bias ? 4 : 3, "writeonly", type, "y") + kConv;
+    return text + buffer(bias ? 4 : 3, "writeonly", type, "y") + kConvTap +
+           (tiled ? kTiledConv : kDirectConv);
   }
   std::string conv_weight_grad(DType dtype) const override {
     const std::string type = type_of(dtype);

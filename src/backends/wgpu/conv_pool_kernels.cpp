@@ -26,10 +26,13 @@ std::string buffer(int binding, const std::string& elem, const std::string& name
          ": array<" + elem + ">;\n";
 }
 
-constexpr const char* kEntry = R"(@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+/// The entry point, of workgroups of size (a WGSL attribute's list); its body follows.
+std::string entry(const std::string& size) {
+  return "@compute @workgroup_size(" + size + ")\n" +
+         R"(fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
 )";
+}
 
 // Conv (words: conv_passes.h). tap() is ndarray's conv_plan.h: along dim a, output o meets input
 // i = o s - p + k d (transposed: o = i s - p + k d, i = (o + p - k d) / s where exact).
@@ -49,7 +52,8 @@ fn tap(a: u32, o: i32, k: i32) -> i32 {
 }
 )";
 
-constexpr const char* kConvBody = R"(  let e = element(gid, groups);
+// The direct Conv kernel: an invocation an output element.
+constexpr const char* kDirectConvBody = R"(  let e = element(gid, groups);
   if (e >= p[0]) { return; }
   var t = e;
   let ow = i32(t % p[11]);
@@ -88,6 +92,77 @@ constexpr const char* kConvBody = R"(  let e = element(gid, groups);
       wi += w_step;
     }
   }
+)";
+
+// The tiled Conv kernel: a workgroup of 16 x 16 writes 16 output channels (rows, y) of a group at
+// 16 output positions (columns, x); each step stages 16 terms of the sum (kernel position outer,
+// input channel inner) of the weight and of the gathered patch, with whether each patch element
+// lies inside x (a tap in the padding is skipped, as ndarray skips it, not multiplied by 0).
+constexpr const char* kTiledConvTiles = R"(var<workgroup> weight_tile: array<array<f32, 16>, 16>;
+var<workgroup> patch_tile: array<array<f32, 16>, 16>;
+var<workgroup> inside_tile: array<array<u32, 16>, 16>;
+)";
+
+constexpr const char* kTiledConvBody = R"(  let group_count = p[3];
+  let ipg = p[4];
+  let opg = p[5];
+  let positions = p[24];
+  let position_tiles = p[25];
+  let channel_tiles = p[26];
+  let tile = group.y * groups.x + group.x;
+  if (tile >= group_count * channel_tiles * position_tiles) { return; }  // the whole workgroup
+  let g = tile / position_tiles / channel_tiles;
+  let lx = local.x;
+  let ly = local.y;
+  let oc = (tile / position_tiles % channel_tiles) * 16u + ly;
+  let position = tile % position_tiles * 16u + lx;
+  var t = position;
+  let ow = i32(t % p[11]);
+  t /= p[11];
+  let oh = i32(t % p[10]);
+  t /= p[10];
+  let od = i32(t % p[9]);
+  let n = t / p[9];
+  let in_volume = p[6] * p[7] * p[8];
+  let out_volume = p[9] * p[10] * p[11];
+  let kh_kw = p[13] * p[14];
+  let kernel_volume = p[12] * kh_kw;
+  let transposed = p[1] != 0u;
+  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
+  let w0 = select((g * opg + oc) * ipg * kernel_volume, (g * ipg * opg + oc) * kernel_volume,
+                  transposed);
+  let w_step = select(kernel_volume, opg * kernel_volume, transposed);
+  let x0 = (n * group_count + g) * ipg * in_volume;
+  let terms = ipg * kernel_volume;
+  var acc = 0.0f;
+  for (var s = 0u; s < terms; s += 16u) {
+    let rw = s + lx;
+    var weight = 0.0f;
+    if (oc < opg && rw < terms) { weight = w[w0 + rw % ipg * w_step + rw / ipg]; }
+    weight_tile[ly][lx] = weight;
+    let rp = s + ly;
+    var at = -1;
+    if (position < positions && rp < terms) {
+      let k = rp / ipg;
+      let id = tap(0u, od, i32(k / kh_kw));
+      let ih = tap(1u, oh, i32(k / p[14] % p[13]));
+      let iw = tap(2u, ow, i32(k % p[14]));
+      if (id >= 0 && ih >= 0 && iw >= 0) { at = i32((u32(id) * p[7] + u32(ih)) * p[8] + u32(iw)); }
+    }
+    var gathered = 0.0f;
+    if (at >= 0) { gathered = x[x0 + rp % ipg * in_volume + u32(at)]; }
+    patch_tile[ly][lx] = gathered;
+    inside_tile[ly][lx] = select(0u, 1u, at >= 0);
+    workgroupBarrier();
+    let steps = min(16u, terms - s);
+    for (var j = 0u; j < steps; j++) {
+      if (inside_tile[j][lx] != 0u) { acc = fma(weight_tile[ly][j], patch_tile[j][lx], acc); }
+    }
+    workgroupBarrier();
+  }
+  if (oc >= opg || position >= positions) { return; }
+  let c = g * opg + oc;
+  let e = (n * group_count * opg + c) * out_volume + position % out_volume;
 )";
 
 // ConvWeightGrad (words: conv_passes.h): a workgroup a weight element; far_of() is ndarray's
@@ -284,24 +359,27 @@ constexpr const char* kAvgPoolGradBody = R"(  let e = element(gid, groups);
 
 class WgslSources final : public shader::ConvPoolSources {
  public:
-  std::string conv(DType /*dtype*/, bool bias) const override {
+  std::string conv(DType /*dtype*/, bool bias, bool tiled) const override {
     std::string text = std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "w");
     if (bias) text += buffer(3, "f32", "b");
-    text += buffer(bias ? 4 : 3, "f32", "y") + kConvTap + kEntry + kConvBody;
+    text += buffer(bias ? 4 : 3, "f32", "y") + kConvTap;
+    text +=
+        tiled ? kTiledConvTiles + entry("16, 16") + kTiledConvBody : entry("256") + kDirectConvBody;
     return text + (bias ? "  y[e] = b[c] + acc;\n}\n" : "  y[e] = acc;\n}\n");
   }
   std::string conv_weight_grad(DType /*dtype*/) const override {
     return std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "dy") +
-           buffer(3, "f32", "dw") + kConvWeightGrad + kEntry + kConvWeightGradBody;
+           buffer(3, "f32", "dw") + kConvWeightGrad + entry("256") + kConvWeightGradBody;
   }
   std::string pool(DType /*dtype*/, ir::PoolOp op) const override {
     std::string text = std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "y");
     if (op == ir::PoolOp::Max) text += buffer(3, "u32", "index");
-    return text + kWindows + kEntry + kPoolHead + (op == ir::PoolOp::Max ? kMaxTail : kAvgTail);
+    return text + kWindows + entry("256") + kPoolHead +
+           (op == ir::PoolOp::Max ? kMaxTail : kAvgTail);
   }
   std::string avg_pool_grad(DType /*dtype*/) const override {
     return std::string(kHeader) + buffer(1, "f32", "dy") + buffer(2, "f32", "dx") + kWindows +
-           kAvgPoolGrad + kEntry + kAvgPoolGradBody;
+           kAvgPoolGrad + entry("256") + kAvgPoolGradBody;
   }
 };
 
