@@ -13,6 +13,8 @@
 #include "ember/tensor_data.h"
 #include "ember/tensor_ops.h"
 #include "ir/ops.h"
+#include "support/fresh_process.h"
+#include "support/scoped_env.h"
 #include "tensor/dispatch.h"
 
 namespace ember::test {
@@ -98,12 +100,12 @@ std::vector<Case> conv_cases() {
                      {transposed_grad_x, output_of(ir::Conv{transposed_grad},
                                                    {transposed_grad_x, Shape{2, 3, 3, 2}})}),
   };
-  // The tiled kernel (8 output channels a group or more): sizes that are not multiples of its
-  // 16 x 16 tiles, groups, both directions; an infinite weight at a tap that lies in the padding
-  // for the border outputs, which ndarray skips (0 x inf would be NaN).
+  // The tiled kernel (8 output and input channels a group or more): sizes that are not multiples
+  // of its 16 x 16 tiles, groups, both directions; an infinite weight at a tap that lies in the
+  // padding for the border outputs, which ndarray skips (0 x inf would be NaN).
   Case infinite = patterned_case("conv2d tiled, an infinite weight in the padding",
                                  ir::Conv{geometry({1, 1}, {1, 1}, {1, 1}, 2)},
-                                 {{3, 6, 7, 5}, {20, 3, 3, 3}, {20}});
+                                 {{3, 20, 7, 5}, {20, 10, 3, 3}, {20}});
   infinite.values[1][0] = kInf;
   cases.push_back(std::move(infinite));
   cases.push_back(patterned_case("conv_transpose2d tiled",
@@ -111,7 +113,7 @@ std::vector<Case> conv_cases() {
                                  {{2, 12, 4, 3}, {12, 9, 3, 2}}));
   cases.push_back(patterned_case("conv3d tiled",
                                  ir::Conv{geometry({1, 2, 1}, {1, 0, 1}, {1, 1, 2})},
-                                 {{1, 5, 4, 6, 5}, {17, 5, 2, 3, 2}, {17}}));
+                                 {{1, 18, 4, 6, 5}, {17, 18, 2, 3, 2}, {17}}));
   // x [N, C, H, W] stored as [H, N, W, C]: the kernel reads the copy that permute makes
   // (strided dims first, middle and last).
   Case strided =
@@ -229,6 +231,14 @@ void expect_conv_pool_kernels_match_ndarray(const Device& device, bool f64_kerne
     expect_case(c, device, DType::F32, true);
     if (device.supports_dtype(DType::F64)) expect_case(c, device, DType::F64, f64_kernels);
   }
+}
+
+void expect_tiled_conv_kernel_matches_ndarray(DeviceType type, bool f64_kernels) {
+  expect_in_fresh_process([&] {
+    const ScopedEnv tiled("EMBER_SHADER_CONV", "tiled");
+    expect_conv_pool_kernels_match_ndarray(Device::enumerate(type)[0], f64_kernels);
+    return ::testing::Test::HasFailure() ? std::string("a case failed (above)") : std::string();
+  });
 }
 
 }  // namespace ember::test

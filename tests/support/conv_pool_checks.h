@@ -5,6 +5,7 @@
 #pragma once
 
 #include "ember/device.h"
+#include "ember/devices.h"
 
 namespace ember::test {
 
@@ -16,5 +17,8 @@ namespace ember::test {
 /// the kernels take ran on them, the others (an empty batch, a sum longer than an invocation may
 /// loop over) on the host. f32, and f64 too where f64_kernels (the device's kernels compute it).
 void expect_conv_pool_kernels_match_ndarray(const Device& device, bool f64_kernels);
+/// The same on the first device of type, in a fresh process whose EMBER_SHADER_CONV is tiled: the
+/// tiled convolution kernel, which a CPU device (lavapipe) does not run otherwise.
+void expect_tiled_conv_kernel_matches_ndarray(DeviceType type, bool f64_kernels);
 
 }  // namespace ember::test

@@ -8,8 +8,8 @@
 // workgroup writes 16 channels at 16 positions); the direct one, for groups of few output
 // channels, has an invocation gather its own. Both add kernel positions in row-major order and
 // input channels innermost, skipping taps in the padding, as ndarray's conv.cpp does; bias last.
-// ConvWeightGrad: one workgroup per weight element, its 256 invocations striding over the (sample,
-// output position) pairs, their sums added in shared memory.
+// ConvWeightGrad: one workgroup per weight element, its 256 invocations striding over rows of
+// (sample, output d, output h) and walking each along w, their sums added in shared memory.
 //
 // Both read the same words: count (outputs, or weight elements), transposed, batch, groups,
 // C_in / groups, C_out / groups, then three words each (front-padded to 3 spatial dims) of x's
@@ -46,9 +46,9 @@ inline std::vector<uint32_t> conv_words(const ir::ConvGeometry& g, const Shape& 
 
 /// The tiled convolution kernel's tile: 16 output channels of a group by 16 output positions.
 constexpr uint64_t kConvTile = 16;
-/// The fewest output channels a group has for the tiled kernel to run a convolution: with fewer
-/// (a depthwise convolution has one) most of a tile's rows would idle, and the direct kernel (an
-/// invocation an output element) runs it.
+/// The fewest output and input channels a group has for the tiled kernel to run a convolution:
+/// with fewer (a depthwise convolution has one of each) most of a tile's rows or terms would
+/// idle, and the direct kernel (an invocation an output element) runs it.
 constexpr uint64_t kTiledConvChannels = 8;
 
 /// How a Conv runs: its workgroups, which kernel, the parameter words (conv_words', then the
@@ -59,8 +59,9 @@ struct ConvDispatch {
   std::vector<uint32_t> words;
 };
 
-/// The dispatch of Conv of (x, weight[, bias]) into out on a device of limits: tiled where a
-/// group has kTiledConvChannels output channels or more, else one invocation an output element.
+/// The dispatch of Conv of (x, weight[, bias]) into out on a device of limits: tiled where the
+/// device runs the tiled kernel and a group has kTiledConvChannels output and input channels or
+/// more, else one invocation an output element.
 /// Both add an output's products in ndarray's order (kernel positions, and for each the input
 /// channels). nullopt where the kernels do not take it (a dtype they do not compute, an empty or
 /// too large tensor, an output's sum of more products than an invocation may loop over).
@@ -78,12 +79,16 @@ inline std::optional<ConvDispatch> conv_dispatch(const SpatialLimits& limits, co
   const uint64_t positions = static_cast<uint64_t>(out.shape[0]) * volume3(spatial3(out.shape));
   const uint64_t position_tiles = (positions + kConvTile - 1) / kConvTile;
   const uint64_t channel_tiles = (out_per_group + kConvTile - 1) / kConvTile;
-  ConvDispatch dispatch{{}, out_per_group >= kTiledConvChannels, {}};
-  // Tiled: the loop over the tiles along the sum, and in each over its 16 terms; direct: the
-  // loop over kernel positions, and in each over the group's input channels.
-  const uint64_t terms = kernel_volume * in_per_group;
-  const uint64_t turns = dispatch.tiled ? terms + (terms + kConvTile - 1) / kConvTile
-                                        : kernel_volume * (in_per_group + 1);
+  ConvDispatch dispatch{{},
+                        limits.tiled_conv && out_per_group >= kTiledConvChannels &&
+                            in_per_group >= kTiledConvChannels,
+                        {}};
+  // Tiled: for each kernel position, the loop over tiles of 16 input channels and in each over
+  // its 16 terms; direct: the three loops over the kernel's dims, and in the innermost the one
+  // over the group's input channels.
+  const uint64_t channel_chunks = (in_per_group + kConvTile - 1) / kConvTile;
+  const uint64_t turns = dispatch.tiled ? kernel_volume * (1 + channel_chunks * (kConvTile + 1))
+                                        : kernel_volume * (in_per_group + 3);
   if (turns > kMaxLoopTurns) return std::nullopt;
   const std::optional<SpatialGroups> groups_of =
       dispatch.tiled ? spatial_groups(groups * channel_tiles * position_tiles, limits.max_groups)
@@ -105,11 +110,13 @@ inline std::optional<SpatialGroups> conv_weight_grad_groups(const SpatialLimits&
                                                             const ir::TensorMeta& out) {
   const ir::TensorMeta metas[] = {inputs[0], inputs[1], out};
   if (!spatial_tensors_fit(limits, metas)) return std::nullopt;
-  // The pairs' near side: the output positions (x's, transposed), for every sample.
+  // The near side: the output's positions (x's, transposed). A lane walks rows of (sample, d, h)
+  // along w; then the 8 halvings of the shared-memory sum.
   const Shape& near = op.geometry.transposed ? inputs[0].shape : inputs[1].shape;
-  const uint64_t pairs = static_cast<uint64_t>(near[0]) * volume3(spatial3(near));
-  // The strided loop, then the 8 halvings of the shared-memory sum.
-  if ((pairs + kSpatialWorkgroup - 1) / kSpatialWorkgroup + 8 > kMaxLoopTurns) return std::nullopt;
+  const std::array<uint64_t, 3> extents = spatial3(near);
+  const uint64_t rows = static_cast<uint64_t>(near[0]) * extents[0] * extents[1];
+  if ((rows + kSpatialWorkgroup - 1) / kSpatialWorkgroup * (extents[2] + 1) + 8 > kMaxLoopTurns)
+    return std::nullopt;
   return spatial_groups(static_cast<uint64_t>(out.shape.num_elements()), limits.max_groups);
 }
 

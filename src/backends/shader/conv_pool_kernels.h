@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "backends/shader/conv_passes.h"
 #include "backends/shader/pool_passes.h"
 #include "backends/shader/spatial_dispatch.h"
+#include "ember/error.h"
 #include "ir/ops.h"
 
 namespace ember::shader {
@@ -39,6 +41,21 @@ class ConvPoolSources {
   /// AvgPoolGrad or AdaptiveAvgPoolGrad of grad_output into dx.
   virtual std::string avg_pool_grad(DType dtype) const = 0;
 };
+
+/// Whether the tiled convolution kernel runs on a device (cpu: a CPU implementation such as
+/// lavapipe): EMBER_SHADER_CONV=tiled or direct says, else a GPU runs it and a CPU device the
+/// direct kernel. Note: lavapipe runs a workgroup's barriers as switches between its invocations,
+/// and its tiled convolutions (as its tiled matmul) ran 4-10x slower than the direct kernel there
+/// (docs/backends/vulkan.md); the variable lets both kernels be compared on one device, and the
+/// tests run the tiled one on lavapipe. InvalidArgument for another value.
+inline bool tiled_conv_on(bool cpu) {
+  const char* value = std::getenv("EMBER_SHADER_CONV");
+  if (value == nullptr || *value == '\0') return !cpu;
+  const std::string choice = value;
+  if (choice == "tiled" || choice == "direct") return choice == "tiled";
+  throw InvalidArgument("[conv] EMBER_SHADER_CONV is '" + choice +
+                        "': 'tiled', 'direct', or unset (tiled on GPUs, direct on CPU devices)");
+}
 
 /// Ops the convolution and pooling kernels have run in this process, for tests that check an op
 /// ran on the device rather than on the host.

@@ -27,11 +27,14 @@ constexpr uint64_t kSpatialWorkgroup = 256;
 constexpr uint64_t kMaxLoopTurns = 60000;
 
 /// What a device's kernels can take: the bytes one binding reaches, the workgroups along x of
-/// one dispatch, and whether f64 computes (f32 always does).
+/// one dispatch, whether f64 computes (f32 always does), and whether the tiled convolution
+/// kernel runs the convolutions it takes (conv_passes.h; conv_pool_kernels.h's
+/// tiled_conv_on says where).
 struct SpatialLimits {
   uint64_t max_binding = 0;
   uint32_t max_groups = 0;
   bool float64 = false;
+  bool tiled_conv = false;
 };
 
 /// Whether every tensor of metas is of one dtype the device computes, not empty, within one

@@ -82,17 +82,23 @@ void main() {
   const uint w_step = transposed ? opg * kernel_volume : kernel_volume;
   const uint x0 = (n * groups + g) * ipg * in_volume;
   A acc = A(0);
-  for (uint k = 0u; k < kernel_volume; ++k) {
-    const int id = tap(0u, od, int(k / kh_kw));
-    const int ih = tap(1u, oh, int(k / p[14] % p[13]));
-    const int iw = tap(2u, ow, int(k % p[14]));
-    if (id < 0 || ih < 0 || iw < 0) continue;
-    uint xi = x0 + (uint(id) * p[7] + uint(ih)) * p[8] + uint(iw);
-    uint wi = w0 + k;
-    for (uint ic = 0u; ic < ipg; ++ic) {
-      acc = fma(A(x[xi]), A(w[wi]), acc);
-      xi += in_volume;
-      wi += w_step;
+  for (int kd = 0; kd < int(p[12]); ++kd) {
+    const int id = tap(0u, od, kd);
+    if (id < 0) continue;
+    for (int kh = 0; kh < int(p[13]); ++kh) {
+      const int ih = tap(1u, oh, kh);
+      if (ih < 0) continue;
+      for (int kw = 0; kw < int(p[14]); ++kw) {
+        const int iw = tap(2u, ow, kw);
+        if (iw < 0) continue;
+        uint xi = x0 + (uint(id) * p[7] + uint(ih)) * p[8] + uint(iw);
+        uint wi = w0 + (uint(kd) * p[13] + uint(kh)) * p[14] + uint(kw);
+        for (uint ic = 0u; ic < ipg; ++ic) {
+          acc = fma(A(x[xi]), A(w[wi]), acc);
+          xi += in_volume;
+          wi += w_step;
+        }
+      }
     }
   }
 #ifdef BIAS
@@ -104,13 +110,13 @@ void main() {
 )";
 
 // The tiled Conv kernel: a workgroup of 16 x 16 writes 16 output channels (rows, y) of a group at
-// 16 output positions (columns, x); each step stages 16 terms of the sum (kernel position outer,
-// input channel inner) of the weight and of the gathered patch, with whether each patch element
-// lies inside x (a tap in the padding is skipped, as ndarray skips it, not multiplied by 0).
+// 16 output positions (columns, x). For each kernel position, each invocation finds its column's
+// tap once (a tap in the padding is skipped, as ndarray skips it, not multiplied by 0); then the
+// weight's and the gathered patch's terms of 16 input channels at a time are staged through
+// shared memory.
 constexpr const char* kTiledConv = R"(
 shared A weight_tile[16][16];
 shared A patch_tile[16][16];
-shared uint inside_tile[16][16];
 void main() {
   const uint groups = p[3];
   const uint ipg = p[4];
@@ -141,29 +147,30 @@ void main() {
                              : (g * opg + oc) * ipg * kernel_volume;
   const uint w_step = transposed ? opg * kernel_volume : kernel_volume;
   const uint x0 = (n * groups + g) * ipg * in_volume;
-  const uint terms = ipg * kernel_volume;
   A acc = A(0);
-  for (uint s = 0u; s < terms; s += 16u) {
-    const uint rw = s + lx;
-    weight_tile[ly][lx] = oc < opg && rw < terms ? A(w[w0 + rw % ipg * w_step + rw / ipg]) : A(0);
-    const uint rp = s + ly;
+  for (uint k = 0u; k < kernel_volume; ++k) {
+    // The tap of this invocation's position (its column's) at kernel position k, if inside x.
     int at = -1;
-    if (position < positions && rp < terms) {
-      const uint k = rp / ipg;
+    if (position < positions) {
       const int id = tap(0u, od, int(k / kh_kw));
       const int ih = tap(1u, oh, int(k / p[14] % p[13]));
       const int iw = tap(2u, ow, int(k % p[14]));
       if (id >= 0 && ih >= 0 && iw >= 0) at = int((uint(id) * p[7] + uint(ih)) * p[8] + uint(iw));
     }
-    patch_tile[ly][lx] = at >= 0 ? A(x[x0 + rp % ipg * in_volume + uint(at)]) : A(0);
-    inside_tile[ly][lx] = at >= 0 ? 1u : 0u;
-    memoryBarrierShared();
-    barrier();
-    const uint steps = min(16u, terms - s);
-    for (uint j = 0u; j < steps; ++j)
-      if (inside_tile[j][lx] != 0u) acc = fma(weight_tile[ly][j], patch_tile[j][lx], acc);
-    memoryBarrierShared();
-    barrier();
+    for (uint c0 = 0u; c0 < ipg; c0 += 16u) {
+      weight_tile[ly][lx] =
+          oc < opg && c0 + lx < ipg ? A(w[w0 + (c0 + lx) * w_step + k]) : A(0);
+      patch_tile[ly][lx] =
+          at >= 0 && c0 + ly < ipg ? A(x[x0 + (c0 + ly) * in_volume + uint(at)]) : A(0);
+      memoryBarrierShared();
+      barrier();
+      if (at >= 0) {
+        const uint steps = min(16u, ipg - c0);
+        for (uint j = 0u; j < steps; ++j) acc = fma(weight_tile[ly][j], patch_tile[j][lx], acc);
+      }
+      memoryBarrierShared();
+      barrier();
+    }
   }
   if (oc >= opg || position >= positions) return;
   const uint c = g * opg + oc;
@@ -176,8 +183,9 @@ void main() {
 }
 )";
 
-// ConvWeightGrad (words: conv_passes.h): a workgroup a weight element; far_of() is ndarray's
-// kernel_taps: near position q meets far position q s - p + k d.
+// ConvWeightGrad (words: conv_passes.h): a workgroup a weight element, its lanes each adding
+// rows of (sample, near d, near h) along near w, then the lanes' sums in shared memory; far_of()
+// is ndarray's kernel_taps: near position q meets far position q s - p + k d.
 constexpr const char* kConvWeightGrad = R"(
 shared A partial[256];
 int far_of(uint a, int near, int k, uint far_at) {
@@ -207,28 +215,31 @@ void main() {
   // The near side: the output's positions (x's, transposed); the far side the other.
   const uint near_at = transposed ? 6u : 9u;
   const uint far_at = transposed ? 9u : 6u;
-  const uint near_volume = p[near_at] * p[near_at + 1u] * p[near_at + 2u];
   const uint in_volume = p[6] * p[7] * p[8];
   const uint out_volume = p[9] * p[10] * p[11];
-  const uint pairs = p[2] * near_volume;
+  const uint near_w = p[near_at + 2u];
+  // A lane takes rows (sample, near d, near h) and walks each along w.
+  const uint rows = p[2] * p[near_at] * p[near_at + 1u];
   const uint lane = gl_LocalInvocationID.x;
   A acc = A(0);
-  for (uint r = lane; r < pairs; r += 256u) {
-    const uint n = r / near_volume;
-    uint q = r - n * near_volume;
-    const int nw = int(q % p[near_at + 2u]);
-    q /= p[near_at + 2u];
-    const int nh = int(q % p[near_at + 1u]);
-    const int nd = int(q / p[near_at + 1u]);
-    const int fd = far_of(0u, nd, kd, far_at);
-    const int fh = far_of(1u, nh, kh, far_at);
-    const int fw = far_of(2u, nw, kw, far_at);
-    if (fd < 0 || fh < 0 || fw < 0) continue;
-    const uint near_flat = (uint(nd) * p[near_at + 1u] + uint(nh)) * p[near_at + 2u] + uint(nw);
-    const uint far_flat = (uint(fd) * p[far_at + 1u] + uint(fh)) * p[far_at + 2u] + uint(fw);
-    const uint xi = ((n * groups + g) * ipg + ic) * in_volume + (transposed ? near_flat : far_flat);
-    const uint gi = ((n * groups + g) * opg + oc) * out_volume + (transposed ? far_flat : near_flat);
-    acc = fma(A(x[xi]), A(dy[gi]), acc);
+  for (uint r = lane; r < rows; r += 256u) {
+    const uint nh = r % p[near_at + 1u];
+    const uint t = r / p[near_at + 1u];
+    const uint nd = t % p[near_at];
+    const uint n = t / p[near_at];
+    const int fd = far_of(0u, int(nd), kd, far_at);
+    const int fh = far_of(1u, int(nh), kh, far_at);
+    if (fd < 0 || fh < 0) continue;
+    const uint near_row = (nd * p[near_at + 1u] + nh) * near_w;
+    const uint far_row = (uint(fd) * p[far_at + 1u] + uint(fh)) * p[far_at + 2u];
+    const uint x_row = ((n * groups + g) * ipg + ic) * in_volume + (transposed ? near_row : far_row);
+    const uint g_row = ((n * groups + g) * opg + oc) * out_volume + (transposed ? far_row : near_row);
+    for (uint nw = 0u; nw < near_w; ++nw) {
+      const int fw = far_of(2u, int(nw), kw, far_at);
+      if (fw < 0) continue;
+      acc = fma(A(x[x_row + (transposed ? nw : uint(fw))]),
+                A(dy[g_row + (transposed ? uint(fw) : nw)]), acc);
+    }
   }
   partial[lane] = acc;
   memoryBarrierShared();
@@ -418,10 +429,12 @@ class GlslSources final : public shader::ConvPoolSources {
 
 }  // namespace
 
-ConvPoolKernels make_conv_pool_kernels(const Features& features, KernelCache& kernels,
+ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, KernelCache& kernels,
                                        CommandStream& stream) {
-  const shader::SpatialLimits limits{features.max_storage_range, features.max_groups_x,
-                                     features.float64};
+  const Features& features = physical.features;
+  const shader::SpatialLimits limits{
+      features.max_storage_range, features.max_groups_x, features.float64,
+      shader::tiled_conv_on(physical.kind.type() == DeviceKind::Type::Cpu)};
   return ConvPoolKernels(
       limits, std::make_unique<GlslSources>(features.float64),
       [&kernels, &stream](const std::string& source, std::span<const std::byte> words,

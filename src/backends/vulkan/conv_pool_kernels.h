@@ -9,14 +9,14 @@
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/vulkan_context.h"
 
 namespace ember::vulkan {
 
 using ConvPoolKernels = shader::ConvPoolKernels<BufferRange>;
 
-/// The convolution and pooling kernels of a device of features, compiled by kernels and recorded
-/// into stream.
-ConvPoolKernels make_conv_pool_kernels(const Features& features, KernelCache& kernels,
+/// The convolution and pooling kernels of physical, compiled by kernels and recorded into stream.
+ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, KernelCache& kernels,
                                        CommandStream& stream);
 
 }  // namespace ember::vulkan

@@ -39,7 +39,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
         reduce_(context_->features(), kernels_, *stream_, scratch()),
-        conv_pool_(make_conv_pool_kernels(context_->features(), kernels_, *stream_)) {}
+        conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;

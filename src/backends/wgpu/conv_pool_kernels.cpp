@@ -79,28 +79,34 @@ constexpr const char* kDirectConvBody = R"(  let e = element(gid, groups);
   let w_step = select(kernel_volume, opg * kernel_volume, transposed);
   let x0 = (n * group_count + g) * ipg * in_volume;
   var acc = 0.0f;
-  for (var k = 0u; k < kernel_volume; k++) {
-    let id = tap(0u, od, i32(k / kh_kw));
-    let ih = tap(1u, oh, i32(k / p[14] % p[13]));
-    let iw = tap(2u, ow, i32(k % p[14]));
-    if (id < 0 || ih < 0 || iw < 0) { continue; }
-    var xi = x0 + (u32(id) * p[7] + u32(ih)) * p[8] + u32(iw);
-    var wi = w0 + k;
-    for (var ic = 0u; ic < ipg; ic++) {
-      acc = fma(x[xi], w[wi], acc);
-      xi += in_volume;
-      wi += w_step;
+  for (var kd = 0; kd < i32(p[12]); kd++) {
+    let id = tap(0u, od, kd);
+    if (id < 0) { continue; }
+    for (var kh = 0; kh < i32(p[13]); kh++) {
+      let ih = tap(1u, oh, kh);
+      if (ih < 0) { continue; }
+      for (var kw = 0; kw < i32(p[14]); kw++) {
+        let iw = tap(2u, ow, kw);
+        if (iw < 0) { continue; }
+        var xi = x0 + (u32(id) * p[7] + u32(ih)) * p[8] + u32(iw);
+        var wi = w0 + (u32(kd) * p[13] + u32(kh)) * p[14] + u32(kw);
+        for (var ic = 0u; ic < ipg; ic++) {
+          acc = fma(x[xi], w[wi], acc);
+          xi += in_volume;
+          wi += w_step;
+        }
+      }
     }
   }
 )";
 
-// The tiled Conv kernel: a workgroup of 16 x 16 writes 16 output channels (rows, y) of a group at
-// 16 output positions (columns, x); each step stages 16 terms of the sum (kernel position outer,
-// input channel inner) of the weight and of the gathered patch, with whether each patch element
-// lies inside x (a tap in the padding is skipped, as ndarray skips it, not multiplied by 0).
+// The tiled Conv kernel, as vulkan's: a workgroup of 16 x 16 writes 16 output channels (rows, y)
+// of a group at 16 output positions (columns, x). For each kernel position, each invocation finds
+// its column's tap once (a tap in the padding is skipped, as ndarray skips it, not multiplied by
+// 0); then the weight's and the gathered patch's terms of 16 input channels at a time are staged
+// through workgroup memory.
 constexpr const char* kTiledConvTiles = R"(var<workgroup> weight_tile: array<array<f32, 16>, 16>;
 var<workgroup> patch_tile: array<array<f32, 16>, 16>;
-var<workgroup> inside_tile: array<array<u32, 16>, 16>;
 )";
 
 constexpr const char* kTiledConvBody = R"(  let group_count = p[3];
@@ -133,40 +139,39 @@ constexpr const char* kTiledConvBody = R"(  let group_count = p[3];
                   transposed);
   let w_step = select(kernel_volume, opg * kernel_volume, transposed);
   let x0 = (n * group_count + g) * ipg * in_volume;
-  let terms = ipg * kernel_volume;
   var acc = 0.0f;
-  for (var s = 0u; s < terms; s += 16u) {
-    let rw = s + lx;
-    var weight = 0.0f;
-    if (oc < opg && rw < terms) { weight = w[w0 + rw % ipg * w_step + rw / ipg]; }
-    weight_tile[ly][lx] = weight;
-    let rp = s + ly;
+  for (var k = 0u; k < kernel_volume; k++) {
+    // The tap of this invocation's position (its column's) at kernel position k, if inside x.
     var at = -1;
-    if (position < positions && rp < terms) {
-      let k = rp / ipg;
+    if (position < positions) {
       let id = tap(0u, od, i32(k / kh_kw));
       let ih = tap(1u, oh, i32(k / p[14] % p[13]));
       let iw = tap(2u, ow, i32(k % p[14]));
       if (id >= 0 && ih >= 0 && iw >= 0) { at = i32((u32(id) * p[7] + u32(ih)) * p[8] + u32(iw)); }
     }
-    var gathered = 0.0f;
-    if (at >= 0) { gathered = x[x0 + rp % ipg * in_volume + u32(at)]; }
-    patch_tile[ly][lx] = gathered;
-    inside_tile[ly][lx] = select(0u, 1u, at >= 0);
-    workgroupBarrier();
-    let steps = min(16u, terms - s);
-    for (var j = 0u; j < steps; j++) {
-      if (inside_tile[j][lx] != 0u) { acc = fma(weight_tile[ly][j], patch_tile[j][lx], acc); }
+    for (var c0 = 0u; c0 < ipg; c0 += 16u) {
+      var weight = 0.0f;
+      if (oc < opg && c0 + lx < ipg) { weight = w[w0 + (c0 + lx) * w_step + k]; }
+      weight_tile[ly][lx] = weight;
+      var gathered = 0.0f;
+      if (at >= 0 && c0 + ly < ipg) { gathered = x[x0 + (c0 + ly) * in_volume + u32(at)]; }
+      patch_tile[ly][lx] = gathered;
+      workgroupBarrier();
+      if (at >= 0) {
+        let steps = min(16u, ipg - c0);
+        for (var j = 0u; j < steps; j++) { acc = fma(weight_tile[ly][j], patch_tile[j][lx], acc); }
+      }
+      workgroupBarrier();
     }
-    workgroupBarrier();
   }
   if (oc >= opg || position >= positions) { return; }
   let c = g * opg + oc;
   let e = (n * group_count * opg + c) * out_volume + position % out_volume;
 )";
 
-// ConvWeightGrad (words: conv_passes.h): a workgroup a weight element; far_of() is ndarray's
-// kernel_taps: near position q meets far position q s - p + k d.
+// ConvWeightGrad (words: conv_passes.h): a workgroup a weight element, its lanes each adding
+// rows of (sample, near d, near h) along near w, then the lanes' sums in workgroup memory;
+// far_of() is ndarray's kernel_taps: near position q meets far position q s - p + k d.
 constexpr const char* kConvWeightGrad = R"(var<workgroup> partial: array<f32, 256>;
 fn far_of(a: u32, near: i32, k: i32, far_at: u32) -> i32 {
   let f = near * i32(p[15u + a]) - i32(p[18u + a]) + k * i32(p[21u + a]);
@@ -196,28 +201,30 @@ constexpr const char* kConvWeightGradBody = R"(  let wi = group.y * groups.x + g
   // The near side: the output's positions (x's, transposed); the far side the other.
   let near_at = select(9u, 6u, transposed);
   let far_at = select(6u, 9u, transposed);
-  let near_volume = p[near_at] * p[near_at + 1u] * p[near_at + 2u];
   let in_volume = p[6] * p[7] * p[8];
   let out_volume = p[9] * p[10] * p[11];
-  let pairs = p[2] * near_volume;
+  let near_w = p[near_at + 2u];
+  // A lane takes rows (sample, near d, near h) and walks each along w.
+  let rows = p[2] * p[near_at] * p[near_at + 1u];
   let lane = local.x;
   var acc = 0.0f;
-  for (var r = lane; r < pairs; r += 256u) {
-    let n = r / near_volume;
-    var q = r - n * near_volume;
-    let nw = i32(q % p[near_at + 2u]);
-    q /= p[near_at + 2u];
-    let nh = i32(q % p[near_at + 1u]);
-    let nd = i32(q / p[near_at + 1u]);
-    let fd = far_of(0u, nd, kd, far_at);
-    let fh = far_of(1u, nh, kh, far_at);
-    let fw = far_of(2u, nw, kw, far_at);
-    if (fd < 0 || fh < 0 || fw < 0) { continue; }
-    let near_flat = (u32(nd) * p[near_at + 1u] + u32(nh)) * p[near_at + 2u] + u32(nw);
-    let far_flat = (u32(fd) * p[far_at + 1u] + u32(fh)) * p[far_at + 2u] + u32(fw);
-    let xi = ((n * group_count + g) * ipg + ic) * in_volume + select(far_flat, near_flat, transposed);
-    let gi = ((n * group_count + g) * opg + oc) * out_volume + select(near_flat, far_flat, transposed);
-    acc = fma(x[xi], dy[gi], acc);
+  for (var r = lane; r < rows; r += 256u) {
+    let nh = r % p[near_at + 1u];
+    let t = r / p[near_at + 1u];
+    let nd = t % p[near_at];
+    let n = t / p[near_at];
+    let fd = far_of(0u, i32(nd), kd, far_at);
+    let fh = far_of(1u, i32(nh), kh, far_at);
+    if (fd < 0 || fh < 0) { continue; }
+    let near_row = (nd * p[near_at + 1u] + nh) * near_w;
+    let far_row = (u32(fd) * p[far_at + 1u] + u32(fh)) * p[far_at + 2u];
+    let x_row = ((n * group_count + g) * ipg + ic) * in_volume + select(far_row, near_row, transposed);
+    let g_row = ((n * group_count + g) * opg + oc) * out_volume + select(near_row, far_row, transposed);
+    for (var nw = 0u; nw < near_w; nw++) {
+      let fw = far_of(2u, i32(nw), kw, far_at);
+      if (fw < 0) { continue; }
+      acc = fma(x[x_row + select(u32(fw), nw, transposed)], dy[g_row + select(nw, u32(fw), transposed)], acc);
+    }
   }
   partial[lane] = acc;
   workgroupBarrier();
@@ -387,8 +394,9 @@ class WgslSources final : public shader::ConvPoolSources {
 
 ConvPoolKernels make_conv_pool_kernels(const Adapter& adapter, KernelCache& kernels,
                                        CommandStream& stream) {
-  const shader::SpatialLimits limits{adapter.limits.maxStorageBufferBindingSize,
-                                     adapter.limits.maxComputeWorkgroupsPerDimension, false};
+  const shader::SpatialLimits limits{
+      adapter.limits.maxStorageBufferBindingSize, adapter.limits.maxComputeWorkgroupsPerDimension,
+      false, shader::tiled_conv_on(adapter.kind.type() == DeviceKind::Type::Cpu)};
   return ConvPoolKernels(
       limits, std::make_unique<WgslSources>(),
       [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
