@@ -38,12 +38,22 @@ std::string type_of(DType dtype) {
 // Conv (words: conv_passes.h). tap() is ndarray's conv_plan.h: along dim a, output o meets input
 // i = o s - p + k d (transposed: o = i s - p + k d, i = (o + p - k d) / s where exact).
 constexpr const char* kConvTap = R"(
+// The geometry, read from the parameters once (load_geometry) rather than at every tap.
+ivec3 stride_of, padding_of, dilation_of, extent_of;
+bool transposed_conv;
+void load_geometry() {
+  stride_of = ivec3(p[15], p[16], p[17]);
+  padding_of = ivec3(p[18], p[19], p[20]);
+  dilation_of = ivec3(p[21], p[22], p[23]);
+  extent_of = ivec3(p[6], p[7], p[8]);
+  transposed_conv = p[1] != 0u;
+}
 int tap(uint a, int o, int k) {
-  const int stride = int(p[15u + a]);
-  const int padding = int(p[18u + a]);
-  const int dilation = int(p[21u + a]);
-  const int extent = int(p[6u + a]);
-  if (p[1] == 0u) {
+  const int stride = stride_of[a];
+  const int padding = padding_of[a];
+  const int dilation = dilation_of[a];
+  const int extent = extent_of[a];
+  if (!transposed_conv) {
     const int i = o * stride - padding + k * dilation;
     return i >= 0 && i < extent ? i : -1;
   }
@@ -58,6 +68,7 @@ constexpr const char* kDirectConv = R"(
 void main() {
   const uint e = element();
   if (e >= p[0]) return;
+  load_geometry();
   uint t = e;
   const int ow = int(t % p[11]);
   t /= p[11];
@@ -81,18 +92,19 @@ void main() {
                              : (g * opg + oc) * ipg * kernel_volume;
   const uint w_step = transposed ? opg * kernel_volume : kernel_volume;
   const uint x0 = (n * groups + g) * ipg * in_volume;
+  const ivec3 kernel = ivec3(p[12], p[13], p[14]);
   A acc = A(0);
-  for (int kd = 0; kd < int(p[12]); ++kd) {
+  for (int kd = 0; kd < kernel.x; ++kd) {
     const int id = tap(0u, od, kd);
     if (id < 0) continue;
-    for (int kh = 0; kh < int(p[13]); ++kh) {
+    for (int kh = 0; kh < kernel.y; ++kh) {
       const int ih = tap(1u, oh, kh);
       if (ih < 0) continue;
-      for (int kw = 0; kw < int(p[14]); ++kw) {
+      for (int kw = 0; kw < kernel.z; ++kw) {
         const int iw = tap(2u, ow, kw);
         if (iw < 0) continue;
-        uint xi = x0 + (uint(id) * p[7] + uint(ih)) * p[8] + uint(iw);
-        uint wi = w0 + (uint(kd) * p[13] + uint(kh)) * p[14] + uint(kw);
+        uint xi = x0 + uint((id * extent_of.y + ih) * extent_of.z + iw);
+        uint wi = w0 + uint((kd * kernel.y + kh) * kernel.z + kw);
         for (uint ic = 0u; ic < ipg; ++ic) {
           acc = fma(A(x[xi]), A(w[wi]), acc);
           xi += in_volume;
@@ -126,6 +138,7 @@ void main() {
   const uint channel_tiles = p[26];
   const uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   if (tile >= groups * channel_tiles * position_tiles) return;  // the whole workgroup
+  load_geometry();
   const uint g = tile / position_tiles / channel_tiles;
   const uint lx = gl_LocalInvocationID.x;
   const uint ly = gl_LocalInvocationID.y;
@@ -184,14 +197,9 @@ void main() {
 )";
 
 // ConvWeightGrad (words: conv_passes.h): a workgroup a weight element, its lanes each adding
-// rows of (sample, near d, near h) along near w, then the lanes' sums in shared memory; far_of()
-// is ndarray's kernel_taps: near position q meets far position q s - p + k d.
+// rows of (sample, near d, near h) along near w, then the lanes' sums in shared memory.
 constexpr const char* kConvWeightGrad = R"(
 shared A partial[256];
-int far_of(uint a, int near, int k, uint far_at) {
-  const int f = near * int(p[15u + a]) - int(p[18u + a]) + k * int(p[21u + a]);
-  return f >= 0 && f < int(p[far_at + a]) ? f : -1;
-}
 void main() {
   const uint wi = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
   if (wi >= p[0]) return;  // the whole workgroup: the barriers stay uniform
@@ -209,36 +217,38 @@ void main() {
   const uint g = first / (transposed ? ipg : opg);
   const uint ic = transposed ? first % ipg : pair % second;
   const uint oc = transposed ? pair % second : first % opg;
-  const int kd = int(k / kh_kw);
-  const int kh = int(k / p[14] % p[13]);
-  const int kw = int(k % p[14]);
+  // Near position q meets far position q s - p + k d (ndarray's kernel_taps): far = near s + shift.
+  const ivec3 stride = ivec3(p[15], p[16], p[17]);
+  const ivec3 kernel = ivec3(int(k / kh_kw), int(k / p[14] % p[13]), int(k % p[14]));
+  const ivec3 shift = kernel * ivec3(p[21], p[22], p[23]) - ivec3(p[18], p[19], p[20]);
   // The near side: the output's positions (x's, transposed); the far side the other.
-  const uint near_at = transposed ? 6u : 9u;
-  const uint far_at = transposed ? 9u : 6u;
-  const uint in_volume = p[6] * p[7] * p[8];
-  const uint out_volume = p[9] * p[10] * p[11];
-  const uint near_w = p[near_at + 2u];
+  const ivec3 in_extent = ivec3(p[6], p[7], p[8]);
+  const ivec3 out_extent = ivec3(p[9], p[10], p[11]);
+  const ivec3 near = transposed ? in_extent : out_extent;
+  const ivec3 far = transposed ? out_extent : in_extent;
+  const uint in_volume = uint(in_extent.x * in_extent.y * in_extent.z);
+  const uint out_volume = uint(out_extent.x * out_extent.y * out_extent.z);
   // A lane takes rows (sample, near d, near h) and walks each along w.
-  const uint rows = p[2] * p[near_at] * p[near_at + 1u];
+  const uint rows = p[2] * uint(near.x * near.y);
   const uint lane = gl_LocalInvocationID.x;
   A acc = A(0);
   for (uint r = lane; r < rows; r += 256u) {
-    const uint nh = r % p[near_at + 1u];
-    const uint t = r / p[near_at + 1u];
-    const uint nd = t % p[near_at];
-    const uint n = t / p[near_at];
-    const int fd = far_of(0u, int(nd), kd, far_at);
-    const int fh = far_of(1u, int(nh), kh, far_at);
-    if (fd < 0 || fh < 0) continue;
-    const uint near_row = (nd * p[near_at + 1u] + nh) * near_w;
-    const uint far_row = (uint(fd) * p[far_at + 1u] + uint(fh)) * p[far_at + 2u];
+    const int nh = int(r % uint(near.y));
+    const uint t = r / uint(near.y);
+    const int nd = int(t % uint(near.x));
+    const uint n = t / uint(near.x);
+    const int fd = nd * stride.x + shift.x;
+    const int fh = nh * stride.y + shift.y;
+    if (fd < 0 || fd >= far.x || fh < 0 || fh >= far.y) continue;
+    const uint near_row = uint((nd * near.y + nh) * near.z);
+    const uint far_row = uint((fd * far.y + fh) * far.z);
     const uint x_row = ((n * groups + g) * ipg + ic) * in_volume + (transposed ? near_row : far_row);
     const uint g_row = ((n * groups + g) * opg + oc) * out_volume + (transposed ? far_row : near_row);
-    for (uint nw = 0u; nw < near_w; ++nw) {
-      const int fw = far_of(2u, int(nw), kw, far_at);
-      if (fw < 0) continue;
-      acc = fma(A(x[x_row + (transposed ? nw : uint(fw))]),
-                A(dy[g_row + (transposed ? uint(fw) : nw)]), acc);
+    for (int nw = 0; nw < near.z; ++nw) {
+      const int fw = nw * stride.z + shift.z;
+      if (fw < 0 || fw >= far.z) continue;
+      acc = fma(A(x[x_row + uint(transposed ? nw : fw)]), A(dy[g_row + uint(transposed ? fw : nw)]),
+                acc);
     }
   }
   partial[lane] = acc;

@@ -37,12 +37,25 @@ std::string entry(const std::string& size) {
 // Conv (words: conv_passes.h). tap() is ndarray's conv_plan.h: along dim a, output o meets input
 // i = o s - p + k d (transposed: o = i s - p + k d, i = (o + p - k d) / s where exact).
 constexpr const char* kConvTap = R"(
+// The geometry, read from the parameters once (load_geometry) rather than at every tap.
+var<private> stride_of: vec3<i32>;
+var<private> padding_of: vec3<i32>;
+var<private> dilation_of: vec3<i32>;
+var<private> extent_of: vec3<i32>;
+var<private> transposed_conv: bool;
+fn load_geometry() {
+  stride_of = vec3<i32>(i32(p[15]), i32(p[16]), i32(p[17]));
+  padding_of = vec3<i32>(i32(p[18]), i32(p[19]), i32(p[20]));
+  dilation_of = vec3<i32>(i32(p[21]), i32(p[22]), i32(p[23]));
+  extent_of = vec3<i32>(i32(p[6]), i32(p[7]), i32(p[8]));
+  transposed_conv = p[1] != 0u;
+}
 fn tap(a: u32, o: i32, k: i32) -> i32 {
-  let stride = i32(p[15u + a]);
-  let padding = i32(p[18u + a]);
-  let dilation = i32(p[21u + a]);
-  let extent = i32(p[6u + a]);
-  if (p[1] == 0u) {
+  let stride = stride_of[a];
+  let padding = padding_of[a];
+  let dilation = dilation_of[a];
+  let extent = extent_of[a];
+  if (!transposed_conv) {
     let i = o * stride - padding + k * dilation;
     return select(-1, i, i >= 0 && i < extent);
   }
@@ -55,6 +68,7 @@ fn tap(a: u32, o: i32, k: i32) -> i32 {
 // The direct Conv kernel: an invocation an output element.
 constexpr const char* kDirectConvBody = R"(  let e = element(gid, groups);
   if (e >= p[0]) { return; }
+  load_geometry();
   var t = e;
   let ow = i32(t % p[11]);
   t /= p[11];
@@ -78,18 +92,19 @@ constexpr const char* kDirectConvBody = R"(  let e = element(gid, groups);
                   transposed);
   let w_step = select(kernel_volume, opg * kernel_volume, transposed);
   let x0 = (n * group_count + g) * ipg * in_volume;
+  let kernel = vec3<i32>(i32(p[12]), i32(p[13]), i32(p[14]));
   var acc = 0.0f;
-  for (var kd = 0; kd < i32(p[12]); kd++) {
+  for (var kd = 0; kd < kernel.x; kd++) {
     let id = tap(0u, od, kd);
     if (id < 0) { continue; }
-    for (var kh = 0; kh < i32(p[13]); kh++) {
+    for (var kh = 0; kh < kernel.y; kh++) {
       let ih = tap(1u, oh, kh);
       if (ih < 0) { continue; }
-      for (var kw = 0; kw < i32(p[14]); kw++) {
+      for (var kw = 0; kw < kernel.z; kw++) {
         let iw = tap(2u, ow, kw);
         if (iw < 0) { continue; }
-        var xi = x0 + (u32(id) * p[7] + u32(ih)) * p[8] + u32(iw);
-        var wi = w0 + (u32(kd) * p[13] + u32(kh)) * p[14] + u32(kw);
+        var xi = x0 + u32((id * extent_of.y + ih) * extent_of.z + iw);
+        var wi = w0 + u32((kd * kernel.y + kh) * kernel.z + kw);
         for (var ic = 0u; ic < ipg; ic++) {
           acc = fma(x[xi], w[wi], acc);
           xi += in_volume;
@@ -117,6 +132,7 @@ constexpr const char* kTiledConvBody = R"(  let group_count = p[3];
   let channel_tiles = p[26];
   let tile = group.y * groups.x + group.x;
   if (tile >= group_count * channel_tiles * position_tiles) { return; }  // the whole workgroup
+  load_geometry();
   let g = tile / position_tiles / channel_tiles;
   let lx = local.x;
   let ly = local.y;
@@ -170,13 +186,8 @@ constexpr const char* kTiledConvBody = R"(  let group_count = p[3];
 )";
 
 // ConvWeightGrad (words: conv_passes.h): a workgroup a weight element, its lanes each adding
-// rows of (sample, near d, near h) along near w, then the lanes' sums in workgroup memory;
-// far_of() is ndarray's kernel_taps: near position q meets far position q s - p + k d.
+// rows of (sample, near d, near h) along near w, then the lanes' sums in workgroup memory.
 constexpr const char* kConvWeightGrad = R"(var<workgroup> partial: array<f32, 256>;
-fn far_of(a: u32, near: i32, k: i32, far_at: u32) -> i32 {
-  let f = near * i32(p[15u + a]) - i32(p[18u + a]) + k * i32(p[21u + a]);
-  return select(-1, f, f >= 0 && f < i32(p[far_at + a]));
-}
 )";
 
 constexpr const char* kConvWeightGradBody = R"(  let wi = group.y * groups.x + group.x;
@@ -195,35 +206,38 @@ constexpr const char* kConvWeightGradBody = R"(  let wi = group.y * groups.x + g
   let g = first / select(opg, ipg, transposed);
   let ic = select(pair % second, first % ipg, transposed);
   let oc = select(first % opg, pair % second, transposed);
-  let kd = i32(k / kh_kw);
-  let kh = i32(k / p[14] % p[13]);
-  let kw = i32(k % p[14]);
+  // Near position q meets far position q s - p + k d (ndarray's kernel_taps): far = near s + shift.
+  let stride = vec3<i32>(i32(p[15]), i32(p[16]), i32(p[17]));
+  let kernel = vec3<i32>(i32(k / kh_kw), i32(k / p[14] % p[13]), i32(k % p[14]));
+  let shift = kernel * vec3<i32>(i32(p[21]), i32(p[22]), i32(p[23])) -
+              vec3<i32>(i32(p[18]), i32(p[19]), i32(p[20]));
   // The near side: the output's positions (x's, transposed); the far side the other.
-  let near_at = select(9u, 6u, transposed);
-  let far_at = select(6u, 9u, transposed);
-  let in_volume = p[6] * p[7] * p[8];
-  let out_volume = p[9] * p[10] * p[11];
-  let near_w = p[near_at + 2u];
+  let in_extent = vec3<i32>(i32(p[6]), i32(p[7]), i32(p[8]));
+  let out_extent = vec3<i32>(i32(p[9]), i32(p[10]), i32(p[11]));
+  let near = select(out_extent, in_extent, transposed);
+  let far = select(in_extent, out_extent, transposed);
+  let in_volume = u32(in_extent.x * in_extent.y * in_extent.z);
+  let out_volume = u32(out_extent.x * out_extent.y * out_extent.z);
   // A lane takes rows (sample, near d, near h) and walks each along w.
-  let rows = p[2] * p[near_at] * p[near_at + 1u];
+  let rows = p[2] * u32(near.x * near.y);
   let lane = local.x;
   var acc = 0.0f;
   for (var r = lane; r < rows; r += 256u) {
-    let nh = r % p[near_at + 1u];
-    let t = r / p[near_at + 1u];
-    let nd = t % p[near_at];
-    let n = t / p[near_at];
-    let fd = far_of(0u, i32(nd), kd, far_at);
-    let fh = far_of(1u, i32(nh), kh, far_at);
-    if (fd < 0 || fh < 0) { continue; }
-    let near_row = (nd * p[near_at + 1u] + nh) * near_w;
-    let far_row = (u32(fd) * p[far_at + 1u] + u32(fh)) * p[far_at + 2u];
+    let nh = i32(r % u32(near.y));
+    let t = r / u32(near.y);
+    let nd = i32(t % u32(near.x));
+    let n = t / u32(near.x);
+    let fd = nd * stride.x + shift.x;
+    let fh = nh * stride.y + shift.y;
+    if (fd < 0 || fd >= far.x || fh < 0 || fh >= far.y) { continue; }
+    let near_row = u32((nd * near.y + nh) * near.z);
+    let far_row = u32((fd * far.y + fh) * far.z);
     let x_row = ((n * group_count + g) * ipg + ic) * in_volume + select(far_row, near_row, transposed);
     let g_row = ((n * group_count + g) * opg + oc) * out_volume + select(near_row, far_row, transposed);
-    for (var nw = 0u; nw < near_w; nw++) {
-      let fw = far_of(2u, i32(nw), kw, far_at);
-      if (fw < 0) { continue; }
-      acc = fma(x[x_row + select(u32(fw), nw, transposed)], dy[g_row + select(nw, u32(fw), transposed)], acc);
+    for (var nw = 0; nw < near.z; nw++) {
+      let fw = nw * stride.z + shift.z;
+      if (fw < 0 || fw >= far.z) { continue; }
+      acc = fma(x[x_row + u32(select(fw, nw, transposed))], dy[g_row + u32(select(nw, fw, transposed))], acc);
     }
   }
   partial[lane] = acc;
