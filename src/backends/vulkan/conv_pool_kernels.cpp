@@ -21,6 +21,18 @@ layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 uint element() {
   return gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 256u + gl_GlobalInvocationID.x;
 }
+// e's position (d, h, w) in the spatial extents p[at], p[at + 1], p[at + 2], row-major; rest:
+// what is left of e above them (its plane, or its sample and channel).
+ivec3 split(uint e, uint at, out uint rest) {
+  ivec3 position;
+  position.z = int(e % p[at + 2u]);
+  e /= p[at + 2u];
+  position.y = int(e % p[at + 1u]);
+  e /= p[at + 1u];
+  position.x = int(e % p[at]);
+  rest = e / p[at];
+  return position;
+}
 )";
 }
 
@@ -61,6 +73,33 @@ int tap(uint a, int o, int k) {
   if (shifted < 0 || shifted % stride != 0 || shifted / stride >= extent) return -1;
   return shifted / stride;
 }
+// Where the terms of output channel oc of group g of sample n start: x0 in x (then in_volume on
+// for each input channel), w0 in the weight (then w_step on).
+struct Terms {
+  uint x0;
+  uint in_volume;
+  uint w0;
+  uint w_step;
+};
+Terms terms_of(uint n, uint g, uint oc) {
+  const uint ipg = p[4];
+  const uint opg = p[5];
+  const uint in_volume = p[6] * p[7] * p[8];
+  const uint kernel_volume = p[12] * p[13] * p[14];
+  const uint x0 = (n * p[3] + g) * ipg * in_volume;
+  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
+  if (transposed_conv)
+    return Terms(x0, in_volume, (g * ipg * opg + oc) * kernel_volume, opg * kernel_volume);
+  return Terms(x0, in_volume, (g * opg + oc) * ipg * kernel_volume, kernel_volume);
+}
+// y[e]: acc, plus output channel c's bias where there is one, rounded to T.
+void store(uint e, uint c, A acc) {
+#ifdef BIAS
+  y[e] = T(A(b[c]) + acc);
+#else
+  y[e] = T(acc);
+#endif
+}
 )";
 
 // The direct Conv kernel: an invocation an output element.
@@ -69,13 +108,8 @@ void main() {
   const uint e = element();
   if (e >= p[0]) return;
   load_geometry();
-  uint t = e;
-  const int ow = int(t % p[11]);
-  t /= p[11];
-  const int oh = int(t % p[10]);
-  t /= p[10];
-  const int od = int(t % p[9]);
-  t /= p[9];
+  uint t;
+  const ivec3 o = split(e, 9u, t);
   const uint groups = p[3];
   const uint ipg = p[4];
   const uint opg = p[5];
@@ -83,41 +117,29 @@ void main() {
   const uint n = t / (groups * opg);
   const uint g = c / opg;
   const uint oc = c - g * opg;
-  const uint in_volume = p[6] * p[7] * p[8];
-  const uint kh_kw = p[13] * p[14];
-  const uint kernel_volume = p[12] * kh_kw;
-  const bool transposed = p[1] != 0u;
-  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
-  const uint w0 = transposed ? (g * ipg * opg + oc) * kernel_volume
-                             : (g * opg + oc) * ipg * kernel_volume;
-  const uint w_step = transposed ? opg * kernel_volume : kernel_volume;
-  const uint x0 = (n * groups + g) * ipg * in_volume;
+  const Terms terms = terms_of(n, g, oc);
   const ivec3 kernel = ivec3(p[12], p[13], p[14]);
   A acc = A(0);
   for (int kd = 0; kd < kernel.x; ++kd) {
-    const int id = tap(0u, od, kd);
+    const int id = tap(0u, o.x, kd);
     if (id < 0) continue;
     for (int kh = 0; kh < kernel.y; ++kh) {
-      const int ih = tap(1u, oh, kh);
+      const int ih = tap(1u, o.y, kh);
       if (ih < 0) continue;
       for (int kw = 0; kw < kernel.z; ++kw) {
-        const int iw = tap(2u, ow, kw);
+        const int iw = tap(2u, o.z, kw);
         if (iw < 0) continue;
-        uint xi = x0 + uint((id * extent_of.y + ih) * extent_of.z + iw);
-        uint wi = w0 + uint((kd * kernel.y + kh) * kernel.z + kw);
+        uint xi = terms.x0 + uint((id * extent_of.y + ih) * extent_of.z + iw);
+        uint wi = terms.w0 + uint((kd * kernel.y + kh) * kernel.z + kw);
         for (uint ic = 0u; ic < ipg; ++ic) {
           acc = fma(A(x[xi]), A(w[wi]), acc);
-          xi += in_volume;
-          wi += w_step;
+          xi += terms.in_volume;
+          wi += terms.w_step;
         }
       }
     }
   }
-#ifdef BIAS
-  y[e] = T(A(b[c]) + acc);
-#else
-  y[e] = T(acc);
-#endif
+  store(e, c, acc);
 }
 )";
 
@@ -144,37 +166,26 @@ void main() {
   const uint ly = gl_LocalInvocationID.y;
   const uint oc = (tile / position_tiles % channel_tiles) * 16u + ly;
   const uint position = tile % position_tiles * 16u + lx;
-  uint t = position;
-  const int ow = int(t % p[11]);
-  t /= p[11];
-  const int oh = int(t % p[10]);
-  t /= p[10];
-  const int od = int(t % p[9]);
-  const uint n = t / p[9];
-  const uint in_volume = p[6] * p[7] * p[8];
+  uint n;
+  const ivec3 o = split(position, 9u, n);
+  const Terms terms = terms_of(n, g, oc);
   const uint kh_kw = p[13] * p[14];
   const uint kernel_volume = p[12] * kh_kw;
-  const bool transposed = p[1] != 0u;
-  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
-  const uint w0 = transposed ? (g * ipg * opg + oc) * kernel_volume
-                             : (g * opg + oc) * ipg * kernel_volume;
-  const uint w_step = transposed ? opg * kernel_volume : kernel_volume;
-  const uint x0 = (n * groups + g) * ipg * in_volume;
   A acc = A(0);
   for (uint k = 0u; k < kernel_volume; ++k) {
     // The tap of this invocation's position (its column's) at kernel position k, if inside x.
     int at = -1;
     if (position < positions) {
-      const int id = tap(0u, od, int(k / kh_kw));
-      const int ih = tap(1u, oh, int(k / p[14] % p[13]));
-      const int iw = tap(2u, ow, int(k % p[14]));
+      const int id = tap(0u, o.x, int(k / kh_kw));
+      const int ih = tap(1u, o.y, int(k / p[14] % p[13]));
+      const int iw = tap(2u, o.z, int(k % p[14]));
       if (id >= 0 && ih >= 0 && iw >= 0) at = int((uint(id) * p[7] + uint(ih)) * p[8] + uint(iw));
     }
     for (uint c0 = 0u; c0 < ipg; c0 += 16u) {
       weight_tile[ly][lx] =
-          oc < opg && c0 + lx < ipg ? A(w[w0 + (c0 + lx) * w_step + k]) : A(0);
+          oc < opg && c0 + lx < ipg ? A(w[terms.w0 + (c0 + lx) * terms.w_step + k]) : A(0);
       patch_tile[ly][lx] =
-          at >= 0 && c0 + ly < ipg ? A(x[x0 + (c0 + ly) * in_volume + uint(at)]) : A(0);
+          at >= 0 && c0 + ly < ipg ? A(x[terms.x0 + (c0 + ly) * terms.in_volume + uint(at)]) : A(0);
       memoryBarrierShared();
       barrier();
       if (at >= 0) {
@@ -187,12 +198,8 @@ void main() {
   }
   if (oc >= opg || position >= positions) return;
   const uint c = g * opg + oc;
-  const uint e = (n * groups * opg + c) * (p[9] * p[10] * p[11]) + position % (p[9] * p[10] * p[11]);
-#ifdef BIAS
-  y[e] = T(A(b[c]) + acc);
-#else
-  y[e] = T(acc);
-#endif
+  const uint out_volume = p[9] * p[10] * p[11];
+  store((n * groups * opg + c) * out_volume + position % out_volume, c, acc);
 }
 )";
 
@@ -304,16 +311,11 @@ bool is_nan(double v) {
 void main() {
   const uint e = element();
   if (e >= p[0]) return;
-  uint t = e;
-  const int o2 = int(t % p[10]);
-  t /= p[10];
-  const int o1 = int(t % p[9]);
-  t /= p[9];
-  const int o0 = int(t % p[8]);
-  const uint plane = t / p[8];
-  const Window a = window(0u, o0);
-  const Window b = window(1u, o1);
-  const Window c = window(2u, o2);
+  uint plane;
+  const ivec3 o = split(e, 8u, plane);
+  const Window a = window(0u, o.x);
+  const Window b = window(1u, o.y);
+  const Window c = window(2u, o.z);
   const uint base = plane * p[5] * p[6] * p[7];
   int best = -1;
   T best_value = T(0);
@@ -369,16 +371,11 @@ bool holds(Window w, int i) {
 void main() {
   const uint e = element();
   if (e >= p[0]) return;
-  uint t = e;
-  const int i2 = int(t % p[7]);
-  t /= p[7];
-  const int i1 = int(t % p[6]);
-  t /= p[6];
-  const int i0 = int(t % p[5]);
-  const uint plane = t / p[5];
-  const ivec2 ra = candidates(0u, i0);
-  const ivec2 rb = candidates(1u, i1);
-  const ivec2 rc = candidates(2u, i2);
+  uint plane;
+  const ivec3 i = split(e, 5u, plane);
+  const ivec2 ra = candidates(0u, i.x);
+  const ivec2 rb = candidates(1u, i.y);
+  const ivec2 rc = candidates(2u, i.z);
   const int na = max(ra.y - ra.x + 1, 0);
   const int nb = max(rb.y - rb.x + 1, 0);
   const int nc = max(rc.y - rc.x + 1, 0);
@@ -391,7 +388,7 @@ void main() {
     const Window a = window(0u, o0);
     const Window b = window(1u, o1);
     const Window c = window(2u, o2);
-    if (!holds(a, i0) || !holds(b, i1) || !holds(c, i2)) continue;
+    if (!holds(a, i.x) || !holds(b, i.y) || !holds(c, i.z)) continue;
     sum += A(dy[base + uint((o0 * int(p[9]) + o1) * int(p[10]) + o2)]) / divisor(a, b, c);
   }
   dx[e] = T(sum);

@@ -18,6 +18,17 @@ constexpr const char* kHeader =
 fn element(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
   return gid.y * groups.x * 256u + gid.x;
 }
+// e's position (d, h, w) in the spatial extents p[at], p[at + 1], p[at + 2], row-major; rest:
+// what is left of e above them (its plane, or its sample and channel).
+struct Split { position: vec3<i32>, rest: u32 }
+fn split(e: u32, at: u32) -> Split {
+  var t = e;
+  let w = i32(t % p[at + 2u]);
+  t /= p[at + 2u];
+  let h = i32(t % p[at + 1u]);
+  t /= p[at + 1u];
+  return Split(vec3<i32>(i32(t % p[at]), h, w), t / p[at]);
+}
 )";
 
 /// A storage buffer at binding, an array name of elem.
@@ -63,19 +74,30 @@ fn tap(a: u32, o: i32, k: i32) -> i32 {
   if (shifted < 0 || shifted % stride != 0 || shifted / stride >= extent) { return -1; }
   return shifted / stride;
 }
+// Where the terms of output channel oc of group g of sample n start: x0 in x (then in_volume on
+// for each input channel), w0 in the weight (then w_step on).
+struct Terms { x0: u32, in_volume: u32, w0: u32, w_step: u32 }
+fn terms_of(n: u32, g: u32, oc: u32) -> Terms {
+  let ipg = p[4];
+  let opg = p[5];
+  let in_volume = p[6] * p[7] * p[8];
+  let kernel_volume = p[12] * p[13] * p[14];
+  let x0 = (n * p[3] + g) * ipg * in_volume;
+  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
+  if (transposed_conv) {
+    return Terms(x0, in_volume, (g * ipg * opg + oc) * kernel_volume, opg * kernel_volume);
+  }
+  return Terms(x0, in_volume, (g * opg + oc) * ipg * kernel_volume, kernel_volume);
+}
 )";
 
 // The direct Conv kernel: an invocation an output element.
 constexpr const char* kDirectConvBody = R"(  let e = element(gid, groups);
   if (e >= p[0]) { return; }
   load_geometry();
-  var t = e;
-  let ow = i32(t % p[11]);
-  t /= p[11];
-  let oh = i32(t % p[10]);
-  t /= p[10];
-  let od = i32(t % p[9]);
-  t /= p[9];
+  let here = split(e, 9u);
+  let o = here.position;
+  let t = here.rest;
   let group_count = p[3];
   let ipg = p[4];
   let opg = p[5];
@@ -83,32 +105,24 @@ constexpr const char* kDirectConvBody = R"(  let e = element(gid, groups);
   let n = t / (group_count * opg);
   let g = c / opg;
   let oc = c - g * opg;
-  let in_volume = p[6] * p[7] * p[8];
-  let kh_kw = p[13] * p[14];
-  let kernel_volume = p[12] * kh_kw;
-  let transposed = p[1] != 0u;
-  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
-  let w0 = select((g * opg + oc) * ipg * kernel_volume, (g * ipg * opg + oc) * kernel_volume,
-                  transposed);
-  let w_step = select(kernel_volume, opg * kernel_volume, transposed);
-  let x0 = (n * group_count + g) * ipg * in_volume;
+  let terms = terms_of(n, g, oc);
   let kernel = vec3<i32>(i32(p[12]), i32(p[13]), i32(p[14]));
   var acc = 0.0f;
   for (var kd = 0; kd < kernel.x; kd++) {
-    let id = tap(0u, od, kd);
+    let id = tap(0u, o.x, kd);
     if (id < 0) { continue; }
     for (var kh = 0; kh < kernel.y; kh++) {
-      let ih = tap(1u, oh, kh);
+      let ih = tap(1u, o.y, kh);
       if (ih < 0) { continue; }
       for (var kw = 0; kw < kernel.z; kw++) {
-        let iw = tap(2u, ow, kw);
+        let iw = tap(2u, o.z, kw);
         if (iw < 0) { continue; }
-        var xi = x0 + u32((id * extent_of.y + ih) * extent_of.z + iw);
-        var wi = w0 + u32((kd * kernel.y + kh) * kernel.z + kw);
+        var xi = terms.x0 + u32((id * extent_of.y + ih) * extent_of.z + iw);
+        var wi = terms.w0 + u32((kd * kernel.y + kh) * kernel.z + kw);
         for (var ic = 0u; ic < ipg; ic++) {
           acc = fma(x[xi], w[wi], acc);
-          xi += in_volume;
-          wi += w_step;
+          xi += terms.in_volume;
+          wi += terms.w_step;
         }
       }
     }
@@ -138,39 +152,29 @@ constexpr const char* kTiledConvBody = R"(  let group_count = p[3];
   let ly = local.y;
   let oc = (tile / position_tiles % channel_tiles) * 16u + ly;
   let position = tile % position_tiles * 16u + lx;
-  var t = position;
-  let ow = i32(t % p[11]);
-  t /= p[11];
-  let oh = i32(t % p[10]);
-  t /= p[10];
-  let od = i32(t % p[9]);
-  let n = t / p[9];
-  let in_volume = p[6] * p[7] * p[8];
+  let here = split(position, 9u);
+  let o = here.position;
+  let n = here.rest;
+  let terms = terms_of(n, g, oc);
   let out_volume = p[9] * p[10] * p[11];
   let kh_kw = p[13] * p[14];
   let kernel_volume = p[12] * kh_kw;
-  let transposed = p[1] != 0u;
-  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
-  let w0 = select((g * opg + oc) * ipg * kernel_volume, (g * ipg * opg + oc) * kernel_volume,
-                  transposed);
-  let w_step = select(kernel_volume, opg * kernel_volume, transposed);
-  let x0 = (n * group_count + g) * ipg * in_volume;
   var acc = 0.0f;
   for (var k = 0u; k < kernel_volume; k++) {
     // The tap of this invocation's position (its column's) at kernel position k, if inside x.
     var at = -1;
     if (position < positions) {
-      let id = tap(0u, od, i32(k / kh_kw));
-      let ih = tap(1u, oh, i32(k / p[14] % p[13]));
-      let iw = tap(2u, ow, i32(k % p[14]));
+      let id = tap(0u, o.x, i32(k / kh_kw));
+      let ih = tap(1u, o.y, i32(k / p[14] % p[13]));
+      let iw = tap(2u, o.z, i32(k % p[14]));
       if (id >= 0 && ih >= 0 && iw >= 0) { at = i32((u32(id) * p[7] + u32(ih)) * p[8] + u32(iw)); }
     }
     for (var c0 = 0u; c0 < ipg; c0 += 16u) {
       var weight = 0.0f;
-      if (oc < opg && c0 + lx < ipg) { weight = w[w0 + (c0 + lx) * w_step + k]; }
+      if (oc < opg && c0 + lx < ipg) { weight = w[terms.w0 + (c0 + lx) * terms.w_step + k]; }
       weight_tile[ly][lx] = weight;
       var gathered = 0.0f;
-      if (at >= 0 && c0 + ly < ipg) { gathered = x[x0 + (c0 + ly) * in_volume + u32(at)]; }
+      if (at >= 0 && c0 + ly < ipg) { gathered = x[terms.x0 + (c0 + ly) * terms.in_volume + u32(at)]; }
       patch_tile[ly][lx] = gathered;
       workgroupBarrier();
       if (at >= 0) {
@@ -282,16 +286,11 @@ fn is_nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u
 // Pool and AdaptivePool: the first maximum (a NaN replaces any value) or the average of a window.
 constexpr const char* kPoolHead = R"(  let e = element(gid, groups);
   if (e >= p[0]) { return; }
-  var t = e;
-  let o2 = i32(t % p[10]);
-  t /= p[10];
-  let o1 = i32(t % p[9]);
-  t /= p[9];
-  let o0 = i32(t % p[8]);
-  let plane = t / p[8];
-  let a = window(0u, o0);
-  let b = window(1u, o1);
-  let c = window(2u, o2);
+  let here = split(e, 8u);
+  let plane = here.rest;
+  let a = window(0u, here.position.x);
+  let b = window(1u, here.position.y);
+  let c = window(2u, here.position.z);
   let base = plane * p[5] * p[6] * p[7];
   var best = -1;
   var best_value = 0.0f;
@@ -349,16 +348,12 @@ fn holds(w: Window, i: i32) -> bool {
 
 constexpr const char* kAvgPoolGradBody = R"(  let e = element(gid, groups);
   if (e >= p[0]) { return; }
-  var t = e;
-  let i2 = i32(t % p[7]);
-  t /= p[7];
-  let i1 = i32(t % p[6]);
-  t /= p[6];
-  let i0 = i32(t % p[5]);
-  let plane = t / p[5];
-  let ra = candidates(0u, i0);
-  let rb = candidates(1u, i1);
-  let rc = candidates(2u, i2);
+  let here = split(e, 5u);
+  let i = here.position;
+  let plane = here.rest;
+  let ra = candidates(0u, i.x);
+  let rb = candidates(1u, i.y);
+  let rc = candidates(2u, i.z);
   let na = max(ra.y - ra.x + 1, 0);
   let nb = max(rb.y - rb.x + 1, 0);
   let nc = max(rc.y - rc.x + 1, 0);
@@ -371,7 +366,7 @@ constexpr const char* kAvgPoolGradBody = R"(  let e = element(gid, groups);
     let a = window(0u, o0);
     let b = window(1u, o1);
     let c = window(2u, o2);
-    if (!holds(a, i0) || !holds(b, i1) || !holds(c, i2)) { continue; }
+    if (!holds(a, i.x) || !holds(b, i.y) || !holds(c, i.z)) { continue; }
     sum += dy[base + u32((o0 * i32(p[9]) + o1) * i32(p[10]) + o2)] / divisor(a, b, c);
   }
   dx[e] = sum;
