@@ -91,6 +91,9 @@ std::vector<Case> conv_cases() {
       patterned_case("conv1d of 2000 channels and 30 taps", ir::Conv{geometry({1}, {0}, {1})},
                      {{1, 2000, 40}, {1, 2000, 30}}, false),
       patterned_case("conv2d of an empty batch", grouped, {{0, 6, 9, 7}, {4, 3, 3, 2}}, false),
+      // A stride past the kernels' 32-bit arithmetic: one output, on the host.
+      patterned_case("conv1d of stride 2^33", ir::Conv{geometry({int64_t{1} << 33}, {0}, {1})},
+                     {{1, 2, 5}, {3, 2, 2}}, false),
       patterned_case(
           "conv2d weight gradient over 1080 positions a weight",
           ir::ConvWeightGrad{weight_grad, Shape{2, 2, 3, 3}},
@@ -151,6 +154,8 @@ std::vector<Case> pool_cases() {
   ir::Pool avg2d_pad = sliding(ir::PoolOp::Avg, {3, 2}, {1, 2}, {1, 1}, {1, 1});
   ir::Pool avg3d = sliding(ir::PoolOp::Avg, {2, 2, 3}, {1, 2, 2}, {0, 1, 1}, {1, 1, 1});
   avg3d.divisor_override = 5;
+  ir::Pool huge_divisor = sliding(ir::PoolOp::Avg, {2}, {2}, {0}, {1});
+  huge_divisor.divisor_override = int64_t{1} << 40;
   const ir::AdaptivePool adaptive_max{ir::PoolOp::Max, {3, 4}};
   const ir::AdaptivePool adaptive_avg{ir::PoolOp::Avg, {4}};
   const ir::AdaptivePool downsampling{ir::PoolOp::Avg, {3, 4}};
@@ -177,6 +182,7 @@ std::vector<Case> pool_cases() {
       patterned_case("adaptive_avg_pool2d gradient, upsampling",
                      ir::AdaptiveAvgPoolGrad{upsampling, {2, 1, 3, 4}}, {{2, 1, 7, 5}}),
       patterned_case("max_pool2d of an empty batch", max2d, {{0, 2, 5, 6}}, false),
+      patterned_case("avg_pool1d divided by 2^40", huge_divisor, {{1, 2, 6}}, false),
   };
   Case strided = patterned_case("avg_pool2d of a permuted x", avg2d_pad, {{7, 2, 8, 3}});
   strided.permuted = ops::Dims{1, 3, 0, 2};

@@ -44,6 +44,13 @@ inline std::vector<uint32_t> conv_words(const ir::ConvGeometry& g, const Shape& 
   return words;
 }
 
+/// Whether g's stride, padding and dilation and the kernel's extents (of weight) are within
+/// kMaxGeometry.
+inline bool conv_geometry_fits(const ir::ConvGeometry& g, const Shape& weight) {
+  return geometry_fits(
+      {spatial3(weight), per_dim3(g.stride, 1), per_dim3(g.padding, 0), per_dim3(g.dilation, 1)});
+}
+
 /// The tiled convolution kernel's tile: 16 output channels of a group by 16 output positions.
 constexpr uint64_t kConvTile = 16;
 /// The fewest output and input channels a group has for the tiled kernel to run a convolution:
@@ -70,7 +77,8 @@ inline std::optional<ConvDispatch> conv_dispatch(const SpatialLimits& limits, co
                                                  const ir::TensorMeta& out) {
   std::vector<ir::TensorMeta> metas(inputs.begin(), inputs.end());
   metas.push_back(out);
-  if (!spatial_tensors_fit(limits, metas)) return std::nullopt;
+  if (!spatial_tensors_fit(limits, metas) || !conv_geometry_fits(conv.geometry, inputs[1].shape))
+    return std::nullopt;
   const auto groups = static_cast<uint64_t>(conv.geometry.groups);
   const auto in_per_group = static_cast<uint64_t>(inputs[0].shape[1]) / groups;
   const auto out_per_group = static_cast<uint64_t>(out.shape[1]) / groups;
@@ -109,7 +117,8 @@ inline std::optional<SpatialGroups> conv_weight_grad_groups(const SpatialLimits&
                                                             std::span<const ir::TensorMeta> inputs,
                                                             const ir::TensorMeta& out) {
   const ir::TensorMeta metas[] = {inputs[0], inputs[1], out};
-  if (!spatial_tensors_fit(limits, metas)) return std::nullopt;
+  if (!spatial_tensors_fit(limits, metas) || !conv_geometry_fits(op.geometry, op.weight_shape))
+    return std::nullopt;
   // The near side: the output's positions (x's, transposed). A lane walks rows of (sample, d, h)
   // along w; then the 8 halvings of the shared-memory sum.
   const Shape& near = op.geometry.transposed ? inputs[0].shape : inputs[1].shape;

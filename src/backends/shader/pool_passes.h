@@ -62,6 +62,14 @@ struct PoolGeometry {
       if (adaptive && (in[a] + 1) * out[a] >= (uint64_t{1} << 31)) return false;
     return true;
   }
+  /// Whether the extents of the window and the steps are within kMaxGeometry.
+  bool geometry_fits() const {
+    return shader::geometry_fits({kernel,
+                                  stride,
+                                  padding,
+                                  dilation,
+                                  {divisor_override, divisor_override, divisor_override}});
+  }
   /// The most input positions of one window (the forward kernels' loop).
   uint64_t window_bound() const {
     uint64_t bound = 1;
@@ -104,7 +112,8 @@ inline std::optional<SpatialGroups> pool_groups(const SpatialLimits& limits, con
                                                 const ir::TensorMeta& x,
                                                 const ir::TensorMeta& values) {
   const ir::TensorMeta metas[] = {x, values};
-  if (!spatial_tensors_fit(limits, metas) || !g.fits_32_bits() || g.window_bound() > kMaxLoopTurns)
+  if (!spatial_tensors_fit(limits, metas) || !g.fits_32_bits() || !g.geometry_fits() ||
+      g.window_bound() > kMaxLoopTurns)
     return std::nullopt;
   return groups_per_element(static_cast<uint64_t>(values.shape.num_elements()), limits.max_groups);
 }
@@ -116,7 +125,7 @@ inline std::optional<SpatialGroups> pool_grad_groups(const SpatialLimits& limits
                                                      const ir::TensorMeta& grad_output,
                                                      const ir::TensorMeta& dx) {
   const ir::TensorMeta metas[] = {grad_output, dx};
-  if (!spatial_tensors_fit(limits, metas) || !g.fits_32_bits() ||
+  if (!spatial_tensors_fit(limits, metas) || !g.fits_32_bits() || !g.geometry_fits() ||
       g.candidate_bound() > kMaxLoopTurns)
     return std::nullopt;
   return groups_per_element(static_cast<uint64_t>(dx.shape.num_elements()), limits.max_groups);

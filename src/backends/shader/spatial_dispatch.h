@@ -86,6 +86,18 @@ inline std::array<uint64_t, 3> per_dim3(const std::vector<int64_t>& values, uint
   return padded;
 }
 
+/// The largest kernel extent, stride, padding, dilation or divisor the kernels take: their int
+/// arithmetic (o s - p + k d and the like) then stays below 2^31.
+constexpr uint64_t kMaxGeometry = (uint64_t{1} << 29) - 1;
+
+/// Whether every value of groups is at most kMaxGeometry.
+inline bool geometry_fits(std::initializer_list<std::array<uint64_t, 3>> groups) {
+  for (const std::array<uint64_t, 3>& group : groups)
+    for (const uint64_t value : group)
+      if (value > kMaxGeometry) return false;
+  return true;
+}
+
 /// words extended by the three values of each of groups, in order, as 32-bit parameter words.
 inline void append_words(std::vector<uint32_t>& words,
                          std::initializer_list<std::array<uint64_t, 3>> groups) {

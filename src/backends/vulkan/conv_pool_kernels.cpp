@@ -249,8 +249,10 @@ void main() {
     if (fd < 0 || fd >= far.x || fh < 0 || fh >= far.y) continue;
     const uint near_row = uint((nd * near.y + nh) * near.z);
     const uint far_row = uint((fd * far.y + fh) * far.z);
-    const uint x_row = ((n * groups + g) * ipg + ic) * in_volume + (transposed ? near_row : far_row);
-    const uint g_row = ((n * groups + g) * opg + oc) * out_volume + (transposed ? far_row : near_row);
+    const uint x_row =
+        ((n * groups + g) * ipg + ic) * in_volume + (transposed ? near_row : far_row);
+    const uint g_row =
+        ((n * groups + g) * opg + oc) * out_volume + (transposed ? far_row : near_row);
     for (int nw = 0; nw < near.z; ++nw) {
       const int fw = nw * stride.z + shift.z;
       if (fw < 0 || fw >= far.z) continue;

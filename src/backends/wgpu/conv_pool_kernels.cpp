@@ -40,7 +40,8 @@ std::string buffer(int binding, const std::string& elem, const std::string& name
 /// The entry point, of workgroups of size (a WGSL attribute's list); its body follows.
 std::string entry(const std::string& size) {
   return "@compute @workgroup_size(" + size + ")\n" +
-         R"(fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+         R"(fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
 )";
 }
@@ -174,7 +175,9 @@ constexpr const char* kTiledConvBody = R"(  let group_count = p[3];
       if (oc < opg && c0 + lx < ipg) { weight = w[terms.w0 + (c0 + lx) * terms.w_step + k]; }
       weight_tile[ly][lx] = weight;
       var gathered = 0.0f;
-      if (at >= 0 && c0 + ly < ipg) { gathered = x[terms.x0 + (c0 + ly) * terms.in_volume + u32(at)]; }
+      if (at >= 0 && c0 + ly < ipg) {
+        gathered = x[terms.x0 + (c0 + ly) * terms.in_volume + u32(at)];
+      }
       patch_tile[ly][lx] = gathered;
       workgroupBarrier();
       if (at >= 0) {
@@ -236,12 +239,15 @@ constexpr const char* kConvWeightGradBody = R"(  let wi = group.y * groups.x + g
     if (fd < 0 || fd >= far.x || fh < 0 || fh >= far.y) { continue; }
     let near_row = u32((nd * near.y + nh) * near.z);
     let far_row = u32((fd * far.y + fh) * far.z);
-    let x_row = ((n * group_count + g) * ipg + ic) * in_volume + select(far_row, near_row, transposed);
-    let g_row = ((n * group_count + g) * opg + oc) * out_volume + select(near_row, far_row, transposed);
+    let x_row =
+        ((n * group_count + g) * ipg + ic) * in_volume + select(far_row, near_row, transposed);
+    let g_row =
+        ((n * group_count + g) * opg + oc) * out_volume + select(near_row, far_row, transposed);
     for (var nw = 0; nw < near.z; nw++) {
       let fw = nw * stride.z + shift.z;
       if (fw < 0 || fw >= far.z) { continue; }
-      acc = fma(x[x_row + u32(select(fw, nw, transposed))], dy[g_row + u32(select(nw, fw, transposed))], acc);
+      acc = fma(x[x_row + u32(select(fw, nw, transposed))],
+                dy[g_row + u32(select(nw, fw, transposed))], acc);
     }
   }
   partial[lane] = acc;
@@ -332,7 +338,8 @@ fn candidates(a: u32, i: i32) -> vec2<i32> {
   let extent = i32(p[5u + a]);
   let out_extent = i32(p[8u + a]);
   if (p[1] != 0u) {
-    return vec2<i32>(i * out_extent / extent, min(out_extent - 1, ((i + 1) * out_extent - 1) / extent));
+    return vec2<i32>(i * out_extent / extent,
+                     min(out_extent - 1, ((i + 1) * out_extent - 1) / extent));
   }
   let padding = i32(p[17u + a]);
   let stride = i32(p[14u + a]);
