@@ -1,8 +1,9 @@
 // ShaderBackend: what the shader backends (vulkan, wgpu) share, written once. The routing of the
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
-// input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, sort and
-// random by the backend's own kernels, and the host (ndarray's kernels) for every op without a
+// input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, softmax,
+// sort, random, convolution and pooling by the backend's own kernels, and the host (ndarray's
+// kernels) for every op without a
 // kernel yet. And the Backend overrides that are the same on both: execute, fusion_support,
 // execute_fused, write, read, sync, flush, the memory reports. A backend derives from
 // ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
@@ -18,6 +19,7 @@
 //   softmax_     takes(softmax, x), run(softmax, x, x_meta, out)
 //   sort_        takes(sort, x), run(sort, x, x_meta, values, positions)
 //   random_      takes(random), run(random, out)
+//   conv_pool_   a shader::ConvPoolKernels<Range> (conv_pool_kernels.h) over its sources
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
 #pragma once
@@ -319,22 +321,45 @@ class ShaderBackend : public backend::Backend {
     return Outputs{out};
   }
 
+  /// Convolution and pooling by the backend's conv_pool_ kernels (shader/conv_pool_kernels.h),
+  /// where they take the case.
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+           std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+           std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad>)
+      std::optional<Outputs> run(const Op& typed, const ir::Op& /*op*/,
+                                 std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    std::vector<ir::TensorMeta> metas;
+    std::vector<Range> input_ranges;
+    for (const Operand& input : inputs) {
+      metas.push_back(input.meta);
+      input_ranges.push_back(range_of(input.buffer));
+    }
+    if (!self().conv_pool_.takes(typed, metas, outputs)) return std::nullopt;
+    Outputs results;
+    std::vector<Range> output_ranges;
+    for (const ir::TensorMeta& output : outputs) {
+      auto buffer = allocate(output);
+      output_ranges.push_back(buffer->range());
+      results.push_back(std::move(buffer));
+    }
+    self().conv_pool_.run(typed, input_ranges, metas, output_ranges, outputs);
+    return results;
+  }
+
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
-  requires(
-      std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
-      std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
-      std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
-      std::is_same_v<Op, ir::Cumulative> || std::is_same_v<Op, ir::Full> ||
-      std::is_same_v<Op, ir::Arange> ||
-      std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
-      std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
-      std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
-      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
-      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
-      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                                     std::span<const Operand> /*inputs*/,
-                                                     std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
+           std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
+           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
+           std::is_same_v<Op, ir::Cumulative> || std::is_same_v<Op, ir::Full> ||
+           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Interpolate> ||
+           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
+           std::is_same_v<Op, ir::AttentionGrad> || ir::FusedRowOp<Op>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                 std::span<const Operand> /*inputs*/,
+                                 std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 };

@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/conv_pool_kernels.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
@@ -43,7 +44,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         reduce_(context_->features(), kernels_, *stream_, scratch()),
         softmax_(context_->features(), kernels_, *stream_),
         sort_(context_->features(), kernels_, *stream_),
-        random_(context_->features(), kernels_, *stream_) {}
+        random_(context_->features(), kernels_, *stream_),
+        conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -95,6 +97,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   SoftmaxKernel softmax_;
   SortKernel sort_;
   RandomKernel random_;
+  ConvPoolKernels conv_pool_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/wgpu/command_stream.h"
+#include "backends/wgpu/conv_pool_kernels.h"
 #include "backends/wgpu/device_pages.h"
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
@@ -42,7 +43,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         reduce_(adapter, kernels_, *stream_, scratch()),
         softmax_(adapter, kernels_, *stream_),
         sort_(adapter, kernels_, *stream_),
-        random_(adapter, kernels_, *stream_) {}
+        random_(adapter, kernels_, *stream_),
+        conv_pool_(make_conv_pool_kernels(adapter, kernels_, *stream_)) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -88,6 +90,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   SoftmaxKernel softmax_;
   SortKernel sort_;
   RandomKernel random_;
+  ConvPoolKernels conv_pool_;
 };
 
 }  // namespace

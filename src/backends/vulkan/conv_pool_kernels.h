@@ -1,0 +1,22 @@
+// The vulkan backend's convolution and pooling kernels: shader::ConvPoolKernels (the cases, words
+// and dispatches, shared with wgpu) over GLSL sources. f32, and f64 where the device has
+// shaderFloat64; convolutions accumulate by fma in x's dtype (ndarray's f32 sums are float too),
+// average pooling and its gradient in double where the device has it (ndarray's are double), so
+// that the average of a window and its gradient are ndarray's bit for bit there.
+#pragma once
+
+#include "backends/shader/conv_pool_kernels.h"
+#include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/vulkan_context.h"
+
+namespace ember::vulkan {
+
+using ConvPoolKernels = shader::ConvPoolKernels<BufferRange>;
+
+/// The convolution and pooling kernels of physical, compiled by kernels and recorded into stream.
+ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, KernelCache& kernels,
+                                       CommandStream& stream);
+
+}  // namespace ember::vulkan
