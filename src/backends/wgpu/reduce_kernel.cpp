@@ -17,16 +17,21 @@ using ir::ReduceOp;
 constexpr uint64_t kPartialBytes = 8;
 
 // add() is one step of Neumaier's sum: sum and the error of its additions so far (c); an
-// infinite or NaN sum is the sum itself (its error is meaningless). Every binding is read_write
+// infinite or NaN sum is the sum itself (its error is meaningless). The new sum passes through
+// an OR with a word the compiler cannot know is 0 (opaque_zero: the outputs' count, below 2^31,
+// shifted right 31), so that no compiler that treats f32 addition as associative can fold the
+// error term (total.sum - s) + v to 0: WGSL has no `precise`, and on an H100's Vulkan driver the
+// sums came out 1e-5 off ndarray's, as uncompensated ones would. Every binding is read_write
 // (docs/backends/wgpu.md) and holds words: elements are read through load().
 constexpr const char* kCommon =
     R"(// ember's wgpu reductions (src/backends/wgpu/reduce_kernel.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read_write> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+var<private> opaque_zero: u32;
 struct Sum { sum: f32, c: f32 }
 fn add(total: Sum, v: f32) -> Sum {
-  let s = total.sum + v;
+  let s = bitcast<f32>(bitcast<u32>(total.sum + v) | opaque_zero);
   let c = select((v - s) + total.sum, (total.sum - s) + v, abs(total.sum) >= abs(v));
   return Sum(s, total.c + c);
 }
@@ -118,6 +123,7 @@ std::string partial_source(ReduceOp op, DType x) {
   text += R"(@compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
   let outputs = p[0];
+  opaque_zero = outputs >> 31u;
   let n = p[1];
   let inner = p[2];
   let chunks = p[3];
@@ -212,6 +218,7 @@ std::string finish_source(ReduceOp op, DType x, DType out) {
   text += R"(@compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
   let outputs = p[0];
+  opaque_zero = outputs >> 31u;
 )";
   return text + output_loop(op, out) + "}\n";
 }
