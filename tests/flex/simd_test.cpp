@@ -225,6 +225,52 @@ TEST(FlexSimd, SoftmaxAcrossRowsOfSeveralOuterIndicesAndBlocksMatchesTheReferenc
   }
 }
 
+/// rows x n values whose column maxima rise down the rows, far apart (a sum taken before the
+/// maximum rose and not rescaled would be off by e^60), with special columns: all -inf, -inf in
+/// the first group of 8 rows only, +inf in the last row, a NaN in the middle row.
+TensorData rising_columns(int64_t rows, int64_t n) {
+  std::vector<double> values(static_cast<std::size_t>(rows * n));
+  const auto at = [&](int64_t k, int64_t j) -> double& {
+    return values[static_cast<std::size_t>(k * n + j)];
+  };
+  for (int64_t k = 0; k < rows; ++k) {
+    for (int64_t j = 0; j < n; ++j)
+      at(k, j) = static_cast<double>(k * (j % 5)) * 60.0 / static_cast<double>(rows) +
+                 std::sin(static_cast<double>(k * n + j));
+  }
+  for (int64_t k = 0; k < rows; ++k)
+    at(k, n / 4) = -kInf;
+  for (int64_t k = 0; k < std::min<int64_t>(8, rows); ++k)
+    at(k, n / 3) = -kInf;
+  at(rows - 1, n / 2) = kInf;
+  at(rows / 2, n - 2) = kNaN;
+  return TensorData(values, {rows, n}, DType::F32);
+}
+
+TEST(FlexSimd, SoftmaxAcrossRowsWithRisingMaximaSpecialsAndOddSizesMatchesTheReference) {
+  // Online maxima and sums (simd_reduce.cpp): a single row, fewer rows than a group, a partial
+  // last group, columns off the vector widths; then a strided (transposed) input.
+  for (const int64_t rows : {1, 5, 8, 37}) {
+    for (const int64_t n : {7, 50, 67}) {
+      const TensorData x = rising_columns(rows, n);
+      for (const bool log : {false, true}) {
+        expect_backends_agree(ir::Softmax{0, log}, {x},
+                              std::string(log ? "log_" : "") + "softmax across " +
+                                  std::to_string(rows) + " rows of " + std::to_string(n));
+      }
+    }
+  }
+  for (const bool log : {false, true}) {
+    expect_matches_ndarray(
+        [&](const Device& device) {
+          const TensorHandle x = ops::from_data(rising_columns(37, 67), device, TensorKind::Float);
+          const TensorHandle t = ops::transpose(x);
+          return log ? ops::log_softmax(t, 0) : ops::softmax(t, 0);
+        },
+        log ? "log_softmax of a transposed input" : "softmax of a transposed input");
+  }
+}
+
 TEST(FlexSimd, CrossEntropyOfRowsWithFarAndInfiniteLogitsMatchesTheReference) {
   // softmax_rows's rows: the log-sum-exp's sum takes exponentials below 2^-126 as about 2^-126
   // rather than 0 (logits far below the row's maximum, -inf), which a sum of at least 1 must not
