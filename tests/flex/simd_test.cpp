@@ -161,6 +161,50 @@ TEST(FlexSimd, ReductionsMatchTheReferenceAlongEveryDim) {
                         "argmin ties, i32");
 }
 
+/// 21 rows (passes of 8, 8 and 5 rows) of 37 columns for max and min across rows, column j a
+/// case: signed zeros tied (the earlier stays), a NaN in a later pass, infinities, values whose
+/// sum overflows f32 (the fast fold's check), and ordinary values.
+TEST(FlexSimd, ExtremesAcrossRowsKeepTheReferencesTiesNaNAndInfinities) {
+  constexpr int64_t kRows = 21;
+  constexpr int64_t kColumns = 37;
+  std::vector<double> values(kRows * kColumns);
+  for (int64_t k = 0; k < kRows; ++k) {
+    for (int64_t j = 0; j < kColumns; ++j) {
+      double& v = values[static_cast<std::size_t>(k * kColumns + j)];
+      v = std::sin(static_cast<double>(k * 7 + j)) * 10.0;
+      if (j == 1) v = k % 2 == 0 ? -0.0 : 0.0;
+      if (j == 2) v = k % 2 == 0 ? 0.0 : -0.0;
+      if (j == 3 && k == 17) v = kNaN;
+      if (j == 4 && k == 9) v = kInf;
+      if (j == 5 && k == 2) v = -kInf;
+      if (j == 6) v = k == 12 ? 3.3e38 : 3e38;
+      if (j == 20 && k == 3) v = kNaN;
+    }
+  }
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    const TensorData x(values, {kRows, kColumns}, dtype);
+    for (const ir::ReduceOp op : {ir::ReduceOp::Max, ir::ReduceOp::Min}) {
+      FlexBackend flex;
+      ndarray::NdArrayBackend reference;
+      const std::vector<double> got =
+          run_on(flex, ir::Reduce{op, 0}, {x}).at(0).to_vector<double>();
+      const std::vector<double> want =
+          run_on(reference, ir::Reduce{op, 0}, {x}).at(0).to_vector<double>();
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t j = 0; j < want.size(); ++j) {
+        const std::string what = ir::name(ir::Reduce{op, 0}) + " " +
+                                 std::string(dtype_name(dtype)) + " column " + std::to_string(j);
+        if (std::isnan(want[j])) {
+          EXPECT_TRUE(std::isnan(got[j])) << what;
+          continue;
+        }
+        EXPECT_EQ(got[j], want[j]) << what;
+        EXPECT_EQ(std::signbit(got[j]), std::signbit(want[j])) << what;
+      }
+    }
+  }
+}
+
 TEST(FlexSimd, SoftmaxMatchesTheReferenceAlongEveryDim) {
   for (const DType dtype : {DType::F32, DType::F64}) {
     const TensorData x = varied_data({3, 4, 19}, dtype);
