@@ -214,6 +214,15 @@ void AddRow(const float* row, double* acc, int64_t n) {
 /// work, few enough for the hardware prefetchers to follow every row.
 constexpr int64_t kRowsPerPass = 8;
 
+/// pass(row, group, onto_out) for each kRowsPerPass rows of the rows at first (stride apart): row
+/// the pass's first row, group its rows, onto_out whether earlier passes left their result in out
+/// (later passes fold onto it).
+template <typename T, class Pass>
+HWY_INLINE void ForEachPass(const T* first, int64_t stride, int64_t rows, const Pass& pass) {
+  for (int64_t k = 0; k < rows; k += kRowsPerPass)
+    pass(first + k * stride, std::min(kRowsPerPass, rows - k), k > 0);
+}
+
 /// out[i] = the fold of the rows' column i in row order, rows >= 1; combine(earlier, later) takes
 /// vectors and scalars alike. out may be the first row.
 template <typename T, class Combine>
@@ -221,10 +230,7 @@ HWY_INLINE void FoldRows(const T* first, int64_t stride, int64_t rows, T* out, i
                          const Combine& combine) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t k = 0; k < rows; k += kRowsPerPass) {
-    const T* row = first + k * stride;
-    const int64_t group = std::min(kRowsPerPass, rows - k);
-    const bool onto_out = k > 0;  // later passes fold onto the earlier rows' result
+  ForEachPass(first, stride, rows, [&](const T* row, int64_t group, bool onto_out) HWY_ATTR {
     int64_t i = 0;
     for (; i + lanes <= n; i += lanes) {
       auto v = hn::LoadU(d, row + i);
@@ -238,7 +244,7 @@ HWY_INLINE void FoldRows(const T* first, int64_t stride, int64_t rows, T* out, i
         v = combine(v, row[g * stride + i]);
       out[i] = onto_out ? combine(out[i], v) : v;
     }
-  }
+  });
 }
 
 template <typename T>
@@ -402,10 +408,7 @@ void ExtremeRows(const T* first, int64_t stride, int64_t rows, T* out, int64_t n
   // overflow) sends the vector's columns to the exact fold for that pass.
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t k = 0; k < rows; k += kRowsPerPass) {
-    const T* row = first + k * stride;
-    const int64_t group = std::min(kRowsPerPass, rows - k);
-    const bool onto_out = k > 0;  // later passes fold onto the earlier rows' result
+  ForEachPass(first, stride, rows, [&](const T* row, int64_t group, bool onto_out) HWY_ATTR {
     int64_t i = 0;
     for (; i + lanes <= n; i += lanes) {
       auto best = onto_out ? hn::LoadU(d, out + i) : hn::LoadU(d, row + i);
@@ -422,7 +425,7 @@ void ExtremeRows(const T* first, int64_t stride, int64_t rows, T* out, int64_t n
       }
     }
     ExactExtremeColumns(row, stride, group, onto_out, out, i, n - i, maximum);
-  }
+  });
 #else
   // On ties the earlier value stays, as in a scan of the lane (it tells -0 from +0).
   FoldRows(first, stride, rows, out, n, [maximum](auto earlier, auto later) HWY_ATTR {
