@@ -123,9 +123,9 @@ void softmax(const double* x, double* out, int64_t n, bool log, double* scratch)
 /// exponential per column and group.
 inline constexpr int64_t kSoftmaxGroupRows = 8;
 /// The scratch elements softmax_columns needs for rows of n columns: the exponentials, a maximum
-/// per group of kSoftmaxGroupRows rows, and three values per column.
+/// per group of kSoftmaxGroupRows rows, and four values per column.
 inline int64_t softmax_columns_scratch(int64_t rows, int64_t n) {
-  return (rows + (rows + kSoftmaxGroupRows - 1) / kSoftmaxGroupRows + 3) * n;
+  return (rows + (rows + kSoftmaxGroupRows - 1) / kSoftmaxGroupRows + 4) * n;
 }
 /// Softmax (or log-softmax) of each column i < n across rows >= 1 rows, row k holding
 /// first[k * stride + i], into out of the same layout: the same values as softmax's along
