@@ -203,5 +203,63 @@ TEST(FlexNarrowFloatSpecial, SpecialValuesMatchNdarrayBitForBit) {
   }
 }
 
+/// Rows of n narrow values, row by row: ordinary values that round in bf16 and f16 (thirds), one
+/// NaN, +inf, +inf and -inf, and values whose f32 blocks would overflow (f16: its largest).
+TensorData narrow_sum_rows(int64_t n, DType dtype) {
+  constexpr int64_t kRows = 5;
+  std::vector<double> values(static_cast<std::size_t>(kRows * n));
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<double>(static_cast<int64_t>(i * 37 % 101) - 50) / 3.0;
+  const auto at = [&](int64_t row, int64_t k) -> double& {
+    return values[static_cast<std::size_t>(row * n + k)];
+  };
+  at(1, n / 2) = std::nan("");
+  at(2, n - 1) = 1.0 / 0.0;
+  at(3, 0) = 1.0 / 0.0;
+  at(3, n - 1) = -1.0 / 0.0;
+  for (int64_t k = 0; k < n; ++k)
+    at(4, k) = dtype == DType::F16 ? 65504.0 : 3e38;
+  return TensorData(values, Shape{kRows, n}, dtype);
+}
+
+/// The sums along the last dim widen bf16 / f16 in registers (simd.h's narrow sums): every tail
+/// length, NaN, infinities and overflowing f32 blocks, against ndarray in the same dtype (one
+/// rounding of the exact sum: equal up to the last bit's tie), and bit for bit the sum of the
+/// widened f32 copy (widening is exact, and the additions are the same).
+TEST(FlexNarrowFloatSpecial, SumsAlongRowsOfEveryLengthMatchNdarrayAndTheWidenedSum) {
+  for (const DType dtype : {DType::BF16, DType::F16}) {
+    for (const int64_t n : {1, 7, 15, 16, 17, 127, 128, 129, 255, 1000, 4099}) {
+      const TensorData x = narrow_sum_rows(n, dtype);
+      const auto sums = [&](const Device& device, DType as) {
+        const TensorHandle t = ops::cast(ops::from_data(x, device, TensorKind::Float), as);
+        return ops::into_data(ops::sum_dim(t, 1)).to_vector<double>();
+      };
+      const std::vector<double> got = sums(Device::flex(), dtype);
+      const std::vector<double> want = sums(Device::ndarray(), dtype);
+      const std::vector<double> widened = sums(Device::flex(), DType::F32);
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t r = 0; r < want.size(); ++r) {
+        const std::string what = std::string(dtype_name(dtype)) + " n=" + std::to_string(n) +
+                                 " row " + std::to_string(r);
+        if (std::isnan(want[r])) {
+          EXPECT_TRUE(std::isnan(got[r])) << what;
+          EXPECT_TRUE(std::isnan(widened[r])) << what;
+          continue;
+        }
+        if (std::isinf(want[r])) {
+          EXPECT_EQ(got[r], want[r]) << what;
+        } else {
+          EXPECT_LE(std::abs(got[r] - want[r]), 1e-5 + torch_rtol(dtype) * std::abs(want[r]))
+              << what << ": " << got[r] << " vs " << want[r];
+        }
+        // The f32 sum rounded to dtype: what the narrow sum computes before its one rounding.
+        const double rounded =
+            TensorData(std::vector<double>{widened[r]}, Shape{1}, dtype).to_vector<double>()[0];
+        EXPECT_EQ(got[r], rounded) << what;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::flex::test

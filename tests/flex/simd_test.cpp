@@ -161,6 +161,50 @@ TEST(FlexSimd, ReductionsMatchTheReferenceAlongEveryDim) {
                         "argmin ties, i32");
 }
 
+/// 21 rows (passes of 8, 8 and 5 rows) of 37 columns for max and min across rows, column j a
+/// case: signed zeros tied (the earlier stays), a NaN in a later pass, infinities, values whose
+/// sum overflows f32 (the fast fold's check), and ordinary values.
+TEST(FlexSimd, ExtremesAcrossRowsKeepTheReferencesTiesNaNAndInfinities) {
+  constexpr int64_t kRows = 21;
+  constexpr int64_t kColumns = 37;
+  std::vector<double> values(kRows * kColumns);
+  for (int64_t k = 0; k < kRows; ++k) {
+    for (int64_t j = 0; j < kColumns; ++j) {
+      double& v = values[static_cast<std::size_t>(k * kColumns + j)];
+      v = std::sin(static_cast<double>(k * 7 + j)) * 10.0;
+      if (j == 1) v = k % 2 == 0 ? -0.0 : 0.0;
+      if (j == 2) v = k % 2 == 0 ? 0.0 : -0.0;
+      if (j == 3 && k == 17) v = kNaN;
+      if (j == 4 && k == 9) v = kInf;
+      if (j == 5 && k == 2) v = -kInf;
+      if (j == 6) v = k == 12 ? 3.3e38 : 3e38;
+      if (j == 20 && k == 3) v = kNaN;
+    }
+  }
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    const TensorData x(values, {kRows, kColumns}, dtype);
+    for (const ir::ReduceOp op : {ir::ReduceOp::Max, ir::ReduceOp::Min}) {
+      FlexBackend flex;
+      ndarray::NdArrayBackend reference;
+      const std::vector<double> got =
+          run_on(flex, ir::Reduce{op, 0}, {x}).at(0).to_vector<double>();
+      const std::vector<double> want =
+          run_on(reference, ir::Reduce{op, 0}, {x}).at(0).to_vector<double>();
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t j = 0; j < want.size(); ++j) {
+        const std::string what = ir::name(ir::Reduce{op, 0}) + " " +
+                                 std::string(dtype_name(dtype)) + " column " + std::to_string(j);
+        if (std::isnan(want[j])) {
+          EXPECT_TRUE(std::isnan(got[j])) << what;
+          continue;
+        }
+        EXPECT_EQ(got[j], want[j]) << what;
+        EXPECT_EQ(std::signbit(got[j]), std::signbit(want[j])) << what;
+      }
+    }
+  }
+}
+
 TEST(FlexSimd, SoftmaxMatchesTheReferenceAlongEveryDim) {
   for (const DType dtype : {DType::F32, DType::F64}) {
     const TensorData x = varied_data({3, 4, 19}, dtype);
@@ -223,6 +267,86 @@ TEST(FlexSimd, SoftmaxAcrossRowsOfSeveralOuterIndicesAndBlocksMatchesTheReferenc
     expect_backends_agree(ir::Softmax{1, log}, {x},
                           log ? "log_softmax along dim 1" : "softmax along dim 1");
   }
+}
+
+/// rows x n values whose column maxima rise down the rows, far apart (a sum taken before the
+/// maximum rose and not rescaled would be off by e^60), with special columns: all -inf, -inf in
+/// the first group of 8 rows only, +inf in the last row, a NaN in the middle row.
+TensorData rising_columns(int64_t rows, int64_t n) {
+  std::vector<double> values(static_cast<std::size_t>(rows * n));
+  const auto at = [&](int64_t k, int64_t j) -> double& {
+    return values[static_cast<std::size_t>(k * n + j)];
+  };
+  for (int64_t k = 0; k < rows; ++k) {
+    for (int64_t j = 0; j < n; ++j)
+      at(k, j) = static_cast<double>(k * (j % 5)) * 60.0 / static_cast<double>(rows) +
+                 std::sin(static_cast<double>(k * n + j));
+  }
+  for (int64_t k = 0; k < rows; ++k)
+    at(k, n / 4) = -kInf;
+  for (int64_t k = 0; k < std::min<int64_t>(8, rows); ++k)
+    at(k, n / 3) = -kInf;
+  at(rows - 1, n / 2) = kInf;
+  at(rows / 2, n - 2) = kNaN;
+  return TensorData(values, {rows, n}, DType::F32);
+}
+
+TEST(FlexSimd, SoftmaxAcrossRowsWithRisingMaximaSpecialsAndOddSizesMatchesTheReference) {
+  // Online maxima and sums (simd_reduce.cpp): a single row, fewer rows than a group, a partial
+  // last group, columns off the vector widths; then a strided (transposed) input.
+  for (const int64_t rows : {1, 5, 8, 37}) {
+    for (const int64_t n : {7, 50, 67}) {
+      const TensorData x = rising_columns(rows, n);
+      for (const bool log : {false, true}) {
+        expect_backends_agree(ir::Softmax{0, log}, {x},
+                              std::string(log ? "log_" : "") + "softmax across " +
+                                  std::to_string(rows) + " rows of " + std::to_string(n));
+      }
+    }
+  }
+  for (const bool log : {false, true}) {
+    expect_matches_ndarray(
+        [&](const Device& device) {
+          const TensorHandle x = ops::from_data(rising_columns(37, 67), device, TensorKind::Float);
+          const TensorHandle t = ops::transpose(x);
+          return log ? ops::log_softmax(t, 0) : ops::softmax(t, 0);
+        },
+        log ? "log_softmax of a transposed input" : "softmax of a transposed input");
+  }
+}
+
+TEST(FlexSimd, SoftmaxAcrossManyRowsKeepsItsSumsWithinF32Tolerance) {
+  // 60000 rows of 16 columns in [-1, 0]: each column's sum of exponentials (about 38000) is 7500
+  // online f32 additions of groups of 8 rows (simd_reduce.cpp), whose rounding compensated
+  // summation keeps near f32's rounding of the result.
+  constexpr int64_t kRows = 60000;
+  constexpr int64_t kColumns = 16;
+  std::vector<double> values(kRows * kColumns);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = -0.5 - 0.5 * std::sin(static_cast<double>(i) * 0.61);
+  const TensorData x(values, {kRows, kColumns}, DType::F32);
+  for (const bool log : {false, true})
+    expect_backends_agree(ir::Softmax{0, log}, {x}, log ? "log_softmax" : "softmax");
+  // log_softmax's error is its log-sum's, the sum's relative error: against the exact values (in
+  // double, from the f32 inputs), f32's rounding of results near -10.5 (ulp 9.5e-7) and little
+  // more: 9.8e-7 compensated, 2.2e-6 without the compensation. (ndarray's own f32 chain of 60000
+  // additions is off by about 2e-5 here, so it cannot be the reference for this.)
+  FlexBackend flex;
+  const std::vector<double> got = run_on(flex, ir::Softmax{0, true}, {x}).at(0).to_vector<double>();
+  const std::vector<double> inputs = x.to_vector<double>();
+  double worst = 0.0;
+  for (int64_t j = 0; j < kColumns; ++j) {
+    const auto at = [&](int64_t k) { return static_cast<std::size_t>(k * kColumns + j); };
+    double max = inputs[at(0)];
+    for (int64_t k = 1; k < kRows; ++k)
+      max = std::max(max, inputs[at(k)]);
+    double sum = 0.0;
+    for (int64_t k = 0; k < kRows; ++k)
+      sum += std::exp(inputs[at(k)] - max);
+    for (int64_t k = 0; k < kRows; ++k)
+      worst = std::max(worst, std::abs(got[at(k)] - (inputs[at(k)] - max - std::log(sum))));
+  }
+  EXPECT_LT(worst, 1.5e-6);
 }
 
 TEST(FlexSimd, CrossEntropyOfRowsWithFarAndInfiniteLogitsMatchesTheReference) {

@@ -41,11 +41,10 @@ std::optional<View> run(const ir::Activation& op, Views in, Outputs out) {
 
 namespace {
 
-/// Scratch bytes of a softmax across rows per block of columns: the block's exponentials and its
-/// inputs stay in a core's L2 (1 MiB on Zen 4, 2 MiB on Emerald Rapids) between the passes. On
-/// the 2-core Zen 4 VM, softmax along dim 1 of [16, 1024, 1024] took half the time with 512 KiB
-/// as with 128 KiB (blocks of 112 columns rather than 16).
-constexpr int64_t kColumnScratchBytes = int64_t{512} << 10;
+/// Bytes a softmax across rows keeps per block of columns in a core's L2 (1 MiB on Zen 4, 2 MiB
+/// on Emerald Rapids) between its passes: the exponentials of every row (softmax) or the rows
+/// themselves (log-softmax), and the columns' running state (simd::softmax_columns_scratch).
+constexpr int64_t kColumnBlockBytes = int64_t{512} << 10;
 /// Columns of a block: a multiple of the widest vector (16 f32), at most this many: runs of 16 KiB
 /// of each f32 row rather than one 4 KiB page, which the prefetchers follow further (reduce.cpp's
 /// blocks of columns measured it).
@@ -81,13 +80,15 @@ View softmax_along_rows(const ir::Softmax& op, const View& x) {
 }
 
 /// Softmax across rows (a dim other than the last), in place in x's layout: blocks of columns of
-/// each outer index, each read from memory once, no transposition.
+/// each outer index, each read from memory once (their maxima and sums online, simd.h), no
+/// transposition.
 template <typename T>
 View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const Lanes& lanes) {
   OutputTensor result(contiguous_x.meta());
   const T* src = contiguous_x.data<T>();
   T* dst = result.data<T>();
-  const int64_t fit = kColumnScratchBytes / static_cast<int64_t>(sizeof(T)) / (lanes.size + 2);
+  const int64_t fit = kColumnBlockBytes / static_cast<int64_t>(sizeof(T)) /
+                      (simd::softmax_columns_scratch(lanes.size, 1));
   const int64_t width = std::min(
       {lanes.inner, kMaxColumns, std::max(kColumnAlign, fit / kColumnAlign * kColumnAlign)});
   const int64_t blocks = ceil_div(lanes.inner, width);
@@ -95,7 +96,8 @@ View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const 
   parallel_for(
       lanes.outer * blocks, std::max<int64_t>(1, kElementGrain / (lanes.size * width)),
       [&](int64_t begin, int64_t end) {
-        std::vector<T> scratch(static_cast<std::size_t>((lanes.size + 2) * width));
+        std::vector<T> scratch(
+            static_cast<std::size_t>(simd::softmax_columns_scratch(lanes.size, width)));
         const auto column = [&](int64_t t) { return t % blocks * width; };
         const auto offset = [&](int64_t t) {
           return t / blocks * lanes.size * lanes.inner + column(t);

@@ -68,9 +68,12 @@ void activation(const ir::Activation& op, const float* x, float* out, int64_t n)
 void activation(const ir::Activation& op, const double* x, double* out, int64_t n);
 
 /// The sum of x[0, n) in double. f32 adds blocks of a few vectors in f32 first: the error stays
-/// under about 3 * 2^-24 * sum|x|, and an overflowing block falls back to summing in double.
+/// under about 3 * 2^-24 * sum|x|, and an overflowing block falls back to summing in double. bf16
+/// and f16 are widened in registers and summed as f32: the sum of their f32 copy, bit for bit.
 double sum(const float* x, int64_t n);
 double sum(const double* x, int64_t n);
+double sum(const BFloat16* x, int64_t n);
+double sum(const Half* x, int64_t n);
 /// sums[r] = sum(x + r * n, n), r < rows: f32 reads several rows at once on CPUs where that is
 /// faster than one long stream (simd_reduce.cpp's kRowsAtOnce).
 void row_sums(const float* x, int64_t rows, int64_t n, double* sums);
@@ -116,10 +119,19 @@ int64_t arg_extreme(const double* x, int64_t n, bool maximum);
 /// the caches (call hwy::FlushStream() before another thread reads out); with nullptr, through out.
 void softmax(const float* x, float* out, int64_t n, bool log, float* scratch);
 void softmax(const double* x, double* out, int64_t n, bool log, double* scratch);
+/// Rows a softmax across rows folds at once into its running maxima and sums: one rescaling
+/// exponential per column and group.
+inline constexpr int64_t kSoftmaxGroupRows = 8;
+/// The scratch elements softmax_columns needs for rows of n columns: the exponentials, a maximum
+/// per group of kSoftmaxGroupRows rows, and four values per column.
+inline int64_t softmax_columns_scratch(int64_t rows, int64_t n) {
+  return (rows + (rows + kSoftmaxGroupRows - 1) / kSoftmaxGroupRows + 4) * n;
+}
 /// Softmax (or log-softmax) of each column i < n across rows >= 1 rows, row k holding
 /// first[k * stride + i], into out of the same layout: the same values as softmax's along
-/// contiguous rows, with the input read from memory once if its rows * n values stay in cache.
-/// scratch holds (rows + 2) * n elements; with stream, out is written with streaming stores
+/// contiguous rows, with the input read from memory once if its rows * n values stay in cache
+/// (its maxima and sums online, then the result). scratch holds softmax_columns_scratch(rows, n)
+/// elements; with stream, out is written with streaming stores
 /// (call hwy::FlushStream() before another thread reads it). next (null: none) is the block the
 /// caller reads next, next_n columns of the same rows and stride: fetched toward L2 meanwhile.
 void softmax_columns(const float* first, int64_t stride, int64_t rows, float* out, int64_t n,

@@ -13,19 +13,11 @@
 #include "backends/flex/bfloat16_bits.h"
 #include "backends/flex/half_bits.h"
 #include "backends/flex/simd.h"
+#include "backends/flex/simd_widen-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-/// Whether this target converts between f16 and f32 in hardware (F16C's vcvtph2ps and vcvtps2ph:
-/// nearest even, exact on subnormals); Highway's emulation elsewhere truncates, so those targets
-/// convert by half_bits.h's formulas.
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !defined(HWY_DISABLE_F16C)
-constexpr bool kF16C = true;
-#else
-constexpr bool kF16C = false;
-#endif
 
 using Df = hn::ScalableTag<float>;
 using Du32 = hn::RebindToUnsigned<Df>;
@@ -43,13 +35,8 @@ HWY_INLINE void ForLanes(int64_t n, const Vector& vector, const Scalar& scalar) 
 }
 
 void WidenBFloat16(const BFloat16* src, float* dst, int64_t n) {
-  const auto* bits = reinterpret_cast<const uint16_t*>(src);
   ForLanes(
-      n,
-      [&](int64_t i) HWY_ATTR {
-        const auto wide = hn::PromoteTo(Du32(), hn::LoadU(Du16(), bits + i));
-        hn::StoreU(hn::BitCast(Df(), hn::ShiftLeft<16>(wide)), Df(), dst + i);
-      },
+      n, [&](int64_t i) HWY_ATTR { hn::StoreU(LoadWidened(Df(), src + i), Df(), dst + i); },
       [&](int64_t i) { dst[i] = from_bfloat16(src[i]); });
 }
 
@@ -90,45 +77,9 @@ void RoundToBFloat16(float* x, int64_t n) {
       [&](int64_t i) { x[i] = from_bfloat16(to_bfloat16(x[i])); });
 }
 
-/// from_half's formula, lane by lane: the targets without F16C.
-HWY_INLINE hn::Vec<Df> HalfToFloatBits(hn::Vec<Du32> h) {
-  const Du32 du;
-  const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
-  const auto exponent = hn::And(hn::ShiftRight<10>(h), hn::Set(du, 0x1Fu));
-  const auto mantissa = hn::And(h, hn::Set(du, 0x3FFu));
-  const auto shifted = hn::ShiftLeft<13>(mantissa);
-  const auto normal =
-      hn::Or(sign, hn::Or(hn::ShiftLeft<23>(hn::Add(exponent, hn::Set(du, 112u))), shifted));
-  const auto special = hn::Or(sign, hn::Or(hn::Set(du, 0x7F80'0000u), shifted));
-  const auto subnormal =
-      hn::Mul(hn::ConvertTo(Df(), hn::BitCast(hn::RebindToSigned<Du32>(), mantissa)),
-              hn::Set(Df(), 0x1p-24f));
-  const auto tiny = hn::Or(sign, hn::BitCast(du, subnormal));
-  const auto result = hn::IfThenElse(hn::Eq(exponent, hn::Set(du, 0x1Fu)), special,
-                                     hn::IfThenElse(hn::Eq(exponent, hn::Zero(du)), tiny, normal));
-  return hn::BitCast(Df(), result);
-}
-
 void WidenHalf(const Half* src, float* dst, int64_t n) {
-  const auto* bits = reinterpret_cast<const uint16_t*>(src);
   ForLanes(
-      n,
-      [&](int64_t i) HWY_ATTR {
-        if constexpr (kF16C) {
-          // F16C's vcvtph2ps: one instruction, exact on normals, subnormals and infinities (DAZ
-          // does not apply to it). It quiets a signalling NaN, which from_half keeps as it is:
-          // a vector holding a NaN takes the formula.
-          const hn::Rebind<hwy::float16_t, Df> dh;
-          const auto wide =
-              hn::PromoteTo(Df(), hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(bits + i)));
-          if (HWY_LIKELY(hn::AllFalse(Df(), hn::IsNaN(wide)))) {
-            hn::StoreU(wide, Df(), dst + i);
-            return;
-          }
-        }
-        hn::StoreU(HalfToFloatBits(hn::PromoteTo(Du32(), hn::LoadU(Du16(), bits + i))), Df(),
-                   dst + i);
-      },
+      n, [&](int64_t i) HWY_ATTR { hn::StoreU(LoadWidened<true>(Df(), src + i), Df(), dst + i); },
       [&](int64_t i) { dst[i] = from_half(src[i]); });
 }
 

@@ -18,18 +18,43 @@
 #include "backends/flex/highway_exp.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
+#include "backends/flex/simd_widen-inl.h"
+#include "core/ceil_div.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-/// Loads lanes of x starting at i as doubles (f32 widened).
+/// The f32 lanes at x: f32 loaded, bf16 and f16 widened in registers (a sum's NaN is quiet
+/// whatever the payload, so f16 takes F16C's conversion as it is).
+template <class DF, typename T>
+HWY_INLINE hn::Vec<DF> LoadF32(DF df, const T* x) {
+  if constexpr (std::is_same_v<T, float>) {
+    return hn::LoadU(df, x);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    return LoadWidened(df, x);
+  } else {
+    return LoadWidened<false>(df, x);
+  }
+}
+
+/// x as a double (bf16 and f16 through their exact f32 value).
+template <typename T>
+double AsDouble(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<double>(x);
+  } else {
+    return static_cast<double>(static_cast<float>(x));
+  }
+}
+
+/// Loads lanes of x starting at i as doubles (f32, bf16 and f16 widened).
 template <class DD, typename T>
 HWY_INLINE auto LoadAsDouble(DD dd, const T* x, int64_t i) {
-  if constexpr (sizeof(T) == 4) {
-    return hn::PromoteTo(dd, hn::LoadU(hn::Rebind<float, DD>(), x + i));
-  } else {
+  if constexpr (std::is_same_v<T, double>) {
     return hn::LoadU(dd, x + i);
+  } else {
+    return hn::PromoteTo(dd, LoadF32(hn::Rebind<float, DD>(), x + i));
   }
 }
 
@@ -59,7 +84,7 @@ double SumInDouble(const T* x, int64_t n) {
     a0 = hn::Add(a0, LoadAsDouble(dd, x, i));
   double total = hn::GetLane(hn::SumOfLanes(dd, hn::Add(hn::Add(a0, a1), hn::Add(a2, a3))));
   for (; i < n; ++i)
-    total += static_cast<double>(x[i]);
+    total += AsDouble(x[i]);
   return total;
 }
 
@@ -67,11 +92,12 @@ double SumInDouble(const T* x, int64_t n) {
 /// widening the block's lanes to double: widening each value costs more than the memory it reads.
 constexpr int64_t kTreeVectors = 8;
 
-/// The lane-wise sum of the kTreeVectors vectors at x, as a balanced tree of f32 additions.
-template <class DF>
-HWY_INLINE hn::Vec<DF> TreeSum(DF df, const float* x) {
+/// The lane-wise sum of the kTreeVectors vectors at x (widened to f32), as a balanced tree of f32
+/// additions.
+template <class DF, typename T>
+HWY_INLINE hn::Vec<DF> TreeSum(DF df, const T* x) {
   const auto lanes = static_cast<int64_t>(hn::Lanes(df));
-  const auto v = [&](int64_t k) HWY_ATTR { return hn::LoadU(df, x + k * lanes); };
+  const auto v = [&](int64_t k) HWY_ATTR { return LoadF32(df, x + k * lanes); };
   const auto first = hn::Add(hn::Add(v(0), v(1)), hn::Add(v(2), v(3)));
   const auto second = hn::Add(hn::Add(v(4), v(5)), hn::Add(v(6), v(7)));
   return hn::Add(first, second);
@@ -111,8 +137,8 @@ constexpr int64_t kRowsAtOnce = 8;
 /// FlexSimd.ReductionsMatchTheReferenceAlongEveryDim the error stays under a third of f32's
 /// tolerance against ndarray's double sum at every vector width (1 to 16 lanes), where adding
 /// three values per lane one after another in f32 (a chain rather than a tree) exceeds it.
-template <int64_t R>
-HWY_INLINE void SumRowsAtOnce(const float* x, int64_t n, double* sums) {
+template <int64_t R, typename T>
+HWY_INLINE void SumRowsAtOnce(const T* x, int64_t n, double* sums) {
   const hn::ScalableTag<float> df;
   const hn::ScalableTag<double> dd;
   const auto lanes = static_cast<int64_t>(hn::Lanes(dd));
@@ -132,7 +158,7 @@ HWY_INLINE void SumRowsAtOnce(const float* x, int64_t n, double* sums) {
     }
   }
   for (int64_t r = 0; r < R; ++r) {
-    const float* row = x + r * n;
+    const T* row = x + r * n;
     const auto blocks = hn::Add(hn::Load(dd, lower_at(r)), hn::Load(dd, lower_at(r) + lanes));
     const double total = hn::GetLane(hn::SumOfLanes(dd, blocks)) + SumInDouble(row + i, n - i);
     // A block can overflow f32 where double does not (FLT_MAX + FLT_MAX - FLT_MAX), leaving an
@@ -142,7 +168,10 @@ HWY_INLINE void SumRowsAtOnce(const float* x, int64_t n, double* sums) {
   }
 }
 
-double Sum(const float* x, int64_t n) {
+/// f32, bf16 and f16 (widened in registers: the same additions as on an f32 copy, so the same
+/// result, without writing and reading the copy).
+template <typename T>
+double Sum(const T* x, int64_t n) {
   double total;
   SumRowsAtOnce<1>(x, n, &total);
   return total;
@@ -185,6 +214,15 @@ void AddRow(const float* row, double* acc, int64_t n) {
 /// work, few enough for the hardware prefetchers to follow every row.
 constexpr int64_t kRowsPerPass = 8;
 
+/// pass(row, group, onto_out) for each kRowsPerPass rows of the rows at first (stride apart): row
+/// the pass's first row, group its rows, onto_out whether earlier passes left their result in out
+/// (later passes fold onto it).
+template <typename T, class Pass>
+HWY_INLINE void ForEachPass(const T* first, int64_t stride, int64_t rows, const Pass& pass) {
+  for (int64_t k = 0; k < rows; k += kRowsPerPass)
+    pass(first + k * stride, std::min(kRowsPerPass, rows - k), k > 0);
+}
+
 /// out[i] = the fold of the rows' column i in row order, rows >= 1; combine(earlier, later) takes
 /// vectors and scalars alike. out may be the first row.
 template <typename T, class Combine>
@@ -192,10 +230,7 @@ HWY_INLINE void FoldRows(const T* first, int64_t stride, int64_t rows, T* out, i
                          const Combine& combine) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  for (int64_t k = 0; k < rows; k += kRowsPerPass) {
-    const T* row = first + k * stride;
-    const int64_t group = std::min(kRowsPerPass, rows - k);
-    const bool onto_out = k > 0;  // later passes fold onto the earlier rows' result
+  ForEachPass(first, stride, rows, [&](const T* row, int64_t group, bool onto_out) HWY_ATTR {
     int64_t i = 0;
     for (; i + lanes <= n; i += lanes) {
       auto v = hn::LoadU(d, row + i);
@@ -209,7 +244,7 @@ HWY_INLINE void FoldRows(const T* first, int64_t stride, int64_t rows, T* out, i
         v = combine(v, row[g * stride + i]);
       out[i] = onto_out ? combine(out[i], v) : v;
     }
-  }
+  });
 }
 
 template <typename T>
@@ -350,8 +385,48 @@ int64_t ArgExtreme(const T* x, int64_t n, bool maximum) {
   return maximum ? ArgExtremeOnePass<true>(x, n) : ArgExtremeOnePass<false>(x, n);
 }
 
+/// ExtremeRows's fold of the rows' column i in row order (BetterValue's), lane by lane: the
+/// columns whose fast fold saw a NaN or an infinity. out may be the first row.
+template <typename T>
+void ExactExtremeColumns(const T* row, int64_t stride, int64_t group, bool onto_out, T* out,
+                         int64_t i, int64_t count, bool maximum) {
+  for (int64_t j = i; j < i + count; ++j) {
+    T best = onto_out ? out[j] : row[j];
+    for (int64_t g = onto_out ? 0 : 1; g < group; ++g)
+      best = BetterValue(row[g * stride + j], best, maximum);
+    out[j] = best;
+  }
+}
+
 template <typename T>
 void ExtremeRows(const T* first, int64_t stride, int64_t rows, T* out, int64_t n, bool maximum) {
+#if HWY_ARCH_X86
+  // x86's max and min take one instruction that keeps its second operand, the earlier value, on
+  // ties (telling -0 from +0 as a scan of the lane does) and on NaN: where Better's two compares
+  // and a blend made max and min along dim 1 of [8, 512, 4096] compute-bound. A NaN must win, so
+  // each vector of a pass also adds its values: a sum that is not finite (a NaN, an infinity, or an
+  // overflow) sends the vector's columns to the exact fold for that pass.
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  ForEachPass(first, stride, rows, [&](const T* row, int64_t group, bool onto_out) HWY_ATTR {
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      auto best = onto_out ? hn::LoadU(d, out + i) : hn::LoadU(d, row + i);
+      auto check = best;
+      for (int64_t g = onto_out ? 0 : 1; g < group; ++g) {
+        const auto v = hn::LoadU(d, row + g * stride + i);
+        best = maximum ? hn::Max(v, best) : hn::Min(v, best);
+        check = hn::Add(check, v);
+      }
+      if (HWY_LIKELY(hn::AllTrue(d, hn::IsFinite(check)))) {
+        hn::StoreU(best, d, out + i);
+      } else {
+        ExactExtremeColumns(row, stride, group, onto_out, out, i, lanes, maximum);
+      }
+    }
+    ExactExtremeColumns(row, stride, group, onto_out, out, i, n - i, maximum);
+  });
+#else
   // On ties the earlier value stays, as in a scan of the lane (it tells -0 from +0).
   FoldRows(first, stride, rows, out, n, [maximum](auto earlier, auto later) HWY_ATTR {
     if constexpr (std::is_floating_point_v<decltype(later)>) {
@@ -360,6 +435,7 @@ void ExtremeRows(const T* first, int64_t stride, int64_t rows, T* out, int64_t n
       return Better(later, earlier, maximum);
     }
   });
+#endif
 }
 
 /// Where v takes best's place in a scan: v beyond best, or v NaN where best is not.
@@ -617,69 +693,133 @@ void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch) {
   WriteSoftmax<false>(x, e, out, n, max, sum, log);
 }
 
-/// Pass 2 of a softmax across rows: e[k * n + i] = exp(row k's column i - max[i]) for the rows
-/// at first (stride apart; e null: not stored), and sum[i] their column sums, added in T a block
-/// of kSumRows rows at a time and the blocks in double. Columns whose maximum is not finite go
-/// through the standard library (as ExpShiftedSum's rows).
-constexpr int64_t kSumRows = 32;
+using simd::kSoftmaxGroupRows;
 
+/// Where a softmax across rows keeps its state in scratch (softmax_columns_scratch's elements):
+/// per column the running maximum, the sum (then its inverse or log), what its compensated
+/// additions lost, and the current group's factor; per group of kSoftmaxGroupRows rows its maximum;
+/// and, for softmax, every row's exponentials (log-softmax needs only their sums).
 template <typename T>
-void ExpShiftedColumns(const T* first, int64_t stride, int64_t rows, const T* max, T* e, T* sum,
+struct ColumnScratch {
+  T* max;
+  T* sum;
+  T* factor;
+  T* lost;
+  T* group_max;
+  T* e;
+
+  ColumnScratch(T* scratch, int64_t rows, int64_t n, bool log)
+      : max(scratch),
+        sum(max + n),
+        factor(sum + n),
+        lost(factor + n),
+        group_max(lost + n),
+        e(log ? nullptr : group_max + ceil_div(rows, kSoftmaxGroupRows) * n) {}
+};
+
+/// Pass 1 of a softmax across rows, online, in one read of the rows: for each column i < n of the
+/// rows at first (stride apart), its maximum and the sum over the rows of exp(x - maximum).
+/// kSoftmaxGroupRows rows at a time: their maximum raises the running one (kept as the group's),
+/// whose exponential difference rescales the sum before their exponentials (stored for softmax,
+/// relative to the group's maximum) are added. The sums are f32 with compensated additions of
+/// the groups (the online rescaling leaves no place for double blocks): across 60000 rows the
+/// log-sums stay within 2 f32 units of the reference's. A column holding a NaN or an infinity, and
+/// each column after the last whole vector, gets the sum NaN, for ExactColumns.
+template <typename T>
+void OnlineColumnStats(const T* first, int64_t stride, int64_t rows, const ColumnScratch<T>& s,
                        int64_t n) {
   const hn::ScalableTag<T> d;
   const auto lanes = static_cast<int64_t>(hn::Lanes(d));
-  // One block of rows needs no double totals; more add each block's sums into them, in a buffer
-  // the thread keeps (a task used to allocate and zero n doubles, and add them a lane at a time:
-  // about a tenth of the pass along dim 0 of [16, 1024, 1024]).
-  const bool blocks = rows > kSumRows;
-  thread_local std::vector<double> totals;
-  if (blocks) totals.assign(static_cast<std::size_t>(n), 0.0);
-  for (int64_t k0 = 0; k0 < rows; k0 += kSumRows) {
-    const int64_t k1 = std::min(rows, k0 + kSumRows);
-    int64_t i = 0;
-    for (; i + lanes <= n; i += lanes) {
-      const auto shifts = hn::LoadU(d, max + i);
-      auto block = hn::Zero(d);
-      if (hn::AllTrue(d, hn::IsFinite(shifts))) {
-        for (int64_t k = k0; k < k1; ++k) {
-          const auto v = ExpNonPositive(d, hn::Sub(hn::LoadU(d, first + k * stride + i), shifts));
-          if (e != nullptr) hn::StoreU(v, d, e + k * n + i);
-          block = hn::Add(block, v);
-        }
-        hn::StoreU(block, d, sum + i);
-      } else {
-        std::fill(sum + i, sum + i + lanes, T{0});
-        for (int64_t k = k0; k < k1; ++k) {
-          for (int64_t j = i; j < i + lanes; ++j) {
-            const T v = std::exp(first[k * stride + j] - max[j]);
-            if (e != nullptr) e[k * n + j] = v;
-            sum[j] += v;
-          }
-        }
+  const auto zero = hn::Zero(d);
+  const int64_t whole = n / lanes * lanes;
+  for (int64_t k0 = 0; k0 < rows; k0 += kSoftmaxGroupRows) {
+    const T* row = first + k0 * stride;
+    const int64_t group = std::min(kSoftmaxGroupRows, rows - k0);
+    T* group_max = s.group_max + k0 / kSoftmaxGroupRows * n;
+    for (int64_t i = 0; i < whole; i += lanes) {
+      // x * 0 is NaN where x is NaN or infinite (the exponentials below assume neither).
+      auto raised = hn::LoadU(d, row + i);
+      auto poison = hn::Mul(raised, zero);
+      for (int64_t g = 1; g < group; ++g) {
+        const auto v = hn::LoadU(d, row + g * stride + i);
+        raised = hn::Max(raised, v);
+        poison = hn::MulAdd(v, zero, poison);
       }
-    }
-    for (; i < n; ++i) {
-      sum[i] = T{0};
-      for (int64_t k = k0; k < k1; ++k) {
-        const T v = std::exp(first[k * stride + i] - max[i]);
-        if (e != nullptr) e[k * n + i] = v;
-        sum[i] += v;
+      const auto previous = k0 > 0 ? hn::LoadU(d, s.max + i) : raised;
+      raised = hn::Max(previous, raised);
+      auto group_sum = poison;  // 0, or NaN
+      for (int64_t g = 0; g < group; ++g) {
+        const auto v = ExpNonPositive(d, hn::Sub(hn::LoadU(d, row + g * stride + i), raised));
+        if (s.e != nullptr) hn::StoreU(v, d, s.e + (k0 + g) * n + i);
+        group_sum = hn::Add(group_sum, v);
       }
+      // The running sum, rescaled, plus the group's, compensated (Kahan: lost keeps what each
+      // addition rounded away), so that many groups add up within f32's tolerance.
+      auto total = group_sum;  // the first group has no sum to rescale
+      auto lost = zero;
+      if (k0 > 0) {
+        const auto scale = ExpNonPositive(d, hn::Sub(previous, raised));
+        const auto earlier = hn::Mul(hn::LoadU(d, s.sum + i), scale);
+        const auto added = hn::Sub(group_sum, hn::Mul(hn::LoadU(d, s.lost + i), scale));
+        total = hn::Add(earlier, added);
+        lost = hn::Sub(hn::Sub(total, earlier), added);
+      }
+      hn::StoreU(raised, d, s.max + i);
+      hn::StoreU(raised, d, group_max + i);
+      hn::StoreU(total, d, s.sum + i);
+      hn::StoreU(lost, d, s.lost + i);
     }
-    if (blocks) AddIntoDouble(sum, totals.data(), n);
   }
-  if (!blocks) return;
-  for (int64_t j = 0; j < n; ++j)
-    sum[j] = static_cast<T>(totals[static_cast<std::size_t>(j)]);
+  std::fill(s.sum + whole, s.sum + n, std::numeric_limits<T>::quiet_NaN());
 }
 
-/// Softmax (or log-softmax) of each column i < n of the rows at first (stride apart), as
-/// Softmax's rows: the columns' maxima, then the exponentials into scratch (rows * n, kept in
-/// cache by the caller's choice of n; log-softmax needs only their sums) and their sums, then out
-/// (the same layout as the input) written once, with streaming stores if kStream. scratch also
-/// holds the maxima and sums (2 * n more). While the last pass writes row k, row k of the next
-/// block (next, next_n columns, the same rows and stride; null: none) is fetched toward L2, so that
-/// memory keeps reading while this block computes (see FetchTowardL2).
+/// The maximum and sum again for the columns whose online sum is not finite, as the reference:
+/// the first NaN or the maximum, then the exponentials from the standard library (NaN where the
+/// maximum is not finite, as ndarray's), added in double. Their group maxima become NaN: the last
+/// pass computes these columns from the input as well.
+template <typename T>
+void ExactColumns(const T* first, int64_t stride, int64_t rows, const ColumnScratch<T>& s,
+                  int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t i = 0; i < n; ++i) {
+    // Whole vectors of finite sums (nearly every column) are skipped a vector at a time.
+    while (i + lanes <= n && hn::AllTrue(d, hn::IsFinite(hn::LoadU(d, s.sum + i))))
+      i += lanes;
+    if (i == n || std::isfinite(s.sum[i])) continue;
+    T best = first[i];
+    for (int64_t k = 1; k < rows; ++k)
+      best = BetterValue(first[k * stride + i], best, true);
+    double total = 0.0;
+    for (int64_t k = 0; k < rows; ++k)
+      total += static_cast<double>(std::exp(first[k * stride + i] - best));
+    s.max[i] = best;
+    s.sum[i] = static_cast<T>(total);
+    for (int64_t g = 0; g < ceil_div(rows, kSoftmaxGroupRows); ++g)
+      s.group_max[g * n + i] = std::numeric_limits<T>::quiet_NaN();
+  }
+}
+
+/// factor[i] = exp(group_max[i] - max[i]) * inverse[i]: what turns a group's stored exponentials
+/// into the softmax; NaN for the columns ExactColumns computed.
+template <typename T>
+void GroupFactors(const T* group_max, const ColumnScratch<T>& s, int64_t n) {
+  const hn::ScalableTag<T> d;
+  const auto lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto nan = hn::Set(d, std::numeric_limits<T>::quiet_NaN());
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto g = hn::LoadU(d, group_max + i);
+    const auto scale = ExpNonPositive(d, hn::Sub(g, hn::LoadU(d, s.max + i)));
+    hn::StoreU(hn::IfThenElse(hn::IsFinite(g), hn::Mul(scale, hn::LoadU(d, s.sum + i)), nan), d,
+               s.factor + i);
+  }
+  for (; i < n; ++i) {
+    s.factor[i] = std::isfinite(group_max[i]) ? std::exp(group_max[i] - s.max[i]) * s.sum[i]
+                                              : std::numeric_limits<T>::quiet_NaN();
+  }
+}
+
 /// x[j] = log(x[j]) (log) or 1 / x[j], j < n, a vector at a time: a softmax across rows takes one
 /// per column, and along dim 0 of [16, 1024, 1024] (one per 16 values) a scalar std::log was a
 /// twelfth of log-softmax's time. Highway's Log (a few ULP) where every lane of a vector is a
@@ -720,19 +860,26 @@ HWY_INLINE void FetchTowardL2(const T* x, int64_t n) {
   if (n > 0) __builtin_prefetch(x + n - 1, 0, 2);  // a run that ends in a line of its own
 }
 
+/// Softmax (or log-softmax) of each column i < n of the rows at first (stride apart), as
+/// Softmax's rows, in two passes: the columns' maxima and sums online (the rows read from memory,
+/// softmax's exponentials stored in scratch), then out (the same layout as the input) written
+/// once from scratch or the rows in cache, with streaming stores if kStream. While the last pass
+/// writes row k, row k of the next block (next, next_n columns, the same rows and stride; null:
+/// none) is fetched toward L2, so that memory keeps reading while this block computes (see
+/// FetchTowardL2).
 template <bool kStream, typename T>
 void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_t n, bool log,
                     T* scratch, const T* next, int64_t next_n) {
-  T* e = scratch;
-  T* max = scratch + rows * n;
-  T* sum = max + n;
-  ExtremeRows(first, stride, rows, max, n, true);
-  ExpShiftedColumns(first, stride, rows, max, log ? nullptr : e, sum, n);
+  const ColumnScratch<T> s(scratch, rows, n, log);
+  OnlineColumnStats(first, stride, rows, s, n);
+  ExactColumns(first, stride, rows, s, n);
   // Softmax multiplies by the sums' inverses (see WriteSoftmax).
-  LogOrInverse(sum, n, log);
+  LogOrInverse(s.sum, n, log);
+  const T* max = s.max;
+  const T* sum = s.sum;
+  const T* factor = s.factor;
   for (int64_t k = 0; k < rows; ++k) {
     const T* x = first + k * stride;
-    const T* ek = e + k * n;
     if (log) {
       WriteRow<kStream>(
           out + k * stride, n,
@@ -742,11 +889,22 @@ void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_
           },
           [&](int64_t i) { return x[i] - max[i] - sum[i]; });
     } else {
+      if (k % kSoftmaxGroupRows == 0) GroupFactors(s.group_max + k / kSoftmaxGroupRows * n, s, n);
+      const T* ek = s.e + k * n;
+      const auto lane = [&](int64_t i) {
+        return std::isnan(factor[i]) ? std::exp(x[i] - max[i]) * sum[i] : ek[i] * factor[i];
+      };
       WriteRow<kStream>(
           out + k * stride, n,
-          [&](auto d, int64_t i)
-              HWY_ATTR { return hn::Mul(hn::LoadU(d, ek + i), hn::LoadU(d, sum + i)); },
-          [&](int64_t i) { return ek[i] * sum[i]; });
+          [&](auto d, int64_t i) HWY_ATTR {
+            const auto f = hn::LoadU(d, factor + i);
+            if (HWY_LIKELY(hn::AllFalse(d, hn::IsNaN(f)))) return hn::Mul(hn::LoadU(d, ek + i), f);
+            HWY_ALIGN T values[kMaxLanes<T>];
+            for (int64_t j = 0; j < static_cast<int64_t>(hn::Lanes(d)); ++j)
+              values[j] = lane(i + j);
+            return hn::Load(d, values);
+          },
+          lane);
     }
     if (next != nullptr) FetchTowardL2(next + k * stride, next_n);
   }
@@ -756,6 +914,12 @@ double SumF32(const float* x, int64_t n) {
   return Sum(x, n);
 }
 double SumF64(const double* x, int64_t n) {
+  return Sum(x, n);
+}
+double SumBFloat16(const BFloat16* x, int64_t n) {
+  return Sum(x, n);
+}
+double SumHalf(const Half* x, int64_t n) {
   return Sum(x, n);
 }
 void SumRowsF32(const float* first, int64_t stride, int64_t rows, float* out, int64_t n) {
@@ -849,6 +1013,8 @@ namespace ember::flex::simd {
 
 HWY_EXPORT(SumF32);
 HWY_EXPORT(SumF64);
+HWY_EXPORT(SumBFloat16);
+HWY_EXPORT(SumHalf);
 HWY_EXPORT(RowSumsF32);
 HWY_EXPORT(RowSumsF64);
 HWY_EXPORT(AddRow);
@@ -904,6 +1070,12 @@ double sum(const float* x, int64_t n) {
 }
 double sum(const double* x, int64_t n) {
   return HWY_DYNAMIC_DISPATCH(SumF64)(x, n);
+}
+double sum(const BFloat16* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(SumBFloat16)(x, n);
+}
+double sum(const Half* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(SumHalf)(x, n);
 }
 void row_sums(const float* x, int64_t rows, int64_t n, double* sums) {
   HWY_DYNAMIC_DISPATCH(RowSumsF32)(x, rows, n, sums);

@@ -27,9 +27,10 @@ View first_rows(const View& x, int64_t begin, int64_t count) {
   return sliced(x, ranges);
 }
 
-/// A bf16 / f16 sum, mean, max or min along the last dim of a contiguous tensor: each row
-/// widened into a buffer the thread keeps and reduced by the f32 loops (simd.h), one pass over
-/// the narrow bytes; a sum is taken in double and rounded once, as ndarray's. nullopt otherwise.
+/// A bf16 / f16 sum, mean, max or min along the last dim of a contiguous tensor, one pass over the
+/// narrow bytes: a sum widens in registers (simd.h's narrow sums), taken in double and rounded
+/// once, as ndarray's; an extreme widens each row into a buffer the thread keeps and runs the f32
+/// loop. nullopt otherwise.
 std::optional<View> reduce_rows(const ir::Reduce& op, const View& x, const ir::TensorMeta& out) {
   const bool sums = op.op == ir::ReduceOp::Sum || op.op == ir::ReduceOp::Mean;
   const bool extreme = op.op == ir::ReduceOp::Max || op.op == ir::ReduceOp::Min;
@@ -42,19 +43,22 @@ std::optional<View> reduce_rows(const ir::Reduce& op, const View& x, const ir::T
     if constexpr (NarrowFloat<T>) {
       const T* src = x.data<T>();
       T* dst = result.data<T>();
-      const auto reduce = [&](const float* row) {
-        if (extreme) return simd::extreme(row, n, op.op == ir::ReduceOp::Max);
-        const double sum = simd::sum(row, n);
-        return static_cast<float>(op.op == ir::ReduceOp::Mean ? sum / static_cast<double>(n) : sum);
+      // A sum widens in registers; an extreme widens the row into a buffer the thread keeps.
+      const auto reduce = [&](const T* narrow_row) {
+        if (!extreme) {
+          const double sum = simd::sum(narrow_row, n);
+          return static_cast<float>(op.op == ir::ReduceOp::Mean ? sum / static_cast<double>(n)
+                                                                : sum);
+        }
+        thread_local std::vector<float> row;
+        if (static_cast<int64_t>(row.size()) < n) row.resize(static_cast<std::size_t>(n));
+        simd::widen(narrow_row, row.data(), n);
+        return simd::extreme(row.data(), n, op.op == ir::ReduceOp::Max);
       };
       parallel_for(x.num_elements() / n, std::max<int64_t>(1, kElementGrain / n),
                    [&](int64_t begin, int64_t end) {
-                     thread_local std::vector<float> row;
-                     if (static_cast<int64_t>(row.size()) < n)
-                       row.resize(static_cast<std::size_t>(n));
                      for (int64_t r = begin; r < end; ++r) {
-                       simd::widen(src + r * n, row.data(), n);
-                       const float value = reduce(row.data());
+                       const float value = reduce(src + r * n);
                        simd::narrow(&value, dst + r, 1);
                      }
                    });
