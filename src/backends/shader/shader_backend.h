@@ -15,6 +15,8 @@
 //                MergedDims, output ranges, constants, n)
 //   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
 //   reduce_      takes(reduce, x), run(reduce, x, x_meta, out)
+//   index_copy_  max_binding(), max_groups(), run(dispatch, tensors): shader/index_copy.h's
+//                kernels (full, cat, slice_assign, select, gather, select_assign, scatter)
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
 #pragma once
@@ -31,8 +33,10 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/ndarray/index_data.h"
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/index_copy.h"
 #include "backends/shader/pool_buffer.h"
 #include "codegen/kernel_dims.h"
 #include "codegen/layout_views.h"
@@ -284,14 +288,135 @@ class ShaderBackend : public backend::Backend {
     return Outputs{out};
   }
 
+  // ---- data movement and indexing: the index-copy kernels (backends/shader/index_copy.h) ----
+
+  /// dispatch recorded on tensors by the backend's index-copy kernel; nothing for no elements.
+  void record(const IndexCopyDispatch& dispatch, std::initializer_list<Range> tensors) {
+    if (dispatch.elements == 0) return;
+    self().index_copy_.run(dispatch, std::span<const Range>(tensors.begin(), tensors.size()));
+  }
+  /// Whether a kernel over elements, turns loop turns each, on tensors of these bytes and rank
+  /// fits the device (index_copy_fits), its dtype moved as bits.
+  bool copies(DType dtype, std::size_t rank, uint64_t elements, uint64_t turns,
+              std::initializer_list<uint64_t> bytes) const {
+    return moves_dtype(dtype) && rank <= kIndexCopyMaxRank &&
+           index_copy_fits(elements, turns, bytes, self().index_copy_.max_binding(),
+                           self().index_copy_.max_groups());
+  }
+
+  std::optional<Outputs> run(const ir::Full& full, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    const auto n = static_cast<uint64_t>(outputs[0].shape.num_elements());
+    if (!copies(full.dtype, full.shape.rank(), n, full.shape.rank() + 1, {bytes_of(outputs[0])}))
+      return std::nullopt;
+    // The value in its dtype is ndarray's conversion, one element of it written over the output.
+    const ir::TensorMeta one{Shape{1}, full.dtype};
+    const Outputs value = ndarray::run_on_host(*this, ir::Full{Shape{1}, full.dtype, full.value},
+                                               {}, {&one, 1});
+    auto out = allocate(outputs[0]);
+    record(full_copy(full.shape).dispatch(full.dtype), {range_of(value[0]), out->range()});
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Cat& cat, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& meta = outputs[0];
+    for (const Operand& part : inputs)
+      if (!copies(meta.dtype, meta.shape.rank(), static_cast<uint64_t>(part.meta.shape.num_elements()),
+                  meta.shape.rank() + 1, {bytes_of(part.meta), bytes_of(meta)}))
+        return std::nullopt;
+    auto out = allocate(meta);
+    int64_t position = 0;  // where along dim the next part starts
+    for (const Operand& part : inputs) {
+      record(cat_copy(part.meta.shape, meta.shape, cat.dim, position).dispatch(meta.dtype),
+             {range_of(part.buffer), out->range()});
+      position += part.meta.shape[static_cast<std::size_t>(cat.dim)];
+    }
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::SliceAssign& assign, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& meta = outputs[0];
+    if (!copies(meta.dtype, meta.shape.rank(), static_cast<uint64_t>(meta.shape.num_elements()),
+                meta.shape.rank() + 1, {bytes_of(meta)}))
+      return std::nullopt;
+    auto out = allocate(meta);
+    record(contiguous_copy(meta.shape).dispatch(meta.dtype), {range_of(inputs[0].buffer), out->range()});
+    record(slice_assign_copy(inputs[1].meta.shape, meta.shape, assign.ranges).dispatch(meta.dtype),
+           {range_of(inputs[1].buffer), out->range()});
+    return Outputs{out};
+  }
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::Gather>)
+      std::optional<Outputs> run(const Op& typed, const ir::Op& op, std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const ir::TensorMeta& indices = inputs[1].meta;
+    if (!reads_index(indices.dtype) ||
+        !copies(x.dtype, x.shape.rank(), static_cast<uint64_t>(outputs[0].shape.num_elements()),
+                x.shape.rank() + 2, {bytes_of(x), bytes_of(indices), bytes_of(outputs[0])}))
+      return std::nullopt;
+    check_indices(op, inputs[1], typed.dim, x.shape[static_cast<std::size_t>(typed.dim)]);
+    auto out = allocate(outputs[0]);
+    const CopyWalk walk = indexed_copy(x.shape, outputs[0].shape, typed.dim, indices.dtype,
+                                       std::is_same_v<Op, ir::Select>);
+    record(walk.dispatch(x.dtype), {range_of(inputs[0].buffer), out->range(), range_of(inputs[1].buffer)});
+    return Outputs{out};
+  }
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::SelectAssign> || std::is_same_v<Op, ir::Scatter>)
+      std::optional<Outputs> run(const Op& typed, const ir::Op& op, std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const ir::TensorMeta& indices = inputs[1].meta;
+    const ir::TensorMeta& values = inputs[2].meta;
+    const std::optional<Combine> combine = combine_of(typed.update, x.dtype);
+    const auto along = static_cast<uint64_t>(values.shape[static_cast<std::size_t>(typed.dim)]);
+    if (!combine || !reads_index(indices.dtype) ||
+        !copies(x.dtype, x.shape.rank(), static_cast<uint64_t>(x.shape.num_elements()),
+                x.shape.rank() + along + 1, {bytes_of(x), bytes_of(indices), bytes_of(values)}))
+      return std::nullopt;
+    check_indices(op, inputs[1], typed.dim, x.shape[static_cast<std::size_t>(typed.dim)]);
+    auto out = allocate(outputs[0]);
+    const Range from = range_of(inputs[0].buffer);
+    if (values.shape.num_elements() == 0) {
+      // Nothing to update (and no values to bind): x as it is.
+      record(contiguous_copy(x.shape).dispatch(x.dtype), {from, out->range()});
+      return Outputs{out};
+    }
+    record(update_dispatch(x.shape, values.shape, typed.dim, x.dtype, indices.dtype, *combine,
+                           std::is_same_v<Op, ir::SelectAssign>),
+           {from, range_of(inputs[1].buffer), range_of(inputs[2].buffer), out->range()});
+    return Outputs{out};
+  }
+
+  /// Throws ndarray's InvalidArgument when an element of indices lies outside [0, size) of dim:
+  /// a kernel finds the first, and waits for it (an index error belongs to its op's call); the
+  /// message is ndarray's own, from the indices read back.
+  void check_indices(const ir::Op& op, const Operand& indices, int64_t dim, int64_t size) {
+    const auto n = static_cast<uint64_t>(indices.meta.shape.num_elements());
+    if (n == 0) return;
+    auto flag = allocate(sizeof(uint32_t));
+    Range word = flag->range();
+    word.bytes = sizeof(uint32_t);
+    self().stream_->fill_zero(word);
+    record(check_dispatch(n, size, indices.meta.dtype), {range_of(indices.buffer), word});
+    uint32_t first = 0;  // n - the first bad position, 0 for none
+    self().stream_->download(word, std::as_writable_bytes(std::span(&first, 1)));
+    if (first != 0) ndarray::checked_indices(op, read(indices), dim, size);
+  }
+
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
   requires(
-      std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
-      std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
-      std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
       std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-      std::is_same_v<Op, ir::Full> || std::is_same_v<Op, ir::Arange> ||
+      std::is_same_v<Op, ir::Arange> ||
       std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
       std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
       std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||

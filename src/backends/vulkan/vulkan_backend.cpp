@@ -14,6 +14,7 @@
 #include "backends/shader/shader_backend.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/index_copy_kernel.h"
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
@@ -37,7 +38,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         kernels_(context_),
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
-        reduce_(context_->features(), kernels_, *stream_, scratch()) {}
+        reduce_(context_->features(), kernels_, *stream_, scratch()),
+        index_copy_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -83,6 +85,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  IndexCopyKernel index_copy_;
 };
 
 }  // namespace

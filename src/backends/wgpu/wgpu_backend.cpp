@@ -14,6 +14,7 @@
 #include "backends/shader/shader_backend.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
+#include "backends/wgpu/index_copy_kernel.h"
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
@@ -36,7 +37,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         kernels_(context_),
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
-        reduce_(adapter, kernels_, *stream_, scratch()) {}
+        reduce_(adapter, kernels_, *stream_, scratch()),
+        index_copy_(adapter, kernels_, *stream_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -79,6 +81,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  IndexCopyKernel index_copy_;
 };
 
 }  // namespace
