@@ -17,6 +17,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -82,9 +83,17 @@ inline bool index_copy_fits(uint64_t elements, uint64_t turns_per_element,
                             uint32_t max_groups) {
   const uint64_t invocations = kIndexCopyWorkgroup * max_groups;
   const uint64_t per_invocation = (elements + invocations - 1) / invocations;
-  return elements < (uint64_t{1} << 31) && per_invocation * turns_per_element < kIndexCopyMaxTurns &&
+  return elements < (uint64_t{1} << 31) &&
+         per_invocation * turns_per_element < kIndexCopyMaxTurns &&
          std::all_of(tensor_bytes.begin(), tensor_bytes.end(),
                      [&](uint64_t bytes) { return bytes <= max_binding; });
+}
+
+/// The index-copy dispatches recorded in this process, by every shader device: how tests see that
+/// an op ran on the device's kernels, not on the host.
+inline std::atomic<uint64_t>& index_copy_dispatches() {
+  static std::atomic<uint64_t> dispatches{0};
+  return dispatches;
 }
 
 /// The kernels' 32-bit words of a list of dims or strides, padded to kIndexCopyMaxRank.
@@ -111,10 +120,14 @@ struct CopyWalk {
     d.key = {IndexCopyKind::Copy, static_cast<uint32_t>(dtype_size(dtype)),
              index_dtype ? static_cast<uint32_t>(dtype_size(*index_dtype)) : 0u, Combine::Assign};
     d.elements = static_cast<uint64_t>(walked.num_elements());
-    d.words = {static_cast<uint32_t>(d.elements),   static_cast<uint32_t>(walked.rank()),
-               static_cast<uint32_t>(from_offset),  static_cast<uint32_t>(to_offset),
-               static_cast<uint32_t>(index_stride), 0u,
-               0u,                                  0u};
+    d.words = {static_cast<uint32_t>(d.elements),
+               static_cast<uint32_t>(walked.rank()),
+               static_cast<uint32_t>(from_offset),
+               static_cast<uint32_t>(to_offset),
+               static_cast<uint32_t>(index_stride),
+               0u,
+               0u,
+               0u};
     put_words(d.words, walked.dims());
     put_words(d.words, from_strides);
     put_words(d.words, to_strides);
@@ -131,15 +144,22 @@ inline CopyWalk contiguous_copy(const Shape& shape) {
 
 /// Full: the one element at from written over shape.
 inline CopyWalk full_copy(const Shape& shape) {
-  return {shape, 0, std::vector<int64_t>(shape.rank(), 0), 0, shape.contiguous_strides(),
-          std::nullopt, 0, {}};
+  return {
+      shape, 0, std::vector<int64_t>(shape.rank(), 0), 0, shape.contiguous_strides(), std::nullopt,
+      0,     {}};
 }
 
 /// Cat: part (contiguous) into out's window starting at position along dim.
 inline CopyWalk cat_copy(const Shape& part, const Shape& out, int64_t dim, int64_t position) {
   const std::vector<int64_t> strides = out.contiguous_strides();
-  return {part, 0, part.contiguous_strides(), position * strides[static_cast<std::size_t>(dim)],
-          strides, std::nullopt, 0, {}};
+  return {part,
+          0,
+          part.contiguous_strides(),
+          position * strides[static_cast<std::size_t>(dim)],
+          strides,
+          std::nullopt,
+          0,
+          {}};
 }
 
 /// SliceAssign: values (contiguous) into x's (contiguous) slice of ranges.
@@ -180,8 +200,14 @@ inline IndexCopyDispatch update_dispatch(const Shape& x, const Shape& values, in
   d.key = {IndexCopyKind::Update, static_cast<uint32_t>(dtype_size(dtype)),
            static_cast<uint32_t>(dtype_size(index_dtype)), combine};
   d.elements = static_cast<uint64_t>(x.num_elements());
-  d.words = {static_cast<uint32_t>(d.elements), static_cast<uint32_t>(x.rank()),
-             static_cast<uint32_t>(dim), static_cast<uint32_t>(values[axis]), 0u, 0u, 0u, 0u};
+  d.words = {static_cast<uint32_t>(d.elements),
+             static_cast<uint32_t>(x.rank()),
+             static_cast<uint32_t>(dim),
+             static_cast<uint32_t>(values[axis]),
+             0u,
+             0u,
+             0u,
+             0u};
   std::vector<int64_t> index_strides = values.contiguous_strides();
   if (select) {
     index_strides.assign(x.rank(), 0);

@@ -293,6 +293,7 @@ class ShaderBackend : public backend::Backend {
   /// dispatch recorded on tensors by the backend's index-copy kernel; nothing for no elements.
   void record(const IndexCopyDispatch& dispatch, std::initializer_list<Range> tensors) {
     if (dispatch.elements == 0) return;
+    index_copy_dispatches().fetch_add(1, std::memory_order_relaxed);
     self().index_copy_.run(dispatch, std::span<const Range>(tensors.begin(), tensors.size()));
   }
   /// Whether a kernel over elements, turns loop turns each, on tensors of these bytes and rank
@@ -312,8 +313,8 @@ class ShaderBackend : public backend::Backend {
       return std::nullopt;
     // The value in its dtype is ndarray's conversion, one element of it written over the output.
     const ir::TensorMeta one{Shape{1}, full.dtype};
-    const Outputs value = ndarray::run_on_host(*this, ir::Full{Shape{1}, full.dtype, full.value},
-                                               {}, {&one, 1});
+    const Outputs value =
+        ndarray::run_on_host(*this, ir::Full{Shape{1}, full.dtype, full.value}, {}, {&one, 1});
     auto out = allocate(outputs[0]);
     record(full_copy(full.shape).dispatch(full.dtype), {range_of(value[0]), out->range()});
     return Outputs{out};
@@ -324,8 +325,9 @@ class ShaderBackend : public backend::Backend {
                              std::span<const ir::TensorMeta> outputs) {
     const ir::TensorMeta& meta = outputs[0];
     for (const Operand& part : inputs)
-      if (!copies(meta.dtype, meta.shape.rank(), static_cast<uint64_t>(part.meta.shape.num_elements()),
-                  meta.shape.rank() + 1, {bytes_of(part.meta), bytes_of(meta)}))
+      if (!copies(meta.dtype, meta.shape.rank(),
+                  static_cast<uint64_t>(part.meta.shape.num_elements()), meta.shape.rank() + 1,
+                  {bytes_of(part.meta), bytes_of(meta)}))
         return std::nullopt;
     auto out = allocate(meta);
     int64_t position = 0;  // where along dim the next part starts
@@ -345,7 +347,8 @@ class ShaderBackend : public backend::Backend {
                 meta.shape.rank() + 1, {bytes_of(meta)}))
       return std::nullopt;
     auto out = allocate(meta);
-    record(contiguous_copy(meta.shape).dispatch(meta.dtype), {range_of(inputs[0].buffer), out->range()});
+    record(contiguous_copy(meta.shape).dispatch(meta.dtype),
+           {range_of(inputs[0].buffer), out->range()});
     record(slice_assign_copy(inputs[1].meta.shape, meta.shape, assign.ranges).dispatch(meta.dtype),
            {range_of(inputs[1].buffer), out->range()});
     return Outputs{out};
@@ -365,7 +368,8 @@ class ShaderBackend : public backend::Backend {
     auto out = allocate(outputs[0]);
     const CopyWalk walk = indexed_copy(x.shape, outputs[0].shape, typed.dim, indices.dtype,
                                        std::is_same_v<Op, ir::Select>);
-    record(walk.dispatch(x.dtype), {range_of(inputs[0].buffer), out->range(), range_of(inputs[1].buffer)});
+    record(walk.dispatch(x.dtype),
+           {range_of(inputs[0].buffer), out->range(), range_of(inputs[1].buffer)});
     return Outputs{out};
   }
 
@@ -414,18 +418,17 @@ class ShaderBackend : public backend::Backend {
 
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
-  requires(
-      std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-      std::is_same_v<Op, ir::Arange> ||
-      std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
-      std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
-      std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
-      std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
-      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
-      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
-      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                                     std::span<const Operand> /*inputs*/,
-                                                     std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Random> ||
+           std::is_same_v<Op, ir::Softmax> || std::is_same_v<Op, ir::Conv> ||
+           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
+           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
+           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
+           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
+           std::is_same_v<Op, ir::AttentionGrad> || ir::FusedRowOp<Op>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                 std::span<const Operand> /*inputs*/,
+                                 std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 };

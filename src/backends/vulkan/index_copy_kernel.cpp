@@ -175,9 +175,10 @@ void IndexCopyKernel::run(const shader::IndexCopyDispatch& dispatch,
     range.bytes = (range.bytes + 3) / 4 * 4;
   const uint64_t groups =
       (dispatch.elements + shader::kIndexCopyWorkgroup - 1) / shader::kIndexCopyWorkgroup;
-  stream_.dispatch(kernels_.kernel(index_copy_text::source(dispatch.key), static_cast<uint32_t>(bound.size())),
-                   std::as_bytes(std::span(dispatch.words)), bound,
-                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+  stream_.dispatch(
+      kernels_.kernel(index_copy_text::source(dispatch.key), static_cast<uint32_t>(bound.size())),
+      std::as_bytes(std::span(dispatch.words)), bound,
+      static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
 }
 
 }  // namespace ember::vulkan

@@ -175,8 +175,9 @@ void IndexCopyKernel::run(const shader::IndexCopyDispatch& dispatch,
                           std::span<const BufferRange> tensors) {
   const uint64_t groups =
       (dispatch.elements + shader::kIndexCopyWorkgroup - 1) / shader::kIndexCopyWorkgroup;
-  stream_.dispatch(kernels_.kernel(index_copy_text::source(dispatch.key)), std::as_bytes(std::span(dispatch.words)),
-                   tensors, static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+  stream_.dispatch(kernels_.kernel(index_copy_text::source(dispatch.key)),
+                   std::as_bytes(std::span(dispatch.words)), tensors,
+                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
 }
 
 }  // namespace ember::wgpu
