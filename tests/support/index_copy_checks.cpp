@@ -87,6 +87,27 @@ void check_full_cat_slice_assign(const Device& device, DType dtype) {
   });
 }
 
+/// Rising and falling ranges of an integer dtype (odd lengths); past 32 bits (i64) on the host.
+void check_arange(const Device& device, DType dtype) {
+  struct Case {
+    int64_t start, end, step;
+    bool on_device;
+  };
+  const bool sign = !is_unsigned_int(dtype);
+  const Case cases[] = {{sign ? -5 : 0, 37, 3, true},
+                        {sign ? -7 : 120, sign ? -120 : 1, -4, true},
+                        {int64_t{1} << 40, (int64_t{1} << 40) + 10, 3, false}};
+  for (const Case& c : cases) {
+    if (!c.on_device && dtype != DType::I64) continue;  // fits only i64
+    expect_same("arange " + std::to_string(c.start) + ".." + std::to_string(c.end) + " " +
+                    std::string(dtype_name(dtype)),
+                device, c.on_device, [&](const Device& d) {
+                  return ops::arange(c.start, c.end, c.step,
+                                     TensorCreationOptions(d).with_dtype(dtype));
+                });
+  }
+}
+
 void check_indexing(const Device& device, DType dtype, DType index_dtype) {
   const std::string name =
       std::string(dtype_name(dtype)) + " by " + std::string(dtype_name(index_dtype));
@@ -144,6 +165,7 @@ std::string error_of(const std::function<TensorHandle(const Device&)>& make, con
 void expect_index_copies_match_ndarray(const Device& device) {
   for (const DType dtype : dtypes_of(device)) {
     check_full_cat_slice_assign(device, dtype);
+    if (kind_of(dtype) == TensorKind::Int) check_arange(device, dtype);
     for (const DType index_dtype : {DType::I32, DType::I64})
       check_indexing(device, dtype, index_dtype);
   }

@@ -1,15 +1,16 @@
-// The checks of the shader devices' index-copy kernels (full, cat, slice_assign, select, gather,
-// select_assign, scatter: backends/shader/index_copy.h), each a function of the device, so that
-// vulkan's and wgpu's suites run them on their own devices (lavapipe in CI).
+// The checks of the shader devices' index-copy kernels (full, arange, cat, slice_assign, select,
+// gather, select_assign, scatter: backends/shader/index_copy.h), each a function of the device, so
+// that vulkan's and wgpu's suites run them on their own devices (lavapipe in CI).
 #pragma once
 
 #include "ember/device.h"
 
 namespace ember::test {
 
-/// Each op on every dtype device supports, against ndarray bit for bit, on the edges: odd sizes,
-/// an empty part, stepped slices, the first, middle and last dim, 32- and 64-bit indices with
-/// duplicates, NaN and infinities; every case the kernels take counted as run on the device.
+/// Each op (arange on the integer dtypes) on every dtype device supports, against ndarray bit for
+/// bit, on the edges: odd sizes, an empty part, stepped slices, the first, middle and last dim, 32-
+/// and 64-bit indices with duplicates, NaN and infinities; every case the kernels take counted as
+/// run on the device.
 void expect_index_copies_match_ndarray(const Device& device);
 /// An index out of range of select, gather, select_assign or scatter: ndarray's InvalidArgument
 /// (the same message), and the device works afterwards.

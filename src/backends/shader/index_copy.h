@@ -13,7 +13,10 @@
 //                 write wins and sums are ndarray's, duplicates included);
 //   CheckIndices  the first index outside [0, size) (or none), read back by the backend, which
 //                 then throws ndarray's error: a kernel cannot throw, and nothing is written out
-//                 of bounds.
+//                 of bounds;
+//   Arange        d[i] = start + i * step, for start, end and step within 32-bit integers: every
+//                 value then fits one, so 32-bit wrapping arithmetic gives it exactly (its low
+//                 word; the high word of an 8-byte element is the sign's).
 #pragma once
 
 #include <algorithm>
@@ -36,7 +39,7 @@ constexpr std::size_t kIndexCopyMaxRank = 8;
 /// loops after 65535 turns in all, silently.
 constexpr uint64_t kIndexCopyMaxTurns = 60000;
 
-enum class IndexCopyKind : uint8_t { Copy, Update, CheckIndices };
+enum class IndexCopyKind : uint8_t { Copy, Update, CheckIndices, Arange };
 /// How Update combines a value with what is there: as ndarray's IndexUpdate, Add on f32 or on
 /// 32-bit integers (the same wrapping bits for i32 and u32).
 enum class Combine : uint8_t { Assign, AddF32, AddInt32 };
@@ -62,7 +65,8 @@ struct IndexCopyDispatch {
 // then the walked dims, from's strides, to's strides and the index's strides (8 words each, from
 // word 8). Of Update: n (x's elements), rank, dim, K (the length along dim of indices), then x's
 // dims, the bounds of the other dims (a position past one has no values element), the index's
-// strides and values' strides. Of CheckIndices: n, size.
+// strides and values' strides. Of CheckIndices: n, size. Of Arange: n, start, step (as the bits
+// of 32-bit integers).
 constexpr uint32_t kWordsHead = 8;
 
 /// The element (or index element) bytes the kernels move: 1, 2, 4, 8.
@@ -236,6 +240,21 @@ inline IndexCopyDispatch check_dispatch(uint64_t n, int64_t size, DType index_dt
            Combine::Assign};
   d.elements = n;
   d.words = {static_cast<uint32_t>(n), static_cast<uint32_t>(size)};
+  return d;
+}
+
+/// Arange into an integer dtype the kernel writes (start, end and step within 32-bit integers),
+/// or nullopt.
+inline std::optional<IndexCopyDispatch> arange_dispatch(const ir::Arange& arange, uint64_t n) {
+  const auto fits = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+  if (!moves_dtype(arange.dtype) || !fits(arange.start) || !fits(arange.end) || !fits(arange.step))
+    return std::nullopt;
+  IndexCopyDispatch d;
+  d.key = {IndexCopyKind::Arange, static_cast<uint32_t>(dtype_size(arange.dtype)), 0,
+           Combine::Assign};
+  d.elements = n;
+  d.words = {static_cast<uint32_t>(n), static_cast<uint32_t>(arange.start),
+             static_cast<uint32_t>(arange.step)};
   return d;
 }
 

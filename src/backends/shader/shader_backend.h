@@ -320,6 +320,17 @@ class ShaderBackend : public backend::Backend {
     return Outputs{out};
   }
 
+  std::optional<Outputs> run(const ir::Arange& arange, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    const auto n = static_cast<uint64_t>(outputs[0].shape.num_elements());
+    const std::optional<IndexCopyDispatch> dispatch = arange_dispatch(arange, n);
+    if (!dispatch || !copies(arange.dtype, 1, n, 1, {bytes_of(outputs[0])})) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    record(*dispatch, {out->range()});
+    return Outputs{out};
+  }
+
   std::optional<Outputs> run(const ir::Cat& cat, const ir::Op& /*op*/,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
@@ -418,17 +429,17 @@ class ShaderBackend : public backend::Backend {
 
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
-  requires(std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Random> ||
-           std::is_same_v<Op, ir::Softmax> || std::is_same_v<Op, ir::Conv> ||
-           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
-           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
-           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
-           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
-           std::is_same_v<Op, ir::AttentionGrad> || ir::FusedRowOp<Op>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                 std::span<const Operand> /*inputs*/,
-                                 std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(
+      std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
+      std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
+      std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+      std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+      std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                                     std::span<const Operand> /*inputs*/,
+                                                     std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 };

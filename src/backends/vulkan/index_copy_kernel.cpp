@@ -53,7 +53,7 @@ std::string store(uint32_t bytes) {
   const std::string shift = "((i % " + per + "u) * " + std::to_string(8 * bytes) + "u)";
   const std::string mask = bytes == 1 ? "0xffu" : "0xffffu";
   return "void store(uint i, E v) {\n  atomicAnd(d[i / " + per + "u], ~(" + mask + " << " + shift +
-         "));\n  atomicOr(d[i / " + per + "u], v << " + shift + ");\n}\n";
+         "));\n  atomicOr(d[i / " + per + "u], (v & " + mask + ") << " + shift + ");\n}\n";
 }
 
 /// index_at(i): the low word of index element i (checked in range before: the high word is 0).
@@ -146,7 +146,22 @@ std::string check_source(const IndexCopyKey& key) {
   return text + "    if (bad) atomicMax(flag[0], n - i);\n  }\n}\n";
 }
 
-/// The source of key and its number of tensors.
+/// start + i * step in 32-bit wrapping arithmetic (exact: every value fits 32 bits), an 8-byte
+/// element's high word the sign's.
+std::string arange_source(const IndexCopyKey& key) {
+  std::string text =
+      kHeader + words(1, "d") + loads(key.element_bytes, {}) + store(key.element_bytes);
+  text += R"(void main() {
+  const uint n = p[0];
+  for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * 256u) {
+    const uint v = p[1] + i * p[2];
+)";
+  text += key.element_bytes == 8 ? "    store(i, uvec2(v, uint(int(v) >> 31)));\n"
+                                 : "    store(i, v);\n";
+  return text + "  }\n}\n";
+}
+
+/// The source of key.
 std::string source(const IndexCopyKey& key) {
   switch (key.kind) {
     case IndexCopyKind::Copy:
@@ -155,6 +170,8 @@ std::string source(const IndexCopyKey& key) {
       return update_source(key);
     case IndexCopyKind::CheckIndices:
       return check_source(key);
+    case IndexCopyKind::Arange:
+      return arange_source(key);
   }
   return {};
 }

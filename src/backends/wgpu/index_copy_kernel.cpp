@@ -56,7 +56,7 @@ std::string store(uint32_t bytes) {
   const std::string shift = "((i % " + per + "u) * " + std::to_string(8 * bytes) + "u)";
   const std::string mask = bytes == 1 ? "0xffu" : "0xffffu";
   return "fn store(i: u32, v: E) {\n  atomicAnd(&d[i / " + per + "u], ~(" + mask + " << " + shift +
-         "));\n  atomicOr(&d[i / " + per + "u], v << " + shift + ");\n}\n";
+         "));\n  atomicOr(&d[i / " + per + "u], (v & " + mask + ") << " + shift + ");\n}\n";
 }
 
 /// index_at(i): the low word of index element i (checked in range before: the high word is 0).
@@ -150,6 +150,21 @@ std::string check_source(const IndexCopyKey& key) {
   return text + "    if (bad) { atomicMax(&flag[0], n - i); }\n  }\n}\n";
 }
 
+/// start + i * step in 32-bit wrapping arithmetic (exact: every value fits 32 bits), an 8-byte
+/// element's high word the sign's.
+std::string arange_source(const IndexCopyKey& key) {
+  std::string text = kHeader + words(1, "d", key.element_bytes < 4) + loads(key.element_bytes, {}) +
+                     store(key.element_bytes) + kMain;
+  text += R"(  let n = p[0];
+  for (var i = gid.x; i < n; i += groups.x * 256u) {
+    let v = p[1] + i * p[2];
+)";
+  text += key.element_bytes == 8
+              ? "    store(i, vec2<u32>(v, bitcast<u32>(bitcast<i32>(v) >> 31u)));\n"
+              : "    store(i, v);\n";
+  return text + "  }\n}\n";
+}
+
 std::string source(const IndexCopyKey& key) {
   switch (key.kind) {
     case IndexCopyKind::Copy:
@@ -158,6 +173,8 @@ std::string source(const IndexCopyKey& key) {
       return update_source(key);
     case IndexCopyKind::CheckIndices:
       return check_source(key);
+    case IndexCopyKind::Arange:
+      return arange_source(key);
   }
   return {};
 }
