@@ -150,6 +150,32 @@ void check_indexing(const Device& device, DType dtype, DType index_dtype) {
   }
 }
 
+/// The running sum, product, maximum and minimum along each dim of an odd shape, and a lane of
+/// 5000 elements (past a workgroup); counted where the kernel takes the op: maximum and minimum of
+/// f32, i32, u32 (and f64), sums and products of i32 and u32, of floats on a device with doubles
+/// (ndarray accumulates them in double).
+void check_cumulative(const Device& device, DType dtype, bool doubles) {
+  using ir::CumulativeOp;
+  const bool word = dtype == DType::I32 || dtype == DType::U32;
+  const bool floats = dtype == DType::F32 || (dtype == DType::F64 && doubles);
+  for (const CumulativeOp op :
+       {CumulativeOp::Sum, CumulativeOp::Prod, CumulativeOp::Max, CumulativeOp::Min}) {
+    const bool total = op == CumulativeOp::Sum || op == CumulativeOp::Prod;
+    const bool counted = word || (floats && (!total || doubles));
+    for (const Shape& shape : {Shape{3, 5, 7}, Shape{2, 5000}}) {
+      for (int64_t dim = 0; dim < static_cast<int64_t>(shape.rank()); ++dim) {
+        expect_same(
+            "cumulative " + std::to_string(static_cast<int>(op)) + " dim " + std::to_string(dim) +
+                " of " + std::to_string(shape.num_elements()) + " " +
+                std::string(dtype_name(dtype)),
+            device, counted, [&](const Device& d) {
+              return tensor::run_one(ir::Cumulative{op, dim}, {pattern(shape, dtype, d, 4)});
+            });
+      }
+    }
+  }
+}
+
 /// The message of make(device)'s InvalidArgument, or why there was none.
 std::string error_of(const std::function<TensorHandle(const Device&)>& make, const Device& device) {
   try {
@@ -162,8 +188,9 @@ std::string error_of(const std::function<TensorHandle(const Device&)>& make, con
 
 }  // namespace
 
-void expect_index_copies_match_ndarray(const Device& device) {
+void expect_index_copies_match_ndarray(const Device& device, bool doubles) {
   for (const DType dtype : dtypes_of(device)) {
+    if (dtype != DType::Bool) check_cumulative(device, dtype, doubles);
     check_full_cat_slice_assign(device, dtype);
     if (kind_of(dtype) == TensorKind::Int) check_arange(device, dtype);
     for (const DType index_dtype : {DType::I32, DType::I64})

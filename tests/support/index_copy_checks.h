@@ -11,7 +11,9 @@ namespace ember::test {
 /// bit, on the edges: odd sizes, an empty part, stepped slices, the first, middle and last dim, 32-
 /// and 64-bit indices with duplicates, NaN and infinities; every case the kernels take counted as
 /// run on the device.
-void expect_index_copies_match_ndarray(const Device& device);
+/// The cumulative ops too; f64, and sums and products of floats, counted on the device only with
+/// doubles (whether it computes in double: ndarray accumulates in it).
+void expect_index_copies_match_ndarray(const Device& device, bool doubles);
 /// An index out of range of select, gather, select_assign or scatter: ndarray's InvalidArgument
 /// (the same message), and the device works afterwards.
 void expect_index_out_of_range_is_ndarrays_error(const Device& device);

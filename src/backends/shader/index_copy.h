@@ -93,8 +93,9 @@ inline bool index_copy_fits(uint64_t elements, uint64_t turns_per_element,
                      [&](uint64_t bytes) { return bytes <= max_binding; });
 }
 
-/// The index-copy dispatches recorded in this process, by every shader device: how tests see that
-/// an op ran on the device's kernels, not on the host.
+/// The dispatches of the index-copy kernels and of the cumulative scan (cumulative_scan.h) recorded
+/// in this process, by every shader device: how tests see that an op ran on the device's kernels,
+/// not on the host.
 inline std::atomic<uint64_t>& index_copy_dispatches() {
   static std::atomic<uint64_t> dispatches{0};
   return dispatches;

@@ -16,7 +16,10 @@
 //   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
 //   reduce_      takes(reduce, x), run(reduce, x, x_meta, out)
 //   index_copy_  max_binding(), max_groups(), run(dispatch, tensors): shader/index_copy.h's
-//                kernels (full, cat, slice_assign, select, gather, select_assign, scatter)
+//                kernels (full, arange, cat, slice_assign, select, gather, select_assign,
+//                scatter)
+//   cumulative_  takes(op, dtype), max_binding(), max_groups(), run(dispatch, x, out):
+//                shader/cumulative_scan.h's scan
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
 #pragma once
@@ -36,6 +39,7 @@
 #include "backends/ndarray/index_data.h"
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/cumulative_scan.h"
 #include "backends/shader/index_copy.h"
 #include "backends/shader/pool_buffer.h"
 #include "codegen/kernel_dims.h"
@@ -408,6 +412,22 @@ class ShaderBackend : public backend::Backend {
     record(update_dispatch(x.shape, values.shape, typed.dim, x.dtype, indices.dtype, *combine,
                            std::is_same_v<Op, ir::SelectAssign>),
            {from, range_of(inputs[1].buffer), range_of(inputs[2].buffer), out->range()});
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Cumulative& cumulative, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const ScanDispatch dispatch = ScanDispatch::of(cumulative, x);
+    auto& kernel = self().cumulative_;
+    if (!kernel.takes(cumulative.op, x.dtype) ||
+        !dispatch.fits(x, kernel.max_binding(), kernel.max_groups()))
+      return std::nullopt;
+    auto out = allocate(outputs[0]);
+    if (dispatch.lanes * dispatch.n == 0) return Outputs{out};
+    index_copy_dispatches().fetch_add(1, std::memory_order_relaxed);
+    kernel.run(dispatch, range_of(inputs[0].buffer), out->range());
     return Outputs{out};
   }
 

@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/cumulative_kernel.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/index_copy_kernel.h"
 #include "backends/vulkan/kernel_cache.h"
@@ -39,7 +40,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
         reduce_(context_->features(), kernels_, *stream_, scratch()),
-        index_copy_(context_->features(), kernels_, *stream_) {}
+        index_copy_(context_->features(), kernels_, *stream_),
+        cumulative_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -86,6 +88,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   MatmulKernel matmul_;
   ReduceKernel reduce_;
   IndexCopyKernel index_copy_;
+  CumulativeKernel cumulative_;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/wgpu/command_stream.h"
+#include "backends/wgpu/cumulative_kernel.h"
 #include "backends/wgpu/device_pages.h"
 #include "backends/wgpu/index_copy_kernel.h"
 #include "backends/wgpu/kernel_cache.h"
@@ -38,7 +39,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
         reduce_(adapter, kernels_, *stream_, scratch()),
-        index_copy_(adapter, kernels_, *stream_) {}
+        index_copy_(adapter, kernels_, *stream_),
+        cumulative_(adapter, kernels_, *stream_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -82,6 +84,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   MatmulKernel matmul_;
   ReduceKernel reduce_;
   IndexCopyKernel index_copy_;
+  CumulativeKernel cumulative_;
 };
 
 }  // namespace

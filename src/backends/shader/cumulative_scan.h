@@ -1,0 +1,52 @@
+// The shader backends' cumulative sum, product, maximum and minimum along a dim, written once:
+// x seen as [rows, n, inner] around the dim, one invocation a lane, which runs along it in order
+// as ndarray does (so sums and products are ndarray's bit for bit where the kernel accumulates in
+// ndarray's type: double for floats, wrapping 32-bit integers), the NaN of a maximum or minimum
+// kept once seen. Lanes are at most some 60000 elements (lavapipe's loop limit); longer ones run
+// on the host. Only the kernels' sources differ between the backends (cumulative_kernel.cpp of
+// vulkan and wgpu); each says which op and dtype it computes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backends/shader/index_copy.h"
+#include "ir/ops.h"
+
+namespace ember::shader {
+
+/// One dispatch of the scan: its op and dtype (which source), its parameter words (lanes, n,
+/// inner) and its lanes.
+struct ScanDispatch {
+  ir::CumulativeOp op;
+  DType dtype;
+  std::vector<uint32_t> words;
+  uint64_t lanes = 0;
+  uint64_t n = 0;
+
+  static ScanDispatch of(const ir::Cumulative& cumulative, const ir::TensorMeta& x) {
+    uint64_t rows = 1, n = 1, inner = 1;
+    for (std::size_t d = 0; d < x.shape.rank(); ++d) {
+      const auto i = static_cast<int64_t>(d);
+      (i < cumulative.dim    ? rows
+       : i == cumulative.dim ? n
+                             : inner) *= static_cast<uint64_t>(x.shape[d]);
+    }
+    return {cumulative.op,
+            x.dtype,
+            {static_cast<uint32_t>(rows * inner), static_cast<uint32_t>(n),
+             static_cast<uint32_t>(inner)},
+            rows * inner,
+            n};
+  }
+
+  /// Whether it fits the device: x within one binding, below 2^31 elements, each invocation's
+  /// lanes below the loop limit.
+  bool fits(const ir::TensorMeta& x, uint64_t max_binding, uint32_t max_groups) const {
+    const uint64_t bytes = static_cast<uint64_t>(x.shape.num_elements()) * dtype_size(x.dtype);
+    return index_copy_fits(lanes, n + 1, {bytes}, max_binding, max_groups) &&
+           static_cast<uint64_t>(x.shape.num_elements()) < (uint64_t{1} << 31);
+  }
+};
+
+}  // namespace ember::shader
