@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ember/dtype.h"
@@ -52,6 +53,36 @@ struct IndexCopyKey {
   uint32_t index_bytes = 0;
   Combine combine = Combine::Assign;
 };
+
+/// A language's sources of the kernels, one function of the key per kind.
+struct IndexCopySources {
+  using Source = std::string (*)(const IndexCopyKey&);
+  Source copy;
+  Source update;
+  Source check_indices;
+  Source arange;
+
+  std::string of(const IndexCopyKey& key) const {
+    switch (key.kind) {
+      case IndexCopyKind::Copy:
+        return copy(key);
+      case IndexCopyKind::Update:
+        return update(key);
+      case IndexCopyKind::CheckIndices:
+        return check_indices(key);
+      case IndexCopyKind::Arange:
+        return arange(key);
+    }
+    return {};
+  }
+};
+
+/// The workgroups of a dispatch of one invocation per element (at most max_groups: the kernels
+/// loop over the rest).
+inline uint32_t groups_for(uint64_t elements, uint32_t max_groups) {
+  const uint64_t groups = (elements + kIndexCopyWorkgroup - 1) / kIndexCopyWorkgroup;
+  return static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups));
+}
 
 /// One dispatch: its kernel, its parameter words, its invocations (each loops over the elements
 /// of the invocations that are not started: at most max_groups workgroups).

@@ -374,14 +374,12 @@ class ShaderBackend : public backend::Backend {
       std::optional<Outputs> run(const Op& typed, const ir::Op& op, std::span<const Operand> inputs,
                                  std::span<const ir::TensorMeta> outputs) {
     const ir::TensorMeta& x = inputs[0].meta;
-    const ir::TensorMeta& indices = inputs[1].meta;
-    if (!reads_index(indices.dtype) ||
-        !copies(x.dtype, x.shape.rank(), static_cast<uint64_t>(outputs[0].shape.num_elements()),
-                x.shape.rank() + 2, {bytes_of(x), bytes_of(indices), bytes_of(outputs[0])}))
+    if (!takes_indexed(op, inputs, typed.dim,
+                       static_cast<uint64_t>(outputs[0].shape.num_elements()), x.shape.rank() + 2,
+                       bytes_of(outputs[0])))
       return std::nullopt;
-    check_indices(op, inputs[1], typed.dim, x.shape[static_cast<std::size_t>(typed.dim)]);
     auto out = allocate(outputs[0]);
-    const CopyWalk walk = indexed_copy(x.shape, outputs[0].shape, typed.dim, indices.dtype,
+    const CopyWalk walk = indexed_copy(x.shape, outputs[0].shape, typed.dim, inputs[1].meta.dtype,
                                        std::is_same_v<Op, ir::Select>);
     record(walk.dispatch(x.dtype),
            {range_of(inputs[0].buffer), out->range(), range_of(inputs[1].buffer)});
@@ -397,11 +395,10 @@ class ShaderBackend : public backend::Backend {
     const ir::TensorMeta& values = inputs[2].meta;
     const std::optional<Combine> combine = combine_of(typed.update, x.dtype);
     const auto along = static_cast<uint64_t>(values.shape[static_cast<std::size_t>(typed.dim)]);
-    if (!combine || !reads_index(indices.dtype) ||
-        !copies(x.dtype, x.shape.rank(), static_cast<uint64_t>(x.shape.num_elements()),
-                x.shape.rank() + along + 1, {bytes_of(x), bytes_of(indices), bytes_of(values)}))
+    if (!combine ||
+        !takes_indexed(op, inputs, typed.dim, static_cast<uint64_t>(x.shape.num_elements()),
+                       x.shape.rank() + along + 1, bytes_of(values)))
       return std::nullopt;
-    check_indices(op, inputs[1], typed.dim, x.shape[static_cast<std::size_t>(typed.dim)]);
     auto out = allocate(outputs[0]);
     const Range from = range_of(inputs[0].buffer);
     if (values.shape.num_elements() == 0) {
@@ -429,6 +426,20 @@ class ShaderBackend : public backend::Backend {
     index_copy_dispatches().fetch_add(1, std::memory_order_relaxed);
     kernel.run(dispatch, range_of(inputs[0].buffer), out->range());
     return Outputs{out};
+  }
+
+  /// Whether the kernel of an indexed op (inputs: x, indices, ...) takes it: indices the kernels
+  /// read, elements with turns loop turns each, x, indices and a tensor of other_bytes within a
+  /// binding. Then checks the indices against x's dim (ndarray's error for one out of range).
+  bool takes_indexed(const ir::Op& op, std::span<const Operand> inputs, int64_t dim,
+                     uint64_t elements, uint64_t turns, uint64_t other_bytes) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const ir::TensorMeta& indices = inputs[1].meta;
+    if (!reads_index(indices.dtype) || !copies(x.dtype, x.shape.rank(), elements, turns,
+                                               {bytes_of(x), bytes_of(indices), other_bytes}))
+      return false;
+    check_indices(op, inputs[1], dim, x.shape[static_cast<std::size_t>(dim)]);
+    return true;
   }
 
   /// Throws ndarray's InvalidArgument when an element of indices lies outside [0, size) of dim:

@@ -11,7 +11,6 @@ namespace index_copy_text {
 
 using shader::Combine;
 using shader::IndexCopyKey;
-using shader::IndexCopyKind;
 
 constexpr const char* kHeader = R"(#version 450
 // ember's vulkan data movement (src/backends/vulkan/index_copy_kernel.cpp)
@@ -161,20 +160,8 @@ std::string arange_source(const IndexCopyKey& key) {
   return text + "  }\n}\n";
 }
 
-/// The source of key.
-std::string source(const IndexCopyKey& key) {
-  switch (key.kind) {
-    case IndexCopyKind::Copy:
-      return copy_source(key);
-    case IndexCopyKind::Update:
-      return update_source(key);
-    case IndexCopyKind::CheckIndices:
-      return check_source(key);
-    case IndexCopyKind::Arange:
-      return arange_source(key);
-  }
-  return {};
-}
+constexpr shader::IndexCopySources kSources{copy_source, update_source, check_source,
+                                            arange_source};
 
 }  // namespace index_copy_text
 
@@ -190,12 +177,10 @@ void IndexCopyKernel::run(const shader::IndexCopyDispatch& dispatch,
   std::vector<BufferRange> bound(tensors.begin(), tensors.end());
   for (BufferRange& range : bound)
     range.bytes = (range.bytes + 3) / 4 * 4;
-  const uint64_t groups =
-      (dispatch.elements + shader::kIndexCopyWorkgroup - 1) / shader::kIndexCopyWorkgroup;
-  stream_.dispatch(
-      kernels_.kernel(index_copy_text::source(dispatch.key), static_cast<uint32_t>(bound.size())),
-      std::as_bytes(std::span(dispatch.words)), bound,
-      static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+  stream_.dispatch(kernels_.kernel(index_copy_text::kSources.of(dispatch.key),
+                                   static_cast<uint32_t>(bound.size())),
+                   std::as_bytes(std::span(dispatch.words)), bound,
+                   shader::groups_for(dispatch.elements, max_groups_));
 }
 
 }  // namespace ember::vulkan

@@ -81,12 +81,10 @@ bool CumulativeKernel::takes(ir::CumulativeOp op, DType dtype) const {
 
 void CumulativeKernel::run(const shader::ScanDispatch& dispatch, const BufferRange& x,
                            const BufferRange& out) {
-  const uint64_t groups =
-      (dispatch.lanes + shader::kIndexCopyWorkgroup - 1) / shader::kIndexCopyWorkgroup;
   const BufferRange tensors[] = {x, out};
   stream_.dispatch(kernels_.kernel(cumulative_text::source(dispatch.op, dispatch.dtype)),
                    std::as_bytes(std::span(dispatch.words)), tensors,
-                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+                   shader::groups_for(dispatch.lanes, max_groups_));
 }
 
 }  // namespace ember::wgpu

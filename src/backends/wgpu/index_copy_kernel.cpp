@@ -11,7 +11,6 @@ namespace index_copy_text {
 
 using shader::Combine;
 using shader::IndexCopyKey;
-using shader::IndexCopyKind;
 
 constexpr const char* kHeader =
     R"(// ember's wgpu data movement (src/backends/wgpu/index_copy_kernel.cpp)
@@ -165,19 +164,8 @@ std::string arange_source(const IndexCopyKey& key) {
   return text + "  }\n}\n";
 }
 
-std::string source(const IndexCopyKey& key) {
-  switch (key.kind) {
-    case IndexCopyKind::Copy:
-      return copy_source(key);
-    case IndexCopyKind::Update:
-      return update_source(key);
-    case IndexCopyKind::CheckIndices:
-      return check_source(key);
-    case IndexCopyKind::Arange:
-      return arange_source(key);
-  }
-  return {};
-}
+constexpr shader::IndexCopySources kSources{copy_source, update_source, check_source,
+                                            arange_source};
 
 }  // namespace index_copy_text
 
@@ -190,11 +178,9 @@ IndexCopyKernel::IndexCopyKernel(const Adapter& adapter, KernelCache& kernels,
 
 void IndexCopyKernel::run(const shader::IndexCopyDispatch& dispatch,
                           std::span<const BufferRange> tensors) {
-  const uint64_t groups =
-      (dispatch.elements + shader::kIndexCopyWorkgroup - 1) / shader::kIndexCopyWorkgroup;
-  stream_.dispatch(kernels_.kernel(index_copy_text::source(dispatch.key)),
+  stream_.dispatch(kernels_.kernel(index_copy_text::kSources.of(dispatch.key)),
                    std::as_bytes(std::span(dispatch.words)), tensors,
-                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+                   shader::groups_for(dispatch.elements, max_groups_));
 }
 
 }  // namespace ember::wgpu
