@@ -7,12 +7,12 @@
 
 namespace ember::test {
 
-/// Each op (arange on the integer dtypes) on every dtype device supports, against ndarray bit for
-/// bit, on the edges: odd sizes, an empty part, stepped slices, the first, middle and last dim, 32-
-/// and 64-bit indices with duplicates, NaN and infinities; every case the kernels take counted as
-/// run on the device.
-/// The cumulative ops too; f64, and sums and products of floats, counted on the device only with
-/// doubles (whether it computes in double: ndarray accumulates in it).
+/// Each op (arange on the integer dtypes) and the cumulative ops on every dtype device supports,
+/// against ndarray bit for bit, on the edges: odd sizes, an empty part, stepped slices, the
+/// first, middle and last dim, 32- and 64-bit indices with duplicates, NaN and infinities, long
+/// lanes; every case the kernels take counted as run on the device, the others (an add on f16, a
+/// lane past the scan's longest) as run on the host. doubles: whether the device computes in
+/// double (its f64 and float cumulative sums and products, which ndarray accumulates in double).
 void expect_index_copies_match_ndarray(const Device& device, bool doubles);
 /// An index out of range of select, gather, select_assign or scatter: ndarray's InvalidArgument
 /// (the same message), and the device works afterwards.

@@ -2,9 +2,9 @@
 // x seen as [rows, n, inner] around the dim, one invocation a lane, which runs along it in order
 // as ndarray does (so sums and products are ndarray's bit for bit where the kernel accumulates in
 // ndarray's type: double for floats, wrapping 32-bit integers), the NaN of a maximum or minimum
-// kept once seen. Lanes are at most some 60000 elements (lavapipe's loop limit); longer ones run
-// on the host. Only the kernels' sources differ between the backends (cumulative_kernel.cpp of
-// vulkan and wgpu); each says which op and dtype it computes.
+// kept once seen. Lanes of at most 4096 elements (one invocation runs along each alone); longer
+// ones run on the host. Only the kernels' sources differ between the backends
+// (cumulative_kernel.cpp of vulkan and wgpu); each says which op and dtype it computes.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,10 @@
 #include "ir/ops.h"
 
 namespace ember::shader {
+
+/// The longest lane the scan takes: one invocation runs along it alone, which a GPU does slowly
+/// (each step waits for the last); longer lanes run on the host until a workgroup scan does them.
+constexpr uint64_t kMaxScanLane = 4096;
 
 /// One dispatch of the scan: its op and dtype (which source), its parameter words (lanes, n,
 /// inner) and its lanes.
@@ -40,12 +44,10 @@ struct ScanDispatch {
             n};
   }
 
-  /// Whether it fits the device: x within one binding, below 2^31 elements, each invocation's
-  /// lanes below the loop limit.
+  /// Whether it fits the device: lanes of at most kMaxScanLane, x within one binding and below
+  /// 2^31 elements.
   bool fits(const ir::TensorMeta& x, uint64_t max_binding, uint32_t max_groups) const {
-    const uint64_t bytes = static_cast<uint64_t>(x.shape.num_elements()) * dtype_size(x.dtype);
-    return index_copy_fits(lanes, n + 1, {bytes}, max_binding, max_groups) &&
-           static_cast<uint64_t>(x.shape.num_elements()) < (uint64_t{1} << 31);
+    return n <= kMaxScanLane && index_copy_fits(lanes, n + 1, {x}, max_binding, max_groups);
   }
 };
 

@@ -41,6 +41,11 @@ constexpr std::size_t kIndexCopyMaxRank = 8;
 constexpr uint64_t kIndexCopyMaxTurns = 60000;
 
 enum class IndexCopyKind : uint8_t { Copy, Update, CheckIndices, Arange };
+/// The most index reads an Update may make (x's elements times the length of the index lane):
+/// each output element walks the whole lane, so a long lane over a large x (an embedding's
+/// gradient) costs the device more than the host's one pass over the values; it goes there.
+constexpr uint64_t kMaxUpdateReads = uint64_t{1} << 26;
+
 /// How Update combines a value with what is there: as ndarray's IndexUpdate, Add on f32 or on
 /// 32-bit integers (the same wrapping bits for i32 and u32).
 enum class Combine : uint8_t { Assign, AddF32, AddInt32 };
@@ -110,18 +115,20 @@ inline bool reads_index(DType dtype) {
   return dtype == DType::I32 || dtype == DType::I64 || dtype == DType::U32 || dtype == DType::U64;
 }
 
-/// Whether a kernel of this many elements, loop turns per element, tensors of these bytes fits
-/// the device: below 2^31 elements (32-bit offsets), each tensor within one binding, every
-/// invocation below the loop limit with at most max_groups workgroups.
+/// Whether a kernel of this many elements, loop turns per element, on these tensors fits the
+/// device: it and each tensor below 2^31 elements (32-bit offsets), each tensor within one
+/// binding, every invocation below the loop limit with at most max_groups workgroups.
 inline bool index_copy_fits(uint64_t elements, uint64_t turns_per_element,
-                            std::initializer_list<uint64_t> tensor_bytes, uint64_t max_binding,
+                            std::initializer_list<ir::TensorMeta> tensors, uint64_t max_binding,
                             uint32_t max_groups) {
   const uint64_t invocations = kIndexCopyWorkgroup * max_groups;
   const uint64_t per_invocation = (elements + invocations - 1) / invocations;
-  return elements < (uint64_t{1} << 31) &&
-         per_invocation * turns_per_element < kIndexCopyMaxTurns &&
-         std::all_of(tensor_bytes.begin(), tensor_bytes.end(),
-                     [&](uint64_t bytes) { return bytes <= max_binding; });
+  constexpr uint64_t kMaxElements = uint64_t{1} << 31;
+  return elements < kMaxElements && per_invocation * turns_per_element < kIndexCopyMaxTurns &&
+         std::all_of(tensors.begin(), tensors.end(), [&](const ir::TensorMeta& t) {
+           const auto n = static_cast<uint64_t>(t.shape.num_elements());
+           return n < kMaxElements && n * dtype_size(t.dtype) <= max_binding;
+         });
 }
 
 /// The dispatches of the index-copy kernels and of the cumulative scan (cumulative_scan.h) recorded

@@ -302,12 +302,12 @@ class ShaderBackend : public backend::Backend {
     index_copy_dispatches().fetch_add(1, std::memory_order_relaxed);
     self().index_copy_.run(dispatch, std::span<const Range>(tensors.begin(), tensors.size()));
   }
-  /// Whether a kernel over elements, turns loop turns each, on tensors of these bytes and rank
-  /// fits the device (index_copy_fits), its dtype moved as bits.
+  /// Whether a kernel over elements (of a shape of rank), turns loop turns each, on tensors fits
+  /// the device (index_copy_fits), its dtype moved as bits.
   bool copies(DType dtype, std::size_t rank, uint64_t elements, uint64_t turns,
-              std::initializer_list<uint64_t> bytes) const {
+              std::initializer_list<ir::TensorMeta> tensors) const {
     return moves_dtype(dtype) && rank <= kIndexCopyMaxRank &&
-           index_copy_fits(elements, turns, bytes, self().index_copy_.max_binding(),
+           index_copy_fits(elements, turns, tensors, self().index_copy_.max_binding(),
                            self().index_copy_.max_groups());
   }
 
@@ -315,7 +315,7 @@ class ShaderBackend : public backend::Backend {
                              std::span<const Operand> /*inputs*/,
                              std::span<const ir::TensorMeta> outputs) {
     const auto n = static_cast<uint64_t>(outputs[0].shape.num_elements());
-    if (!copies(full.dtype, full.shape.rank(), n, full.shape.rank() + 1, {bytes_of(outputs[0])}))
+    if (!copies(full.dtype, full.shape.rank(), n, full.shape.rank() + 1, {outputs[0]}))
       return std::nullopt;
     // The value in its dtype is ndarray's conversion, one element of it written over the output.
     const ir::TensorMeta one{Shape{1}, full.dtype};
@@ -331,7 +331,7 @@ class ShaderBackend : public backend::Backend {
                              std::span<const ir::TensorMeta> outputs) {
     const auto n = static_cast<uint64_t>(outputs[0].shape.num_elements());
     const std::optional<IndexCopyDispatch> dispatch = arange_dispatch(arange, n);
-    if (!dispatch || !copies(arange.dtype, 1, n, 1, {bytes_of(outputs[0])})) return std::nullopt;
+    if (!dispatch || !copies(arange.dtype, 1, n, 1, {outputs[0]})) return std::nullopt;
     auto out = allocate(outputs[0]);
     record(*dispatch, {out->range()});
     return Outputs{out};
@@ -344,7 +344,7 @@ class ShaderBackend : public backend::Backend {
     for (const Operand& part : inputs)
       if (!copies(meta.dtype, meta.shape.rank(),
                   static_cast<uint64_t>(part.meta.shape.num_elements()), meta.shape.rank() + 1,
-                  {bytes_of(part.meta), bytes_of(meta)}))
+                  {part.meta, meta}))
         return std::nullopt;
     auto out = allocate(meta);
     int64_t position = 0;  // where along dim the next part starts
@@ -361,7 +361,7 @@ class ShaderBackend : public backend::Backend {
                              std::span<const ir::TensorMeta> outputs) {
     const ir::TensorMeta& meta = outputs[0];
     if (!copies(meta.dtype, meta.shape.rank(), static_cast<uint64_t>(meta.shape.num_elements()),
-                meta.shape.rank() + 1, {bytes_of(meta)}))
+                meta.shape.rank() + 1, {meta}))
       return std::nullopt;
     auto out = allocate(meta);
     record(contiguous_copy(meta.shape).dispatch(meta.dtype),
@@ -378,7 +378,7 @@ class ShaderBackend : public backend::Backend {
     const ir::TensorMeta& x = inputs[0].meta;
     if (!takes_indexed(op, inputs, typed.dim,
                        static_cast<uint64_t>(outputs[0].shape.num_elements()), x.shape.rank() + 2,
-                       bytes_of(outputs[0])))
+                       outputs[0]))
       return std::nullopt;
     auto out = allocate(outputs[0]);
     const CopyWalk walk = indexed_copy(x.shape, outputs[0].shape, typed.dim, inputs[1].meta.dtype,
@@ -397,9 +397,9 @@ class ShaderBackend : public backend::Backend {
     const ir::TensorMeta& values = inputs[2].meta;
     const std::optional<Combine> combine = combine_of(typed.update, x.dtype);
     const auto along = static_cast<uint64_t>(values.shape[static_cast<std::size_t>(typed.dim)]);
-    if (!combine ||
+    if (!combine || static_cast<uint64_t>(x.shape.num_elements()) * along > kMaxUpdateReads ||
         !takes_indexed(op, inputs, typed.dim, static_cast<uint64_t>(x.shape.num_elements()),
-                       x.shape.rank() + along + 1, bytes_of(values)))
+                       x.shape.rank() + along + 1, values))
       return std::nullopt;
     auto out = allocate(outputs[0]);
     const Range from = range_of(inputs[0].buffer);
@@ -431,14 +431,14 @@ class ShaderBackend : public backend::Backend {
   }
 
   /// Whether the kernel of an indexed op (inputs: x, indices, ...) takes it: indices the kernels
-  /// read, elements with turns loop turns each, x, indices and a tensor of other_bytes within a
+  /// read, elements with turns loop turns each, x, indices and other (a tensor) within a
   /// binding. Then checks the indices against x's dim (ndarray's error for one out of range).
   bool takes_indexed(const ir::Op& op, std::span<const Operand> inputs, int64_t dim,
-                     uint64_t elements, uint64_t turns, uint64_t other_bytes) {
+                     uint64_t elements, uint64_t turns, const ir::TensorMeta& other) {
     const ir::TensorMeta& x = inputs[0].meta;
     const ir::TensorMeta& indices = inputs[1].meta;
-    if (!reads_index(indices.dtype) || !copies(x.dtype, x.shape.rank(), elements, turns,
-                                               {bytes_of(x), bytes_of(indices), other_bytes}))
+    if (!reads_index(indices.dtype) ||
+        !copies(x.dtype, x.shape.rank(), elements, turns, {x, indices, other}))
       return false;
     check_indices(op, inputs[1], dim, x.shape[static_cast<std::size_t>(dim)]);
     return true;
