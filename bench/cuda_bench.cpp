@@ -70,7 +70,7 @@ constexpr int kExitNoDevice = 3;
 
 /// The shapes of the list: the comparison's, and --quick's (small enough for ndarray).
 struct Sizes {
-  int64_t matmul;        // bf16 and f32
+  int64_t matmul;        // bf16, f32 and f16
   int64_t matmul_large;  // bf16
   Dims elementwise;      // add, exp
   Dims gelu;             // GELU and the copy
@@ -100,10 +100,15 @@ std::vector<OpSpec> workloads(const Sizes& s) {
   };
   // The copy first: it is the ceiling the bandwidth rows are read against.
   std::vector<OpSpec> list{
-      {.op = "copy", .shape = s.gelu},       matmul(s.matmul, DType::BF16),
-      matmul(s.matmul_large, DType::BF16),   matmul(s.matmul, DType::F32),
-      {.op = "add", .shape = s.elementwise}, {.op = "exp", .shape = s.elementwise},
-      {.op = "gelu", .shape = s.gelu},       {.op = "softmax", .shape = s.along_dim, .dim = 2},
+      {.op = "copy", .shape = s.gelu},
+      matmul(s.matmul, DType::BF16),
+      matmul(s.matmul_large, DType::BF16),
+      matmul(s.matmul, DType::F32),
+      matmul(s.matmul, DType::F16),
+      {.op = "add", .shape = s.elementwise},
+      {.op = "exp", .shape = s.elementwise},
+      {.op = "gelu", .shape = s.gelu},
+      {.op = "softmax", .shape = s.along_dim, .dim = 2},
   };
   for (int64_t dim = 0; dim < 3; ++dim)
     list.push_back({.op = "sum", .shape = s.along_dim, .dim = dim});

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ember's cuda device vs PyTorch on the same GPU, in the same run: matmul (bf16, f32), conv2d
+"""ember's cuda device vs PyTorch on the same GPU, in the same run: matmul (bf16, f32, f16), conv2d
 (f32, bf16; cuDNN on both sides), elementwise ops, a GELU from nine primitive ops (and torch.compile's), softmax, sums along each
 dim, scaled dot-product attention (bf16, f32; forward, and forward + backward), the
 device-to-device copy that is the bandwidth ceiling, and the host time of tiny ops.
@@ -50,7 +50,7 @@ import bench_driver as bd
 
 # Relative tolerance of the checksums (sum of |output|): f32 sums in different orders, bf16
 # products accumulated in different orders and rounded to 8 bits of mantissa.
-TOLERANCE = {"f32": 1e-3, "bf16": 1e-2}
+TOLERANCE = {"f32": 1e-3, "bf16": 1e-2, "f16": 1e-2}
 UNITS = {"tflops": "TFLOP/s", "gbs": "GB/s", "us_per_op": "µs/op"}
 NO_DEVICE = 3  # cuda_bench's and cuda_ops.py's exit status when the device is not there
 

@@ -208,12 +208,13 @@ def ready_line(device):
 
 def same_math(tf32):
     """ember's matmuls and convolutions: f32 in full f32 unless tf32 (cuda_bench --tf32:
-    MatmulPrecision::High), bf16 accumulated and reduced in f32. cuDNN's allow_tf32 is True by
+    MatmulPrecision::High), bf16 and f16 accumulated and reduced in f32. cuDNN's allow_tf32 is True by
     default in PyTorch: set either way, so that a convolution row compares like with like."""
     torch.set_float32_matmul_precision("high" if tf32 else "highest")
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
 
 
 def answers_stream():

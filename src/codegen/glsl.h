@@ -9,8 +9,9 @@
 // literals: constants are written from their bits (uintBitsToFloat, packDouble2x32), exact.
 // Vulkan's precision rules allow a few ulp for division, sqrt and the transcendental functions,
 // and GLSL has erf, erfc, expm1, log1p and a usable pow on no type, and no transcendental function
-// on doubles: glsl_primitives says which primitives the target writes on a compute type, and an
-// op whose formula needs another one is not written (the backend runs it on the host).
+// on doubles (erfc on f32 is formulas.h's rational approximation): glsl_primitives says which
+// primitives the target writes on a compute type, and an op whose formula needs another one is not
+// written (the backend runs it on the host).
 //
 // Integers compute in GLSL's 32-bit int and uint (i8, i16, i32 and u8, u16, u32, holding the
 // dtype's value, sign- or zero-extended) or int64_t and uint64_t, with ndarray's semantics

@@ -166,6 +166,14 @@ uint64_t ember_ipow(uint64_t b, uint64_t e) {
 }
 )";
 
+}  // namespace
+
+std::string_view glsl_f16_bits_helper() {
+  return kHalfHelper;
+}
+
+namespace {
+
 /// The shader's version, extensions and helpers, for the dtypes program holds.
 std::string preamble(const ir::Program& program) {
   bool int64 = false;
@@ -187,7 +195,7 @@ std::string preamble(const ir::Program& program) {
   if (bits8) text += "#extension GL_EXT_shader_8bit_storage : require\n";
   if (bits16) text += "#extension GL_EXT_shader_16bit_storage : require\n";
   text += "layout(local_size_x = " + std::to_string(kGlslWorkgroupSize) + ") in;\n";
-  if (half) text += kHalfHelper;
+  if (half) text += glsl_f16_bits_helper();
   text += kPowHelpers;
   if (int64) text += kPow64Helpers;
   return text;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "codegen/glsl.h"
@@ -51,5 +52,10 @@ std::string glsl_program_kernel(const ir::Program& program, const GlslFeatures& 
 std::vector<uint32_t> glsl_program_parameters(const ir::Program& program,
                                               const GlslFeatures& features, const MergedDims& dims,
                                               uint64_t n, std::span<const Scalar> constants);
+
+/// The GLSL function ember_f16_bits(f32) -> the f16 bits of f rounded to nearest, ties to even
+/// (the language's own packing leaves the rounding to the implementation): for kernels of their
+/// own that store f16 (the shader backends' matmul).
+std::string_view glsl_f16_bits_helper();
 
 }  // namespace ember::codegen

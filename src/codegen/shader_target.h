@@ -3,8 +3,9 @@
 // semantics, min, max, abs and select through the target's conditional (GLSL's ?:, WGSL's
 // select), the comparisons (a Bool compared as 0 or 1, as in C), the mask logic, the built-in
 // functions of one float argument where glsl_primitives has them (WGSL's built-ins are GLSL's),
-// and the functions neither language has (erf, erfc, expm1, log1p: an op whose formula needs one
-// is refused). A target derives from ShaderTarget<Itself> and supplies, to it as a friend:
+// and the functions neither language has (erf, expm1, log1p: an op whose formula needs one is
+// refused; erfc on f32 is formulas.h's rational approximation). A target derives from
+// ShaderTarget<Itself> and supplies, to it as a friend:
 //   compute(), type()              its compute dtype and the language's name of it
 //   define(e), define_mask(e), is_mask(name), literal(c), integer_literal(v)
 //   conditional(c, a, b)           the expression "c ? a : b"
@@ -109,7 +110,13 @@ class ShaderTarget {
   Value expm1(const Value& /*x*/) const { return refused("expm1"); }
   Value log1p(const Value& /*x*/) const { return refused("log1p"); }
   Value erf(const Value& /*x*/) const { return refused("erf"); }
-  Value erfc(const Value& /*x*/) const { return refused("erfc"); }
+  /// erfc on f32 by formulas.h's rational approximation (relative error below 1.2e-7, an f32 fit:
+  /// GELU and its gradient stay on the device), none on other types.
+  Value erfc(const Value& x) const {
+    if (!glsl_primitives(self().compute()).test(static_cast<std::size_t>(formula::Primitive::erfc)))
+      refused("erfc");
+    return formula::erfc_rational(self(), x);
+  }
 
   Mask lt(const Value& a, const Value& b) const { return compared(a, "<", b); }
   Mask le(const Value& a, const Value& b) const { return compared(a, "<=", b); }

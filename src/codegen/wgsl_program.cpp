@@ -39,7 +39,7 @@ std::string_view element_type(DType dtype) {
 // The helpers a kernel may call: f32 to f16 bits rounded to nearest, ties to even (as the GLSL
 // kernels' ember_f16_bits: pack2x16float leaves the rounding to the implementation), and the
 // wrapping integer powers (WGSL has no overloading).
-constexpr std::string_view kHelpers = R"(fn ember_f16_bits(f: f32) -> u32 {
+constexpr std::string_view kHalfHelper = R"(fn ember_f16_bits(f: f32) -> u32 {
   let x = bitcast<u32>(f);
   let sign = (x >> 16u) & 0x8000u;
   let a = x & 0x7fffffffu;
@@ -51,7 +51,8 @@ constexpr std::string_view kHelpers = R"(fn ember_f16_bits(f: f32) -> u32 {
   }
   return sign | u32(round(bitcast<f32>(a) * 16777216.0));
 }
-fn ember_ipow_i32(base: i32, exponent: i32) -> i32 {
+)";
+constexpr std::string_view kHelpers = R"(fn ember_ipow_i32(base: i32, exponent: i32) -> i32 {
   var b = base;
   var e = exponent;
   var r = 1i;
@@ -66,6 +67,14 @@ fn ember_ipow_u32(base: u32, exponent: u32) -> u32 {
   return r;
 }
 )";
+
+}  // namespace
+
+std::string_view wgsl_f16_bits_helper() {
+  return kHalfHelper;
+}
+
+namespace {
 
 std::string buffers(const ir::Program& program) {
   std::string text = "@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
@@ -180,6 +189,7 @@ std::string wgsl_program_kernel(const ir::Program& program) {
   std::string source = "// the fused program " + program.describe() +
                        ", written by ember's WGSL emitter (src/codegen) from ir/formulas.h\n";
   source += buffers(program);
+  source += kHalfHelper;
   source += kHelpers;
   source += "@compute @workgroup_size(" + std::to_string(kWgslWorkgroupSize) + ")\n";
   source +=

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "ir/program.h"
 
@@ -32,5 +33,10 @@ std::string wgsl_program_refusal(const ir::Program& program);
 /// Values are computed as the GLSL kernels compute them (f16 in f32, rounded to f16 after each
 /// instruction by ember_f16_bits, round to nearest even).
 std::string wgsl_program_kernel(const ir::Program& program);
+
+/// The WGSL function ember_f16_bits(f32) -> the f16 bits of f rounded to nearest, ties to even
+/// (the language's own packing leaves the rounding to the implementation): for kernels of their
+/// own that store f16 (the shader backends' matmul).
+std::string_view wgsl_f16_bits_helper();
 
 }  // namespace ember::codegen

@@ -4,10 +4,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "backends/shader/matmul_runs.h"
 #include "ember/devices.h"
 #include "ember/error.h"
 #include "ember/tensor_ops.h"
@@ -19,16 +21,28 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-}  // namespace
-
-Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed) {
+/// A tensor of dims and dtype with values from a fixed pattern on device (its first element first
+/// where that is not 0: a NaN or an infinity): multiples of 1/16 of at most 50 / 16 in magnitude,
+/// distinct, of both signs, so every product of two is exact in f32 (f16's products included),
+/// and a sum along k rounds alike however its products are fused.
+template <std::size_t D>
+Tensor<D> patterned_as(const std::vector<int64_t>& dims, DType dtype, const Device& device,
+                       int seed, float first) {
   std::vector<float> values;
   int64_t count = 1;
   for (const int64_t d : dims)
     count *= d;
   for (int64_t i = 0; i < count; ++i)
     values.push_back(static_cast<float>((i * 37 + seed * 11) % 101 - 50) / 16.0f);
-  return Tensor<3>::from_data(TensorData(values, Shape(dims)), device);
+  if (first != 0 && !values.empty()) values[0] = first;
+  return Tensor<D>::from_data(TensorData(values, Shape(dims)).convert(dtype),
+                              TensorCreationOptions(device).with_dtype(dtype));
+}
+
+}  // namespace
+
+Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed) {
+  return patterned_as<3>(dims, DType::F32, device, seed, 0);
 }
 
 void expect_unsupported_dtype_is_an_error(const Device& device) {
@@ -122,6 +136,113 @@ void expect_matmul_matches_ndarray(const Device& device) {
         actual.into_data().approx_equal(expected.into_data(), Tolerance::for_dtype(DType::F32)))
         << Shape(c.lhs) << " @ " << Shape(c.rhs);
   }
+}
+
+namespace {
+
+/// lhs @ rhs of dtype on device and on ndarray: equal value for value (NaN equal to NaN), as the
+/// kernels add each output's exact products in order along k as ndarray does. Whether the device
+/// ran it on its matmul kernel (matmul_runs: tiled or cooperative) is returned.
+template <std::size_t D>
+bool expect_same_product(const Device& device, DType dtype, const std::vector<int64_t>& lhs,
+                         const std::vector<int64_t>& rhs, float poison = 0) {
+  const auto make = [&](const std::vector<int64_t>& dims, const Device& on, int seed) {
+    return patterned_as<D>(dims, dtype, on, seed, seed == 1 ? poison : 0.0f);
+  };
+  const shader::MatmulRuns& runs = shader::matmul_runs();
+  const uint64_t before = runs.tiled + runs.cooperative;
+  const TensorData actual = make(lhs, device, 1).matmul(make(rhs, device, 2)).into_data();
+  const bool on_device = runs.tiled + runs.cooperative > before;
+  const TensorData expected =
+      make(lhs, Device::ndarray(), 1).matmul(make(rhs, Device::ndarray(), 2)).into_data();
+  std::string why;
+  EXPECT_TRUE(actual.approx_equal(expected, Tolerance{0, 0}, &why))
+      << dtype << " " << Shape(lhs) << " @ " << Shape(rhs) << ": " << why;
+  return on_device;
+}
+
+/// x sorted along dim on device equals x sorted on ndarray: values and positions, byte for byte.
+template <typename K>
+void expect_sorted_as_ndarray(const Tensor<3, K>& x, int64_t dim, bool descending,
+                              const Device& device) {
+  const auto [values, positions] = x.to_device(device).sort_with_indices(dim, descending);
+  const auto [expected_values, expected_positions] = x.sort_with_indices(dim, descending);
+  EXPECT_TRUE(values.into_data() == expected_values.into_data())
+      << x.shape() << " dim " << dim << (descending ? " descending" : "");
+  EXPECT_TRUE(positions.into_data() == expected_positions.into_data())
+      << x.shape() << " dim " << dim << (descending ? " descending" : "");
+}
+
+}  // namespace
+
+void expect_matmul_kernel_takes_every_float_case(const Device& device) {
+  for (const DType dtype : {DType::F32, DType::F16, DType::F64}) {
+    if (!device.supports_dtype(dtype)) continue;
+    const bool f64_on_host = dtype == DType::F64 && device.name().starts_with("wgpu");
+    const auto on_device = [&](bool ran) { EXPECT_EQ(ran, !f64_on_host) << dtype; };
+    // Odd sizes across several 64 x 64 tiles and 16-long k steps.
+    on_device(expect_same_product<2>(device, dtype, {130, 33}, {33, 67}));
+    on_device(expect_same_product<3>(device, dtype, {2, 65, 17}, {2, 17, 129}));
+    // k and n multiples of 8 (vulkan's cooperative kernel reads them 16 bytes at a time), whole
+    // tiles and partial ones.
+    on_device(expect_same_product<3>(device, dtype, {2, 130, 48}, {2, 48, 136}));
+    // Partly broadcast batches: each side's size-1 dims against the other's (strides of 0), and
+    // a batch broadcast at the first, middle and last batch dim.
+    on_device(expect_same_product<4>(device, dtype, {2, 1, 5, 7}, {1, 3, 7, 6}));
+    on_device(expect_same_product<4>(device, dtype, {1, 3, 9, 4}, {2, 3, 4, 5}));
+    on_device(expect_same_product<5>(device, dtype, {2, 3, 1, 4, 6}, {2, 1, 4, 6, 3}));
+    // A NaN and an infinity in the left operand: propagated as ndarray propagates them.
+    on_device(expect_same_product<3>(device, dtype, {2, 3, 20}, {2, 20, 70}, NAN));
+    on_device(expect_same_product<3>(device, dtype, {2, 3, 20}, {2, 20, 70}, INFINITY));
+    // Empty dims: no batch entries, no rows, an empty k (zeros) — nothing to run or zeros.
+    expect_same_product<3>(device, dtype, {0, 3, 4}, {0, 4, 5});
+    expect_same_product<3>(device, dtype, {2, 0, 4}, {2, 4, 5});
+    expect_same_product<3>(device, dtype, {2, 6, 0}, {2, 0, 5});
+  }
+  // The longest k the kernel takes (lavapipe's loop limit) on the device, one longer on the host.
+  EXPECT_TRUE(expect_same_product<2>(device, DType::F32, {2, 60000}, {60000, 3}));
+  EXPECT_FALSE(expect_same_product<2>(device, DType::F32, {2, 60001}, {60001, 3}));
+  // Six batch dims that do not merge into four: the host.
+  EXPECT_FALSE(expect_same_product<8>(device, DType::F32, {2, 1, 2, 1, 2, 1, 3, 4},
+                                      {1, 2, 1, 2, 1, 2, 4, 3}));
+}
+
+void expect_sort_matches_ndarray(const Device& device) {
+  // The pattern repeats every 101 elements: ties along every lane longer than that.
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{3, 50, 7}, std::vector<int64_t>{1, 2048, 1},
+        std::vector<int64_t>{2, 2049, 1}, std::vector<int64_t>{4, 1, 300}})
+    for (int64_t dim = 0; dim < 3; ++dim)
+      for (const bool descending : {false, true}) {
+        const Tensor<3> x = patterned(dims, Device::ndarray(), 3);
+        expect_sorted_as_ndarray(x, dim, descending, device);
+        expect_sorted_as_ndarray((x * 4.0).to_int().cast(DType::I32), dim, descending, device);
+      }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor<3> special = Tensor<3>::from_data(
+      TensorData(std::vector<float>{nan, 1, -inf, 0.0f, -0.0f, inf, 1, -nan, -1, 0.0f, nan, -inf},
+                 Shape{2, 6, 1}),
+      Device::ndarray());
+  for (int64_t dim = 0; dim < 3; ++dim)
+    for (const bool descending : {false, true})
+      expect_sorted_as_ndarray(special, dim, descending, device);
+}
+
+void expect_random_matches_ndarray(const Device& device) {
+  const auto drawn = [](const Device& on, const Distribution& d) {
+    on.seed(1234);
+    Tensor<3>::random({3, 1001, 7}, d, TensorCreationOptions(on)).into_data();  // a second key
+    return Tensor<3>::random({3, 1001, 7}, d, TensorCreationOptions(on)).into_data();
+  };
+  for (const Distribution& d :
+       {Distribution::Default, Distribution::bernoulli(0.3), Distribution::bernoulli(0.9),
+        Distribution::bernoulli(0.0), Distribution::bernoulli(1.0)})
+    EXPECT_TRUE(drawn(device, d) == drawn(Device::ndarray(), d)) << d.a;
+  for (const Distribution& d : {Distribution::uniform(-2.0, 3.0), Distribution::normal(1.0, 2.0)})
+    EXPECT_TRUE(drawn(device, d).approx_equal(drawn(Device::ndarray(), d),
+                                              Tolerance::for_dtype(DType::F32)))
+        << d.a << " " << d.b;
 }
 
 }  // namespace ember::test

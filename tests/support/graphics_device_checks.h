@@ -28,5 +28,18 @@ void expect_flush_and_sync_finish_the_work(const Device& device);
 /// The matmul kernel against ndarray: sizes across tiles, batches on both sides, a right-hand
 /// side broadcast over the batch, an empty inner dim.
 void expect_matmul_matches_ndarray(const Device& device);
+/// The matmul kernels take every float dtype the device computes (f64 on the host where WGSL has
+/// no doubles), odd sizes across tiles, partly broadcast batches, NaN and infinities, empty dims,
+/// k up to the loop limit (one longer and batch dims that do not merge: the host), each equal to
+/// ndarray's product value for value.
+void expect_matmul_kernel_takes_every_float_case(const Device& device);
+/// The sort kernel against ndarray, bit for bit: lanes along every dim, of up to 2048 elements
+/// (the longest a workgroup sorts) and 2049 (the host's), ties kept in order in both directions,
+/// NaN (largest), infinities and both zeros, f32 and i32 keys.
+void expect_sort_matches_ndarray(const Device& device);
+/// The random kernel against ndarray seeded alike: default and Bernoulli draws bit for bit
+/// (probabilities that f32 does not hold exactly included), uniform and normal ones within f32's
+/// tolerance (lavapipe computes fma in two roundings; the device's square root).
+void expect_random_matches_ndarray(const Device& device);
 
 }  // namespace ember::test

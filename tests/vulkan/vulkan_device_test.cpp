@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/shader/matmul_runs.h"
+#include "backends/vulkan/vulkan_context.h"
 #include "ember/device.h"
 #include "ember/devices.h"
 #include "ember/error.h"
@@ -116,6 +118,38 @@ TEST(VulkanDevice, FlushAndSyncReturnOnceTheWorkIsDone) {
 TEST(VulkanDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_matmul_matches_ndarray(*device);
+}
+
+TEST(VulkanDevice, MatmulKernelTakesEveryFloatDtypeBroadcastAndEdge) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_matmul_kernel_takes_every_float_case(*device);
+}
+
+TEST(VulkanDevice, CooperativeF16MatmulMatchesNdarrayWhereTheDriverOffersIt) {
+  const vulkan::PhysicalDevice* offering = nullptr;
+  for (const vulkan::PhysicalDevice& physical : vulkan::physical_devices())
+    if (physical.features.cooperative_f16 && offering == nullptr) offering = &physical;
+  if (offering == nullptr)
+    GTEST_SKIP()
+        << "no Vulkan device here offers f16 cooperative matrices (VK_NV_cooperative_matrix "
+           "with an f16 x f16 -> f32 subgroup shape, m == n): lavapipe has none; "
+           "NVIDIA's driver does (run this on the GPU machine)";
+  const Device device = Device::vulkan(offering->kind);
+  const uint64_t before = shader::matmul_runs().cooperative;
+  // Sums of the pattern's exact products stay exact in f32 for these k, whatever order the
+  // cooperative matrices add them in: the f16 results are ndarray's.
+  expect_matmul_kernel_takes_every_float_case(device);
+  EXPECT_GT(shader::matmul_runs().cooperative, before);
+}
+
+TEST(VulkanDevice, SortKernelIsNdarraysStableSortBitForBit) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_sort_matches_ndarray(*device);
+}
+
+TEST(VulkanDevice, RandomKernelDrawsNdarraysStream) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_random_matches_ndarray(*device);
 }
 
 TEST(VulkanDevice, SumAndMeanAreNdarraysBitForBitOnLanesOfOneChunk) {

@@ -119,6 +119,21 @@ TEST(WgpuDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   expect_matmul_matches_ndarray(*device);
 }
 
+TEST(WgpuDevice, MatmulKernelTakesEveryFloatDtypeBroadcastAndEdge) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_matmul_kernel_takes_every_float_case(*device);
+}
+
+TEST(WgpuDevice, SortKernelIsNdarraysStableSortBitForBit) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_sort_matches_ndarray(*device);
+}
+
+TEST(WgpuDevice, RandomKernelDrawsNdarraysStream) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_random_matches_ndarray(*device);
+}
+
 TEST(WgpuDevice, SumAndMeanAreNdarraysWithinF32Rounding) {
   // Compensated f32 sums (no doubles in WGSL): ndarray's double sums within about one rounding,
   // along every dim, over the whole tensor, and on lanes longer than one chunk (4096) and than

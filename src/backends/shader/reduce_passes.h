@@ -35,12 +35,14 @@ struct ReduceLanes {
 
   static ReduceLanes of(const ir::Reduce& reduce, const Shape& shape) {
     if (!reduce.dim) return {1, static_cast<uint64_t>(shape.num_elements()), 1};
+    return along(shape, *reduce.dim);
+  }
+  /// shape's lanes along dim (non-negative, < rank).
+  static ReduceLanes along(const Shape& shape, int64_t dim) {
     ReduceLanes lanes;
     for (std::size_t d = 0; d < shape.rank(); ++d) {
       const auto i = static_cast<int64_t>(d);
-      (i < *reduce.dim    ? lanes.rows
-       : i == *reduce.dim ? lanes.n
-                          : lanes.inner) *= static_cast<uint64_t>(shape[d]);
+      (i < dim ? lanes.rows : i == dim ? lanes.n : lanes.inner) *= static_cast<uint64_t>(shape[d]);
     }
     return lanes;
   }

@@ -1,12 +1,12 @@
 // ShaderBackend: what the shader backends (vulkan, wgpu) share, written once. The routing of the
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
-// input's own dtype (its input read as a view, codegen/layout_views.h), matmul and reduce by the
-// backend's own kernels, full, arange, cat, slice_assign and the indexing ops by its index-copy
-// kernels (index_copy.h), the cumulative ops by its scan (cumulative_scan.h), and the host
-// (ndarray's kernels) for every op without a kernel yet. And
-// the Backend overrides that are the same on both: execute, fusion_support, execute_fused, write,
-// read, sync, flush, the memory reports. A backend derives from
+// input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, sort and
+// random by the backend's own kernels, full, arange, cat, slice_assign and the indexing ops by its
+// index-copy kernels (index_copy.h), the cumulative ops by its scan (cumulative_scan.h), and the
+// host (ndarray's kernels) for every op without a kernel yet. And the Backend overrides that are
+// the same on both: execute, fusion_support, execute_fused, write, read, sync, flush, the memory
+// reports. A backend derives from
 // ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
 //   context_     shared_ptr to its context: check_usable(), name()
 //   stream_      shared_ptr to its command stream: upload(bytes, range), download(range, bytes),
@@ -17,6 +17,8 @@
 //                MergedDims, output ranges, constants, n)
 //   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
 //   reduce_      takes(reduce, x), run(reduce, x, x_meta, out)
+//   sort_        takes(sort, x), run(sort, x, x_meta, values, positions)
+//   random_      takes(random), run(random, out)
 //   index_copy_  max_binding(), max_groups(), run(dispatch, tensors): shader/index_copy.h's
 //                kernels (full, arange, cat, slice_assign, select, gather, select_assign,
 //                scatter)
@@ -262,6 +264,26 @@ class ShaderBackend : public backend::Backend {
     return Outputs{out};
   }
 
+  std::optional<Outputs> run(const ir::Sort& sort, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!self().sort_.takes(sort, inputs[0].meta)) return std::nullopt;
+    auto values = allocate(outputs[0]);
+    auto positions = allocate(outputs[1]);
+    self().sort_.run(sort, range_of(inputs[0].buffer), inputs[0].meta, values->range(),
+                     positions->range());
+    return Outputs{values, positions};
+  }
+
+  std::optional<Outputs> run(const ir::Random& random, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!self().random_.takes(random)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    self().random_.run(random, out->range());
+    return Outputs{out};
+  }
+
   template <typename Op>
   requires(std::is_same_v<Op, ir::Permute> || std::is_same_v<Op, ir::Flip> ||
            std::is_same_v<Op, ir::Expand> || std::is_same_v<Op, ir::Slice>)
@@ -462,17 +484,15 @@ class ShaderBackend : public backend::Backend {
 
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
-  requires(
-      std::is_same_v<Op, ir::Sort> || std::is_same_v<Op, ir::Cumulative> ||
-      std::is_same_v<Op, ir::Random> || std::is_same_v<Op, ir::Softmax> ||
-      std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
-      std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
-      std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
-      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
-      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
-      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                                     std::span<const Operand> /*inputs*/,
-                                                     std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(std::is_same_v<Op, ir::Softmax> || std::is_same_v<Op, ir::Conv> ||
+           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
+           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
+           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
+           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
+           std::is_same_v<Op, ir::AttentionGrad> || ir::FusedRowOp<Op>)
+      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                 std::span<const Operand> /*inputs*/,
+                                 std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 };

@@ -124,16 +124,22 @@ CommandStream::Batch& CommandStream::current() {
   return *current_;
 }
 
-void CommandStream::recorded(Batch& batch) {
+void CommandStream::recorded(Batch& batch, bool read_by_host) {
+  // Each command's writes are visible to the next command (a stream's order, as CUDA's). Only a
+  // copy into staging memory that the host reads also makes its writes visible to the host: that
+  // barrier asks the driver to flush the device's caches for the host, work a dispatch whose
+  // result stays on the device does not need.
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT |
-                          VK_ACCESS_HOST_READ_BIT;
+                          VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+  VkPipelineStageFlags next = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+  if (read_by_host) {
+    barrier.dstAccessMask |= VK_ACCESS_HOST_READ_BIT;
+    next |= VK_PIPELINE_STAGE_HOST_BIT;
+  }
   vkCmdPipelineBarrier(batch.commands,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                           VK_PIPELINE_STAGE_HOST_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, next,
                        0, 1, &barrier, 0, nullptr, 0, nullptr);
   if (++batch.recorded >= kMaxCommands) submit_locked();
 }
@@ -233,7 +239,7 @@ void CommandStream::download(const BufferRange& from, std::span<std::byte> bytes
   const VkBufferCopy region{from.offset, block->range().offset, bytes.size()};
   vkCmdCopyBuffer(batch.commands, from.buffer, block->range().buffer, 1, &region);
   const uint64_t serial = batch.serial;
-  recorded(batch);
+  recorded(batch, true);
   if (current_ && current_->serial == serial) submit_locked();
   wait_for_locked(serial);
   std::memcpy(bytes.data(), block->range().mapped, bytes.size());

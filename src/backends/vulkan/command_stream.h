@@ -84,8 +84,9 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
 
   /// The batch being recorded (begun on first use). Called with mutex_ held.
   Batch& current();
-  /// A barrier after a command; counts it, and flushes a full batch.
-  void recorded(Batch& batch);
+  /// A barrier after a command (for the host's reads too where read_by_host: a download into
+  /// staging memory); counts it, and flushes a full batch.
+  void recorded(Batch& batch, bool read_by_host = false);
   VkDescriptorSet allocate_set(Batch& batch, VkDescriptorSetLayout layout);
   std::shared_ptr<StagingBlock> staging_block(std::size_t bytes);
   void submit_locked();

@@ -1,9 +1,14 @@
-// The vulkan backend's matmul: a GLSL kernel of 16 x 16 output tiles, each workgroup's rows of the
-// left operand and columns of the right staged through shared memory 16 at a time, every product
-// accumulated by fma in order along k (one rounding each), a batch entry per workgroup layer.
-// f32 operands; a batch dim broadcast on one side is read with a batch stride of 0.
+// The vulkan backend's matmul: the tiled kernel (64 x 64 output tiles, 4 x 4 blocks an invocation,
+// k through shared memory 16 at a time, products accumulated by fma in order along k) on f32, f64
+// (where the device has doubles) and f16 (in f32, rounded once at the store), and on f16 the
+// kernel of cooperative matrices where the driver offers them (Features::cooperative_f16). The
+// geometry (which products, batch offsets with broadcasts, parameter words, grid) is shared with
+// wgpu (backends/shader/matmul_geometry.h); the sources are matmul_sources.h's.
 #pragma once
 
+#include <optional>
+
+#include "backends/shader/matmul_geometry.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/kernel_cache.h"
@@ -16,15 +21,20 @@ class MatmulKernel {
   MatmulKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
 
   /// Whether run takes the product of lhs and rhs (ir::infer's operands of a Matmul, result out):
-  /// f32; each side's batch dims either the result's or all of size 1; at most 65535 batch
-  /// entries and tiles along each side; every tensor within one descriptor's range.
+  /// a float dtype the device computes (bf16 never), and shader::matmul_geometry's limits.
   bool takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out) const;
   /// Records the product of a (lhs) and b (rhs) into c (out, contiguous). takes() holds.
   void run(const BufferRange& a, const BufferRange& b, const BufferRange& c,
            const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out);
 
  private:
-  uint32_t max_range_;
+  /// The output tile's side of the kernel run takes for dtype.
+  uint64_t tile(DType dtype) const;
+  std::optional<shader::MatmulGeometry> geometry(const ir::TensorMeta& lhs,
+                                                 const ir::TensorMeta& rhs,
+                                                 const ir::TensorMeta& out) const;
+
+  Features features_;
   KernelCache& kernels_;
   CommandStream& stream_;
 };

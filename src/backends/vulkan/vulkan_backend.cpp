@@ -19,7 +19,9 @@
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
+#include "backends/vulkan/random_kernel.h"
 #include "backends/vulkan/reduce_kernel.h"
+#include "backends/vulkan/sort_kernel.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "ir/program.h"
@@ -40,6 +42,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
         reduce_(context_->features(), kernels_, *stream_, scratch()),
+        sort_(context_->features(), kernels_, *stream_),
+        random_(context_->features(), kernels_, *stream_),
         index_copy_(context_->features(), kernels_, *stream_),
         cumulative_(context_->features(), kernels_, *stream_) {}
 
@@ -71,6 +75,9 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
                        std::to_string(VK_API_VERSION_MINOR(physical.api_version)) + "; dtypes:";
     for (DType dtype : kAllDTypes)
       if (computes_in(f, dtype)) text += " " + std::string(dtype_name(dtype));
+    if (f.cooperative_f16)
+      text += "; f16 cooperative matrices " + std::to_string(f.cooperative_f16->m) + "x" +
+              std::to_string(f.cooperative_f16->n) + "x" + std::to_string(f.cooperative_f16->k);
     text += f.timestamp_period > 0 ? "; timestamps)" : "; no timestamps)";
     return text;
   }
@@ -87,6 +94,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  SortKernel sort_;
+  RandomKernel random_;
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
 };

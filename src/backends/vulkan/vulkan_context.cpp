@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "backends/vulkan/cooperative_matrix.h"
 #include "ember/error.h"
 
 namespace ember::vulkan {
@@ -54,6 +55,7 @@ Features features_of(VkPhysicalDevice device, uint32_t family) {
   f.storage16 = v11.storageBuffer16BitAccess == VK_TRUE;
   f.max_storage_range = properties.limits.maxStorageBufferRange;
   f.max_groups_x = properties.limits.maxComputeWorkGroupCount[0];
+  f.cooperative_f16 = cooperative_f16_shape(instance(), device);
   if (families[family].timestampValidBits != 0)
     f.timestamp_period = static_cast<double>(properties.limits.timestampPeriod);
   return f;
@@ -172,10 +174,33 @@ Context::Context(const PhysicalDevice& physical, std::string name)
   v12.shaderFloat16 = f.float16 ? VK_TRUE : VK_FALSE;
   v12.storageBuffer8BitAccess = f.storage8 ? VK_TRUE : VK_FALSE;
   v11.storageBuffer16BitAccess = f.storage16 ? VK_TRUE : VK_FALSE;
+  // The f16 matmul's cooperative matrices, only where cooperative_f16_shape found all it needs:
+  // any other device is made with exactly the extensions and features above.
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  const char* const extensions[] = {VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME};
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &enabled};
+  if (f.cooperative_f16) {
+    cooperative.cooperativeMatrix = VK_TRUE;
+    v12.pNext = &cooperative;
+    v12.vulkanMemoryModel = VK_TRUE;
+    info.enabledExtensionCount = 1;
+    info.ppEnabledExtensionNames = extensions;
+  }
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
-  check(vkCreateDevice(physical.handle, &info, nullptr, &device_), "vkCreateDevice");
+  VkResult made = vkCreateDevice(physical.handle, &info, nullptr, &device_);
+  if (made != VK_SUCCESS && f.cooperative_f16) {
+    // A driver that lists the extension but makes no device with it: the device without it (its
+    // f16 matmul on the tiled kernel), as on any other driver.
+    physical_.features.cooperative_f16.reset();
+    v12.pNext = nullptr;
+    v12.vulkanMemoryModel = VK_FALSE;
+    info.enabledExtensionCount = 0;
+    info.ppEnabledExtensionNames = nullptr;
+    made = vkCreateDevice(physical.handle, &info, nullptr, &device_);
+  }
+  check(made, "vkCreateDevice");
   vkGetDeviceQueue(device_, physical.queue_family, 0, &queue_);
 }
 

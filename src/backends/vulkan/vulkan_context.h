@@ -10,12 +10,22 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ember/dispatch_device.h"
 
 namespace ember::vulkan {
+
+/// One shape of cooperative matrix the driver multiplies (VK_NV_cooperative_matrix): (m x k) f16
+/// times (k x n) f16 accumulated into (m x n) f32, in a subgroup of subgroup_size invocations.
+struct CooperativeShape {
+  uint32_t m = 0;
+  uint32_t n = 0;
+  uint32_t k = 0;
+  uint32_t subgroup_size = 0;
+};
 
 /// What a physical device offers that decides what ember runs on it (and which dtypes it
 /// supports: vulkan_backend.cpp).
@@ -28,6 +38,10 @@ struct Features {
   /// The largest range one storage-buffer descriptor may cover: larger tensors run on the host.
   uint32_t max_storage_range = 0;
   uint32_t max_groups_x = 0;  ///< maxComputeWorkGroupCount[0]
+  /// The f16 cooperative matrices the f16 matmul uses, where the driver offers them (the
+  /// extension, its feature, a shape of f16 operands and f32 accumulators in a subgroup, the
+  /// Vulkan memory model, and the shared memory the kernel needs); empty otherwise.
+  std::optional<CooperativeShape> cooperative_f16;
   /// Nanoseconds a timestamp tick lasts; 0 when the compute queue writes no timestamps.
   double timestamp_period = 0;
 };

@@ -1,67 +1,134 @@
 #include "backends/wgpu/matmul_kernel.h"
 
+#include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
+
+#include "backends/shader/matmul_runs.h"
+#include "codegen/wgsl_program.h"
+#include "ember/error.h"
 
 namespace ember::wgpu {
 namespace {
 
-constexpr uint64_t kTile = 16;
-
-// Padding is zero on both sides of a product only where k runs out, so an infinite or NaN
-// element never meets a padding zero in an output that is stored. The parameters come from a
-// read-only buffer, so the loop around the barriers is uniform.
-constexpr const char* kSource = R"(// ember's wgpu matmul (src/backends/wgpu/matmul_kernel.cpp)
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read_write> a: array<f32>;
-@group(0) @binding(2) var<storage, read_write> b: array<f32>;
-@group(0) @binding(3) var<storage, read_write> c: array<f32>;
-var<workgroup> lhs_tile: array<array<f32, 16>, 16>;
-var<workgroup> rhs_tile: array<array<f32, 16>, 16>;
-@compute @workgroup_size(16, 16)
-fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
-  let m = p[0];
+// The batch entry's offsets into each operand, from the parameter words of
+// shader/matmul_geometry.h (4 batch dims, outermost first); 4 loop turns.
+constexpr const char* kBatchOffsets = R"(  let m = p[0];
   let n = p[1];
   let k = p[2];
-  let a0 = group.z * p[3];
-  let b0 = group.z * p[4];
-  let x = local.x;
-  let y = local.y;
-  let row = group.y * 16u + y;
-  let col = group.x * 16u + x;
-  var sum = 0.0f;
+  var entry = group.z;
+  var a0 = 0u;
+  var b0 = 0u;
+  for (var d = 3i; d >= 0i; d--) {
+    let size = p[3 + 3 * d];
+    let i = entry % size;
+    entry /= size;
+    a0 += i * p[4 + 3 * d];
+    b0 += i * p[5 + 3 * d];
+  }
+  let c0 = group.z * m * n;
+)";
+
+// Invocation (ty, tx) holds rows ty*4.. and columns tx*4.. of the tile; lhs_tile[j][r / 4] holds
+// rows r.. r+3 at k step j, rhs_tile[j][c / 4] columns c.. c+3. Zeros pad both sides only where
+// k runs out (so an inf or NaN never meets a padding zero in a stored output) and where the tile
+// passes m or n (outputs not stored). The parameters come from a read-only buffer, so the loop
+// around the barriers is uniform. Loop turns: 4, 17 a step of 16 along k, 20.
+constexpr const char* kBody = R"(  let tid = local_index;
+  let row0 = group.y * 64u;
+  let col0 = group.x * 64u;
+  let ty = tid >> 4u;
+  let tx = tid & 15u;
+  let lhs_r = tid >> 2u;
+  let lhs_j = (tid & 3u) * 4u;
+  let rhs_j = tid >> 4u;
+  let rhs_c = col0 + tx * 4u;
+  let lhs_row = row0 + lhs_r < m;
+  let lhs_at = a0 + (row0 + lhs_r) * k;
+  var acc = array<vec4<f32>, 4>(vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>());
   for (var t = 0u; t < k; t += 16u) {
-    var lhs = 0.0f;
-    if (row < m && t + x < k) { lhs = a[a0 + row * k + t + x]; }
-    lhs_tile[y][x] = lhs;
-    var rhs = 0.0f;
-    if (t + y < k && col < n) { rhs = b[b0 + (t + y) * n + col]; }
-    rhs_tile[y][x] = rhs;
+    let j = t + lhs_j;
+    var l = vec4<f32>();
+    if (lhs_row && j < k) { l.x = load_a(lhs_at + j); }
+    if (lhs_row && j + 1u < k) { l.y = load_a(lhs_at + j + 1u); }
+    if (lhs_row && j + 2u < k) { l.z = load_a(lhs_at + j + 2u); }
+    if (lhs_row && j + 3u < k) { l.w = load_a(lhs_at + j + 3u); }
+    lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = l.x;
+    lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = l.y;
+    lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = l.z;
+    lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = l.w;
+    let rhs_row = t + rhs_j < k;
+    let rhs_at = b0 + (t + rhs_j) * n + rhs_c;
+    var r = vec4<f32>();
+    if (rhs_row && rhs_c < n) { r.x = load_b(rhs_at); }
+    if (rhs_row && rhs_c + 1u < n) { r.y = load_b(rhs_at + 1u); }
+    if (rhs_row && rhs_c + 2u < n) { r.z = load_b(rhs_at + 2u); }
+    if (rhs_row && rhs_c + 3u < n) { r.w = load_b(rhs_at + 3u); }
+    rhs_tile[rhs_j][tx] = r;
     workgroupBarrier();
-    let steps = min(16u, k - t);
-    for (var j = 0u; j < steps; j++) { sum = fma(lhs_tile[y][j], rhs_tile[j][x], sum); }
+    for (var s = 0u; s < 16u; s++) {
+      let lv = lhs_tile[s][ty];
+      let rv = rhs_tile[s][tx];
+      acc[0] = fma(vec4<f32>(lv.x), rv, acc[0]);
+      acc[1] = fma(vec4<f32>(lv.y), rv, acc[1]);
+      acc[2] = fma(vec4<f32>(lv.z), rv, acc[2]);
+      acc[3] = fma(vec4<f32>(lv.w), rv, acc[3]);
+    }
     workgroupBarrier();
   }
-  if (row < m && col < n) { c[group.z * m * n + row * n + col] = sum; }
+  for (var i = 0u; i < 4u; i++) {
+    let row = row0 + ty * 4u + i;
+    for (var q = 0u; q < 4u; q++) {
+      let col = col0 + tx * 4u + q;
+      if (row < m && col < n) { store(c0 + row * n + col, acc[i][q]); }
+    }
+  }
 }
 )";
 
-/// The product of meta's dims before its last two (1 for a matrix).
-uint64_t batch_of(const ir::TensorMeta& meta) {
-  const std::vector<int64_t>& dims = meta.shape.dims();
-  uint64_t product = 1;
-  for (std::size_t i = 0; i + 2 < dims.size(); ++i)
-    product *= static_cast<uint64_t>(dims[i]);
-  return product;
-}
-
-/// The dim of meta counted from its end (1: the last).
-uint64_t dim_from_end(const ir::TensorMeta& meta, std::size_t from_end) {
-  return static_cast<uint64_t>(meta.shape[meta.shape.rank() - from_end]);
-}
+// f32 elements as they are; f16 elements two to a u32 word (the first the low half), the output
+// or-ed into words the caller zeroed, as the program kernels store packed elements.
+constexpr const char* kF32Access = R"(@group(0) @binding(1) var<storage, read_write> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> b: array<f32>;
+@group(0) @binding(3) var<storage, read_write> c: array<f32>;
+fn load_a(i: u32) -> f32 { return a[i]; }
+fn load_b(i: u32) -> f32 { return b[i]; }
+fn store(i: u32, v: f32) { c[i] = v; }
+)";
+constexpr const char* kF16Access = R"(@group(0) @binding(1) var<storage, read_write> a: array<u32>;
+@group(0) @binding(2) var<storage, read_write> b: array<u32>;
+@group(0) @binding(3) var<storage, read_write> c: array<atomic<u32>>;
+fn half_of(word: u32, i: u32) -> f32 { return unpack2x16float(word >> ((i & 1u) * 16u)).x; }
+fn load_a(i: u32) -> f32 { return half_of(a[i >> 1u], i); }
+fn load_b(i: u32) -> f32 { return half_of(b[i >> 1u], i); }
+fn store(i: u32, v: f32) { atomicOr(&c[i >> 1u], ember_f16_bits(v) << ((i & 1u) * 16u)); }
+)";
 
 }  // namespace
+
+std::string matmul_source(DType dtype) {
+  if (dtype != DType::F32 && dtype != DType::F16)
+    throw InvalidArgument("[matmul] the wgpu matmul kernel takes no " +
+                          std::string(dtype_name(dtype)));
+  std::string text = "// ember's wgpu matmul (src/backends/wgpu/matmul_kernel.cpp)\n";
+  text += "@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
+  if (dtype == DType::F16) {
+    text += codegen::wgsl_f16_bits_helper();
+    text += kF16Access;
+  } else {
+    text += kF32Access;
+  }
+  text += "var<workgroup> lhs_tile: array<array<vec4<f32>, 16>, 16>;\n";
+  text += "var<workgroup> rhs_tile: array<array<vec4<f32>, 16>, 16>;\n";
+  text += "@compute @workgroup_size(256)\n";
+  text +=
+      "fn main(@builtin(workgroup_id) group: vec3<u32>, "
+      "@builtin(local_invocation_index) local_index: u32) {\n";
+  text += kBatchOffsets;
+  return text + kBody;
+}
 
 MatmulKernel::MatmulKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream)
     : max_binding_(adapter.limits.maxStorageBufferBindingSize),
@@ -69,46 +136,34 @@ MatmulKernel::MatmulKernel(const Adapter& adapter, KernelCache& kernels, Command
       kernels_(kernels),
       stream_(stream) {}
 
+std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMeta& lhs,
+                                                             const ir::TensorMeta& rhs,
+                                                             const ir::TensorMeta& out) const {
+  if ((lhs.dtype != DType::F32 && lhs.dtype != DType::F16) || rhs.dtype != lhs.dtype)
+    return std::nullopt;
+  // A tensor's binding covers its whole words (padded): 2-byte elements are counted as 4 so
+  // that the padding of an odd count is inside the limit too.
+  return shader::matmul_geometry(lhs, rhs, out, 4, max_binding_, max_groups_);
+}
+
 bool MatmulKernel::takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
                          const ir::TensorMeta& out) const {
-  const std::size_t rank = out.shape.rank();
-  if (lhs.dtype != DType::F32 || rhs.dtype != DType::F32 || rank < 2 || lhs.shape.rank() != rank ||
-      rhs.shape.rank() != rank)
-    return false;
-  const uint64_t batch = batch_of(out);
-  const auto fits = [&](const ir::TensorMeta& meta) {
-    const uint64_t entries = batch_of(meta);
-    return (entries == 1 || entries == batch) &&
-           padded(static_cast<uint64_t>(meta.shape.num_elements()) * 4) <= max_binding_;
-  };
-  // lavapipe (llvmpipe) ends an invocation's loops after 65535 turns in all: k + k / 16 here.
-  return fits(lhs) && fits(rhs) && fits(out) && dim_from_end(lhs, 1) <= 60000 &&
-         batch <= max_groups_ && (dim_from_end(out, 2) + kTile - 1) / kTile <= max_groups_ &&
-         (dim_from_end(out, 1) + kTile - 1) / kTile <= max_groups_;
+  return geometry(lhs, rhs, out).has_value();
 }
 
 void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferRange& c,
                        const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
                        const ir::TensorMeta& out) {
-  const uint64_t m = dim_from_end(out, 2);
-  const uint64_t n = dim_from_end(out, 1);
-  const uint64_t k = dim_from_end(lhs, 1);
-  const uint64_t batch = batch_of(out);
-  if (batch * m * n == 0) return;
-  if (k == 0) {
-    stream_.fill_zero(c);  // an empty sum
-    return;
-  }
-  const auto stride = [](const ir::TensorMeta& meta, uint64_t matrix) {
-    return static_cast<uint32_t>(batch_of(meta) == 1 ? 0 : matrix);
-  };
-  const std::vector<uint32_t> words = {static_cast<uint32_t>(m), static_cast<uint32_t>(n),
-                                       static_cast<uint32_t>(k), stride(lhs, m * k),
-                                       stride(rhs, k * n)};
-  const BufferRange tensors[] = {a, b, c};
-  stream_.dispatch(kernels_.kernel(kSource), std::as_bytes(std::span(words)), tensors,
-                   static_cast<uint32_t>((n + kTile - 1) / kTile),
-                   static_cast<uint32_t>((m + kTile - 1) / kTile), static_cast<uint32_t>(batch));
+  shader::record_matmul(
+      *geometry(lhs, rhs, out), [&] { stream_.fill_zero(c); },
+      [&](const std::vector<uint32_t>& words, const std::array<uint32_t, 3>& groups) {
+        // Packed f16 results are or-ed into their words: zero them first.
+        if (lhs.dtype == DType::F16) stream_.fill_zero(c);
+        const BufferRange tensors[] = {a, b, c};
+        stream_.dispatch(kernels_.kernel(matmul_source(lhs.dtype)), std::as_bytes(std::span(words)),
+                         tensors, groups[0], groups[1], groups[2]);
+        ++shader::matmul_runs().tiled;
+      });
 }
 
 }  // namespace ember::wgpu

@@ -1,7 +1,14 @@
-// MatmulKernel: f32 matmul on a WebGPU device, a WGSL kernel of 16 x 16 output tiles through
-// workgroup memory, each product accumulated by fma in order along k (as the vulkan backend's).
+// MatmulKernel: matmul on a WebGPU device on f32 and f16 (f16 in f32, rounded once at the store,
+// packed two to a word), a WGSL kernel of 64 x 64 output tiles, each invocation a 4 x 4 block in
+// registers, k through workgroup memory 16 at a time, each product accumulated by fma in order
+// along k (as the vulkan backend's). The geometry (which products, batch offsets with
+// broadcasts, parameter words, grid) is shared with vulkan (backends/shader/matmul_geometry.h).
 #pragma once
 
+#include <optional>
+#include <string>
+
+#include "backends/shader/matmul_geometry.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
 #include "backends/wgpu/kernel_cache.h"
@@ -9,18 +16,24 @@
 
 namespace ember::wgpu {
 
+/// The WGSL of the kernel on dtype (F32 or F16), apart from the device for tests.
+std::string matmul_source(DType dtype);
+
 class MatmulKernel {
  public:
   MatmulKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
 
-  /// Whether run takes lhs @ rhs -> out: f32, each side's batch dims out's or absent, every
-  /// tensor within one binding, the grid within the dispatch limits.
+  /// Whether run takes lhs @ rhs -> out: f32 or f16, and shader::matmul_geometry's limits.
   bool takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out) const;
   /// Records c = a @ b (takes holds).
   void run(const BufferRange& a, const BufferRange& b, const BufferRange& c,
            const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out);
 
  private:
+  std::optional<shader::MatmulGeometry> geometry(const ir::TensorMeta& lhs,
+                                                 const ir::TensorMeta& rhs,
+                                                 const ir::TensorMeta& out) const;
+
   uint64_t max_binding_;
   uint64_t max_groups_;
   KernelCache& kernels_;

@@ -19,7 +19,9 @@
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
+#include "backends/wgpu/random_kernel.h"
 #include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/sort_kernel.h"
 #include "backends/wgpu/timestamps.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -39,6 +41,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
         reduce_(adapter, kernels_, *stream_, scratch()),
+        sort_(adapter, kernels_, *stream_),
+        random_(adapter, kernels_, *stream_),
         index_copy_(adapter, kernels_, *stream_),
         cumulative_(adapter, kernels_, *stream_) {}
 
@@ -83,6 +87,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  SortKernel sort_;
+  RandomKernel random_;
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
 };

@@ -1,0 +1,291 @@
+#include "backends/vulkan/matmul_sources.h"
+
+#include <string>
+
+#include "codegen/glsl_program.h"
+#include "ember/error.h"
+
+namespace ember::vulkan {
+namespace {
+
+/// The types of a kernel on one dtype: its elements in memory, its arithmetic, 4 of those.
+struct Types {
+  std::string storage;
+  std::string scalar;
+  std::string vector;
+  std::string zero;
+};
+
+Types types_of(DType dtype) {
+  if (dtype == DType::F32) return {"float", "float", "vec4", "0.0"};
+  if (dtype == DType::F64) return {"double", "double", "dvec4", "0.0lf"};
+  if (dtype == DType::F16) return {"uint16_t", "float", "vec4", "0.0"};
+  throw InvalidArgument("[matmul] the vulkan matmul kernel takes no " +
+                        std::string(dtype_name(dtype)));
+}
+
+// The batch entry's offsets into each operand, from the parameter words of
+// shader/matmul_geometry.h (4 batch dims, outermost first); 4 loop turns.
+constexpr const char* kBatchOffsets = R"(  uint entry = gl_WorkGroupID.z;
+  uint a0 = 0u;
+  uint b0 = 0u;
+  for (int d = 3; d >= 0; --d) {
+    const uint size = p[3 + 3 * d];
+    const uint i = entry % size;
+    entry /= size;
+    a0 += i * p[4 + 3 * d];
+    b0 += i * p[5 + 3 * d];
+  }
+  const uint c0 = gl_WorkGroupID.z * m * n;
+)";
+
+// The tiled kernel's body. Invocation (ty, tx) holds rows ty*4.. and columns tx*4.. of the tile;
+// lhs_tile[j][r / 4] holds rows r.. r+3 of the tile at k step j, rhs_tile[j][c / 4] columns c..
+// c+3. Zeros pad both sides only where k runs out (so an inf or NaN never meets a padding zero
+// in a stored output) and where the tile passes m or n (outputs not stored). Loop turns: 4, then
+// 17 a step of 16 along k, then 20: k + k / 16 + 24 at most.
+constexpr const char* kTiledBody = R"(  const uint tid = gl_LocalInvocationIndex;
+  const uint row0 = gl_WorkGroupID.y * 64u;
+  const uint col0 = gl_WorkGroupID.x * 64u;
+  const uint ty = tid >> 4u;
+  const uint tx = tid & 15u;
+  const uint lhs_r = tid >> 2u;
+  const uint lhs_j = (tid & 3u) * 4u;
+  const uint rhs_j = tid >> 4u;
+  const uint rhs_c = col0 + tx * 4u;
+  const bool lhs_row = row0 + lhs_r < m;
+  const uint lhs_at = a0 + (row0 + lhs_r) * k;
+  precise VEC acc[4] = VEC[4](VEC(ZERO), VEC(ZERO), VEC(ZERO), VEC(ZERO));
+  for (uint t = 0u; t < k; t += 16u) {
+    const uint j = t + lhs_j;
+    lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j < k ? load_a(lhs_at + j) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 1u < k ? load_a(lhs_at + j + 1u) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 2u < k ? load_a(lhs_at + j + 2u) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 3u < k ? load_a(lhs_at + j + 3u) : SCALAR(ZERO);
+    const bool rhs_row = t + rhs_j < k;
+    const uint rhs_at = b0 + (t + rhs_j) * n + rhs_c;
+    rhs_tile[rhs_j][tx] = VEC(rhs_row && rhs_c < n ? load_b(rhs_at) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 1u < n ? load_b(rhs_at + 1u) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 2u < n ? load_b(rhs_at + 2u) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 3u < n ? load_b(rhs_at + 3u) : SCALAR(ZERO));
+    barrier();
+    for (uint s = 0u; s < 16u; ++s) {
+      const VEC l = lhs_tile[s][ty];
+      const VEC r = rhs_tile[s][tx];
+      acc[0] = fma(VEC(l.x), r, acc[0]);
+      acc[1] = fma(VEC(l.y), r, acc[1]);
+      acc[2] = fma(VEC(l.z), r, acc[2]);
+      acc[3] = fma(VEC(l.w), r, acc[3]);
+    }
+    barrier();
+  }
+  for (uint i = 0u; i < 4u; ++i) {
+    const uint row = row0 + ty * 4u + i;
+    for (uint q = 0u; q < 4u; ++q) {
+      const uint col = col0 + tx * 4u + q;
+      if (row < m && col < n) c[c0 + row * n + col] = stored(acc[i][q]);
+    }
+  }
+}
+)";
+
+/// The parameter block and the tensors: the operands of element type in, the result of out.
+std::string buffers(const std::string& in, const std::string& out) {
+  const auto buffer = [](int binding, const char* access, const char* block,
+                         const std::string& type, const char* name) {
+    return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access +
+           " buffer " + block + " { " + type + " " + name + "[]; };\n";
+  };
+  return buffer(0, "readonly", "Parameters", "uint", "p") + buffer(1, "readonly", "Lhs", in, "a") +
+         buffer(2, "readonly", "Rhs", in, "b") + buffer(3, "writeonly", "Out", out, "c");
+}
+
+// The cooperative kernel's layout: kSubgroupRows x kSubgroupCols subgroups a workgroup, each
+// kTileRows x kTileCols cooperative tiles of M x N, k staged 2 K at a time: a (128 x 128) output
+// tile for 16 x 16 matrices, 8 subgroups.
+constexpr uint32_t kSubgroupRows = 4;
+constexpr uint32_t kSubgroupCols = 2;
+constexpr uint32_t kTileRows = 2;
+constexpr uint32_t kTileCols = 4;
+
+/// The cooperative kernel's main after the batch offsets. The operands are staged through shared
+/// memory zero-padded (k runs out on both sides at once, as in the tiled kernel); each
+/// accumulator goes through its subgroup's M x N of shared memory, rounded from there and stored
+/// where it is inside the result, so every edge is exact. Written out tile by tile (no arrays of
+/// cooperative matrices).
+std::string cooperative_body() {
+  const auto acc = [](uint32_t i, uint32_t j) {
+    return "acc" + std::to_string(i) + std::to_string(j);
+  };
+  std::string text = R"(  const uint tid = gl_LocalInvocationIndex;
+  const uint row0 = gl_WorkGroupID.y * TM;
+  const uint col0 = gl_WorkGroupID.x * TN;
+  const uint wr = (gl_SubgroupID / SUBGROUP_COLS) * TILE_ROWS * M;
+  const uint wc = (gl_SubgroupID % SUBGROUP_COLS) * TILE_COLS * N;
+)";
+  for (uint32_t i = 0; i < kTileRows; ++i)
+    for (uint32_t j = 0; j < kTileCols; ++j)
+      text += "  fcoopmatNV<32, gl_ScopeSubgroup, M, N> " + acc(i, j) +
+              " = fcoopmatNV<32, gl_ScopeSubgroup, M, N>(0.0);\n";
+  text += R"(  for (uint t = 0u; t < k; t += TK) {
+    stage(t, m, n, k, a0, b0, row0, col0, tid);
+    barrier();
+    for (uint kk = 0u; kk < TK; kk += K) {
+)";
+  for (uint32_t i = 0; i < kTileRows; ++i)
+    text += "      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l" + std::to_string(i) +
+            ";\n      coopMatLoadNV(l" + std::to_string(i) + ", lhs_s, (wr + " + std::to_string(i) +
+            "u * M) * TK + kk, TK, false);\n";
+  for (uint32_t j = 0; j < kTileCols; ++j)
+    text += "      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r" + std::to_string(j) +
+            ";\n      coopMatLoadNV(r" + std::to_string(j) + ", rhs_s, kk * TN + wc + " +
+            std::to_string(j) + "u * N, TN, false);\n";
+  for (uint32_t i = 0; i < kTileRows; ++i)
+    for (uint32_t j = 0; j < kTileCols; ++j)
+      text += "      " + acc(i, j) + " = coopMatMulAddNV(l" + std::to_string(i) + ", r" +
+              std::to_string(j) + ", " + acc(i, j) + ");\n";
+  text += "    }\n    barrier();\n  }\n  const uint staged = gl_SubgroupID * M * N;\n";
+  for (uint32_t i = 0; i < kTileRows; ++i)
+    for (uint32_t j = 0; j < kTileCols; ++j)
+      text += "  coopMatStoreNV(" + acc(i, j) + ", out_s, staged, N, false);\n  store_tile(wr + " +
+              std::to_string(i) + "u * M, wc + " + std::to_string(j) +
+              "u * N, row0, col0, m, n, c0, staged);\n";
+  return text + "}\n";
+}
+
+// One subgroup's accumulator, staged at out_s[staged..], rounded to f16 and stored where it lies
+// inside the result (rows r.., columns q.. of the workgroup's tile). The barriers order the
+// subgroup's store before its reads, and its reads before the next tile's store.
+constexpr const char* kStoreTile =
+    R"(void store_tile(uint r, uint q, uint row0, uint col0, uint m, uint n, uint c0, uint staged) {
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  for (uint e = gl_SubgroupInvocationID; e < M * N; e += SG) {
+    const uint row = row0 + r + e / N;
+    const uint col = col0 + q + e % N;
+    if (row < m && col < n) c[c0 + row * n + col] = uint16_t(ember_f16_bits(out_s[staged + e]));
+  }
+  subgroupBarrier();
+}
+)";
+
+// The cooperative kernel's staging of the operands' tiles at k = t into shared memory, zero-padded:
+// element by element, or (where k and n are multiples of 8, so that every row of both operands
+// starts on 16 bytes) 8 elements a 16-byte load.
+constexpr const char* kStageByElement =
+    R"(void stage(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
+  for (uint e = tid; e < TM * TK; e += WG) {
+    const uint r = row0 + e / TK;
+    const uint j = t + e % TK;
+    lhs_s[e] = r < m && j < k ? a[a0 + r * k + j] : float16_t(0.0);
+  }
+  for (uint e = tid; e < TK * TN; e += WG) {
+    const uint j = t + e / TN;
+    const uint col = col0 + e % TN;
+    rhs_s[e] = j < k && col < n ? b[b0 + j * n + col] : float16_t(0.0);
+  }
+}
+)";
+constexpr const char* kStageBy8 = R"(#define STORE8(to, at, v) \
+  { f16vec2 h = unpackFloat2x16(v.x); to[at] = h.x; to[at + 1u] = h.y; \
+    h = unpackFloat2x16(v.y); to[at + 2u] = h.x; to[at + 3u] = h.y; \
+    h = unpackFloat2x16(v.z); to[at + 4u] = h.x; to[at + 5u] = h.y; \
+    h = unpackFloat2x16(v.w); to[at + 6u] = h.x; to[at + 7u] = h.y; }
+void stage(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
+  for (uint e = tid; e < TM * TK / 8u; e += WG) {
+    const uint r = row0 + e / (TK / 8u);
+    const uint j = t + (e % (TK / 8u)) * 8u;
+    const uvec4 v = r < m && j < k ? a[(a0 + r * k + j) / 8u] : uvec4(0u);
+    STORE8(lhs_s, e * 8u, v)
+  }
+  for (uint e = tid; e < TK * TN / 8u; e += WG) {
+    const uint j = t + e / (TN / 8u);
+    const uint col = col0 + (e % (TN / 8u)) * 8u;
+    const uvec4 v = j < k && col < n ? b[(b0 + j * n + col) / 8u] : uvec4(0u);
+    STORE8(rhs_s, e * 8u, v)
+  }
+}
+)";
+
+constexpr const char* kCooperativeHeader = R"(#version 450
+// ember's vulkan f16 matmul on cooperative matrices (src/backends/vulkan/matmul_sources.cpp)
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+)";
+constexpr const char* kCooperativeShared = R"(shared float16_t lhs_s[TM * TK];
+shared float16_t rhs_s[TK * TN];
+shared float out_s[SUBGROUPS * M * N];
+)";
+
+}  // namespace
+
+std::string tiled_matmul_source(DType dtype) {
+  const Types t = types_of(dtype);
+  const bool half = dtype == DType::F16;
+  std::string text =
+      "#version 450\n// ember's vulkan matmul (src/backends/vulkan/matmul_sources.cpp)\n";
+  if (half) text += "#extension GL_EXT_shader_16bit_storage : require\n";
+  text += "#define SCALAR " + t.scalar + "\n#define VEC " + t.vector + "\n#define ZERO " + t.zero +
+          "\n";
+  text += "layout(local_size_x = 256) in;\n";
+  text += buffers(t.storage, t.storage);
+  text += "shared VEC lhs_tile[16][16];\nshared VEC rhs_tile[16][16];\n";
+  if (half) {
+    text += codegen::glsl_f16_bits_helper();
+    text += "float load_a(uint i) { return unpackHalf2x16(uint(a[i])).x; }\n";
+    text += "float load_b(uint i) { return unpackHalf2x16(uint(b[i])).x; }\n";
+    text += "uint16_t stored(float v) { return uint16_t(ember_f16_bits(v)); }\n";
+  } else {
+    text += "SCALAR load_a(uint i) { return a[i]; }\nSCALAR load_b(uint i) { return b[i]; }\n";
+    text += "SCALAR stored(SCALAR v) { return v; }\n";
+  }
+  text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
+  text += kBatchOffsets;
+  return text + kTiledBody;
+}
+
+std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligned) {
+  const auto define = [](const char* name, uint64_t value) {
+    return "#define " + std::string(name) + " " + std::to_string(value) + "\n";
+  };
+  const uint32_t subgroups = kSubgroupRows * kSubgroupCols;
+  std::string text = kCooperativeHeader;
+  text += define("SG", shape.subgroup_size) + define("M", shape.m) + define("N", shape.n) +
+          define("K", shape.k) + define("TM", cooperative_tile_rows(shape)) +
+          define("TN", cooperative_tile_cols(shape)) + define("TK", 2 * uint64_t{shape.k}) +
+          define("SUBGROUPS", subgroups) + define("WG", cooperative_workgroup(shape)) +
+          define("SUBGROUP_COLS", kSubgroupCols) + define("TILE_ROWS", kTileRows) +
+          define("TILE_COLS", kTileCols);
+  text += "layout(local_size_x = WG) in;\n";
+  text += buffers(aligned ? "uvec4" : "float16_t", "uint16_t");
+  text += kCooperativeShared;
+  text += aligned ? kStageBy8 : kStageByElement;
+  text += codegen::glsl_f16_bits_helper();
+  text += kStoreTile;
+  text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
+  text += kBatchOffsets;
+  return text + cooperative_body();
+}
+
+uint64_t cooperative_tile_rows(const CooperativeShape& shape) {
+  return uint64_t{kSubgroupRows} * kTileRows * shape.m;
+}
+
+uint64_t cooperative_tile_cols(const CooperativeShape& shape) {
+  return uint64_t{kSubgroupCols} * kTileCols * shape.n;
+}
+
+uint64_t cooperative_workgroup(const CooperativeShape& shape) {
+  return uint64_t{kSubgroupRows} * kSubgroupCols * shape.subgroup_size;
+}
+
+uint64_t cooperative_shared_bytes(const CooperativeShape& shape) {
+  const uint64_t stages = (cooperative_tile_rows(shape) + cooperative_tile_cols(shape)) * 2 *
+                          shape.k * 2;  // f16 elements, 2 k a stage
+  return stages + uint64_t{kSubgroupRows} * kSubgroupCols * shape.m * shape.n * 4;
+}
+
+}  // namespace ember::vulkan

@@ -1,0 +1,31 @@
+// The vulkan backend's random tensors: a GLSL kernel of ir/random.h's stream (Philox4x32-10, the
+// uniform, normal and Bernoulli draws; what it takes and its parameters are shared with wgpu:
+// backends/shader/random_passes.h). f32 tensors; other dtypes are drawn on the host.
+#pragma once
+
+#include <cstdint>
+
+#include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/kernel_cache.h"
+#include "ir/ops.h"
+
+namespace ember::vulkan {
+
+class RandomKernel {
+ public:
+  RandomKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+
+  /// Whether run takes op (shader::random_kernels_take on this device).
+  bool takes(const ir::Random& op) const;
+  /// Records op's tensor into out (contiguous). takes() holds.
+  void run(const ir::Random& op, const BufferRange& out);
+
+ private:
+  uint32_t max_range_;
+  uint32_t max_groups_;
+  KernelCache& kernels_;
+  CommandStream& stream_;
+};
+
+}  // namespace ember::vulkan
