@@ -74,6 +74,8 @@ def parse_args():
     p.add_argument("--quick", action="store_true", help="small shapes (to test on the CPU)")
     p.add_argument("--steps", type=int, default=10, help="encoder steps per window (default 10)")
     p.add_argument("--no-encoder", action="store_true", help="leave the encoder step out")
+    p.add_argument("--timeout", type=int, default=300,
+                   help="seconds each program may run before its cell reads failed (default 300)")
     p.add_argument("--out", default=os.path.join(bd.BENCH_DIR, "results", "gpu_backends.jsonl"),
                    help="the raw JSON lines (default bench/results/gpu_backends.jsonl)")
     p.add_argument("--results", default=None,
@@ -81,9 +83,14 @@ def parse_args():
     return p.parse_args()
 
 
-def run_json(command, env):
-    """The last JSON line command prints, or {"error": why} when it printed none or failed."""
-    result = subprocess.run(command, env=env, capture_output=True, text=True)
+def run_json(command, env, timeout):
+    """The last JSON line command prints, or {"error": why} when it printed none, failed or ran
+    past timeout seconds."""
+    try:
+        result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print(f"{' '.join(command)} ran past {timeout} s", file=sys.stderr)
+        return {"error": f"past {timeout} s"}
     lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     if result.returncode != 0 or not lines or "error" in lines[-1]:
         why = (lines[-1].get("message") if lines else None) or result.stderr.strip()[-300:]
@@ -115,7 +122,7 @@ def measure_ops(args, env, worker, out):
         lines = {}
         for device in args.device_list:
             lines[device] = run_json([args.ember, "--device", device,
-                                      *rc.ember_workload_flags(spec)], env)
+                                      *rc.ember_workload_flags(spec)], env, args.timeout)
         done = [line for line in lines.values() if "error" not in line]
         request = dict(spec, **work_of(done[0])) if done else spec
         torch = worker.measure(request)
@@ -136,13 +143,13 @@ def measure_encoder(args, env, out):
     lines = {}
     for device in args.device_list:
         lines[device] = run_json([args.encoder, "--device", device, "--steps", str(args.steps),
-                                  *sizes], env)
+                                  *sizes], env, args.timeout)
     done = [line for line in lines.values() if "error" not in line]
     if done:  # the model ember ran
         sizes = [flag for name in run_encoder.SIZES for flag in (f"--{name}", str(done[0][name]))]
     torch = run_json([args.python, os.path.join(bd.PEER_DIR, "encoder_step.py"), "--device",
                       args.torch_device, "--mode", "eager_fused_adamw", "--precision", "f32",
-                      "--steps", str(args.steps), *sizes], dict(os.environ))
+                      "--steps", str(args.steps), *sizes], dict(os.environ), args.timeout)
     for side, line in [*lines.items(), ("torch", torch)]:
         out.write(json.dumps(dict(line, side=side, workload="encoder_step")) + "\n")
     print("encoder step: " + ", ".join(f"{side} {line.get('ms', 'failed')} ms"

@@ -16,6 +16,7 @@
 #include "ember/tensor.h"
 #include "ember/tensor_ops.h"
 #include "support/graphics_device_checks.h"
+#include "support/shader_reduction_checks.h"
 
 namespace ember::test {
 namespace {
@@ -158,6 +159,27 @@ TEST(WgpuDevice, SumAndMeanAreNdarraysWithinF32Rounding) {
           << Shape(dims) << " " << dim;
     }
   }
+}
+
+TEST(WgpuDevice, ReductionKernelsMatchNdarrayOnTheDevice) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  // f64 is stored, computed on the host (WGSL has no doubles).
+  expect_reductions_run_on_the_device(*device, {DType::F32});
+}
+
+TEST(WgpuDevice, SoftmaxKernelMatchesNdarrayOnTheDevice) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_softmax_runs_on_the_device(*device);
+}
+
+TEST(WgpuDevice, WholeTensorSumOfManyChunksRunsOnTheDevice) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_long_sum_runs_on_the_device(*device);
+}
+
+TEST(WgpuDevice, CrossEntropyForwardAndBackwardStayOnTheDevice) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_cross_entropy_runs_on_the_device(*device);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/shader/index_copy.h"
+#include "backends/shader/lane_geometry.h"
 #include "ir/ops.h"
 
 namespace ember::shader {
@@ -29,19 +30,13 @@ struct ScanDispatch {
   uint64_t n = 0;
 
   static ScanDispatch of(const ir::Cumulative& cumulative, const ir::TensorMeta& x) {
-    uint64_t rows = 1, n = 1, inner = 1;
-    for (std::size_t d = 0; d < x.shape.rank(); ++d) {
-      const auto i = static_cast<int64_t>(d);
-      (i < cumulative.dim    ? rows
-       : i == cumulative.dim ? n
-                             : inner) *= static_cast<uint64_t>(x.shape[d]);
-    }
+    const LaneGeometry lanes = LaneGeometry::around(x.shape, cumulative.dim);
     return {cumulative.op,
             x.dtype,
-            {static_cast<uint32_t>(rows * inner), static_cast<uint32_t>(n),
-             static_cast<uint32_t>(inner)},
-            rows * inner,
-            n};
+            {static_cast<uint32_t>(lanes.lanes()), static_cast<uint32_t>(lanes.n),
+             static_cast<uint32_t>(lanes.inner)},
+            lanes.lanes(),
+            lanes.n};
   }
 
   /// Whether it fits the device: lanes of at most kMaxScanLane, x within one binding and below

@@ -1,13 +1,13 @@
 // ShaderBackend: what the shader backends (vulkan, wgpu) share, written once. The routing of the
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
-// input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, sort and
-// random by the backend's own kernels, full, arange, cat, slice_assign and the indexing ops by its
-// index-copy kernels (index_copy.h), the cumulative ops by its scan (cumulative_scan.h), and the
-// host (ndarray's kernels) for every op without a kernel yet. And the Backend overrides that are
-// the same on both: execute, fusion_support, execute_fused, write, read, sync, flush, the memory
-// reports. A backend derives from
-// ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
+// input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, softmax,
+// sort and random by the backend's own kernels, full, arange, cat, slice_assign and the indexing
+// ops by its index-copy kernels (index_copy.h), the cumulative ops by its scan (cumulative_scan.h),
+// and the host (ndarray's kernels) for every op without a kernel yet. And the Backend overrides
+// that are the same on both: execute, fusion_support, execute_fused, write, read, sync, flush, the
+// memory reports. A backend derives from ShaderBackend<Itself, Pages, Range> and has, for it (a
+// friend):
 //   context_     shared_ptr to its context: check_usable(), name()
 //   stream_      shared_ptr to its command stream: upload(bytes, range), download(range, bytes),
 //                flush(), sync()
@@ -16,7 +16,8 @@
 //   programs_    its ProgramKernels: runs(program, n, bytes), run(program, input ranges,
 //                MergedDims, output ranges, constants, n)
 //   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
-//   reduce_      takes(reduce, x), run(reduce, x, x_meta, out)
+//   reduce_      takes(reduce, x, out), run(reduce, x, x_meta, out, out_meta)
+//   softmax_     takes(softmax, x), run(softmax, x, x_meta, out)
 //   sort_        takes(sort, x), run(sort, x, x_meta, values, positions)
 //   random_      takes(random), run(random, out)
 //   index_copy_  max_binding(), max_groups(), run(dispatch, tensors): shader/index_copy.h's
@@ -44,6 +45,7 @@
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/cumulative_scan.h"
+#include "backends/shader/host_runs.h"
 #include "backends/shader/index_copy.h"
 #include "backends/shader/pool_buffer.h"
 #include "codegen/kernel_dims.h"
@@ -84,6 +86,7 @@ class ShaderBackend : public backend::Backend {
     // to the pools, where the results' uploads find them.
     for (const ir::TensorMeta& output : outputs)
       allocate(output);
+    HostRuns::record(ir::name(op));
     return ndarray::run_on_host(*this, op, inputs, outputs);
   }
 
@@ -258,9 +261,10 @@ class ShaderBackend : public backend::Backend {
   std::optional<Outputs> run(const ir::Reduce& reduce, const ir::Op& /*op*/,
                              std::span<const Operand> inputs,
                              std::span<const ir::TensorMeta> outputs) {
-    if (!self().reduce_.takes(reduce, inputs[0].meta)) return std::nullopt;
+    if (!self().reduce_.takes(reduce, inputs[0].meta, outputs[0])) return std::nullopt;
     auto out = allocate(outputs[0]);
-    self().reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range());
+    self().reduce_.run(reduce, range_of(inputs[0].buffer), inputs[0].meta, out->range(),
+                       outputs[0]);
     return Outputs{out};
   }
 
@@ -313,6 +317,15 @@ class ShaderBackend : public backend::Backend {
     const Range from = range_of(input.buffer);
     const Range to = out->range();
     self().programs_.run(program, {&from, 1}, dims, {&to, 1}, {}, n);
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Softmax& softmax, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    if (!self().softmax_.takes(softmax, inputs[0].meta)) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    self().softmax_.run(softmax, range_of(inputs[0].buffer), inputs[0].meta, out->range());
     return Outputs{out};
   }
 
@@ -484,15 +497,15 @@ class ShaderBackend : public backend::Backend {
 
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
-  requires(std::is_same_v<Op, ir::Softmax> || std::is_same_v<Op, ir::Conv> ||
-           std::is_same_v<Op, ir::ConvWeightGrad> || std::is_same_v<Op, ir::Pool> ||
-           std::is_same_v<Op, ir::AdaptivePool> || std::is_same_v<Op, ir::AvgPoolGrad> ||
-           std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> || std::is_same_v<Op, ir::Interpolate> ||
-           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
-           std::is_same_v<Op, ir::AttentionGrad> || ir::FusedRowOp<Op>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                 std::span<const Operand> /*inputs*/,
-                                 std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(
+      std::is_same_v<Op, ir::Conv> || std::is_same_v<Op, ir::ConvWeightGrad> ||
+      std::is_same_v<Op, ir::Pool> || std::is_same_v<Op, ir::AdaptivePool> ||
+      std::is_same_v<Op, ir::AvgPoolGrad> || std::is_same_v<Op, ir::AdaptiveAvgPoolGrad> ||
+      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                                     std::span<const Operand> /*inputs*/,
+                                                     std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 };

@@ -33,7 +33,16 @@ class VulkanTimestamp final : public backend::DeviceTimestamp {
  public:
   VulkanTimestamp(std::shared_ptr<CommandStream> stream, VkQueryPool pool, uint64_t serial)
       : stream_(std::move(stream)), pool_(pool), serial_(serial) {}
-  ~VulkanTimestamp() override { vkDestroyQueryPool(stream_->context_->device(), pool_, nullptr); }
+  ~VulkanTimestamp() override {
+    // The batch that writes the query may still be pending (a window nobody resolved, or an
+    // empty one): destroying a pool a pending command uses is undefined behaviour.
+    try {
+      stream_->wait_for(serial_);
+    } catch (...) {
+      // A poisoned device: its work is gone.
+    }
+    vkDestroyQueryPool(stream_->context_->device(), pool_, nullptr);
+  }
   VulkanTimestamp(const VulkanTimestamp&) = delete;
   VulkanTimestamp& operator=(const VulkanTimestamp&) = delete;
 

@@ -21,6 +21,7 @@
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/random_kernel.h"
 #include "backends/vulkan/reduce_kernel.h"
+#include "backends/vulkan/softmax_kernel.h"
 #include "backends/vulkan/sort_kernel.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -42,6 +43,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         programs_(context_->features(), kernels_, *stream_),
         matmul_(context_->features(), kernels_, *stream_),
         reduce_(context_->features(), kernels_, *stream_, scratch()),
+        softmax_(context_->features(), kernels_, *stream_),
         sort_(context_->features(), kernels_, *stream_),
         random_(context_->features(), kernels_, *stream_),
         index_copy_(context_->features(), kernels_, *stream_),
@@ -94,6 +96,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  SoftmaxKernel softmax_;
   SortKernel sort_;
   RandomKernel random_;
   IndexCopyKernel index_copy_;

@@ -1,10 +1,13 @@
-// The wgpu backend's sum and mean of f32 tensors, along one dim or over the whole tensor, in two
-// passes: each chunk of 4096 elements of a lane added in order by one invocation, then each
-// lane's chunks in order (lavapipe ends an invocation's loops after 65535 turns). WGSL has no
-// double to add in as ndarray does, so both passes carry the rounding error of each addition
-// along (Neumaier's compensated sum, a second f32): the sum is ndarray's within about one f32
-// rounding, not bit for bit. The other reductions and dtypes run on the host. The lanes, chunks
-// and the two dispatches are shared with vulkan (backends/shader/reduce_passes.h).
+// The wgpu backend's reductions along one dim or over the whole tensor, in two passes: each chunk
+// of a lane (chunk c of C: its elements c, c + C, ...; up to 4096, fewer where few lanes would
+// leave the device idle) reduced in order by one invocation, then each lane's chunks in order
+// (lavapipe ends an invocation's loops after 65535 turns). Sum, Mean, Prod and Var of f32: WGSL has
+// no double to add in as ndarray does, so sums carry each addition's rounding error along
+// (Neumaier's compensated sum, a second f32) and Var merges the chunks' means and squared
+// deviations (Chan et al.): within about one f32 rounding of ndarray's, not bit for bit. Max, Min,
+// ArgMax, ArgMin (the first extreme, the first NaN winning, as ndarray) of f32, i32, u32 and Any,
+// All of those and Bool: exact. The other dtypes run on the host. The lanes, chunks and the two
+// dispatches are shared with vulkan (backends/shader/reduce_passes.h).
 #pragma once
 
 #include <cstdint>
@@ -21,16 +24,16 @@ namespace ember::wgpu {
 class ReduceKernel {
  public:
   /// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while
-  /// the returned pointer lives: the partial sums between the passes.
+  /// the returned pointer lives: the chunks' partial results between the passes.
   ReduceKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream,
                std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch);
 
-  /// Whether run takes reduce of x: Sum or Mean (of a lane that is not empty) on f32, x and the
-  /// partial sums within one binding, lanes of at most 2^26 elements.
-  bool takes(const ir::Reduce& reduce, const ir::TensorMeta& x) const;
+  /// Whether run takes reduce of x into out: the op on x's dtype as above, an index of i64 or
+  /// i32, what shader::reduce_passes_take takes (lanes of at most 2^26 elements).
+  bool takes(const ir::Reduce& reduce, const ir::TensorMeta& x, const ir::TensorMeta& out) const;
   /// Records reduce of x (contiguous) into out (its result, contiguous). takes() holds.
   void run(const ir::Reduce& reduce, const BufferRange& x, const ir::TensorMeta& x_meta,
-           const BufferRange& out);
+           const BufferRange& out, const ir::TensorMeta& out_meta);
 
  private:
   uint64_t max_binding_;

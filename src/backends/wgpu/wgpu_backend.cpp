@@ -21,6 +21,7 @@
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/random_kernel.h"
 #include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/softmax_kernel.h"
 #include "backends/wgpu/sort_kernel.h"
 #include "backends/wgpu/timestamps.h"
 #include "ember/error.h"
@@ -41,6 +42,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         programs_(adapter, kernels_, *stream_),
         matmul_(adapter, kernels_, *stream_),
         reduce_(adapter, kernels_, *stream_, scratch()),
+        softmax_(adapter, kernels_, *stream_),
         sort_(adapter, kernels_, *stream_),
         random_(adapter, kernels_, *stream_),
         index_copy_(adapter, kernels_, *stream_),
@@ -87,6 +89,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
+  SoftmaxKernel softmax_;
   SortKernel sort_;
   RandomKernel random_;
   IndexCopyKernel index_copy_;

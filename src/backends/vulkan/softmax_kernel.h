@@ -1,0 +1,34 @@
+// The vulkan backend's softmax and log-softmax of f32 along any dim: one workgroup a lane, its
+// maximum and the sum of exp(x - max) through shared memory, then exp(x - max) / sum or
+// x - max - log(sum) for each element (ndarray's formulas; the sum in another order, within
+// rounding). f64 (GLSL has no exp on doubles) and f16 run on the host. The lanes and the
+// dispatch are shared with wgpu (backends/shader/softmax_passes.h).
+#pragma once
+
+#include <cstdint>
+
+#include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/kernel_cache.h"
+#include "ir/ops.h"
+
+namespace ember::vulkan {
+
+class SoftmaxKernel {
+ public:
+  SoftmaxKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+
+  /// Whether run takes softmax of x: f32, what shader::softmax_passes_take takes.
+  bool takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const;
+  /// Records softmax of x (contiguous) into out (x's shape, contiguous). takes() holds.
+  void run(const ir::Softmax& softmax, const BufferRange& x, const ir::TensorMeta& x_meta,
+           const BufferRange& out);
+
+ private:
+  uint32_t max_range_;
+  uint32_t max_groups_;
+  KernelCache& kernels_;
+  CommandStream& stream_;
+};
+
+}  // namespace ember::vulkan
