@@ -155,12 +155,12 @@ void check_indexing(const Device& device, DType dtype, DType index_dtype) {
 
 /// The running sum, product, maximum and minimum along each dim of an odd shape, a lane of 4000
 /// elements (past a workgroup) and one of 5000 (past the kernel's longest: the host); counted
-/// where the kernel takes the op: maximum and minimum of f32, i32, u32, sums and products of i32
-/// and u32, of f32 on a device with doubles (ndarray accumulates them in double); f64: the host.
+/// where the kernel takes the op: maximum and minimum of f32, i32, u32 (and f64), sums and products
+/// of i32 and u32, of floats on a device with doubles (ndarray accumulates them in double).
 void check_cumulative(const Device& device, DType dtype, bool doubles) {
   using ir::CumulativeOp;
   const bool word = dtype == DType::I32 || dtype == DType::U32;
-  const bool floats = dtype == DType::F32;
+  const bool floats = dtype == DType::F32 || (dtype == DType::F64 && doubles);
   for (const CumulativeOp op :
        {CumulativeOp::Sum, CumulativeOp::Prod, CumulativeOp::Max, CumulativeOp::Min}) {
     const bool total = op == CumulativeOp::Sum || op == CumulativeOp::Prod;

@@ -12,7 +12,8 @@ namespace ember::test {
 /// first, middle and last dim, 32- and 64-bit indices with duplicates, NaN and infinities, long
 /// lanes; every case the kernels take counted as run on the device, the others (an add on f16, a
 /// lane past the scan's longest) as run on the host. doubles: whether the device computes in
-/// double (its f32 cumulative sums and products, which ndarray accumulates in double).
+/// double (its f64, and its float cumulative sums and products, which ndarray accumulates in
+/// double).
 void expect_index_copies_match_ndarray(const Device& device, bool doubles);
 /// An index out of range of select, gather, select_assign or scatter: ndarray's InvalidArgument
 /// (the same message), and the device works afterwards.

@@ -10,9 +10,12 @@ namespace cumulative_text {
 
 using ir::CumulativeOp;
 
-/// The GLSL type of dtype's elements (f32, i32, u32).
+/// The GLSL type of dtype's elements (f32, f64, i32, u32).
 std::string type_of(DType dtype) {
-  return dtype == DType::F32 ? "float" : dtype == DType::I32 ? "int" : "uint";
+  return dtype == DType::F64   ? "double"
+         : dtype == DType::F32 ? "float"
+         : dtype == DType::I32 ? "int"
+                               : "uint";
 }
 
 /// The loop over a lane's elements: at, the element's index; body, what each one does.
@@ -75,12 +78,10 @@ CumulativeKernel::CumulativeKernel(const Features& features, KernelCache& kernel
       stream_(stream) {}
 
 bool CumulativeKernel::takes(ir::CumulativeOp op, DType dtype) const {
-  // Sums and products of floats accumulate in double, as ndarray's. Note: f64 tensors stay on the
-  // host: with them on this kernel, lavapipe's queue thread crashed later in the process (free():
-  // invalid pointer, in a test after these) in about half the runs of tests/vulkan, though
-  // valgrind saw no bad access; not understood yet (docs/backends/vulkan.md, "Not yet").
+  // Sums and products of floats accumulate in double, as ndarray's.
   const bool total = op == ir::CumulativeOp::Sum || op == ir::CumulativeOp::Prod;
   if (dtype == DType::I32 || dtype == DType::U32) return true;
+  if (dtype == DType::F64) return float64_;
   return dtype == DType::F32 && (float64_ || !total);
 }
 

@@ -1,8 +1,7 @@
 // The vulkan backend's cumulative sum, product, maximum and minimum along a dim: the GLSL of
 // backends/shader/cumulative_scan.h's scan (one invocation a lane, in order). Sums and products
-// of f32 accumulate in double, as ndarray's (where the device has doubles), of i32 and u32 in
-// wrapping 32-bit integers; maximum and minimum of f32, i32, u32. The rest (f64 too: see takes)
-// on the host.
+// of f32 and f64 accumulate in double, as ndarray's (where the device has doubles), of i32 and
+// u32 in wrapping 32-bit integers; maximum and minimum of f32, f64, i32, u32. The rest: the host.
 #pragma once
 
 #include <cstdint>
