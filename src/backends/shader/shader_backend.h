@@ -2,8 +2,9 @@
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
 // input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, softmax,
-// sort, random, convolution and pooling by the backend's own kernels, and the host (ndarray's
-// kernels) for every op without a
+// sort, random, convolution and pooling by the backend's own kernels, full, arange, cat,
+// slice_assign and the indexing ops by its index-copy kernels (index_copy.h), the cumulative
+// ops by its scan (cumulative_scan.h), and the host (ndarray's kernels) for every op without a
 // kernel yet. And the Backend overrides that are the same on both: execute, fusion_support,
 // execute_fused, write, read, sync, flush, the memory reports. A backend derives from
 // ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
@@ -20,6 +21,11 @@
 //   sort_        takes(sort, x), run(sort, x, x_meta, values, positions)
 //   random_      takes(random), run(random, out)
 //   conv_pool_   a shader::ConvPoolKernels<Range> (conv_pool_kernels.h) over its sources
+//   index_copy_  max_binding(), max_groups(), run(dispatch, tensors): shader/index_copy.h's
+//                kernels (full, arange, cat, slice_assign, select, gather, select_assign,
+//                scatter)
+//   cumulative_  takes(op, dtype), max_binding(), max_groups(), run(dispatch, x, out):
+//                shader/cumulative_scan.h's scan
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
 #pragma once
@@ -36,9 +42,12 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/ndarray/index_data.h"
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/cumulative_scan.h"
 #include "backends/shader/host_runs.h"
+#include "backends/shader/index_copy.h"
 #include "backends/shader/pool_buffer.h"
 #include "codegen/kernel_dims.h"
 #include "codegen/layout_views.h"
@@ -348,18 +357,180 @@ class ShaderBackend : public backend::Backend {
     return results;
   }
 
+  // ---- data movement and indexing: the index-copy kernels (backends/shader/index_copy.h) ----
+
+  /// dispatch recorded on tensors by the backend's index-copy kernel; nothing for no elements.
+  void record(const IndexCopyDispatch& dispatch, std::initializer_list<Range> tensors) {
+    if (dispatch.elements == 0) return;
+    index_copy_dispatches().fetch_add(1, std::memory_order_relaxed);
+    self().index_copy_.run(dispatch, std::span<const Range>(tensors.begin(), tensors.size()));
+  }
+  /// Whether a kernel over elements (of a shape of rank), turns loop turns each, on tensors fits
+  /// the device (index_copy_fits), its dtype moved as bits.
+  bool copies(DType dtype, std::size_t rank, uint64_t elements, uint64_t turns,
+              std::initializer_list<ir::TensorMeta> tensors) const {
+    return moves_dtype(dtype) && rank <= kIndexCopyMaxRank &&
+           index_copy_fits(elements, turns, tensors, self().index_copy_.max_binding(),
+                           self().index_copy_.max_groups());
+  }
+
+  std::optional<Outputs> run(const ir::Full& full, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    const auto n = static_cast<uint64_t>(outputs[0].shape.num_elements());
+    if (!copies(full.dtype, full.shape.rank(), n, full.shape.rank() + 1, {outputs[0]}))
+      return std::nullopt;
+    // The value in its dtype is ndarray's conversion, one element of it written over the output.
+    const ir::TensorMeta one{Shape{1}, full.dtype};
+    const Outputs value =
+        ndarray::run_on_host(*this, ir::Full{Shape{1}, full.dtype, full.value}, {}, {&one, 1});
+    auto out = allocate(outputs[0]);
+    record(full_copy(full.shape).dispatch(full.dtype), {range_of(value[0]), out->range()});
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Arange& arange, const ir::Op& /*op*/,
+                             std::span<const Operand> /*inputs*/,
+                             std::span<const ir::TensorMeta> outputs) {
+    const auto n = static_cast<uint64_t>(outputs[0].shape.num_elements());
+    const std::optional<IndexCopyDispatch> dispatch = arange_dispatch(arange, n);
+    if (!dispatch || !copies(arange.dtype, 1, n, 1, {outputs[0]})) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    record(*dispatch, {out->range()});
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Cat& cat, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& meta = outputs[0];
+    for (const Operand& part : inputs)
+      if (!copies(meta.dtype, meta.shape.rank(),
+                  static_cast<uint64_t>(part.meta.shape.num_elements()), meta.shape.rank() + 1,
+                  {part.meta, meta}))
+        return std::nullopt;
+    auto out = allocate(meta);
+    int64_t position = 0;  // where along dim the next part starts
+    for (const Operand& part : inputs) {
+      record(cat_copy(part.meta.shape, meta.shape, cat.dim, position).dispatch(meta.dtype),
+             {range_of(part.buffer), out->range()});
+      position += part.meta.shape[static_cast<std::size_t>(cat.dim)];
+    }
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::SliceAssign& assign, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& meta = outputs[0];
+    if (!copies(meta.dtype, meta.shape.rank(), static_cast<uint64_t>(meta.shape.num_elements()),
+                meta.shape.rank() + 1, {meta}))
+      return std::nullopt;
+    auto out = allocate(meta);
+    record(contiguous_copy(meta.shape).dispatch(meta.dtype),
+           {range_of(inputs[0].buffer), out->range()});
+    record(slice_assign_copy(inputs[1].meta.shape, meta.shape, assign.ranges).dispatch(meta.dtype),
+           {range_of(inputs[1].buffer), out->range()});
+    return Outputs{out};
+  }
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::Gather>)
+      std::optional<Outputs> run(const Op& typed, const ir::Op& op, std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    if (!takes_indexed(op, inputs, typed.dim,
+                       static_cast<uint64_t>(outputs[0].shape.num_elements()), x.shape.rank() + 2,
+                       outputs[0]))
+      return std::nullopt;
+    auto out = allocate(outputs[0]);
+    const CopyWalk walk = indexed_copy(x.shape, outputs[0].shape, typed.dim, inputs[1].meta.dtype,
+                                       std::is_same_v<Op, ir::Select>);
+    record(walk.dispatch(x.dtype),
+           {range_of(inputs[0].buffer), out->range(), range_of(inputs[1].buffer)});
+    return Outputs{out};
+  }
+
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::SelectAssign> || std::is_same_v<Op, ir::Scatter>)
+      std::optional<Outputs> run(const Op& typed, const ir::Op& op, std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const ir::TensorMeta& indices = inputs[1].meta;
+    const ir::TensorMeta& values = inputs[2].meta;
+    const std::optional<Combine> combine = combine_of(typed.update, x.dtype);
+    const auto along = static_cast<uint64_t>(values.shape[static_cast<std::size_t>(typed.dim)]);
+    if (!combine || static_cast<uint64_t>(x.shape.num_elements()) * along > kMaxUpdateReads ||
+        !takes_indexed(op, inputs, typed.dim, static_cast<uint64_t>(x.shape.num_elements()),
+                       x.shape.rank() + along + 1, values))
+      return std::nullopt;
+    auto out = allocate(outputs[0]);
+    const Range from = range_of(inputs[0].buffer);
+    if (values.shape.num_elements() == 0) {
+      // Nothing to update (and no values to bind): x as it is.
+      record(contiguous_copy(x.shape).dispatch(x.dtype), {from, out->range()});
+      return Outputs{out};
+    }
+    record(update_dispatch(x.shape, values.shape, typed.dim, x.dtype, indices.dtype, *combine,
+                           std::is_same_v<Op, ir::SelectAssign>),
+           {from, range_of(inputs[1].buffer), range_of(inputs[2].buffer), out->range()});
+    return Outputs{out};
+  }
+
+  std::optional<Outputs> run(const ir::Cumulative& cumulative, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const ScanDispatch dispatch = ScanDispatch::of(cumulative, x);
+    auto& kernel = self().cumulative_;
+    if (!kernel.takes(cumulative.op, x.dtype) ||
+        !dispatch.fits(x, kernel.max_binding(), kernel.max_groups()))
+      return std::nullopt;
+    auto out = allocate(outputs[0]);
+    if (dispatch.lanes * dispatch.n == 0) return Outputs{out};
+    index_copy_dispatches().fetch_add(1, std::memory_order_relaxed);
+    kernel.run(dispatch, range_of(inputs[0].buffer), out->range());
+    return Outputs{out};
+  }
+
+  /// Whether the kernel of an indexed op (inputs: x, indices, ...) takes it: indices the kernels
+  /// read, elements with turns loop turns each, x, indices and other (a tensor) within a
+  /// binding. Then checks the indices against x's dim (ndarray's error for one out of range).
+  bool takes_indexed(const ir::Op& op, std::span<const Operand> inputs, int64_t dim,
+                     uint64_t elements, uint64_t turns, const ir::TensorMeta& other) {
+    const ir::TensorMeta& x = inputs[0].meta;
+    const ir::TensorMeta& indices = inputs[1].meta;
+    if (!reads_index(indices.dtype) ||
+        !copies(x.dtype, x.shape.rank(), elements, turns, {x, indices, other}))
+      return false;
+    check_indices(op, inputs[1], dim, x.shape[static_cast<std::size_t>(dim)]);
+    return true;
+  }
+
+  /// Throws ndarray's InvalidArgument when an element of indices lies outside [0, size) of dim:
+  /// a kernel finds the first, and waits for it (an index error belongs to its op's call); the
+  /// message is ndarray's own, from the indices read back.
+  void check_indices(const ir::Op& op, const Operand& indices, int64_t dim, int64_t size) {
+    const auto n = static_cast<uint64_t>(indices.meta.shape.num_elements());
+    if (n == 0) return;
+    auto flag = allocate(sizeof(uint32_t));
+    Range word = flag->range();
+    word.bytes = sizeof(uint32_t);
+    self().stream_->fill_zero(word);
+    record(check_dispatch(n, size, indices.meta.dtype), {range_of(indices.buffer), word});
+    uint32_t first = 0;  // n - the first bad position, 0 for none
+    self().stream_->download(word, std::as_writable_bytes(std::span(&first, 1)));
+    if (first != 0) ndarray::checked_indices(op, read(indices), dim, size);
+  }
+
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
-  requires(std::is_same_v<Op, ir::SliceAssign> || std::is_same_v<Op, ir::Cat> ||
-           std::is_same_v<Op, ir::Select> || std::is_same_v<Op, ir::SelectAssign> ||
-           std::is_same_v<Op, ir::Gather> || std::is_same_v<Op, ir::Scatter> ||
-           std::is_same_v<Op, ir::Cumulative> || std::is_same_v<Op, ir::Full> ||
-           std::is_same_v<Op, ir::Arange> || std::is_same_v<Op, ir::Interpolate> ||
-           std::is_same_v<Op, ir::InterpolateGrad> || std::is_same_v<Op, ir::Attention> ||
-           std::is_same_v<Op, ir::AttentionGrad> || ir::FusedRowOp<Op>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                 std::span<const Operand> /*inputs*/,
-                                 std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(
+      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
+      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
+      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
+                                                     std::span<const Operand> /*inputs*/,
+                                                     std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 };

@@ -14,7 +14,9 @@
 #include "backends/shader/shader_backend.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/conv_pool_kernels.h"
+#include "backends/vulkan/cumulative_kernel.h"
 #include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/index_copy_kernel.h"
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
@@ -45,7 +47,9 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         softmax_(context_->features(), kernels_, *stream_),
         sort_(context_->features(), kernels_, *stream_),
         random_(context_->features(), kernels_, *stream_),
-        conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)) {}
+        conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)),
+        index_copy_(context_->features(), kernels_, *stream_),
+        cumulative_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -98,6 +102,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   SortKernel sort_;
   RandomKernel random_;
   ConvPoolKernels conv_pool_;
+  IndexCopyKernel index_copy_;
+  CumulativeKernel cumulative_;
 };
 
 }  // namespace

@@ -1,8 +1,10 @@
 // The vulkan backend (docs/backends/vulkan.md): one Vulkan device (a GPU, or Mesa's lavapipe on
 // the CPU), chosen by DeviceKind. Elementwise ops and fused programs run as GLSL compute kernels
 // written from the formulas (src/codegen/glsl_program.h) and compiled by shaderc; matmul runs a
-// tiled kernel of its own (matmul_kernel.h); reshape shares its input's buffer; every other op
-// runs on the host through ndarray's kernels (copies both ways) until it has a kernel. Memory
+// tiled kernel of its own (matmul_kernel.h); reshape shares its input's buffer; creation, cat,
+// slice_assign and indexing run index-copy kernels (index_copy_kernel.h), the cumulative ops a
+// scan (cumulative_kernel.h); every other op runs on the host through ndarray's kernels (copies
+// both ways) until it has a kernel. Memory
 // comes from the sliced pools over device pages; every op is recorded into the device's one
 // command stream.
 #pragma once

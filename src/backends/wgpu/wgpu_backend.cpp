@@ -14,7 +14,9 @@
 #include "backends/shader/shader_backend.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/conv_pool_kernels.h"
+#include "backends/wgpu/cumulative_kernel.h"
 #include "backends/wgpu/device_pages.h"
+#include "backends/wgpu/index_copy_kernel.h"
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
@@ -44,7 +46,9 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         softmax_(adapter, kernels_, *stream_),
         sort_(adapter, kernels_, *stream_),
         random_(adapter, kernels_, *stream_),
-        conv_pool_(make_conv_pool_kernels(adapter, kernels_, *stream_)) {}
+        conv_pool_(make_conv_pool_kernels(adapter, kernels_, *stream_)),
+        index_copy_(adapter, kernels_, *stream_),
+        cumulative_(adapter, kernels_, *stream_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -91,6 +95,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   SortKernel sort_;
   RandomKernel random_;
   ConvPoolKernels conv_pool_;
+  IndexCopyKernel index_copy_;
+  CumulativeKernel cumulative_;
 };
 
 }  // namespace
