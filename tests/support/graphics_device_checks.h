@@ -37,9 +37,9 @@ void expect_matmul_kernel_takes_every_float_case(const Device& device);
 /// (the longest a workgroup sorts) and 2049 (the host's), ties kept in order in both directions,
 /// NaN (largest), infinities and both zeros, f32 and i32 keys.
 void expect_sort_matches_ndarray(const Device& device);
-/// The random kernel against ndarray seeded alike: default and Bernoulli draws bit for bit
-/// (probabilities that f32 does not hold exactly included), uniform and normal ones within f32's
-/// tolerance (lavapipe computes fma in two roundings; the device's square root).
+/// Random tensors against ndarray seeded alike, bit for bit: default and Bernoulli draws by the
+/// kernel (probabilities that f32 does not hold exactly included, none sent to the host), uniform
+/// and normal ones on the host.
 void expect_random_matches_ndarray(const Device& device);
 
 }  // namespace ember::test

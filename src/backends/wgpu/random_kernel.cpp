@@ -12,12 +12,10 @@ namespace ember::wgpu {
 namespace {
 
 /// ir/philox.h's rounds (WGSL has no 32 x 32 -> 64 bit product: wide() assembles the high word
-/// from 16-bit halves), ir/random.h's log_f32, sin_turns_f32 and cos_turns_f32 in fused
-/// multiply-adds, then each element's draw.
-std::string source() {
-  const shader::RandomFormulas r{
-      [](uint32_t bits) { return "bitcast<f32>(" + codegen::hex_word(bits) + ")"; }};
-  return R"(// ember's wgpu random tensors (src/backends/wgpu/random_kernel.cpp)
+/// from 16-bit halves), then each element: u from word 0's top 24 bits, or Bernoulli's 1 or 0 by
+/// those bits against p[3].
+constexpr const char* kSource =
+    R"(// ember's wgpu random tensors (src/backends/wgpu/random_kernel.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 // (high, low) words of a b.
@@ -46,67 +44,17 @@ fn philox(counter: vec4<u32>, key0: u32, key1: u32) -> vec4<u32> {
   }
   return c;
 }
-fn uniform01(word: u32) -> f32 { return f32(word >> 8u) * bitcast<f32>(0x33800000u); }
-fn log_f32(x: f32) -> f32 {
-  let parts = frexp(x);
-  var m = parts.fract;
-  var e = parts.exp;
-  if (m < )" +
-         r.sqrt_half() +
-         R"() {
-    m *= 2.0f;
-    e -= 1;
-  }
-  let f = m - 1.0f;
-  let log_m = fma(f * f, )" +
-         r.log_polynomial("f") + R"(, f);
-  let fe = f32(e);
-  return fma(fe, )" +
-         r.ln2_high() + ", fma(fe, " + r.ln2_low() + R"(, log_m));
-}
-fn sin_turns_f32(t: f32, x: f32) -> f32 {
-  let tail = fma(x, )" +
-         r.sin_polynomial("x") + ", " + r.two_pi_low() + R"();
-  return fma(t, )" +
-         r.two_pi_high() + R"(, t * tail);
-}
-fn cos_turns_f32(u: f32) -> f32 {
-  let quarters = round(4.0f * u);
-  let t = u - 0.25f * quarters;
-  let x = t * t;
-  let quadrant = i32(quarters) & 3;
-  var value: f32;
-  if (quadrant % 2 == 0) {
-    value = fma(x, )" +
-         r.cos_polynomial("x") + R"(, 1.0f);
-  } else {
-    value = sin_turns_f32(t, x);
-  }
-  return select(value, -value, quadrant == 1 || quadrant == 2);
-}
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
   let n = p[0];
-  let kind = p[3];
-  let scale = bitcast<f32>(p[4]);
-  let shift = bitcast<f32>(p[5]);
+  let threshold = p[3];
   for (var i = gid.x; i < n; i += groups.x * 256u) {
-    let c = philox(vec4<u32>(i, 0u, 0u, 0u), p[1], p[2]);
-    let u = uniform01(c.x);
-    var v = u;
-    if (kind == 1u) {
-      v = fma(scale, u, shift);
-    } else if (kind == 2u) {
-      let radius = sqrt(-2.0f * log_f32(1.0f - u));
-      v = fma(scale, radius * cos_turns_f32(uniform01(c.z)), shift);
-    } else if (kind == 3u) {
-      v = select(0.0f, 1.0f, (c.x >> 8u) < p[6]);
-    }
-    y[i] = v;
+    let k = philox(vec4<u32>(i, 0u, 0u, 0u), p[1], p[2]).x >> 8u;
+    y[i] = select(select(0.0f, 1.0f, k < threshold), f32(k) * bitcast<f32>(0x33800000u),
+                  threshold > 0x1000000u);
   }
 }
 )";
-}
 
 }  // namespace
 
@@ -124,8 +72,7 @@ void RandomKernel::run(const ir::Random& op, const BufferRange& out) {
   const std::vector<uint32_t> words = shader::random_parameters(op);
   if (words[0] == 0) return;
   const uint64_t groups = (uint64_t{words[0]} + 255) / 256;
-  static const std::string text = source();
-  stream_.dispatch(kernels_.kernel(text), std::as_bytes(std::span(words)), {&out, 1},
+  stream_.dispatch(kernels_.kernel(kSource), std::as_bytes(std::span(words)), {&out, 1},
                    static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
 }
 

@@ -1,6 +1,7 @@
-// The wgpu backend's random tensors: a WGSL kernel of ir/random.h's stream (Philox4x32-10, the
-// uniform, normal and Bernoulli draws; what it takes and its parameters are shared with wgpu:
-// backends/shader/random_passes.h). f32 tensors; other dtypes are drawn on the host.
+// The wgpu backend's random tensors: a WGSL kernel of ir/random.h's stream (Philox4x32-10), for
+// f32 draws of the default distribution and Bernoulli (dropout's masks), bit for bit as every
+// device draws them; what it takes and its parameters are shared with vulkan
+// (backends/shader/random_passes.h). Other distributions and dtypes are drawn on the host.
 #pragma once
 
 #include <cstdint>
