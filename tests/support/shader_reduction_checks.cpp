@@ -18,6 +18,7 @@
 #include "ember/functional.h"
 #include "ember/tensor.h"
 #include "ember/tensor_ops.h"
+#include "support/same_bits.h"
 
 namespace ember::test {
 namespace {
@@ -92,14 +93,18 @@ Tensor<3> floats(const std::vector<float>& values, const std::vector<int64_t>& d
 void expect_float_reductions_match(const Tensor<3>& x, const Tensor<3>& reference,
                                    const std::string& what) {
   const Tolerance f32 = Tolerance::for_dtype(x.dtype());
-  EXPECT_EQ(x.max().into_data(), reference.max().into_data()) << what;
-  EXPECT_EQ(x.min().into_data(), reference.min().into_data()) << what;
+  EXPECT_TRUE(same_bits_or_both_nan(x.max().into_data(), reference.max().into_data())) << what;
+  EXPECT_TRUE(same_bits_or_both_nan(x.min().into_data(), reference.min().into_data())) << what;
   EXPECT_EQ(x.any().into_data(), reference.any().into_data()) << what;
   EXPECT_EQ(x.all().into_data(), reference.all().into_data()) << what;
   for (int64_t dim = 0; dim < 3; ++dim) {
     const std::string where = what + " dim " + std::to_string(dim);
-    EXPECT_EQ(x.max_dim(dim).into_data(), reference.max_dim(dim).into_data()) << where;
-    EXPECT_EQ(x.min_dim(dim).into_data(), reference.min_dim(dim).into_data()) << where;
+    EXPECT_TRUE(
+        same_bits_or_both_nan(x.max_dim(dim).into_data(), reference.max_dim(dim).into_data()))
+        << where;
+    EXPECT_TRUE(
+        same_bits_or_both_nan(x.min_dim(dim).into_data(), reference.min_dim(dim).into_data()))
+        << where;
     EXPECT_EQ(x.argmax(dim).into_data(), reference.argmax(dim).into_data()) << where;
     EXPECT_EQ(x.argmin(dim).into_data(), reference.argmin(dim).into_data()) << where;
     EXPECT_EQ(x.any_dim(dim).into_data(), reference.any_dim(dim).into_data()) << where;
