@@ -7,7 +7,6 @@
 #include <hwy/cache_control.h>
 
 #include <algorithm>
-#include <vector>
 
 #include "backends/flex/dim_last.h"
 #include "backends/flex/elementwise_runs.h"
@@ -16,6 +15,7 @@
 #include "backends/flex/narrow.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_norm.h"
+#include "backends/flex/thread_buffer.h"
 #include "backends/ndarray/strided_index.h"
 #include "core/ceil_div.h"
 
@@ -69,8 +69,8 @@ View softmax_along_rows(const ir::Softmax& op, const View& x) {
   const bool streaming = streams<T>(x);
   parallel_for(rows.num_elements() / size, std::max<int64_t>(1, kElementGrain / size),
                [&](int64_t begin, int64_t end) {
-                 std::vector<T> scratch(static_cast<std::size_t>(streaming ? size : 0));
-                 T* exponentials = streaming ? scratch.data() : nullptr;
+                 T* exponentials =
+                     streaming ? thread_buffer<struct RowExponentials, T>(size) : nullptr;
                  for (int64_t r = begin; r < end; ++r)
                    simd::softmax(src + r * size, dst + r * size, size, op.log, exponentials);
                  // Streaming stores are weakly ordered: fenced before the chunk counts as done.
@@ -96,8 +96,8 @@ View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const 
   parallel_for(
       lanes.outer * blocks, std::max<int64_t>(1, kElementGrain / (lanes.size * width)),
       [&](int64_t begin, int64_t end) {
-        std::vector<T> scratch(
-            static_cast<std::size_t>(simd::softmax_columns_scratch(lanes.size, width)));
+        T* scratch = thread_buffer<struct SoftmaxColumnsScratch, T>(
+            simd::softmax_columns_scratch(lanes.size, width));
         const auto column = [&](int64_t t) { return t % blocks * width; };
         const auto offset = [&](int64_t t) {
           return t / blocks * lanes.size * lanes.inner + column(t);
@@ -107,7 +107,7 @@ View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const 
           // The chunk's next block is fetched while this one computes.
           const bool last = t + 1 == end;
           simd::softmax_columns(src + offset(t), lanes.inner, lanes.size, dst + offset(t),
-                                columns(t), op.log, scratch.data(), streaming,
+                                columns(t), op.log, scratch, streaming,
                                 last ? nullptr : src + offset(t + 1), last ? 0 : columns(t + 1));
         }
         if (streaming) hwy::FlushStream();

@@ -22,6 +22,7 @@
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/simd.h"
+#include "backends/flex/thread_buffer.h"
 #include "backends/flex/thread_pool.h"
 #include "backends/ndarray/strided_index.h"
 #include "core/ceil_div.h"
@@ -163,15 +164,6 @@ class RowTasks {
   int64_t chunks_ = 1;
 };
 
-/// A buffer of n values of U that the calling thread keeps from task to task, so that a task
-/// allocates nothing (its previous contents are left as they are).
-template <typename U>
-U* thread_buffer(int64_t n) {
-  thread_local std::vector<U> buffer;
-  if (buffer.size() < static_cast<std::size_t>(n)) buffer.resize(static_cast<std::size_t>(n));
-  return buffer.data();
-}
-
 /// n partial results of a reduction across rows cut into chunks, in memory the calling thread
 /// keeps from call to call (unset: every one is written before it is read). A new vector was
 /// zeroed, its pages faulted in, on one thread while the others waited: 4 MiB for an argmax of
@@ -180,9 +172,7 @@ U* thread_buffer(int64_t n) {
 /// kColumnBlock states.
 template <typename State>
 State* partial_buffer(int64_t n) {
-  thread_local std::vector<State> states;
-  if (states.size() < static_cast<std::size_t>(n)) states.resize(static_cast<std::size_t>(n));
-  return states.data();
+  return thread_buffer<struct PartialResults, State>(n);
 }
 
 /// Runs a reduction across rows. reducer.run(task) reduces a task over all its rows and writes
@@ -246,7 +236,7 @@ struct SumAcross {
   }
   /// f32 over many rows: blocks of rows summed in f32 vectors (into sums), the blocks in double.
   void sum_blocks(const RowTask& task, float* sums) const {
-    double* total = thread_buffer<double>(task.width);
+    double* total = thread_buffer<struct SumTotals, double>(task.width);
     std::fill_n(total, task.width, 0.0);
     for (int64_t k = 0; k < task.rows; k += kSumBlockRows) {
       simd::sum_rows(x + task.offset + k * lanes.inner, lanes.inner,
@@ -308,8 +298,8 @@ struct ArgAcross {
 
   /// The task's best values and rows, in buffers the thread keeps.
   std::pair<const T*, const RowIndex*> scan(const RowTask& task) const {
-    T* values = thread_buffer<T>(task.width);
-    RowIndex* rows = thread_buffer<RowIndex>(task.width);
+    T* values = thread_buffer<struct ArgBest, T>(task.width);
+    RowIndex* rows = thread_buffer<struct ArgRows, RowIndex>(task.width);
     simd::arg_extreme_rows(x + task.offset, lanes.inner, task.rows, values, rows, task.width,
                            maximum);
     return {values, rows};

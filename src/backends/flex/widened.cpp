@@ -9,6 +9,7 @@
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/narrow.h"
 #include "backends/flex/simd.h"
+#include "backends/flex/thread_buffer.h"
 #include "backends/flex/thread_pool.h"
 #include "backends/flex/view_ops.h"
 
@@ -50,10 +51,9 @@ std::optional<View> reduce_rows(const ir::Reduce& op, const View& x, const ir::T
           return static_cast<float>(op.op == ir::ReduceOp::Mean ? sum / static_cast<double>(n)
                                                                 : sum);
         }
-        thread_local std::vector<float> row;
-        if (static_cast<int64_t>(row.size()) < n) row.resize(static_cast<std::size_t>(n));
-        simd::widen(narrow_row, row.data(), n);
-        return simd::extreme(row.data(), n, op.op == ir::ReduceOp::Max);
+        float* row = thread_buffer<struct WidenedRow, float>(n);
+        simd::widen(narrow_row, row, n);
+        return simd::extreme(row, n, op.op == ir::ReduceOp::Max);
       };
       parallel_for(x.num_elements() / n, std::max<int64_t>(1, kElementGrain / n),
                    [&](int64_t begin, int64_t end) {
