@@ -82,9 +82,6 @@ class Glsl : public ShaderTarget<Glsl> {
 
  private:
   friend class ShaderTarget<Glsl>;
-  /// round-half-to-even's name (ShaderTarget::round).
-  static constexpr std::string_view kRound = "roundEven";
-
   Glsl(DType compute, Statements statements);
 
   bool integer() const { return is_int(compute_); }

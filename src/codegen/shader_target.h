@@ -12,7 +12,6 @@
 //   wrapped(e)                     e wrapped to the compute dtype's width (8 or 16 bits)
 //   comparand(x)                   x as an operand of a comparison
 //   unwritten(name)                [[noreturn]]: the target does not write name on its type
-//   kRound                         the name of round-half-to-even
 #pragma once
 
 #include <cstddef>
@@ -100,7 +99,12 @@ class ShaderTarget {
   Value sqrt(const Value& x) const { return call(formula::Primitive::sqrt, "sqrt", x); }
   Value floor(const Value& x) const { return call(formula::Primitive::floor, "floor", x); }
   Value ceil(const Value& x) const { return call(formula::Primitive::ceil, "ceil", x); }
-  Value round(const Value& x) const { return call(formula::Primitive::round, Target::kRound, x); }
+  /// Round half to even, written from floor on the float types (formulas.h): a driver's own
+  /// (GLSL's roundEven, WGSL's round) truncated halves of doubles on lavapipe.
+  Value round(const Value& x) const {
+    if (is_int(self().compute())) refused("round");
+    return formula::round_half_even_from_floor(self(), x);
+  }
   Value exp(const Value& x) const { return call(formula::Primitive::exp, "exp", x); }
   Value log(const Value& x) const { return call(formula::Primitive::log, "log", x); }
   Value sin(const Value& x) const { return call(formula::Primitive::sin, "sin", x); }

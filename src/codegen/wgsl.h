@@ -73,9 +73,6 @@ class Wgsl : public ShaderTarget<Wgsl> {
 
  private:
   friend class ShaderTarget<Wgsl>;
-  /// round-half-to-even's name (ShaderTarget::round).
-  static constexpr std::string_view kRound = "round";
-
   Wgsl(DType compute, Statements statements);
 
   bool integer() const { return is_int(compute_); }

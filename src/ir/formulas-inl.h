@@ -96,6 +96,35 @@ Value<M> erfc_rational(const M& m, Value<M> z) {
   return m.select(m.lt(z, m.constant(0)), m.sub(m.constant(2), erfc_w), erfc_w);
 }
 
+/// Whether integral v is odd: half of it (exact) is not integral.
+template <class M>
+Mask<M> is_odd_integral(const M& m, const Value<M>& v) {
+  auto half = m.mul(v, m.constant(0.5));
+  return m.ne(m.floor(half), half);
+}
+
+/// x rounded half to even from floor and ceil, for targets whose own rounding cannot be trusted
+/// (lavapipe's roundEven of a double truncates halves on an AVX2 host: -1.5 gave -1). A positive
+/// x rounds up from floor(x) where the fraction is over 1/2, or 1/2 with floor(x) odd; a negative
+/// x down from ceil(x) alike. A zero result is floor's or ceil's own, never computed: it keeps x's
+/// sign (round(-0.4) is -0) where a select on "result == 0" would not survive a compiler free to
+/// ignore signed zeros (llvmpipe's). NaN stays NaN and an infinity itself (its fraction is NaN).
+template <class M>
+Value<M> round_half_even_from_floor(const M& m, Value<M> x) {
+  auto below = m.floor(x);
+  auto up_fraction = m.sub(x, below);
+  auto up = m.mask_or(m.gt(up_fraction, m.constant(0.5)),
+                      m.mask_and(m.eq(up_fraction, m.constant(0.5)), is_odd_integral(m, below)));
+  auto positive = m.select(std::move(up), m.add(below, m.constant(1)), below);
+  auto above = m.ceil(x);
+  auto down_fraction = m.sub(above, x);
+  auto down =
+      m.mask_or(m.gt(down_fraction, m.constant(0.5)),
+                m.mask_and(m.eq(down_fraction, m.constant(0.5)), is_odd_integral(m, above)));
+  auto negative = m.select(std::move(down), m.sub(above, m.constant(1)), above);
+  return m.select(m.lt(x, m.constant(0)), std::move(negative), std::move(positive));
+}
+
 /// Activation kOp of x. parameter() gives the op's parameter as a value (alpha, or Softplus's
 /// beta: the op table's parameter column); it is called only by the ops that have one. A loop over
 /// many elements takes this form, the op fixed at compile time (ir::visit_op).

@@ -14,6 +14,7 @@
 #include "ember/devices.h"
 #include "ember/error.h"
 #include "ember/tensor_ops.h"
+#include "support/same_bits.h"
 
 namespace ember::test {
 namespace {
@@ -249,6 +250,40 @@ void expect_random_matches_ndarray(const Device& device) {
     const uint64_t before = host_draws();
     EXPECT_TRUE(drawn(device, d) == drawn(Device::ndarray(), d)) << d.a << " " << d.b;
     EXPECT_EQ(host_draws(), before + 2);
+  }
+}
+
+void expect_round_is_half_to_even(const Device& device) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> values = {-3.5,
+                                      -2.5,
+                                      -1.5,
+                                      -0.5,
+                                      -0.4,
+                                      -0.0,
+                                      0.0,
+                                      0.4,
+                                      0.5,
+                                      1.5,
+                                      2.5,
+                                      3.5,
+                                      7.25,
+                                      8.75,
+                                      0.49999999999999994,
+                                      8388607.5,
+                                      4503599627370495.5,
+                                      1e300,
+                                      -inf,
+                                      inf,
+                                      std::numeric_limits<double>::quiet_NaN()};
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    if (!device.supports_dtype(dtype)) continue;
+    const TensorData data =
+        TensorData(values, Shape{static_cast<int64_t>(values.size())}).convert(dtype);
+    const TensorData expected = Tensor<1>::from_data(data, Device::ndarray()).round().into_data();
+    const TensorData actual = Tensor<1>::from_data(data, device).round().into_data();
+    EXPECT_TRUE(same_bits_or_both_nan(actual, expected))
+        << dtype_name(dtype) << "\n  actual:   " << actual << "\n  expected: " << expected;
   }
 }
 

@@ -42,4 +42,9 @@ void expect_sort_matches_ndarray(const Device& device);
 /// and normal ones on the host.
 void expect_random_matches_ndarray(const Device& device);
 
+/// round against ndarray, bit for bit, on every float dtype the device computes: halves of both
+/// parities and signs, signed zeros, the largest values with a fraction, NaN and infinities (a
+/// driver's own rounding truncated halves of doubles: lavapipe on an AVX2 host).
+void expect_round_is_half_to_even(const Device& device);
+
 }  // namespace ember::test

@@ -148,6 +148,11 @@ TEST(VulkanDevice, SortKernelIsNdarraysStableSortBitForBit) {
   expect_sort_matches_ndarray(*device);
 }
 
+TEST(VulkanDevice, RoundIsHalfToEvenBitForBit) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_round_is_half_to_even(*device);
+}
+
 TEST(VulkanDevice, RandomKernelDrawsNdarraysStream) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_random_matches_ndarray(*device);

@@ -130,6 +130,11 @@ TEST(WgpuDevice, SortKernelIsNdarraysStableSortBitForBit) {
   expect_sort_matches_ndarray(*device);
 }
 
+TEST(WgpuDevice, RoundIsHalfToEvenBitForBit) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_round_is_half_to_even(*device);
+}
+
 TEST(WgpuDevice, RandomKernelDrawsNdarraysStream) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   expect_random_matches_ndarray(*device);
