@@ -8,13 +8,16 @@
 // order: the carries), then each block run along again from its carry. Integer sums and products
 // wrap, and a maximum or minimum combines associatively (the last NaN, else the first of the
 // equal extremes, as ndarray's running order keeps), so these are ndarray's bit for bit too. A
-// float sum or product differs from ndarray's only in how its double partial sums are grouped
-// (block totals added together, then the block's elements from there, instead of one running
-// total): each double rounding is 2^-53 relative, so the f32 result is ndarray's or one rounding
-// step from it, and an f64 result is within n * 2^-53 of the sum of |x| (the conformance
-// tolerances hold both). Only the kernels' sources differ between the backends
-// (cumulative_kernel.cpp of vulkan and wgpu); each says which op, dtype and pass it computes. All
-// read the same parameter words: lanes, n, inner, block (a block's elements), blocks (of a lane).
+// float sum or product differs from ndarray's only in how its double partial results are
+// grouped (block totals combined, then the block's elements from there, instead of one running
+// total), each rounding 2^-53 relative: a prefix sum is within about n * 2^-53 times the sum of
+// |x| before it of ndarray's (a product within n * 2^-53 relative), so an f32 result is ndarray's
+// or one f32 rounding step from it unless the prefix cancels to far below that sum, and an f64
+// one is within that bound of ndarray's (the conformance tolerances hold both). Where a double
+// product overflows to inf before a 0 (past 1e308), the grouping can give 0 where ndarray's gives
+// NaN. Only the kernels' sources differ between the backends (cumulative_kernel.cpp of vulkan and
+// wgpu); each says which op, dtype and pass it computes. All read the same parameter words: lanes,
+// n, inner, block (a block's elements), blocks (of a lane).
 #pragma once
 
 #include <algorithm>
