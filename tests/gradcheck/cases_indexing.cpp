@@ -1,5 +1,6 @@
 // Indexing cases (select, select_assign, gather, scatter: Add and Assign, repeated indices),
-// sort (both directions) and the cumulative ops (cumprod with zeros included).
+// sort (both directions, a long line) and the cumulative ops (cumprod with zeros included, a
+// long cumsum).
 #include "gradcheck/gradcheck.h"
 
 namespace ember::test {
@@ -33,6 +34,9 @@ std::vector<GradCase> order_cases() {
       op_case("sort", ir::Sort{1}, {distinct("sort", {2, 4})}),
       op_case("sort/descending", ir::Sort{0, true}, {distinct("sort_desc", {3, 2})}),
       op_case("cumsum", ir::Cumulative{CumulativeOp::Sum, 1}, {reals("cumsum", {2, 3})}),
+      // Lines past the GPU kernels' one-workgroup sort (2048) and one-invocation scan (4096).
+      op_case("sort/long", ir::Sort{1}, {distinct("sort_long", {1, 2500}, -2.0, 0.0016)}),
+      op_case("cumsum/long", ir::Cumulative{CumulativeOp::Sum, 0}, {reals("cumsum_long", {4500})}),
       op_case("cumprod", ir::Cumulative{CumulativeOp::Prod, 1}, {reals("cumprod", {2, 4})}),
       op_case("cumprod/zeros", ir::Cumulative{CumulativeOp::Prod, 1}, {zeros}),
       op_case("cumprod/zeros_dim0", ir::Cumulative{CumulativeOp::Prod, 0}, {zeros}),

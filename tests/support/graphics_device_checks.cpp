@@ -163,11 +163,15 @@ bool expect_same_product(const Device& device, DType dtype, const std::vector<in
   return on_device;
 }
 
-/// x sorted along dim on device equals x sorted on ndarray: values and positions, byte for byte.
+/// x sorted along dim on device equals x sorted on ndarray: values and positions, byte for byte;
+/// sorted by the device's kernels (none sent to the host).
 template <typename K>
 void expect_sorted_as_ndarray(const Tensor<3, K>& x, int64_t dim, bool descending,
                               const Device& device) {
+  const auto host_sorts = [] { return shader::HostRuns::counts_so_far()["sort"]; };
+  const uint64_t before = host_sorts();
   const auto [values, positions] = x.to_device(device).sort_with_indices(dim, descending);
+  EXPECT_EQ(host_sorts(), before) << "sorted on the host: " << x.shape() << " dim " << dim;
   const auto [expected_values, expected_positions] = x.sort_with_indices(dim, descending);
   EXPECT_TRUE(values.into_data() == expected_values.into_data())
       << x.shape() << " dim " << dim << (descending ? " descending" : "");
@@ -210,16 +214,25 @@ void expect_matmul_kernel_takes_every_float_case(const Device& device) {
 }
 
 void expect_sort_matches_ndarray(const Device& device) {
-  // The pattern repeats every 101 elements: ties along every lane longer than that.
+  // The pattern repeats every 101 elements: ties along every lane longer than that. Lanes of up
+  // to 2048 elements are sorted by one workgroup each, along every dim.
+  const auto sorted_as_ndarray = [&](const std::vector<int64_t>& dims, int64_t dim) {
+    for (const bool descending : {false, true}) {
+      const Tensor<3> x = patterned(dims, Device::ndarray(), 3);
+      expect_sorted_as_ndarray(x, dim, descending, device);
+      expect_sorted_as_ndarray((x * 4.0).to_int().cast(DType::I32), dim, descending, device);
+    }
+  };
   for (const std::vector<int64_t>& dims :
        {std::vector<int64_t>{3, 50, 7}, std::vector<int64_t>{1, 2048, 1},
-        std::vector<int64_t>{2, 2049, 1}, std::vector<int64_t>{4, 1, 300}})
+        std::vector<int64_t>{4, 1, 300}})
     for (int64_t dim = 0; dim < 3; ++dim)
-      for (const bool descending : {false, true}) {
-        const Tensor<3> x = patterned(dims, Device::ndarray(), 3);
-        expect_sorted_as_ndarray(x, dim, descending, device);
-        expect_sorted_as_ndarray((x * 4.0).to_int().cast(DType::I32), dim, descending, device);
-      }
+      sorted_as_ndarray(dims, dim);
+  // Longer ones (2049, 5000, 70000, six of 3000 along a middle dim) in blocks of 2048, merged.
+  for (const std::vector<int64_t>& dims :
+       {std::vector<int64_t>{2, 2049, 1}, std::vector<int64_t>{1, 5000, 1},
+        std::vector<int64_t>{1, 70000, 1}, std::vector<int64_t>{2, 3000, 3}})
+    sorted_as_ndarray(dims, 1);
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
   const Tensor<3> special = Tensor<3>::from_data(
@@ -229,6 +242,17 @@ void expect_sort_matches_ndarray(const Device& device) {
   for (int64_t dim = 0; dim < 3; ++dim)
     for (const bool descending : {false, true})
       expect_sorted_as_ndarray(special, dim, descending, device);
+  // The same values over lanes of 6000 (blocks of 2048 merged): NaNs of two signs, infinities
+  // and both zeros, each many times, among the pattern's values.
+  std::vector<float> long_special =
+      patterned({2, 6000, 1}, Device::ndarray(), 5).into_data().to_vector<float>();
+  const std::vector<float> specials = special.into_data().to_vector<float>();
+  for (std::size_t i = 0; i < long_special.size(); i += 7)
+    long_special[i] = specials[(i / 7) % specials.size()];
+  const Tensor<3> long_specials =
+      Tensor<3>::from_data(TensorData(long_special, Shape{2, 6000, 1}), Device::ndarray());
+  for (const bool descending : {false, true})
+    expect_sorted_as_ndarray(long_specials, 1, descending, device);
 }
 
 void expect_random_matches_ndarray(const Device& device) {

@@ -33,9 +33,10 @@ void expect_matmul_matches_ndarray(const Device& device);
 /// k up to the loop limit (one longer and batch dims that do not merge: the host), each equal to
 /// ndarray's product value for value.
 void expect_matmul_kernel_takes_every_float_case(const Device& device);
-/// The sort kernel against ndarray, bit for bit: lanes along every dim, of up to 2048 elements
-/// (the longest a workgroup sorts) and 2049 (the host's), ties kept in order in both directions,
-/// NaN (largest), infinities and both zeros, f32 and i32 keys.
+/// The sort kernels against ndarray, bit for bit, none sent to the host: lanes along every dim,
+/// of up to 2048 elements (the longest a workgroup sorts) and longer ones (2049, 3000, 5000,
+/// 70000: blocks merged in passes), ties kept in order in both directions, NaN (largest),
+/// infinities and both zeros, f32 and i32 keys.
 void expect_sort_matches_ndarray(const Device& device);
 /// Random tensors against ndarray seeded alike, bit for bit: default and Bernoulli draws by the
 /// kernel (probabilities that f32 does not hold exactly included, none sent to the host), uniform

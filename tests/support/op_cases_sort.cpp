@@ -113,6 +113,12 @@ std::vector<OpCase> sort_cases() {
           sort_with_indices_case("sort_with_indices/4096", 1, false, drawn({2, 4096}, kSortTies))),
       device_variant(sort_with_indices_case("sort_with_indices/past_4096", 0, true,
                                             drawn({4100, 2}, kSortTies))),
+      // Lines past a workgroup's 2048 on the GPU kernels: blocks merged in passes over memory,
+      // along the last dim and along a middle one (lines strided by the dim after it).
+      device_variant(
+          sort_with_indices_case("sort_with_indices/5000", 1, true, drawn({3, 5000}, kSortTies))),
+      device_variant(sort_with_indices_case("sort_with_indices/long_middle", 1, false,
+                                            drawn({2, 3000, 3}, kSortTies))),
       device_variant(
           sort_with_indices_case("sort_with_indices/special", 1, false, special_values())),
       device_variant(sort_with_indices_case("sort_with_indices/special_descending", 1, true,
@@ -132,6 +138,13 @@ std::vector<OpCase> sort_cases() {
       device_variant(cumulative("cumprod/long", ops::cumprod, {-2.0, 2.0, 0.0, true}, {2, 70}, 1)),
       device_variant(cumulative("cummax/dim0", ops::cummax, {}, {4, 3, 5}, 0)),
       device_variant(cumulative("cummin/long", ops::cummin, {}, {2, 1100}, -1)),
+      // Lines past the GPU kernels' 4096 (blocks, their carries, the blocks again from them),
+      // along the last dim, a middle one and the first.
+      device_variant(cumulative("cumsum/5000", ops::cumsum, {}, {2, 5000}, 1)),
+      device_variant(
+          cumulative("cumprod/4200", ops::cumprod, {-2.0, 2.0, 0.0, true}, {2, 4200}, 1)),
+      device_variant(cumulative("cummax/long_middle", ops::cummax, {}, {2, 4500, 3}, 1)),
+      device_variant(cumulative("cummin/5000", ops::cummin, {}, {5000, 2}, 0)),
       device_variant(cumulative_special("cummax/special", ops::cummax)),
       device_variant(cumulative_special("cummin/special", ops::cummin)),
       device_variant(cumulative_special("cumsum/special", ops::cumsum)),

@@ -9,6 +9,11 @@
 
 namespace ember::shader {
 
+/// a / b rounded up (b >= 1; a + b below 2^64).
+inline uint64_t ceil_div(uint64_t a, uint64_t b) {
+  return (a + b - 1) / b;
+}
+
 /// shape as [rows, n, inner] around a dim.
 struct LaneGeometry {
   uint64_t rows = 1;

@@ -60,9 +60,6 @@ struct ReduceLanes : LaneGeometry {
   /// The chunks of a lane; one for an empty lane (its sum, 0, is written by the passes).
   uint64_t chunks() const { return std::max<uint64_t>(1, ceil_div(n, chunk())); }
   uint64_t partials() const { return outputs() * chunks(); }
-
- private:
-  static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 };
 
 /// Whether the kernels take op on a dtype of which they hold: floating (a float: every op), integer

@@ -24,7 +24,7 @@
 //   index_copy_  max_binding(), max_groups(), run(dispatch, tensors): shader/index_copy.h's
 //                kernels (full, arange, cat, slice_assign, select, gather, select_assign,
 //                scatter)
-//   cumulative_  takes(op, dtype), max_binding(), max_groups(), run(dispatch, x, out):
+//   cumulative_  takes(op, dtype), max_binding(), max_groups(), run(dispatch, pass, tensors):
 //                shader/cumulative_scan.h's scan
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
@@ -143,8 +143,8 @@ class ShaderBackend : public backend::Backend {
   void end_persistent_allocations() noexcept override { self().memory_->set_persistent(false); }
 
  protected:
-  /// The reduce kernels' scratch: scratch(bytes, &range) gives a buffer of bytes (range: where it
-  /// lies), held while the returned pointer lives.
+  /// The kernels' scratch (reduce's partials, sort's pairs, the scan's carries): scratch(bytes,
+  /// &range) gives a buffer of bytes (range: where it lies), held while the returned pointer lives.
   auto scratch() {
     return [this](uint64_t bytes, Range* range) {
       auto buffer = allocate(static_cast<std::size_t>(bytes));
@@ -489,7 +489,10 @@ class ShaderBackend : public backend::Backend {
     auto out = allocate(outputs[0]);
     if (dispatch.lanes * dispatch.n == 0) return Outputs{out};
     index_copy_dispatches().fetch_add(1, std::memory_order_relaxed);
-    kernel.run(dispatch, range_of(inputs[0].buffer), out->range());
+    record_scan(dispatch, range_of(inputs[0].buffer), out->range(), scratch(),
+                [&](ScanPass pass, std::span<const Range> tensors) {
+                  kernel.run(dispatch, pass, tensors);
+                });
     return Outputs{out};
   }
 

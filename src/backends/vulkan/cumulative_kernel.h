@@ -1,5 +1,6 @@
 // The vulkan backend's cumulative sum, product, maximum and minimum along a dim: the GLSL of
-// backends/shader/cumulative_scan.h's scan (one invocation a lane, in order). Sums and products
+// backends/shader/cumulative_scan.h's passes (one invocation a lane in order, or a long lane's
+// blocks, their carries and the blocks again from their carries). Sums and products
 // of f32 and f64 accumulate in double, as ndarray's (where the device has doubles), of i32 and
 // u32 in wrapping 32-bit integers; maximum and minimum of f32, f64, i32, u32. The rest: the host.
 #pragma once
@@ -22,8 +23,10 @@ class CumulativeKernel {
   bool takes(ir::CumulativeOp op, DType dtype) const;
   uint64_t max_binding() const { return max_range_; }
   uint32_t max_groups() const { return max_groups_; }
-  /// Records dispatch from x into out (both contiguous). takes() holds.
-  void run(const shader::ScanDispatch& dispatch, const BufferRange& x, const BufferRange& out);
+  /// Records pass of dispatch on tensors (x, y, carries as the pass binds them:
+  /// shader::record_scan). takes() holds.
+  void run(const shader::ScanDispatch& dispatch, shader::ScanPass pass,
+           std::span<const BufferRange> tensors);
 
  private:
   bool float64_;

@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "backends/shader/sort_passes.h"
 
 namespace ember::vulkan {
-namespace {
+// The kernels' text, named apart from the other kernels' helpers (unity builds join the files).
+namespace sort_text {
 
 /// key(bits): the 32-bit word as the key's type; is_nan(bits) tests the word itself, so that no
 /// compiler assumption about NaN comparisons can change the order.
@@ -21,23 +23,20 @@ std::string key_functions(DType dtype) {
          "bool is_nan(uint bits) { return false; }\n";
 }
 
-/// The kernel for keys of dtype: each lane loaded padded to p[3] elements (position >= n marks
-/// padding, which sorts last), the bitonic network's stages, then the sorted elements (read from
-/// x again: every bit) and their positions.
-std::string source(DType dtype) {
-  std::string text = R"(#version 450
+/// The sources' head: the parameters, then the buffers (binding 1 on).
+std::string head(const std::string& buffers) {
+  return R"(#version 450
 // ember's vulkan sort (src/backends/vulkan/sort_kernel.cpp)
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
-layout(std430, set = 0, binding = 1) readonly buffer X { uint x[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Values { uint values[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Positions { uint positions[]; };
-shared uint words[2048];
-shared uint where_[2048];
-)";
-  text += key_functions(dtype);
-  text += R"(// Whether the element (a, at) comes before (b, bt) in the sorted lane.
-bool before(uint a, uint at, uint b, uint bt, uint n, bool descending) {
+)" + buffers;
+}
+
+/// Whether the element (a, at) comes before (b, bt) in the sorted lane (position >= n: padding,
+/// which sorts last).
+std::string before_function(DType dtype) {
+  return key_functions(dtype) +
+         R"(bool before(uint a, uint at, uint b, uint bt, uint n, bool descending) {
   if (at >= n) return false;
   if (bt >= n) return true;
   const bool a_nan = is_nan(a);
@@ -48,6 +47,15 @@ bool before(uint a, uint at, uint b, uint bt, uint n, bool descending) {
   if (descending ? less : greater) return false;
   return at < bt;
 }
+)";
+}
+
+/// A workgroup's sort of each block (a whole lane: one block) of p[3] elements (padded), p[7]
+/// blocks a lane, then write, the loop writing the sorted block's element t (t < padded, below n
+/// in the lane: origin + t).
+std::string network(DType dtype, const std::string& write) {
+  return before_function(dtype) + R"(shared uint words[2048];
+shared uint where_[2048];
 void main() {
   const uint lanes = p[0];
   const uint n = p[1];
@@ -55,18 +63,21 @@ void main() {
   const uint padded = p[3];
   const bool descending = p[4] != 0u;
   const bool wide = p[5] != 0u;
-  const uint first = gl_LocalInvocationID.x;
-  for (uint lane = gl_WorkGroupID.x; lane < lanes; lane += gl_NumWorkGroups.x) {
+  const uint blocks = p[7];
+  const uint local = gl_LocalInvocationID.x;
+  for (uint item = gl_WorkGroupID.x; item < lanes * blocks; item += gl_NumWorkGroups.x) {
+    const uint lane = item / blocks;
+    const uint origin = (item - lane * blocks) * padded;
     const uint row = lane / inner;
     const uint base = row * n * inner + (lane - row * inner);
-    for (uint t = first; t < padded; t += 256u) {
-      where_[t] = t;
-      words[t] = t < n ? x[base + t * inner] : 0u;
+    for (uint t = local; t < padded; t += 256u) {
+      where_[t] = origin + t;
+      words[t] = origin + t < n ? x[base + (origin + t) * inner] : 0u;
     }
     barrier();
     for (uint k = 2u; k <= padded; k *= 2u) {
       for (uint j = k / 2u; j > 0u; j /= 2u) {
-        for (uint t = first; t < padded; t += 256u) {
+        for (uint t = local; t < padded; t += 256u) {
           const uint u = t ^ j;
           if (u > t) {
             const bool swap = (t & k) == 0u
@@ -85,30 +96,109 @@ void main() {
         barrier();
       }
     }
-    for (uint t = first; t < n; t += 256u) {
-      const uint dest = base + t * inner;
-      values[dest] = x[base + where_[t] * inner];
-      if (wide) {
-        positions[2u * dest] = where_[t];
-        positions[2u * dest + 1u] = 0u;
-      } else {
-        positions[dest] = where_[t];
-      }
-    }
+    for (uint t = local; t < padded && origin + t < n; t += 256u) {
+)" + write +
+         R"(    }
     barrier();
   }
 }
 )";
-  return text;
 }
 
-}  // namespace
+/// A lane of at most 2048 elements, sorted by one workgroup into values (read from x again:
+/// every bit) and positions.
+std::string whole_source(DType dtype) {
+  return head(R"(layout(std430, set = 0, binding = 1) readonly buffer X { uint x[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Values { uint values[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Positions { uint positions[]; };
+)") + network(dtype, std::string(R"(      const uint dest = base + t * inner;
+      const uint at = where_[t];
+      values[dest] = x[base + at * inner];
+)") + shader::kWriteSortPosition);
+}
 
-SortKernel::SortKernel(const Features& features, KernelCache& kernels, CommandStream& stream)
+/// Each block of a long lane sorted by one workgroup into (key, position) pairs, the lane's
+/// pairs contiguous.
+std::string blocks_source(DType dtype) {
+  return head(R"(layout(std430, set = 0, binding = 1) readonly buffer X { uint x[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Pairs { uint pairs[]; };
+)") + network(dtype, R"(      const uint to = 2u * (lane * n + origin + t);
+      pairs[to] = words[t];
+      pairs[to + 1u] = where_[t];
+)");
+}
+
+/// Neighbouring sorted runs of p[6] pairs merged: each pair goes to its index in its run plus
+/// the count of the other run's pairs before it (a binary search).
+std::string merge_source(DType dtype) {
+  return head(R"(layout(std430, set = 0, binding = 1) readonly buffer From { uint from_[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer To { uint to_[]; };
+)") + before_function(dtype) +
+         R"(void main() {
+  const uint n = p[1];
+  const bool descending = p[4] != 0u;
+  const uint width = p[6];
+  const uint total = p[0] * n;
+  for (uint g = gl_GlobalInvocationID.x; g < total; g += gl_NumWorkGroups.x * 256u) {
+    const uint lane_first = g - g % n;
+    const uint i = g - lane_first;
+    const uint start = i - i % (2u * width);
+    const uint mid = start + min(width, n - start);
+    const uint stop = start + min(2u * width, n - start);
+    const bool in_first = i < mid;
+    const uint word = from_[2u * g];
+    const uint at = from_[2u * g + 1u];
+    uint low = in_first ? mid : start;
+    const uint other = low;
+    uint high = in_first ? stop : mid;
+    while (low < high) {
+      const uint middle = low + (high - low) / 2u;
+      const uint m = 2u * (lane_first + middle);
+      if (before(from_[m], from_[m + 1u], word, at, n, descending)) low = middle + 1u;
+      else high = middle;
+    }
+    const uint dest = 2u * (lane_first + start + (i - (in_first ? start : mid)) + (low - other));
+    to_[dest] = word;
+    to_[dest + 1u] = at;
+  }
+}
+)";
+}
+
+/// The sorted pairs of long lanes into values (the keys: x's words) and positions.
+std::string gather_source() {
+  return head(R"(layout(std430, set = 0, binding = 1) readonly buffer Pairs { uint pairs[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Values { uint values[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Positions { uint positions[]; };
+)") + R"(void main() {
+  const uint n = p[1];
+  const uint inner = p[2];
+  const bool wide = p[5] != 0u;
+  const uint total = p[0] * n;
+  for (uint g = gl_GlobalInvocationID.x; g < total; g += gl_NumWorkGroups.x * 256u) {
+    const uint lane = g / n;
+    const uint row = lane / inner;
+    const uint dest = row * n * inner + (lane - row * inner) + (g - lane * n) * inner;
+    const uint at = pairs[2u * g + 1u];
+    values[dest] = pairs[2u * g];
+)" + shader::kWriteSortPosition +
+         "  }\n}\n";
+}
+
+/// The kernels for keys of dtype.
+shader::SortSources sources(DType dtype) {
+  return {whole_source(dtype), blocks_source(dtype), merge_source(dtype), gather_source()};
+}
+
+}  // namespace sort_text
+
+SortKernel::SortKernel(const Features& features, KernelCache& kernels, CommandStream& stream,
+                       Scratch scratch)
     : max_range_(features.max_storage_range),
       max_groups_(features.max_groups_x),
       kernels_(kernels),
-      stream_(stream) {}
+      stream_(stream),
+      scratch_(std::move(scratch)) {}
 
 bool SortKernel::takes(const ir::Sort& sort, const ir::TensorMeta& x) const {
   return shader::sort_kernels_take(sort, x, max_range_, max_groups_);
@@ -116,11 +206,13 @@ bool SortKernel::takes(const ir::Sort& sort, const ir::TensorMeta& x) const {
 
 void SortKernel::run(const ir::Sort& sort, const BufferRange& x, const ir::TensorMeta& x_meta,
                      const BufferRange& values, const BufferRange& positions) {
-  shader::record_sort(sort, x_meta, x, values, positions, source(x_meta.dtype), max_groups_,
-                      [&](const std::string& text, std::span<const std::byte> words,
-                          std::span<const BufferRange> tensors, uint32_t groups) {
-                        stream_.dispatch(kernels_.kernel(text, 3), words, tensors, groups);
-                      });
+  shader::record_sort(
+      sort, x_meta, x, values, positions, sort_text::sources(x_meta.dtype), max_groups_, scratch_,
+      [&](const std::string& text, std::span<const std::byte> words,
+          std::span<const BufferRange> tensors, uint32_t groups) {
+        stream_.dispatch(kernels_.kernel(text, static_cast<uint32_t>(tensors.size())), words,
+                         tensors, groups);
+      });
 }
 
 }  // namespace ember::vulkan

@@ -1,10 +1,13 @@
-// The vulkan backend's stable sort along one dim: a GLSL kernel of one workgroup a lane, a bitonic
-// network over (key, position) pairs in shared memory (the geometry, the order and what it takes
-// are shared with wgpu: backends/shader/sort_passes.h). Keys of 32 bits (f32, i32, u32), lanes of
-// up to 2048 elements; the rest runs on the host.
+// The vulkan backend's stable sort along one dim: GLSL kernels of a bitonic network over (key,
+// position) pairs in shared memory, one workgroup a lane of up to 2048 elements (or a block of a
+// longer lane, then merged in passes over global memory; the passes, the geometry, the order and
+// what they take are shared with wgpu: backends/shader/sort_passes.h). Keys of 32 bits (f32, i32,
+// u32), lanes of any length the bindings hold; the rest runs on the host.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
@@ -15,7 +18,11 @@ namespace ember::vulkan {
 
 class SortKernel {
  public:
-  SortKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+  /// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while
+  /// the pointer it returns lives: a long lane's (key, position) pairs.
+  using Scratch = std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)>;
+  SortKernel(const Features& features, KernelCache& kernels, CommandStream& stream,
+             Scratch scratch);
 
   /// Whether run takes sort of x (shader::sort_kernels_take on this device).
   bool takes(const ir::Sort& sort, const ir::TensorMeta& x) const;
@@ -29,6 +36,7 @@ class SortKernel {
   uint32_t max_groups_;
   KernelCache& kernels_;
   CommandStream& stream_;
+  Scratch scratch_;
 };
 
 }  // namespace ember::vulkan

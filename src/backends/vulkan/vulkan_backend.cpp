@@ -45,7 +45,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         matmul_(context_->features(), kernels_, *stream_),
         reduce_(context_->features(), kernels_, *stream_, scratch()),
         softmax_(context_->features(), kernels_, *stream_),
-        sort_(context_->features(), kernels_, *stream_),
+        sort_(context_->features(), kernels_, *stream_, scratch()),
         random_(context_->features(), kernels_, *stream_),
         conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)),
         index_copy_(context_->features(), kernels_, *stream_),

@@ -1,11 +1,13 @@
 // The wgpu backend's cumulative sum, product, maximum and minimum along a dim: the WGSL of
-// backends/shader/cumulative_scan.h's scan (one invocation a lane, in order). Sums and products
+// backends/shader/cumulative_scan.h's passes (one invocation a lane in order, or a long lane's
+// blocks, their carries and the blocks again from their carries). Sums and products
 // of i32 and u32 in wrapping 32-bit integers (ndarray's, exactly); maximum and minimum of f32, i32,
 // u32. Sums and products of floats run on the host: ndarray accumulates them in double, which
 // WGSL does not have.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "backends/shader/cumulative_scan.h"
 #include "backends/wgpu/command_stream.h"
@@ -22,8 +24,10 @@ class CumulativeKernel {
   bool takes(ir::CumulativeOp op, DType dtype) const;
   uint64_t max_binding() const { return max_binding_; }
   uint32_t max_groups() const { return max_groups_; }
-  /// Records dispatch from x into out (both contiguous). takes() holds.
-  void run(const shader::ScanDispatch& dispatch, const BufferRange& x, const BufferRange& out);
+  /// Records pass of dispatch on tensors (x, y, carries as the pass binds them:
+  /// shader::record_scan). takes() holds.
+  void run(const shader::ScanDispatch& dispatch, shader::ScanPass pass,
+           std::span<const BufferRange> tensors);
 
  private:
   uint64_t max_binding_;

@@ -4,11 +4,13 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 
 #include "backends/shader/sort_passes.h"
 
 namespace ember::wgpu {
-namespace {
+// The kernels' text, named apart from the other kernels' helpers (unity builds join the files).
+namespace sort_text {
 
 /// key(bits): the 32-bit word as the key's type; is_nan(bits) tests the word itself (WGSL has no
 /// isNan, and may assume no NaN in float comparisons).
@@ -22,22 +24,18 @@ std::string key_functions(DType dtype) {
          "fn is_nan(bits: u32) -> bool { return false; }\n";
 }
 
-/// The kernel for keys of dtype: each lane loaded padded to p[3] elements (position >= n marks
-/// padding, which sorts last), the bitonic network's stages, then the sorted elements (read from
-/// x again: every bit) and their positions. The parameters come from a read-only buffer, so the
-/// loops around the barriers are uniform.
-std::string source(DType dtype) {
-  std::string text = R"(// ember's wgpu sort (src/backends/wgpu/sort_kernel.cpp)
+/// The sources' head: the parameters, then the buffers (binding 1 on).
+std::string head(const std::string& buffers) {
+  return R"(// ember's wgpu sort (src/backends/wgpu/sort_kernel.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read_write> x: array<u32>;
-@group(0) @binding(2) var<storage, read_write> values: array<u32>;
-@group(0) @binding(3) var<storage, read_write> positions: array<u32>;
-var<workgroup> words: array<u32, 2048>;
-var<workgroup> where_: array<u32, 2048>;
-)";
-  text += key_functions(dtype);
-  text += R"(// Whether the element (a, at) comes before (b, bt) in the sorted lane.
-fn before(a: u32, at: u32, b: u32, bt: u32, n: u32, descending: bool) -> bool {
+)" + buffers;
+}
+
+/// Whether the element (a, at) comes before (b, bt) in the sorted lane (position >= n: padding,
+/// which sorts last).
+std::string before_function(DType dtype) {
+  return key_functions(dtype) +
+         R"(fn before(a: u32, at: u32, b: u32, bt: u32, n: u32, descending: bool) -> bool {
   if (at >= n) { return false; }
   if (bt >= n) { return true; }
   let a_nan = is_nan(a);
@@ -48,6 +46,16 @@ fn before(a: u32, at: u32, b: u32, bt: u32, n: u32, descending: bool) -> bool {
   if (select(greater, less, descending)) { return false; }
   return at < bt;
 }
+)";
+}
+
+/// A workgroup's sort of each block (a whole lane: one block) of p[3] elements (padded), p[7]
+/// blocks a lane, then write, the loop writing the sorted block's element t (t < padded, below n
+/// in the lane: origin + t). The parameters come from a read-only buffer, so the loops around the
+/// barriers are uniform.
+std::string network(DType dtype, const std::string& write) {
+  return before_function(dtype) + R"(var<workgroup> words: array<u32, 2048>;
+var<workgroup> where_: array<u32, 2048>;
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(local_invocation_id) local: vec3<u32>) {
@@ -57,13 +65,16 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
   let padded = p[3];
   let descending = p[4] != 0u;
   let wide = p[5] != 0u;
-  for (var lane = group.x; lane < lanes; lane += groups.x) {
+  let blocks = p[7];
+  for (var item = group.x; item < lanes * blocks; item += groups.x) {
+    let lane = item / blocks;
+    let origin = (item - lane * blocks) * padded;
     let row = lane / inner;
     let base = row * n * inner + (lane - row * inner);
     for (var t = local.x; t < padded; t += 256u) {
-      where_[t] = t;
+      where_[t] = origin + t;
       var word = 0u;
-      if (t < n) { word = x[base + t * inner]; }
+      if (origin + t < n) { word = x[base + (origin + t) * inner]; }
       words[t] = word;
     }
     workgroupBarrier();
@@ -91,30 +102,114 @@ fn main(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups
         workgroupBarrier();
       }
     }
-    for (var t = local.x; t < n; t += 256u) {
-      let dest = base + t * inner;
-      values[dest] = x[base + where_[t] * inner];
-      if (wide) {
-        positions[2u * dest] = where_[t];
-        positions[2u * dest + 1u] = 0u;
-      } else {
-        positions[dest] = where_[t];
-      }
-    }
+    for (var t = local.x; t < padded && origin + t < n; t += 256u) {
+)" + write +
+         R"(    }
     workgroupBarrier();
   }
 }
 )";
-  return text;
 }
 
-}  // namespace
+/// A lane of at most 2048 elements, sorted by one workgroup into values (read from x again:
+/// every bit) and positions.
+std::string whole_source(DType dtype) {
+  return head(R"(@group(0) @binding(1) var<storage, read_write> x: array<u32>;
+@group(0) @binding(2) var<storage, read_write> values: array<u32>;
+@group(0) @binding(3) var<storage, read_write> positions: array<u32>;
+)") + network(dtype, std::string(R"(      let dest = base + t * inner;
+      let at = where_[t];
+      values[dest] = x[base + at * inner];
+)") + shader::kWriteSortPosition);
+}
 
-SortKernel::SortKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream)
+/// Each block of a long lane sorted by one workgroup into (key, position) pairs, the lane's
+/// pairs contiguous.
+std::string blocks_source(DType dtype) {
+  return head(R"(@group(0) @binding(1) var<storage, read_write> x: array<u32>;
+@group(0) @binding(2) var<storage, read_write> pairs: array<u32>;
+)") + network(dtype, R"(      let to = 2u * (lane * n + origin + t);
+      pairs[to] = words[t];
+      pairs[to + 1u] = where_[t];
+)");
+}
+
+/// Neighbouring sorted runs of p[6] pairs merged: each pair goes to its index in its run plus
+/// the count of the other run's pairs before it (a binary search).
+std::string merge_source(DType dtype) {
+  return head(R"(@group(0) @binding(1) var<storage, read_write> from_: array<u32>;
+@group(0) @binding(2) var<storage, read_write> to_: array<u32>;
+)") + before_function(dtype) +
+         R"(@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let n = p[1];
+  let descending = p[4] != 0u;
+  let width = p[6];
+  let total = p[0] * n;
+  for (var g = gid.x; g < total; g += groups.x * 256u) {
+    let lane_first = g - g % n;
+    let i = g - lane_first;
+    let start = i - i % (2u * width);
+    let mid = start + min(width, n - start);
+    let stop = start + min(2u * width, n - start);
+    let in_first = i < mid;
+    let word = from_[2u * g];
+    let at = from_[2u * g + 1u];
+    var low = select(start, mid, in_first);
+    let other = low;
+    var high = select(mid, stop, in_first);
+    while (low < high) {
+      let middle = low + (high - low) / 2u;
+      let m = 2u * (lane_first + middle);
+      if (before(from_[m], from_[m + 1u], word, at, n, descending)) {
+        low = middle + 1u;
+      } else {
+        high = middle;
+      }
+    }
+    let dest = 2u * (lane_first + start + (i - select(mid, start, in_first)) + (low - other));
+    to_[dest] = word;
+    to_[dest + 1u] = at;
+  }
+}
+)";
+}
+
+/// The sorted pairs of long lanes into values (the keys: x's words) and positions.
+std::string gather_source() {
+  return head(R"(@group(0) @binding(1) var<storage, read_write> pairs: array<u32>;
+@group(0) @binding(2) var<storage, read_write> values: array<u32>;
+@group(0) @binding(3) var<storage, read_write> positions: array<u32>;
+)") + R"(@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let n = p[1];
+  let inner = p[2];
+  let wide = p[5] != 0u;
+  let total = p[0] * n;
+  for (var g = gid.x; g < total; g += groups.x * 256u) {
+    let lane = g / n;
+    let row = lane / inner;
+    let dest = row * n * inner + (lane - row * inner) + (g - lane * n) * inner;
+    let at = pairs[2u * g + 1u];
+    values[dest] = pairs[2u * g];
+)" + shader::kWriteSortPosition +
+         "  }\n}\n";
+}
+
+/// The kernels for keys of dtype.
+shader::SortSources sources(DType dtype) {
+  return {whole_source(dtype), blocks_source(dtype), merge_source(dtype), gather_source()};
+}
+
+}  // namespace sort_text
+
+SortKernel::SortKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream,
+                       Scratch scratch)
     : max_binding_(adapter.limits.maxStorageBufferBindingSize),
       max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
       kernels_(kernels),
-      stream_(stream) {}
+      stream_(stream),
+      scratch_(std::move(scratch)) {}
 
 bool SortKernel::takes(const ir::Sort& sort, const ir::TensorMeta& x) const {
   return shader::sort_kernels_take(sort, x, max_binding_, max_groups_);
@@ -122,7 +217,8 @@ bool SortKernel::takes(const ir::Sort& sort, const ir::TensorMeta& x) const {
 
 void SortKernel::run(const ir::Sort& sort, const BufferRange& x, const ir::TensorMeta& x_meta,
                      const BufferRange& values, const BufferRange& positions) {
-  shader::record_sort(sort, x_meta, x, values, positions, source(x_meta.dtype), max_groups_,
+  shader::record_sort(sort, x_meta, x, values, positions, sort_text::sources(x_meta.dtype),
+                      max_groups_, scratch_,
                       [&](const std::string& text, std::span<const std::byte> words,
                           std::span<const BufferRange> tensors, uint32_t groups) {
                         stream_.dispatch(kernels_.kernel(text), words, tensors, groups);

@@ -1,10 +1,13 @@
-// The wgpu backend's stable sort along one dim: a WGSL kernel of one workgroup a lane, a bitonic
-// network over (key, position) pairs in workgroup memory (the geometry, the order and what it
-// takes are shared with vulkan: backends/shader/sort_passes.h). Keys of 32 bits (f32, i32, u32),
-// lanes of up to 2048 elements; the rest runs on the host.
+// The wgpu backend's stable sort along one dim: WGSL kernels of a bitonic network over (key,
+// position) pairs in workgroup memory, one workgroup a lane of up to 2048 elements (or a block of
+// a longer lane, then merged in passes over global memory; the passes, the geometry, the order
+// and what they take are shared with vulkan: backends/shader/sort_passes.h). Keys of 32 bits
+// (f32, i32, u32), lanes of any length the bindings hold; the rest runs on the host.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
@@ -15,7 +18,10 @@ namespace ember::wgpu {
 
 class SortKernel {
  public:
-  SortKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
+  /// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while
+  /// the pointer it returns lives: a long lane's (key, position) pairs.
+  using Scratch = std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)>;
+  SortKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream, Scratch scratch);
 
   /// Whether run takes sort of x (shader::sort_kernels_take on this device).
   bool takes(const ir::Sort& sort, const ir::TensorMeta& x) const;
@@ -29,6 +35,7 @@ class SortKernel {
   uint32_t max_groups_;
   KernelCache& kernels_;
   CommandStream& stream_;
+  Scratch scratch_;
 };
 
 }  // namespace ember::wgpu
