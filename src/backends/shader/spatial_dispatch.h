@@ -8,9 +8,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "ember/dtype.h"
@@ -68,6 +70,12 @@ inline std::optional<SpatialGroups> spatial_groups(uint64_t workgroups, uint32_t
 inline std::optional<SpatialGroups> groups_per_element(uint64_t elements, uint32_t max_groups) {
   return spatial_groups((elements + kSpatialWorkgroup - 1) / kSpatialWorkgroup, max_groups);
 }
+
+/// How a backend records one of these kernels: dispatch(source, words, tensors, groups_x,
+/// groups_y), its parameter block at binding 0, tensors at 1 and on.
+template <typename Range>
+using SpatialDispatch = std::function<void(const std::string&, std::span<const std::byte>,
+                                           std::span<const Range>, uint32_t, uint32_t)>;
 
 /// The spatial extents of shape [N, C, *spatial] as three, front-padded with 1.
 inline std::array<uint64_t, 3> spatial3(const Shape& shape) {
