@@ -100,10 +100,11 @@ void expect_case(const Case& c, const Device& device, DType dtype, bool kernels_
             values_of(y, false), dtype, device, on_device);
 }
 
-void expect_all(const Device& device, bool f64_kernels) {
+void expect_all(const Device& device, bool f64_kernels, bool f16_kernels) {
   for (const Case& c : cases()) {
     expect_case(c, device, DType::F32, true);
     if (device.supports_dtype(DType::F64)) expect_case(c, device, DType::F64, f64_kernels);
+    if (device.supports_dtype(DType::F16)) expect_case(c, device, DType::F16, f16_kernels);
   }
   // 2^17 outputs read each of the 2 inputs: more than an invocation of the gradient loops over.
   const Case wide{
@@ -117,8 +118,9 @@ void expect_all(const Device& device, bool f64_kernels) {
 
 }  // namespace interpolate_checks
 
-void expect_interpolate_kernels_match_ndarray(const Device& device, bool f64_kernels) {
-  interpolate_checks::expect_all(device, f64_kernels);
+void expect_interpolate_kernels_match_ndarray(const Device& device, bool f64_kernels,
+                                              bool f16_kernels) {
+  interpolate_checks::expect_all(device, f64_kernels, f16_kernels);
 }
 
 }  // namespace ember::test

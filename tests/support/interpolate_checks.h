@@ -12,8 +12,10 @@ namespace ember::test {
 /// mode (nearest, linear, cubic), align_corners on and off, sizes and scale factors, up and down
 /// sampling, 1 to 3 spatial dims, NaN and infinities in x; the cases the kernels take ran on them
 /// (HostRuns unchanged), the others (a gradient with more outputs reading one input element than
-/// an invocation may loop over, an empty batch) on the host. f32, and f64 too where f64_kernels
-/// (the device's kernels compute it).
-void expect_interpolate_kernels_match_ndarray(const Device& device, bool f64_kernels);
+/// an invocation may loop over, an empty batch) on the host. f32, and f64 and f16 where the
+/// device supports them: on its kernels where f64_kernels and f16_kernels say they compute them,
+/// else on the host.
+void expect_interpolate_kernels_match_ndarray(const Device& device, bool f64_kernels,
+                                              bool f16_kernels);
 
 }  // namespace ember::test

@@ -45,9 +45,9 @@ constexpr uint32_t kNearestTaps = 0;
 constexpr uint32_t kLinearTaps = 1;
 constexpr uint32_t kCubicTaps = 2;
 
-/// A backend's kernel sources of Interpolate and InterpolateGrad for the tensors' dtype (f32, or
-/// f64 where the limits say the device computes it); the words are InterpolateGeometry's, the
-/// input bound at 1, the output at 2.
+/// A backend's kernel sources of Interpolate and InterpolateGrad for the tensors' dtype (f32, and
+/// f64 and f16 where the limits say the device computes them); the words are InterpolateGeometry's,
+/// the input bound at 1, the output at 2.
 class InterpolateSources {
  public:
   virtual ~InterpolateSources() = default;
@@ -159,14 +159,14 @@ struct InterpolateDispatch {
 };
 
 /// Interpolate's dispatch of op from x into y (one invocation an output element, at most 4 x 4
-/// taps); nullopt where the kernel does not take it (spatial_tensors_fit, a ratio that is not
-/// finite).
+/// taps); nullopt where the kernel does not take it (spatial_tensors_fit, f16 included; a ratio
+/// that is not finite).
 inline std::optional<InterpolateDispatch> interpolate_dispatch(const SpatialLimits& limits,
                                                                const ir::Interpolate& op,
                                                                const ir::TensorMeta& x,
                                                                const ir::TensorMeta& y) {
   const ir::TensorMeta metas[] = {x, y};
-  if (!spatial_tensors_fit(limits, metas)) return std::nullopt;
+  if (!spatial_tensors_fit(limits, metas, true)) return std::nullopt;
   const InterpolateGeometry g = InterpolateGeometry::of(op, x.shape, y.shape, x.dtype);
   const auto count = static_cast<uint64_t>(y.shape.num_elements());
   const std::optional<SpatialGroups> groups = groups_per_element(count, limits.max_groups);
@@ -181,7 +181,7 @@ inline std::optional<InterpolateDispatch> interpolate_grad_dispatch(
     const SpatialLimits& limits, const ir::InterpolateGrad& op, const ir::TensorMeta& grad_output,
     const ir::TensorMeta& dx) {
   const ir::TensorMeta metas[] = {grad_output, dx};
-  if (!spatial_tensors_fit(limits, metas)) return std::nullopt;
+  if (!spatial_tensors_fit(limits, metas, true)) return std::nullopt;
   const ir::Interpolate& forward = op.interpolate;
   const InterpolateGeometry g =
       InterpolateGeometry::of(forward, dx.shape, grad_output.shape, dx.dtype);

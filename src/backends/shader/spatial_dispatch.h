@@ -29,22 +29,27 @@ constexpr uint64_t kSpatialWorkgroup = 256;
 constexpr uint64_t kMaxLoopTurns = 60000;
 
 /// What a device's kernels can take: the bytes one binding reaches, the workgroups along x of
-/// one dispatch, whether f64 computes (f32 always does), and whether the tiled convolution
+/// one dispatch, whether f64 computes (f32 always does), whether the tiled convolution
 /// kernel runs the convolutions it takes (conv_passes.h; conv_pool_kernels.h's
-/// tiled_conv_on says where).
+/// tiled_conv_on says where), and whether kernels that take f16 (the interpolation kernels) may
+/// store and compute it.
 struct SpatialLimits {
   uint64_t max_binding = 0;
   uint32_t max_groups = 0;
   bool float64 = false;
   bool tiled_conv = false;
+  bool float16 = false;
 };
 
-/// Whether every tensor of metas is of one dtype the device computes, not empty, within one
-/// binding and of fewer than 2^31 elements (the kernels count in 32 bits).
-inline bool spatial_tensors_fit(const SpatialLimits& limits,
-                                std::span<const ir::TensorMeta> metas) {
+/// Whether every tensor of metas is of one dtype the device computes (f16 only for a kernel that
+/// takes_float16), not empty, within one binding and of fewer than 2^31 elements (the kernels
+/// count in 32 bits).
+inline bool spatial_tensors_fit(const SpatialLimits& limits, std::span<const ir::TensorMeta> metas,
+                                bool takes_float16 = false) {
   const DType dtype = metas[0].dtype;
-  if (dtype != DType::F32 && !(dtype == DType::F64 && limits.float64)) return false;
+  if (dtype != DType::F32 && !(dtype == DType::F64 && limits.float64) &&
+      !(dtype == DType::F16 && takes_float16 && limits.float16))
+    return false;
   for (const ir::TensorMeta& meta : metas) {
     const auto elements = static_cast<uint64_t>(meta.shape.num_elements());
     if (meta.dtype != dtype || elements == 0 || elements >= (uint64_t{1} << 31) ||

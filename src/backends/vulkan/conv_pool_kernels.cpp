@@ -9,8 +9,8 @@
 namespace ember::vulkan {
 
 std::string spatial_header(const std::string& type, const std::string& accumulator,
-                           const std::string& workgroup) {
-  return "#version 450\n"
+                           const std::string& workgroup, const std::string& extensions) {
+  return "#version 450\n" + extensions +
          "// ember's vulkan convolution, pooling or interpolation\n"
          "#define T " +
          type + "\n#define A " + accumulator + "\nlayout(" + workgroup + ") in;" + R"(
@@ -444,7 +444,8 @@ class GlslSources final : public shader::ConvPoolSources {
 shader::SpatialLimits spatial_limits(const PhysicalDevice& physical) {
   const Features& features = physical.features;
   return {features.max_storage_range, features.max_groups_x, features.float64,
-          shader::tiled_conv_on(physical.kind.type() == DeviceKind::Type::Cpu)};
+          shader::tiled_conv_on(physical.kind.type() == DeviceKind::Type::Cpu),
+          features.float16 && features.storage16};
 }
 
 shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream) {

@@ -17,11 +17,13 @@ namespace ember::vulkan {
 
 using ConvPoolKernels = shader::ConvPoolKernels<BufferRange>;
 
-/// The start of every convolution, pooling and interpolation kernel: T the tensors' type, A the
-/// accumulator's, the workgroup, the parameter block (binding 0), element() (the element an
-/// invocation writes) and split() (an element's spatial position).
+/// The start of every convolution, pooling and interpolation kernel: the version, extensions
+/// (#extension lines, which must come first), T the tensors' type, A the accumulator's, the
+/// workgroup, the parameter block (binding 0), element() (the element an invocation writes) and
+/// split() (an element's spatial position).
 std::string spatial_header(const std::string& type, const std::string& accumulator,
-                           const std::string& workgroup = "local_size_x = 256");
+                           const std::string& workgroup = "local_size_x = 256",
+                           const std::string& extensions = "");
 /// A storage buffer at binding of those kernels, an array name[] of elem.
 std::string spatial_buffer(int binding, const std::string& access, const std::string& elem,
                            const std::string& name);

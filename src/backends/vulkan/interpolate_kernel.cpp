@@ -186,13 +186,24 @@ class GlslSources final : public shader::InterpolateSources {
   }
 
  private:
-  static std::string type_of(DType dtype) { return dtype == DType::F64 ? "double" : "float"; }
+  /// The tensors' type; f16 is stored as float16_t.
+  static std::string type_of(DType dtype) {
+    if (dtype == DType::F16) return "float16_t";
+    return dtype == DType::F64 ? "double" : "float";
+  }
 
-  /// The parameter block and the types: sums in double where the device has it.
+  /// The parameter block and the types: coordinates in ndarray's compute type (f32 for f16),
+  /// sums in double where the device has it.
   std::string header(DType dtype) const {
     const std::string type = type_of(dtype);
-    return spatial_header(type, doubles_ ? "double" : type) + "#define F " + type + "\n" +
-           (dtype == DType::F64 ? "#define F64 1\n" : "");
+    const std::string coordinates = dtype == DType::F64 ? "double" : "float";
+    const std::string extensions =
+        dtype == DType::F16 ? "#extension GL_EXT_shader_explicit_arithmetic_types_float16 : "
+                              "require\n#extension GL_EXT_shader_16bit_storage : require\n"
+                            : "";
+    return spatial_header(type, doubles_ ? "double" : coordinates, "local_size_x = 256",
+                          extensions) +
+           "#define F " + coordinates + "\n" + (dtype == DType::F64 ? "#define F64 1\n" : "");
   }
 
   bool doubles_;
