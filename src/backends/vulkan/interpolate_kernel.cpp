@@ -92,18 +92,25 @@ Taps taps(uint a, int o) {
   }
   return result;
 }
+// Element e's spatial position in the extents at p[at]; base: where its sample and channel start
+// in the other tensor, of the extents at p[other].
+ivec3 locate(uint e, uint at, uint other, out uint base) {
+  uint plane;
+  const ivec3 position = split(e, at, plane);
+  base = plane * p[other] * p[other + 1u] * p[other + 2u];
+  return position;
+}
 )";
 
 constexpr const char* kForward = R"(
 void main() {
   const uint e = element();
   if (e >= p[0]) return;
-  uint plane;
-  const ivec3 o = split(e, 5u, plane);
+  uint base;
+  const ivec3 o = locate(e, 5u, 2u, base);
   const Taps ta = taps(0u, o.x);
   const Taps tb = taps(1u, o.y);
   const Taps tc = taps(2u, o.z);
-  const uint base = plane * p[2] * p[3] * p[4];
   A sum = A(0);
   for (int i = 0; i < ta.count; ++i) {
     for (int j = 0; j < tb.count; ++j) {
@@ -152,12 +159,11 @@ A weight_on(uint a, int o, int i) {
 void main() {
   const uint e = element();
   if (e >= p[0]) return;
-  uint plane;
-  const ivec3 i = split(e, 2u, plane);
+  uint base;
+  const ivec3 i = locate(e, 2u, 5u, base);
   const ivec2 ra = readers(0u, i.x);
   const ivec2 rb = readers(1u, i.y);
   const ivec2 rc = readers(2u, i.z);
-  const uint base = plane * p[5] * p[6] * p[7];
   A sum = A(0);
   for (int oa = ra.x; oa < ra.y; ++oa) {
     const A wa = weight_on(0u, oa, i.x);

@@ -74,16 +74,23 @@ fn taps(a: u32, o: i32) -> Taps {
   }
   return result;
 }
+// Element e's spatial position in the extents at p[at]; base: where its sample and channel start
+// in the other tensor, of the extents at p[other].
+struct Located { position: vec3<i32>, base: u32 }
+fn locate(e: u32, at: u32, other: u32) -> Located {
+  let here = split(e, at);
+  return Located(here.position, here.rest * p[other] * p[other + 1u] * p[other + 2u]);
+}
 )";
 
 constexpr const char* kForwardBody = R"(  let e = element(gid, groups);
   if (e >= p[0]) { return; }
-  let here = split(e, 5u);
+  let here = locate(e, 5u, 2u);
   let o = here.position;
+  let base = here.base;
   var ta = taps(0u, o.x);
   var tb = taps(1u, o.y);
   var tc = taps(2u, o.z);
-  let base = here.rest * p[2] * p[3] * p[4];
   var sum = 0.0f;
   for (var i = 0; i < ta.count; i++) {
     for (var j = 0; j < tb.count; j++) {
@@ -137,12 +144,12 @@ fn weight_on(a: u32, o: i32, i: i32) -> f32 {
 
 constexpr const char* kGradientBody = R"(  let e = element(gid, groups);
   if (e >= p[0]) { return; }
-  let here = split(e, 2u);
+  let here = locate(e, 2u, 5u);
   let i = here.position;
+  let base = here.base;
   let ra = readers(0u, i.x);
   let rb = readers(1u, i.y);
   let rc = readers(2u, i.z);
-  let base = here.rest * p[5] * p[6] * p[7];
   var sum = 0.0f;
   for (var oa = ra.x; oa < ra.y; oa++) {
     let wa = weight_on(0u, oa, i.x);
