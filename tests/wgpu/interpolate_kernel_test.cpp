@@ -1,5 +1,5 @@
 // The wgpu device's interpolation kernels against ndarray (the checks shared with vulkan,
-// tests/support/interpolate_checks.h); f32 only on the kernels (WGSL has no f64; f16 on the host).
+// tests/support/interpolate_checks.h): f32 and f16 on the kernels (WGSL has no f64: the host).
 #include <gtest/gtest.h>
 
 #include "ember/device.h"
@@ -12,7 +12,7 @@ namespace {
 TEST(WgpuInterpolateKernels, MatchNdarrayAndRunOnTheDeviceWhereTheyTakeTheCase) {
   const Devices devices = Device::enumerate(DeviceType::Wgpu);
   if (devices.empty()) GTEST_SKIP() << "no WebGPU adapter on this machine (scripts/install-deps)";
-  expect_interpolate_kernels_match_ndarray(devices[0], false, false);
+  expect_interpolate_kernels_match_ndarray(devices[0], false, true);
 }
 
 }  // namespace

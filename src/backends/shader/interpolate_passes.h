@@ -187,8 +187,11 @@ inline std::optional<InterpolateDispatch> interpolate_grad_dispatch(
       InterpolateGeometry::of(forward, dx.shape, grad_output.shape, dx.dtype);
   const auto count = static_cast<uint64_t>(dx.shape.num_elements());
   const std::optional<SpatialGroups> groups = groups_per_element(count, limits.max_groups);
+  // wgpu's kernel writes f16 two elements an invocation (a word of them).
+  const uint64_t elements_per_invocation = dx.dtype == DType::F16 ? 2 : 1;
   if (!g.ratios_finite() || !groups ||
-      g.gradient_turns(gradient_reach(forward, dx.shape, grad_output.shape, dx.dtype)) >
+      elements_per_invocation *
+              g.gradient_turns(gradient_reach(forward, dx.shape, grad_output.shape, dx.dtype)) >
           kMaxLoopTurns)
     return std::nullopt;
   return InterpolateDispatch{*groups, g.words(count, dx.dtype)};

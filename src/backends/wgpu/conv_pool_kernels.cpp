@@ -412,7 +412,7 @@ class WgslSources final : public shader::ConvPoolSources {
 shader::SpatialLimits spatial_limits(const Adapter& adapter) {
   return {adapter.limits.maxStorageBufferBindingSize,
           adapter.limits.maxComputeWorkgroupsPerDimension, false,
-          shader::tiled_conv_on(adapter.kind.type() == DeviceKind::Type::Cpu)};
+          shader::tiled_conv_on(adapter.kind.type() == DeviceKind::Type::Cpu), true};
 }
 
 shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream) {

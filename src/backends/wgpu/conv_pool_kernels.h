@@ -25,7 +25,8 @@ std::string spatial_buffer(int binding, const std::string& elem, const std::stri
 /// Their entry point, of workgroups of size (a WGSL attribute's list); its body follows.
 std::string spatial_entry(const std::string& size);
 
-/// What adapter's convolution, pooling and interpolation kernels can take (f32 only).
+/// What adapter's convolution, pooling and interpolation kernels can take: f32, and f16 where
+/// a kernel takes it (stored two to a word, computed in f32).
 shader::SpatialLimits spatial_limits(const Adapter& adapter);
 /// Those kernels' dispatch: compiled by kernels, recorded into stream.
 shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream);

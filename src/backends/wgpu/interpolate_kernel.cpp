@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backends/wgpu/conv_pool_kernels.h"
+#include "codegen/wgsl_program.h"
 
 namespace ember::wgpu {
 // The kernels' text, named apart from the other kernels' helpers (unity builds join the files).
@@ -83,8 +84,9 @@ fn locate(e: u32, at: u32, other: u32) -> Located {
 }
 )";
 
-constexpr const char* kForwardBody = R"(  let e = element(gid, groups);
-  if (e >= p[0]) { return; }
+// The value of output element e: its taps' products, summed.
+constexpr const char* kForwardValue = R"(
+fn value(e: u32) -> f32 {
   let here = locate(e, 5u, 2u);
   let o = here.position;
   let base = here.base;
@@ -97,11 +99,11 @@ constexpr const char* kForwardBody = R"(  let e = element(gid, groups);
       let wab = ta.weight[i] * tb.weight[j];
       let row = base + u32((ta.index[i] * i32(p[3]) + tb.index[j]) * i32(p[4]));
       for (var k = 0; k < tc.count; k++) {
-        sum += wab * tc.weight[k] * x[row + u32(tc.index[k])];
+        sum += wab * tc.weight[k] * load(row + u32(tc.index[k]));
       }
     }
   }
-  y[e] = sum;
+  return sum;
 }
 )";
 
@@ -142,8 +144,9 @@ fn weight_on(a: u32, o: i32, i: i32) -> f32 {
 }
 )";
 
-constexpr const char* kGradientBody = R"(  let e = element(gid, groups);
-  if (e >= p[0]) { return; }
+// The value of input element e of the gradient: the gradients of the outputs reading it, weighed.
+constexpr const char* kGradientValue = R"(
+fn value(e: u32) -> f32 {
   let here = locate(e, 2u, 5u);
   let i = here.position;
   let base = here.base;
@@ -157,24 +160,48 @@ constexpr const char* kGradientBody = R"(  let e = element(gid, groups);
       let wab = wa * weight_on(1u, ob, i.y);
       let row = base + u32((oa * i32(p[6]) + ob) * i32(p[7]));
       for (var oc = rc.x; oc < rc.y; oc++) {
-        sum += wab * weight_on(2u, oc, i.z) * dy[row + u32(oc)];
+        sum += wab * weight_on(2u, oc, i.z) * load(row + u32(oc));
       }
     }
   }
-  dx[e] = sum;
+  return sum;
+}
+)";
+
+// f32: an invocation an element. f16, packed two to a word (the first the low half, as wgpu's
+// other kernels store it): an invocation a word, each half rounded to nearest even from f32.
+constexpr const char* kStoreF32 = R"(  let e = element(gid, groups);
+  if (e >= p[0]) { return; }
+  dst[e] = value(e);
+}
+)";
+constexpr const char* kStoreF16 = R"(  let w = element(gid, groups);
+  let e = 2u * w;
+  if (e >= p[0]) { return; }
+  var high = 0u;
+  if (e + 1u < p[0]) { high = ember_f16_bits(value(e + 1u)); }
+  dst[w] = ember_f16_bits(value(e)) | (high << 16u);
 }
 )";
 
 class WgslSources final : public shader::InterpolateSources {
  public:
-  std::string forward(DType /*dtype*/) const override {
-    return std::string(kSpatialHeader) + spatial_buffer(1, "f32", "x") +
-           spatial_buffer(2, "f32", "y") + kTaps + spatial_entry("256") + kForwardBody;
+  std::string forward(DType dtype) const override { return kernel(dtype, kForwardValue); }
+  std::string gradient(DType dtype) const override {
+    return kernel(dtype, std::string(kGradient) + kGradientValue);
   }
-  std::string gradient(DType /*dtype*/) const override {
-    return std::string(kSpatialHeader) + spatial_buffer(1, "f32", "dy") +
-           spatial_buffer(2, "f32", "dx") + kTaps + kGradient + spatial_entry("256") +
-           kGradientBody;
+
+ private:
+  /// The kernel whose value(e) is value's, over src into dst of dtype (f32, or f16 packed).
+  static std::string kernel(DType dtype, const std::string& value) {
+    const bool half = dtype == DType::F16;
+    const std::string element = half ? "u32" : "f32";
+    std::string text = std::string(kSpatialHeader) + spatial_buffer(1, element, "src") +
+                       spatial_buffer(2, element, "dst");
+    text += half ? "fn load(i: u32) -> f32 { return unpack2x16float(src[i >> 1u])[i & 1u]; }\n"
+                 : "fn load(i: u32) -> f32 { return src[i]; }\n";
+    if (half) text += codegen::wgsl_f16_bits_helper();
+    return text + kTaps + value + spatial_entry("256") + (half ? kStoreF16 : kStoreF32);
   }
 };
 
