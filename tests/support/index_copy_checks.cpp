@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/shader/host_runs.h"
 #include "backends/shader/index_copy.h"
 #include "ember/error.h"
 #include "ember/slice.h"
@@ -69,12 +70,46 @@ void expect_same(const std::string& what, const Device& device, bool on_device,
   }
 }
 
+/// Values of full that dtype holds, each converted its own way: floats rounded (0.1 in f16 and
+/// f32, 2^40 + 1 in f32, 1e10 to f16's infinity), NaN; an integer dtype's largest value (both
+/// words of an 8-byte one), a negative one, an integral float, a bool.
+std::vector<Scalar> full_values(DType dtype) {
+  if (is_float(dtype))
+    return {Scalar(0.1),
+            Scalar(-2.7),
+            Scalar((int64_t{1} << 40) + 1),
+            Scalar(1e10),
+            Scalar(std::numeric_limits<double>::quiet_NaN()),
+            Scalar(true)};
+  if (dtype == DType::Bool) return {Scalar(false), Scalar(true), Scalar(1.0), Scalar(int64_t{0})};
+  const int bits = static_cast<int>(8 * dtype_size(dtype)) - (is_unsigned_int(dtype) ? 0 : 1);
+  const int64_t largest = bits >= 63 ? std::numeric_limits<int64_t>::max()
+                                     : static_cast<int64_t>((uint64_t{1} << bits) - 1);
+  std::vector<Scalar> values = {Scalar(largest), Scalar(100.0), Scalar(true)};
+  if (!is_unsigned_int(dtype)) values.push_back(Scalar(int64_t{-3}));
+  return values;
+}
+
+/// full of full_values over 3 x 37 elements (odd: 1- and 2-byte elements share their last word)
+/// and over one: ndarray's bits, by the Fill kernel alone (no host run).
+void check_full(const Device& device, DType dtype) {
+  const std::string name(dtype_name(dtype));
+  const uint64_t host_runs = shader::HostRuns::counts_so_far()["full"];
+  for (const Scalar& value : full_values(dtype)) {
+    for (const Shape& shape : {Shape{3, 37}, Shape{1}}) {
+      expect_same("full " + name + " of " + std::to_string(value.as_double()), device, true,
+                  [&](const Device& d) {
+                    return ops::full(shape, value, TensorCreationOptions(d).with_dtype(dtype),
+                                     kind_of(dtype));
+                  });
+    }
+  }
+  EXPECT_EQ(shader::HostRuns::counts_so_far()["full"], host_runs) << "full " << name << ": host";
+}
+
 void check_full_cat_slice_assign(const Device& device, DType dtype) {
   const std::string name(dtype_name(dtype));
-  expect_same("full " + name, device, true, [&](const Device& d) {
-    return ops::full(Shape{3, 37}, Scalar(int64_t{1}), TensorCreationOptions(d).with_dtype(dtype),
-                     kind_of(dtype));
-  });
+  check_full(device, dtype);
   for (int64_t dim = 0; dim < 3; ++dim) {
     expect_same("cat dim " + std::to_string(dim) + " " + name, device, true, [&](const Device& d) {
       std::vector<int64_t> a = {3, 5, 7}, empty = a, c = a;

@@ -7,9 +7,10 @@
 
 namespace ember::test {
 
-/// Each op (arange on the integer dtypes) and the cumulative ops on every dtype device supports,
-/// against ndarray bit for bit, on the edges: odd sizes, an empty part, stepped slices, the
-/// first, middle and last dim, 32- and 64-bit indices with duplicates, NaN and infinities, long
+/// Each op (arange on the integer dtypes; full of values each dtype rounds, truncates or holds
+/// exactly, by the Fill kernel with no host run) and the cumulative ops on every dtype device
+/// supports, against ndarray bit for bit, on the edges: odd sizes, an empty part, stepped slices,
+/// the first, middle and last dim, 32- and 64-bit indices with duplicates, NaN and infinities, long
 /// lanes; every case the kernels take counted as run on the device, the others (an add on f16, a
 /// lane past the scan's longest) as run on the host. doubles: whether the device computes in
 /// double (its f64, and its float cumulative sums and products, which ndarray accumulates in

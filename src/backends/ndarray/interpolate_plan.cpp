@@ -123,6 +123,12 @@ std::vector<DimPlan> plans_for(const ir::Interpolate& op, const Shape& input, co
                              : plans_in<float>(op, input, output);
 }
 
+double source_ratio(const ir::Interpolate& op, std::size_t dim, int64_t in, int64_t out,
+                    DType dtype) {
+  return dtype == DType::F64 ? source_ratio<double>(op, dim, in, out)
+                             : static_cast<double>(source_ratio<float>(op, dim, in, out));
+}
+
 std::vector<std::size_t> pass_order(const std::vector<DimPlan>& plans, bool transposed) {
   std::vector<std::size_t> order(plans.size());
   for (std::size_t k = 0; k < order.size(); ++k)

@@ -47,6 +47,14 @@ struct DimPlan {
 std::vector<DimPlan> plans_for(const ir::Interpolate& op, const Shape& input, const Shape& output,
                                DType dtype);
 
+/// The input coordinates per output index of spatial dim dim (from in to out indices): (in - 1) /
+/// (out - 1) with align_corners, else 1 / scale when a scale factor is given, else in / out;
+/// computed in the precision of dtype's compute_t, as the plans compute it (so float's value,
+/// widened, for all but f64). Kernels that find their taps themselves (the shader backends') start
+/// from it.
+double source_ratio(const ir::Interpolate& op, std::size_t dim, int64_t in, int64_t out,
+                    DType dtype);
+
 /// The order to run the passes of plans in (dims, as indices into plans): those that shrink
 /// their dim first, then those that grow it, each group in dim order (the gradient's transposed
 /// passes, from out to in, in reverse dim order). Each pass resamples one dim on its own, so any

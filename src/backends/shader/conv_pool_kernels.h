@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -68,8 +67,7 @@ template <typename Range>
 class ConvPoolKernels {
  public:
   /// dispatch(source, words, tensors, groups_x, groups_y) records one kernel.
-  using Dispatch = std::function<void(const std::string&, std::span<const std::byte>,
-                                      std::span<const Range>, uint32_t, uint32_t)>;
+  using Dispatch = SpatialDispatch<Range>;
 
   ConvPoolKernels(SpatialLimits limits, std::unique_ptr<const ConvPoolSources> sources,
                   Dispatch dispatch)

@@ -1,10 +1,10 @@
-// The shader backends' kernels of data movement and indexing (full, cat, slice_assign, select,
-// gather, select_assign, scatter), written once: which kernel, its parameter words and its
+// The shader backends' kernels of data movement and indexing (full, arange, cat, slice_assign,
+// select, gather, select_assign, scatter), written once: which kernel, its parameter words and its
 // invocations for each op. Only the kernels' sources differ between vulkan and wgpu
 // (index_copy_kernel.cpp of each). Every kernel sees its tensors as arrays of 32-bit words and
 // moves elements as bits: a 4-byte element is a word, an 8-byte one two, a 1- or 2-byte one a
 // part of a word, written by atomicAnd and atomicOr (so neighbours written by other invocations
-// stay intact, and no 8- or 16-bit storage is needed). Three kernels:
+// stay intact, and no 8- or 16-bit storage is needed). The kernels:
 //   Copy          dst[to(c)] = src[from(c)] for each c of a walked shape, from and to an offset
 //                 plus c's dot product with strides; with an index tensor, from also adds
 //                 index[at(c)] times a stride (select, gather);
@@ -16,16 +16,20 @@
 //                 of bounds;
 //   Arange        d[i] = start + i * step, for start, end and step within 32-bit integers: every
 //                 value then fits one, so 32-bit wrapping arithmetic gives it exactly (its low
-//                 word; the high word of an 8-byte element is the sign's).
+//                 word; the high word of an 8-byte element is the sign's);
+//   Fill          d[i] = the value's bits (full), which travel in the parameter words: converted
+//                 to the dtype on the host once, by ndarray's conversion (scalar_as).
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "backends/ndarray/element.h"
 #include "ember/dtype.h"
 #include "ember/shape.h"
 #include "ir/ops.h"
@@ -40,7 +44,7 @@ constexpr std::size_t kIndexCopyMaxRank = 8;
 /// loops after 65535 turns in all, silently.
 constexpr uint64_t kIndexCopyMaxTurns = 60000;
 
-enum class IndexCopyKind : uint8_t { Copy, Update, CheckIndices, Arange };
+enum class IndexCopyKind : uint8_t { Copy, Update, CheckIndices, Arange, Fill };
 /// The most index reads an Update may make (x's elements times the length of the index lane):
 /// each output element walks the whole lane, so a long lane over a large x (an embedding's
 /// gradient) costs the device more than the host's one pass over the values; it goes there.
@@ -66,6 +70,7 @@ struct IndexCopySources {
   Source update;
   Source check_indices;
   Source arange;
+  Source fill;
 
   std::string of(const IndexCopyKey& key) const {
     switch (key.kind) {
@@ -77,6 +82,8 @@ struct IndexCopySources {
         return check_indices(key);
       case IndexCopyKind::Arange:
         return arange(key);
+      case IndexCopyKind::Fill:
+        return fill(key);
     }
     return {};
   }
@@ -102,7 +109,8 @@ struct IndexCopyDispatch {
 // word 8). Of Update: n (x's elements), rank, dim, K (the length along dim of indices), then x's
 // dims, the bounds of the other dims (a position past one has no values element), the index's
 // strides and values' strides. Of CheckIndices: n, size. Of Arange: n, start, step (as the bits
-// of 32-bit integers).
+// of 32-bit integers). Of Fill: n, the value's low word and its high word (an 8-byte element's;
+// a 1- or 2-byte element is the low bits of the low word).
 constexpr uint32_t kWordsHead = 8;
 
 /// The element (or index element) bytes the kernels move: 1, 2, 4, 8.
@@ -183,13 +191,6 @@ struct CopyWalk {
 inline CopyWalk contiguous_copy(const Shape& shape) {
   const std::vector<int64_t> strides = shape.contiguous_strides();
   return {shape, 0, strides, 0, strides, std::nullopt, 0, {}};
-}
-
-/// Full: the one element at from written over shape.
-inline CopyWalk full_copy(const Shape& shape) {
-  return {
-      shape, 0, std::vector<int64_t>(shape.rank(), 0), 0, shape.contiguous_strides(), std::nullopt,
-      0,     {}};
 }
 
 /// Cat: part (contiguous) into out's window starting at position along dim.
@@ -294,6 +295,21 @@ inline std::optional<IndexCopyDispatch> arange_dispatch(const ir::Arange& arange
   d.elements = n;
   d.words = {static_cast<uint32_t>(n), static_cast<uint32_t>(arange.start),
              static_cast<uint32_t>(arange.step)};
+  return d;
+}
+
+/// Fill of n elements of full's dtype (moves_dtype) with its value, ndarray's conversion of it.
+inline IndexCopyDispatch fill_dispatch(const ir::Full& full, uint64_t n) {
+  IndexCopyDispatch d;
+  d.key = {IndexCopyKind::Fill, static_cast<uint32_t>(dtype_size(full.dtype)), 0, Combine::Assign};
+  d.elements = n;
+  uint32_t bits[2] = {0, 0};
+  visit_dtype(full.dtype, [&]<typename T>() {
+    const T value = ndarray::scalar_as<T>(full.value);
+    static_assert(sizeof(T) <= sizeof(bits));
+    std::memcpy(bits, &value, sizeof(T));
+  });
+  d.words = {static_cast<uint32_t>(n), bits[0], bits[1]};
   return d;
 }
 

@@ -2,8 +2,8 @@
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
 // input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, softmax,
-// sort, random, convolution and pooling by the backend's own kernels, full, arange, cat,
-// slice_assign and the indexing ops by its index-copy kernels (index_copy.h), the cumulative
+// sort, random, convolution, pooling and interpolation by the backend's own kernels, full, arange,
+// cat, slice_assign and the indexing ops by its index-copy kernels (index_copy.h), the cumulative
 // ops by its scan (cumulative_scan.h), and the host (ndarray's kernels) for every op without a
 // kernel yet. And the Backend overrides that are the same on both: execute, fusion_support,
 // execute_fused, write, read, sync, flush, the memory reports. A backend derives from
@@ -21,6 +21,7 @@
 //   sort_        takes(sort, x), run(sort, x, x_meta, values, positions)
 //   random_      takes(random), run(random, out)
 //   conv_pool_   a shader::ConvPoolKernels<Range> (conv_pool_kernels.h) over its sources
+//   interpolate_ a shader::InterpolateKernels<Range> (interpolate_passes.h) over its sources
 //   index_copy_  max_binding(), max_groups(), run(dispatch, tensors): shader/index_copy.h's
 //                kernels (full, arange, cat, slice_assign, select, gather, select_assign,
 //                scatter)
@@ -357,6 +358,20 @@ class ShaderBackend : public backend::Backend {
     return results;
   }
 
+  /// Interpolation and its gradient by the backend's interpolate_ kernels (interpolate_passes.h),
+  /// where they take the case.
+  template <typename Op>
+  requires(std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad>)
+      std::optional<Outputs> run(const Op& typed, const ir::Op& /*op*/,
+                                 std::span<const Operand> inputs,
+                                 std::span<const ir::TensorMeta> outputs) {
+    if (!self().interpolate_.takes(typed, inputs[0].meta, outputs[0])) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    self().interpolate_.run(typed, inputs[0].meta, outputs[0], range_of(inputs[0].buffer),
+                            out->range());
+    return Outputs{out};
+  }
+
   // ---- data movement and indexing: the index-copy kernels (backends/shader/index_copy.h) ----
 
   /// dispatch recorded on tensors by the backend's index-copy kernel; nothing for no elements.
@@ -378,14 +393,10 @@ class ShaderBackend : public backend::Backend {
                              std::span<const Operand> /*inputs*/,
                              std::span<const ir::TensorMeta> outputs) {
     const auto n = static_cast<uint64_t>(outputs[0].shape.num_elements());
-    if (!copies(full.dtype, full.shape.rank(), n, full.shape.rank() + 1, {outputs[0]}))
-      return std::nullopt;
-    // The value in its dtype is ndarray's conversion, one element of it written over the output.
-    const ir::TensorMeta one{Shape{1}, full.dtype};
-    const Outputs value =
-        ndarray::run_on_host(*this, ir::Full{Shape{1}, full.dtype, full.value}, {}, {&one, 1});
+    if (!copies(full.dtype, 1, n, 1, {outputs[0]})) return std::nullopt;
+    // The value in its dtype (ndarray's conversion) travels in the parameter words.
     auto out = allocate(outputs[0]);
-    record(full_copy(full.shape).dispatch(full.dtype), {range_of(value[0]), out->range()});
+    record(fill_dispatch(full, n), {out->range()});
     return Outputs{out};
   }
 
@@ -529,7 +540,6 @@ class ShaderBackend : public backend::Backend {
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
   requires(
-      std::is_same_v<Op, ir::Interpolate> || std::is_same_v<Op, ir::InterpolateGrad> ||
       std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
       ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
                                                      std::span<const Operand> /*inputs*/,

@@ -8,9 +8,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "ember/dtype.h"
@@ -27,22 +29,27 @@ constexpr uint64_t kSpatialWorkgroup = 256;
 constexpr uint64_t kMaxLoopTurns = 60000;
 
 /// What a device's kernels can take: the bytes one binding reaches, the workgroups along x of
-/// one dispatch, whether f64 computes (f32 always does), and whether the tiled convolution
+/// one dispatch, whether f64 computes (f32 always does), whether the tiled convolution
 /// kernel runs the convolutions it takes (conv_passes.h; conv_pool_kernels.h's
-/// tiled_conv_on says where).
+/// tiled_conv_on says where), and whether kernels that take f16 (the interpolation kernels) may
+/// store and compute it.
 struct SpatialLimits {
   uint64_t max_binding = 0;
   uint32_t max_groups = 0;
   bool float64 = false;
   bool tiled_conv = false;
+  bool float16 = false;
 };
 
-/// Whether every tensor of metas is of one dtype the device computes, not empty, within one
-/// binding and of fewer than 2^31 elements (the kernels count in 32 bits).
-inline bool spatial_tensors_fit(const SpatialLimits& limits,
-                                std::span<const ir::TensorMeta> metas) {
+/// Whether every tensor of metas is of one dtype the device computes (f16 only for a kernel that
+/// takes_float16), not empty, within one binding and of fewer than 2^31 elements (the kernels
+/// count in 32 bits).
+inline bool spatial_tensors_fit(const SpatialLimits& limits, std::span<const ir::TensorMeta> metas,
+                                bool takes_float16 = false) {
   const DType dtype = metas[0].dtype;
-  if (dtype != DType::F32 && !(dtype == DType::F64 && limits.float64)) return false;
+  if (dtype != DType::F32 && !(dtype == DType::F64 && limits.float64) &&
+      !(dtype == DType::F16 && takes_float16 && limits.float16))
+    return false;
   for (const ir::TensorMeta& meta : metas) {
     const auto elements = static_cast<uint64_t>(meta.shape.num_elements());
     if (meta.dtype != dtype || elements == 0 || elements >= (uint64_t{1} << 31) ||
@@ -68,6 +75,12 @@ inline std::optional<SpatialGroups> spatial_groups(uint64_t workgroups, uint32_t
 inline std::optional<SpatialGroups> groups_per_element(uint64_t elements, uint32_t max_groups) {
   return spatial_groups((elements + kSpatialWorkgroup - 1) / kSpatialWorkgroup, max_groups);
 }
+
+/// How a backend records one of these kernels: dispatch(source, words, tensors, groups_x,
+/// groups_y), its parameter block at binding 0, tensors at 1 and on.
+template <typename Range>
+using SpatialDispatch = std::function<void(const std::string&, std::span<const std::byte>,
+                                           std::span<const Range>, uint32_t, uint32_t)>;
 
 /// The spatial extents of shape [N, C, *spatial] as three, front-padded with 1.
 inline std::array<uint64_t, 3> spatial3(const Shape& shape) {

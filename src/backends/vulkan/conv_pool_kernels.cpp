@@ -7,13 +7,11 @@
 #include <string>
 
 namespace ember::vulkan {
-namespace {
 
-/// The start of every kernel: T the tensors' type, A the accumulator's, the parameter block.
-std::string header(const std::string& type, const std::string& accumulator,
-                   const std::string& workgroup = "local_size_x = 256") {
-  return "#version 450\n"
-         "// ember's vulkan convolution and pooling (src/backends/vulkan/conv_pool_kernels.cpp)\n"
+std::string spatial_header(const std::string& type, const std::string& accumulator,
+                           const std::string& workgroup, const std::string& extensions) {
+  return "#version 450\n" + extensions +
+         "// ember's vulkan convolution, pooling or interpolation\n"
          "#define T " +
          type + "\n#define A " + accumulator + "\nlayout(" + workgroup + ") in;" + R"(
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
@@ -36,12 +34,13 @@ ivec3 split(uint e, uint at, out uint rest) {
 )";
 }
 
-/// A storage buffer at binding, an array name[] of elem.
-std::string buffer(int binding, const std::string& access, const std::string& elem,
-                   const std::string& name) {
+std::string spatial_buffer(int binding, const std::string& access, const std::string& elem,
+                           const std::string& name) {
   return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " + access +
          " buffer B" + std::to_string(binding) + " { " + elem + " " + name + "[]; };\n";
 }
+
+namespace {
 
 std::string type_of(DType dtype) {
   return dtype == DType::F64 ? "double" : "float";
@@ -404,29 +403,33 @@ class GlslSources final : public shader::ConvPoolSources {
   std::string conv(DType dtype, bool bias, bool tiled) const override {
     const std::string type = type_of(dtype);
     const char* workgroup = tiled ? "local_size_x = 16, local_size_y = 16" : "local_size_x = 256";
-    std::string text = header(type, type, workgroup) + buffer(1, "readonly", type, "x") +
-                       buffer(2, "readonly", type, "w");
-    if (bias) text += "#define BIAS 1\n" + buffer(3, "readonly", type, "b");
-    return text + buffer(bias ? 4 : 3, "writeonly", type, "y") + kConvTap +
+    std::string text = spatial_header(type, type, workgroup) +
+                       spatial_buffer(1, "readonly", type, "x") +
+                       spatial_buffer(2, "readonly", type, "w");
+    if (bias) text += "#define BIAS 1\n" + spatial_buffer(3, "readonly", type, "b");
+    return text + spatial_buffer(bias ? 4 : 3, "writeonly", type, "y") + kConvTap +
            (tiled ? kTiledConv : kDirectConv);
   }
   std::string conv_weight_grad(DType dtype) const override {
     const std::string type = type_of(dtype);
-    return header(type, type) + buffer(1, "readonly", type, "x") +
-           buffer(2, "readonly", type, "dy") + buffer(3, "writeonly", type, "dw") + kConvWeightGrad;
+    return spatial_header(type, type) + spatial_buffer(1, "readonly", type, "x") +
+           spatial_buffer(2, "readonly", type, "dy") + spatial_buffer(3, "writeonly", type, "dw") +
+           kConvWeightGrad;
   }
   std::string pool(DType dtype, ir::PoolOp op) const override {
     const std::string type = type_of(dtype);
-    std::string text = header(type, average_type(dtype)) + buffer(1, "readonly", type, "x") +
-                       buffer(2, "writeonly", type, "y");
+    std::string text = spatial_header(type, average_type(dtype)) +
+                       spatial_buffer(1, "readonly", type, "x") +
+                       spatial_buffer(2, "writeonly", type, "y");
     if (doubles_) text += "#define DOUBLES 1\n";
-    if (op == ir::PoolOp::Max) text += "#define MAX 1\n" + buffer(3, "writeonly", "uint", "index");
+    if (op == ir::PoolOp::Max)
+      text += "#define MAX 1\n" + spatial_buffer(3, "writeonly", "uint", "index");
     return text + kWindows + kPool;
   }
   std::string avg_pool_grad(DType dtype) const override {
     const std::string type = type_of(dtype);
-    return header(type, average_type(dtype)) + buffer(1, "readonly", type, "dy") +
-           buffer(2, "writeonly", type, "dx") + kWindows + kAvgPoolGrad;
+    return spatial_header(type, average_type(dtype)) + spatial_buffer(1, "readonly", type, "dy") +
+           spatial_buffer(2, "writeonly", type, "dx") + kWindows + kAvgPoolGrad;
   }
 
  private:
@@ -438,20 +441,27 @@ class GlslSources final : public shader::ConvPoolSources {
 
 }  // namespace
 
+shader::SpatialLimits spatial_limits(const PhysicalDevice& physical) {
+  const Features& features = physical.features;
+  return {features.max_storage_range, features.max_groups_x, features.float64,
+          shader::tiled_conv_on(physical.kind.type() == DeviceKind::Type::Cpu),
+          features.float16 && features.storage16};
+}
+
+shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream) {
+  return [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
+                             std::span<const BufferRange> tensors, uint32_t groups_x,
+                             uint32_t groups_y) {
+    stream.dispatch(kernels.kernel(source, static_cast<uint32_t>(tensors.size())), words, tensors,
+                    groups_x, groups_y);
+  };
+}
+
 ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, KernelCache& kernels,
                                        CommandStream& stream) {
-  const Features& features = physical.features;
-  const shader::SpatialLimits limits{
-      features.max_storage_range, features.max_groups_x, features.float64,
-      shader::tiled_conv_on(physical.kind.type() == DeviceKind::Type::Cpu)};
-  return ConvPoolKernels(
-      limits, std::make_unique<GlslSources>(features.float64),
-      [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
-                          std::span<const BufferRange> tensors, uint32_t groups_x,
-                          uint32_t groups_y) {
-        stream.dispatch(kernels.kernel(source, static_cast<uint32_t>(tensors.size())), words,
-                        tensors, groups_x, groups_y);
-      });
+  return ConvPoolKernels(spatial_limits(physical),
+                         std::make_unique<GlslSources>(physical.features.float64),
+                         spatial_dispatch(kernels, stream));
 }
 
 }  // namespace ember::vulkan

@@ -5,6 +5,8 @@
 // that the average of a window and its gradient are ndarray's bit for bit there.
 #pragma once
 
+#include <string>
+
 #include "backends/shader/conv_pool_kernels.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
@@ -14,6 +16,22 @@
 namespace ember::vulkan {
 
 using ConvPoolKernels = shader::ConvPoolKernels<BufferRange>;
+
+/// The start of every convolution, pooling and interpolation kernel: the version, extensions
+/// (#extension lines, which must come first), T the tensors' type, A the accumulator's, the
+/// workgroup, the parameter block (binding 0), element() (the element an invocation writes) and
+/// split() (an element's spatial position).
+std::string spatial_header(const std::string& type, const std::string& accumulator,
+                           const std::string& workgroup = "local_size_x = 256",
+                           const std::string& extensions = "");
+/// A storage buffer at binding of those kernels, an array name[] of elem.
+std::string spatial_buffer(int binding, const std::string& access, const std::string& elem,
+                           const std::string& name);
+
+/// What physical's convolution, pooling and interpolation kernels can take.
+shader::SpatialLimits spatial_limits(const PhysicalDevice& physical);
+/// Those kernels' dispatch: compiled by kernels, recorded into stream.
+shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream);
 
 /// The convolution and pooling kernels of physical, compiled by kernels and recorded into stream.
 ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, KernelCache& kernels,

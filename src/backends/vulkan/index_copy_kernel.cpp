@@ -145,23 +145,33 @@ std::string check_source(const IndexCopyKey& key) {
   return text + "    if (bad) atomicMax(flag[0], n - i);\n  }\n}\n";
 }
 
+/// A kernel that writes each element i of d from i alone: body, given i and E, stores it.
+std::string generate_source(const IndexCopyKey& key, const std::string& body) {
+  return kHeader + words(1, "d") + loads(key.element_bytes, {}) + store(key.element_bytes) +
+         R"(void main() {
+  const uint n = p[0];
+  for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * 256u) {
+)" + body +
+         "  }\n}\n";
+}
+
 /// start + i * step in 32-bit wrapping arithmetic (exact: every value fits 32 bits), an 8-byte
 /// element's high word the sign's.
 std::string arange_source(const IndexCopyKey& key) {
-  std::string text =
-      kHeader + words(1, "d") + loads(key.element_bytes, {}) + store(key.element_bytes);
-  text += R"(void main() {
-  const uint n = p[0];
-  for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * 256u) {
-    const uint v = p[1] + i * p[2];
-)";
-  text += key.element_bytes == 8 ? "    store(i, uvec2(v, uint(int(v) >> 31)));\n"
-                                 : "    store(i, v);\n";
-  return text + "  }\n}\n";
+  const std::string value = "    const uint v = p[1] + i * p[2];\n";
+  return generate_source(
+      key, value + (key.element_bytes == 8 ? "    store(i, uvec2(v, uint(int(v) >> 31)));\n"
+                                           : "    store(i, v);\n"));
 }
 
-constexpr shader::IndexCopySources kSources{copy_source, update_source, check_source,
-                                            arange_source};
+/// The value's bits (words 1 and 2) over every element.
+std::string fill_source(const IndexCopyKey& key) {
+  return generate_source(
+      key, key.element_bytes == 8 ? "    store(i, uvec2(p[1], p[2]));\n" : "    store(i, p[1]);\n");
+}
+
+constexpr shader::IndexCopySources kSources{copy_source, update_source, check_source, arange_source,
+                                            fill_source};
 
 }  // namespace index_copy_text
 

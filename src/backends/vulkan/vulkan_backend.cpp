@@ -17,6 +17,7 @@
 #include "backends/vulkan/cumulative_kernel.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/index_copy_kernel.h"
+#include "backends/vulkan/interpolate_kernel.h"
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
@@ -48,6 +49,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         sort_(context_->features(), kernels_, *stream_, scratch()),
         random_(context_->features(), kernels_, *stream_),
         conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)),
+        interpolate_(make_interpolate_kernels(physical, kernels_, *stream_)),
         index_copy_(context_->features(), kernels_, *stream_),
         cumulative_(context_->features(), kernels_, *stream_) {}
 
@@ -102,6 +104,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   SortKernel sort_;
   RandomKernel random_;
   ConvPoolKernels conv_pool_;
+  InterpolateKernels interpolate_;
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
 };

@@ -7,12 +7,9 @@
 #include <string>
 
 namespace ember::wgpu {
-namespace {
 
-// The start of every kernel: the parameter block and element(). Tensors are bound read_write, as
-// the other kernels bind them: slices of one page may be read and written by one dispatch.
-constexpr const char* kHeader =
-    R"(// ember's wgpu convolution and pooling (src/backends/wgpu/conv_pool_kernels.cpp)
+const char* const kSpatialHeader =
+    R"(// ember's wgpu convolution, pooling or interpolation
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 // The element an invocation writes: workgroups are numbered y * (workgroups along x) + x.
 fn element(gid: vec3<u32>, groups: vec3<u32>) -> u32 {
@@ -31,20 +28,20 @@ fn split(e: u32, at: u32) -> Split {
 }
 )";
 
-/// A storage buffer at binding, an array name of elem.
-std::string buffer(int binding, const std::string& elem, const std::string& name) {
+std::string spatial_buffer(int binding, const std::string& elem, const std::string& name) {
   return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " + name +
          ": array<" + elem + ">;\n";
 }
 
-/// The entry point, of workgroups of size (a WGSL attribute's list); its body follows.
-std::string entry(const std::string& size) {
+std::string spatial_entry(const std::string& size) {
   return "@compute @workgroup_size(" + size + ")\n" +
          R"(fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         @builtin(num_workgroups) groups: vec3<u32>,
         @builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_id) local: vec3<u32>) {
 )";
 }
+
+namespace {
 
 // Conv (words: conv_passes.h). tap() is ndarray's conv_plan.h: along dim a, output o meets input
 // i = o s - p + k d (transposed: o = i s - p + k d, i = (o + p - k d) / s where exact).
@@ -383,43 +380,53 @@ constexpr const char* kAvgPoolGradBody = R"(  let e = element(gid, groups);
 class WgslSources final : public shader::ConvPoolSources {
  public:
   std::string conv(DType /*dtype*/, bool bias, bool tiled) const override {
-    std::string text = std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "w");
-    if (bias) text += buffer(3, "f32", "b");
-    text += buffer(bias ? 4 : 3, "f32", "y") + kConvTap;
-    text +=
-        tiled ? kTiledConvTiles + entry("16, 16") + kTiledConvBody : entry("256") + kDirectConvBody;
+    std::string text =
+        std::string(kSpatialHeader) + spatial_buffer(1, "f32", "x") + spatial_buffer(2, "f32", "w");
+    if (bias) text += spatial_buffer(3, "f32", "b");
+    text += spatial_buffer(bias ? 4 : 3, "f32", "y") + kConvTap;
+    text += tiled ? kTiledConvTiles + spatial_entry("16, 16") + kTiledConvBody
+                  : spatial_entry("256") + kDirectConvBody;
     return text + (bias ? "  y[e] = b[c] + acc;\n}\n" : "  y[e] = acc;\n}\n");
   }
   std::string conv_weight_grad(DType /*dtype*/) const override {
-    return std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "dy") +
-           buffer(3, "f32", "dw") + kConvWeightGrad + entry("256") + kConvWeightGradBody;
+    return std::string(kSpatialHeader) + spatial_buffer(1, "f32", "x") +
+           spatial_buffer(2, "f32", "dy") + spatial_buffer(3, "f32", "dw") + kConvWeightGrad +
+           spatial_entry("256") + kConvWeightGradBody;
   }
   std::string pool(DType /*dtype*/, ir::PoolOp op) const override {
-    std::string text = std::string(kHeader) + buffer(1, "f32", "x") + buffer(2, "f32", "y");
-    if (op == ir::PoolOp::Max) text += buffer(3, "u32", "index");
-    return text + kWindows + entry("256") + kPoolHead +
+    std::string text =
+        std::string(kSpatialHeader) + spatial_buffer(1, "f32", "x") + spatial_buffer(2, "f32", "y");
+    if (op == ir::PoolOp::Max) text += spatial_buffer(3, "u32", "index");
+    return text + kWindows + spatial_entry("256") + kPoolHead +
            (op == ir::PoolOp::Max ? kMaxTail : kAvgTail);
   }
   std::string avg_pool_grad(DType /*dtype*/) const override {
-    return std::string(kHeader) + buffer(1, "f32", "dy") + buffer(2, "f32", "dx") + kWindows +
-           kAvgPoolGrad + entry("256") + kAvgPoolGradBody;
+    return std::string(kSpatialHeader) + spatial_buffer(1, "f32", "dy") +
+           spatial_buffer(2, "f32", "dx") + kWindows + kAvgPoolGrad + spatial_entry("256") +
+           kAvgPoolGradBody;
   }
 };
 
 }  // namespace
 
+shader::SpatialLimits spatial_limits(const Adapter& adapter) {
+  return {adapter.limits.maxStorageBufferBindingSize,
+          adapter.limits.maxComputeWorkgroupsPerDimension, false,
+          shader::tiled_conv_on(adapter.kind.type() == DeviceKind::Type::Cpu), true};
+}
+
+shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream) {
+  return [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
+                             std::span<const BufferRange> tensors, uint32_t groups_x,
+                             uint32_t groups_y) {
+    stream.dispatch(kernels.kernel(source), words, tensors, groups_x, groups_y);
+  };
+}
+
 ConvPoolKernels make_conv_pool_kernels(const Adapter& adapter, KernelCache& kernels,
                                        CommandStream& stream) {
-  const shader::SpatialLimits limits{
-      adapter.limits.maxStorageBufferBindingSize, adapter.limits.maxComputeWorkgroupsPerDimension,
-      false, shader::tiled_conv_on(adapter.kind.type() == DeviceKind::Type::Cpu)};
-  return ConvPoolKernels(
-      limits, std::make_unique<WgslSources>(),
-      [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
-                          std::span<const BufferRange> tensors, uint32_t groups_x,
-                          uint32_t groups_y) {
-        stream.dispatch(kernels.kernel(source), words, tensors, groups_x, groups_y);
-      });
+  return ConvPoolKernels(spatial_limits(adapter), std::make_unique<WgslSources>(),
+                         spatial_dispatch(kernels, stream));
 }
 
 }  // namespace ember::wgpu

@@ -17,6 +17,7 @@
 #include "backends/wgpu/cumulative_kernel.h"
 #include "backends/wgpu/device_pages.h"
 #include "backends/wgpu/index_copy_kernel.h"
+#include "backends/wgpu/interpolate_kernel.h"
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
@@ -47,6 +48,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         sort_(adapter, kernels_, *stream_, scratch()),
         random_(adapter, kernels_, *stream_),
         conv_pool_(make_conv_pool_kernels(adapter, kernels_, *stream_)),
+        interpolate_(make_interpolate_kernels(adapter, kernels_, *stream_)),
         index_copy_(adapter, kernels_, *stream_),
         cumulative_(adapter, kernels_, *stream_) {}
 
@@ -95,6 +97,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   SortKernel sort_;
   RandomKernel random_;
   ConvPoolKernels conv_pool_;
+  InterpolateKernels interpolate_;
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
 };

@@ -1,0 +1,21 @@
+// The wgpu backend's interpolation kernels: shader::InterpolateKernels (the cases, words and
+// dispatches, shared with vulkan: shader/interpolate_passes.h) over WGSL sources. f32 and f16
+// (WGSL has no f64; f16 read and written two to a u32 word, an invocation a word): coordinates
+// and weights in f32 as ndarray's, the products summed in f32 where ndarray sums in double, so
+// within the rounding of at most 16 terms (f16 then rounded once more, to nearest even).
+#pragma once
+
+#include "backends/shader/interpolate_passes.h"
+#include "backends/wgpu/command_stream.h"
+#include "backends/wgpu/device_pages.h"
+#include "backends/wgpu/kernel_cache.h"
+
+namespace ember::wgpu {
+
+using InterpolateKernels = shader::InterpolateKernels<BufferRange>;
+
+/// The interpolation kernels of adapter, compiled by kernels and recorded into stream.
+InterpolateKernels make_interpolate_kernels(const Adapter& adapter, KernelCache& kernels,
+                                            CommandStream& stream);
+
+}  // namespace ember::wgpu
