@@ -50,6 +50,17 @@ Block block_of(uint n) {
   const uint r0 = (gl_WorkGroupID.x % blocks) * ROWS;
   return Block(gl_WorkGroupID.x / blocks, r0, r0 + gl_LocalInvocationID.x);
 }
+// The dot products of a row of E_ with row r of xs, and of a row of EV_ with row r of ys.
+float x_dot(const float a[E_], uint r) {
+  float sum = 0.0;
+  for (uint c = 0u; c < E_; ++c) sum += a[c] * xs[r * E_ + c];
+  return sum;
+}
+float y_dot(const float a[EV_], uint r) {
+  float sum = 0.0;
+  for (uint c = 0u; c < EV_; ++c) sum += a[c] * ys[r * EV_ + c];
+  return sum;
+}
 // The keys the queries [i0, i0 + ROWS) read: under CAUSAL none past its last query.
 uint keys_of(uint i0) { return CAUSAL != 0 ? min(p[1], i0 + ROWS) : p[1]; }
 )";
@@ -68,19 +79,25 @@ void load_tiles(uint first, uint r0, uint n) {
 }
 )";
 
+/// The start of a pass's main: where its workgroup of ROWS rows of N_ROWS (its #define) stands,
+/// whether this invocation's row is one, the batch entry's mask offset.
+constexpr const char* kEntry = R"(
+void main() {
+  const Block at = block_of(N_ROWS);
+  const bool valid = at.r < N_ROWS;
+  const uint base = mask_base(at.b);
+)";
+
 /// The forward: each query's online softmax over the key tiles, its result and lse written once.
 constexpr const char* kForward = R"(
 layout(std430, set = 0, binding = 5) writeonly buffer Result { float result[]; };
 layout(std430, set = 0, binding = 6) writeonly buffer Lse { float lse[]; };
 #define X_TILE k
 #define Y_TILE v
+#define N_ROWS p[0]
 )";
 constexpr const char* kForwardMain = R"(
-void main() {
-  const Block at = block_of(p[0]);
-  const bool valid = at.r < p[0];
   const uint row = at.b * p[0] + at.r;
-  const uint base = mask_base(at.b);
   float qr[E_];
   for (uint c = 0u; c < E_; ++c) qr[c] = valid ? q[row * E_ + c] : 0.0;
   float acc[EV_];
@@ -93,9 +110,7 @@ void main() {
     float scores[TILE];
     float tile_max = NEG_INF;
     for (uint jj = 0u; jj < TILE; ++jj) {
-      float product = 0.0;
-      for (uint c = 0u; c < E_; ++c) product += qr[c] * xs[jj * E_ + c];
-      scores[jj] = score(product, base, at.r, j0 + jj, valid && j0 + jj < p[1]);
+      scores[jj] = score(x_dot(qr, jj), base, at.r, j0 + jj, valid && j0 + jj < p[1]);
       tile_max = max(tile_max, scores[jj]);
     }
     const float m_new = max(m, tile_max);
@@ -137,20 +152,21 @@ void main() {
 }
 )";
 
-/// dQ: each query streams the key tiles, P recomputed from its lse.
-constexpr const char* kGradQ = R"(
+/// The bindings both gradient passes read after q, k, v and the mask: the stats and grad_out.
+constexpr const char* kGradBindings = R"(
 layout(std430, set = 0, binding = 5) readonly buffer Stats { float stats[]; };
 layout(std430, set = 0, binding = 6) readonly buffer Grad { float grad[]; };
+)";
+
+/// dQ: each query streams the key tiles, P recomputed from its lse.
+constexpr const char* kGradQ = R"(
 layout(std430, set = 0, binding = 7) writeonly buffer GradQ { float dq[]; };
 #define X_TILE k
 #define Y_TILE v
+#define N_ROWS p[0]
 )";
 constexpr const char* kGradQMain = R"(
-void main() {
-  const Block at = block_of(p[0]);
-  const bool valid = at.r < p[0];
   const uint row = at.b * p[0] + at.r;
-  const uint base = mask_base(at.b);
   float qr[E_];
   float acc[E_];
   for (uint c = 0u; c < E_; ++c) {
@@ -166,12 +182,8 @@ void main() {
   for (uint j0 = 0u; j0 < keys; j0 += TILE) {
     load_tiles(at.b * p[1], j0, p[1]);
     for (uint jj = 0u; jj < TILE; ++jj) {
-      float product = 0.0;
-      for (uint c = 0u; c < E_; ++c) product += qr[c] * xs[jj * E_ + c];
-      float dp = 0.0;
-      for (uint c = 0u; c < EV_; ++c) dp += gr[c] * ys[jj * EV_ + c];
-      const float s = score(product, base, at.r, j0 + jj, valid && j0 + jj < p[1]);
-      const float ds = exp(s - row_lse) * (dp - d);
+      const float s = score(x_dot(qr, jj), base, at.r, j0 + jj, valid && j0 + jj < p[1]);
+      const float ds = exp(s - row_lse) * (y_dot(gr, jj) - d);
       for (uint c = 0u; c < E_; ++c) acc[c] += ds * xs[jj * E_ + c];
     }
   }
@@ -183,19 +195,14 @@ void main() {
 
 /// dK and dV: each key streams the query tiles (q and grad_out) with their rows' lse and D.
 constexpr const char* kGradKV = R"(
-layout(std430, set = 0, binding = 5) readonly buffer Stats { float stats[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Grad { float grad[]; };
 layout(std430, set = 0, binding = 7) writeonly buffer GradK { float dk[]; };
 layout(std430, set = 0, binding = 8) writeonly buffer GradV { float dv[]; };
 #define X_TILE q
 #define Y_TILE grad
+#define N_ROWS p[1]
 )";
 constexpr const char* kGradKVMain = R"(
-void main() {
-  const Block at = block_of(p[1]);
-  const bool valid = at.r < p[1];
   const uint key = at.b * p[1] + at.r;
-  const uint base = mask_base(at.b);
   float kr[E_];
   float dka[E_];
   for (uint c = 0u; c < E_; ++c) {
@@ -214,14 +221,11 @@ void main() {
     for (uint ii = 0u; ii < TILE; ++ii) {
       const uint i = i0 + ii;
       const bool query = i < p[0];
-      float product = 0.0;
-      for (uint c = 0u; c < E_; ++c) product += kr[c] * xs[ii * E_ + c];
-      float dp = 0.0;
-      for (uint c = 0u; c < EV_; ++c) dp += vr[c] * ys[ii * EV_ + c];
-      const float s = score(product, base, i, at.r, valid && query);
+      const float s = score(x_dot(kr, ii), base, i, at.r, valid && query);
       // A query past the end weighs exp(-inf - 0) = 0.
-      const float weight = exp(s - (query ? stats[2u * (at.b * p[0] + i)] : 0.0));
-      const float ds = weight * (dp - (query ? stats[2u * (at.b * p[0] + i) + 1u] : 0.0));
+      const uint stat = 2u * (at.b * p[0] + i);
+      const float weight = exp(s - (query ? stats[stat] : 0.0));
+      const float ds = weight * (y_dot(vr, ii) - (query ? stats[stat + 1u] : 0.0));
       for (uint c = 0u; c < EV_; ++c) dva[c] += weight * ys[ii * EV_ + c];
       for (uint c = 0u; c < E_; ++c) dka[c] += ds * xs[ii * E_ + c];
     }
@@ -239,8 +243,8 @@ std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometr
       "#version 450\n// ember's vulkan attention (src/backends/vulkan/attention_kernel.cpp)\n";
   for (const auto& [name, value] : geometry.constants())
     source += "#define " + name + " " + std::to_string(value) + "u\n";
-  const auto streaming = [&](const char* bindings, const char* main) {
-    return source + kAttentionCommon + bindings + kLoadTiles + main;
+  const auto streaming = [&](const std::string& bindings, const char* main) {
+    return source + kAttentionCommon + bindings + kLoadTiles + kEntry + main;
   };
   switch (pass) {
     case shader::AttentionPass::Forward:
@@ -248,9 +252,9 @@ std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometr
     case shader::AttentionPass::Stats:
       return source + kStats;
     case shader::AttentionPass::GradQ:
-      return streaming(kGradQ, kGradQMain);
+      return streaming(std::string(kGradBindings) + kGradQ, kGradQMain);
     case shader::AttentionPass::GradKV:
-      return streaming(kGradKV, kGradKVMain);
+      return streaming(std::string(kGradBindings) + kGradKV, kGradKVMain);
   }
   return source;
 }

@@ -43,6 +43,17 @@ fn score(product: f32, base: u32, i: u32, j: u32, valid: bool) -> f32 {
   if (MASK_KIND == 2u) { return scaled + bitcast<f32>(mask_words[at]); }
   return scaled;
 }
+// The dot products of a row of E_ with row r of xs, and of a row of EV_ with row r of ys.
+fn x_dot(a: array<f32, E_>, r: u32) -> f32 {
+  var sum = 0.0f;
+  for (var c = 0u; c < E_; c++) { sum += a[c] * xs[r * E_ + c]; }
+  return sum;
+}
+fn y_dot(a: array<f32, EV_>, r: u32) -> f32 {
+  var sum = 0.0f;
+  for (var c = 0u; c < EV_; c++) { sum += a[c] * ys[r * EV_ + c]; }
+  return sum;
+}
 // The keys the queries [i0, i0 + ROWS) read: under CAUSAL none past its last query.
 fn keys_of(i0: u32) -> u32 { return select(p[1], min(p[1], i0 + ROWS), CAUSAL != 0u); }
 )";
@@ -97,9 +108,7 @@ constexpr const char* kForwardMain = R"(
     var scores: array<f32, TILE>;
     var tile_max = neg_inf();
     for (var jj = 0u; jj < TILE; jj++) {
-      var product = 0.0f;
-      for (var c = 0u; c < E_; c++) { product += qr[c] * xs[jj * E_ + c]; }
-      scores[jj] = score(product, base, r, j0 + jj, valid && j0 + jj < p[1]);
+      scores[jj] = score(x_dot(qr, jj), base, r, j0 + jj, valid && j0 + jj < p[1]);
       tile_max = max(tile_max, scores[jj]);
     }
     let m_new = max(m, tile_max);
@@ -141,10 +150,14 @@ fn main(@builtin(global_invocation_id) global: vec3<u32>) {
 }
 )";
 
-/// dQ: each query streams the key tiles, P recomputed from its lse.
-constexpr const char* kGradQ = R"(
+/// The bindings both gradient passes read after q, k, v and the mask: the stats and grad_out.
+constexpr const char* kGradBindings = R"(
 @group(0) @binding(5) var<storage, read_write> stats: array<f32>;
 @group(0) @binding(6) var<storage, read_write> grad: array<f32>;
+)";
+
+/// dQ: each query streams the key tiles, P recomputed from its lse.
+constexpr const char* kGradQ = R"(
 @group(0) @binding(7) var<storage, read_write> dq: array<f32>;
 )";
 constexpr const char* kGradQMain = R"(
@@ -165,12 +178,8 @@ constexpr const char* kGradQMain = R"(
   for (var j0 = 0u; j0 < keys; j0 += TILE) {
     load_tiles(local.x, b * p[1], j0, p[1]);
     for (var jj = 0u; jj < TILE; jj++) {
-      var product = 0.0f;
-      for (var c = 0u; c < E_; c++) { product += qr[c] * xs[jj * E_ + c]; }
-      var dp = 0.0f;
-      for (var c = 0u; c < EV_; c++) { dp += gr[c] * ys[jj * EV_ + c]; }
-      let s = score(product, base, r, j0 + jj, valid && j0 + jj < p[1]);
-      let ds = exp(s - row_lse) * (dp - d);
+      let s = score(x_dot(qr, jj), base, r, j0 + jj, valid && j0 + jj < p[1]);
+      let ds = exp(s - row_lse) * (y_dot(gr, jj) - d);
       for (var c = 0u; c < E_; c++) { acc[c] += ds * xs[jj * E_ + c]; }
     }
   }
@@ -182,8 +191,6 @@ constexpr const char* kGradQMain = R"(
 
 /// dK and dV: each key streams the query tiles (q and grad_out) with their rows' lse and D.
 constexpr const char* kGradKV = R"(
-@group(0) @binding(5) var<storage, read_write> stats: array<f32>;
-@group(0) @binding(6) var<storage, read_write> grad: array<f32>;
 @group(0) @binding(7) var<storage, read_write> dk: array<f32>;
 @group(0) @binding(8) var<storage, read_write> dv: array<f32>;
 )";
@@ -203,11 +210,7 @@ constexpr const char* kGradKVMain = R"(
     for (var ii = 0u; ii < TILE; ii++) {
       let i = i0 + ii;
       let query = i < p[0];
-      var product = 0.0f;
-      for (var c = 0u; c < E_; c++) { product += kr[c] * xs[ii * E_ + c]; }
-      var dp = 0.0f;
-      for (var c = 0u; c < EV_; c++) { dp += vr[c] * ys[ii * EV_ + c]; }
-      let s = score(product, base, i, r, valid && query);
+      let s = score(x_dot(kr, ii), base, i, r, valid && query);
       // A query past the end weighs exp(-inf - 0) = 0.
       var row_lse = 0.0f;
       var d = 0.0f;
@@ -216,7 +219,7 @@ constexpr const char* kGradKVMain = R"(
         d = stats[2u * (b * p[0] + i) + 1u];
       }
       let weight = exp(s - row_lse);
-      let ds = weight * (dp - d);
+      let ds = weight * (y_dot(vr, ii) - d);
       for (var c = 0u; c < EV_; c++) { dva[c] += weight * ys[ii * EV_ + c]; }
       for (var c = 0u; c < E_; c++) { dka[c] += ds * xs[ii * E_ + c]; }
     }
@@ -237,7 +240,7 @@ std::string replaced(std::string text, std::string_view token, std::string_view 
 }
 
 /// A pass streaming tiles of x and y, its workgroups over n_rows rows of a batch entry.
-std::string streaming(const std::string& constants, const char* bindings, const char* main,
+std::string streaming(const std::string& constants, const std::string& bindings, const char* main,
                       std::string_view x, std::string_view y, std::string_view n_rows) {
   const std::string tiles = replaced(replaced(kLoadTiles, "X_TILE", x), "Y_TILE", y);
   return constants + kAttentionCommon + bindings + tiles + replaced(kEntry, "N_ROWS", n_rows) +
@@ -255,9 +258,11 @@ std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometr
     case shader::AttentionPass::Stats:
       return constants + kStats;
     case shader::AttentionPass::GradQ:
-      return streaming(constants, kGradQ, kGradQMain, "k", "v", "p[0]");
+      return streaming(constants, std::string(kGradBindings) + kGradQ, kGradQMain, "k", "v",
+                       "p[0]");
     case shader::AttentionPass::GradKV:
-      return streaming(constants, kGradKV, kGradKVMain, "q", "grad", "p[1]");
+      return streaming(constants, std::string(kGradBindings) + kGradKV, kGradKVMain, "q", "grad",
+                       "p[1]");
   }
   return constants;
 }
