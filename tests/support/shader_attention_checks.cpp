@@ -61,6 +61,8 @@ void expect_attention_runs_on_the_device(const Device& device) {
            AttentionCase{"key_padding", {2, 3}, 40, 50, 8, 8, false, MaskKind::Bool, {2, 1, 1, 50}},
            AttentionCase{"float_mask", {2, 3}, 40, 50, 8, 12, false, MaskKind::Float, {40, 50}},
            AttentionCase{"head_dim_128", {1}, 3, 20, 128, 128},
+           // Past the kernels' head dims: the composite, on the device's matmul and softmax.
+           AttentionCase{"head_dim_129", {2}, 3, 5, 129, 4},
        }) {
     const std::vector<TensorData> reference =
         attend(c, Device::ndarray(), DType::F32, DType::F32, tensor::FusedPath::Composite);

@@ -13,8 +13,8 @@ namespace ember::test {
 /// runs_fused_attention says yes to f32 within the kernels' head dims and no past them or in f64;
 /// scaled_dot_product_attention and its gradients of q, k and v (through autodiff, on the fused
 /// path the backend chose) against ndarray's composite: batch dims, L != S, E != Ev, causal,
-/// Bool and additive masks that broadcast, several tiles and workgroups, head dim 128; neither
-/// the op nor its gradient sent to the host.
+/// Bool and additive masks that broadcast, several tiles and workgroups, head dim 128 (and 129,
+/// the composite's); neither the op nor its gradient sent to the host.
 void expect_attention_runs_on_the_device(const Device& device);
 /// ir::Attention run directly where a row's mask attends no key: its result NaN and its lse -inf,
 /// as ndarray's kernel gives, the other rows equal to ndarray's; not sent to the host.
