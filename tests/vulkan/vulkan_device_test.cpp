@@ -20,6 +20,7 @@
 #include "ember/tensor_ops.h"
 #include "support/fresh_process.h"
 #include "support/graphics_device_checks.h"
+#include "support/shader_attention_checks.h"
 #include "support/shader_reduction_checks.h"
 #include "vulkan_test_util.h"
 
@@ -201,6 +202,16 @@ TEST(VulkanDevice, ReductionKernelsMatchNdarrayOnTheDevice) {
 TEST(VulkanDevice, SoftmaxKernelMatchesNdarrayOnTheDevice) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_softmax_runs_on_the_device(*device);
+}
+
+TEST(VulkanDevice, FusedAttentionAndItsGradientsRunOnTheDevice) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_attention_runs_on_the_device(*device);
+}
+
+TEST(VulkanDevice, FusedAttentionOfARowWithoutKeysMatchesTheHost) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_masked_out_row_matches_the_host(*device);
 }
 
 TEST(VulkanDevice, WholeTensorSumOfManyChunksRunsOnTheDevice) {

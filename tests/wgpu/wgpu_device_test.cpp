@@ -16,6 +16,7 @@
 #include "ember/tensor.h"
 #include "ember/tensor_ops.h"
 #include "support/graphics_device_checks.h"
+#include "support/shader_attention_checks.h"
 #include "support/shader_reduction_checks.h"
 
 namespace ember::test {
@@ -175,6 +176,16 @@ TEST(WgpuDevice, ReductionKernelsMatchNdarrayOnTheDevice) {
 TEST(WgpuDevice, SoftmaxKernelMatchesNdarrayOnTheDevice) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   expect_softmax_runs_on_the_device(*device);
+}
+
+TEST(WgpuDevice, FusedAttentionAndItsGradientsRunOnTheDevice) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_attention_runs_on_the_device(*device);
+}
+
+TEST(WgpuDevice, FusedAttentionOfARowWithoutKeysMatchesTheHost) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_masked_out_row_matches_the_host(*device);
 }
 
 TEST(WgpuDevice, WholeTensorSumOfManyChunksRunsOnTheDevice) {

@@ -2,12 +2,12 @@
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
 // input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, softmax,
-// sort, random, convolution, pooling and interpolation by the backend's own kernels, full, arange,
-// cat, slice_assign and the indexing ops by its index-copy kernels (index_copy.h), the cumulative
-// ops by its scan (cumulative_scan.h), and the host (ndarray's kernels) for every op without a
-// kernel yet. And the Backend overrides that are the same on both: execute, fusion_support,
-// execute_fused, write, read, sync, flush, the memory reports. A backend derives from
-// ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
+// sort, random, convolution, pooling, interpolation and attention by the backend's own kernels,
+// full, arange, cat, slice_assign and the indexing ops by its index-copy kernels (index_copy.h),
+// the cumulative ops by its scan (cumulative_scan.h), and the host (ndarray's kernels) for every
+// op without a kernel yet. And the Backend overrides that are the same on both: execute,
+// fusion_support, execute_fused, runs_fused_attention, write, read, sync, flush, the memory
+// reports. A backend derives from ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
 //   context_     shared_ptr to its context: check_usable(), name()
 //   stream_      shared_ptr to its command stream: upload(bytes, range), download(range, bytes),
 //                flush(), sync()
@@ -27,6 +27,8 @@
 //                scatter)
 //   cumulative_  takes(op, dtype), max_binding(), max_groups(), run(dispatch, pass, tensors):
 //                shader/cumulative_scan.h's scan
+//   attention_   limits(), dispatch(pass, geometry, tensors, groups): shader/attention_passes.h's
+//                kernels (ir::Attention and ir::AttentionGrad)
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
 #pragma once
@@ -46,6 +48,7 @@
 #include "backends/ndarray/index_data.h"
 #include "backends/ndarray/run_on_host.h"
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/attention_passes.h"
 #include "backends/shader/cumulative_scan.h"
 #include "backends/shader/host_runs.h"
 #include "backends/shader/index_copy.h"
@@ -110,6 +113,12 @@ class ShaderBackend : public backend::Backend {
     if (!runs_program(program, inputs, shape))
       return fusion::run_op_by_op(*this, program, inputs, constants, shape);
     return run_program(program, inputs, constants, shape);
+  }
+
+  /// Yes where the attention kernels take the case in both directions (attention_passes_take).
+  bool runs_fused_attention(const ir::Attention& op,
+                            std::span<const ir::TensorMeta> inputs) const override {
+    return attention_passes_take(op, inputs, self().attention_.limits());
   }
 
   backend::BufferPtr write(const TensorData& data) override {
@@ -372,6 +381,71 @@ class ShaderBackend : public backend::Backend {
     return Outputs{out};
   }
 
+  // ---- attention: the attention kernels (backends/shader/attention_passes.h) ----
+
+  /// The forward where the kernels take it: the result and the rows' lse.
+  std::optional<Outputs> run(const ir::Attention& attention, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const std::vector<ir::TensorMeta> metas = metas_of(inputs);
+    if (!attention_passes_take(attention, metas, self().attention_.limits())) return std::nullopt;
+    const AttentionGeometry geometry = AttentionGeometry::of(attention, metas);
+    auto out = allocate(outputs[0]);
+    auto lse = allocate(outputs[1]);
+    record_attention_forward(geometry, range_of(inputs[0].buffer), range_of(inputs[1].buffer),
+                             range_of(inputs[2].buffer), mask_range(inputs, inputs.size() == 4),
+                             out->range(), lse->range(), attention_dispatch(geometry));
+    return Outputs{out, lse};
+  }
+
+  /// The backward (inputs: q, k, v[, mask], out, lse, grad_out) where the kernels take its
+  /// forward: the gradients of q, k and v.
+  std::optional<Outputs> run(const ir::AttentionGrad& grad, const ir::Op& /*op*/,
+                             std::span<const Operand> inputs,
+                             std::span<const ir::TensorMeta> outputs) {
+    const bool has_mask = inputs.size() == 7;
+    const std::size_t at = has_mask ? 4 : 3;  // where the forward's outputs begin
+    const std::vector<ir::TensorMeta> metas = metas_of(inputs.first(at));
+    if (!attention_passes_take(grad.attention, metas, self().attention_.limits()))
+      return std::nullopt;
+    const AttentionGeometry geometry = AttentionGeometry::of(grad.attention, metas);
+    auto stats =
+        allocate(static_cast<std::size_t>(2 * geometry.batches * geometry.l) * sizeof(float));
+    auto dq = allocate(outputs[0]);
+    auto dk = allocate(outputs[1]);
+    auto dv = allocate(outputs[2]);
+    const AttentionBackwardInputs<Range> forward{
+        range_of(inputs[0].buffer),     range_of(inputs[1].buffer),
+        range_of(inputs[2].buffer),     mask_range(inputs, has_mask),
+        range_of(inputs[at].buffer),    range_of(inputs[at + 1].buffer),
+        range_of(inputs[at + 2].buffer)};
+    record_attention_backward(geometry, forward, stats->range(), dq->range(), dk->range(),
+                              dv->range(), attention_dispatch(geometry));
+    return Outputs{dq, dk, dv};
+  }
+
+  /// The metadata of inputs.
+  static std::vector<ir::TensorMeta> metas_of(std::span<const Operand> inputs) {
+    std::vector<ir::TensorMeta> metas;
+    for (const Operand& input : inputs)
+      metas.push_back(input.meta);
+    return metas;
+  }
+  /// The mask's range (inputs[3]), its bytes rounded up to whole words (the kernels read a Bool
+  /// mask's bytes from words); q's where there is none (bound, never read).
+  static Range mask_range(std::span<const Operand> inputs, bool has_mask) {
+    if (!has_mask) return range_of(inputs[0].buffer);
+    Range mask = range_of(inputs[3].buffer);
+    mask.bytes = (mask.bytes + 3) / 4 * 4;
+    return mask;
+  }
+  /// record_attention_forward's and record_attention_backward's dispatch on geometry's case.
+  auto attention_dispatch(const AttentionGeometry& geometry) {
+    return [this, &geometry](AttentionPass pass, std::span<const Range> tensors, uint32_t groups) {
+      self().attention_.dispatch(pass, geometry, tensors, groups);
+    };
+  }
+
   // ---- data movement and indexing: the index-copy kernels (backends/shader/index_copy.h) ----
 
   /// dispatch recorded on tensors by the backend's index-copy kernel; nothing for no elements.
@@ -539,11 +613,9 @@ class ShaderBackend : public backend::Backend {
 
   /// The ops without a kernel here yet: ndarray's kernels on the host.
   template <typename Op>
-  requires(
-      std::is_same_v<Op, ir::Attention> || std::is_same_v<Op, ir::AttentionGrad> ||
-      ir::FusedRowOp<Op>) std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& /*op*/,
-                                                     std::span<const Operand> /*inputs*/,
-                                                     std::span<const ir::TensorMeta> /*outputs*/) {
+  requires(ir::FusedRowOp<Op>) std::optional<Outputs> run(
+      const Op& /*typed*/, const ir::Op& /*op*/, std::span<const Operand> /*inputs*/,
+      std::span<const ir::TensorMeta> /*outputs*/) {
     return std::nullopt;
   }
 };

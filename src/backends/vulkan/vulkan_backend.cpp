@@ -12,6 +12,7 @@
 
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
+#include "backends/vulkan/attention_kernel.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/conv_pool_kernels.h"
 #include "backends/vulkan/cumulative_kernel.h"
@@ -51,7 +52,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)),
         interpolate_(make_interpolate_kernels(physical, kernels_, *stream_)),
         index_copy_(context_->features(), kernels_, *stream_),
-        cumulative_(context_->features(), kernels_, *stream_) {}
+        cumulative_(context_->features(), kernels_, *stream_),
+        attention_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -107,6 +109,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   InterpolateKernels interpolate_;
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
+  AttentionKernel attention_;
 };
 
 }  // namespace

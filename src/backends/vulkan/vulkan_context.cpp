@@ -55,6 +55,8 @@ Features features_of(VkPhysicalDevice device, uint32_t family) {
   f.storage16 = v11.storageBuffer16BitAccess == VK_TRUE;
   f.max_storage_range = properties.limits.maxStorageBufferRange;
   f.max_groups_x = properties.limits.maxComputeWorkGroupCount[0];
+  f.max_shared_bytes = properties.limits.maxComputeSharedMemorySize;
+  f.max_storage_buffers = properties.limits.maxPerStageDescriptorStorageBuffers;
   f.cooperative_f16 = cooperative_f16_shape(instance(), device);
   if (families[family].timestampValidBits != 0)
     f.timestamp_period = static_cast<double>(properties.limits.timestampPeriod);

@@ -37,7 +37,9 @@ struct Features {
   bool storage16 = false;  ///< storageBuffer16BitAccess (f16, i16, u16 elements in kernels)
   /// The largest range one storage-buffer descriptor may cover: larger tensors run on the host.
   uint32_t max_storage_range = 0;
-  uint32_t max_groups_x = 0;  ///< maxComputeWorkGroupCount[0]
+  uint32_t max_groups_x = 0;         ///< maxComputeWorkGroupCount[0]
+  uint32_t max_shared_bytes = 0;     ///< maxComputeSharedMemorySize
+  uint32_t max_storage_buffers = 0;  ///< maxPerStageDescriptorStorageBuffers
   /// The f16 cooperative matrices the f16 matmul uses, where the driver offers them (the
   /// extension, its feature, a shape of f16 operands and f32 accumulators in a subgroup, the
   /// Vulkan memory model, and the shared memory the kernel needs); empty otherwise.

@@ -12,6 +12,7 @@
 
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
+#include "backends/wgpu/attention_kernel.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/conv_pool_kernels.h"
 #include "backends/wgpu/cumulative_kernel.h"
@@ -50,7 +51,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         conv_pool_(make_conv_pool_kernels(adapter, kernels_, *stream_)),
         interpolate_(make_interpolate_kernels(adapter, kernels_, *stream_)),
         index_copy_(adapter, kernels_, *stream_),
-        cumulative_(adapter, kernels_, *stream_) {}
+        cumulative_(adapter, kernels_, *stream_),
+        attention_(adapter, kernels_, *stream_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -100,6 +102,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   InterpolateKernels interpolate_;
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
+  AttentionKernel attention_;
 };
 
 }  // namespace

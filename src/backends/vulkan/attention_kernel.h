@@ -1,0 +1,34 @@
+// The vulkan backend's fused attention of f32 (ir::Attention and ir::AttentionGrad): the GLSL of
+// the passes of backends/shader/attention_passes.h, which holds the cases they take, their
+// geometry, parameter words and order (shared with wgpu), specialised on each case's head dims,
+// mask kind and causality.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "backends/shader/attention_passes.h"
+#include "backends/vulkan/command_stream.h"
+#include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/kernel_cache.h"
+
+namespace ember::vulkan {
+
+class AttentionKernel {
+ public:
+  AttentionKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+
+  /// The device's limits, for shader::attention_passes_take.
+  const shader::AttentionLimits& limits() const { return limits_; }
+  /// Records pass over groups workgroups on geometry's case, tensors bound in the order
+  /// shader::record_attention_forward and record_attention_backward give.
+  void dispatch(shader::AttentionPass pass, const shader::AttentionGeometry& geometry,
+                std::span<const BufferRange> tensors, uint32_t groups);
+
+ private:
+  shader::AttentionLimits limits_;
+  KernelCache& kernels_;
+  CommandStream& stream_;
+};
+
+}  // namespace ember::vulkan
