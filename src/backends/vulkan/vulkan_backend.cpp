@@ -22,6 +22,7 @@
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/random_kernel.h"
 #include "backends/vulkan/reduce_kernel.h"
+#include "backends/vulkan/row_kernels.h"
 #include "backends/vulkan/softmax_kernel.h"
 #include "backends/vulkan/sort_kernel.h"
 #include "ember/error.h"
@@ -49,7 +50,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         random_(context_->features(), kernels_, *stream_),
         conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)),
         index_copy_(context_->features(), kernels_, *stream_),
-        cumulative_(context_->features(), kernels_, *stream_) {}
+        cumulative_(context_->features(), kernels_, *stream_),
+        rows_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -104,6 +106,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ConvPoolKernels conv_pool_;
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
+  RowKernels rows_;
 };
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/random_kernel.h"
 #include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/row_kernels.h"
 #include "backends/wgpu/softmax_kernel.h"
 #include "backends/wgpu/sort_kernel.h"
 #include "backends/wgpu/timestamps.h"
@@ -48,7 +49,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         random_(adapter, kernels_, *stream_),
         conv_pool_(make_conv_pool_kernels(adapter, kernels_, *stream_)),
         index_copy_(adapter, kernels_, *stream_),
-        cumulative_(adapter, kernels_, *stream_) {}
+        cumulative_(adapter, kernels_, *stream_),
+        rows_(adapter, kernels_, *stream_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -97,6 +99,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ConvPoolKernels conv_pool_;
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
+  RowKernels rows_;
 };
 
 }  // namespace
