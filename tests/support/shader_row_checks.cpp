@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -236,6 +237,41 @@ std::vector<RowCase> softmax_cases() {
   return cases;
 }
 
+/// x [4, 300] in f32: row 0 finite, row 1 with a NaN, row 2 with +inf, row 3 all -inf.
+TensorData special_rows() {
+  std::vector<float> v(4 * 300);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    v[i] = i >= 900 ? -std::numeric_limits<float>::infinity()
+                    : static_cast<float>(std::sin(0.3 + 1.37 * static_cast<double>(i)));
+  v[300 + 17] = std::numeric_limits<float>::quiet_NaN();
+  v[600 + 250] = std::numeric_limits<float>::infinity();
+  return TensorData(v, Shape{4, 300});
+}
+
+/// op's outputs from inputs on device and on ndarray (its reference kernels), value for value
+/// within f32 rounding (NaN equal to NaN, an infinity to the same infinity).
+void expect_op_matches_ndarray(const std::string& name, const ir::Op& op,
+                               const std::vector<TensorData>& inputs, const Device& device) {
+  const auto run_on = [&](const Device& on) {
+    ops::Handles handles;
+    for (const TensorData& x : inputs)
+      handles.push_back(
+          ops::from_data(x, on, is_float(x.dtype()) ? TensorKind::Float : TensorKind::Int));
+    std::vector<TensorData> outputs;
+    for (const TensorHandle& output : tensor::run(op, handles))
+      outputs.push_back(ops::into_data(output));
+    return outputs;
+  };
+  const std::vector<TensorData> expected = run_on(Device::ndarray());
+  const std::vector<TensorData> got = run_on(device);
+  ASSERT_EQ(got.size(), expected.size()) << name;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    std::string why;
+    EXPECT_TRUE(got[k].approx_equal(expected[k], Tolerance{2e-4, 2e-5}, &why))
+        << name << ", output " << k << ": " << why;
+  }
+}
+
 }  // namespace
 
 void expect_fused_rows_run_on_the_device(const Device& device) {
@@ -265,6 +301,42 @@ void expect_bad_target_is_an_error(const Device& device) {
       EXPECT_NE(std::string(error.what()).find("target 7"), std::string::npos) << error.what();
     }
   }
+}
+
+void expect_row_specials_match_ndarray(const Device& device) {
+  const TensorData x = special_rows();
+  const TensorData row = TensorData(std::vector<float>(300, 0.5f), Shape{300});
+  const TensorData per_row = TensorData(std::vector<float>{1, -2, 3, 0.5f}, Shape{4});
+  const TensorData dy = row_values({4, 300}, 0.9).convert(DType::F32);
+  const TensorData classes(std::vector<int64_t>{5, 17, 250, 3}, Shape{4});
+  for (const bool rms : {false, true}) {
+    const ir::LayerNorm norm{1e-5, rms, true, false};
+    const auto before = shader::HostRuns::counts_so_far();
+    expect_op_matches_ndarray(rms ? "rms_norm" : "layer_norm", norm, {x, row}, device);
+    // The gradient op, from the host's statistics (the forward's, checked above).
+    ops::Handles forward;
+    for (const TensorData& input : {x, row})
+      forward.push_back(ops::from_data(input, Device::ndarray(), TensorKind::Float));
+    std::vector<TensorData> grad_inputs{x, row};
+    const ops::Handles statistics = tensor::run(norm, forward);
+    for (std::size_t k = 1; k < statistics.size(); ++k)
+      grad_inputs.push_back(ops::into_data(statistics[k]));
+    grad_inputs.push_back(dy);
+    expect_op_matches_ndarray(rms ? "rms_norm_backward" : "layer_norm_backward",
+                              ir::LayerNormGrad{norm}, grad_inputs, device);
+    EXPECT_EQ(host_runs_since(before), "");
+  }
+  const ir::CrossEntropy loss{-100, 0.1, false};
+  const auto before = shader::HostRuns::counts_so_far();
+  expect_op_matches_ndarray("cross_entropy", loss, {x, classes}, device);
+  const ops::Handles host_inputs{ops::from_data(x, Device::ndarray(), TensorKind::Float),
+                                 ops::from_data(classes, Device::ndarray(), TensorKind::Int)};
+  const ops::Handles lse = tensor::run(loss, host_inputs);
+  expect_op_matches_ndarray("cross_entropy_backward", ir::CrossEntropyGrad{loss},
+                            {x, classes, ops::into_data(lse[1]), per_row}, device);
+  for (const bool log : {false, true})
+    expect_op_matches_ndarray("softmax_backward", ir::SoftmaxGrad{{1, log}}, {x, dy}, device);
+  EXPECT_EQ(host_runs_since(before), "");
 }
 
 }  // namespace ember::test

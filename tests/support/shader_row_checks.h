@@ -12,6 +12,10 @@ namespace ember::test {
 /// another, rows longer than a workgroup: runs_fused_rows says yes, nothing goes to the host, and
 /// the results and gradients match the composites on ndarray (in f64, from the same f32 values).
 void expect_fused_rows_run_on_the_device(const Device& device);
+/// The fused row ops run directly on rows holding NaN, +inf and only -inf (layer_norm, rms_norm,
+/// cross_entropy with label smoothing, their gradient ops, softmax's backward): on the device,
+/// ndarray's values (NaN where it has NaN, the same infinities).
+void expect_row_specials_match_ndarray(const Device& device);
 /// A target outside [0, C) that is not ignore_index: the device's cross_entropy (fused, forward
 /// and backward op) throws ndarray's InvalidArgument naming it.
 void expect_bad_target_is_an_error(const Device& device);

@@ -214,6 +214,11 @@ TEST(VulkanDevice, FusedRowOpsRunOnTheDevice) {
   expect_fused_rows_run_on_the_device(*device);
 }
 
+TEST(VulkanDevice, FusedRowOpsMatchNdarrayOnNanAndInfinities) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_row_specials_match_ndarray(*device);
+}
+
 TEST(VulkanDevice, BadCrossEntropyTargetIsAnError) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_bad_target_is_an_error(*device);

@@ -188,6 +188,11 @@ TEST(WgpuDevice, FusedRowOpsRunOnTheDevice) {
   expect_fused_rows_run_on_the_device(*device);
 }
 
+TEST(WgpuDevice, FusedRowOpsMatchNdarrayOnNanAndInfinities) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_row_specials_match_ndarray(*device);
+}
+
 TEST(WgpuDevice, BadCrossEntropyTargetIsAnError) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   expect_bad_target_is_an_error(*device);

@@ -74,11 +74,12 @@ constexpr const char* kTargetOf = R"(int target_of(uint r) {
 }
 )";
 
-/// mean and variance from sums shifted by the row's first element (no mean for rms).
+/// mean and variance from sums shifted by the row's first element (no mean for rms; no shift by
+/// an infinity, which would make the mean of a row of them NaN rather than ndarray's infinity).
 constexpr const char* kLayerNorm =
     R"(  for (uint r = gl_WorkGroupID.x; r < p[0]; r += gl_NumWorkGroups.x) {
     const uint first = r * n;
-    const float shift = rms ? 0.0 : x[first];
+    const float shift = rms || isinf(x[first]) ? 0.0 : x[first];
     vec4 s = vec4(0.0);
     for (uint k = id; k < n; k += 256u) {
       const float d = x[first + k] - shift;

@@ -72,10 +72,12 @@ constexpr const char* kTargetOf = R"(fn target_of(r: u32) -> i32 {
 }
 )";
 
-/// mean and variance from sums shifted by the row's first element (no mean for rms).
+/// mean and variance from sums shifted by the row's first element (no mean for rms; no shift by
+/// an infinity, which would make the mean of a row of them NaN rather than ndarray's infinity).
 constexpr const char* kLayerNorm = R"(  for (var r = group.x; r < p[0]; r += groups.x) {
     let first = r * n;
-    let shift = select(x[first], 0.0f, rms);
+    let first_is_inf = (bitcast<u32>(x[first]) & 0x7fffffffu) == 0x7f800000u;
+    let shift = select(x[first], 0.0f, rms || first_is_inf);
     var s = vec4<f32>(0.0f);
     for (var k = id; k < n; k += 256u) {
       let d = x[first + k] - shift;
