@@ -15,9 +15,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -48,6 +51,8 @@ enum class RowKernel : uint8_t {
   CrossEntropyGrad,
   SoftmaxGrad,
 };
+/// How many kernels RowKernel names.
+constexpr std::size_t kRowKernels = 6;
 
 /// A tensor a row kernel binds: its name in the kernels' sources, and whether it holds 32-bit
 /// words (the targets, the bad-target word) rather than f32.
@@ -77,6 +82,29 @@ inline std::vector<RowBinding> row_kernel_bindings(RowKernel kernel) {
       return {{"y"}, {"dy"}, {"dx"}};
   }
   return {};
+}
+
+/// A backend's texts of the row kernels, in its shading language.
+struct RowSources {
+  const char* header;     ///< what precedes the tensors' bindings (the parameter words' binding)
+  const char* trees;      ///< tree_sum and tree_max over the workgroup, and larger (NaN wins)
+  const char* target_of;  ///< target_of(r): row r's class, -1 if ignored, -2 if bad (binding t)
+  const char* main;       ///< the start of main: the parameter words every kernel reads by name
+  std::array<const char*, kRowKernels> bodies;  ///< the rest of each kernel's main, by RowKernel
+};
+
+/// kernel's source from sources, each tensor it binds declared by declare(binding, RowBinding)
+/// (bindings 1, 2, ...: 0 is the parameter words').
+template <typename Declare>
+std::string row_kernel_source(RowKernel kernel, const RowSources& sources, const Declare& declare) {
+  std::string text = sources.header;
+  uint32_t binding = 1;
+  for (const RowBinding& tensor : row_kernel_bindings(kernel))
+    text += declare(binding++, tensor);
+  text += sources.trees;
+  if (kernel == RowKernel::CrossEntropy || kernel == RowKernel::CrossEntropyGrad)
+    text += sources.target_of;
+  return text + sources.main + sources.bodies[static_cast<std::size_t>(kernel)];
 }
 
 /// The rows of a fused row op: the last dim of x, or the softmax dim of SoftmaxGrad's y.

@@ -7,16 +7,11 @@ namespace {
 
 using shader::RowKernel;
 
-/// kernel's tensors as bindings 1, 2, ... (after the parameter words).
-std::string bindings(RowKernel kernel) {
-  std::string text;
-  uint32_t binding = 1;
-  for (const shader::RowBinding& tensor : shader::row_kernel_bindings(kernel)) {
-    const std::string at = std::to_string(binding++);
-    text += "layout(std430, set = 0, binding = " + at + ") buffer B" + at + " { " +
-            (tensor.words ? "uint " : "float ") + tensor.name + "[]; };\n";
-  }
-  return text;
+/// A tensor's binding: a buffer of floats or of words.
+std::string declare(uint32_t binding, const shader::RowBinding& tensor) {
+  const std::string at = std::to_string(binding);
+  return "layout(std430, set = 0, binding = " + at + ") buffer B" + at + " { " +
+         (tensor.words ? "uint " : "float ") + tensor.name + "[]; };\n";
 }
 
 constexpr const char* kHeader = R"(#version 450
@@ -213,23 +208,12 @@ constexpr const char* kSoftmaxGrad = R"(  const uint inner = p[2];
 }
 )";
 
-std::string source_of(RowKernel kernel) {
-  switch (kernel) {
-    case RowKernel::LayerNorm:
-      return kHeader + bindings(kernel) + kTrees + kMain + kLayerNorm;
-    case RowKernel::LayerNormGradRows:
-      return kHeader + bindings(kernel) + kTrees + kMain + kLayerNormGradRows;
-    case RowKernel::LayerNormGradColumns:
-      return kHeader + bindings(kernel) + kMain + kLayerNormGradColumns;
-    case RowKernel::CrossEntropy:
-      return kHeader + bindings(kernel) + kTrees + kTargetOf + kMain + kCrossEntropy;
-    case RowKernel::CrossEntropyGrad:
-      return kHeader + bindings(kernel) + kTrees + kTargetOf + kMain + kCrossEntropyGrad;
-    case RowKernel::SoftmaxGrad:
-      return kHeader + bindings(kernel) + kTrees + kMain + kSoftmaxGrad;
-  }
-  return {};
-}
+constexpr shader::RowSources kSources = {kHeader,
+                                         kTrees,
+                                         kTargetOf,
+                                         kMain,
+                                         {kLayerNorm, kLayerNormGradRows, kLayerNormGradColumns,
+                                          kCrossEntropy, kCrossEntropyGrad, kSoftmaxGrad}};
 
 }  // namespace
 
@@ -242,7 +226,7 @@ RowKernels::RowKernels(const Features& features, KernelCache& kernels, CommandSt
 void RowKernels::run(RowKernel kernel, std::span<const std::byte> words,
                      std::span<const BufferRange> tensors, uint32_t groups) {
   stream_.dispatch(
-      kernels_.kernel(source_of(kernel),
+      kernels_.kernel(shader::row_kernel_source(kernel, kSources, declare),
                       static_cast<uint32_t>(shader::row_kernel_bindings(kernel).size())),
       words, tensors, groups);
 }

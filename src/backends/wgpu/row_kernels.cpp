@@ -7,15 +7,10 @@ namespace {
 
 using shader::RowKernel;
 
-/// kernel's tensors as bindings 1, 2, ... (after the parameter words).
-std::string bindings(RowKernel kernel) {
-  std::string text;
-  uint32_t binding = 1;
-  for (const shader::RowBinding& tensor : shader::row_kernel_bindings(kernel)) {
-    text += "@group(0) @binding(" + std::to_string(binding++) + ") var<storage, read_write> " +
-            tensor.name + ": array<" + (tensor.words ? "u32" : "f32") + ">;\n";
-  }
-  return text;
+/// A tensor's binding: an array of f32 or of words.
+std::string declare(uint32_t binding, const shader::RowBinding& tensor) {
+  return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " +
+         tensor.name + ": array<" + (tensor.words ? "u32" : "f32") + ">;\n";
 }
 
 constexpr const char* kHeader = R"(// ember's wgpu fused row ops (src/backends/wgpu/row_kernels.cpp)
@@ -215,23 +210,12 @@ constexpr const char* kSoftmaxGrad = R"(  let inner = p[2];
 }
 )";
 
-std::string source_of(RowKernel kernel) {
-  switch (kernel) {
-    case RowKernel::LayerNorm:
-      return kHeader + bindings(kernel) + kTrees + kMain + kLayerNorm;
-    case RowKernel::LayerNormGradRows:
-      return kHeader + bindings(kernel) + kTrees + kMain + kLayerNormGradRows;
-    case RowKernel::LayerNormGradColumns:
-      return kHeader + bindings(kernel) + kMain + kLayerNormGradColumns;
-    case RowKernel::CrossEntropy:
-      return kHeader + bindings(kernel) + kTrees + kTargetOf + kMain + kCrossEntropy;
-    case RowKernel::CrossEntropyGrad:
-      return kHeader + bindings(kernel) + kTrees + kTargetOf + kMain + kCrossEntropyGrad;
-    case RowKernel::SoftmaxGrad:
-      return kHeader + bindings(kernel) + kTrees + kMain + kSoftmaxGrad;
-  }
-  return {};
-}
+constexpr shader::RowSources kSources = {kHeader,
+                                         kTrees,
+                                         kTargetOf,
+                                         kMain,
+                                         {kLayerNorm, kLayerNormGradRows, kLayerNormGradColumns,
+                                          kCrossEntropy, kCrossEntropyGrad, kSoftmaxGrad}};
 
 }  // namespace
 
@@ -243,7 +227,8 @@ RowKernels::RowKernels(const Adapter& adapter, KernelCache& kernels, CommandStre
 
 void RowKernels::run(RowKernel kernel, std::span<const std::byte> words,
                      std::span<const BufferRange> tensors, uint32_t groups) {
-  stream_.dispatch(kernels_.kernel(source_of(kernel)), words, tensors, groups);
+  stream_.dispatch(kernels_.kernel(shader::row_kernel_source(kernel, kSources, declare)), words,
+                   tensors, groups);
 }
 
 }  // namespace ember::wgpu
