@@ -2,12 +2,12 @@
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
 // input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, softmax,
-// sort, random, convolution and pooling by the backend's own kernels, full, arange, cat,
-// slice_assign and the indexing ops by its index-copy kernels (index_copy.h), the cumulative
-// ops by its scan (cumulative_scan.h), and the host (ndarray's kernels) for every op without a
-// kernel yet. And the Backend overrides that are the same on both: execute, fusion_support,
-// execute_fused, write, read, sync, flush, the memory reports. A backend derives from
-// ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
+// sort, random, convolution, pooling and the fused row ops (row_passes.h) by the backend's own
+// kernels, full, arange, cat, slice_assign and the indexing ops by its index-copy kernels
+// (index_copy.h), the cumulative ops by its scan (cumulative_scan.h), and the host (ndarray's
+// kernels) for every op without a kernel yet. And the Backend overrides that are the same on both:
+// execute, fusion_support, execute_fused, write, read, sync, flush, the memory reports. A backend
+// derives from ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
 //   context_     shared_ptr to its context: check_usable(), name()
 //   stream_      shared_ptr to its command stream: upload(bytes, range), download(range, bytes),
 //                flush(), sync()
