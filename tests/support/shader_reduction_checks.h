@@ -21,8 +21,9 @@ void expect_reductions_run_on_the_device(const Device& device,
 void expect_softmax_runs_on_the_device(const Device& device);
 /// A whole-tensor sum of 2^24 elements against ndarray, on the device.
 void expect_long_sum_runs_on_the_device(const Device& device);
-/// cross_entropy's forward and backward (composites of elementwise ops, softmax and reductions
-/// on a device without fused row ops) against ndarray; no reduction or softmax sent to the host.
+/// cross_entropy's forward and backward (the fused row ops where the backend runs them, else
+/// composites of elementwise ops, softmax and reductions) against ndarray; no reduction or
+/// softmax sent to the host.
 void expect_cross_entropy_runs_on_the_device(const Device& device);
 
 }  // namespace ember::test

@@ -22,6 +22,7 @@
 #include "support/graphics_device_checks.h"
 #include "support/shader_attention_checks.h"
 #include "support/shader_reduction_checks.h"
+#include "support/shader_row_checks.h"
 #include "vulkan_test_util.h"
 
 namespace ember::test {
@@ -222,6 +223,21 @@ TEST(VulkanDevice, WholeTensorSumOfManyChunksRunsOnTheDevice) {
 TEST(VulkanDevice, CrossEntropyForwardAndBackwardStayOnTheDevice) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_cross_entropy_runs_on_the_device(*device);
+}
+
+TEST(VulkanDevice, FusedRowOpsRunOnTheDevice) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_fused_rows_run_on_the_device(*device);
+}
+
+TEST(VulkanDevice, FusedRowOpsMatchNdarrayOnNanAndInfinities) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_row_specials_match_ndarray(*device);
+}
+
+TEST(VulkanDevice, BadCrossEntropyTargetIsAnError) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_bad_target_is_an_error(*device);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "support/graphics_device_checks.h"
 #include "support/shader_attention_checks.h"
 #include "support/shader_reduction_checks.h"
+#include "support/shader_row_checks.h"
 
 namespace ember::test {
 namespace {
@@ -196,6 +197,21 @@ TEST(WgpuDevice, WholeTensorSumOfManyChunksRunsOnTheDevice) {
 TEST(WgpuDevice, CrossEntropyForwardAndBackwardStayOnTheDevice) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   expect_cross_entropy_runs_on_the_device(*device);
+}
+
+TEST(WgpuDevice, FusedRowOpsRunOnTheDevice) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_fused_rows_run_on_the_device(*device);
+}
+
+TEST(WgpuDevice, FusedRowOpsMatchNdarrayOnNanAndInfinities) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_row_specials_match_ndarray(*device);
+}
+
+TEST(WgpuDevice, BadCrossEntropyTargetIsAnError) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_bad_target_is_an_error(*device);
 }
 
 }  // namespace

@@ -2,12 +2,13 @@
 // ops: elementwise ops as programs of one instruction, fused programs, reshape as the same
 // buffer, permute, flip, expand and slice as copies by the program kernel of a cast to the
 // input's own dtype (its input read as a view, codegen/layout_views.h), matmul, reduce, softmax,
-// sort, random, convolution, pooling, interpolation and attention by the backend's own kernels,
-// full, arange, cat, slice_assign and the indexing ops by its index-copy kernels (index_copy.h),
-// the cumulative ops by its scan (cumulative_scan.h), and the host (ndarray's kernels) for every
-// op without a kernel yet. And the Backend overrides that are the same on both: execute,
-// fusion_support, execute_fused, runs_fused_attention, write, read, sync, flush, the memory
-// reports. A backend derives from ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
+// sort, random, convolution, pooling, interpolation, attention and the fused row ops (row_passes.h)
+// by the backend's own kernels, full, arange, cat, slice_assign and the indexing ops by its
+// index-copy kernels (index_copy.h), the cumulative ops by its scan (cumulative_scan.h), and the
+// host (ndarray's kernels) for every op without a kernel yet. And the Backend overrides that are
+// the same on both: execute, fusion_support, execute_fused, runs_fused_attention, runs_fused_rows,
+// write, read, sync, flush, the memory reports. A backend derives from
+// ShaderBackend<Itself, Pages, Range> and has, for it (a friend):
 //   context_     shared_ptr to its context: check_usable(), name()
 //   stream_      shared_ptr to its command stream: upload(bytes, range), download(range, bytes),
 //                flush(), sync()
@@ -29,6 +30,8 @@
 //                shader/cumulative_scan.h's scan
 //   attention_   limits(), dispatch(pass, geometry, tensors, groups): shader/attention_passes.h's
 //                kernels (ir::Attention and ir::AttentionGrad)
+//   rows_        max_binding(), max_groups(), run(kernel, words, tensors, groups): the fused row
+//                ops' kernels (shader/row_passes.h)
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
 #pragma once
@@ -53,6 +56,7 @@
 #include "backends/shader/host_runs.h"
 #include "backends/shader/index_copy.h"
 #include "backends/shader/pool_buffer.h"
+#include "backends/shader/row_passes.h"
 #include "codegen/kernel_dims.h"
 #include "codegen/layout_views.h"
 #include "ember/error.h"
@@ -93,6 +97,11 @@ class ShaderBackend : public backend::Backend {
       allocate(output);
     HostRuns::record(ir::name(op));
     return ndarray::run_on_host(*this, op, inputs, outputs);
+  }
+
+  /// Yes where the row kernels take op (shader/row_passes.h).
+  bool runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const override {
+    return row_passes_take(op, inputs, self().rows_.max_binding(), self().rows_.max_groups());
   }
 
   /// Every supported dtype (a program the emitter does not write for this device runs op by op),
@@ -177,6 +186,16 @@ class ShaderBackend : public backend::Backend {
   }
   std::shared_ptr<Buffer> allocate(const ir::TensorMeta& meta) {
     return allocate(static_cast<std::size_t>(bytes_of(meta)));
+  }
+  /// A new buffer for each of outputs, their slices appended to ranges.
+  Outputs allocate_all(std::span<const ir::TensorMeta> outputs, std::vector<Range>& ranges) {
+    Outputs buffers;
+    for (const ir::TensorMeta& output : outputs) {
+      auto buffer = allocate(output);
+      ranges.push_back(buffer->range());
+      buffers.push_back(std::move(buffer));
+    }
+    return buffers;
   }
   static const Range& range_of(const backend::BufferPtr& buffer) {
     return static_cast<const Buffer&>(*buffer).range();
@@ -356,13 +375,8 @@ class ShaderBackend : public backend::Backend {
       input_ranges.push_back(range_of(input.buffer));
     }
     if (!self().conv_pool_.takes(typed, metas, outputs)) return std::nullopt;
-    Outputs results;
     std::vector<Range> output_ranges;
-    for (const ir::TensorMeta& output : outputs) {
-      auto buffer = allocate(output);
-      output_ranges.push_back(buffer->range());
-      results.push_back(std::move(buffer));
-    }
+    Outputs results = allocate_all(outputs, output_ranges);
     self().conv_pool_.run(typed, input_ranges, metas, output_ranges, outputs);
     return results;
   }
@@ -444,6 +458,47 @@ class ShaderBackend : public backend::Backend {
     return [this, &geometry](AttentionPass pass, std::span<const Range> tensors, uint32_t groups) {
       self().attention_.dispatch(pass, geometry, tensors, groups);
     };
+  }
+
+  /// The fused row ops by the row kernels (shader/row_passes.h), where they take the case. A
+  /// cross-entropy op waits for its kernel's word of bad targets: where one is set, the host runs
+  /// the op, for ndarray's InvalidArgument naming the target.
+  template <typename Op>
+  requires ir::FusedRowOp<Op> std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
+                                                         std::span<const Operand> inputs,
+                                                         std::span<const ir::TensorMeta> outputs) {
+    auto& kernels = self().rows_;
+    std::vector<ir::TensorMeta> metas;
+    std::vector<Range> input_ranges;
+    for (const Operand& input : inputs) {
+      metas.push_back(input.meta);
+      input_ranges.push_back(range_of(input.buffer));
+    }
+    if (!row_passes_take(op, metas, kernels.max_binding(), kernels.max_groups()))
+      return std::nullopt;
+    std::vector<Range> output_ranges;
+    Outputs results = allocate_all(outputs, output_ranges);
+    constexpr bool kChecksTargets =
+        std::is_same_v<Op, ir::CrossEntropy> || std::is_same_v<Op, ir::CrossEntropyGrad>;
+    std::shared_ptr<Buffer> flag;
+    Range bad_target = output_ranges[0];  // a stand-in for the kernels that check no target
+    if (kChecksTargets) {
+      flag = allocate(sizeof(uint32_t));
+      bad_target = flag->range();
+      bad_target.bytes = sizeof(uint32_t);
+      self().stream_->fill_zero(bad_target);
+    }
+    const auto dispatch = [&](RowKernel kernel, std::span<const std::byte> words,
+                              std::span<const Range> tensors,
+                              uint32_t groups) { kernels.run(kernel, words, tensors, groups); };
+    RowPasses<Range, decltype(dispatch)>(input_ranges, metas, output_ranges, bad_target,
+                                         kernels.max_groups(), dispatch)
+        .record(op);
+    if (!kChecksTargets) return results;
+    uint32_t bad = 0;
+    self().stream_->download(bad_target, std::as_writable_bytes(std::span(&bad, 1)));
+    if (bad != 0) return std::nullopt;
+    return results;
   }
 
   // ---- data movement and indexing: the index-copy kernels (backends/shader/index_copy.h) ----
@@ -609,14 +664,6 @@ class ShaderBackend : public backend::Backend {
     uint32_t first = 0;  // n - the first bad position, 0 for none
     self().stream_->download(word, std::as_writable_bytes(std::span(&first, 1)));
     if (first != 0) ndarray::checked_indices(op, read(indices), dim, size);
-  }
-
-  /// The ops without a kernel here yet: ndarray's kernels on the host.
-  template <typename Op>
-  requires(ir::FusedRowOp<Op>) std::optional<Outputs> run(
-      const Op& /*typed*/, const ir::Op& /*op*/, std::span<const Operand> /*inputs*/,
-      std::span<const ir::TensorMeta> /*outputs*/) {
-    return std::nullopt;
   }
 };
 

@@ -24,6 +24,7 @@
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/random_kernel.h"
 #include "backends/vulkan/reduce_kernel.h"
+#include "backends/vulkan/row_kernels.h"
 #include "backends/vulkan/softmax_kernel.h"
 #include "backends/vulkan/sort_kernel.h"
 #include "ember/error.h"
@@ -53,7 +54,8 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         interpolate_(make_interpolate_kernels(physical, kernels_, *stream_)),
         index_copy_(context_->features(), kernels_, *stream_),
         cumulative_(context_->features(), kernels_, *stream_),
-        attention_(context_->features(), kernels_, *stream_) {}
+        attention_(context_->features(), kernels_, *stream_),
+        rows_(context_->features(), kernels_, *stream_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -110,6 +112,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
   AttentionKernel attention_;
+  RowKernels rows_;
 };
 
 }  // namespace

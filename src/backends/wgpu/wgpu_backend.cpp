@@ -24,6 +24,7 @@
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/random_kernel.h"
 #include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/row_kernels.h"
 #include "backends/wgpu/softmax_kernel.h"
 #include "backends/wgpu/sort_kernel.h"
 #include "backends/wgpu/timestamps.h"
@@ -52,7 +53,8 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         interpolate_(make_interpolate_kernels(adapter, kernels_, *stream_)),
         index_copy_(adapter, kernels_, *stream_),
         cumulative_(adapter, kernels_, *stream_),
-        attention_(adapter, kernels_, *stream_) {}
+        attention_(adapter, kernels_, *stream_),
+        rows_(adapter, kernels_, *stream_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -103,6 +105,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   IndexCopyKernel index_copy_;
   CumulativeKernel cumulative_;
   AttentionKernel attention_;
+  RowKernels rows_;
 };
 
 }  // namespace
