@@ -21,6 +21,7 @@ class KernelRunner {
   KernelRunner(const DeviceLimits& limits, Cache& kernels, Stream& stream)
       : limits_(limits), kernels_(&kernels), stream_(&stream) {}
 
+  /// The device's limits, which the kernel classes check before they take a case.
   const DeviceLimits& limits() const { return limits_; }
   /// The stream the dispatches are recorded into (for the commands that are no kernel's).
   Stream& stream() const { return *stream_; }
