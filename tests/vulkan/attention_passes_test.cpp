@@ -13,7 +13,7 @@ namespace ember::shader {
 namespace {
 
 /// WebGPU's default limits but the bindings (9 storage buffers: the backward's).
-constexpr AttentionLimits kLimits{uint64_t{1} << 27, 65535, 16384, 10};
+constexpr DeviceLimits kLimits{uint64_t{1} << 27, 65535, 16384, 10};
 
 std::vector<ir::TensorMeta> qkv(std::vector<int64_t> batch, int64_t l, int64_t s, int64_t e,
                                 int64_t ev, DType dtype = DType::F32) {
@@ -46,7 +46,7 @@ TEST(AttentionPasses, TakeF32UpToHeadDim128AndMasksOfBoolOrF32) {
 TEST(AttentionPasses, RefuseWhatTheDeviceOrLavapipesLoopLimitCannotHold) {
   const ir::Attention op{0.5, false};
   // A tile of 16 rows of E + Ev floats: 8 KiB at E = Ev = 64.
-  AttentionLimits small = kLimits;
+  DeviceLimits small = kLimits;
   small.max_shared_bytes = 8191;
   EXPECT_FALSE(attention_passes_take(op, qkv({1}, 3, 4, 64, 64), small));
   EXPECT_TRUE(attention_passes_take(op, qkv({1}, 3, 4, 32, 32), small));

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/shader/device_limits.h"
 #include "ir/ops.h"
 
 namespace ember::shader {
@@ -42,14 +43,6 @@ constexpr uint32_t kAttentionMostTensors = 8;
 /// The most loop turns an invocation may make (lavapipe ends an invocation's loops after 65535
 /// turns in all, silently).
 constexpr uint64_t kAttentionMaxTurns = 60000;
-
-/// What the device allows the kernels.
-struct AttentionLimits {
-  uint64_t max_binding = 0;          ///< bytes one storage binding covers
-  uint32_t max_groups = 0;           ///< workgroups of one dispatch (x)
-  uint64_t max_shared_bytes = 0;     ///< shared (workgroup) memory of a workgroup
-  uint32_t max_storage_buffers = 0;  ///< storage bindings of one kernel
-};
 
 /// The kernels of the passes: each language's source of each.
 enum class AttentionPass : uint8_t { Forward, Stats, GradQ, GradKV };
@@ -184,7 +177,7 @@ struct AttentionGeometry {
 /// workgroups, shared memory and bindings the device allows, and every pass's loops below
 /// lavapipe's limit.
 inline bool attention_passes_take(const ir::Attention& op, std::span<const ir::TensorMeta> inputs,
-                                  const AttentionLimits& limits) {
+                                  const DeviceLimits& limits) {
   if (inputs.size() < 3 || inputs[0].dtype != DType::F32) return false;
   if (inputs.size() == 4 && inputs[3].dtype != DType::Bool && inputs[3].dtype != DType::F32)
     return false;

@@ -23,14 +23,14 @@
 //   random_      takes(random), run(random, out)
 //   conv_pool_   a shader::ConvPoolKernels<Range> (conv_pool_kernels.h) over its sources
 //   interpolate_ a shader::InterpolateKernels<Range> (interpolate_passes.h) over its sources
-//   index_copy_  max_binding(), max_groups(), run(dispatch, tensors): shader/index_copy.h's
+//   index_copy_  limits(), run(dispatch, tensors): shader/index_copy.h's
 //                kernels (full, arange, cat, slice_assign, select, gather, select_assign,
 //                scatter)
-//   cumulative_  takes(op, dtype), max_binding(), max_groups(), run(dispatch, pass, tensors):
+//   cumulative_  takes(op, dtype), limits(), run(dispatch, pass, tensors):
 //                shader/cumulative_scan.h's scan
 //   attention_   limits(), dispatch(pass, geometry, tensors, groups): shader/attention_passes.h's
 //                kernels (ir::Attention and ir::AttentionGrad)
-//   rows_        max_binding(), max_groups(), run(kernel, words, tensors, groups): the fused row
+//   rows_        limits(), run(kernel, words, tensors, groups): the fused row
 //                ops' kernels (shader/row_passes.h)
 //   kDocs        its page, for the errors ("docs/backends/vulkan.md")
 // and overrides name, description, supports_dtype, record_timestamp and memory_cleanup.
@@ -101,7 +101,8 @@ class ShaderBackend : public backend::Backend {
 
   /// Yes where the row kernels take op (shader/row_passes.h).
   bool runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const override {
-    return row_passes_take(op, inputs, self().rows_.max_binding(), self().rows_.max_groups());
+    return row_passes_take(op, inputs, self().rows_.limits().max_binding,
+                           self().rows_.limits().max_groups);
   }
 
   /// Every supported dtype (a program the emitter does not write for this device runs op by op),
@@ -474,7 +475,7 @@ class ShaderBackend : public backend::Backend {
       metas.push_back(input.meta);
       input_ranges.push_back(range_of(input.buffer));
     }
-    if (!row_passes_take(op, metas, kernels.max_binding(), kernels.max_groups()))
+    if (!row_passes_take(op, metas, kernels.limits().max_binding, kernels.limits().max_groups))
       return std::nullopt;
     std::vector<Range> output_ranges;
     Outputs results = allocate_all(outputs, output_ranges);
@@ -492,7 +493,7 @@ class ShaderBackend : public backend::Backend {
                               std::span<const Range> tensors,
                               uint32_t groups) { kernels.run(kernel, words, tensors, groups); };
     RowPasses<Range, decltype(dispatch)>(input_ranges, metas, output_ranges, bad_target,
-                                         kernels.max_groups(), dispatch)
+                                         kernels.limits().max_groups, dispatch)
         .record(op);
     if (!kChecksTargets) return results;
     uint32_t bad = 0;
@@ -514,8 +515,8 @@ class ShaderBackend : public backend::Backend {
   bool copies(DType dtype, std::size_t rank, uint64_t elements, uint64_t turns,
               std::initializer_list<ir::TensorMeta> tensors) const {
     return moves_dtype(dtype) && rank <= kIndexCopyMaxRank &&
-           index_copy_fits(elements, turns, tensors, self().index_copy_.max_binding(),
-                           self().index_copy_.max_groups());
+           index_copy_fits(elements, turns, tensors, self().index_copy_.limits().max_binding,
+                           self().index_copy_.limits().max_groups);
   }
 
   std::optional<Outputs> run(const ir::Full& full, const ir::Op& /*op*/,
@@ -624,7 +625,7 @@ class ShaderBackend : public backend::Backend {
     const ScanDispatch dispatch = ScanDispatch::of(cumulative, x);
     auto& kernel = self().cumulative_;
     if (!kernel.takes(cumulative.op, x.dtype) ||
-        !dispatch.fits(x, kernel.max_binding(), kernel.max_groups()))
+        !dispatch.fits(x, kernel.limits().max_binding, kernel.limits().max_groups))
       return std::nullopt;
     auto out = allocate(outputs[0]);
     if (dispatch.lanes * dispatch.n == 0) return Outputs{out};

@@ -81,6 +81,14 @@ inline std::optional<SpatialGroups> groups_per_element(uint64_t elements, uint32
 template <typename Range>
 using SpatialDispatch = std::function<void(const std::string&, std::span<const std::byte>,
                                            std::span<const Range>, uint32_t, uint32_t)>;
+/// The SpatialDispatch that records through runner (a backend's KernelRunner, kernel_runner.h).
+template <typename Range, typename Runner>
+SpatialDispatch<Range> spatial_dispatch(const Runner& runner) {
+  return [runner](const std::string& source, std::span<const std::byte> words,
+                  std::span<const Range> tensors, uint32_t groups_x, uint32_t groups_y) {
+    runner.dispatch(source, words, tensors, groups_x, groups_y);
+  };
+}
 
 /// The spatial extents of shape [N, C, *spatial] as three, front-padded with 1.
 inline std::array<uint64_t, 3> spatial3(const Shape& shape) {

@@ -261,20 +261,11 @@ std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometr
 
 }  // namespace
 
-AttentionKernel::AttentionKernel(const Features& features, KernelCache& kernels,
-                                 CommandStream& stream)
-    : limits_{features.max_storage_range, features.max_groups_x, features.max_shared_bytes,
-              features.max_storage_buffers},
-      kernels_(kernels),
-      stream_(stream) {}
-
 void AttentionKernel::dispatch(shader::AttentionPass pass,
                                const shader::AttentionGeometry& geometry,
                                std::span<const BufferRange> tensors, uint32_t groups) {
   const std::vector<uint32_t> words = geometry.words();
-  stream_.dispatch(
-      kernels_.kernel(source_of(pass, geometry), static_cast<uint32_t>(tensors.size())),
-      std::as_bytes(std::span(words)), tensors, groups);
+  runner_.dispatch(source_of(pass, geometry), std::as_bytes(std::span(words)), tensors, groups);
 }
 
 }  // namespace ember::vulkan

@@ -441,27 +441,18 @@ class GlslSources final : public shader::ConvPoolSources {
 
 }  // namespace
 
-shader::SpatialLimits spatial_limits(const PhysicalDevice& physical) {
+shader::SpatialLimits spatial_limits(const PhysicalDevice& physical,
+                                     const shader::DeviceLimits& limits) {
   const Features& features = physical.features;
-  return {features.max_storage_range, features.max_groups_x, features.float64,
+  return {limits.max_binding, limits.max_groups, features.float64,
           shader::tiled_conv_on(physical.kind.type() == DeviceKind::Type::Cpu),
           features.float16 && features.storage16};
 }
 
-shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream) {
-  return [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
-                             std::span<const BufferRange> tensors, uint32_t groups_x,
-                             uint32_t groups_y) {
-    stream.dispatch(kernels.kernel(source, static_cast<uint32_t>(tensors.size())), words, tensors,
-                    groups_x, groups_y);
-  };
-}
-
-ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, KernelCache& kernels,
-                                       CommandStream& stream) {
-  return ConvPoolKernels(spatial_limits(physical),
+ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, const KernelRunner& runner) {
+  return ConvPoolKernels(spatial_limits(physical, runner.limits()),
                          std::make_unique<GlslSources>(physical.features.float64),
-                         spatial_dispatch(kernels, stream));
+                         shader::spatial_dispatch<BufferRange>(runner));
 }
 
 }  // namespace ember::vulkan

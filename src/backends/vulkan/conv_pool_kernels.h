@@ -8,9 +8,8 @@
 #include <string>
 
 #include "backends/shader/conv_pool_kernels.h"
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "backends/vulkan/vulkan_context.h"
 
 namespace ember::vulkan {
@@ -28,13 +27,11 @@ std::string spatial_header(const std::string& type, const std::string& accumulat
 std::string spatial_buffer(int binding, const std::string& access, const std::string& elem,
                            const std::string& name);
 
-/// What physical's convolution, pooling and interpolation kernels can take.
-shader::SpatialLimits spatial_limits(const PhysicalDevice& physical);
-/// Those kernels' dispatch: compiled by kernels, recorded into stream.
-shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream);
+/// What physical's convolution, pooling and interpolation kernels can take (limits: its).
+shader::SpatialLimits spatial_limits(const PhysicalDevice& physical,
+                                     const shader::DeviceLimits& limits);
 
-/// The convolution and pooling kernels of physical, compiled by kernels and recorded into stream.
-ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, KernelCache& kernels,
-                                       CommandStream& stream);
+/// The convolution and pooling kernels of physical, recorded through runner.
+ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, const KernelRunner& runner);
 
 }  // namespace ember::vulkan

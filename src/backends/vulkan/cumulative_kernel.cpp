@@ -140,14 +140,6 @@ layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 
 }  // namespace cumulative_text
 
-CumulativeKernel::CumulativeKernel(const Features& features, KernelCache& kernels,
-                                   CommandStream& stream)
-    : float64_(features.float64),
-      max_range_(features.max_storage_range),
-      max_groups_(features.max_groups_x),
-      kernels_(kernels),
-      stream_(stream) {}
-
 bool CumulativeKernel::takes(ir::CumulativeOp op, DType dtype) const {
   // Sums and products of floats accumulate in double, as ndarray's.
   const bool total = op == ir::CumulativeOp::Sum || op == ir::CumulativeOp::Prod;
@@ -158,10 +150,9 @@ bool CumulativeKernel::takes(ir::CumulativeOp op, DType dtype) const {
 
 void CumulativeKernel::run(const shader::ScanDispatch& dispatch, shader::ScanPass pass,
                            std::span<const BufferRange> tensors) {
-  const std::string text = cumulative_text::source(dispatch.op, dispatch.dtype, pass);
-  stream_.dispatch(kernels_.kernel(text, static_cast<uint32_t>(tensors.size())),
+  runner_.dispatch(cumulative_text::source(dispatch.op, dispatch.dtype, pass),
                    std::as_bytes(std::span(dispatch.words)), tensors,
-                   shader::groups_for(dispatch.invocations(pass), max_groups_));
+                   shader::groups_for(dispatch.invocations(pass), runner_.limits().max_groups));
 }
 
 }  // namespace ember::vulkan

@@ -9,20 +9,20 @@
 #include <span>
 
 #include "backends/shader/cumulative_scan.h"
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 
 namespace ember::vulkan {
 
 class CumulativeKernel {
  public:
-  CumulativeKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+  /// float64: whether the device computes f64 (shaderFloat64).
+  CumulativeKernel(const KernelRunner& runner, bool float64) : float64_(float64), runner_(runner) {}
 
   /// Whether run computes op on dtype (any lane; ScanDispatch::fits says which fit).
   bool takes(ir::CumulativeOp op, DType dtype) const;
-  uint64_t max_binding() const { return max_range_; }
-  uint32_t max_groups() const { return max_groups_; }
+  /// What the device allows one kernel.
+  const shader::DeviceLimits& limits() const { return runner_.limits(); }
   /// Records pass of dispatch on tensors (x, y, carries as the pass binds them:
   /// shader::record_scan). takes() holds.
   void run(const shader::ScanDispatch& dispatch, shader::ScanPass pass,
@@ -30,10 +30,7 @@ class CumulativeKernel {
 
  private:
   bool float64_;
-  uint32_t max_range_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::vulkan

@@ -175,22 +175,14 @@ constexpr shader::IndexCopySources kSources{copy_source, update_source, check_so
 
 }  // namespace index_copy_text
 
-IndexCopyKernel::IndexCopyKernel(const Features& features, KernelCache& kernels,
-                                 CommandStream& stream)
-    : max_range_(features.max_storage_range),
-      max_groups_(features.max_groups_x),
-      kernels_(kernels),
-      stream_(stream) {}
-
 void IndexCopyKernel::run(const shader::IndexCopyDispatch& dispatch,
                           std::span<const BufferRange> tensors) {
   std::vector<BufferRange> bound(tensors.begin(), tensors.end());
   for (BufferRange& range : bound)
     range.bytes = (range.bytes + 3) / 4 * 4;
-  stream_.dispatch(kernels_.kernel(index_copy_text::kSources.of(dispatch.key),
-                                   static_cast<uint32_t>(bound.size())),
-                   std::as_bytes(std::span(dispatch.words)), bound,
-                   shader::groups_for(dispatch.elements, max_groups_));
+  runner_.dispatch(index_copy_text::kSources.of(dispatch.key),
+                   std::as_bytes(std::span(dispatch.words)), std::span<const BufferRange>(bound),
+                   shader::groups_for(dispatch.elements, runner_.limits().max_groups));
 }
 
 }  // namespace ember::vulkan

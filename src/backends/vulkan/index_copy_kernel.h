@@ -9,29 +9,23 @@
 #include <span>
 
 #include "backends/shader/index_copy.h"
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 
 namespace ember::vulkan {
 
 class IndexCopyKernel {
  public:
-  IndexCopyKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+  explicit IndexCopyKernel(const KernelRunner& runner) : runner_(runner) {}
 
-  /// The most bytes of a tensor one binding reaches.
-  uint64_t max_binding() const { return max_range_; }
-  /// The most workgroups of a dispatch.
-  uint32_t max_groups() const { return max_groups_; }
+  /// What the device allows one kernel.
+  const shader::DeviceLimits& limits() const { return runner_.limits(); }
   /// Records dispatch over tensors (index_copy.h names them per kernel), each bound rounded up to
   /// whole words (the pools' slices have room).
   void run(const shader::IndexCopyDispatch& dispatch, std::span<const BufferRange> tensors);
 
  private:
-  uint32_t max_range_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::vulkan

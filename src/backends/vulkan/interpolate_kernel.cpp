@@ -217,12 +217,12 @@ class GlslSources final : public shader::InterpolateSources {
 
 }  // namespace interpolate_text
 
-InterpolateKernels make_interpolate_kernels(const PhysicalDevice& physical, KernelCache& kernels,
-                                            CommandStream& stream) {
+InterpolateKernels make_interpolate_kernels(const PhysicalDevice& physical,
+                                            const KernelRunner& runner) {
   return InterpolateKernels(
-      spatial_limits(physical),
+      spatial_limits(physical, runner.limits()),
       std::make_unique<interpolate_text::GlslSources>(physical.features.float64),
-      spatial_dispatch(kernels, stream));
+      shader::spatial_dispatch<BufferRange>(runner));
 }
 
 }  // namespace ember::vulkan

@@ -7,17 +7,16 @@
 #pragma once
 
 #include "backends/shader/interpolate_passes.h"
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "backends/vulkan/vulkan_context.h"
 
 namespace ember::vulkan {
 
 using InterpolateKernels = shader::InterpolateKernels<BufferRange>;
 
-/// The interpolation kernels of physical, compiled by kernels and recorded into stream.
-InterpolateKernels make_interpolate_kernels(const PhysicalDevice& physical, KernelCache& kernels,
-                                            CommandStream& stream);
+/// The interpolation kernels of physical, recorded through runner.
+InterpolateKernels make_interpolate_kernels(const PhysicalDevice& physical,
+                                            const KernelRunner& runner);
 
 }  // namespace ember::vulkan

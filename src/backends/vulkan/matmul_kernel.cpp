@@ -17,9 +17,6 @@ constexpr uint64_t kMaxGroups = 65535;
 
 }  // namespace
 
-MatmulKernel::MatmulKernel(const Features& features, KernelCache& kernels, CommandStream& stream)
-    : features_(features), kernels_(kernels), stream_(stream) {}
-
 uint64_t MatmulKernel::tile(DType dtype) const {
   // The cooperative kernel's tiles are square: its shape has m == n (vulkan_context.cpp).
   if (dtype == DType::F16 && features_.cooperative_f16)
@@ -33,7 +30,7 @@ std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMet
   const bool dtype = lhs.dtype == DType::F32 || (lhs.dtype == DType::F64 && features_.float64) ||
                      (lhs.dtype == DType::F16 && features_.float16 && features_.storage16);
   if (!dtype || rhs.dtype != lhs.dtype) return std::nullopt;
-  return shader::matmul_geometry(lhs, rhs, out, dtype_size(lhs.dtype), features_.max_storage_range,
+  return shader::matmul_geometry(lhs, rhs, out, dtype_size(lhs.dtype), runner_.limits().max_binding,
                                  kMaxGroups, tile(lhs.dtype));
 }
 
@@ -48,15 +45,15 @@ void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferR
   const shader::MatmulGeometry g = *geometry(lhs, rhs, out);
   const bool cooperative = lhs.dtype == DType::F16 && features_.cooperative_f16.has_value();
   shader::record_matmul(
-      g, [&] { stream_.fill_zero(c); },
+      g, [&] { runner_.stream().fill_zero(c); },
       [&](const std::vector<uint32_t>& words, const std::array<uint32_t, 3>& groups) {
         const std::string source = cooperative
                                        ? cooperative_matmul_source(*features_.cooperative_f16,
                                                                    cooperative_aligned(g.k, g.n))
                                        : tiled_matmul_source(lhs.dtype);
         const BufferRange tensors[] = {a, b, c};
-        stream_.dispatch(kernels_.kernel(source, 3), std::as_bytes(std::span(words)), tensors,
-                         groups[0], groups[1], groups[2]);
+        runner_.dispatch(source, std::as_bytes(std::span(words)), tensors, groups[0], groups[1],
+                         groups[2]);
         ++(cooperative ? shader::matmul_runs().cooperative : shader::matmul_runs().tiled);
       },
       tile(lhs.dtype));

@@ -9,16 +9,17 @@
 #include <optional>
 
 #include "backends/shader/matmul_geometry.h"
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "ir/ops.h"
 
 namespace ember::vulkan {
 
 class MatmulKernel {
  public:
-  MatmulKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+  /// features: the dtypes the device computes and its cooperative matrices.
+  MatmulKernel(const KernelRunner& runner, const Features& features)
+      : features_(features), runner_(runner) {}
 
   /// Whether run takes the product of lhs and rhs (ir::infer's operands of a Matmul, result out):
   /// a float dtype the device computes (bf16 never), and shader::matmul_geometry's limits.
@@ -35,8 +36,7 @@ class MatmulKernel {
                                                  const ir::TensorMeta& out) const;
 
   Features features_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::vulkan

@@ -14,14 +14,6 @@ codegen::GlslFeatures glsl_features(const Features& features) {
   return {features.float64, features.int64, features.storage8, features.storage16};
 }
 
-ProgramKernels::ProgramKernels(const Features& features, KernelCache& kernels,
-                               CommandStream& stream)
-    : features_(glsl_features(features)),
-      max_range_(features.max_storage_range),
-      max_groups_(features.max_groups_x),
-      kernels_(kernels),
-      stream_(stream) {}
-
 namespace {
 
 /// A program's compiled form on this device (ir::CompiledForm; the fusion decorator's program
@@ -36,9 +28,8 @@ const Kernel* ProgramKernels::kernel_of(const ir::Program& program) {
   const Compiled* compiled = program.compiled.get<Compiled>([&] {
     auto made = std::make_shared<Compiled>();
     if (codegen::glsl_program_refusal(program, features_).empty())
-      made->kernel =
-          &kernels_.kernel(codegen::glsl_program_kernel(program, features_),
-                           static_cast<uint32_t>(program.inputs.size() + program.outputs.size()));
+      made->kernel = &runner_.kernel(codegen::glsl_program_kernel(program, features_),
+                                     program.inputs.size() + program.outputs.size());
     return made;
   });
   return compiled->kernel;
@@ -46,7 +37,7 @@ const Kernel* ProgramKernels::kernel_of(const ir::Program& program) {
 
 bool ProgramKernels::runs(const ir::Program& program, uint64_t n, uint64_t bytes) {
   // The kernels index in 32 bits, and a tensor is bound as one range.
-  if (n >= (uint64_t{1} << 31) || bytes > max_range_) return false;
+  if (n >= (uint64_t{1} << 31) || bytes > runner_.limits().max_binding) return false;
   return kernel_of(program) != nullptr;
 }
 
@@ -60,8 +51,9 @@ void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange
   std::vector<BufferRange> tensors(inputs.begin(), inputs.end());
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
   const uint64_t groups = (n + codegen::kGlslWorkgroupSize - 1) / codegen::kGlslWorkgroupSize;
-  stream_.dispatch(kernel, std::as_bytes(std::span(words)), tensors,
-                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+  runner_.stream().dispatch(
+      kernel, std::as_bytes(std::span(words)), tensors,
+      static_cast<uint32_t>(std::min<uint64_t>(groups, runner_.limits().max_groups)));
 }
 
 }  // namespace ember::vulkan

@@ -8,9 +8,8 @@
 #include <span>
 #include <vector>
 
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "codegen/glsl.h"
 #include "codegen/kernel_dims.h"
 #include "ember/scalar.h"
@@ -24,7 +23,9 @@ codegen::GlslFeatures glsl_features(const Features& features);
 
 class ProgramKernels {
  public:
-  ProgramKernels(const Features& features, KernelCache& kernels, CommandStream& stream);
+  /// features: the dtypes the device's kernels hold.
+  ProgramKernels(const KernelRunner& runner, const Features& features)
+      : features_(glsl_features(features)), runner_(runner) {}
 
   /// Whether run takes program over an output of n elements whose largest tensor has bytes
   /// bytes: the emitter writes it for this device, and every tensor fits one descriptor's range.
@@ -43,10 +44,7 @@ class ProgramKernels {
   const Kernel* kernel_of(const ir::Program& program);
 
   codegen::GlslFeatures features_;
-  uint32_t max_range_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::vulkan

@@ -6,16 +6,15 @@
 
 #include <cstdint>
 
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "ir/ops.h"
 
 namespace ember::vulkan {
 
 class RandomKernel {
  public:
-  RandomKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+  explicit RandomKernel(const KernelRunner& runner) : runner_(runner) {}
 
   /// Whether run takes op (shader::random_kernels_take on this device).
   bool takes(const ir::Random& op) const;
@@ -23,10 +22,7 @@ class RandomKernel {
   void run(const ir::Random& op, const BufferRange& out);
 
  private:
-  uint32_t max_range_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::vulkan

@@ -205,11 +205,6 @@ bool takes_dtype(ReduceOp op, DType x, const Features& features) {
 
 }  // namespace
 
-ReduceKernel::ReduceKernel(
-    const Features& features, KernelCache& kernels, CommandStream& stream,
-    std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch)
-    : features_(features), kernels_(kernels), stream_(stream), scratch_(std::move(scratch)) {}
-
 bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
                          const ir::TensorMeta& out) const {
   const bool arg = reduce.op == ReduceOp::ArgMax || reduce.op == ReduceOp::ArgMin;
@@ -217,7 +212,7 @@ bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
   const bool truth = reduce.op == ReduceOp::Any || reduce.op == ReduceOp::All;
   if (truth && !features_.storage8) return false;
   return features_.float64 && takes_dtype(reduce.op, x.dtype, features_) &&
-         shader::reduce_passes_take(reduce, x, out, features_.max_storage_range, kPartialBytes,
+         shader::reduce_passes_take(reduce, x, out, runner_.limits().max_binding, kPartialBytes,
                                     uint64_t{1} << 30);
 }
 
@@ -225,11 +220,10 @@ void ReduceKernel::run(const ir::Reduce& reduce, const BufferRange& x, const ir:
                        const BufferRange& out, const ir::TensorMeta& out_meta) {
   shader::record_reduce_passes(reduce, x_meta, x, out, partial_source(reduce.op, x_meta.dtype),
                                finish_source(reduce.op, x_meta.dtype, out_meta.dtype),
-                               kPartialBytes, features_.max_groups_x, scratch_,
+                               kPartialBytes, runner_.limits().max_groups, scratch_,
                                [&](const std::string& source, std::span<const std::byte> words,
                                    std::span<const BufferRange> tensors, uint32_t groups) {
-                                 stream_.dispatch(kernels_.kernel(source, 2), words, tensors,
-                                                  groups);
+                                 runner_.dispatch(source, words, tensors, groups);
                                });
 }
 

@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "ir/ops.h"
 
 namespace ember::vulkan {
@@ -25,8 +25,10 @@ class ReduceKernel {
  public:
   /// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while
   /// the returned pointer lives: the chunks' partial results between the passes.
-  ReduceKernel(const Features& features, KernelCache& kernels, CommandStream& stream,
-               std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch);
+  /// features: the dtypes the device computes and stores.
+  ReduceKernel(const KernelRunner& runner, const Features& features,
+               std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch)
+      : features_(features), runner_(runner), scratch_(std::move(scratch)) {}
 
   /// Whether run takes reduce of x into out: the op on x's dtype as above on a device with
   /// doubles (Any and All: and 8-bit storage, for the Bool result), an index of i64 or i32, what
@@ -38,8 +40,7 @@ class ReduceKernel {
 
  private:
   Features features_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
   std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch_;
 };
 

@@ -217,18 +217,9 @@ constexpr shader::RowSources kSources = {kHeader,
 
 }  // namespace
 
-RowKernels::RowKernels(const Features& features, KernelCache& kernels, CommandStream& stream)
-    : max_range_(features.max_storage_range),
-      max_groups_(features.max_groups_x),
-      kernels_(kernels),
-      stream_(stream) {}
-
 void RowKernels::run(RowKernel kernel, std::span<const std::byte> words,
                      std::span<const BufferRange> tensors, uint32_t groups) {
-  stream_.dispatch(
-      kernels_.kernel(shader::row_kernel_source(kernel, kSources, declare),
-                      static_cast<uint32_t>(shader::row_kernel_bindings(kernel).size())),
-      words, tensors, groups);
+  runner_.dispatch(shader::row_kernel_source(kernel, kSources, declare), words, tensors, groups);
 }
 
 }  // namespace ember::vulkan

@@ -9,29 +9,23 @@
 #include <span>
 
 #include "backends/shader/row_passes.h"
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 
 namespace ember::vulkan {
 
 class RowKernels {
  public:
-  RowKernels(const Features& features, KernelCache& kernels, CommandStream& stream);
+  explicit RowKernels(const KernelRunner& runner) : runner_(runner) {}
 
-  /// The most bytes of a tensor one binding reaches.
-  uint64_t max_binding() const { return max_range_; }
-  /// The most workgroups of a dispatch.
-  uint32_t max_groups() const { return max_groups_; }
+  /// What the device allows one kernel.
+  const shader::DeviceLimits& limits() const { return runner_.limits(); }
   /// Records kernel over groups workgroups, its parameter words, its tensors bound in order.
   void run(shader::RowKernel kernel, std::span<const std::byte> words,
            std::span<const BufferRange> tensors, uint32_t groups);
 
  private:
-  uint32_t max_range_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::vulkan

@@ -89,23 +89,20 @@ void main() {
 
 }  // namespace
 
-SoftmaxKernel::SoftmaxKernel(const Features& features, KernelCache& kernels, CommandStream& stream)
-    : max_range_(features.max_storage_range),
-      max_groups_(features.max_groups_x),
-      kernels_(kernels),
-      stream_(stream) {}
-
 bool SoftmaxKernel::takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const {
-  return x.dtype == DType::F32 && shader::softmax_passes_take(softmax, x, max_range_, max_groups_);
+  return x.dtype == DType::F32 &&
+         shader::softmax_passes_take(softmax, x, runner_.limits().max_binding,
+                                     runner_.limits().max_groups);
 }
 
 void SoftmaxKernel::run(const ir::Softmax& softmax, const BufferRange& x,
                         const ir::TensorMeta& x_meta, const BufferRange& out) {
   shader::record_softmax(softmax, x_meta, x, out, std::string(kSoftmaxCommon) + kSoftmaxShortMain,
-                         std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain, max_groups_,
+                         std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain,
+                         runner_.limits().max_groups,
                          [&](const std::string& source, std::span<const std::byte> words,
                              std::span<const BufferRange> tensors, uint32_t groups) {
-                           stream_.dispatch(kernels_.kernel(source, 2), words, tensors, groups);
+                           runner_.dispatch(source, words, tensors, groups);
                          });
 }
 

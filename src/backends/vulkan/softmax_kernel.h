@@ -7,16 +7,15 @@
 
 #include <cstdint>
 
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "ir/ops.h"
 
 namespace ember::vulkan {
 
 class SoftmaxKernel {
  public:
-  SoftmaxKernel(const Features& features, KernelCache& kernels, CommandStream& stream);
+  explicit SoftmaxKernel(const KernelRunner& runner) : runner_(runner) {}
 
   /// Whether run takes softmax of x: f32, what shader::softmax_passes_take takes.
   bool takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const;
@@ -25,10 +24,7 @@ class SoftmaxKernel {
            const BufferRange& out);
 
  private:
-  uint32_t max_range_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::vulkan

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <span>
 #include <string>
-#include <utility>
 
 #include "backends/shader/sort_passes.h"
 
@@ -192,27 +191,18 @@ shader::SortSources sources(DType dtype) {
 
 }  // namespace sort_text
 
-SortKernel::SortKernel(const Features& features, KernelCache& kernels, CommandStream& stream,
-                       Scratch scratch)
-    : max_range_(features.max_storage_range),
-      max_groups_(features.max_groups_x),
-      kernels_(kernels),
-      stream_(stream),
-      scratch_(std::move(scratch)) {}
-
 bool SortKernel::takes(const ir::Sort& sort, const ir::TensorMeta& x) const {
-  return shader::sort_kernels_take(sort, x, max_range_, max_groups_);
+  return shader::sort_kernels_take(sort, x, runner_.limits().max_binding,
+                                   runner_.limits().max_groups);
 }
 
 void SortKernel::run(const ir::Sort& sort, const BufferRange& x, const ir::TensorMeta& x_meta,
                      const BufferRange& values, const BufferRange& positions) {
-  shader::record_sort(
-      sort, x_meta, x, values, positions, sort_text::sources(x_meta.dtype), max_groups_, scratch_,
-      [&](const std::string& text, std::span<const std::byte> words,
-          std::span<const BufferRange> tensors, uint32_t groups) {
-        stream_.dispatch(kernels_.kernel(text, static_cast<uint32_t>(tensors.size())), words,
-                         tensors, groups);
-      });
+  shader::record_sort(sort, x_meta, x, values, positions, sort_text::sources(x_meta.dtype),
+                      runner_.limits().max_groups, scratch_,
+                      [&](const std::string& text, std::span<const std::byte> words,
+                          std::span<const BufferRange> tensors,
+                          uint32_t groups) { runner_.dispatch(text, words, tensors, groups); });
 }
 
 }  // namespace ember::vulkan

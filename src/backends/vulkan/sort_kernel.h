@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 
-#include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/kernel_cache.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "ir/ops.h"
 
 namespace ember::vulkan {
@@ -21,8 +21,8 @@ class SortKernel {
   /// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while
   /// the pointer it returns lives: a long lane's (key, position) pairs.
   using Scratch = std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)>;
-  SortKernel(const Features& features, KernelCache& kernels, CommandStream& stream,
-             Scratch scratch);
+  SortKernel(const KernelRunner& runner, Scratch scratch)
+      : runner_(runner), scratch_(std::move(scratch)) {}
 
   /// Whether run takes sort of x (shader::sort_kernels_take on this device).
   bool takes(const ir::Sort& sort, const ir::TensorMeta& x) const;
@@ -32,10 +32,7 @@ class SortKernel {
            const BufferRange& values, const BufferRange& positions);
 
  private:
-  uint32_t max_range_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
   Scratch scratch_;
 };
 

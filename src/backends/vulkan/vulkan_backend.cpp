@@ -44,18 +44,19 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
             std::make_shared<DevicePages>(context_, false, [stream = stream_] { stream->sync(); })),
         memory_(std::make_shared<pools::MemoryManager>(pages_, name)),
         kernels_(context_),
-        programs_(context_->features(), kernels_, *stream_),
-        matmul_(context_->features(), kernels_, *stream_),
-        reduce_(context_->features(), kernels_, *stream_, scratch()),
-        softmax_(context_->features(), kernels_, *stream_),
-        sort_(context_->features(), kernels_, *stream_, scratch()),
-        random_(context_->features(), kernels_, *stream_),
-        conv_pool_(make_conv_pool_kernels(physical, kernels_, *stream_)),
-        interpolate_(make_interpolate_kernels(physical, kernels_, *stream_)),
-        index_copy_(context_->features(), kernels_, *stream_),
-        cumulative_(context_->features(), kernels_, *stream_),
-        attention_(context_->features(), kernels_, *stream_),
-        rows_(context_->features(), kernels_, *stream_) {}
+        runner_(device_limits(context_->features()), kernels_, *stream_),
+        programs_(runner_, context_->features()),
+        matmul_(runner_, context_->features()),
+        reduce_(runner_, context_->features(), scratch()),
+        softmax_(runner_),
+        sort_(runner_, scratch()),
+        random_(runner_),
+        conv_pool_(make_conv_pool_kernels(physical, runner_)),
+        interpolate_(make_interpolate_kernels(physical, runner_)),
+        index_copy_(runner_),
+        cumulative_(runner_, context_->features().float64),
+        attention_(runner_),
+        rows_(runner_) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -101,6 +102,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   std::shared_ptr<DevicePages> pages_;
   std::shared_ptr<pools::MemoryManager> memory_;
   KernelCache kernels_;
+  KernelRunner runner_;  ///< what every kernel class below records through
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;

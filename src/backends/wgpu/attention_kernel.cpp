@@ -269,21 +269,11 @@ std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometr
 
 }  // namespace
 
-AttentionKernel::AttentionKernel(const Adapter& adapter, KernelCache& kernels,
-                                 CommandStream& stream)
-    : limits_{adapter.limits.maxStorageBufferBindingSize,
-              adapter.limits.maxComputeWorkgroupsPerDimension,
-              adapter.limits.maxComputeWorkgroupStorageSize,
-              adapter.limits.maxStorageBuffersPerShaderStage},
-      kernels_(kernels),
-      stream_(stream) {}
-
 void AttentionKernel::dispatch(shader::AttentionPass pass,
                                const shader::AttentionGeometry& geometry,
                                std::span<const BufferRange> tensors, uint32_t groups) {
   const std::vector<uint32_t> words = geometry.words();
-  stream_.dispatch(kernels_.kernel(source_of(pass, geometry)), std::as_bytes(std::span(words)),
-                   tensors, groups);
+  runner_.dispatch(source_of(pass, geometry), std::as_bytes(std::span(words)), tensors, groups);
 }
 
 }  // namespace ember::wgpu

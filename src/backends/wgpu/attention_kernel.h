@@ -8,27 +8,24 @@
 #include <span>
 
 #include "backends/shader/attention_passes.h"
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 
 namespace ember::wgpu {
 
 class AttentionKernel {
  public:
-  AttentionKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
+  explicit AttentionKernel(const KernelRunner& runner) : runner_(runner) {}
 
   /// The device's limits, for shader::attention_passes_take.
-  const shader::AttentionLimits& limits() const { return limits_; }
+  const shader::DeviceLimits& limits() const { return runner_.limits(); }
   /// Records pass over groups workgroups on geometry's case, tensors bound in the order
   /// shader::record_attention_forward and record_attention_backward give.
   void dispatch(shader::AttentionPass pass, const shader::AttentionGeometry& geometry,
                 std::span<const BufferRange> tensors, uint32_t groups);
 
  private:
-  shader::AttentionLimits limits_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::wgpu

@@ -409,24 +409,14 @@ class WgslSources final : public shader::ConvPoolSources {
 
 }  // namespace
 
-shader::SpatialLimits spatial_limits(const Adapter& adapter) {
-  return {adapter.limits.maxStorageBufferBindingSize,
-          adapter.limits.maxComputeWorkgroupsPerDimension, false,
+shader::SpatialLimits spatial_limits(const Adapter& adapter, const shader::DeviceLimits& limits) {
+  return {limits.max_binding, limits.max_groups, false,
           shader::tiled_conv_on(adapter.kind.type() == DeviceKind::Type::Cpu), true};
 }
 
-shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream) {
-  return [&kernels, &stream](const std::string& source, std::span<const std::byte> words,
-                             std::span<const BufferRange> tensors, uint32_t groups_x,
-                             uint32_t groups_y) {
-    stream.dispatch(kernels.kernel(source), words, tensors, groups_x, groups_y);
-  };
-}
-
-ConvPoolKernels make_conv_pool_kernels(const Adapter& adapter, KernelCache& kernels,
-                                       CommandStream& stream) {
-  return ConvPoolKernels(spatial_limits(adapter), std::make_unique<WgslSources>(),
-                         spatial_dispatch(kernels, stream));
+ConvPoolKernels make_conv_pool_kernels(const Adapter& adapter, const KernelRunner& runner) {
+  return ConvPoolKernels(spatial_limits(adapter, runner.limits()), std::make_unique<WgslSources>(),
+                         shader::spatial_dispatch<BufferRange>(runner));
 }
 
 }  // namespace ember::wgpu

@@ -7,9 +7,8 @@
 #include <string>
 
 #include "backends/shader/conv_pool_kernels.h"
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 
 namespace ember::wgpu {
 
@@ -25,14 +24,11 @@ std::string spatial_buffer(int binding, const std::string& elem, const std::stri
 /// Their entry point, of workgroups of size (a WGSL attribute's list); its body follows.
 std::string spatial_entry(const std::string& size);
 
-/// What adapter's convolution, pooling and interpolation kernels can take: f32, and f16 where
-/// a kernel takes it (stored two to a word, computed in f32).
-shader::SpatialLimits spatial_limits(const Adapter& adapter);
-/// Those kernels' dispatch: compiled by kernels, recorded into stream.
-shader::SpatialDispatch<BufferRange> spatial_dispatch(KernelCache& kernels, CommandStream& stream);
+/// What adapter's convolution, pooling and interpolation kernels can take (limits: its): f32,
+/// and f16 where a kernel takes it (stored two to a word, computed in f32).
+shader::SpatialLimits spatial_limits(const Adapter& adapter, const shader::DeviceLimits& limits);
 
-/// The convolution and pooling kernels of adapter, compiled by kernels and recorded into stream.
-ConvPoolKernels make_conv_pool_kernels(const Adapter& adapter, KernelCache& kernels,
-                                       CommandStream& stream);
+/// The convolution and pooling kernels of adapter, recorded through runner.
+ConvPoolKernels make_conv_pool_kernels(const Adapter& adapter, const KernelRunner& runner);
 
 }  // namespace ember::wgpu

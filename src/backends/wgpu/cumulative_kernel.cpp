@@ -128,13 +128,6 @@ fn nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
 
 }  // namespace cumulative_text
 
-CumulativeKernel::CumulativeKernel(const Adapter& adapter, KernelCache& kernels,
-                                   CommandStream& stream)
-    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
-      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
-      kernels_(kernels),
-      stream_(stream) {}
-
 bool CumulativeKernel::takes(ir::CumulativeOp op, DType dtype) const {
   // Sums and products of floats accumulate in double in ndarray: the host's.
   const bool total = op == ir::CumulativeOp::Sum || op == ir::CumulativeOp::Prod;
@@ -143,9 +136,9 @@ bool CumulativeKernel::takes(ir::CumulativeOp op, DType dtype) const {
 
 void CumulativeKernel::run(const shader::ScanDispatch& dispatch, shader::ScanPass pass,
                            std::span<const BufferRange> tensors) {
-  stream_.dispatch(kernels_.kernel(cumulative_text::source(dispatch.op, dispatch.dtype, pass)),
+  runner_.dispatch(cumulative_text::source(dispatch.op, dispatch.dtype, pass),
                    std::as_bytes(std::span(dispatch.words)), tensors,
-                   shader::groups_for(dispatch.invocations(pass), max_groups_));
+                   shader::groups_for(dispatch.invocations(pass), runner_.limits().max_groups));
 }
 
 }  // namespace ember::wgpu

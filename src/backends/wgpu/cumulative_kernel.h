@@ -10,30 +10,26 @@
 #include <span>
 
 #include "backends/shader/cumulative_scan.h"
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 
 namespace ember::wgpu {
 
 class CumulativeKernel {
  public:
-  CumulativeKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
+  explicit CumulativeKernel(const KernelRunner& runner) : runner_(runner) {}
 
   /// Whether run computes op on dtype (any lane; ScanDispatch::fits says which fit).
   bool takes(ir::CumulativeOp op, DType dtype) const;
-  uint64_t max_binding() const { return max_binding_; }
-  uint32_t max_groups() const { return max_groups_; }
+  /// What the device allows one kernel.
+  const shader::DeviceLimits& limits() const { return runner_.limits(); }
   /// Records pass of dispatch on tensors (x, y, carries as the pass binds them:
   /// shader::record_scan). takes() holds.
   void run(const shader::ScanDispatch& dispatch, shader::ScanPass pass,
            std::span<const BufferRange> tensors);
 
  private:
-  uint64_t max_binding_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::wgpu

@@ -179,18 +179,11 @@ constexpr shader::IndexCopySources kSources{copy_source, update_source, check_so
 
 }  // namespace index_copy_text
 
-IndexCopyKernel::IndexCopyKernel(const Adapter& adapter, KernelCache& kernels,
-                                 CommandStream& stream)
-    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
-      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
-      kernels_(kernels),
-      stream_(stream) {}
-
 void IndexCopyKernel::run(const shader::IndexCopyDispatch& dispatch,
                           std::span<const BufferRange> tensors) {
-  stream_.dispatch(kernels_.kernel(index_copy_text::kSources.of(dispatch.key)),
+  runner_.dispatch(index_copy_text::kSources.of(dispatch.key),
                    std::as_bytes(std::span(dispatch.words)), tensors,
-                   shader::groups_for(dispatch.elements, max_groups_));
+                   shader::groups_for(dispatch.elements, runner_.limits().max_groups));
 }
 
 }  // namespace ember::wgpu

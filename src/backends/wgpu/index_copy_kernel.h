@@ -9,28 +9,22 @@
 #include <span>
 
 #include "backends/shader/index_copy.h"
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 
 namespace ember::wgpu {
 
 class IndexCopyKernel {
  public:
-  IndexCopyKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
+  explicit IndexCopyKernel(const KernelRunner& runner) : runner_(runner) {}
 
-  /// The most bytes of a tensor one binding reaches.
-  uint64_t max_binding() const { return max_binding_; }
-  /// The most workgroups of a dispatch.
-  uint32_t max_groups() const { return max_groups_; }
+  /// What the device allows one kernel.
+  const shader::DeviceLimits& limits() const { return runner_.limits(); }
   /// Records dispatch over tensors (index_copy.h names them per kernel).
   void run(const shader::IndexCopyDispatch& dispatch, std::span<const BufferRange> tensors);
 
  private:
-  uint64_t max_binding_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::wgpu

@@ -207,11 +207,10 @@ class WgslSources final : public shader::InterpolateSources {
 
 }  // namespace interpolate_text
 
-InterpolateKernels make_interpolate_kernels(const Adapter& adapter, KernelCache& kernels,
-                                            CommandStream& stream) {
-  return InterpolateKernels(spatial_limits(adapter),
+InterpolateKernels make_interpolate_kernels(const Adapter& adapter, const KernelRunner& runner) {
+  return InterpolateKernels(spatial_limits(adapter, runner.limits()),
                             std::make_unique<interpolate_text::WgslSources>(),
-                            spatial_dispatch(kernels, stream));
+                            shader::spatial_dispatch<BufferRange>(runner));
 }
 
 }  // namespace ember::wgpu

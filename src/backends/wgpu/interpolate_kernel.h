@@ -6,16 +6,14 @@
 #pragma once
 
 #include "backends/shader/interpolate_passes.h"
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 
 namespace ember::wgpu {
 
 using InterpolateKernels = shader::InterpolateKernels<BufferRange>;
 
-/// The interpolation kernels of adapter, compiled by kernels and recorded into stream.
-InterpolateKernels make_interpolate_kernels(const Adapter& adapter, KernelCache& kernels,
-                                            CommandStream& stream);
+/// The interpolation kernels of adapter, recorded through runner.
+InterpolateKernels make_interpolate_kernels(const Adapter& adapter, const KernelRunner& runner);
 
 }  // namespace ember::wgpu

@@ -130,12 +130,6 @@ std::string matmul_source(DType dtype) {
   return text + kBody;
 }
 
-MatmulKernel::MatmulKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream)
-    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
-      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
-      kernels_(kernels),
-      stream_(stream) {}
-
 std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMeta& lhs,
                                                              const ir::TensorMeta& rhs,
                                                              const ir::TensorMeta& out) const {
@@ -143,7 +137,8 @@ std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMet
     return std::nullopt;
   // A tensor's binding covers its whole words (padded): 2-byte elements are counted as 4 so
   // that the padding of an odd count is inside the limit too.
-  return shader::matmul_geometry(lhs, rhs, out, 4, max_binding_, max_groups_);
+  return shader::matmul_geometry(lhs, rhs, out, 4, runner_.limits().max_binding,
+                                 runner_.limits().max_groups);
 }
 
 bool MatmulKernel::takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
@@ -155,13 +150,13 @@ void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferR
                        const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
                        const ir::TensorMeta& out) {
   shader::record_matmul(
-      *geometry(lhs, rhs, out), [&] { stream_.fill_zero(c); },
+      *geometry(lhs, rhs, out), [&] { runner_.stream().fill_zero(c); },
       [&](const std::vector<uint32_t>& words, const std::array<uint32_t, 3>& groups) {
         // Packed f16 results are or-ed into their words: zero them first.
-        if (lhs.dtype == DType::F16) stream_.fill_zero(c);
+        if (lhs.dtype == DType::F16) runner_.stream().fill_zero(c);
         const BufferRange tensors[] = {a, b, c};
-        stream_.dispatch(kernels_.kernel(matmul_source(lhs.dtype)), std::as_bytes(std::span(words)),
-                         tensors, groups[0], groups[1], groups[2]);
+        runner_.dispatch(matmul_source(lhs.dtype), std::as_bytes(std::span(words)), tensors,
+                         groups[0], groups[1], groups[2]);
         ++shader::matmul_runs().tiled;
       });
 }

@@ -9,9 +9,8 @@
 #include <string>
 
 #include "backends/shader/matmul_geometry.h"
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 #include "ir/program.h"
 
 namespace ember::wgpu {
@@ -21,7 +20,7 @@ std::string matmul_source(DType dtype);
 
 class MatmulKernel {
  public:
-  MatmulKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
+  explicit MatmulKernel(const KernelRunner& runner) : runner_(runner) {}
 
   /// Whether run takes lhs @ rhs -> out: f32 or f16, and shader::matmul_geometry's limits.
   bool takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out) const;
@@ -34,10 +33,7 @@ class MatmulKernel {
                                                  const ir::TensorMeta& rhs,
                                                  const ir::TensorMeta& out) const;
 
-  uint64_t max_binding_;
-  uint64_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::wgpu

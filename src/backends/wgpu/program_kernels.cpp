@@ -17,17 +17,12 @@ struct Compiled {
 
 }  // namespace
 
-ProgramKernels::ProgramKernels(const Adapter& adapter, KernelCache& kernels, CommandStream& stream)
-    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
-      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
-      kernels_(kernels),
-      stream_(stream) {}
-
 const Kernel* ProgramKernels::kernel_of(const ir::Program& program) {
   const Compiled* compiled = program.compiled.get<Compiled>([&] {
     auto made = std::make_shared<Compiled>();
     if (codegen::wgsl_program_refusal(program).empty())
-      made->kernel = &kernels_.kernel(codegen::wgsl_program_kernel(program));
+      made->kernel = &runner_.kernel(codegen::wgsl_program_kernel(program),
+                                     program.inputs.size() + program.outputs.size());
     return made;
   });
   return compiled->kernel;
@@ -35,7 +30,7 @@ const Kernel* ProgramKernels::kernel_of(const ir::Program& program) {
 
 bool ProgramKernels::runs(const ir::Program& program, uint64_t n, uint64_t bytes) {
   // The kernels index in 32 bits, and a tensor is bound as one range.
-  if (n >= (uint64_t{1} << 31) || padded(bytes) > max_binding_) return false;
+  if (n >= (uint64_t{1} << 31) || padded(bytes) > runner_.limits().max_binding) return false;
   return kernel_of(program) != nullptr;
 }
 
@@ -51,12 +46,13 @@ void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange
   // Elements of 1 or 2 bytes are or-ed into their words: the words start at zero.
   for (std::size_t k = 0; k < outputs.size(); ++k)
     if (dtype_size(program.instructions[program.outputs[k]].dtype) < 4)
-      stream_.fill_zero(outputs[k]);
+      runner_.stream().fill_zero(outputs[k]);
   std::vector<BufferRange> tensors(inputs.begin(), inputs.end());
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
   const uint64_t groups = (n + codegen::kWgslWorkgroupSize - 1) / codegen::kWgslWorkgroupSize;
-  stream_.dispatch(kernel, std::as_bytes(std::span(words)), tensors,
-                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+  runner_.stream().dispatch(
+      kernel, std::as_bytes(std::span(words)), tensors,
+      static_cast<uint32_t>(std::min<uint64_t>(groups, runner_.limits().max_groups)));
 }
 
 }  // namespace ember::wgpu

@@ -6,9 +6,8 @@
 #include <cstdint>
 #include <span>
 
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 #include "codegen/kernel_dims.h"
 #include "ember/scalar.h"
 #include "ember/shape.h"
@@ -18,7 +17,7 @@ namespace ember::wgpu {
 
 class ProgramKernels {
  public:
-  ProgramKernels(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
+  explicit ProgramKernels(const KernelRunner& runner) : runner_(runner) {}
 
   /// Whether run takes program over an output of n elements whose largest tensor has bytes
   /// bytes: the emitter writes it, and every tensor fits one binding. Makes its kernel on first
@@ -33,10 +32,7 @@ class ProgramKernels {
  private:
   const Kernel* kernel_of(const ir::Program& program);
 
-  uint64_t max_binding_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::wgpu

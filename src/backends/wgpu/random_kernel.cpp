@@ -58,22 +58,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 }  // namespace
 
-RandomKernel::RandomKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream)
-    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
-      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
-      kernels_(kernels),
-      stream_(stream) {}
-
 bool RandomKernel::takes(const ir::Random& op) const {
-  return shader::random_kernels_take(op, max_binding_);
+  return shader::random_kernels_take(op, runner_.limits().max_binding);
 }
 
 void RandomKernel::run(const ir::Random& op, const BufferRange& out) {
   const std::vector<uint32_t> words = shader::random_parameters(op);
   if (words[0] == 0) return;
   const uint64_t groups = (uint64_t{words[0]} + 255) / 256;
-  stream_.dispatch(kernels_.kernel(kSource), std::as_bytes(std::span(words)), {&out, 1},
-                   static_cast<uint32_t>(std::min<uint64_t>(groups, max_groups_)));
+  runner_.dispatch(kSource, std::as_bytes(std::span(words)), {&out, 1},
+                   static_cast<uint32_t>(std::min<uint64_t>(groups, runner_.limits().max_groups)));
 }
 
 }  // namespace ember::wgpu

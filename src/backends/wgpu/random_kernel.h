@@ -6,16 +6,15 @@
 
 #include <cstdint>
 
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 #include "ir/ops.h"
 
 namespace ember::wgpu {
 
 class RandomKernel {
  public:
-  RandomKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
+  explicit RandomKernel(const KernelRunner& runner) : runner_(runner) {}
 
   /// Whether run takes op (shader::random_kernels_take on this device).
   bool takes(const ir::Random& op) const;
@@ -23,10 +22,7 @@ class RandomKernel {
   void run(const ir::Random& op, const BufferRange& out);
 
  private:
-  uint64_t max_binding_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::wgpu

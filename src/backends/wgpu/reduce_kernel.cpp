@@ -231,15 +231,6 @@ bool takes_dtype(ReduceOp op, DType x) {
 
 }  // namespace
 
-ReduceKernel::ReduceKernel(
-    const Adapter& adapter, KernelCache& kernels, CommandStream& stream,
-    std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch)
-    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
-      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
-      kernels_(kernels),
-      stream_(stream),
-      scratch_(std::move(scratch)) {}
-
 bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
                          const ir::TensorMeta& out) const {
   const bool arg = reduce.op == ReduceOp::ArgMax || reduce.op == ReduceOp::ArgMin;
@@ -250,17 +241,18 @@ bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
   if (truth && 4 * shader::ReduceLanes::of(reduce, x.shape).chunks() > 60000) return false;
   // Each chunk's two words are indexed in 32 bits: fewer than 2^30 chunks.
   return takes_dtype(reduce.op, x.dtype) &&
-         shader::reduce_passes_take(reduce, x, out, max_binding_, kPartialBytes, uint64_t{1} << 30);
+         shader::reduce_passes_take(reduce, x, out, runner_.limits().max_binding, kPartialBytes,
+                                    uint64_t{1} << 30);
 }
 
 void ReduceKernel::run(const ir::Reduce& reduce, const BufferRange& x, const ir::TensorMeta& x_meta,
                        const BufferRange& out, const ir::TensorMeta& out_meta) {
   shader::record_reduce_passes(reduce, x_meta, x, out, partial_source(reduce.op, x_meta.dtype),
                                finish_source(reduce.op, x_meta.dtype, out_meta.dtype),
-                               kPartialBytes, max_groups_, scratch_,
+                               kPartialBytes, runner_.limits().max_groups, scratch_,
                                [&](const std::string& source, std::span<const std::byte> words,
                                    std::span<const BufferRange> tensors, uint32_t groups) {
-                                 stream_.dispatch(kernels_.kernel(source), words, tensors, groups);
+                                 runner_.dispatch(source, words, tensors, groups);
                                });
 }
 

@@ -13,10 +13,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <utility>
 
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 #include "ir/ops.h"
 
 namespace ember::wgpu {
@@ -25,8 +25,9 @@ class ReduceKernel {
  public:
   /// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while
   /// the returned pointer lives: the chunks' partial results between the passes.
-  ReduceKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream,
-               std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch);
+  ReduceKernel(const KernelRunner& runner,
+               std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch)
+      : runner_(runner), scratch_(std::move(scratch)) {}
 
   /// Whether run takes reduce of x into out: the op on x's dtype as above, an index of i64 or
   /// i32, what shader::reduce_passes_take takes (lanes of at most 2^26 elements).
@@ -36,10 +37,7 @@ class ReduceKernel {
            const BufferRange& out, const ir::TensorMeta& out_meta);
 
  private:
-  uint64_t max_binding_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
   std::function<std::shared_ptr<const void>(uint64_t, BufferRange*)> scratch_;
 };
 

@@ -219,16 +219,9 @@ constexpr shader::RowSources kSources = {kHeader,
 
 }  // namespace
 
-RowKernels::RowKernels(const Adapter& adapter, KernelCache& kernels, CommandStream& stream)
-    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
-      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
-      kernels_(kernels),
-      stream_(stream) {}
-
 void RowKernels::run(RowKernel kernel, std::span<const std::byte> words,
                      std::span<const BufferRange> tensors, uint32_t groups) {
-  stream_.dispatch(kernels_.kernel(shader::row_kernel_source(kernel, kSources, declare)), words,
-                   tensors, groups);
+  runner_.dispatch(shader::row_kernel_source(kernel, kSources, declare), words, tensors, groups);
 }
 
 }  // namespace ember::wgpu

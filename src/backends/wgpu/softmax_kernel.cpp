@@ -96,24 +96,20 @@ fn main(@builtin(local_invocation_id) local: vec3<u32>, @builtin(workgroup_id) g
 
 }  // namespace
 
-SoftmaxKernel::SoftmaxKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream)
-    : max_binding_(adapter.limits.maxStorageBufferBindingSize),
-      max_groups_(adapter.limits.maxComputeWorkgroupsPerDimension),
-      kernels_(kernels),
-      stream_(stream) {}
-
 bool SoftmaxKernel::takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const {
   return x.dtype == DType::F32 &&
-         shader::softmax_passes_take(softmax, x, max_binding_, max_groups_);
+         shader::softmax_passes_take(softmax, x, runner_.limits().max_binding,
+                                     runner_.limits().max_groups);
 }
 
 void SoftmaxKernel::run(const ir::Softmax& softmax, const BufferRange& x,
                         const ir::TensorMeta& x_meta, const BufferRange& out) {
   shader::record_softmax(softmax, x_meta, x, out, std::string(kSoftmaxCommon) + kSoftmaxShortMain,
-                         std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain, max_groups_,
+                         std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain,
+                         runner_.limits().max_groups,
                          [&](const std::string& source, std::span<const std::byte> words,
                              std::span<const BufferRange> tensors, uint32_t groups) {
-                           stream_.dispatch(kernels_.kernel(source), words, tensors, groups);
+                           runner_.dispatch(source, words, tensors, groups);
                          });
 }
 

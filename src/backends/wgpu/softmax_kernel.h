@@ -7,16 +7,15 @@
 
 #include <cstdint>
 
-#include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/kernel_runner.h"
 #include "ir/ops.h"
 
 namespace ember::wgpu {
 
 class SoftmaxKernel {
  public:
-  SoftmaxKernel(const Adapter& adapter, KernelCache& kernels, CommandStream& stream);
+  explicit SoftmaxKernel(const KernelRunner& runner) : runner_(runner) {}
 
   /// Whether run takes softmax of x: f32, what shader::softmax_passes_take takes.
   bool takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const;
@@ -25,10 +24,7 @@ class SoftmaxKernel {
            const BufferRange& out);
 
  private:
-  uint64_t max_binding_;
-  uint32_t max_groups_;
-  KernelCache& kernels_;
-  CommandStream& stream_;
+  KernelRunner runner_;
 };
 
 }  // namespace ember::wgpu

@@ -43,18 +43,19 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         pages_(std::make_shared<DevicePages>(context_)),
         memory_(std::make_shared<pools::MemoryManager>(pages_, name)),
         kernels_(context_),
-        programs_(adapter, kernels_, *stream_),
-        matmul_(adapter, kernels_, *stream_),
-        reduce_(adapter, kernels_, *stream_, scratch()),
-        softmax_(adapter, kernels_, *stream_),
-        sort_(adapter, kernels_, *stream_, scratch()),
-        random_(adapter, kernels_, *stream_),
-        conv_pool_(make_conv_pool_kernels(adapter, kernels_, *stream_)),
-        interpolate_(make_interpolate_kernels(adapter, kernels_, *stream_)),
-        index_copy_(adapter, kernels_, *stream_),
-        cumulative_(adapter, kernels_, *stream_),
-        attention_(adapter, kernels_, *stream_),
-        rows_(adapter, kernels_, *stream_) {}
+        runner_(device_limits(adapter), kernels_, *stream_),
+        programs_(runner_),
+        matmul_(runner_),
+        reduce_(runner_, scratch()),
+        softmax_(runner_),
+        sort_(runner_, scratch()),
+        random_(runner_),
+        conv_pool_(make_conv_pool_kernels(adapter, runner_)),
+        interpolate_(make_interpolate_kernels(adapter, runner_)),
+        index_copy_(runner_),
+        cumulative_(runner_),
+        attention_(runner_),
+        rows_(runner_) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -94,6 +95,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   std::shared_ptr<DevicePages> pages_;
   std::shared_ptr<pools::MemoryManager> memory_;
   KernelCache kernels_;
+  KernelRunner runner_;  ///< what every kernel class below records through
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;

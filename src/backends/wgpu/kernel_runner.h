@@ -1,0 +1,24 @@
+// The wgpu backend's KernelRunner (shader/kernel_runner.h), which every kernel class holds: the
+// adapter's limits, the KernelCache that makes WGSL pipelines and the CommandStream.
+#pragma once
+
+#include "backends/shader/device_limits.h"
+#include "backends/shader/kernel_runner.h"
+#include "backends/wgpu/command_stream.h"
+#include "backends/wgpu/device_pages.h"
+#include "backends/wgpu/kernel_cache.h"
+#include "backends/wgpu/wgpu_context.h"
+
+namespace ember::wgpu {
+
+using KernelRunner = shader::KernelRunner<KernelCache, CommandStream, BufferRange>;
+
+/// The limits of adapter.
+inline shader::DeviceLimits device_limits(const Adapter& adapter) {
+  return {adapter.limits.maxStorageBufferBindingSize,
+          adapter.limits.maxComputeWorkgroupsPerDimension,
+          adapter.limits.maxComputeWorkgroupStorageSize,
+          adapter.limits.maxStorageBuffersPerShaderStage};
+}
+
+}  // namespace ember::wgpu
