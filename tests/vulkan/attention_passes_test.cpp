@@ -12,8 +12,10 @@
 namespace ember::shader {
 namespace {
 
-/// WebGPU's default limits but the bindings (9 storage buffers: the backward's).
-constexpr DeviceLimits kLimits{uint64_t{1} << 27, 65535, 16384, 10};
+/// WebGPU's default limits but the bindings (9 storage buffers: the backward's), on lavapipe.
+constexpr DeviceLimits kLimits{uint64_t{1} << 27, 65535, 16384, 10, kCpuDeviceLoopTurns};
+/// The same on a GPU, whose loops have no limit of their own.
+constexpr DeviceLimits kGpuLimits{uint64_t{1} << 27, 65535, 16384, 10, loop_turns_on(false)};
 
 std::vector<ir::TensorMeta> qkv(std::vector<int64_t> batch, int64_t l, int64_t s, int64_t e,
                                 int64_t ev, DType dtype = DType::F32) {
@@ -58,6 +60,14 @@ TEST(AttentionPasses, RefuseWhatTheDeviceOrLavapipesLoopLimitCannotHold) {
   // E = Ev = 64 pass 60000 turns, 100 do not.
   EXPECT_FALSE(attention_passes_take(op, qkv({1}, 4096, 8, 64, 64), kLimits));
   EXPECT_TRUE(attention_passes_take(op, qkv({1}, 100, 100, 64, 64), kLimits));
+}
+
+TEST(AttentionPasses, AGpuTakesWhatLavapipesLoopLimitRefuses) {
+  const ir::Attention op{0.5, false};
+  for (const auto& inputs : {qkv({1}, 4096, 8, 64, 64), qkv({1}, 4096, 4096, 64, 64)}) {
+    EXPECT_FALSE(attention_passes_take(op, inputs, kLimits));
+    EXPECT_TRUE(attention_passes_take(op, inputs, kGpuLimits));
+  }
 }
 
 TEST(AttentionPasses, WordsAddressABroadcastMaskByItsOwnStrides) {

@@ -17,6 +17,11 @@
 namespace ember::shader {
 namespace {
 
+/// A device on lavapipe whose kernels bind at most binding bytes.
+DeviceLimits lavapipe_binding(uint64_t binding) {
+  return {binding, 65535, 16384, 8, kCpuDeviceLoopTurns};
+}
+
 /// A scratch buffer's stand-in: its range is the count of buffers given so far.
 struct Scratches {
   mutable int given = 0;
@@ -58,14 +63,14 @@ TEST(SortPasses, ALaneOfUpTo2048IsOneWorkgroupsAndALongerOneBlocksMergedUntilOne
 TEST(SortPasses, ALongLaneNeedsItsPairsWithinABinding) {
   const ir::TensorMeta x{Shape{3, 70000}, DType::F32};
   const uint64_t pairs = 3 * 70000 * 8;
-  EXPECT_TRUE(sort_kernels_take(ir::Sort{1}, x, pairs, 65535));
-  EXPECT_FALSE(sort_kernels_take(ir::Sort{1}, x, pairs - 1, 65535));
+  EXPECT_TRUE(sort_kernels_take(ir::Sort{1}, x, lavapipe_binding(pairs)));
+  EXPECT_FALSE(sort_kernels_take(ir::Sort{1}, x, lavapipe_binding(pairs - 1)));
   // With i32 positions, short lanes need 4 bytes an element (x, the positions), long ones the
   // pairs' 8.
   const ir::Sort long_i32{1, false, DType::I32};
   const ir::Sort short_i32{0, false, DType::I32};
-  EXPECT_FALSE(sort_kernels_take(long_i32, x, pairs / 2, 65535));
-  EXPECT_TRUE(sort_kernels_take(short_i32, x, pairs / 2, 65535));
+  EXPECT_FALSE(sort_kernels_take(long_i32, x, lavapipe_binding(pairs / 2)));
+  EXPECT_TRUE(sort_kernels_take(short_i32, x, lavapipe_binding(pairs / 2)));
 }
 
 TEST(ScanPasses, ALongLaneIsBlocksOfAboutItsSquareRootThenCarriesThenTheBlocksAgain) {
@@ -96,8 +101,8 @@ TEST(ScanPasses, ALongLaneIsBlocksOfAboutItsSquareRootThenCarriesThenTheBlocksAg
   EXPECT_EQ(just_past.blocks, uint64_t{17});
   // x within a binding fits; the carries are smaller (doubles for a float sum: 6 x 265 x 8).
   const ir::TensorMeta x{Shape{3, 70000, 2}, DType::F32};
-  EXPECT_TRUE(long_lanes.fits(x, 3 * 70000 * 2 * 4, 65535));
-  EXPECT_FALSE(long_lanes.fits(x, 3 * 70000 * 2 * 4 - 1, 65535));
+  EXPECT_TRUE(long_lanes.fits(x, lavapipe_binding(3 * 70000 * 2 * 4)));
+  EXPECT_FALSE(long_lanes.fits(x, lavapipe_binding(3 * 70000 * 2 * 4 - 1)));
 }
 
 }  // namespace

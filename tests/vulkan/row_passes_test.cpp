@@ -11,11 +11,13 @@
 namespace ember::shader {
 namespace {
 
-constexpr uint64_t kBinding = uint64_t{1} << 31;
 constexpr uint32_t kGroups = 65535;
+/// A device of large bindings, on lavapipe.
+constexpr DeviceLimits kLimits{uint64_t{1} << 31, kGroups, 16384, 8, kCpuDeviceLoopTurns};
 
-bool takes(const ir::Op& op, const std::vector<ir::TensorMeta>& inputs) {
-  return row_passes_take(op, inputs, kBinding, kGroups);
+bool takes(const ir::Op& op, const std::vector<ir::TensorMeta>& inputs,
+           const DeviceLimits& limits = kLimits) {
+  return row_passes_take(op, inputs, limits);
 }
 
 /// LayerNorm's inputs (x and a weight) and its gradient op's (x, weight, mean, rstd, grad_y).
@@ -64,6 +66,10 @@ TEST(RowPasses, SoftmaxGradIsTakenAlongAnyDimWithinTheLoopLimit) {
     EXPECT_TRUE(takes(ir::SoftmaxGrad{{dim, false}}, {y, y})) << dim;
   const ir::TensorMeta long_lanes{Shape{1, 8'000'000}, DType::F32};
   EXPECT_FALSE(takes(ir::SoftmaxGrad{{1, true}}, {long_lanes, long_lanes}));
+  // A GPU's loops have no such limit.
+  DeviceLimits gpu = kLimits;
+  gpu.max_loop_turns = loop_turns_on(false);
+  EXPECT_TRUE(takes(ir::SoftmaxGrad{{1, true}}, {long_lanes, long_lanes}, gpu));
   // Not a fused row op: never taken.
   EXPECT_FALSE(takes(ir::Softmax{1}, {y}));
 }
@@ -71,7 +77,7 @@ TEST(RowPasses, SoftmaxGradIsTakenAlongAnyDimWithinTheLoopLimit) {
 TEST(RowPasses, NoInvocationLoopsPastTheLimitOnTheLongestRowTaken) {
   // A row of 7.6 million elements: 2 passes of 29688 turns, a tree's 8 and one turn of the rows.
   const LaneGeometry lanes{1, 7'600'000, 1};
-  EXPECT_LE(row_turns(lanes, kGroups, 2, 1), kRowMaxTurns);
+  EXPECT_LE(row_turns(lanes, kGroups, 2, 1), kCpuDeviceLoopTurns);
   // Many rows: each workgroup loops over ceil(rows / 65535) of them.
   const LaneGeometry rows{1'000'000, 300, 1};
   EXPECT_EQ(row_groups(rows, kGroups), kGroups);

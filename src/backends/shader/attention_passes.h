@@ -40,9 +40,6 @@ constexpr std::size_t kAttentionMaxBatchRank = 8;
 /// The most tensors one attention kernel binds (dK and dV's: q, k, v, mask, stats, grad_out, dk,
 /// dv), after the parameter block.
 constexpr uint32_t kAttentionMostTensors = 8;
-/// The most loop turns an invocation may make (lavapipe ends an invocation's loops after 65535
-/// turns in all, silently).
-constexpr uint64_t kAttentionMaxTurns = 60000;
 
 /// The kernels of the passes: each language's source of each.
 enum class AttentionPass : uint8_t { Forward, Stats, GradQ, GradKV };
@@ -201,7 +198,7 @@ inline bool attention_passes_take(const ir::Attention& op, std::span<const ir::T
     return false;
   for (const AttentionPass pass :
        {AttentionPass::Forward, AttentionPass::Stats, AttentionPass::GradQ, AttentionPass::GradKV})
-    if (g.groups(pass) > limits.max_groups || g.turns(pass) > kAttentionMaxTurns) return false;
+    if (g.groups(pass) > limits.max_groups || g.turns(pass) > limits.max_loop_turns) return false;
   return true;
 }
 

@@ -97,7 +97,7 @@ inline std::optional<ConvDispatch> conv_dispatch(const SpatialLimits& limits, co
   const uint64_t channel_chunks = (in_per_group + kConvTile - 1) / kConvTile;
   const uint64_t turns = dispatch.tiled ? kernel_volume * (1 + channel_chunks * (kConvTile + 1))
                                         : kernel_volume * (in_per_group + 3);
-  if (turns > kMaxLoopTurns) return std::nullopt;
+  if (turns > limits.max_loop_turns) return std::nullopt;
   const std::optional<SpatialGroups> groups_of =
       dispatch.tiled ? spatial_groups(groups * channel_tiles * position_tiles, limits.max_groups)
                      : groups_per_element(outputs, limits.max_groups);
@@ -124,7 +124,8 @@ inline std::optional<SpatialGroups> conv_weight_grad_groups(const SpatialLimits&
   const Shape& near = op.geometry.transposed ? inputs[0].shape : inputs[1].shape;
   const std::array<uint64_t, 3> extents = spatial3(near);
   const uint64_t rows = static_cast<uint64_t>(near[0]) * extents[0] * extents[1];
-  if ((rows + kSpatialWorkgroup - 1) / kSpatialWorkgroup * (extents[2] + 1) + 8 > kMaxLoopTurns)
+  if ((rows + kSpatialWorkgroup - 1) / kSpatialWorkgroup * (extents[2] + 1) + 8 >
+      limits.max_loop_turns)
     return std::nullopt;
   return spatial_groups(static_cast<uint64_t>(out.shape.num_elements()), limits.max_groups);
 }

@@ -27,6 +27,7 @@
 #include <span>
 #include <vector>
 
+#include "backends/shader/device_limits.h"
 #include "backends/shader/index_copy.h"
 #include "backends/shader/lane_geometry.h"
 #include "ir/ops.h"
@@ -86,12 +87,12 @@ struct ScanDispatch {
   }
 
   /// Whether it fits the device: x (and the carries) within one binding and below 2^31
-  /// elements, each invocation's loops below lavapipe's limit with at most max_groups
+  /// elements, each invocation's loops within the device's turns with at most max_groups
   /// workgroups.
-  bool fits(const ir::TensorMeta& x, uint64_t max_binding, uint32_t max_groups) const {
-    if (!index_copy_fits(lanes * blocks, block + 1, {x}, max_binding, max_groups)) return false;
-    return whole() || (index_copy_fits(lanes, blocks + 1, {}, max_binding, max_groups) &&
-                       lanes * blocks * scan_carry_bytes(op, dtype) <= max_binding);
+  bool fits(const ir::TensorMeta& x, const DeviceLimits& limits) const {
+    if (!index_copy_fits(lanes * blocks, block + 1, {x}, limits)) return false;
+    return whole() || (index_copy_fits(lanes, blocks + 1, {}, limits) &&
+                       lanes * blocks * scan_carry_bytes(op, dtype) <= limits.max_binding);
   }
 };
 

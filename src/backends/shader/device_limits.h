@@ -1,7 +1,7 @@
 // DeviceLimits: the limits of a device that the shader backends' kernel classes check before they
 // take a case (a tensor within one binding, workgroups within one dispatch, shared memory and
 // bindings within one kernel), read once from the device: vulkan's Features, wgpu's adapter
-// limits (each backend's kernel_runner.h).
+// limits (each backend's kernel_runner.h), and the loop turns one invocation may make.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,23 @@ struct DeviceLimits {
   uint32_t max_groups = 0;           ///< workgroups of one dispatch (x)
   uint64_t max_shared_bytes = 0;     ///< shared (workgroup) memory of a workgroup
   uint32_t max_storage_buffers = 0;  ///< storage bindings of one kernel
+  /// The most loop turns one invocation may make in all (loop_turns_on gives it); each kernel
+  /// class counts its own turns from its geometry and leaves larger cases to the host.
+  uint64_t max_loop_turns = 0;
 };
+
+/// The loop turns a CPU device lets one invocation make. Note: lavapipe (llvmpipe, Mesa's CPU
+/// Vulkan device, also under wgpu-native) ends an invocation's loops after 65535 turns in all,
+/// silently, so kernels stay below this, with room for a few turns of setup.
+constexpr uint64_t kCpuDeviceLoopTurns = 60000;
+/// The loop turns other devices (GPUs) let one invocation make: no such limit, only the
+/// kernels' own arithmetic, which counts turns and indices in 32-bit integers (GLSL's and WGSL's
+/// uint and int): a bound below 2^31 keeps every count, and a sum of a few of them, in range.
+constexpr uint64_t kGpuLoopTurns = (uint64_t{1} << 31) - 1;
+
+/// The loop turns one invocation may make on a device, by whether it is a CPU device.
+constexpr uint64_t loop_turns_on(bool cpu_device) {
+  return cpu_device ? kCpuDeviceLoopTurns : kGpuLoopTurns;
+}
 
 }  // namespace ember::shader

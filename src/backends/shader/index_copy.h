@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "backends/ndarray/element.h"
+#include "backends/shader/device_limits.h"
 #include "ember/dtype.h"
 #include "ember/shape.h"
 #include "ir/ops.h"
@@ -40,9 +41,6 @@ namespace ember::shader {
 constexpr uint64_t kIndexCopyWorkgroup = 256;
 /// The most dims a kernel walks (its parameter block has room for this many).
 constexpr std::size_t kIndexCopyMaxRank = 8;
-/// The most loop turns one invocation may make. Note: lavapipe (llvmpipe) ends an invocation's
-/// loops after 65535 turns in all, silently.
-constexpr uint64_t kIndexCopyMaxTurns = 60000;
 
 enum class IndexCopyKind : uint8_t { Copy, Update, CheckIndices, Arange, Fill };
 /// The most index reads an Update may make (x's elements times the length of the index lane):
@@ -125,17 +123,17 @@ inline bool reads_index(DType dtype) {
 
 /// Whether a kernel of this many elements, loop turns per element, on these tensors fits the
 /// device: it and each tensor below 2^31 elements (32-bit offsets), each tensor within one
-/// binding, every invocation below the loop limit with at most max_groups workgroups.
+/// binding, every invocation below the device's loop turns with at most max_groups workgroups.
 inline bool index_copy_fits(uint64_t elements, uint64_t turns_per_element,
-                            std::initializer_list<ir::TensorMeta> tensors, uint64_t max_binding,
-                            uint32_t max_groups) {
-  const uint64_t invocations = kIndexCopyWorkgroup * max_groups;
+                            std::initializer_list<ir::TensorMeta> tensors,
+                            const DeviceLimits& limits) {
+  const uint64_t invocations = kIndexCopyWorkgroup * limits.max_groups;
   const uint64_t per_invocation = (elements + invocations - 1) / invocations;
   constexpr uint64_t kMaxElements = uint64_t{1} << 31;
-  return elements < kMaxElements && per_invocation * turns_per_element < kIndexCopyMaxTurns &&
+  return elements < kMaxElements && per_invocation * turns_per_element < limits.max_loop_turns &&
          std::all_of(tensors.begin(), tensors.end(), [&](const ir::TensorMeta& t) {
            const auto n = static_cast<uint64_t>(t.shape.num_elements());
-           return n < kMaxElements && n * dtype_size(t.dtype) <= max_binding;
+           return n < kMaxElements && n * dtype_size(t.dtype) <= limits.max_binding;
          });
 }
 

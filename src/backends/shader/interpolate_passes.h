@@ -192,7 +192,7 @@ inline std::optional<InterpolateDispatch> interpolate_grad_dispatch(
   if (!g.ratios_finite() || !groups ||
       elements_per_invocation *
               g.gradient_turns(gradient_reach(forward, dx.shape, grad_output.shape, dx.dtype)) >
-          kMaxLoopTurns)
+          limits.max_loop_turns)
     return std::nullopt;
   return InterpolateDispatch{*groups, g.words(count, dx.dtype)};
 }

@@ -27,10 +27,6 @@ constexpr uint64_t kMatmulStep = 16;
 constexpr uint64_t kMatmulWorkgroup = (kMatmulTile / kMatmulBlock) * (kMatmulTile / kMatmulBlock);
 /// The batch dims (after merging) the kernels index; more go to the host.
 constexpr std::size_t kMatmulBatchRank = 4;
-/// The longest k the kernels take. Note: lavapipe (llvmpipe) ends an invocation's loops after
-/// 65535 turns in all, silently; the kernels' loops take some k + k / 16 + 8 turns.
-constexpr uint64_t kMatmulMaxK = 60000;
-
 /// One batch dim: its size and the strides of one step along it in each operand (0 where that
 /// side's dim is 1, broadcast).
 struct MatmulBatchDim {
@@ -104,13 +100,15 @@ inline std::optional<std::vector<MatmulBatchDim>> merged_batch_dims(const ir::Te
 /// The geometry of lhs @ rhs -> out (ir::infer's operands and result of a Matmul) where the
 /// kernels take it, else nullopt (the host runs it): every tensor at most max_binding bytes of
 /// element_bytes each and fewer than 2^31 elements (the kernels count in 32 bits), k at most
-/// kMatmulMaxK, at most kMatmulBatchRank batch dims after merging, at most max_groups workgroups
+/// k at most max_turns (the device's loop turns: the kernels' loops take some k + k / 16 + 8
+/// turns, which lavapipe's 65535 still covers at its bound, and a 32-bit count at a GPU's), at
+/// most kMatmulBatchRank batch dims after merging, at most max_groups workgroups
 /// along each axis for tiles of tile x tile. The dtype is the backend's to check.
 inline std::optional<MatmulGeometry> matmul_geometry(const ir::TensorMeta& lhs,
                                                      const ir::TensorMeta& rhs,
                                                      const ir::TensorMeta& out,
                                                      uint64_t element_bytes, uint64_t max_binding,
-                                                     uint64_t max_groups,
+                                                     uint64_t max_groups, uint64_t max_turns,
                                                      uint64_t tile = kMatmulTile) {
   const std::size_t rank = out.shape.rank();
   if (rank < 2 || lhs.shape.rank() != rank || rhs.shape.rank() != rank) return std::nullopt;
@@ -126,7 +124,7 @@ inline std::optional<MatmulGeometry> matmul_geometry(const ir::TensorMeta& lhs,
   for (std::size_t d = 0; d + 2 < rank; ++d)
     g.batch *= static_cast<uint64_t>(out.shape[d]);
   const std::optional<std::vector<MatmulBatchDim>> dims = detail::merged_batch_dims(lhs, rhs, out);
-  if (!dims || g.k > kMatmulMaxK) return std::nullopt;
+  if (!dims || g.k > max_turns) return std::nullopt;
   std::copy(dims->begin(), dims->end(), g.dims.end() - static_cast<std::ptrdiff_t>(dims->size()));
   for (const uint32_t groups : g.groups(tile))
     if (groups > max_groups) return std::nullopt;

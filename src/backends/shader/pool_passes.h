@@ -113,7 +113,7 @@ inline std::optional<SpatialGroups> pool_groups(const SpatialLimits& limits, con
                                                 const ir::TensorMeta& values) {
   const ir::TensorMeta metas[] = {x, values};
   if (!spatial_tensors_fit(limits, metas) || !g.fits_32_bits() || !g.geometry_fits() ||
-      g.window_bound() > kMaxLoopTurns)
+      g.window_bound() > limits.max_loop_turns)
     return std::nullopt;
   return groups_per_element(static_cast<uint64_t>(values.shape.num_elements()), limits.max_groups);
 }
@@ -126,7 +126,7 @@ inline std::optional<SpatialGroups> pool_grad_groups(const SpatialLimits& limits
                                                      const ir::TensorMeta& dx) {
   const ir::TensorMeta metas[] = {grad_output, dx};
   if (!spatial_tensors_fit(limits, metas) || !g.fits_32_bits() || !g.geometry_fits() ||
-      g.candidate_bound() > kMaxLoopTurns)
+      g.candidate_bound() > limits.max_loop_turns)
     return std::nullopt;
   return groups_per_element(static_cast<uint64_t>(dx.shape.num_elements()), limits.max_groups);
 }

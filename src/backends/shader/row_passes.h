@@ -24,6 +24,7 @@
 #include <variant>
 #include <vector>
 
+#include "backends/shader/device_limits.h"
 #include "backends/shader/lane_geometry.h"
 #include "ir/fused_rows.h"
 #include "ir/ops.h"
@@ -141,17 +142,16 @@ inline uint64_t column_turns(const LaneGeometry& lanes, uint32_t max_groups) {
 }
 
 /// Whether the row kernels take op (a fused row op; no for any other) on inputs as ir::infer
-/// accepts them, on a device whose kernels bind at most max_binding bytes and dispatch at most
-/// max_groups workgroups: f32, rows of at least one element, i32 or i64 targets, every tensor
-/// within one binding and below 2^31 elements (the kernels count in 32 bits), and loops below
-/// lavapipe's limit. LayerNorm and CrossEntropy are taken exactly where their gradient ops are,
-/// so that the backward of a fused forward runs on the device too.
+/// accepts them, on a device of limits: f32, rows of at least one element, i32 or i64 targets,
+/// every tensor within one binding and below 2^31 elements (the kernels count in 32 bits), and
+/// loops within the device's turns. LayerNorm and CrossEntropy are taken exactly where their
+/// gradient ops are, so that the backward of a fused forward runs on the device too.
 inline bool row_passes_take(const ir::Op& op, std::span<const ir::TensorMeta> inputs,
-                            uint64_t max_binding, uint32_t max_groups) {
+                            const DeviceLimits& limits) {
   if (!ir::is_fused_row_op(op) || inputs.empty() || inputs[0].dtype != DType::F32) return false;
   for (const ir::TensorMeta& input : inputs) {
     const auto elements = static_cast<uint64_t>(input.shape.num_elements());
-    if (elements * dtype_size(input.dtype) > max_binding || elements >= (uint64_t{1} << 31))
+    if (elements * dtype_size(input.dtype) > limits.max_binding || elements >= (uint64_t{1} << 31))
       return false;
   }
   const LaneGeometry lanes = row_lanes(op, inputs[0].shape);
@@ -163,8 +163,9 @@ inline bool row_passes_take(const ir::Op& op, std::span<const ir::TensorMeta> in
       std::holds_alternative<ir::LayerNorm>(op) || std::holds_alternative<ir::LayerNormGrad>(op);
   // Every kernel: two passes over a row; the trees of LayerNorm's, SoftmaxGrad's and
   // CrossEntropyGrad's one, CrossEntropy's two; LayerNormGrad's columns over every row.
-  return row_turns(lanes, max_groups, 2, cross_entropy ? 2 : 1) <= kRowMaxTurns &&
-         (!layer_norm || column_turns(lanes, max_groups) <= kRowMaxTurns);
+  const uint32_t groups = limits.max_groups;
+  return row_turns(lanes, groups, 2, cross_entropy ? 2 : 1) <= limits.max_loop_turns &&
+         (!layer_norm || column_turns(lanes, groups) <= limits.max_loop_turns);
 }
 
 /// Records the kernels of fused row ops. Range is a backend's bound slice of a buffer;

@@ -101,8 +101,7 @@ class ShaderBackend : public backend::Backend {
 
   /// Yes where the row kernels take op (shader/row_passes.h).
   bool runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const override {
-    return row_passes_take(op, inputs, self().rows_.limits().max_binding,
-                           self().rows_.limits().max_groups);
+    return row_passes_take(op, inputs, self().rows_.limits());
   }
 
   /// Every supported dtype (a program the emitter does not write for this device runs op by op),
@@ -475,8 +474,7 @@ class ShaderBackend : public backend::Backend {
       metas.push_back(input.meta);
       input_ranges.push_back(range_of(input.buffer));
     }
-    if (!row_passes_take(op, metas, kernels.limits().max_binding, kernels.limits().max_groups))
-      return std::nullopt;
+    if (!row_passes_take(op, metas, kernels.limits())) return std::nullopt;
     std::vector<Range> output_ranges;
     Outputs results = allocate_all(outputs, output_ranges);
     constexpr bool kChecksTargets =
@@ -515,8 +513,7 @@ class ShaderBackend : public backend::Backend {
   bool copies(DType dtype, std::size_t rank, uint64_t elements, uint64_t turns,
               std::initializer_list<ir::TensorMeta> tensors) const {
     return moves_dtype(dtype) && rank <= kIndexCopyMaxRank &&
-           index_copy_fits(elements, turns, tensors, self().index_copy_.limits().max_binding,
-                           self().index_copy_.limits().max_groups);
+           index_copy_fits(elements, turns, tensors, self().index_copy_.limits());
   }
 
   std::optional<Outputs> run(const ir::Full& full, const ir::Op& /*op*/,
@@ -624,8 +621,7 @@ class ShaderBackend : public backend::Backend {
     const ir::TensorMeta& x = inputs[0].meta;
     const ScanDispatch dispatch = ScanDispatch::of(cumulative, x);
     auto& kernel = self().cumulative_;
-    if (!kernel.takes(cumulative.op, x.dtype) ||
-        !dispatch.fits(x, kernel.limits().max_binding, kernel.limits().max_groups))
+    if (!kernel.takes(cumulative.op, x.dtype) || !dispatch.fits(x, kernel.limits()))
       return std::nullopt;
     auto out = allocate(outputs[0]);
     if (dispatch.lanes * dispatch.n == 0) return Outputs{out};

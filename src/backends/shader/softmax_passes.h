@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/shader/device_limits.h"
 #include "backends/shader/lane_geometry.h"
 #include "ir/ops.h"
 
@@ -23,9 +24,6 @@ namespace ember::shader {
 constexpr uint64_t kSoftmaxWorkgroup = 256;
 /// The longest lane that one invocation takes alone.
 constexpr uint64_t kSoftmaxShortLane = 64;
-/// The most loop turns an invocation may make. Note: lavapipe (llvmpipe) ends an invocation's
-/// loops after 65535 turns in all, silently.
-constexpr uint64_t kSoftmaxMaxTurns = 60000;
 
 /// x as [rows, n, inner] around the softmax dim.
 struct SoftmaxLanes : LaneGeometry {
@@ -53,15 +51,14 @@ struct SoftmaxLanes : LaneGeometry {
   }
 };
 
-/// Whether the softmax kernels take softmax of x on a device whose kernels bind at most
-/// max_binding bytes and dispatch at most max_groups workgroups: x within one binding, fewer
-/// than 2^31 elements (the kernels count in 32 bits), and loops below lavapipe's limit (lanes of
-/// up to some five million elements). The dtype is the backend's to check.
+/// Whether the softmax kernels take softmax of x on a device of limits: x within one binding,
+/// fewer than 2^31 elements (the kernels count in 32 bits), and loops within the device's turns
+/// (on lavapipe, lanes of up to some five million elements). The dtype is the backend's to check.
 inline bool softmax_passes_take(const ir::Softmax& softmax, const ir::TensorMeta& x,
-                                uint64_t max_binding, uint32_t max_groups) {
+                                const DeviceLimits& limits) {
   const auto elements = static_cast<uint64_t>(x.shape.num_elements());
-  return elements * dtype_size(x.dtype) <= max_binding && elements < (uint64_t{1} << 31) &&
-         SoftmaxLanes::of(softmax, x.shape).turns(max_groups) <= kSoftmaxMaxTurns;
+  return elements * dtype_size(x.dtype) <= limits.max_binding && elements < (uint64_t{1} << 31) &&
+         SoftmaxLanes::of(softmax, x.shape).turns(limits.max_groups) <= limits.max_loop_turns;
 }
 
 /// Records softmax over x into out (both contiguous, x's shape): short_source where lanes are

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/shader/device_limits.h"
 #include "backends/shader/index_copy.h"
 #include "backends/shader/reduce_passes.h"
 #include "ir/ops.h"
@@ -69,11 +70,11 @@ struct SortBlocks {
   uint64_t elements() const { return lanes.outputs() * lanes.n; }
 };
 
-/// Whether each invocation's loops stay below lavapipe's limit of 65535 turns with at most
-/// max_groups workgroups: in the network, blocks per workgroup times the network's stages times
+/// Whether each invocation's loops stay below max_turns (the device's) with at most max_groups
+/// workgroups: in the network, blocks per workgroup times the network's stages times
 /// the elements an invocation handles at each; in a merge, the pairs per invocation times a
 /// binary search's steps.
-inline bool sort_loops_fit(const SortBlocks& cut, uint64_t max_groups) {
+inline bool sort_loops_fit(const SortBlocks& cut, uint64_t max_groups, uint64_t max_turns) {
   uint64_t stages = 0;
   for (uint64_t k = 2; k <= cut.padded; k *= 2)
     for (uint64_t j = k / 2; j > 0; j /= 2)
@@ -84,23 +85,24 @@ inline bool sort_loops_fit(const SortBlocks& cut, uint64_t max_groups) {
   for (uint64_t width = 1; width < cut.lanes.n; width *= 2)
     ++search_steps;
   const uint64_t pairs_per_invocation = ceil_div(cut.elements(), max_groups * kSortWorkgroup);
-  return blocks_per_group * (stages + 3) * per_invocation < kIndexCopyMaxTurns &&
-         (cut.whole() || pairs_per_invocation * search_steps < kIndexCopyMaxTurns);
+  return blocks_per_group * (stages + 3) * per_invocation < max_turns &&
+         (cut.whole() || pairs_per_invocation * search_steps < max_turns);
 }
 
-/// Whether the sort kernels take sort of x on a device whose kernels bind at most max_binding
-/// bytes and dispatch at most max_groups workgroups: a 32-bit key, i64 or i32 positions, fewer
-/// than 2^31 elements, x, both outputs and (for a long lane) the scratch pairs within one
-/// binding, and each invocation's loops below lavapipe's limit.
-inline bool sort_kernels_take(const ir::Sort& sort, const ir::TensorMeta& x, uint64_t max_binding,
-                              uint64_t max_groups) {
+/// Whether the sort kernels take sort of x on a device of limits: a 32-bit key, i64 or i32
+/// positions, fewer than 2^31 elements, x, both outputs and (for a long lane) the scratch pairs
+/// within one binding, and each invocation's loops within the device's turns.
+inline bool sort_kernels_take(const ir::Sort& sort, const ir::TensorMeta& x,
+                              const DeviceLimits& limits) {
+  const uint64_t max_binding = limits.max_binding;
   const SortBlocks cut = SortBlocks::of(sort, x.shape);
   const uint64_t elements = cut.elements();
   const uint64_t scratch = cut.whole() ? 0 : elements * kSortPairBytes;
   return sort_kernels_key(x.dtype) &&
          (sort.index_dtype == DType::I64 || sort.index_dtype == DType::I32) &&
          elements < (uint64_t{1} << 31) && elements * dtype_size(sort.index_dtype) <= max_binding &&
-         elements * 4 <= max_binding && scratch <= max_binding && sort_loops_fit(cut, max_groups);
+         elements * 4 <= max_binding && scratch <= max_binding &&
+         sort_loops_fit(cut, limits.max_groups, limits.max_loop_turns);
 }
 
 /// The statements, the same in GLSL and WGSL, that write a sorted element's position `at` at

@@ -23,22 +23,20 @@ namespace ember::shader {
 
 /// The invocations of a workgroup of every convolution and pooling kernel.
 constexpr uint64_t kSpatialWorkgroup = 256;
-/// The most loop turns one invocation of these kernels may make. Note: lavapipe (llvmpipe) ends
-/// an invocation's loops after 65535 turns in all, silently, so every case whose loops could turn
-/// more often goes to the host.
-constexpr uint64_t kMaxLoopTurns = 60000;
 
 /// What a device's kernels can take: the bytes one binding reaches, the workgroups along x of
 /// one dispatch, whether f64 computes (f32 always does), whether the tiled convolution
 /// kernel runs the convolutions it takes (conv_passes.h; conv_pool_kernels.h's
 /// tiled_conv_on says where), and whether kernels that take f16 (the interpolation kernels) may
-/// store and compute it.
+/// store and compute it, and the loop turns one invocation may make (DeviceLimits'): every case
+/// whose loops could turn more often goes to the host.
 struct SpatialLimits {
   uint64_t max_binding = 0;
   uint32_t max_groups = 0;
   bool float64 = false;
   bool tiled_conv = false;
   bool float16 = false;
+  uint64_t max_loop_turns = 0;
 };
 
 /// Whether every tensor of metas is of one dtype the device computes (f16 only for a kernel that

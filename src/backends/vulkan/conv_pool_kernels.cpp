@@ -444,9 +444,12 @@ class GlslSources final : public shader::ConvPoolSources {
 shader::SpatialLimits spatial_limits(const PhysicalDevice& physical,
                                      const shader::DeviceLimits& limits) {
   const Features& features = physical.features;
-  return {limits.max_binding, limits.max_groups, features.float64,
+  return {limits.max_binding,
+          limits.max_groups,
+          features.float64,
           shader::tiled_conv_on(physical.kind.type() == DeviceKind::Type::Cpu),
-          features.float16 && features.storage16};
+          features.float16 && features.storage16,
+          limits.max_loop_turns};
 }
 
 ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, const KernelRunner& runner) {

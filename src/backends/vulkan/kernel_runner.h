@@ -13,10 +13,13 @@ namespace ember::vulkan {
 
 using KernelRunner = shader::KernelRunner<KernelCache, CommandStream, BufferRange>;
 
-/// The limits of a device of features.
-inline shader::DeviceLimits device_limits(const Features& features) {
+/// The limits of a physical device: those of its features, and the loop turns of a CPU device
+/// (lavapipe) or of a GPU by its type.
+inline shader::DeviceLimits device_limits(const PhysicalDevice& physical) {
+  const Features& features = physical.features;
   return {features.max_storage_range, features.max_groups_x, features.max_shared_bytes,
-          features.max_storage_buffers};
+          features.max_storage_buffers,
+          shader::loop_turns_on(physical.kind.type() == DeviceKind::Type::Cpu)};
 }
 
 }  // namespace ember::vulkan

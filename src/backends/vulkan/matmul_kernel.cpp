@@ -31,7 +31,7 @@ std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMet
                      (lhs.dtype == DType::F16 && features_.float16 && features_.storage16);
   if (!dtype || rhs.dtype != lhs.dtype) return std::nullopt;
   return shader::matmul_geometry(lhs, rhs, out, dtype_size(lhs.dtype), runner_.limits().max_binding,
-                                 kMaxGroups, tile(lhs.dtype));
+                                 kMaxGroups, runner_.limits().max_loop_turns, tile(lhs.dtype));
 }
 
 bool MatmulKernel::takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,

@@ -90,9 +90,7 @@ void main() {
 }  // namespace
 
 bool SoftmaxKernel::takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const {
-  return x.dtype == DType::F32 &&
-         shader::softmax_passes_take(softmax, x, runner_.limits().max_binding,
-                                     runner_.limits().max_groups);
+  return x.dtype == DType::F32 && shader::softmax_passes_take(softmax, x, runner_.limits());
 }
 
 void SoftmaxKernel::run(const ir::Softmax& softmax, const BufferRange& x,

@@ -44,7 +44,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
             std::make_shared<DevicePages>(context_, false, [stream = stream_] { stream->sync(); })),
         memory_(std::make_shared<pools::MemoryManager>(pages_, name)),
         kernels_(context_),
-        runner_(device_limits(context_->features()), kernels_, *stream_),
+        runner_(device_limits(physical), kernels_, *stream_),
         programs_(runner_, context_->features()),
         matmul_(runner_, context_->features()),
         reduce_(runner_, context_->features(), scratch()),

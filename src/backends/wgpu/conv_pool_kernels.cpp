@@ -410,8 +410,12 @@ class WgslSources final : public shader::ConvPoolSources {
 }  // namespace
 
 shader::SpatialLimits spatial_limits(const Adapter& adapter, const shader::DeviceLimits& limits) {
-  return {limits.max_binding, limits.max_groups, false,
-          shader::tiled_conv_on(adapter.kind.type() == DeviceKind::Type::Cpu), true};
+  return {limits.max_binding,
+          limits.max_groups,
+          false,
+          shader::tiled_conv_on(adapter.kind.type() == DeviceKind::Type::Cpu),
+          true,
+          limits.max_loop_turns};
 }
 
 ConvPoolKernels make_conv_pool_kernels(const Adapter& adapter, const KernelRunner& runner) {

@@ -13,12 +13,12 @@ namespace ember::wgpu {
 
 using KernelRunner = shader::KernelRunner<KernelCache, CommandStream, BufferRange>;
 
-/// The limits of adapter.
+/// The limits of adapter, and the loop turns of a CPU adapter (lavapipe) or of a GPU by its type.
 inline shader::DeviceLimits device_limits(const Adapter& adapter) {
-  return {adapter.limits.maxStorageBufferBindingSize,
-          adapter.limits.maxComputeWorkgroupsPerDimension,
-          adapter.limits.maxComputeWorkgroupStorageSize,
-          adapter.limits.maxStorageBuffersPerShaderStage};
+  return {
+      adapter.limits.maxStorageBufferBindingSize, adapter.limits.maxComputeWorkgroupsPerDimension,
+      adapter.limits.maxComputeWorkgroupStorageSize, adapter.limits.maxStorageBuffersPerShaderStage,
+      shader::loop_turns_on(adapter.kind.type() == DeviceKind::Type::Cpu)};
 }
 
 }  // namespace ember::wgpu

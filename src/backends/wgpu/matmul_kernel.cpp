@@ -138,7 +138,7 @@ std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMet
   // A tensor's binding covers its whole words (padded): 2-byte elements are counted as 4 so
   // that the padding of an odd count is inside the limit too.
   return shader::matmul_geometry(lhs, rhs, out, 4, runner_.limits().max_binding,
-                                 runner_.limits().max_groups);
+                                 runner_.limits().max_groups, runner_.limits().max_loop_turns);
 }
 
 bool MatmulKernel::takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,

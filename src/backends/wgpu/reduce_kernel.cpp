@@ -235,10 +235,12 @@ bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
                          const ir::TensorMeta& out) const {
   const bool arg = reduce.op == ReduceOp::ArgMax || reduce.op == ReduceOp::ArgMin;
   if (arg && out.dtype != DType::I64 && out.dtype != DType::I32) return false;
-  // A Bool result's word is four lanes' chunks combined by one invocation: within lavapipe's
-  // loop limit.
+  // A Bool result's word is four lanes' chunks combined by one invocation: within the device's
+  // loop turns.
   const bool truth = reduce.op == ReduceOp::Any || reduce.op == ReduceOp::All;
-  if (truth && 4 * shader::ReduceLanes::of(reduce, x.shape).chunks() > 60000) return false;
+  if (truth &&
+      4 * shader::ReduceLanes::of(reduce, x.shape).chunks() > runner_.limits().max_loop_turns)
+    return false;
   // Each chunk's two words are indexed in 32 bits: fewer than 2^30 chunks.
   return takes_dtype(reduce.op, x.dtype) &&
          shader::reduce_passes_take(reduce, x, out, runner_.limits().max_binding, kPartialBytes,

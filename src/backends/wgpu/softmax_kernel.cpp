@@ -97,9 +97,7 @@ fn main(@builtin(local_invocation_id) local: vec3<u32>, @builtin(workgroup_id) g
 }  // namespace
 
 bool SoftmaxKernel::takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const {
-  return x.dtype == DType::F32 &&
-         shader::softmax_passes_take(softmax, x, runner_.limits().max_binding,
-                                     runner_.limits().max_groups);
+  return x.dtype == DType::F32 && shader::softmax_passes_take(softmax, x, runner_.limits());
 }
 
 void SoftmaxKernel::run(const ir::Softmax& softmax, const BufferRange& x,

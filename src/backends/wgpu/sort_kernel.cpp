@@ -203,8 +203,7 @@ shader::SortSources sources(DType dtype) {
 }  // namespace sort_text
 
 bool SortKernel::takes(const ir::Sort& sort, const ir::TensorMeta& x) const {
-  return shader::sort_kernels_take(sort, x, runner_.limits().max_binding,
-                                   runner_.limits().max_groups);
+  return shader::sort_kernels_take(sort, x, runner_.limits());
 }
 
 void SortKernel::run(const ir::Sort& sort, const BufferRange& x, const ir::TensorMeta& x_meta,
