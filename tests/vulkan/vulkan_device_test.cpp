@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/shader/matmul_runs.h"
+#include "backends/vulkan/kernel_runner.h"
 #include "backends/vulkan/vulkan_context.h"
 #include "ember/device.h"
 #include "ember/devices.h"
@@ -67,6 +68,19 @@ TEST(VulkanDevice, LavapipeIsTheCpuKindAndTheDefaultWhereItIsTheOnlyDevice) {
   // The default kind picks it, and computes as it does.
   const TensorData data = Tensor<1>::from_floats({1.5, -2, 3}, Device::vulkan()).into_data();
   EXPECT_EQ(data.to_vector<float>(), (std::vector<float>{1.5f, -2.0f, 3.0f}));
+}
+
+TEST(VulkanDevice, LavapipeLoopsWithinItsBoundAndAGpuWithoutIt) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  // By the driver's name, not the device type the limits are read from.
+  for (const vulkan::PhysicalDevice& physical : vulkan::physical_devices()) {
+    const uint64_t turns = vulkan::device_limits(physical).max_loop_turns;
+    if (contains(physical.name, "llvmpipe")) {
+      EXPECT_EQ(turns, shader::kCpuDeviceLoopTurns) << physical.name;
+    } else if (physical.kind.type() != DeviceKind::Type::Cpu) {
+      EXPECT_EQ(turns, shader::kGpuLoopTurns) << physical.name;
+    }
+  }
 }
 
 TEST(VulkanDevice, AKindThatIsNotThereIsAnExecutionErrorNamingItAndTheDevicesFound) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "backends/wgpu/kernel_runner.h"
+#include "backends/wgpu/wgpu_context.h"
 #include "ember/device.h"
 #include "ember/devices.h"
 #include "ember/error.h"
@@ -47,6 +49,19 @@ TEST(WgpuDevice, EnumerateListsEachAdapterByItsKindAndNeverThrows) {
     EXPECT_EQ(d.api, WgpuDevice::Api::Wgpu);
     EXPECT_NE(d.kind.type(), DeviceKind::Type::Default) << device;
     EXPECT_EQ(Device::wgpu(d.kind), device);
+  }
+}
+
+TEST(WgpuDevice, LavapipeLoopsWithinItsBoundAndAGpuWithoutIt) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  // By the adapter's name, not the adapter type the limits are read from.
+  for (const wgpu::Adapter& adapter : wgpu::adapters()) {
+    const uint64_t turns = wgpu::device_limits(adapter).max_loop_turns;
+    if (contains(adapter.name, "llvmpipe")) {
+      EXPECT_EQ(turns, shader::kCpuDeviceLoopTurns) << adapter.name;
+    } else if (adapter.kind.type() != DeviceKind::Type::Cpu) {
+      EXPECT_EQ(turns, shader::kGpuLoopTurns) << adapter.name;
+    }
   }
 }
 
