@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/shader/device_limits.h"
 #include "backends/shader/host_runs.h"
 #include "backends/shader/matmul_runs.h"
 #include "ember/devices.h"
@@ -42,6 +43,15 @@ Tensor<D> patterned_as(const std::vector<int64_t>& dims, DType dtype, const Devi
 }
 
 }  // namespace
+
+void expect_loop_bound_by_driver(const std::string& driver, const DeviceKind& kind,
+                                 uint64_t max_loop_turns) {
+  if (driver.find("llvmpipe") != std::string::npos) {
+    EXPECT_EQ(max_loop_turns, shader::kCpuDeviceLoopTurns) << driver;
+  } else if (kind.type() != DeviceKind::Type::Cpu) {
+    EXPECT_EQ(max_loop_turns, shader::kGpuLoopTurns) << driver;
+  }
+}
 
 Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed) {
   return patterned_as<3>(dims, DType::F32, device, seed, 0);

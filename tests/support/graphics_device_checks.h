@@ -1,12 +1,14 @@
 // The checks every graphics-API device passes (vulkan, wgpu: lavapipe in CI), each a function of
-// the device, so that each backend's suite runs them on its own device: dtype errors, uploads,
-// memory reports, profile, flush and sync, the matmul kernel against ndarray.
+// the device, so that each backend's suite runs them on its own device: the loop bound, dtype
+// errors, uploads, memory reports, profile, flush and sync, the matmul kernel against ndarray.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "ember/device.h"
+#include "ember/dispatch_device.h"
 #include "ember/tensor.h"
 
 namespace ember::test {
@@ -14,6 +16,10 @@ namespace ember::test {
 /// A tensor of dims with values from a fixed pattern (distinct, of both signs) on device.
 Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed);
 
+/// A device's loop bound (its shader::DeviceLimits::max_loop_turns) by its driver's name, not by
+/// the kind the bound is read from: lavapipe's on llvmpipe, the 32-bit one on any GPU.
+void expect_loop_bound_by_driver(const std::string& driver, const DeviceKind& kind,
+                                 uint64_t max_loop_turns);
 /// bf16 (which no graphics device computes) uploaded or cast to on device: an InvalidArgument
 /// naming it, not garbage.
 void expect_unsupported_dtype_is_an_error(const Device& device);

@@ -72,14 +72,9 @@ TEST(VulkanDevice, LavapipeIsTheCpuKindAndTheDefaultWhereItIsTheOnlyDevice) {
 
 TEST(VulkanDevice, LavapipeLoopsWithinItsBoundAndAGpuWithoutIt) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
-  // By the driver's name, not the device type the limits are read from.
   for (const vulkan::PhysicalDevice& physical : vulkan::physical_devices()) {
-    const uint64_t turns = vulkan::device_limits(physical).max_loop_turns;
-    if (contains(physical.name, "llvmpipe")) {
-      EXPECT_EQ(turns, shader::kCpuDeviceLoopTurns) << physical.name;
-    } else if (physical.kind.type() != DeviceKind::Type::Cpu) {
-      EXPECT_EQ(turns, shader::kGpuLoopTurns) << physical.name;
-    }
+    expect_loop_bound_by_driver(physical.name, physical.kind,
+                                vulkan::device_limits(physical).max_loop_turns);
   }
 }
 

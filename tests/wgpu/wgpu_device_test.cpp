@@ -54,14 +54,9 @@ TEST(WgpuDevice, EnumerateListsEachAdapterByItsKindAndNeverThrows) {
 
 TEST(WgpuDevice, LavapipeLoopsWithinItsBoundAndAGpuWithoutIt) {
   EMBER_SKIP_WITHOUT_WGPU(device);
-  // By the adapter's name, not the adapter type the limits are read from.
   for (const wgpu::Adapter& adapter : wgpu::adapters()) {
-    const uint64_t turns = wgpu::device_limits(adapter).max_loop_turns;
-    if (contains(adapter.name, "llvmpipe")) {
-      EXPECT_EQ(turns, shader::kCpuDeviceLoopTurns) << adapter.name;
-    } else if (adapter.kind.type() != DeviceKind::Type::Cpu) {
-      EXPECT_EQ(turns, shader::kGpuLoopTurns) << adapter.name;
-    }
+    expect_loop_bound_by_driver(adapter.name, adapter.kind,
+                                wgpu::device_limits(adapter).max_loop_turns);
   }
 }
 
