@@ -171,8 +171,8 @@ struct AttentionGeometry {
 /// in both directions on a device of limits: f32 (the mask Bool or f32), head dims 1 to
 /// kAttentionMaxHeadDim, at most kAttentionMaxBatchRank batch dims, at least one query and key,
 /// every tensor (and the backward's stats) within one binding and below 2^31 elements, the
-/// workgroups, shared memory and bindings the device allows, and every pass's loops below
-/// lavapipe's limit.
+/// workgroups, shared memory and bindings the device allows, and every pass's loops within the
+/// device's loop turns.
 inline bool attention_passes_take(const ir::Attention& op, std::span<const ir::TensorMeta> inputs,
                                   const DeviceLimits& limits) {
   if (inputs.size() < 3 || inputs[0].dtype != DType::F32) return false;

@@ -33,9 +33,6 @@ namespace ember::shader {
 
 /// The invocations of a row kernel's workgroup (a power of two: the trees halve it).
 constexpr uint64_t kRowWorkgroup = 256;
-/// The most loop turns an invocation may make. Note: lavapipe (llvmpipe) ends an invocation's
-/// loops after 65535 turns in all, silently.
-constexpr uint64_t kRowMaxTurns = 60000;
 
 /// The flags word's bits.
 constexpr uint32_t kRowFlagWeight = 1;  ///< a weight (LayerNorm's [N], CrossEntropy's [C])
