@@ -117,8 +117,10 @@ int64_t arg_extreme(const double* x, int64_t n, bool maximum);
 /// in cache). With scratch (n elements, best reused row after row so that it stays in cache), the
 /// exponentials go there and out is written once with streaming stores: for results too large for
 /// the caches (call hwy::FlushStream() before another thread reads out); with nullptr, through out.
-void softmax(const float* x, float* out, int64_t n, bool log, float* scratch);
-void softmax(const double* x, double* out, int64_t n, bool log, double* scratch);
+/// next (n elements, or nullptr), the row to come, is fetched toward L2 while this one computes.
+void softmax(const float* x, float* out, int64_t n, bool log, float* scratch, const float* next);
+void softmax(const double* x, double* out, int64_t n, bool log, double* scratch,
+             const double* next);
 /// Rows a softmax across rows folds at once into its running maxima and sums: one rescaling
 /// exponential per column and group.
 inline constexpr int64_t kSoftmaxGroupRows = 8;

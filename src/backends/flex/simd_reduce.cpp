@@ -681,11 +681,26 @@ void WriteSoftmax(const T* x, const T* e, T* out, int64_t n, T max, T sum, bool 
       [&](int64_t i) { return e[i] * inverse; });
 }
 
-/// Reads x from memory once: its maximum, then (x in cache) the exponentials into scratch (or
-/// out; log-softmax only needs their sum) and their sum, then the result, written once.
+/// Cache lines of x[0, n) fetched toward L2 (prefetcht1): a block of columns (or a row) that a
+/// later pass reads. The memory pass of a softmax across rows otherwise waited on memory, then
+/// computed with memory idle; and its runs of a few hundred bytes per row (4 KiB apart along dim 1
+/// of [16, 1024, 1024]) are too short for the hardware prefetchers to follow.
 template <typename T>
-void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch) {
+HWY_INLINE void FetchTowardL2(const T* x, int64_t n) {
+  constexpr int64_t kLine = 64 / sizeof(T);
+  for (int64_t i = 0; i < n; i += kLine)
+    __builtin_prefetch(x + i, 0, 2);
+  if (n > 0) __builtin_prefetch(x + n - 1, 0, 2);  // a run that ends in a line of its own
+}
+
+/// Reads x from memory once: its maximum, then (x in cache) the exponentials into scratch (or
+/// out; log-softmax only needs their sum) and their sum, then the result, written once. The next
+/// row (n elements; null: none) is fetched toward L2 meanwhile, so that memory keeps reading while
+/// the exponentials compute.
+template <typename T>
+void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch, const T* next) {
   const T max = Extreme(x, n, true);
+  if (next != nullptr) FetchTowardL2(next, n);
   T* e = scratch != nullptr ? scratch : out;
   const auto sum =
       static_cast<T>(log ? ExpShiftedSum<false>(x, max, e, n) : ExpShiftedSum<true>(x, max, e, n));
@@ -848,18 +863,6 @@ void LogOrInverse(T* x, int64_t n, bool log) {
     x[i] = log ? std::log(x[i]) : T{1} / x[i];
 }
 
-/// Cache lines of x[0, n) fetched toward L2 (prefetcht1): a block of columns that a later pass
-/// reads. The memory pass of a softmax across rows otherwise waited on memory, then computed with
-/// memory idle; and its runs of a few hundred bytes per row (4 KiB apart along dim 1 of [16, 1024,
-/// 1024]) are too short for the hardware prefetchers to follow.
-template <typename T>
-HWY_INLINE void FetchTowardL2(const T* x, int64_t n) {
-  constexpr int64_t kLine = 64 / sizeof(T);
-  for (int64_t i = 0; i < n; i += kLine)
-    __builtin_prefetch(x + i, 0, 2);
-  if (n > 0) __builtin_prefetch(x + n - 1, 0, 2);  // a run that ends in a line of its own
-}
-
 /// Softmax (or log-softmax) of each column i < n of the rows at first (stride apart), as
 /// Softmax's rows, in two passes: the columns' maxima and sums online (the rows read from memory,
 /// softmax's exponentials stored in scratch), then out (the same layout as the input) written
@@ -998,11 +1001,13 @@ void SoftmaxGradRowF64(const double* y, const double* g, double sum, bool log, d
   if (stream) return SoftmaxGradRow<true>(y, g, sum, log, dx, n);
   SoftmaxGradRow<false>(y, g, sum, log, dx, n);
 }
-void SoftmaxF32(const float* x, float* out, int64_t n, bool log, float* scratch) {
-  Softmax(x, out, n, log, scratch);
+void SoftmaxF32(const float* x, float* out, int64_t n, bool log, float* scratch,
+                const float* next) {
+  Softmax(x, out, n, log, scratch, next);
 }
-void SoftmaxF64(const double* x, double* out, int64_t n, bool log, double* scratch) {
-  Softmax(x, out, n, log, scratch);
+void SoftmaxF64(const double* x, double* out, int64_t n, bool log, double* scratch,
+                const double* next) {
+  Softmax(x, out, n, log, scratch, next);
 }
 
 }  // namespace ember::flex::HWY_NAMESPACE
@@ -1136,11 +1141,12 @@ void softmax_columns(const double* first, int64_t stride, int64_t rows, double* 
   HWY_DYNAMIC_DISPATCH(SoftmaxColumnsF64)
   (first, stride, rows, out, n, log, scratch, stream, next, next_n);
 }
-void softmax(const float* x, float* out, int64_t n, bool log, float* scratch) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log, scratch);
+void softmax(const float* x, float* out, int64_t n, bool log, float* scratch, const float* next) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxF32)(x, out, n, log, scratch, next);
 }
-void softmax(const double* x, double* out, int64_t n, bool log, double* scratch) {
-  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, out, n, log, scratch);
+void softmax(const double* x, double* out, int64_t n, bool log, double* scratch,
+             const double* next) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxF64)(x, out, n, log, scratch, next);
 }
 
 }  // namespace ember::flex::simd
