@@ -10,6 +10,7 @@
 
 #include "backends/flex/dim_last.h"
 #include "backends/flex/elementwise_runs.h"
+#include "backends/flex/fetch_toward_l2.h"
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/kernels.h"
 #include "backends/flex/narrow.h"
@@ -134,6 +135,11 @@ View softmax_grad_rows(const ir::Softmax& op, const View& y, const View& g, int6
                    const T* yr = ys + r * n;
                    const T* gr = gs + r * n;
                    const double sum = op.log ? simd::sum(gr, n) : simd::dot(gr, yr, n);
+                   // The next rows come from memory while this one's gradient computes.
+                   if (streaming && r + 1 < end) {
+                     fetch_toward_l2(yr + n, n);
+                     fetch_toward_l2(gr + n, n);
+                   }
                    simd::softmax_grad_row(yr, gr, static_cast<T>(sum), op.log, dst + r * n, n,
                                           streaming);
                  }

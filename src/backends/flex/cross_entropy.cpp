@@ -16,6 +16,7 @@
 
 #include "backends/flex/copy.h"
 #include "backends/flex/elementwise_runs.h"
+#include "backends/flex/fetch_toward_l2.h"
 #include "backends/flex/float_dispatch.h"
 #include "backends/flex/index_dispatch.h"
 #include "backends/flex/kernels.h"
@@ -89,6 +90,8 @@ std::optional<std::vector<View>> forward(const ir::CrossEntropy& op, Views in, O
     for (int64_t r = begin; r < end; ++r) {
       const T* row = p.row(r);
       const T max = simd::extreme(row, p.classes, true);
+      // The next row comes from memory while this one's exponentials compute.
+      if (r + 1 < end) fetch_toward_l2(p.row(r + 1), p.classes);
       // A row of -inf has the log-sum-exp -inf (the reference's), not exp(-inf + inf)'s NaN.
       const double l =
           max == -std::numeric_limits<T>::infinity()
@@ -137,6 +140,7 @@ std::optional<View> backward(const ir::CrossEntropyGrad& op, Views in, Outputs o
         std::fill(d, d + p.classes, T{0});
         continue;
       }
+      if (r + 1 < end) fetch_toward_l2(p.row(r + 1), p.classes);
       const auto g = static_cast<double>(grad.data<T>()[r]);
       const double picked = (1.0 - s) * p.weight_of(t);
       const double alpha = g * (picked + per_class * p.weight_sum);

@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/flex/fetch_toward_l2.h"
 #include "backends/flex/highway_exp.h"
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
@@ -681,18 +682,6 @@ void WriteSoftmax(const T* x, const T* e, T* out, int64_t n, T max, T sum, bool 
       [&](int64_t i) { return e[i] * inverse; });
 }
 
-/// Cache lines of x[0, n) fetched toward L2 (prefetcht1): a block of columns (or a row) that a
-/// later pass reads. The memory pass of a softmax across rows otherwise waited on memory, then
-/// computed with memory idle; and its runs of a few hundred bytes per row (4 KiB apart along dim 1
-/// of [16, 1024, 1024]) are too short for the hardware prefetchers to follow.
-template <typename T>
-HWY_INLINE void FetchTowardL2(const T* x, int64_t n) {
-  constexpr int64_t kLine = 64 / sizeof(T);
-  for (int64_t i = 0; i < n; i += kLine)
-    __builtin_prefetch(x + i, 0, 2);
-  if (n > 0) __builtin_prefetch(x + n - 1, 0, 2);  // a run that ends in a line of its own
-}
-
 /// Reads x from memory once: its maximum, then (x in cache) the exponentials into scratch (or
 /// out; log-softmax only needs their sum) and their sum, then the result, written once. The next
 /// row (n elements; null: none) is fetched toward L2 meanwhile, so that memory keeps reading while
@@ -700,7 +689,7 @@ HWY_INLINE void FetchTowardL2(const T* x, int64_t n) {
 template <typename T>
 void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch, const T* next) {
   const T max = Extreme(x, n, true);
-  if (next != nullptr) FetchTowardL2(next, n);
+  if (next != nullptr) fetch_toward_l2(next, n);
   T* e = scratch != nullptr ? scratch : out;
   const auto sum =
       static_cast<T>(log ? ExpShiftedSum<false>(x, max, e, n) : ExpShiftedSum<true>(x, max, e, n));
@@ -869,7 +858,7 @@ void LogOrInverse(T* x, int64_t n, bool log) {
 /// once from scratch or the rows in cache, with streaming stores if kStream. While the last pass
 /// writes row k, row k of the next block (next, next_n columns, the same rows and stride; null:
 /// none) is fetched toward L2, so that memory keeps reading while this block computes (see
-/// FetchTowardL2).
+/// fetch_toward_l2).
 template <bool kStream, typename T>
 void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_t n, bool log,
                     T* scratch, const T* next, int64_t next_n) {
@@ -909,7 +898,7 @@ void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_
           },
           lane);
     }
-    if (next != nullptr) FetchTowardL2(next + k * stride, next_n);
+    if (next != nullptr) fetch_toward_l2(next + k * stride, next_n);
   }
 }
 
