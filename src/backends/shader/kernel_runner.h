@@ -13,11 +13,14 @@
 
 namespace ember::shader {
 
-/// Cache: the backend's KernelCache; Stream: its CommandStream; Range: the slice of a device
+/// Cache: the backend's KernelCache; Stream: its CommandStream; RangeT: the slice of a device
 /// buffer a tensor lies in. Copies share the cache and the stream (which outlive them).
-template <typename Cache, typename Stream, typename Range>
+template <typename Cache, typename Stream, typename RangeT>
 class KernelRunner {
  public:
+  /// The slice of a device buffer a tensor lies in (the kernel class templates bind these).
+  using Range = RangeT;
+
   KernelRunner(const DeviceLimits& limits, Cache& kernels, Stream& stream)
       : limits_(limits), kernels_(&kernels), stream_(&stream) {}
 

@@ -12,6 +12,7 @@
 
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
+#include "backends/shader/sort_kernels.h"
 #include "backends/wgpu/attention_kernel.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/conv_pool_kernels.h"
@@ -26,7 +27,7 @@
 #include "backends/wgpu/reduce_kernel.h"
 #include "backends/wgpu/row_kernels.h"
 #include "backends/wgpu/softmax_kernel.h"
-#include "backends/wgpu/sort_kernel.h"
+#include "backends/wgpu/sort_sources.h"
 #include "backends/wgpu/timestamps.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -48,7 +49,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         matmul_(runner_),
         reduce_(runner_, scratch()),
         softmax_(runner_),
-        sort_(runner_, scratch()),
+        sort_(runner_, sort_sources, scratch()),
         random_(runner_),
         conv_pool_(make_conv_pool_kernels(adapter, runner_)),
         interpolate_(make_interpolate_kernels(adapter, runner_)),
@@ -100,7 +101,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   MatmulKernel matmul_;
   ReduceKernel reduce_;
   SoftmaxKernel softmax_;
-  SortKernel sort_;
+  shader::SortKernel<KernelRunner> sort_;
   RandomKernel random_;
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;

@@ -1,8 +1,6 @@
-#include "backends/wgpu/sort_kernel.h"
+#include "backends/wgpu/sort_sources.h"
 
-#include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include "backends/shader/sort_passes.h"
@@ -25,7 +23,7 @@ std::string key_functions(DType dtype) {
 
 /// The sources' head: the parameters, then the buffers (binding 1 on).
 std::string head(const std::string& buffers) {
-  return R"(// ember's wgpu sort (src/backends/wgpu/sort_kernel.cpp)
+  return R"(// ember's wgpu sort (src/backends/wgpu/sort_sources.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 )" + buffers;
 }
@@ -195,24 +193,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
          "  }\n}\n";
 }
 
-/// The kernels for keys of dtype.
-shader::SortSources sources(DType dtype) {
-  return {whole_source(dtype), blocks_source(dtype), merge_source(dtype), gather_source()};
-}
-
 }  // namespace sort_text
 
-bool SortKernel::takes(const ir::Sort& sort, const ir::TensorMeta& x) const {
-  return shader::sort_kernels_take(sort, x, runner_.limits());
-}
-
-void SortKernel::run(const ir::Sort& sort, const BufferRange& x, const ir::TensorMeta& x_meta,
-                     const BufferRange& values, const BufferRange& positions) {
-  shader::record_sort(sort, x_meta, x, values, positions, sort_text::sources(x_meta.dtype),
-                      runner_.limits().max_groups, scratch_,
-                      [&](const std::string& text, std::span<const std::byte> words,
-                          std::span<const BufferRange> tensors,
-                          uint32_t groups) { runner_.dispatch(text, words, tensors, groups); });
+shader::SortSources sort_sources(DType dtype) {
+  return {sort_text::whole_source(dtype), sort_text::blocks_source(dtype),
+          sort_text::merge_source(dtype), sort_text::gather_source()};
 }
 
 }  // namespace ember::wgpu
