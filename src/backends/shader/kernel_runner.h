@@ -46,6 +46,13 @@ class KernelRunner {
                 uint32_t groups_z = 1) const {
     stream_->dispatch(kernel(text, tensors.size()), words, tensors, groups_x, groups_y, groups_z);
   }
+  /// dispatch over groups_x workgroups as a callable (text, words, tensors, groups_x): what the
+  /// passes' record functions (shader/*_passes.h) take.
+  auto dispatcher() const {
+    return [this](const std::string& text, std::span<const std::byte> words,
+                  std::span<const Range> tensors,
+                  uint32_t groups_x) { dispatch(text, words, tensors, groups_x); };
+  }
 
  private:
   DeviceLimits limits_;

@@ -3,12 +3,9 @@
 // WGSL for wgpu: each backend's sort_sources.h).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <span>
-#include <string>
 #include <utility>
 
 #include "backends/shader/sort_passes.h"
@@ -39,10 +36,7 @@ class SortKernel {
   void run(const ir::Sort& sort, const Range& x, const ir::TensorMeta& x_meta, const Range& values,
            const Range& positions) {
     record_sort(sort, x_meta, x, values, positions, sources_(x_meta.dtype),
-                runner_.limits().max_groups, scratch_,
-                [&](const std::string& text, std::span<const std::byte> words,
-                    std::span<const Range> tensors,
-                    uint32_t groups) { runner_.dispatch(text, words, tensors, groups); });
+                runner_.limits().max_groups, scratch_, runner_.dispatcher());
   }
 
  private:

@@ -12,6 +12,7 @@
 
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
+#include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
 #include "backends/vulkan/attention_kernel.h"
 #include "backends/vulkan/command_stream.h"
@@ -26,7 +27,7 @@
 #include "backends/vulkan/random_kernel.h"
 #include "backends/vulkan/reduce_kernel.h"
 #include "backends/vulkan/row_kernels.h"
-#include "backends/vulkan/softmax_kernel.h"
+#include "backends/vulkan/softmax_sources.h"
 #include "backends/vulkan/sort_sources.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -49,7 +50,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         programs_(runner_, context_->features()),
         matmul_(runner_, context_->features()),
         reduce_(runner_, context_->features(), scratch()),
-        softmax_(runner_),
+        softmax_(runner_, softmax_sources()),
         sort_(runner_, sort_sources, scratch()),
         random_(runner_),
         conv_pool_(make_conv_pool_kernels(physical, runner_)),
@@ -107,7 +108,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
-  SoftmaxKernel softmax_;
+  shader::SoftmaxKernel<KernelRunner> softmax_;
   shader::SortKernel<KernelRunner> sort_;
   RandomKernel random_;
   ConvPoolKernels conv_pool_;

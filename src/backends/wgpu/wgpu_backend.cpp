@@ -12,6 +12,7 @@
 
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/shader_backend.h"
+#include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
 #include "backends/wgpu/attention_kernel.h"
 #include "backends/wgpu/command_stream.h"
@@ -26,7 +27,7 @@
 #include "backends/wgpu/random_kernel.h"
 #include "backends/wgpu/reduce_kernel.h"
 #include "backends/wgpu/row_kernels.h"
-#include "backends/wgpu/softmax_kernel.h"
+#include "backends/wgpu/softmax_sources.h"
 #include "backends/wgpu/sort_sources.h"
 #include "backends/wgpu/timestamps.h"
 #include "ember/error.h"
@@ -48,7 +49,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         programs_(runner_),
         matmul_(runner_),
         reduce_(runner_, scratch()),
-        softmax_(runner_),
+        softmax_(runner_, softmax_sources()),
         sort_(runner_, sort_sources, scratch()),
         random_(runner_),
         conv_pool_(make_conv_pool_kernels(adapter, runner_)),
@@ -100,7 +101,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ProgramKernels programs_;
   MatmulKernel matmul_;
   ReduceKernel reduce_;
-  SoftmaxKernel softmax_;
+  shader::SoftmaxKernel<KernelRunner> softmax_;
   shader::SortKernel<KernelRunner> sort_;
   RandomKernel random_;
   ConvPoolKernels conv_pool_;

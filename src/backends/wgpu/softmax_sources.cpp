@@ -1,11 +1,6 @@
-#include "backends/wgpu/softmax_kernel.h"
+#include "backends/wgpu/softmax_sources.h"
 
-#include <cstddef>
-#include <cstdint>
-#include <span>
 #include <string>
-
-#include "backends/shader/softmax_passes.h"
 
 namespace ember::wgpu {
 namespace {
@@ -14,7 +9,7 @@ namespace {
 /// (a NaN wins, as in ndarray's lane_max; a bit test, as the compiler may assume no NaN of a
 /// comparison), of its sum of exp(x - m), and of its writes.
 constexpr const char* kSoftmaxCommon =
-    R"(// ember's wgpu softmax (src/backends/wgpu/softmax_kernel.cpp)
+    R"(// ember's wgpu softmax (src/backends/wgpu/softmax_sources.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read_write> x: array<f32>;
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;
@@ -96,19 +91,9 @@ fn main(@builtin(local_invocation_id) local: vec3<u32>, @builtin(workgroup_id) g
 
 }  // namespace
 
-bool SoftmaxKernel::takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const {
-  return x.dtype == DType::F32 && shader::softmax_passes_take(softmax, x, runner_.limits());
-}
-
-void SoftmaxKernel::run(const ir::Softmax& softmax, const BufferRange& x,
-                        const ir::TensorMeta& x_meta, const BufferRange& out) {
-  shader::record_softmax(softmax, x_meta, x, out, std::string(kSoftmaxCommon) + kSoftmaxShortMain,
-                         std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain,
-                         runner_.limits().max_groups,
-                         [&](const std::string& source, std::span<const std::byte> words,
-                             std::span<const BufferRange> tensors, uint32_t groups) {
-                           runner_.dispatch(source, words, tensors, groups);
-                         });
+shader::SoftmaxSources softmax_sources() {
+  return {std::string(kSoftmaxCommon) + kSoftmaxShortMain,
+          std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain};
 }
 
 }  // namespace ember::wgpu

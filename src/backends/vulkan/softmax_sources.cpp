@@ -1,11 +1,6 @@
-#include "backends/vulkan/softmax_kernel.h"
+#include "backends/vulkan/softmax_sources.h"
 
-#include <cstddef>
-#include <cstdint>
-#include <span>
 #include <string>
-
-#include "backends/shader/softmax_passes.h"
 
 namespace ember::vulkan {
 namespace {
@@ -13,7 +8,7 @@ namespace {
 /// The bindings and a lane's share (elements start, start + step, ... of its n) of its maximum
 /// (a NaN wins, as in ndarray's lane_max), of its sum of exp(x - m), and of its writes.
 constexpr const char* kSoftmaxCommon = R"(#version 450
-// ember's vulkan softmax (src/backends/vulkan/softmax_kernel.cpp)
+// ember's vulkan softmax (src/backends/vulkan/softmax_sources.cpp)
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 layout(std430, set = 0, binding = 1) readonly buffer X { float x[]; };
@@ -89,19 +84,9 @@ void main() {
 
 }  // namespace
 
-bool SoftmaxKernel::takes(const ir::Softmax& softmax, const ir::TensorMeta& x) const {
-  return x.dtype == DType::F32 && shader::softmax_passes_take(softmax, x, runner_.limits());
-}
-
-void SoftmaxKernel::run(const ir::Softmax& softmax, const BufferRange& x,
-                        const ir::TensorMeta& x_meta, const BufferRange& out) {
-  shader::record_softmax(softmax, x_meta, x, out, std::string(kSoftmaxCommon) + kSoftmaxShortMain,
-                         std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain,
-                         runner_.limits().max_groups,
-                         [&](const std::string& source, std::span<const std::byte> words,
-                             std::span<const BufferRange> tensors, uint32_t groups) {
-                           runner_.dispatch(source, words, tensors, groups);
-                         });
+shader::SoftmaxSources softmax_sources() {
+  return {std::string(kSoftmaxCommon) + kSoftmaxShortMain,
+          std::string(kSoftmaxCommon) + kSoftmaxWorkgroupMain};
 }
 
 }  // namespace ember::vulkan
