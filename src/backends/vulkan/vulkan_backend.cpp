@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/index_copy_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
@@ -19,7 +20,7 @@
 #include "backends/vulkan/conv_pool_kernels.h"
 #include "backends/vulkan/cumulative_kernel.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/index_copy_kernel.h"
+#include "backends/vulkan/index_copy_sources.h"
 #include "backends/vulkan/interpolate_kernel.h"
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
@@ -55,7 +56,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         random_(runner_),
         conv_pool_(make_conv_pool_kernels(physical, runner_)),
         interpolate_(make_interpolate_kernels(physical, runner_)),
-        index_copy_(runner_),
+        index_copy_(runner_, index_copy_sources()),
         cumulative_(runner_, context_->features().float64),
         attention_(runner_),
         rows_(runner_) {}
@@ -113,7 +114,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   RandomKernel random_;
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;
-  IndexCopyKernel index_copy_;
+  shader::IndexCopyKernel<KernelRunner> index_copy_;
   CumulativeKernel cumulative_;
   AttentionKernel attention_;
   RowKernels rows_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/index_copy_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
@@ -19,7 +20,7 @@
 #include "backends/wgpu/conv_pool_kernels.h"
 #include "backends/wgpu/cumulative_kernel.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/index_copy_kernel.h"
+#include "backends/wgpu/index_copy_sources.h"
 #include "backends/wgpu/interpolate_kernel.h"
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
@@ -54,7 +55,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         random_(runner_),
         conv_pool_(make_conv_pool_kernels(adapter, runner_)),
         interpolate_(make_interpolate_kernels(adapter, runner_)),
-        index_copy_(runner_),
+        index_copy_(runner_, index_copy_sources()),
         cumulative_(runner_),
         attention_(runner_),
         rows_(runner_) {}
@@ -106,7 +107,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   RandomKernel random_;
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;
-  IndexCopyKernel index_copy_;
+  shader::IndexCopyKernel<KernelRunner> index_copy_;
   CumulativeKernel cumulative_;
   AttentionKernel attention_;
   RowKernels rows_;

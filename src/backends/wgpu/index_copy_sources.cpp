@@ -1,7 +1,5 @@
-#include "backends/wgpu/index_copy_kernel.h"
+#include "backends/wgpu/index_copy_sources.h"
 
-#include <algorithm>
-#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,7 +11,7 @@ using shader::Combine;
 using shader::IndexCopyKey;
 
 constexpr const char* kHeader =
-    R"(// ember's wgpu data movement (src/backends/wgpu/index_copy_kernel.cpp)
+    R"(// ember's wgpu data movement (src/backends/wgpu/index_copy_sources.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 )";
 
@@ -179,11 +177,8 @@ constexpr shader::IndexCopySources kSources{copy_source, update_source, check_so
 
 }  // namespace index_copy_text
 
-void IndexCopyKernel::run(const shader::IndexCopyDispatch& dispatch,
-                          std::span<const BufferRange> tensors) {
-  runner_.dispatch(index_copy_text::kSources.of(dispatch.key),
-                   std::as_bytes(std::span(dispatch.words)), tensors,
-                   shader::groups_for(dispatch.elements, runner_.limits().max_groups));
+shader::IndexCopySources index_copy_sources() {
+  return index_copy_text::kSources;
 }
 
 }  // namespace ember::wgpu

@@ -1,7 +1,5 @@
-#include "backends/vulkan/index_copy_kernel.h"
+#include "backends/vulkan/index_copy_sources.h"
 
-#include <algorithm>
-#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -13,7 +11,7 @@ using shader::Combine;
 using shader::IndexCopyKey;
 
 constexpr const char* kHeader = R"(#version 450
-// ember's vulkan data movement (src/backends/vulkan/index_copy_kernel.cpp)
+// ember's vulkan data movement (src/backends/vulkan/index_copy_sources.cpp)
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 )";
@@ -175,14 +173,8 @@ constexpr shader::IndexCopySources kSources{copy_source, update_source, check_so
 
 }  // namespace index_copy_text
 
-void IndexCopyKernel::run(const shader::IndexCopyDispatch& dispatch,
-                          std::span<const BufferRange> tensors) {
-  std::vector<BufferRange> bound(tensors.begin(), tensors.end());
-  for (BufferRange& range : bound)
-    range.bytes = (range.bytes + 3) / 4 * 4;
-  runner_.dispatch(index_copy_text::kSources.of(dispatch.key),
-                   std::as_bytes(std::span(dispatch.words)), std::span<const BufferRange>(bound),
-                   shader::groups_for(dispatch.elements, runner_.limits().max_groups));
+shader::IndexCopySources index_copy_sources() {
+  return index_copy_text::kSources;
 }
 
 }  // namespace ember::vulkan
