@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/cumulative_kernels.h"
 #include "backends/shader/index_copy_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
@@ -18,7 +19,7 @@
 #include "backends/vulkan/attention_kernel.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/conv_pool_kernels.h"
-#include "backends/vulkan/cumulative_kernel.h"
+#include "backends/vulkan/cumulative_sources.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/index_copy_sources.h"
 #include "backends/vulkan/interpolate_kernel.h"
@@ -57,7 +58,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         conv_pool_(make_conv_pool_kernels(physical, runner_)),
         interpolate_(make_interpolate_kernels(physical, runner_)),
         index_copy_(runner_, index_copy_sources()),
-        cumulative_(runner_, context_->features().float64),
+        cumulative_(runner_, cumulative_source, context_->features().float64),
         attention_(runner_),
         rows_(runner_) {}
 
@@ -115,7 +116,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;
   shader::IndexCopyKernel<KernelRunner> index_copy_;
-  CumulativeKernel cumulative_;
+  shader::CumulativeKernel<KernelRunner> cumulative_;
   AttentionKernel attention_;
   RowKernels rows_;
 };

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/cumulative_kernels.h"
 #include "backends/shader/index_copy_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
@@ -18,7 +19,7 @@
 #include "backends/wgpu/attention_kernel.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/conv_pool_kernels.h"
-#include "backends/wgpu/cumulative_kernel.h"
+#include "backends/wgpu/cumulative_sources.h"
 #include "backends/wgpu/device_pages.h"
 #include "backends/wgpu/index_copy_sources.h"
 #include "backends/wgpu/interpolate_kernel.h"
@@ -56,7 +57,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         conv_pool_(make_conv_pool_kernels(adapter, runner_)),
         interpolate_(make_interpolate_kernels(adapter, runner_)),
         index_copy_(runner_, index_copy_sources()),
-        cumulative_(runner_),
+        cumulative_(runner_, cumulative_source, false),  // WGSL has no doubles
         attention_(runner_),
         rows_(runner_) {}
 
@@ -108,7 +109,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;
   shader::IndexCopyKernel<KernelRunner> index_copy_;
-  CumulativeKernel cumulative_;
+  shader::CumulativeKernel<KernelRunner> cumulative_;
   AttentionKernel attention_;
   RowKernels rows_;
 };

@@ -1,8 +1,5 @@
-#include "backends/wgpu/cumulative_kernel.h"
+#include "backends/wgpu/cumulative_sources.h"
 
-#include <algorithm>
-#include <cstddef>
-#include <span>
 #include <string>
 
 namespace ember::wgpu {
@@ -116,29 +113,17 @@ std::string buffers(DType dtype, ScanPass pass) {
   return {};
 }
 
-std::string source(CumulativeOp op, DType dtype, ScanPass pass) {
-  std::string text = R"(// ember's wgpu cumulative ops (src/backends/wgpu/cumulative_kernel.cpp)
+}  // namespace cumulative_text
+
+std::string cumulative_source(ir::CumulativeOp op, DType dtype, shader::ScanPass pass) {
+  std::string text = R"(// ember's wgpu cumulative ops (src/backends/wgpu/cumulative_sources.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 fn nan(v: f32) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }
 )";
-  text += buffers(dtype, pass);
-  const bool total = op == CumulativeOp::Sum || op == CumulativeOp::Prod;
-  return text + (total ? total_body(op, dtype, pass) : extreme_body(op, dtype, pass));
-}
-
-}  // namespace cumulative_text
-
-bool CumulativeKernel::takes(ir::CumulativeOp op, DType dtype) const {
-  // Sums and products of floats accumulate in double in ndarray: the host's.
+  text += cumulative_text::buffers(dtype, pass);
   const bool total = op == ir::CumulativeOp::Sum || op == ir::CumulativeOp::Prod;
-  return dtype == DType::I32 || dtype == DType::U32 || (dtype == DType::F32 && !total);
-}
-
-void CumulativeKernel::run(const shader::ScanDispatch& dispatch, shader::ScanPass pass,
-                           std::span<const BufferRange> tensors) {
-  runner_.dispatch(cumulative_text::source(dispatch.op, dispatch.dtype, pass),
-                   std::as_bytes(std::span(dispatch.words)), tensors,
-                   shader::groups_for(dispatch.invocations(pass), runner_.limits().max_groups));
+  return text + (total ? cumulative_text::total_body(op, dtype, pass)
+                       : cumulative_text::extreme_body(op, dtype, pass));
 }
 
 }  // namespace ember::wgpu

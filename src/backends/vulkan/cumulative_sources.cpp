@@ -1,7 +1,5 @@
-#include "backends/vulkan/cumulative_kernel.h"
+#include "backends/vulkan/cumulative_sources.h"
 
-#include <algorithm>
-#include <cstddef>
 #include <string>
 
 namespace ember::vulkan {
@@ -127,32 +125,18 @@ std::string buffers(CumulativeOp op, DType dtype, ScanPass pass) {
   return {};
 }
 
-std::string source(CumulativeOp op, DType dtype, ScanPass pass) {
+}  // namespace cumulative_text
+
+std::string cumulative_source(ir::CumulativeOp op, DType dtype, shader::ScanPass pass) {
   std::string text = R"(#version 450
-// ember's vulkan cumulative ops (src/backends/vulkan/cumulative_kernel.cpp)
+// ember's vulkan cumulative ops (src/backends/vulkan/cumulative_sources.cpp)
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 )";
-  text += buffers(op, dtype, pass);
-  const bool total = op == CumulativeOp::Sum || op == CumulativeOp::Prod;
-  return text + (total ? total_body(op, dtype, pass) : extreme_body(op, dtype, pass));
-}
-
-}  // namespace cumulative_text
-
-bool CumulativeKernel::takes(ir::CumulativeOp op, DType dtype) const {
-  // Sums and products of floats accumulate in double, as ndarray's.
+  text += cumulative_text::buffers(op, dtype, pass);
   const bool total = op == ir::CumulativeOp::Sum || op == ir::CumulativeOp::Prod;
-  if (dtype == DType::I32 || dtype == DType::U32) return true;
-  if (dtype == DType::F64) return float64_;
-  return dtype == DType::F32 && (float64_ || !total);
-}
-
-void CumulativeKernel::run(const shader::ScanDispatch& dispatch, shader::ScanPass pass,
-                           std::span<const BufferRange> tensors) {
-  runner_.dispatch(cumulative_text::source(dispatch.op, dispatch.dtype, pass),
-                   std::as_bytes(std::span(dispatch.words)), tensors,
-                   shader::groups_for(dispatch.invocations(pass), runner_.limits().max_groups));
+  return text + (total ? cumulative_text::total_body(op, dtype, pass)
+                       : cumulative_text::extreme_body(op, dtype, pass));
 }
 
 }  // namespace ember::vulkan
