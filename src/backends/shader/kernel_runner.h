@@ -6,12 +6,19 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 
 #include "backends/shader/device_limits.h"
 
 namespace ember::shader {
+
+/// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while the
+/// pointer it returns lives: what a kernel's passes hand each other (ShaderBackend::scratch).
+template <typename Range>
+using Scratch = std::function<std::shared_ptr<const void>(uint64_t, Range*)>;
 
 /// Cache: the backend's KernelCache; Stream: its CommandStream; RangeT: the slice of a device
 /// buffer a tensor lies in. Copies share the cache and the stream (which outlive them).

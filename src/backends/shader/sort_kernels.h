@@ -3,11 +3,9 @@
 // WGSL for wgpu: each backend's sort_sources.h).
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <memory>
 #include <utility>
 
+#include "backends/shader/kernel_runner.h"
 #include "backends/shader/sort_passes.h"
 #include "ir/ops.h"
 
@@ -20,11 +18,8 @@ class SortKernel {
   using Range = typename Runner::Range;
   /// The backend's sort kernels for keys of a dtype.
   using Sources = SortSources (*)(DType);
-  /// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while
-  /// the pointer it returns lives: a long lane's (key, position) pairs.
-  using Scratch = std::function<std::shared_ptr<const void>(uint64_t, Range*)>;
-
-  SortKernel(const Runner& runner, Sources sources, Scratch scratch)
+  /// scratch: a long lane's (key, position) pairs.
+  SortKernel(const Runner& runner, Sources sources, Scratch<Range> scratch)
       : runner_(runner), sources_(sources), scratch_(std::move(scratch)) {}
 
   /// Whether run takes sort of x (sort_kernels_take on this device).
@@ -42,7 +37,7 @@ class SortKernel {
  private:
   Runner runner_;
   Sources sources_;
-  Scratch scratch_;
+  Scratch<Range> scratch_;
 };
 
 }  // namespace ember::shader

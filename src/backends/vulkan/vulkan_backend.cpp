@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/cumulative_kernels.h"
 #include "backends/shader/index_copy_kernels.h"
+#include "backends/shader/reduce_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
@@ -27,7 +28,7 @@
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/random_kernel.h"
-#include "backends/vulkan/reduce_kernel.h"
+#include "backends/vulkan/reduce_sources.h"
 #include "backends/vulkan/row_kernels.h"
 #include "backends/vulkan/softmax_sources.h"
 #include "backends/vulkan/sort_sources.h"
@@ -51,7 +52,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         runner_(device_limits(physical), kernels_, *stream_),
         programs_(runner_, context_->features()),
         matmul_(runner_, context_->features()),
-        reduce_(runner_, context_->features(), scratch()),
+        reduce_(runner_, reduce_sources(context_->features()), scratch()),
         softmax_(runner_, softmax_sources()),
         sort_(runner_, sort_sources, scratch()),
         random_(runner_),
@@ -109,7 +110,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   KernelRunner runner_;  ///< what every kernel class below records through
   ProgramKernels programs_;
   MatmulKernel matmul_;
-  ReduceKernel reduce_;
+  shader::ReduceKernel<KernelRunner> reduce_;
   shader::SoftmaxKernel<KernelRunner> softmax_;
   shader::SortKernel<KernelRunner> sort_;
   RandomKernel random_;

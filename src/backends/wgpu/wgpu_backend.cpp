@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/cumulative_kernels.h"
 #include "backends/shader/index_copy_kernels.h"
+#include "backends/shader/reduce_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
@@ -27,7 +28,7 @@
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/random_kernel.h"
-#include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/reduce_sources.h"
 #include "backends/wgpu/row_kernels.h"
 #include "backends/wgpu/softmax_sources.h"
 #include "backends/wgpu/sort_sources.h"
@@ -50,7 +51,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         runner_(device_limits(adapter), kernels_, *stream_),
         programs_(runner_),
         matmul_(runner_),
-        reduce_(runner_, scratch()),
+        reduce_(runner_, reduce_sources(), scratch()),
         softmax_(runner_, softmax_sources()),
         sort_(runner_, sort_sources, scratch()),
         random_(runner_),
@@ -102,7 +103,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   KernelRunner runner_;  ///< what every kernel class below records through
   ProgramKernels programs_;
   MatmulKernel matmul_;
-  ReduceKernel reduce_;
+  shader::ReduceKernel<KernelRunner> reduce_;
   shader::SoftmaxKernel<KernelRunner> softmax_;
   shader::SortKernel<KernelRunner> sort_;
   RandomKernel random_;

@@ -1,8 +1,6 @@
-#include "backends/wgpu/reduce_kernel.h"
+#include "backends/wgpu/reduce_sources.h"
 
-#include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include "backends/shader/reduce_passes.h"
@@ -24,7 +22,7 @@ constexpr uint64_t kPartialBytes = 8;
 // sums came out 1e-5 off ndarray's, as uncompensated ones would. Every binding is read_write
 // (docs/backends/wgpu.md) and holds words: elements are read through load().
 constexpr const char* kCommon =
-    R"(// ember's wgpu reductions (src/backends/wgpu/reduce_kernel.cpp)
+    R"(// ember's wgpu reductions (src/backends/wgpu/reduce_sources.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read_write> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
@@ -231,31 +229,8 @@ bool takes_dtype(ReduceOp op, DType x) {
 
 }  // namespace
 
-bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
-                         const ir::TensorMeta& out) const {
-  const bool arg = reduce.op == ReduceOp::ArgMax || reduce.op == ReduceOp::ArgMin;
-  if (arg && out.dtype != DType::I64 && out.dtype != DType::I32) return false;
-  // A Bool result's word is four lanes' chunks combined by one invocation: within the device's
-  // loop turns.
-  const bool truth = reduce.op == ReduceOp::Any || reduce.op == ReduceOp::All;
-  if (truth &&
-      4 * shader::ReduceLanes::of(reduce, x.shape).chunks() > runner_.limits().max_loop_turns)
-    return false;
-  // Each chunk's two words are indexed in 32 bits: fewer than 2^30 chunks.
-  return takes_dtype(reduce.op, x.dtype) &&
-         shader::reduce_passes_take(reduce, x, out, runner_.limits().max_binding, kPartialBytes,
-                                    uint64_t{1} << 30);
-}
-
-void ReduceKernel::run(const ir::Reduce& reduce, const BufferRange& x, const ir::TensorMeta& x_meta,
-                       const BufferRange& out, const ir::TensorMeta& out_meta) {
-  shader::record_reduce_passes(reduce, x_meta, x, out, partial_source(reduce.op, x_meta.dtype),
-                               finish_source(reduce.op, x_meta.dtype, out_meta.dtype),
-                               kPartialBytes, runner_.limits().max_groups, scratch_,
-                               [&](const std::string& source, std::span<const std::byte> words,
-                                   std::span<const BufferRange> tensors, uint32_t groups) {
-                                 runner_.dispatch(source, words, tensors, groups);
-                               });
+shader::ReduceSources reduce_sources() {
+  return {kPartialBytes, true, takes_dtype, partial_source, finish_source};
 }
 
 }  // namespace ember::wgpu

@@ -1,8 +1,6 @@
-#include "backends/vulkan/reduce_kernel.h"
+#include "backends/vulkan/reduce_sources.h"
 
-#include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include "backends/shader/reduce_passes.h"
@@ -28,7 +26,7 @@ std::string glsl_type(DType dtype) {
 /// (none on integers: comparisons then stand alone).
 std::string header(DType x, DType out) {
   std::string text =
-      "#version 450\n// ember's vulkan reductions (src/backends/vulkan/reduce_kernel.cpp)\n";
+      "#version 450\n// ember's vulkan reductions (src/backends/vulkan/reduce_sources.cpp)\n";
   if (x == DType::Bool || out == DType::Bool)
     text += "#extension GL_EXT_shader_8bit_storage : require\n";
   text += R"(layout(local_size_x = 256) in;
@@ -205,26 +203,14 @@ bool takes_dtype(ReduceOp op, DType x, const Features& features) {
 
 }  // namespace
 
-bool ReduceKernel::takes(const ir::Reduce& reduce, const ir::TensorMeta& x,
-                         const ir::TensorMeta& out) const {
-  const bool arg = reduce.op == ReduceOp::ArgMax || reduce.op == ReduceOp::ArgMin;
-  if (arg && out.dtype != DType::I64 && out.dtype != DType::I32) return false;
-  const bool truth = reduce.op == ReduceOp::Any || reduce.op == ReduceOp::All;
-  if (truth && !features_.storage8) return false;
-  return features_.float64 && takes_dtype(reduce.op, x.dtype, features_) &&
-         shader::reduce_passes_take(reduce, x, out, runner_.limits().max_binding, kPartialBytes,
-                                    uint64_t{1} << 30);
-}
-
-void ReduceKernel::run(const ir::Reduce& reduce, const BufferRange& x, const ir::TensorMeta& x_meta,
-                       const BufferRange& out, const ir::TensorMeta& out_meta) {
-  shader::record_reduce_passes(reduce, x_meta, x, out, partial_source(reduce.op, x_meta.dtype),
-                               finish_source(reduce.op, x_meta.dtype, out_meta.dtype),
-                               kPartialBytes, runner_.limits().max_groups, scratch_,
-                               [&](const std::string& source, std::span<const std::byte> words,
-                                   std::span<const BufferRange> tensors, uint32_t groups) {
-                                 runner_.dispatch(source, words, tensors, groups);
-                               });
+shader::ReduceSources reduce_sources(const Features& features) {
+  // The partial results are doubles: a device without them runs every reduction on the host; a
+  // Bool result (Any, All) is stored in 8 bits.
+  const auto takes = [features](ReduceOp op, DType x) {
+    const bool truth = op == ReduceOp::Any || op == ReduceOp::All;
+    return features.float64 && (!truth || features.storage8) && takes_dtype(op, x, features);
+  };
+  return {kPartialBytes, false, takes, partial_source, finish_source};
 }
 
 }  // namespace ember::vulkan
