@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/cumulative_kernels.h"
 #include "backends/shader/index_copy_kernels.h"
+#include "backends/shader/random_kernels.h"
 #include "backends/shader/reduce_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
@@ -27,7 +28,7 @@
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
-#include "backends/vulkan/random_kernel.h"
+#include "backends/vulkan/random_source.h"
 #include "backends/vulkan/reduce_sources.h"
 #include "backends/vulkan/row_kernels.h"
 #include "backends/vulkan/softmax_sources.h"
@@ -55,7 +56,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         reduce_(runner_, reduce_sources(context_->features()), scratch()),
         softmax_(runner_, softmax_sources()),
         sort_(runner_, sort_sources, scratch()),
-        random_(runner_),
+        random_(runner_, random_source()),
         conv_pool_(make_conv_pool_kernels(physical, runner_)),
         interpolate_(make_interpolate_kernels(physical, runner_)),
         index_copy_(runner_, index_copy_sources()),
@@ -113,7 +114,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   shader::ReduceKernel<KernelRunner> reduce_;
   shader::SoftmaxKernel<KernelRunner> softmax_;
   shader::SortKernel<KernelRunner> sort_;
-  RandomKernel random_;
+  shader::RandomKernel<KernelRunner> random_;
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;
   shader::IndexCopyKernel<KernelRunner> index_copy_;

@@ -13,6 +13,7 @@
 #include "backends/pools/memory_manager.h"
 #include "backends/shader/cumulative_kernels.h"
 #include "backends/shader/index_copy_kernels.h"
+#include "backends/shader/random_kernels.h"
 #include "backends/shader/reduce_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
@@ -27,7 +28,7 @@
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
-#include "backends/wgpu/random_kernel.h"
+#include "backends/wgpu/random_source.h"
 #include "backends/wgpu/reduce_sources.h"
 #include "backends/wgpu/row_kernels.h"
 #include "backends/wgpu/softmax_sources.h"
@@ -54,7 +55,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         reduce_(runner_, reduce_sources(), scratch()),
         softmax_(runner_, softmax_sources()),
         sort_(runner_, sort_sources, scratch()),
-        random_(runner_),
+        random_(runner_, random_source()),
         conv_pool_(make_conv_pool_kernels(adapter, runner_)),
         interpolate_(make_interpolate_kernels(adapter, runner_)),
         index_copy_(runner_, index_copy_sources()),
@@ -106,7 +107,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   shader::ReduceKernel<KernelRunner> reduce_;
   shader::SoftmaxKernel<KernelRunner> softmax_;
   shader::SortKernel<KernelRunner> sort_;
-  RandomKernel random_;
+  shader::RandomKernel<KernelRunner> random_;
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;
   shader::IndexCopyKernel<KernelRunner> index_copy_;

@@ -1,12 +1,6 @@
-#include "backends/vulkan/random_kernel.h"
+#include "backends/vulkan/random_source.h"
 
-#include <algorithm>
-#include <cstdint>
-#include <span>
 #include <string>
-#include <vector>
-
-#include "backends/shader/random_passes.h"
 
 namespace ember::vulkan {
 namespace {
@@ -14,7 +8,7 @@ namespace {
 /// ir/philox.h's rounds (umulExtended: the high and low words of each product), then each
 /// element: u from word 0's top 24 bits, or Bernoulli's 1 or 0 by those bits against p[3].
 constexpr const char* kSource = R"(#version 450
-// ember's vulkan random tensors (src/backends/vulkan/random_kernel.cpp)
+// ember's vulkan random tensors (src/backends/vulkan/random_source.cpp)
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 layout(std430, set = 0, binding = 1) writeonly buffer Out { float y[]; };
@@ -44,16 +38,8 @@ void main() {
 
 }  // namespace
 
-bool RandomKernel::takes(const ir::Random& op) const {
-  return shader::random_kernels_take(op, runner_.limits().max_binding);
-}
-
-void RandomKernel::run(const ir::Random& op, const BufferRange& out) {
-  const std::vector<uint32_t> words = shader::random_parameters(op);
-  if (words[0] == 0) return;
-  const uint64_t groups = (uint64_t{words[0]} + 255) / 256;
-  runner_.dispatch(kSource, std::as_bytes(std::span(words)), {&out, 1},
-                   static_cast<uint32_t>(std::min<uint64_t>(groups, runner_.limits().max_groups)));
+std::string random_source() {
+  return kSource;
 }
 
 }  // namespace ember::vulkan

@@ -1,12 +1,6 @@
-#include "backends/wgpu/random_kernel.h"
+#include "backends/wgpu/random_source.h"
 
-#include <algorithm>
-#include <cstdint>
-#include <span>
 #include <string>
-#include <vector>
-
-#include "backends/shader/random_passes.h"
 
 namespace ember::wgpu {
 namespace {
@@ -15,7 +9,7 @@ namespace {
 /// from 16-bit halves), then each element: u from word 0's top 24 bits, or Bernoulli's 1 or 0 by
 /// those bits against p[3].
 constexpr const char* kSource =
-    R"(// ember's wgpu random tensors (src/backends/wgpu/random_kernel.cpp)
+    R"(// ember's wgpu random tensors (src/backends/wgpu/random_source.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 // (high, low) words of a b.
@@ -58,16 +52,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 
 }  // namespace
 
-bool RandomKernel::takes(const ir::Random& op) const {
-  return shader::random_kernels_take(op, runner_.limits().max_binding);
-}
-
-void RandomKernel::run(const ir::Random& op, const BufferRange& out) {
-  const std::vector<uint32_t> words = shader::random_parameters(op);
-  if (words[0] == 0) return;
-  const uint64_t groups = (uint64_t{words[0]} + 255) / 256;
-  runner_.dispatch(kSource, std::as_bytes(std::span(words)), {&out, 1},
-                   static_cast<uint32_t>(std::min<uint64_t>(groups, runner_.limits().max_groups)));
+std::string random_source() {
+  return kSource;
 }
 
 }  // namespace ember::wgpu
