@@ -15,6 +15,7 @@
 #include "backends/shader/index_copy_kernels.h"
 #include "backends/shader/random_kernels.h"
 #include "backends/shader/reduce_kernels.h"
+#include "backends/shader/row_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
@@ -30,7 +31,7 @@
 #include "backends/vulkan/program_kernels.h"
 #include "backends/vulkan/random_source.h"
 #include "backends/vulkan/reduce_sources.h"
-#include "backends/vulkan/row_kernels.h"
+#include "backends/vulkan/row_sources.h"
 #include "backends/vulkan/softmax_sources.h"
 #include "backends/vulkan/sort_sources.h"
 #include "ember/error.h"
@@ -62,7 +63,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         index_copy_(runner_, index_copy_sources()),
         cumulative_(runner_, cumulative_source, context_->features().float64),
         attention_(runner_),
-        rows_(runner_) {}
+        rows_(runner_, row_sources(), declare_row_tensor) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -120,7 +121,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   shader::IndexCopyKernel<KernelRunner> index_copy_;
   shader::CumulativeKernel<KernelRunner> cumulative_;
   AttentionKernel attention_;
-  RowKernels rows_;
+  shader::RowKernels<KernelRunner> rows_;
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "backends/shader/index_copy_kernels.h"
 #include "backends/shader/random_kernels.h"
 #include "backends/shader/reduce_kernels.h"
+#include "backends/shader/row_kernels.h"
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
@@ -30,7 +31,7 @@
 #include "backends/wgpu/program_kernels.h"
 #include "backends/wgpu/random_source.h"
 #include "backends/wgpu/reduce_sources.h"
-#include "backends/wgpu/row_kernels.h"
+#include "backends/wgpu/row_sources.h"
 #include "backends/wgpu/softmax_sources.h"
 #include "backends/wgpu/sort_sources.h"
 #include "backends/wgpu/timestamps.h"
@@ -61,7 +62,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         index_copy_(runner_, index_copy_sources()),
         cumulative_(runner_, cumulative_source, false),  // WGSL has no doubles
         attention_(runner_),
-        rows_(runner_) {}
+        rows_(runner_, row_sources(), declare_row_tensor) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -113,7 +114,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   shader::IndexCopyKernel<KernelRunner> index_copy_;
   shader::CumulativeKernel<KernelRunner> cumulative_;
   AttentionKernel attention_;
-  RowKernels rows_;
+  shader::RowKernels<KernelRunner> rows_;
 };
 
 }  // namespace

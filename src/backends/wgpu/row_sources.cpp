@@ -1,19 +1,18 @@
-#include "backends/wgpu/row_kernels.h"
+#include "backends/wgpu/row_sources.h"
 
 #include <string>
 
 namespace ember::wgpu {
-namespace {
-
-using shader::RowKernel;
 
 /// A tensor's binding: an array of f32 or of words.
-std::string declare(uint32_t binding, const shader::RowBinding& tensor) {
+std::string declare_row_tensor(uint32_t binding, const shader::RowBinding& tensor) {
   return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " +
          tensor.name + ": array<" + (tensor.words ? "u32" : "f32") + ">;\n";
 }
 
-constexpr const char* kHeader = R"(// ember's wgpu fused row ops (src/backends/wgpu/row_kernels.cpp)
+namespace {
+
+constexpr const char* kHeader = R"(// ember's wgpu fused row ops (src/backends/wgpu/row_sources.cpp)
 @group(0) @binding(0) var<storage, read> p: array<u32>;
 )";
 
@@ -219,9 +218,8 @@ constexpr shader::RowSources kSources = {kHeader,
 
 }  // namespace
 
-void RowKernels::run(RowKernel kernel, std::span<const std::byte> words,
-                     std::span<const BufferRange> tensors, uint32_t groups) {
-  runner_.dispatch(shader::row_kernel_source(kernel, kSources, declare), words, tensors, groups);
+shader::RowSources row_sources() {
+  return kSources;
 }
 
 }  // namespace ember::wgpu

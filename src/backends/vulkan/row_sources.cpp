@@ -1,21 +1,20 @@
-#include "backends/vulkan/row_kernels.h"
+#include "backends/vulkan/row_sources.h"
 
 #include <string>
 
 namespace ember::vulkan {
-namespace {
-
-using shader::RowKernel;
 
 /// A tensor's binding: a buffer of floats or of words.
-std::string declare(uint32_t binding, const shader::RowBinding& tensor) {
+std::string declare_row_tensor(uint32_t binding, const shader::RowBinding& tensor) {
   const std::string at = std::to_string(binding);
   return "layout(std430, set = 0, binding = " + at + ") buffer B" + at + " { " +
          (tensor.words ? "uint " : "float ") + tensor.name + "[]; };\n";
 }
 
+namespace {
+
 constexpr const char* kHeader = R"(#version 450
-// ember's vulkan fused row ops (src/backends/vulkan/row_kernels.cpp)
+// ember's vulkan fused row ops (src/backends/vulkan/row_sources.cpp)
 layout(local_size_x = 256) in;
 layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
 )";
@@ -217,9 +216,8 @@ constexpr shader::RowSources kSources = {kHeader,
 
 }  // namespace
 
-void RowKernels::run(RowKernel kernel, std::span<const std::byte> words,
-                     std::span<const BufferRange> tensors, uint32_t groups) {
-  runner_.dispatch(shader::row_kernel_source(kernel, kSources, declare), words, tensors, groups);
+shader::RowSources row_sources() {
+  return kSources;
 }
 
 }  // namespace ember::vulkan
