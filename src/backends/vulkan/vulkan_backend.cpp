@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/attention_kernels.h"
 #include "backends/shader/cumulative_kernels.h"
 #include "backends/shader/index_copy_kernels.h"
 #include "backends/shader/random_kernels.h"
@@ -19,7 +20,7 @@
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
-#include "backends/vulkan/attention_kernel.h"
+#include "backends/vulkan/attention_source.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/conv_pool_kernels.h"
 #include "backends/vulkan/cumulative_sources.h"
@@ -62,7 +63,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         interpolate_(make_interpolate_kernels(physical, runner_)),
         index_copy_(runner_, index_copy_sources()),
         cumulative_(runner_, cumulative_source, context_->features().float64),
-        attention_(runner_),
+        attention_(runner_, attention_source),
         rows_(runner_, row_sources(), declare_row_tensor) {}
 
   ~VulkanBackend() override { finish(); }
@@ -120,7 +121,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   InterpolateKernels interpolate_;
   shader::IndexCopyKernel<KernelRunner> index_copy_;
   shader::CumulativeKernel<KernelRunner> cumulative_;
-  AttentionKernel attention_;
+  shader::AttentionKernel<KernelRunner> attention_;
   shader::RowKernels<KernelRunner> rows_;
 };
 

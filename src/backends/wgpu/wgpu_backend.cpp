@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/attention_kernels.h"
 #include "backends/shader/cumulative_kernels.h"
 #include "backends/shader/index_copy_kernels.h"
 #include "backends/shader/random_kernels.h"
@@ -19,7 +20,7 @@
 #include "backends/shader/shader_backend.h"
 #include "backends/shader/softmax_kernels.h"
 #include "backends/shader/sort_kernels.h"
-#include "backends/wgpu/attention_kernel.h"
+#include "backends/wgpu/attention_source.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/conv_pool_kernels.h"
 #include "backends/wgpu/cumulative_sources.h"
@@ -61,7 +62,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         interpolate_(make_interpolate_kernels(adapter, runner_)),
         index_copy_(runner_, index_copy_sources()),
         cumulative_(runner_, cumulative_source, false),  // WGSL has no doubles
-        attention_(runner_),
+        attention_(runner_, attention_source),
         rows_(runner_, row_sources(), declare_row_tensor) {}
 
   ~WgpuBackend() override { finish(); }
@@ -113,7 +114,7 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   InterpolateKernels interpolate_;
   shader::IndexCopyKernel<KernelRunner> index_copy_;
   shader::CumulativeKernel<KernelRunner> cumulative_;
-  AttentionKernel attention_;
+  shader::AttentionKernel<KernelRunner> attention_;
   shader::RowKernels<KernelRunner> rows_;
 };
 

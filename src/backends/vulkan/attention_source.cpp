@@ -1,8 +1,6 @@
-#include "backends/vulkan/attention_kernel.h"
+#include "backends/vulkan/attention_source.h"
 
-#include <cstddef>
 #include <string>
-#include <vector>
 
 namespace ember::vulkan {
 namespace {
@@ -237,10 +235,13 @@ constexpr const char* kGradKVMain = R"(
 }
 )";
 
+}  // namespace
+
 /// pass's source on geometry's case: its constants as #defines, then its text.
-std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometry& geometry) {
+std::string attention_source(shader::AttentionPass pass,
+                             const shader::AttentionGeometry& geometry) {
   std::string source =
-      "#version 450\n// ember's vulkan attention (src/backends/vulkan/attention_kernel.cpp)\n";
+      "#version 450\n// ember's vulkan attention (src/backends/vulkan/attention_source.cpp)\n";
   for (const auto& [name, value] : geometry.constants())
     source += "#define " + name + " " + std::to_string(value) + "u\n";
   const auto streaming = [&](const std::string& bindings, const char* main) {
@@ -257,15 +258,6 @@ std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometr
       return streaming(std::string(kGradBindings) + kGradKV, kGradKVMain);
   }
   return source;
-}
-
-}  // namespace
-
-void AttentionKernel::dispatch(shader::AttentionPass pass,
-                               const shader::AttentionGeometry& geometry,
-                               std::span<const BufferRange> tensors, uint32_t groups) {
-  const std::vector<uint32_t> words = geometry.words();
-  runner_.dispatch(source_of(pass, geometry), std::as_bytes(std::span(words)), tensors, groups);
 }
 
 }  // namespace ember::vulkan

@@ -1,9 +1,8 @@
-#include "backends/wgpu/attention_kernel.h"
+#include "backends/wgpu/attention_source.h"
 
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace ember::wgpu {
 namespace {
@@ -247,9 +246,12 @@ std::string streaming(const std::string& constants, const std::string& bindings,
          main;
 }
 
+}  // namespace
+
 /// pass's source on geometry's case: its constants, then its text.
-std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometry& geometry) {
-  std::string constants = "// ember's wgpu attention (src/backends/wgpu/attention_kernel.cpp)\n";
+std::string attention_source(shader::AttentionPass pass,
+                             const shader::AttentionGeometry& geometry) {
+  std::string constants = "// ember's wgpu attention (src/backends/wgpu/attention_source.cpp)\n";
   for (const auto& [name, value] : geometry.constants())
     constants += "const " + name + ": u32 = " + std::to_string(value) + "u;\n";
   switch (pass) {
@@ -265,15 +267,6 @@ std::string source_of(shader::AttentionPass pass, const shader::AttentionGeometr
                        "p[1]");
   }
   return constants;
-}
-
-}  // namespace
-
-void AttentionKernel::dispatch(shader::AttentionPass pass,
-                               const shader::AttentionGeometry& geometry,
-                               std::span<const BufferRange> tensors, uint32_t groups) {
-  const std::vector<uint32_t> words = geometry.words();
-  runner_.dispatch(source_of(pass, geometry), std::as_bytes(std::span(words)), tensors, groups);
 }
 
 }  // namespace ember::wgpu
