@@ -1,4 +1,4 @@
-// The fused attention of the shader backends (vulkan's and wgpu's attention_kernel), written once:
+// The fused attention of the shader backends (vulkan's and wgpu's attention_source), written once:
 // which cases the kernels take, their constants, parameter words, workgroups and the order of
 // their passes. Flash-attention style, one invocation a row: a workgroup of kAttentionRows queries
 // streams the keys and values in tiles of kAttentionTile rows through shared memory, keeping each

@@ -15,7 +15,7 @@
 // or one f32 rounding step from it unless the prefix cancels to far below that sum, and an f64
 // one is within that bound of ndarray's (the conformance tolerances hold both). Where a double
 // product overflows to inf before a 0 (past 1e308), the grouping can give 0 where ndarray's gives
-// NaN. Only the kernels' sources differ between the backends (cumulative_kernel.cpp of vulkan and
+// NaN. Only the kernels' sources differ between the backends (cumulative_sources.cpp of vulkan and
 // wgpu); each says which op, dtype and pass it computes. All read the same parameter words: lanes,
 // n, inner, block (a block's elements), blocks (of a lane).
 #pragma once

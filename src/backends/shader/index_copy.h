@@ -1,7 +1,7 @@
 // The shader backends' kernels of data movement and indexing (full, arange, cat, slice_assign,
 // select, gather, select_assign, scatter), written once: which kernel, its parameter words and its
 // invocations for each op. Only the kernels' sources differ between vulkan and wgpu
-// (index_copy_kernel.cpp of each). Every kernel sees its tensors as arrays of 32-bit words and
+// (index_copy_sources.cpp of each). Every kernel sees its tensors as arrays of 32-bit words and
 // moves elements as bits: a 4-byte element is a word, an 8-byte one two, a 1- or 2-byte one a
 // part of a word, written by atomicAnd and atomicOr (so neighbours written by other invocations
 // stay intact, and no 8- or 16-bit storage is needed). The kernels:

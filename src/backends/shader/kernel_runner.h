@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -13,11 +15,19 @@
 
 namespace ember::shader {
 
-/// Cache: the backend's KernelCache; Stream: its CommandStream; Range: the slice of a device
+/// scratch(bytes, &range) gives a device buffer of bytes (range: where it lies), held while the
+/// pointer it returns lives: what a kernel's passes hand each other (ShaderBackend::scratch).
+template <typename Range>
+using Scratch = std::function<std::shared_ptr<const void>(uint64_t, Range*)>;
+
+/// Cache: the backend's KernelCache; Stream: its CommandStream; RangeT: the slice of a device
 /// buffer a tensor lies in. Copies share the cache and the stream (which outlive them).
-template <typename Cache, typename Stream, typename Range>
+template <typename Cache, typename Stream, typename RangeT>
 class KernelRunner {
  public:
+  /// The slice of a device buffer a tensor lies in (the kernel class templates bind these).
+  using Range = RangeT;
+
   KernelRunner(const DeviceLimits& limits, Cache& kernels, Stream& stream)
       : limits_(limits), kernels_(&kernels), stream_(&stream) {}
 
@@ -42,6 +52,13 @@ class KernelRunner {
                 std::span<const Range> tensors, uint32_t groups_x, uint32_t groups_y = 1,
                 uint32_t groups_z = 1) const {
     stream_->dispatch(kernel(text, tensors.size()), words, tensors, groups_x, groups_y, groups_z);
+  }
+  /// dispatch over groups_x workgroups as a callable (text, words, tensors, groups_x): what the
+  /// passes' record functions (shader/*_passes.h) take.
+  auto dispatcher() const {
+    return [this](const std::string& text, std::span<const std::byte> words,
+                  std::span<const Range> tensors,
+                  uint32_t groups_x) { dispatch(text, words, tensors, groups_x); };
   }
 
  private:

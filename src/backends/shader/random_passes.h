@@ -1,4 +1,4 @@
-// The shader backends' random tensors (vulkan's and wgpu's random_kernel), written once: which
+// The shader backends' random tensors (vulkan's and wgpu's random_source), written once: which
 // ops the kernels take and their parameter words. Element i is
 // ir::random_element<float>(distribution, key, i): Philox4x32-10 of the counter {i, 0, 0, 0}
 // under the op's key, word 0's top 24 bits as u. The kernels draw the default distribution (u)

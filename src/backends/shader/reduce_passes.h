@@ -1,4 +1,4 @@
-// The two passes of the shader backends' reductions (vulkan's and wgpu's reduce_kernel), written
+// The two passes of the shader backends' reductions (vulkan's and wgpu's reduce_sources), written
 // once: x seen as [rows, n, inner] around the reduced dim, each lane cut into chunks (chunk c of
 // C: the lane's elements c, c + C, c + 2C, ..., so that neighbouring invocations read
 // neighbouring elements); the first pass reduces each chunk in order (one invocation a chunk)

@@ -1,4 +1,4 @@
-// The dispatch of the shader backends' fused row ops (vulkan's and wgpu's row_kernels), written
+// The dispatch of the shader backends' fused row ops (vulkan's and wgpu's row_sources), written
 // once: ir::LayerNorm (and rms), ir::LayerNormGrad, ir::CrossEntropy, ir::CrossEntropyGrad and
 // ir::SoftmaxGrad on f32, one workgroup of kRowWorkgroup invocations a row (looping over rows past
 // the dispatch), the row's sums through a tree in workgroup memory, two passes over the row at

@@ -1,5 +1,5 @@
 // The dispatch of the shader backends' softmax and log-softmax (vulkan's and wgpu's
-// softmax_kernel), written once: x seen as [rows, n, inner] around the softmax dim, one
+// softmax_sources), written once: x seen as [rows, n, inner] around the softmax dim, one
 // workgroup of kSoftmaxWorkgroup invocations a lane (a row along the dim, strided by inner when
 // the dim is not the last), which finds the lane's maximum and the sum of exp(x - max) through
 // workgroup memory, then writes each element; lanes of at most kSoftmaxShortLane elements one

@@ -1,4 +1,4 @@
-// The shader backends' stable sort along one dim (vulkan's and wgpu's sort_kernel), written once:
+// The shader backends' stable sort along one dim (vulkan's and wgpu's sort_sources), written once:
 // x seen as [rows, n, inner] around the sorted dim. A lane of at most kMaxSortLane elements is
 // sorted by one workgroup: it loads the lane into shared memory padded to a power of two, sorts
 // (key, position) pairs with a bitonic network, and writes each sorted element (read again from

@@ -11,22 +11,30 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/attention_kernels.h"
+#include "backends/shader/cumulative_kernels.h"
+#include "backends/shader/index_copy_kernels.h"
+#include "backends/shader/random_kernels.h"
+#include "backends/shader/reduce_kernels.h"
+#include "backends/shader/row_kernels.h"
 #include "backends/shader/shader_backend.h"
-#include "backends/vulkan/attention_kernel.h"
+#include "backends/shader/softmax_kernels.h"
+#include "backends/shader/sort_kernels.h"
+#include "backends/vulkan/attention_source.h"
 #include "backends/vulkan/command_stream.h"
 #include "backends/vulkan/conv_pool_kernels.h"
-#include "backends/vulkan/cumulative_kernel.h"
+#include "backends/vulkan/cumulative_sources.h"
 #include "backends/vulkan/device_pages.h"
-#include "backends/vulkan/index_copy_kernel.h"
+#include "backends/vulkan/index_copy_sources.h"
 #include "backends/vulkan/interpolate_kernel.h"
 #include "backends/vulkan/kernel_cache.h"
 #include "backends/vulkan/matmul_kernel.h"
 #include "backends/vulkan/program_kernels.h"
-#include "backends/vulkan/random_kernel.h"
-#include "backends/vulkan/reduce_kernel.h"
-#include "backends/vulkan/row_kernels.h"
-#include "backends/vulkan/softmax_kernel.h"
-#include "backends/vulkan/sort_kernel.h"
+#include "backends/vulkan/random_source.h"
+#include "backends/vulkan/reduce_sources.h"
+#include "backends/vulkan/row_sources.h"
+#include "backends/vulkan/softmax_sources.h"
+#include "backends/vulkan/sort_sources.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
 #include "ir/program.h"
@@ -47,16 +55,16 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         runner_(device_limits(physical), kernels_, *stream_),
         programs_(runner_, context_->features()),
         matmul_(runner_, context_->features()),
-        reduce_(runner_, context_->features(), scratch()),
-        softmax_(runner_),
-        sort_(runner_, scratch()),
-        random_(runner_),
+        reduce_(runner_, reduce_sources(context_->features()), scratch()),
+        softmax_(runner_, softmax_sources()),
+        sort_(runner_, sort_sources, scratch()),
+        random_(runner_, random_source()),
         conv_pool_(make_conv_pool_kernels(physical, runner_)),
         interpolate_(make_interpolate_kernels(physical, runner_)),
-        index_copy_(runner_),
-        cumulative_(runner_, context_->features().float64),
-        attention_(runner_),
-        rows_(runner_) {}
+        index_copy_(runner_, index_copy_sources()),
+        cumulative_(runner_, cumulative_source, context_->features().float64),
+        attention_(runner_, attention_source),
+        rows_(runner_, row_sources(), declare_row_tensor) {}
 
   ~VulkanBackend() override { finish(); }
   VulkanBackend(const VulkanBackend&) = delete;
@@ -105,16 +113,16 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
   KernelRunner runner_;  ///< what every kernel class below records through
   ProgramKernels programs_;
   MatmulKernel matmul_;
-  ReduceKernel reduce_;
-  SoftmaxKernel softmax_;
-  SortKernel sort_;
-  RandomKernel random_;
+  shader::ReduceKernel<KernelRunner> reduce_;
+  shader::SoftmaxKernel<KernelRunner> softmax_;
+  shader::SortKernel<KernelRunner> sort_;
+  shader::RandomKernel<KernelRunner> random_;
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;
-  IndexCopyKernel index_copy_;
-  CumulativeKernel cumulative_;
-  AttentionKernel attention_;
-  RowKernels rows_;
+  shader::IndexCopyKernel<KernelRunner> index_copy_;
+  shader::CumulativeKernel<KernelRunner> cumulative_;
+  shader::AttentionKernel<KernelRunner> attention_;
+  shader::RowKernels<KernelRunner> rows_;
 };
 
 }  // namespace

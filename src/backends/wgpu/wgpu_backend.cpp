@@ -11,22 +11,30 @@
 #include <vector>
 
 #include "backends/pools/memory_manager.h"
+#include "backends/shader/attention_kernels.h"
+#include "backends/shader/cumulative_kernels.h"
+#include "backends/shader/index_copy_kernels.h"
+#include "backends/shader/random_kernels.h"
+#include "backends/shader/reduce_kernels.h"
+#include "backends/shader/row_kernels.h"
 #include "backends/shader/shader_backend.h"
-#include "backends/wgpu/attention_kernel.h"
+#include "backends/shader/softmax_kernels.h"
+#include "backends/shader/sort_kernels.h"
+#include "backends/wgpu/attention_source.h"
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/conv_pool_kernels.h"
-#include "backends/wgpu/cumulative_kernel.h"
+#include "backends/wgpu/cumulative_sources.h"
 #include "backends/wgpu/device_pages.h"
-#include "backends/wgpu/index_copy_kernel.h"
+#include "backends/wgpu/index_copy_sources.h"
 #include "backends/wgpu/interpolate_kernel.h"
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/matmul_kernel.h"
 #include "backends/wgpu/program_kernels.h"
-#include "backends/wgpu/random_kernel.h"
-#include "backends/wgpu/reduce_kernel.h"
-#include "backends/wgpu/row_kernels.h"
-#include "backends/wgpu/softmax_kernel.h"
-#include "backends/wgpu/sort_kernel.h"
+#include "backends/wgpu/random_source.h"
+#include "backends/wgpu/reduce_sources.h"
+#include "backends/wgpu/row_sources.h"
+#include "backends/wgpu/softmax_sources.h"
+#include "backends/wgpu/sort_sources.h"
 #include "backends/wgpu/timestamps.h"
 #include "ember/error.h"
 #include "fusion/fusion_backend.h"
@@ -46,16 +54,16 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
         runner_(device_limits(adapter), kernels_, *stream_),
         programs_(runner_),
         matmul_(runner_),
-        reduce_(runner_, scratch()),
-        softmax_(runner_),
-        sort_(runner_, scratch()),
-        random_(runner_),
+        reduce_(runner_, reduce_sources(), scratch()),
+        softmax_(runner_, softmax_sources()),
+        sort_(runner_, sort_sources, scratch()),
+        random_(runner_, random_source()),
         conv_pool_(make_conv_pool_kernels(adapter, runner_)),
         interpolate_(make_interpolate_kernels(adapter, runner_)),
-        index_copy_(runner_),
-        cumulative_(runner_),
-        attention_(runner_),
-        rows_(runner_) {}
+        index_copy_(runner_, index_copy_sources()),
+        cumulative_(runner_, cumulative_source, false),  // WGSL has no doubles
+        attention_(runner_, attention_source),
+        rows_(runner_, row_sources(), declare_row_tensor) {}
 
   ~WgpuBackend() override { finish(); }
   WgpuBackend(const WgpuBackend&) = delete;
@@ -98,16 +106,16 @@ class WgpuBackend final : public shader::ShaderBackend<WgpuBackend, DevicePages,
   KernelRunner runner_;  ///< what every kernel class below records through
   ProgramKernels programs_;
   MatmulKernel matmul_;
-  ReduceKernel reduce_;
-  SoftmaxKernel softmax_;
-  SortKernel sort_;
-  RandomKernel random_;
+  shader::ReduceKernel<KernelRunner> reduce_;
+  shader::SoftmaxKernel<KernelRunner> softmax_;
+  shader::SortKernel<KernelRunner> sort_;
+  shader::RandomKernel<KernelRunner> random_;
   ConvPoolKernels conv_pool_;
   InterpolateKernels interpolate_;
-  IndexCopyKernel index_copy_;
-  CumulativeKernel cumulative_;
-  AttentionKernel attention_;
-  RowKernels rows_;
+  shader::IndexCopyKernel<KernelRunner> index_copy_;
+  shader::CumulativeKernel<KernelRunner> cumulative_;
+  shader::AttentionKernel<KernelRunner> attention_;
+  shader::RowKernels<KernelRunner> rows_;
 };
 
 }  // namespace

@@ -3,8 +3,8 @@
 // programs run as WGSL kernels written from the formulas (src/codegen/wgsl_program.h); f32
 // matmul runs a tiled kernel of its own (matmul_kernel.h); reshape shares its input's buffer;
 // permute, flip, expand and slice are copies by the program kernels; creation, cat, slice_assign
-// and indexing run index-copy kernels (index_copy_kernel.h), the cumulative ops a scan
-// (cumulative_kernel.h); every other op runs on the host through ndarray's kernels (copies both
+// and indexing run index-copy kernels (index_copy_sources.h), the cumulative ops a scan
+// (cumulative_sources.h); every other op runs on the host through ndarray's kernels (copies both
 // ways) until it has a kernel. Memory comes from the
 // sliced pools over device pages; every op is recorded into the device's one command stream.
 #pragma once

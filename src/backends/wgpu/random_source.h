@@ -1,0 +1,15 @@
+// The wgpu backend's random tensors: a WGSL kernel of ir/random.h's stream (Philox4x32-10), for f32
+// draws of the default distribution and Bernoulli (dropout's masks), bit for bit as every device
+// draws them; what it takes and its parameters are shared with vulkan
+// (backends/shader/random_passes.h). Other distributions and dtypes are drawn on the host.
+// shader::RandomKernel (backends/shader/random_kernels.h) runs it.
+#pragma once
+
+#include <string>
+
+namespace ember::wgpu {
+
+/// The WGSL kernel of random tensors.
+std::string random_source();
+
+}  // namespace ember::wgpu

@@ -1,0 +1,20 @@
+// The wgpu backend's fused row ops on f32 (layer_norm and rms_norm, cross_entropy, their gradients,
+// softmax's backward): the WGSL of backends/shader/row_passes.h's kernels, which says what each
+// computes, its parameter words, bindings and dispatch (shared with vulkan). f64 (WGSL has no
+// doubles) and f16 keep the public functions' composites. shader::RowKernels
+// (backends/shader/row_kernels.h) runs them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "backends/shader/row_passes.h"
+
+namespace ember::wgpu {
+
+/// The WGSL fused row kernels.
+shader::RowSources row_sources();
+/// The declaration of a tensor those kernels bind at binding.
+std::string declare_row_tensor(uint32_t binding, const shader::RowBinding& tensor);
+
+}  // namespace ember::wgpu
