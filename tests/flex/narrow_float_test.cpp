@@ -261,5 +261,58 @@ TEST(FlexNarrowFloatSpecial, SumsAlongRowsOfEveryLengthMatchNdarrayAndTheWidened
   }
 }
 
+/// x [rows, n] stored as its transpose [n, rows], in x's dtype.
+TensorData columns_of(const TensorData& x) {
+  const int64_t rows = x.shape()[0];
+  const int64_t n = x.shape()[1];
+  const std::vector<double> values = x.to_vector<double>();
+  std::vector<double> columns(values.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < n; ++k)
+      columns[static_cast<std::size_t>(k * rows + r)] = values[static_cast<std::size_t>(r * n + k)];
+  return TensorData(columns, Shape{n, rows}, x.dtype());
+}
+
+/// Softmax and log-softmax along rows of bf16 / f16 widen one row at a time (activation.cpp): bit
+/// for bit the f32 softmax of the widened tensor rounded once to the dtype (widening is exact,
+/// and the f32 row is computed as the f32 kernel does), with every tail length, NaN, infinities
+/// and rows of equal extreme values, and a transposed input copied into rows first. Their
+/// tolerance against ndarray's f32 is EveryOpMatchesF32AndExactOpsMatchNdarrayBitForBit's.
+TEST(FlexNarrowFloatSpecial, SoftmaxAlongRowsIsTheF32SoftmaxRoundedOnce) {
+  for (const Device& device : narrow_devices()) {
+    for (const DType dtype : {DType::BF16, DType::F16}) {
+      for (const int64_t n : {1, 7, 17, 1000, 4099}) {
+        const TensorData x = narrow_sum_rows(n, dtype);
+        const TensorData x_columns = columns_of(x);
+        for (const bool log : {false, true}) {
+          for (const bool transposed : {false, true}) {
+            const auto softmax = [&](DType as) {
+              // transposed: x's values read through a transposed view of their columns.
+              const TensorHandle stored =
+                  ops::from_data(transposed ? x_columns : x, device, TensorKind::Float);
+              const TensorHandle t = ops::cast(transposed ? ops::transpose(stored) : stored, as);
+              const TensorHandle y = log ? ops::log_softmax(t, 1) : ops::softmax(t, 1);
+              return ops::into_data(ops::cast(y, dtype)).to_vector<double>();
+            };
+            const std::vector<double> got = softmax(dtype);
+            const std::vector<double> want = softmax(DType::F32);
+            ASSERT_EQ(got.size(), want.size());
+            for (std::size_t i = 0; i < want.size(); ++i) {
+              const std::string what = std::string(dtype_name(dtype)) + " on " + device.name() +
+                                       " n=" + std::to_string(n) + (log ? " log" : "") +
+                                       (transposed ? " transposed" : "") + " at " +
+                                       std::to_string(i);
+              if (std::isnan(want[i]))
+                EXPECT_TRUE(std::isnan(got[i])) << what;
+              else
+                EXPECT_EQ(got[i], want[i]) << what;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ember::flex::test

@@ -1,6 +1,7 @@
 // Activations and softmax on f32 / f64 through the SIMD loops of simd.h; activations of bf16 /
-// f16 run the same loops in f32 (narrow.h, in chunks), and their softmax goes through the widened
-// fallback. Softmax along the last dim runs along contiguous rows (a strided view copied once
+// f16 run the same loops in f32 (narrow.h, in chunks), their softmax along the last dim the f32
+// row kernel on each row widened in cache, and across rows the widened fallback. Softmax along
+// the last dim runs along contiguous rows (a strided view copied once
 // first); along another dim, across rows in the input's layout, a block of columns at a time,
 // without a transposition. Either way each value is read from memory once and, when the tensor is
 // larger than the caches, its result written once with streaming stores.
@@ -61,7 +62,10 @@ bool streams(const View& x) {
 }
 
 /// Softmax along contiguous rows of size elements (dim moved last, copied if need be), handed
-/// back as a view in x's dim order.
+/// back as a view in x's dim order. bf16 and f16 rows are widened one at a time into an f32
+/// buffer that stays in cache, the f32 row kernel runs there and its result is narrowed into the
+/// output (round to nearest even, the widened fallback's bits): memory sees only the 16-bit
+/// values, where converting the whole tensor to f32 and back took three passes over memory.
 template <typename T>
 View softmax_along_rows(const ir::Softmax& op, const View& x) {
   const View rows = rows_along(x, op.dim);
@@ -70,17 +74,27 @@ View softmax_along_rows(const ir::Softmax& op, const View& x) {
   const T* src = rows.data<T>();
   T* dst = result.data<T>();
   const bool streaming = streams<T>(x);
-  parallel_for(rows.num_elements() / size, std::max<int64_t>(1, kElementGrain / size),
-               [&](int64_t begin, int64_t end) {
-                 T* exponentials =
-                     streaming ? thread_buffer<struct RowExponentials, T>(size) : nullptr;
-                 for (int64_t r = begin; r < end; ++r) {
-                   const T* next = streaming && r + 1 < end ? src + (r + 1) * size : nullptr;
-                   simd::softmax(src + r * size, dst + r * size, size, op.log, exponentials, next);
-                 }
-                 // Streaming stores are weakly ordered: fenced before the chunk counts as done.
-                 if (streaming) hwy::FlushStream();
-               });
+  parallel_for(
+      rows.num_elements() / size, std::max<int64_t>(1, kElementGrain / size),
+      [&](int64_t begin, int64_t end) {
+        if constexpr (NarrowFloat<T>) {
+          float* wide = thread_buffer<struct NarrowSoftmaxRows, float>(2 * size);
+          for (int64_t r = begin; r < end; ++r) {
+            if (streaming && r + 1 < end) fetch_toward_l2(src + (r + 1) * size, size);
+            simd::widen(src + r * size, wide, size);
+            simd::softmax(wide, wide + size, size, op.log, nullptr, nullptr);
+            simd::narrow(wide + size, dst + r * size, size);
+          }
+        } else {
+          T* exponentials = streaming ? thread_buffer<struct RowExponentials, T>(size) : nullptr;
+          for (int64_t r = begin; r < end; ++r) {
+            const T* next = streaming && r + 1 < end ? src + (r + 1) * size : nullptr;
+            simd::softmax(src + r * size, dst + r * size, size, op.log, exponentials, next);
+          }
+          // Streaming stores are weakly ordered: fenced before the chunk counts as done.
+          if (streaming) hwy::FlushStream();
+        }
+      });
   return permuted(std::move(result).view(), inverse_axes(axes_moving_last(x.shape.rank(), op.dim)));
 }
 
@@ -163,9 +177,14 @@ std::optional<View> run(const ir::SoftmaxGrad& op, Views in, Outputs /*out*/) {
 
 std::optional<View> run(const ir::Softmax& op, Views in, Outputs /*out*/) {
   const View& x = in[0];
-  if (!is_simd_float(x.dtype) || x.num_elements() == 0) return std::nullopt;
+  if (!is_kernel_float(x.dtype) || x.num_elements() == 0) return std::nullopt;
+  const Lanes lanes = Lanes::along(x.shape, op.dim);
+  if (is_narrow_float(x.dtype)) {
+    // Across rows bf16 and f16 take the widened fallback (the whole tensor in f32).
+    if (lanes.inner != 1) return std::nullopt;
+    return visit_kernel_float(x.dtype, [&]<typename T>() { return softmax_along_rows<T>(op, x); });
+  }
   return visit_simd_float(x.dtype, [&]<typename T>() {
-    const Lanes lanes = Lanes::along(x.shape, op.dim);
     if (lanes.inner == 1) return softmax_along_rows<T>(op, x);
     return softmax_across_rows<T>(op, contiguous(x), lanes);
   });
