@@ -269,6 +269,34 @@ TEST(FlexSimd, SoftmaxAcrossRowsOfSeveralOuterIndicesAndBlocksMatchesTheReferenc
   }
 }
 
+/// The gradient of a softmax across rows (activation.cpp's blocks of columns) against ndarray's,
+/// f32 and f64: along dim 0 of [70, 1500] (blocks of 928 and 572 columns, the columns' sums over
+/// three blocks of up to 32 rows, a tail after the last whole vector) and dim 1 of [3, 45, 1301]
+/// (three outer indices), with a NaN and an infinity in the upstream gradient (their columns NaN
+/// or infinite, as the reference's). Log-softmax's keeps the composite there (runs_fused_rows).
+TEST(FlexSimd, SoftmaxGradientAcrossRowsMatchesTheReference) {
+  ndarray::NdArrayBackend reference;
+  for (const DType dtype : {DType::F32, DType::F64}) {
+    for (const auto& [shape, dim] :
+         {std::pair{Shape{70, 1500}, int64_t{0}}, std::pair{Shape{3, 45, 1301}, int64_t{1}}}) {
+      const ir::Softmax softmax{dim, false};
+      const TensorData y = run_on(reference, softmax, {varied_data(shape, dtype)})[0];
+      std::vector<double> upstream = positive_data(shape, dtype).to_vector<double>();
+      upstream[7] = kNaN;
+      upstream[upstream.size() - 3] = kInf;
+      expect_backends_agree(ir::SoftmaxGrad{softmax}, {y, TensorData(upstream, shape, dtype)},
+                            "softmax gradient along dim " + std::to_string(dim) + " " +
+                                std::string(dtype_name(dtype)));
+    }
+  }
+  FlexBackend flex;
+  const std::vector<ir::TensorMeta> metas{{Shape{70, 1500}, DType::F32},
+                                          {Shape{70, 1500}, DType::F32}};
+  EXPECT_TRUE(flex.runs_fused_rows(ir::SoftmaxGrad{ir::Softmax{0, false}}, metas));
+  EXPECT_FALSE(flex.runs_fused_rows(ir::SoftmaxGrad{ir::Softmax{0, true}}, metas));
+  EXPECT_TRUE(flex.runs_fused_rows(ir::SoftmaxGrad{ir::Softmax{1, true}}, metas));
+}
+
 /// rows x n values whose column maxima rise down the rows, far apart (a sum taken before the
 /// maximum rose and not rescaled would be off by e^60), with special columns: all -inf, -inf in
 /// the first group of 8 rows only, +inf in the last row, a NaN in the middle row.

@@ -98,6 +98,29 @@ View softmax_along_rows(const ir::Softmax& op, const View& x) {
   return permuted(std::move(result).view(), inverse_axes(axes_moving_last(x.shape.rank(), op.dim)));
 }
 
+/// The blocks of columns a kernel across rows (a dim other than the last) walks in x's layout:
+/// width columns of one outer index at a time (an outer index's last block may be narrower),
+/// block t's lanes.size rows lanes.inner apart from offset(t). width keeps a block's cached values
+/// (column_bytes per column) within kColumnBlockBytes.
+struct ColumnBlocks {
+  ColumnBlocks(const Lanes& lanes, int64_t column_bytes) : lanes(lanes) {
+    const int64_t fit = kColumnBlockBytes / column_bytes;
+    width = std::min(
+        {lanes.inner, kMaxColumns, std::max(kColumnAlign, fit / kColumnAlign * kColumnAlign)});
+    per_outer = ceil_div(lanes.inner, width);
+  }
+  int64_t count() const { return lanes.outer * per_outer; }
+  /// Blocks per task of the pool: about kElementGrain values.
+  int64_t grain() const { return std::max<int64_t>(1, kElementGrain / (lanes.size * width)); }
+  int64_t column(int64_t t) const { return t % per_outer * width; }
+  int64_t offset(int64_t t) const { return t / per_outer * lanes.size * lanes.inner + column(t); }
+  int64_t columns(int64_t t) const { return std::min(width, lanes.inner - column(t)); }
+
+  Lanes lanes;
+  int64_t width = 0;
+  int64_t per_outer = 0;
+};
+
 /// Softmax across rows (a dim other than the last), in place in x's layout: blocks of columns of
 /// each outer index, each read from memory once (their maxima and sums online, simd.h), no
 /// transposition.
@@ -106,31 +129,49 @@ View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const 
   OutputTensor result(contiguous_x.meta());
   const T* src = contiguous_x.data<T>();
   T* dst = result.data<T>();
-  const int64_t fit = kColumnBlockBytes / static_cast<int64_t>(sizeof(T)) /
-                      (simd::softmax_columns_scratch(lanes.size, 1));
-  const int64_t width = std::min(
-      {lanes.inner, kMaxColumns, std::max(kColumnAlign, fit / kColumnAlign * kColumnAlign)});
-  const int64_t blocks = ceil_div(lanes.inner, width);
+  const ColumnBlocks blocks(
+      lanes, static_cast<int64_t>(sizeof(T)) * simd::softmax_columns_scratch(lanes.size, 1));
   const bool streaming = streams<T>(contiguous_x);
-  parallel_for(
-      lanes.outer * blocks, std::max<int64_t>(1, kElementGrain / (lanes.size * width)),
-      [&](int64_t begin, int64_t end) {
-        T* scratch = thread_buffer<struct SoftmaxColumnsScratch, T>(
-            simd::softmax_columns_scratch(lanes.size, width));
-        const auto column = [&](int64_t t) { return t % blocks * width; };
-        const auto offset = [&](int64_t t) {
-          return t / blocks * lanes.size * lanes.inner + column(t);
-        };
-        const auto columns = [&](int64_t t) { return std::min(width, lanes.inner - column(t)); };
-        for (int64_t t = begin; t < end; ++t) {
-          // The chunk's next block is fetched while this one computes.
-          const bool last = t + 1 == end;
-          simd::softmax_columns(src + offset(t), lanes.inner, lanes.size, dst + offset(t),
-                                columns(t), op.log, scratch, streaming,
-                                last ? nullptr : src + offset(t + 1), last ? 0 : columns(t + 1));
-        }
-        if (streaming) hwy::FlushStream();
-      });
+  parallel_for(blocks.count(), blocks.grain(), [&](int64_t begin, int64_t end) {
+    T* scratch = thread_buffer<struct SoftmaxColumnsScratch, T>(
+        simd::softmax_columns_scratch(lanes.size, blocks.width));
+    for (int64_t t = begin; t < end; ++t) {
+      // The chunk's next block is fetched while this one computes.
+      const bool last = t + 1 == end;
+      simd::softmax_columns(src + blocks.offset(t), lanes.inner, lanes.size, dst + blocks.offset(t),
+                            blocks.columns(t), op.log, scratch, streaming,
+                            last ? nullptr : src + blocks.offset(t + 1),
+                            last ? 0 : blocks.columns(t + 1));
+    }
+    if (streaming) hwy::FlushStream();
+  });
+  return std::move(result).view();
+}
+
+/// The gradient of a softmax (not log-softmax) across rows, in y's layout: per block of columns,
+/// the columns' sums of g y as y and g come from memory, then, the block in cache, dx; y and g
+/// read once, dx written once (simd::softmax_grad_columns).
+template <typename T>
+View softmax_grad_across_rows(const View& y, const View& g, const Lanes& lanes) {
+  OutputTensor result(y.meta());
+  const T* ys = y.data<T>();
+  const T* gs = g.data<T>();
+  T* dst = result.data<T>();
+  const ColumnBlocks blocks(lanes, 4 * lanes.size * static_cast<int64_t>(sizeof(T)));
+  const bool streaming = streams<T>(y);
+  parallel_for(blocks.count(), blocks.grain(), [&](int64_t begin, int64_t end) {
+    double* totals = thread_buffer<struct SoftmaxGradTotals, double>(blocks.width);
+    T* sums = thread_buffer<struct SoftmaxGradSums, T>(blocks.width);
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t at = blocks.offset(t);
+      // The chunk's next block is fetched while this one computes.
+      const int64_t next = t + 1 < end ? blocks.offset(t + 1) : at;
+      simd::softmax_grad_columns(ys + at, gs + at, lanes.inner, lanes.size, dst + at,
+                                 blocks.columns(t), totals, sums, streaming, ys + next, gs + next,
+                                 t + 1 < end ? blocks.columns(t + 1) : 0);
+    }
+    if (streaming) hwy::FlushStream();
+  });
   return std::move(result).view();
 }
 
@@ -168,9 +209,11 @@ std::optional<View> run(const ir::SoftmaxGrad& op, Views in, Outputs /*out*/) {
   const View& y = in[0];
   if (!is_simd_float(y.dtype) || y.num_elements() == 0) return std::nullopt;
   const Lanes lanes = Lanes::along(y.shape, op.softmax.dim);
-  // Across rows (another dim) the backward rule's composite runs instead (runs_fused_rows).
-  if (lanes.inner != 1) return std::nullopt;
+  // Log-softmax across rows: the backward rule's composite runs instead (runs_fused_rows).
+  if (lanes.inner != 1 && op.softmax.log) return std::nullopt;
   return visit_simd_float(y.dtype, [&]<typename T>() {
+    if (lanes.inner != 1)
+      return softmax_grad_across_rows<T>(contiguous(y), contiguous(in[1]), lanes);
     return softmax_grad_rows<T>(op.softmax, contiguous(y), contiguous(in[1]), lanes.size);
   });
 }

@@ -87,7 +87,8 @@ backend::Outputs run_op(const Op& op, Views in, Outputs out) {
 
 bool FlexBackend::runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const {
   if (const auto* grad = std::get_if<ir::SoftmaxGrad>(&op))
-    return ndarray::Lanes::along(inputs[0].shape, grad->softmax.dim).inner == 1;
+    return !grad->softmax.log ||
+           ndarray::Lanes::along(inputs[0].shape, grad->softmax.dim).inner == 1;
   return true;
 }
 

@@ -37,7 +37,8 @@ class FlexBackend final : public backend::Backend {
                                  std::span<const backend::Operand> inputs,
                                  std::span<const Scalar> constants, const Shape& shape) override;
   /// LayerNorm and CrossEntropy run as one pass over their rows (norm.cpp, cross_entropy.cpp),
-  /// bf16 and f16 in f32; SoftmaxGrad along contiguous rows (activation.cpp).
+  /// bf16 and f16 in f32; SoftmaxGrad along contiguous rows, and softmax's (not log-softmax's)
+  /// across rows too (activation.cpp).
   bool runs_fused_rows(const ir::Op& op, std::span<const ir::TensorMeta> inputs) const override;
   backend::BufferPtr write(const TensorData& data) override;
   /// fill writes into the new buffer's storage, from the current allocator (the cpu backend's

@@ -160,5 +160,17 @@ void softmax_grad_row(const float* y, const float* g, float sum, bool log, float
                       bool stream);
 void softmax_grad_row(const double* y, const double* g, double sum, bool log, double* dx, int64_t n,
                       bool stream);
+/// The gradient of a softmax (not log-softmax) across rows: per column i < n of the rows at y and
+/// g (row k at y + k * stride), s_i = the sum over the rows of g y, then dx (the same layout) as
+/// softmax_grad_row's with s_i per column; y and g read from memory once if their rows * n values
+/// stay in cache. totals holds n doubles, block n values (scratch). next_y and next_g (next_n
+/// columns of the same rows and stride; 0: none) are the block the caller reads next: fetched
+/// toward L2 meanwhile.
+void softmax_grad_columns(const float* y, const float* g, int64_t stride, int64_t rows, float* dx,
+                          int64_t n, double* totals, float* block, bool stream, const float* next_y,
+                          const float* next_g, int64_t next_n);
+void softmax_grad_columns(const double* y, const double* g, int64_t stride, int64_t rows,
+                          double* dx, int64_t n, double* totals, double* block, bool stream,
+                          const double* next_y, const double* next_g, int64_t next_n);
 
 }  // namespace ember::flex::simd
