@@ -1,10 +1,10 @@
 // Activations and softmax on f32 / f64 through the SIMD loops of simd.h; activations of bf16 /
 // f16 run the same loops in f32 (narrow.h, in chunks), their softmax along the last dim the f32
 // row kernel on each row widened in cache, and across rows the widened fallback. Softmax along
-// the last dim runs along contiguous rows (a strided view copied once
-// first); along another dim, across rows in the input's layout, a block of columns at a time,
-// without a transposition. Either way each value is read from memory once and, when the tensor is
-// larger than the caches, its result written once with streaming stores.
+// the last dim runs along contiguous rows (a strided view copied once first); along another dim,
+// across rows in the input's layout, a block of columns at a time, without a transposition.
+// Either way each value is read from memory once and, when the tensor is larger than the caches,
+// its result written once with streaming stores.
 #include <hwy/cache_control.h>
 
 #include <algorithm>
