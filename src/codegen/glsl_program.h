@@ -20,6 +20,9 @@ namespace ember::codegen {
 
 /// The invocations of a workgroup of the program kernels.
 inline constexpr uint32_t kGlslWorkgroupSize = 256;
+/// The elements an invocation of a program kernel loads together in a turn of its loop (a
+/// dispatch needs n / (kGlslWorkgroupSize * kGlslElementsPerInvocation) workgroups at most).
+inline constexpr uint32_t kGlslElementsPerInvocation = 4;
 
 /// Why glsl_program_kernel cannot write program for a device of features, or "" when it can:
 /// program_refusal's reasons (emitted_ops.h); a dtype the device has no storage or arithmetic for
@@ -31,8 +34,9 @@ inline constexpr uint32_t kGlslWorkgroupSize = 256;
 std::string glsl_program_refusal(const ir::Program& program, const GlslFeatures& features);
 
 /// The GLSL source of the kernel of program (glsl_program_refusal empty, else InvalidArgument
-/// naming why): a compute shader of kGlslWorkgroupSize invocations a workgroup, each element i in
-/// [0, n) by one invocation in a loop striding by the whole dispatch (any number of workgroups).
+/// naming why): a compute shader of kGlslWorkgroupSize invocations a workgroup, elements i in
+/// [0, n) in a loop of kGlslElementsPerInvocation elements a turn, striding by the whole dispatch
+/// (any number of workgroups).
 /// Its storage buffers, set 0:
 ///   binding 0             the parameter block, uint words (glsl_program_parameters)
 ///   bindings 1 to k       program.inputs, each of its dtype's storage type (f16 as uint16_t bits,

@@ -132,41 +132,79 @@ std::string element_of(DType dtype, std::size_t k) {
 /// The statement storing value (store's expression) as element i of output k.
 std::string store_statement(DType dtype, std::size_t k, const std::string& value) {
   const std::string buffer = "out" + std::to_string(k);
-  if (!packed(dtype)) return "    " + buffer + "[i] = " + value + ";\n";
+  if (!packed(dtype)) return "      " + buffer + "[i] = " + value + ";\n";
   const bool bytes = dtype_size(dtype) == 1;
-  return "    atomicOr(&" + buffer + "[i >> " + (bytes ? "2u" : "1u") + "], " + value +
+  return "      atomicOr(&" + buffer + "[i >> " + (bytes ? "2u" : "1u") + "], " + value +
          " << ((i & " + (bytes ? "3u" : "1u") + ") * " + (bytes ? "8u" : "16u") + "));\n";
 }
 
-/// The loop over the elements: each input's offset from the coordinates of i, then the body.
-std::string element_loop(const ir::Program& program, const ProgramBody& body) {
-  const std::size_t inputs = program.inputs.size();
+/// Each input's offset (offset<k>) of element index (a u32 named index) from its coordinates:
+/// no division at rank 1 (every contiguous program, merged).
+std::string offsets_of(std::size_t inputs, const std::string& index) {
   const auto stride = [](std::size_t k, const std::string& d) {
     return "p[" + std::to_string(kStridesWord + kProgramMaxRank * k) + "u + " + d + "]";
   };
-  std::string text = "  for (var i = gid.x; i < n; i += groups.x * " +
-                     std::to_string(kWgslWorkgroupSize) + "u) {\n";
   // Each input's element [0, ..., 0], then its strides (two's complement in u32: a negative
   // stride wraps to the right element, as the offset it ends at lies in the buffer).
   const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
+  std::string text;
+  for (std::size_t k = 0; k < inputs; ++k)
+    text += "      var offset" + std::to_string(k) + " = p[" + std::to_string(first_offset + k) +
+            "];\n";
+  text += "      if (rank == 1u) {\n";
+  for (std::size_t k = 0; k < inputs; ++k)
+    text += "        offset" + std::to_string(k) + " += " + index + " * " + stride(k, "0u") + ";\n";
+  text += "      } else {\n        var rest = " + index + ";\n";
+  text += "        for (var d = i32(rank) - 1i; d >= 0i; d--) {\n";
+  text += "          let size = p[" + std::to_string(kSizesWord) + "u + u32(d)];\n";
+  text += "          let coordinate = rest % size;\n          rest /= size;\n";
   for (std::size_t k = 0; k < inputs; ++k)
     text +=
-        "    var offset" + std::to_string(k) + " = p[" + std::to_string(first_offset + k) + "];\n";
-  if (inputs > 0) {
-    text += "    if (rank == 1u) {\n";
+        "          offset" + std::to_string(k) + " += coordinate * " + stride(k, "u32(d)") + ";\n";
+  text += "        }\n      }\n";
+  return text;
+}
+
+/// The loop over the elements, kWgslElementsPerInvocation of them a turn, the invocations'
+/// count apart: first every input element of the turn is loaded (x<k>_<e>, held as its buffer's
+/// element type, or its bits in a u32 for the packed dtypes), then each element's body computes
+/// and stores its outputs: an invocation's loads are in flight together, as a memory-bound kernel
+/// needs on a GPU (the GLSL emitter's element_loop does the same).
+std::string element_loop(const ir::Program& program, const ProgramBody& body) {
+  const std::size_t inputs = program.inputs.size();
+  const auto indexed = [](const std::string& name, uint32_t e) {
+    return name + "_" + std::to_string(e);
+  };
+  std::string text = "  let threads = groups.x * " + std::to_string(kWgslWorkgroupSize) + "u;\n";
+  text += "  for (var first = gid.x; first < n; first += " +
+          std::to_string(kWgslElementsPerInvocation) + "u * threads) {\n";
+  for (uint32_t e = 0; e < kWgslElementsPerInvocation; ++e) {
+    text += "    let " + indexed("i", e) + " = first + " + std::to_string(e) + "u * threads;\n";
+    for (std::size_t k = 0; k < inputs; ++k) {
+      const std::string type(element_type(program.inputs[k].dtype));
+      text += "    var " + indexed("x" + std::to_string(k), e) + " = " + type + "(0);\n";
+    }
+    if (inputs == 0) continue;
+    text += "    if (" + indexed("i", e) + " < n) {\n" + offsets_of(inputs, indexed("i", e));
     for (std::size_t k = 0; k < inputs; ++k)
-      text += "      offset" + std::to_string(k) + " += i * " + stride(k, "0u") + ";\n";
-    text += "    } else {\n      var rest = i;\n";
-    text += "      for (var d = i32(rank) - 1i; d >= 0i; d--) {\n";
-    text += "        let size = p[" + std::to_string(kSizesWord) + "u + u32(d)];\n";
-    text += "        let coordinate = rest % size;\n        rest /= size;\n";
+      text += "      " + indexed("x" + std::to_string(k), e) + " = " +
+              element_of(program.inputs[k].dtype, k) + ";\n";
+    text += "    }\n";
+  }
+  for (uint32_t e = 0; e < kWgslElementsPerInvocation; ++e) {
+    text += "    if (" + indexed("i", e) + " < n) {\n      let i = " + indexed("i", e) + ";\n";
     for (std::size_t k = 0; k < inputs; ++k)
       text +=
-          "        offset" + std::to_string(k) + " += coordinate * " + stride(k, "u32(d)") + ";\n";
-    text += "      }\n    }\n";
+          "      let x" + std::to_string(k) + " = " + indexed("x" + std::to_string(k), e) + ";\n";
+    text += body.statements;
+    for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+      const uint32_t result = program.outputs[k];
+      const DType dtype = program.instructions[result].dtype;
+      text += store_statement(dtype, k, Wgsl(DType::F32).store(dtype, body.results[result]));
+    }
+    text += "    }\n";
   }
-  text += body.statements;
-  return text;
+  return text + "  }\n";
 }
 
 }  // namespace
@@ -184,8 +222,8 @@ std::string wgsl_program_kernel(const ir::Program& program) {
                           program.describe());
   std::vector<std::string> elements;
   for (std::size_t k = 0; k < program.inputs.size(); ++k)
-    elements.push_back(element_of(program.inputs[k].dtype, k));
-  const ProgramBody body = program_body(Wgsl(DType::F32, "    "), program, elements);
+    elements.push_back("x" + std::to_string(k));
+  const ProgramBody body = program_body(Wgsl(DType::F32, "      "), program, elements);
   std::string source = "// the fused program " + program.describe() +
                        ", written by ember's WGSL emitter (src/codegen) from ir/formulas.h\n";
   source += buffers(program);
@@ -197,13 +235,7 @@ std::string wgsl_program_kernel(const ir::Program& program) {
       "@builtin(num_workgroups) groups: vec3<u32>) {\n  let n = p[0];\n  let rank = p[1];\n";
   source += scalar_declarations(program);
   source += element_loop(program, body);
-  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-    const uint32_t result = program.outputs[k];
-    const DType dtype = program.instructions[result].dtype;
-    source += store_statement(dtype, k, Wgsl(DType::F32).store(dtype, body.results[result]));
-  }
-  source += "  }\n}\n";
-  return source;
+  return source + "}\n";
 }
 
 }  // namespace ember::codegen

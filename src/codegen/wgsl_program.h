@@ -14,6 +14,9 @@ namespace ember::codegen {
 
 /// The invocations of a workgroup of the WGSL program kernels.
 inline constexpr uint32_t kWgslWorkgroupSize = 256;
+/// The elements an invocation of a program kernel loads together in a turn of its loop (a
+/// dispatch needs n / (kWgslWorkgroupSize * kWgslElementsPerInvocation) workgroups at most).
+inline constexpr uint32_t kWgslElementsPerInvocation = 4;
 
 /// Why wgsl_program_kernel cannot write program, or "" when it can: glsl_program_refusal's
 /// reasons on a device with 8- and 16-bit storage but neither doubles nor 64-bit integers (WGSL
@@ -22,8 +25,9 @@ inline constexpr uint32_t kWgslWorkgroupSize = 256;
 std::string wgsl_program_refusal(const ir::Program& program);
 
 /// The WGSL source of program's kernel (wgsl_program_refusal empty, else InvalidArgument): entry
-/// point main, kWgslWorkgroupSize invocations a workgroup, element i in [0, n) by one invocation
-/// in a loop striding by the whole dispatch. Its storage buffers, group 0:
+/// point main, kWgslWorkgroupSize invocations a workgroup, elements i in [0, n) in a loop of
+/// kWgslElementsPerInvocation elements a turn, striding by the whole dispatch. Its storage buffers,
+/// group 0:
 ///   binding 0             the parameter block, array<u32> (glsl_program_parameters' words)
 ///   bindings 1 to k       program.inputs: array<f32>, array<i32>, array<u32> for the 4-byte
 ///                         dtypes; the others' elements packed in array<u32> words, lowest first

@@ -1,8 +1,11 @@
 #include "ir/program.h"
 
 #include <algorithm>
+#include <string>
 #include <type_traits>
 #include <variant>
+
+#include "ir/op_fields.h"
 
 namespace ember::ir {
 namespace {
@@ -139,6 +142,25 @@ Program lone_op_program(const Op& op, std::span<const TensorMeta> inputs,
   program.outputs = {0};
   program.slots = plan_slots(program);
   return program;
+}
+
+std::string lone_op_key(const Op& op, std::span<const TensorMeta> inputs, DType output) {
+  std::string key(1, static_cast<char>(op.index()));
+  std::visit(
+      [&](const auto& o) {
+        for_each_field(o, [&](const auto& field) {
+          using Field = std::decay_t<decltype(field)>;
+          if constexpr (std::is_trivially_copyable_v<Field> && !std::is_same_v<Field, Scalar>)
+            key.append(reinterpret_cast<const char*>(&field), sizeof field);
+        });
+      },
+      op);
+  for (const TensorMeta& input : inputs) {
+    key += static_cast<char>(input.dtype);
+    key += static_cast<char>(input.shape.rank());
+  }
+  key += static_cast<char>(output);
+  return key;
 }
 
 }  // namespace ember::ir

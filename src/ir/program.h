@@ -123,5 +123,10 @@ SlotPlan plan_slots(const Program& program);
 /// backend runs a lone op through its program kernels. Its constant, where op has a scalar, is
 /// constant 0 (op's own scalar).
 Program lone_op_program(const Op& op, std::span<const TensorMeta> inputs, const TensorMeta& output);
+/// What lone_op_program's kernel source depends on: op's kind and parameters (its scalar, a
+/// kernel parameter, left out), and its inputs' dtypes and ranks and the output's dtype. A
+/// backend keeps a lone op's kernel under it: building and hashing the source on every call was
+/// most of a lone op's host time.
+std::string lone_op_key(const Op& op, std::span<const TensorMeta> inputs, DType output);
 
 }  // namespace ember::ir

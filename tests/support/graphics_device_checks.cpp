@@ -202,6 +202,10 @@ void expect_matmul_kernel_takes_every_float_case(const Device& device) {
     // k and n multiples of 8 (vulkan's cooperative kernel reads them 16 bytes at a time), whole
     // tiles and partial ones.
     on_device(expect_same_product<3>(device, dtype, {2, 130, 48}, {2, 48, 136}));
+    // k over several of the cooperative kernel's double-buffered steps of 32 (both buffers
+    // reused), a partial last step, read 16 bytes at a time and element by element.
+    on_device(expect_same_product<3>(device, dtype, {2, 136, 200}, {2, 200, 264}));
+    on_device(expect_same_product<2>(device, dtype, {130, 101}, {101, 67}));
     // Partly broadcast batches: each side's size-1 dims against the other's (strides of 0), and
     // a batch broadcast at the first, middle and last batch dim.
     on_device(expect_same_product<4>(device, dtype, {2, 1, 5, 7}, {1, 3, 7, 6}));

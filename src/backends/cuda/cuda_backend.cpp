@@ -45,7 +45,6 @@
 #include "fusion/fusion_backend.h"
 #include "fusion/op_by_op.h"
 #include "ir/fused_rows.h"
-#include "ir/op_fields.h"
 #include "ir/program.h"
 #include "ir/slice_range.h"
 
@@ -439,7 +438,7 @@ class CudaBackend final : public backend::Backend {
     // The emitter's verdict and the kernels, once per form of the op: building and hashing the
     // source on every call was most of a lone op's host time.
     std::optional<ProgramKernel> kernel;
-    const std::string key = lone_op_key(op, inputs, output.dtype);
+    const std::string key = ir::lone_op_key(op, metas, output.dtype);
     {
       const std::lock_guard lock(lone_kernels_mutex_);
       if (const auto found = lone_kernels_.find(key); found != lone_kernels_.end())
@@ -454,27 +453,6 @@ class CudaBackend final : public backend::Backend {
     std::vector<Scalar> constants;
     if (const std::optional<Scalar> scalar = ir::scalar_of(op)) constants.push_back(*scalar);
     return run_program(program, *kernel, inputs, constants, output.shape);
-  }
-
-  /// What a lone elementwise op's program source depends on: the op's kind and parameters (its
-  /// scalar, a kernel parameter, left out), and its inputs' dtypes and ranks and output dtype.
-  static std::string lone_op_key(const ir::Op& op, std::span<const Operand> inputs, DType output) {
-    std::string key(1, static_cast<char>(op.index()));
-    std::visit(
-        [&](const auto& o) {
-          ir::for_each_field(o, [&](const auto& field) {
-            using Field = std::decay_t<decltype(field)>;
-            if constexpr (std::is_trivially_copyable_v<Field> && !std::is_same_v<Field, Scalar>)
-              key.append(reinterpret_cast<const char*>(&field), sizeof field);
-          });
-        },
-        op);
-    for (const Operand& input : inputs) {
-      key += static_cast<char>(input.meta.dtype);
-      key += static_cast<char>(input.meta.shape.rank());
-    }
-    key += static_cast<char>(output);
-    return key;
   }
 
   ProgramKernel program_kernel(const ir::Program& program) {
@@ -1778,7 +1756,7 @@ class CudaBackend final : public backend::Backend {
   std::shared_ptr<LaunchQueue> queue_;
   std::shared_ptr<pools::MemoryManager> memory_;
   KernelCache kernels_;
-  /// elementwise's kernels by lone_op_key; nullopt: the emitter refuses the op (host).
+  /// elementwise's kernels by ir::lone_op_key; nullopt: the emitter refuses the op (host).
   std::unordered_map<std::string, std::optional<ProgramKernel>> lone_kernels_;
   std::mutex lone_kernels_mutex_;  // guards lone_kernels_
   Gemm gemm_;

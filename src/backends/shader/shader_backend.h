@@ -40,10 +40,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -213,6 +215,20 @@ class ShaderBackend : public backend::Backend {
         " (Device::supports_dtype says which it does: " + std::string(Derived::kDocs) + ")");
   }
 
+  /// ir::lone_op_program(op, inputs, output), kept under ir::lone_op_key: its compiled form (the
+  /// emitter's verdict and the kernel) is built once per form of the op, where building and
+  /// hashing the kernel's source at every call was most of a lone op's host time. The kernels
+  /// read the inputs' strides from their parameters, so the program kept serves every shape.
+  const ir::Program& lone_program(const ir::Op& op, std::span<const ir::TensorMeta> inputs,
+                                  const ir::TensorMeta& output) {
+    std::string key = ir::lone_op_key(op, inputs, output.dtype);
+    const std::lock_guard lock(lone_programs_mutex_);
+    auto [kept, added] = lone_programs_.try_emplace(std::move(key));
+    if (added)
+      kept->second = std::make_unique<const ir::Program>(ir::lone_op_program(op, inputs, output));
+    return *kept->second;
+  }
+
   /// op run by a kernel of the device; nullopt sends it to the host.
   std::optional<Outputs> run_on_device(const ir::Op& op, std::span<const Operand> inputs,
                                        std::span<const ir::TensorMeta> outputs) {
@@ -264,7 +280,7 @@ class ShaderBackend : public backend::Backend {
     std::vector<ir::TensorMeta> metas;
     for (const Operand& input : inputs)
       metas.push_back(input.meta);
-    const ir::Program program = ir::lone_op_program(op, metas, outputs[0]);
+    const ir::Program& program = lone_program(op, metas, outputs[0]);
     if (!runs_program(program, inputs, outputs[0].shape)) return std::nullopt;
     std::vector<Scalar> constants;
     if (const std::optional<Scalar> scalar = ir::scalar_of(op)) constants.push_back(*scalar);
@@ -336,8 +352,7 @@ class ShaderBackend : public backend::Backend {
   std::optional<Outputs> copied_view(const Operand& input, const codegen::LayoutView& view,
                                      const ir::TensorMeta& output) {
     const ir::TensorMeta as_output{output.shape, input.meta.dtype};
-    const ir::Program program =
-        ir::lone_op_program(ir::Cast{input.meta.dtype}, {&as_output, 1}, output);
+    const ir::Program& program = lone_program(ir::Cast{input.meta.dtype}, {&as_output, 1}, output);
     const auto n = static_cast<uint64_t>(output.shape.num_elements());
     if (!self().programs_.runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
       return std::nullopt;
@@ -662,6 +677,9 @@ class ShaderBackend : public backend::Backend {
     self().stream_->download(word, std::as_writable_bytes(std::span(&first, 1)));
     if (first != 0) ndarray::checked_indices(op, read(indices), dim, size);
   }
+
+  std::unordered_map<std::string, std::unique_ptr<const ir::Program>> lone_programs_;
+  std::mutex lone_programs_mutex_;  // guards lone_programs_
 };
 
 }  // namespace ember::shader

@@ -49,7 +49,9 @@ void ProgramKernels::run(const ir::Program& program, std::span<const BufferRange
       runner_.stream().fill_zero(outputs[k]);
   std::vector<BufferRange> tensors(inputs.begin(), inputs.end());
   tensors.insert(tensors.end(), outputs.begin(), outputs.end());
-  const uint64_t groups = (n + codegen::kWgslWorkgroupSize - 1) / codegen::kWgslWorkgroupSize;
+  constexpr uint64_t kPerGroup =
+      uint64_t{codegen::kWgslWorkgroupSize} * codegen::kWgslElementsPerInvocation;
+  const uint64_t groups = (n + kPerGroup - 1) / kPerGroup;
   runner_.stream().dispatch(
       kernel, std::as_bytes(std::span(words)), tensors,
       static_cast<uint32_t>(std::min<uint64_t>(groups, runner_.limits().max_groups)));
