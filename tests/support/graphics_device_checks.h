@@ -16,6 +16,10 @@ namespace ember::test {
 /// A tensor of dims with values from a fixed pattern (distinct, of both signs) on device.
 Tensor<3> patterned(const std::vector<int64_t>& dims, const Device& device, int seed);
 
+/// Whether device's kernels loop within lavapipe's bound (shader::kCpuDeviceLoopTurns): lavapipe
+/// is the CPU kind of both backends ("vulkan:cpu", "wgpu:cpu"); a GPU's loops are bounded by
+/// 32-bit counts only, so it takes on its kernels the cases that lavapipe leaves to the host.
+bool loops_within_lavapipes_bound(const Device& device);
 /// A device's loop bound (its shader::DeviceLimits::max_loop_turns) by its driver's name, not by
 /// the kind the bound is read from: lavapipe's on llvmpipe, the 32-bit one on any GPU.
 void expect_loop_bound_by_driver(const std::string& driver, const DeviceKind& kind,
@@ -31,6 +35,9 @@ void expect_memory_reports_count_live_tensors(const Device& device);
 void expect_profile_on_the_device_clock(const Device& device);
 /// flush and sync return once the work recorded so far is done.
 void expect_flush_and_sync_finish_the_work(const Device& device);
+/// A fused program of more tensors than the device binds to one kernel runs (op by op) and gives
+/// every result.
+void expect_a_program_past_the_bindings_runs(const Device& device);
 /// The matmul kernel against ndarray: sizes across tiles, batches on both sides, a right-hand
 /// side broadcast over the batch, an empty inner dim.
 void expect_matmul_matches_ndarray(const Device& device);

@@ -127,6 +127,11 @@ TEST(VulkanDevice, FlushAndSyncReturnOnceTheWorkIsDone) {
   expect_flush_and_sync_finish_the_work(*device);
 }
 
+TEST(VulkanDevice, AFusedProgramPastTheBindingsRunsOpByOp) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_a_program_past_the_bindings_runs(*device);
+}
+
 TEST(VulkanDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_matmul_matches_ndarray(*device);

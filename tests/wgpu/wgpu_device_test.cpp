@@ -127,6 +127,11 @@ TEST(WgpuDevice, FlushAndSyncReturnOnceTheWorkIsDone) {
   expect_flush_and_sync_finish_the_work(*device);
 }
 
+TEST(WgpuDevice, AFusedProgramPastTheBindingsRunsOpByOp) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_a_program_past_the_bindings_runs(*device);
+}
+
 TEST(WgpuDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   expect_matmul_matches_ndarray(*device);

@@ -193,8 +193,7 @@ inline bool attention_passes_take(const ir::Attention& op, std::span<const ir::T
   if (g.batches * g.l * g.ev >= kMaxElements ||
       g.batches * g.l * g.ev * sizeof(float) > limits.max_binding)
     return false;
-  if (g.shared_bytes() > limits.max_shared_bytes ||
-      limits.max_storage_buffers < kAttentionMostTensors + 1)
+  if (g.shared_bytes() > limits.max_shared_bytes || !binds_within(kAttentionMostTensors, limits))
     return false;
   for (const AttentionPass pass :
        {AttentionPass::Forward, AttentionPass::Stats, AttentionPass::GradQ, AttentionPass::GradKV})

@@ -19,6 +19,13 @@ struct DeviceLimits {
   uint64_t max_loop_turns = 0;
 };
 
+/// Whether a kernel of tensors storage buffers, after its parameter block's, binds within limits
+/// (lavapipe allows 32: a fused program of many tensors, AdamW's over several parameters, is past
+/// it and runs op by op).
+constexpr bool binds_within(uint64_t tensors, const DeviceLimits& limits) {
+  return tensors + 1 <= limits.max_storage_buffers;
+}
+
 /// The loop turns a CPU device lets one invocation make. Note: lavapipe (llvmpipe, Mesa's CPU
 /// Vulkan device, also under wgpu-native) ends an invocation's loops after 65535 turns in all,
 /// silently, so kernels stay below this, with room for a few turns of setup.

@@ -29,8 +29,11 @@ const Kernel* ProgramKernels::kernel_of(const ir::Program& program) {
 }
 
 bool ProgramKernels::runs(const ir::Program& program, uint64_t n, uint64_t bytes) {
-  // The kernels index in 32 bits, and a tensor is bound as one range.
-  if (n >= (uint64_t{1} << 31) || padded(bytes) > runner_.limits().max_binding) return false;
+  // The kernels index in 32 bits, a tensor is bound as one range, and every tensor has its
+  // binding.
+  if (n >= (uint64_t{1} << 31) || padded(bytes) > runner_.limits().max_binding ||
+      !shader::binds_within(program.inputs.size() + program.outputs.size(), runner_.limits()))
+    return false;
   return kernel_of(program) != nullptr;
 }
 
