@@ -101,18 +101,34 @@ std::string buffers(const std::string& in, const std::string& out) {
 }
 
 // The cooperative kernel's layout: kSubgroupRows x kSubgroupCols subgroups a workgroup, each
-// kTileRows x kTileCols cooperative tiles of M x N, k staged 2 K at a time: a (128 x 128) output
-// tile for 16 x 16 matrices, 8 subgroups.
-constexpr uint32_t kSubgroupRows = 4;
+// kTileRows x kTileCols cooperative tiles of M x N: a 128 x 128 output tile for 16 x 16 matrices,
+// 4 subgroups of 4 x 4 accumulators (16 products for 8 operand loads at each K). k is staged 2 K
+// at a time through two shared buffers: the next step's operands are read from memory into
+// registers before this step's products and stored after them, so one barrier a step suffices
+// and the loads' latency hides behind the products.
+constexpr uint32_t kSubgroupRows = 2;
 constexpr uint32_t kSubgroupCols = 2;
-constexpr uint32_t kTileRows = 2;
+constexpr uint32_t kTileRows = 4;
 constexpr uint32_t kTileCols = 4;
+constexpr uint32_t kSubgroups = kSubgroupRows * kSubgroupCols;
+// The shared rows are padded by one 16-byte word, so that the 8 rows of 16 bytes a subgroup
+// reads at once for an operand fall in different banks (unpadded, the rows of either operand
+// are a multiple of 64 bytes apart: 4 to 8 of them share a bank).
+constexpr uint32_t kRowPadWords = 1;
 
-/// The cooperative kernel's main after the batch offsets. The operands are staged through shared
-/// memory zero-padded (k runs out on both sides at once, as in the tiled kernel); each
-/// accumulator goes through its subgroup's M x N of shared memory, rounded from there and stored
-/// where it is inside the result, so every edge is exact. Written out tile by tile (no arrays of
-/// cooperative matrices).
+/// The staging words (uvec4: 8 f16) of one buffer of each operand: a TM x TK lhs and a TK x TN
+/// rhs, their rows padded.
+uint64_t lhs_stage_words(const CooperativeShape& shape) {
+  return cooperative_tile_rows(shape) * (2 * uint64_t{shape.k} / 8 + kRowPadWords);
+}
+uint64_t rhs_stage_words(const CooperativeShape& shape) {
+  return 2 * uint64_t{shape.k} * (cooperative_tile_cols(shape) / 8 + kRowPadWords);
+}
+
+/// The cooperative kernel's main after the batch offsets. The operands are staged zero-padded
+/// (k runs out on both sides at once, as in the tiled kernel); each accumulator goes through its
+/// subgroup's M x N of shared memory, rounded from there and stored where it is inside the
+/// result, so every edge is exact. Written out tile by tile (no arrays of cooperative matrices).
 std::string cooperative_body() {
   const auto acc = [](uint32_t i, uint32_t j) {
     return "acc" + std::to_string(i) + std::to_string(j);
@@ -127,24 +143,37 @@ std::string cooperative_body() {
     for (uint32_t j = 0; j < kTileCols; ++j)
       text += "  fcoopmatNV<32, gl_ScopeSubgroup, M, N> " + acc(i, j) +
               " = fcoopmatNV<32, gl_ScopeSubgroup, M, N>(0.0);\n";
-  text += R"(  for (uint t = 0u; t < k; t += TK) {
-    stage(t, m, n, k, a0, b0, row0, col0, tid);
-    barrier();
-    for (uint kk = 0u; kk < TK; kk += K) {
+  text += R"(  fetch(0u, m, n, k, a0, b0, row0, col0, tid);
+  put(0u, 0u, tid);
+  barrier();
+  uint lhs_at = 0u;
+  uint rhs_at = 0u;
+  for (uint t = 0u; t < k; t += TK) {
+    const bool more = t + TK < k;
+    if (more) fetch(t + TK, m, n, k, a0, b0, row0, col0, tid);
+    [[unroll]] for (uint kk = 0u; kk < TK; kk += K) {
 )";
   for (uint32_t i = 0; i < kTileRows; ++i)
     text += "      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l" + std::to_string(i) +
-            ";\n      coopMatLoadNV(l" + std::to_string(i) + ", lhs_s, (wr + " + std::to_string(i) +
-            "u * M) * TK + kk, TK, false);\n";
+            ";\n      coopMatLoadNV(l" + std::to_string(i) + ", lhs_s, lhs_at + (wr + " +
+            std::to_string(i) + "u * M) * LHS_STRIDE + kk / 8u, LHS_STRIDE, false);\n";
   for (uint32_t j = 0; j < kTileCols; ++j)
     text += "      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r" + std::to_string(j) +
-            ";\n      coopMatLoadNV(r" + std::to_string(j) + ", rhs_s, kk * TN + wc + " +
-            std::to_string(j) + "u * N, TN, false);\n";
+            ";\n      coopMatLoadNV(r" + std::to_string(j) +
+            ", rhs_s, rhs_at + kk * RHS_STRIDE + (wc + " + std::to_string(j) +
+            "u * N) / 8u, RHS_STRIDE, false);\n";
   for (uint32_t i = 0; i < kTileRows; ++i)
     for (uint32_t j = 0; j < kTileCols; ++j)
       text += "      " + acc(i, j) + " = coopMatMulAddNV(l" + std::to_string(i) + ", r" +
               std::to_string(j) + ", " + acc(i, j) + ");\n";
-  text += "    }\n    barrier();\n  }\n  const uint staged = gl_SubgroupID * M * N;\n";
+  text += R"(    }
+    lhs_at = LHS_WORDS - lhs_at;
+    rhs_at = RHS_WORDS - rhs_at;
+    if (more) put(lhs_at, rhs_at, tid);
+    barrier();
+  }
+  const uint staged = gl_SubgroupID * M * N;
+)";
   for (uint32_t i = 0; i < kTileRows; ++i)
     for (uint32_t j = 0; j < kTileCols; ++j)
       text += "  coopMatStoreNV(" + acc(i, j) + ", out_s, staged, N, false);\n  store_tile(wr + " +
@@ -169,40 +198,72 @@ constexpr const char* kStoreTile =
 }
 )";
 
-// The cooperative kernel's staging of the operands' tiles at k = t into shared memory, zero-padded:
-// element by element, or (where k and n are multiples of 8, so that every row of both operands
-// starts on 16 bytes) 8 elements a 16-byte load.
-constexpr const char* kStageByElement =
-    R"(void stage(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
-  for (uint e = tid; e < TM * TK; e += WG) {
-    const uint r = row0 + e / TK;
-    const uint j = t + e % TK;
-    lhs_s[e] = r < m && j < k ? a[a0 + r * k + j] : float16_t(0.0);
+// The cooperative kernel's staging of the operands' tiles at k = t, zero-padded, in words of 8
+// f16: fetch reads this invocation's words into registers, put stores them into the shared
+// buffers at lhs_at and rhs_at. kFetchBy8 reads a word a 16-byte load (k and n multiples of 8, so
+// that every row of both operands starts on 16 bytes), kFetchByElement element by element.
+constexpr const char* kStagedWords = R"(const uint LHS_ROW_WORDS = TK / 8u;
+const uint RHS_ROW_WORDS = TN / 8u;
+const uint LHS_LOADS = (TM * LHS_ROW_WORDS + WG - 1u) / WG;
+const uint RHS_LOADS = (TK * RHS_ROW_WORDS + WG - 1u) / WG;
+uvec4 lhs_r[LHS_LOADS];
+uvec4 rhs_r[RHS_LOADS];
+void put(uint lhs_at, uint rhs_at, uint tid) {
+  [[unroll]] for (uint s = 0u; s < LHS_LOADS; ++s) {
+    const uint e = tid + s * WG;
+    if (e < TM * LHS_ROW_WORDS)
+      lhs_s[lhs_at + (e / LHS_ROW_WORDS) * LHS_STRIDE + e % LHS_ROW_WORDS] = lhs_r[s];
   }
-  for (uint e = tid; e < TK * TN; e += WG) {
-    const uint j = t + e / TN;
-    const uint col = col0 + e % TN;
-    rhs_s[e] = j < k && col < n ? b[b0 + j * n + col] : float16_t(0.0);
+  [[unroll]] for (uint s = 0u; s < RHS_LOADS; ++s) {
+    const uint e = tid + s * WG;
+    if (e < TK * RHS_ROW_WORDS)
+      rhs_s[rhs_at + (e / RHS_ROW_WORDS) * RHS_STRIDE + e % RHS_ROW_WORDS] = rhs_r[s];
   }
 }
 )";
-constexpr const char* kStageBy8 = R"(#define STORE8(to, at, v) \
-  { f16vec2 h = unpackFloat2x16(v.x); to[at] = h.x; to[at + 1u] = h.y; \
-    h = unpackFloat2x16(v.y); to[at + 2u] = h.x; to[at + 3u] = h.y; \
-    h = unpackFloat2x16(v.z); to[at + 4u] = h.x; to[at + 5u] = h.y; \
-    h = unpackFloat2x16(v.w); to[at + 6u] = h.x; to[at + 7u] = h.y; }
-void stage(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
-  for (uint e = tid; e < TM * TK / 8u; e += WG) {
-    const uint r = row0 + e / (TK / 8u);
-    const uint j = t + (e % (TK / 8u)) * 8u;
-    const uvec4 v = r < m && j < k ? a[(a0 + r * k + j) / 8u] : uvec4(0u);
-    STORE8(lhs_s, e * 8u, v)
+constexpr const char* kFetchBy8 =
+    R"(void fetch(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
+  [[unroll]] for (uint s = 0u; s < LHS_LOADS; ++s) {
+    const uint e = tid + s * WG;
+    const uint r = row0 + e / LHS_ROW_WORDS;
+    const uint j = t + (e % LHS_ROW_WORDS) * 8u;
+    lhs_r[s] = e < TM * LHS_ROW_WORDS && r < m && j < k ? a[(a0 + r * k + j) / 8u] : uvec4(0u);
   }
-  for (uint e = tid; e < TK * TN / 8u; e += WG) {
-    const uint j = t + e / (TN / 8u);
-    const uint col = col0 + (e % (TN / 8u)) * 8u;
-    const uvec4 v = j < k && col < n ? b[(b0 + j * n + col) / 8u] : uvec4(0u);
-    STORE8(rhs_s, e * 8u, v)
+  [[unroll]] for (uint s = 0u; s < RHS_LOADS; ++s) {
+    const uint e = tid + s * WG;
+    const uint j = t + e / RHS_ROW_WORDS;
+    const uint col = col0 + (e % RHS_ROW_WORDS) * 8u;
+    rhs_r[s] = e < TK * RHS_ROW_WORDS && j < k && col < n ? b[(b0 + j * n + col) / 8u] : uvec4(0u);
+  }
+}
+)";
+constexpr const char* kFetchByElement =
+    R"(float16_t lhs_element(uint r, uint j, uint m, uint k, uint a0) {
+  return r < m && j < k ? a[a0 + r * k + j] : float16_t(0.0);
+}
+float16_t rhs_element(uint j, uint col, uint n, uint k, uint b0) {
+  return j < k && col < n ? b[b0 + j * n + col] : float16_t(0.0);
+}
+void fetch(uint t, uint m, uint n, uint k, uint a0, uint b0, uint row0, uint col0, uint tid) {
+  [[unroll]] for (uint s = 0u; s < LHS_LOADS; ++s) {
+    const uint e = tid + s * WG;
+    const uint r = e < TM * LHS_ROW_WORDS ? row0 + e / LHS_ROW_WORDS : m;
+    const uint j = t + (e % LHS_ROW_WORDS) * 8u;
+    uint w[4];
+    [[unroll]] for (uint q = 0u; q < 4u; ++q)
+      w[q] = packFloat2x16(f16vec2(lhs_element(r, j + 2u * q, m, k, a0),
+                                   lhs_element(r, j + 2u * q + 1u, m, k, a0)));
+    lhs_r[s] = uvec4(w[0], w[1], w[2], w[3]);
+  }
+  [[unroll]] for (uint s = 0u; s < RHS_LOADS; ++s) {
+    const uint e = tid + s * WG;
+    const uint j = e < TK * RHS_ROW_WORDS ? t + e / RHS_ROW_WORDS : k;
+    const uint col = col0 + (e % RHS_ROW_WORDS) * 8u;
+    uint w[4];
+    [[unroll]] for (uint q = 0u; q < 4u; ++q)
+      w[q] = packFloat2x16(f16vec2(rhs_element(j, col + 2u * q, n, k, b0),
+                                   rhs_element(j, col + 2u * q + 1u, n, k, b0)));
+    rhs_r[s] = uvec4(w[0], w[1], w[2], w[3]);
   }
 }
 )";
@@ -214,9 +275,10 @@ constexpr const char* kCooperativeHeader = R"(#version 450
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_control_flow_attributes : require
 )";
-constexpr const char* kCooperativeShared = R"(shared float16_t lhs_s[TM * TK];
-shared float16_t rhs_s[TK * TN];
+constexpr const char* kCooperativeShared = R"(shared uvec4 lhs_s[2 * LHS_WORDS];
+shared uvec4 rhs_s[2 * RHS_WORDS];
 shared float out_s[SUBGROUPS * M * N];
 )";
 
@@ -251,18 +313,21 @@ std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligne
   const auto define = [](const char* name, uint64_t value) {
     return "#define " + std::string(name) + " " + std::to_string(value) + "\n";
   };
-  const uint32_t subgroups = kSubgroupRows * kSubgroupCols;
+  const uint64_t tk = 2 * uint64_t{shape.k};
   std::string text = kCooperativeHeader;
   text += define("SG", shape.subgroup_size) + define("M", shape.m) + define("N", shape.n) +
           define("K", shape.k) + define("TM", cooperative_tile_rows(shape)) +
-          define("TN", cooperative_tile_cols(shape)) + define("TK", 2 * uint64_t{shape.k}) +
-          define("SUBGROUPS", subgroups) + define("WG", cooperative_workgroup(shape)) +
+          define("TN", cooperative_tile_cols(shape)) + define("TK", tk) +
+          define("SUBGROUPS", kSubgroups) + define("WG", cooperative_workgroup(shape)) +
           define("SUBGROUP_COLS", kSubgroupCols) + define("TILE_ROWS", kTileRows) +
-          define("TILE_COLS", kTileCols);
+          define("TILE_COLS", kTileCols) + define("LHS_STRIDE", tk / 8 + kRowPadWords) +
+          define("RHS_STRIDE", cooperative_tile_cols(shape) / 8 + kRowPadWords) +
+          define("LHS_WORDS", lhs_stage_words(shape)) + define("RHS_WORDS", rhs_stage_words(shape));
   text += "layout(local_size_x = WG) in;\n";
   text += buffers(aligned ? "uvec4" : "float16_t", "uint16_t");
   text += kCooperativeShared;
-  text += aligned ? kStageBy8 : kStageByElement;
+  text += kStagedWords;
+  text += aligned ? kFetchBy8 : kFetchByElement;
   text += codegen::glsl_f16_bits_helper();
   text += kStoreTile;
   text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
@@ -279,13 +344,12 @@ uint64_t cooperative_tile_cols(const CooperativeShape& shape) {
 }
 
 uint64_t cooperative_workgroup(const CooperativeShape& shape) {
-  return uint64_t{kSubgroupRows} * kSubgroupCols * shape.subgroup_size;
+  return uint64_t{kSubgroups} * shape.subgroup_size;
 }
 
 uint64_t cooperative_shared_bytes(const CooperativeShape& shape) {
-  const uint64_t stages = (cooperative_tile_rows(shape) + cooperative_tile_cols(shape)) * 2 *
-                          shape.k * 2;  // f16 elements, 2 k a stage
-  return stages + uint64_t{kSubgroupRows} * kSubgroupCols * shape.m * shape.n * 4;
+  const uint64_t stages = 2 * (lhs_stage_words(shape) + rhs_stage_words(shape)) * 16;
+  return stages + uint64_t{kSubgroups} * shape.m * shape.n * 4;
 }
 
 }  // namespace ember::vulkan
