@@ -72,11 +72,11 @@ formula::Primitives glsl_primitives(DType compute) {
        Primitive::le,       Primitive::gt,       Primitive::ge,       Primitive::eq,
        Primitive::ne,       Primitive::is_nan,   Primitive::mask_and, Primitive::mask_or,
        Primitive::mask_xor, Primitive::mask_not, Primitive::select});
-  // GLSL's transcendental functions take floats only; erfc is formulas.h's f32 approximation of
-  // exp and arithmetic (ShaderTarget::erfc).
+  // GLSL's transcendental functions take floats only; erfc and erf are formulas.h's f32
+  // approximations of exp and arithmetic (ShaderTarget::erfc, ShaderTarget::erf).
   if (compute == DType::F32)
     set |= formula::primitives({Primitive::exp, Primitive::log, Primitive::sin, Primitive::cos,
-                                Primitive::tan, Primitive::tanh, Primitive::erfc});
+                                Primitive::tan, Primitive::tanh, Primitive::erfc, Primitive::erf});
   return set;
 }
 

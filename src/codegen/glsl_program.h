@@ -28,7 +28,7 @@ inline constexpr uint32_t kGlslElementsPerInvocation = 4;
 /// program_refusal's reasons (emitted_ops.h); a dtype the device has no storage or arithmetic for
 /// (f64 without float64, i64 and u64 without int64, Bool, i8, u8 without 8-bit storage, f16, i16,
 /// u16 without 16-bit storage, bf16 always); an op whose formula needs a primitive that
-/// glsl_primitives lacks on the program's compute type (erf, expm1, log1p, pow and fmod of floats;
+/// glsl_primitives lacks on the program's compute type (expm1, log1p, pow and fmod of floats;
 /// every transcendental function on f64); an integer compared with a scalar without float64 (it
 /// compares in double).
 std::string glsl_program_refusal(const ir::Program& program, const GlslFeatures& features);

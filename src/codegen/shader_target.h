@@ -3,8 +3,8 @@
 // semantics, min, max, abs and select through the target's conditional (GLSL's ?:, WGSL's
 // select), the comparisons (a Bool compared as 0 or 1, as in C), the mask logic, the built-in
 // functions of one float argument where glsl_primitives has them (WGSL's built-ins are GLSL's),
-// and the functions neither language has (erf, expm1, log1p: an op whose formula needs one is
-// refused; erfc on f32 is formulas.h's rational approximation). A target derives from
+// and the functions neither language has (expm1, log1p: an op whose formula needs one is refused;
+// erfc and erf on f32 are formulas.h's approximations). A target derives from
 // ShaderTarget<Itself> and supplies, to it as a friend:
 //   compute(), type()              its compute dtype and the language's name of it
 //   define(e), define_mask(e), is_mask(name), literal(c), integer_literal(v)
@@ -113,12 +113,16 @@ class ShaderTarget {
   Value tanh(const Value& x) const { return call(formula::Primitive::tanh, "tanh", x); }
   Value expm1(const Value& /*x*/) const { return refused("expm1"); }
   Value log1p(const Value& /*x*/) const { return refused("log1p"); }
-  Value erf(const Value& /*x*/) const { return refused("erf"); }
+  /// erf on f32 by formulas.h's composite of its series and erfc_rational (relative error below
+  /// 2.5e-7: GELU's gradient stays on the device), none on other types.
+  Value erf(const Value& x) const {
+    if (!computes(formula::Primitive::erf)) refused("erf");
+    return formula::erf_from_erfc(self(), x);
+  }
   /// erfc on f32 by formulas.h's rational approximation (relative error below 1.2e-7, an f32 fit:
-  /// GELU and its gradient stay on the device), none on other types.
+  /// GELU stays on the device), none on other types.
   Value erfc(const Value& x) const {
-    if (!glsl_primitives(self().compute()).test(static_cast<std::size_t>(formula::Primitive::erfc)))
-      refused("erfc");
+    if (!computes(formula::Primitive::erfc)) refused("erfc");
     return formula::erfc_rational(self(), x);
   }
 
@@ -139,11 +143,14 @@ class ShaderTarget {
   Value chosen(const std::string& c, const std::string& a, const std::string& b) const {
     return self().define(self().conditional(c, a, b));
   }
-  /// The built-in function applied to x, where glsl_primitives has primitive on the compute type.
+  /// Whether glsl_primitives has primitive on the (float) compute type.
+  bool computes(formula::Primitive primitive) const {
+    return !is_int(self().compute()) &&
+           glsl_primitives(self().compute()).test(static_cast<std::size_t>(primitive));
+  }
+  /// The built-in function applied to x, where the target computes primitive.
   Value call(formula::Primitive primitive, std::string_view function, const Value& x) const {
-    if (is_int(self().compute()) ||
-        !glsl_primitives(self().compute()).test(static_cast<std::size_t>(primitive)))
-      refused(function);
+    if (!computes(primitive)) refused(function);
     return self().define(std::string(function) + "(" + x + ")");
   }
   [[noreturn]] Value refused(std::string_view name) const { self().unwritten(name); }

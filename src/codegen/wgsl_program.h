@@ -21,7 +21,7 @@ inline constexpr uint32_t kWgslElementsPerInvocation = 4;
 /// Why wgsl_program_kernel cannot write program, or "" when it can: glsl_program_refusal's
 /// reasons on a device with 8- and 16-bit storage but neither doubles nor 64-bit integers (WGSL
 /// has none: f64, i64 and u64 run on the host), so bf16, an integer compared with a scalar (in
-/// double), erf, expm1, log1p, and pow and fmod of floats are refused too.
+/// double), expm1, log1p, and pow and fmod of floats are refused too.
 std::string wgsl_program_refusal(const ir::Program& program);
 
 /// The WGSL source of program's kernel (wgsl_program_refusal empty, else InvalidArgument): entry

@@ -133,6 +133,30 @@ void expect_flush_and_sync_finish_the_work(const Device& device) {
   EXPECT_EQ(y.into_data().to_vector<float>(), (std::vector<float>{2, 5, 10}));
 }
 
+void expect_erf_on_the_device_within_f32(const Device& device) {
+  // Both sides of the series' end (0.5), tiny values, the tail where erf rounds to 1, and the
+  // special values: against the C library's erf of the same f32 inputs.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const std::vector<double> x = {0.0, -0.0, 1e-30,  -3e-8, 1e-4,  0.1,         -0.3, 0.4999,
+                                 0.5, -0.5, 0.5001, 0.75,  -1.0,  1.7,         2.5,  -3.9,
+                                 4.0, 6.0,  -20.0,  kInf,  -kInf, std::nan("")};
+  const uint64_t host_before = shader::HostRuns::counts_so_far()["erf"];
+  const std::vector<float> y =
+      Tensor<1>::from_floats(x, device).cast(DType::F32).erf().into_data().to_vector<float>();
+  EXPECT_EQ(shader::HostRuns::counts_so_far()["erf"], host_before) << "erf ran on the host";
+  ASSERT_EQ(y.size(), x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double expected = std::erf(static_cast<double>(static_cast<float>(x[i])));
+    if (std::isnan(expected)) {
+      EXPECT_TRUE(std::isnan(y[i])) << "erf(" << x[i] << ")";
+      continue;
+    }
+    EXPECT_LE(std::abs(y[i] - expected), 3e-7 * std::abs(expected))
+        << "erf(" << x[i] << ") = " << y[i] << ", not " << expected;
+    EXPECT_EQ(std::signbit(y[i]), std::signbit(expected)) << "erf(" << x[i] << ")";
+  }
+}
+
 void expect_a_program_past_the_bindings_runs(const Device& device) {
   // 20 chains queued together: the fusion layer makes them one program of 20 inputs and 20
   // results, more tensors than lavapipe binds to one kernel (32); it runs op by op instead.

@@ -35,6 +35,9 @@ void expect_memory_reports_count_live_tensors(const Device& device);
 void expect_profile_on_the_device_clock(const Device& device);
 /// flush and sync return once the work recorded so far is done.
 void expect_flush_and_sync_finish_the_work(const Device& device);
+/// erf of f32 runs on the device's kernels, within 3e-7 of the C library's (relative), keeping
+/// signed zeros, +-1 at the infinities and NaN.
+void expect_erf_on_the_device_within_f32(const Device& device);
 /// A fused program of more tensors than the device binds to one kernel runs (op by op) and gives
 /// every result.
 void expect_a_program_past_the_bindings_runs(const Device& device);

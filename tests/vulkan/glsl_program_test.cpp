@@ -66,14 +66,15 @@ TEST(GlslProgram, WritesWhatGlslComputesWellAndRefusesTheRestNamingWhy) {
   EXPECT_EQ(written(ir::Unary{ir::UnaryOp::Exp}, {DType::F32}, kNothing), "");
   EXPECT_EQ(written(ir::Binary{ir::BinaryOp::Add}, {DType::F64, DType::F64}, kEverything), "");
   EXPECT_EQ(written(ir::Binary{ir::BinaryOp::Mul}, {DType::I8, DType::I8}, kEverything), "");
-  // No transcendental function on doubles; gelu (erfc) on f32 only, no erf anywhere.
+  // No transcendental function on doubles; gelu (erfc) and erf on f32 only.
   EXPECT_NE(written(ir::Unary{ir::UnaryOp::Exp}, {DType::F64}, kEverything).find("(exp) on f64"),
             std::string::npos);
   EXPECT_EQ(written(ir::Activation{ir::ActivationOp::Gelu}, {DType::F32}, kNothing), "");
   EXPECT_NE(written(ir::Activation{ir::ActivationOp::Gelu}, {DType::F64}, kEverything)
                 .find("needs a function GLSL does not compute exactly enough"),
             std::string::npos);
-  EXPECT_NE(written(ir::Unary{ir::UnaryOp::Erf}, {DType::F32}, kEverything)
+  EXPECT_EQ(written(ir::Unary{ir::UnaryOp::Erf}, {DType::F32}, kNothing), "");
+  EXPECT_NE(written(ir::Unary{ir::UnaryOp::Erf}, {DType::F64}, kEverything)
                 .find("needs a function GLSL does not compute exactly enough"),
             std::string::npos);
   // What the device cannot hold.

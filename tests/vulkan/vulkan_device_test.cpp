@@ -127,6 +127,11 @@ TEST(VulkanDevice, FlushAndSyncReturnOnceTheWorkIsDone) {
   expect_flush_and_sync_finish_the_work(*device);
 }
 
+TEST(VulkanDevice, ErfRunsOnTheDeviceWithinF32) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_erf_on_the_device_within_f32(*device);
+}
+
 TEST(VulkanDevice, AFusedProgramPastTheBindingsRunsOpByOp) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_a_program_past_the_bindings_runs(*device);
