@@ -53,7 +53,7 @@ class VulkanBackend final : public shader::ShaderBackend<VulkanBackend, DevicePa
         memory_(std::make_shared<pools::MemoryManager>(pages_, name)),
         kernels_(context_),
         runner_(device_limits(physical), kernels_, *stream_),
-        programs_(runner_, context_->features()),
+        programs_(runner_, glsl_emitter(context_->features())),
         matmul_(runner_, context_->features()),
         reduce_(runner_, reduce_sources(context_->features()), scratch()),
         softmax_(runner_, softmax_sources()),
