@@ -242,6 +242,52 @@ void expect_index_copies_match_ndarray(const Device& device, bool doubles) {
   }
 }
 
+void expect_sparse_updates_of_a_large_table_on_the_device(const Device& device) {
+  constexpr int64_t kRows = 100000;
+  constexpr int64_t kWidth = 16;
+  std::vector<int64_t> picks;
+  for (int64_t k = 0; k < 64; ++k)
+    picks.push_back((k * 7919) % (k % 3 == 0 ? 5 : kRows));  // rows 0-4 again and again
+  const Shape lane{static_cast<int64_t>(picks.size())};
+  for (const int64_t dim : {int64_t{0}, int64_t{1}}) {
+    const Shape table = dim == 0 ? Shape{kRows, kWidth} : Shape{kWidth, kRows};
+    const Shape values = dim == 0 ? Shape{lane[0], kWidth} : Shape{kWidth, lane[0]};
+    for (const DType index_dtype : {DType::I32, DType::I64})
+      expect_same("select_assign add into a table, dim " + std::to_string(dim), device, true,
+                  [&](const Device& d) {
+                    return ops::select_assign(pattern(table, DType::F32, d, 1), dim,
+                                              index_tensor(picks, lane, index_dtype, d),
+                                              pattern(values, DType::F32, d, 2));
+                  });
+  }
+}
+
+void expect_indices_from_the_host_are_not_checked_again(const Device& device) {
+  const Shape x{6, 5};
+  const auto dispatches_of = [&](const std::function<TensorHandle(const Device&)>& make) {
+    const TensorData expected = ops::into_data(make(Device::ndarray()));
+    const uint64_t before = shader::index_copy_dispatches().load();
+    const TensorData actual = ops::into_data(make(device));
+    EXPECT_TRUE(same_bits_or_both_nan(actual, expected));
+    return shader::index_copy_dispatches().load() - before;
+  };
+  // i32: an add every shader device computes (wgpu runs i64 on the host, whose upload knows it).
+  const auto uploaded = [](const Device& d) {
+    return index_tensor({4, 1, 5, 5}, Shape{4}, DType::I32, d);
+  };
+  EXPECT_EQ(dispatches_of([&](const Device& d) {
+              return ops::select(pattern(x, DType::F32, d, 1), 0, uploaded(d));
+            }),
+            1u)
+      << "indices from the host";
+  EXPECT_EQ(dispatches_of([&](const Device& d) {
+              return ops::select(pattern(x, DType::F32, d, 1), 0,
+                                 ops::add_scalar(uploaded(d), Scalar(int64_t{-1})));
+            }),
+            2u)
+      << "indices computed on the device";
+}
+
 void expect_index_out_of_range_is_ndarrays_error(const Device& device) {
   const Shape x{3, 4};
   using Make = std::function<TensorHandle(const Device&)>;

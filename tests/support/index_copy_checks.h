@@ -16,6 +16,13 @@ namespace ember::test {
 /// double (its f64, and its float cumulative sums and products, which ndarray accumulates in
 /// double).
 void expect_index_copies_match_ndarray(const Device& device, bool doubles);
+/// An embedding's gradient: select_assign adding a few rows of values (duplicate indices among
+/// them) into a table of 100000 rows, and the same along the last dim, on the device (its work
+/// grows with the values, not the table) and ndarray's bits.
+void expect_sparse_updates_of_a_large_table_on_the_device(const Device& device);
+/// select by indices from the host (their range known: no check on the device, one dispatch)
+/// and by indices computed on the device (checked by a kernel first: two), both ndarray's bits.
+void expect_indices_from_the_host_are_not_checked_again(const Device& device);
 /// An index out of range of select, gather, select_assign or scatter: ndarray's InvalidArgument
 /// (the same message), and the device works afterwards.
 void expect_index_out_of_range_is_ndarrays_error(const Device& device);

@@ -19,6 +19,18 @@ TEST(WgpuIndexCopy, EveryDTypeMatchesNdarrayOnTheDeviceAcrossDimsAndEdges) {
   expect_index_copies_match_ndarray(devices[0], false);  // WGSL has no double
 }
 
+TEST(WgpuIndexCopy, AnEmbeddingsGradientRunsOnTheDevice) {
+  const Devices devices = Device::enumerate(DeviceType::Wgpu);
+  if (devices.empty()) GTEST_SKIP() << kNoAdapter;
+  expect_sparse_updates_of_a_large_table_on_the_device(devices[0]);
+}
+
+TEST(WgpuIndexCopy, IndicesFromTheHostAreNotCheckedOnTheDevice) {
+  const Devices devices = Device::enumerate(DeviceType::Wgpu);
+  if (devices.empty()) GTEST_SKIP() << kNoAdapter;
+  expect_indices_from_the_host_are_not_checked_again(devices[0]);
+}
+
 TEST(WgpuIndexCopy, AnIndexOutOfRangeIsNdarraysErrorAndTheDeviceGoesOn) {
   const Devices devices = Device::enumerate(DeviceType::Wgpu);
   if (devices.empty()) GTEST_SKIP() << kNoAdapter;

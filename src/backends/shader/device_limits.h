@@ -17,6 +17,10 @@ struct DeviceLimits {
   /// The most loop turns one invocation may make in all (loop_turns_on gives it); each kernel
   /// class counts its own turns from its geometry and leaves larger cases to the host.
   uint64_t max_loop_turns = 0;
+  /// The most loop turns one dispatch may make in all (dispatch_turns_on gives it), for kernels
+  /// whose work grows as a product of their tensors' sizes (the indexed updates'): past it, the
+  /// host's one pass is the faster.
+  uint64_t max_dispatch_turns = 0;
 };
 
 /// Whether a kernel of tensors storage buffers, after its parameter block's, binds within limits
@@ -38,6 +42,14 @@ constexpr uint64_t kGpuLoopTurns = (uint64_t{1} << 31) - 1;
 /// The loop turns one invocation may make on a device, by whether it is a CPU device.
 constexpr uint64_t loop_turns_on(bool cpu_device) {
   return cpu_device ? kCpuDeviceLoopTurns : kGpuLoopTurns;
+}
+
+/// The loop turns one dispatch may make on a device, by whether it is a CPU device: a CPU
+/// device's threads are the host's own, so 2^26 (some 0.1 s of lavapipe) keeps a case whose
+/// host pass is faster off it; a GPU runs thousands of turns at once, and a dispatch of 2^36
+/// turns of a few instructions each is some milliseconds.
+constexpr uint64_t dispatch_turns_on(bool cpu_device) {
+  return cpu_device ? uint64_t{1} << 26 : uint64_t{1} << 36;
 }
 
 }  // namespace ember::shader

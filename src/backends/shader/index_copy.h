@@ -8,9 +8,12 @@
 //   Copy          dst[to(c)] = src[from(c)] for each c of a walked shape, from and to an offset
 //                 plus c's dot product with strides; with an index tensor, from also adds
 //                 index[at(c)] times a stride (select, gather);
-//   Update        out[t] = x[t], then for k along dim in order, each values element whose index
-//                 names t assigned or added (select_assign, scatter: ndarray's order, so the last
-//                 write wins and sums are ndarray's, duplicates included);
+//   Update        after a Copy of x into out: one invocation per values element; the first
+//                 along dim of those whose index names the same element of out (its position
+//                 but dim equal) takes x's element, then each of those values in order along
+//                 dim, assigned or added, and stores it; the others store nothing
+//                 (select_assign, scatter: ndarray's order, so the last write wins and sums are
+//                 ndarray's, duplicates included, and no two invocations write one element);
 //   CheckIndices  the first index outside [0, size) (or none), read back by the backend, which
 //                 then throws ndarray's error: a kernel cannot throw, and nothing is written out
 //                 of bounds;
@@ -43,11 +46,6 @@ constexpr uint64_t kIndexCopyWorkgroup = 256;
 constexpr std::size_t kIndexCopyMaxRank = 8;
 
 enum class IndexCopyKind : uint8_t { Copy, Update, CheckIndices, Arange, Fill };
-/// The most index reads an Update may make (x's elements times the length of the index lane):
-/// each output element walks the whole lane, so a long lane over a large x (an embedding's
-/// gradient) costs the device more than the host's one pass over the values; it goes there.
-constexpr uint64_t kMaxUpdateReads = uint64_t{1} << 26;
-
 /// How Update combines a value with what is there: as ndarray's IndexUpdate, Add on f32 or on
 /// 32-bit integers (the same wrapping bits for i32 and u32).
 enum class Combine : uint8_t { Assign, AddF32, AddInt32 };
@@ -104,11 +102,10 @@ struct IndexCopyDispatch {
 
 // Parameter words of Copy: n, rank, from's offset, to's offset, the index's stride in from,
 // then the walked dims, from's strides, to's strides and the index's strides (8 words each, from
-// word 8). Of Update: n (x's elements), rank, dim, K (the length along dim of indices), then x's
-// dims, the bounds of the other dims (a position past one has no values element), the index's
-// strides and values' strides. Of CheckIndices: n, size. Of Arange: n, start, step (as the bits
-// of 32-bit integers). Of Fill: n, the value's low word and its high word (an 8-byte element's;
-// a 1- or 2-byte element is the low bits of the low word).
+// word 8). Of Update: n (values' elements), rank, dim, K (the length along dim of values), then
+// values' dims, x's strides, the index's strides and values' strides. Of CheckIndices: n, size. Of
+// Arange: n, start, step (as the bits of 32-bit integers). Of Fill: n, the value's low word and its
+// high word (an 8-byte element's; a 1- or 2-byte element is the low bits of the low word).
 constexpr uint32_t kWordsHead = 8;
 
 /// The element (or index element) bytes the kernels move: 1, 2, 4, 8.
@@ -233,7 +230,7 @@ inline CopyWalk indexed_copy(const Shape& x, const Shape& out, int64_t dim, DTyp
 }
 
 /// Update (select_assign: select, indices rank 1; scatter: indices of values' shape) of x
-/// (contiguous) by values at indices along dim, combined by combine.
+/// (contiguous, already copied into out) by values at indices along dim, combined by combine.
 inline IndexCopyDispatch update_dispatch(const Shape& x, const Shape& values, int64_t dim,
                                          DType dtype, DType index_dtype, Combine combine,
                                          bool select) {
@@ -241,9 +238,9 @@ inline IndexCopyDispatch update_dispatch(const Shape& x, const Shape& values, in
   IndexCopyDispatch d;
   d.key = {IndexCopyKind::Update, static_cast<uint32_t>(dtype_size(dtype)),
            static_cast<uint32_t>(dtype_size(index_dtype)), combine};
-  d.elements = static_cast<uint64_t>(x.num_elements());
+  d.elements = static_cast<uint64_t>(values.num_elements());
   d.words = {static_cast<uint32_t>(d.elements),
-             static_cast<uint32_t>(x.rank()),
+             static_cast<uint32_t>(values.rank()),
              static_cast<uint32_t>(dim),
              static_cast<uint32_t>(values[axis]),
              0u,
@@ -252,14 +249,21 @@ inline IndexCopyDispatch update_dispatch(const Shape& x, const Shape& values, in
              0u};
   std::vector<int64_t> index_strides = values.contiguous_strides();
   if (select) {
-    index_strides.assign(x.rank(), 0);
+    index_strides.assign(values.rank(), 0);
     index_strides[axis] = 1;
   }
-  put_words(d.words, x.dims());
   put_words(d.words, values.dims());
+  put_words(d.words, x.contiguous_strides());
   put_words(d.words, index_strides);
   put_words(d.words, values.contiguous_strides());
   return d;
+}
+
+/// The loop turns of an Update in all: each values element reads the index lane along dim once
+/// (the positions before its own, to find whether it is the first, then the rest).
+inline uint64_t update_turns(const Shape& values, int64_t dim) {
+  return static_cast<uint64_t>(values.num_elements()) *
+         static_cast<uint64_t>(values[static_cast<std::size_t>(dim)]);
 }
 
 /// The Combine of update on dtype; nullopt where the kernel has no such arithmetic (Add on a

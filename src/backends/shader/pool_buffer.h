@@ -1,13 +1,18 @@
 // PoolBuffer: a tensor's bytes in a shader backend's sliced pools (backends/pools), and the range
 // of the device buffer its slice lies in (Pages::locate: a page's buffer and an offset), which
-// kernels bind and copies read. The slice goes back to the pools with the last reference.
+// kernels bind and copies read. The slice goes back to the pools with the last reference. An
+// integer tensor's buffer may also know its values' range (core/index_range.h: from its upload,
+// an arange, or the tensor it was rearranged from), so that an indexing op need not check its
+// indices on the device and wait for the answer.
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 #include "backends/backend.h"
 #include "backends/pools/memory_manager.h"
+#include "core/index_range.h"
 
 namespace ember::shader {
 
@@ -29,11 +34,16 @@ class PoolBuffer final : public backend::Buffer {
 
   const Range& range() const { return range_; }
 
+  /// The range of the values, where the host knows it.
+  const std::optional<detail::IndexRange>& index_range() const { return index_range_; }
+  void set_index_range(std::optional<detail::IndexRange> range) { index_range_ = range; }
+
  private:
   std::shared_ptr<pools::MemoryManager> memory_;
   std::size_t bytes_;
   std::byte* block_;
   Range range_;
+  std::optional<detail::IndexRange> index_range_;
 };
 
 }  // namespace ember::shader

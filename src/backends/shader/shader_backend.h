@@ -61,6 +61,7 @@
 #include "backends/shader/row_passes.h"
 #include "codegen/kernel_dims.h"
 #include "codegen/layout_views.h"
+#include "core/index_range.h"
 #include "ember/error.h"
 #include "ember/scalar.h"
 #include "fusion/op_by_op.h"
@@ -137,6 +138,7 @@ class ShaderBackend : public backend::Backend {
     check_dtype("write", data.dtype());
     auto buffer = allocate(data.bytes().size());
     self().stream_->upload(data.bytes(), buffer->range());
+    buffer->set_index_range(detail::index_range_of(data));
     return buffer;
   }
 
@@ -199,8 +201,11 @@ class ShaderBackend : public backend::Backend {
     }
     return buffers;
   }
+  static const Buffer& buffer_of(const backend::BufferPtr& buffer) {
+    return static_cast<const Buffer&>(*buffer);
+  }
   static const Range& range_of(const backend::BufferPtr& buffer) {
-    return static_cast<const Buffer&>(*buffer).range();
+    return buffer_of(buffer).range();
   }
 
  private:
@@ -357,6 +362,8 @@ class ShaderBackend : public backend::Backend {
     if (!self().programs_.runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
       return std::nullopt;
     auto out = allocate(output);
+    // A rearrangement of the same elements (an expand, a permute, a slice): a superset's range.
+    out->set_index_range(buffer_of(input.buffer).index_range());
     const codegen::MergedDims dims =
         codegen::merge_dims(output.shape.dims(), {view.strides}, std::vector<int64_t>{view.offset});
     const Range from = range_of(input.buffer);
@@ -549,6 +556,8 @@ class ShaderBackend : public backend::Backend {
     const std::optional<IndexCopyDispatch> dispatch = arange_dispatch(arange, n);
     if (!dispatch || !copies(arange.dtype, 1, n, 1, {outputs[0]})) return std::nullopt;
     auto out = allocate(outputs[0]);
+    out->set_index_range(
+        detail::arange_range(arange.dtype, arange.start, arange.step, static_cast<int64_t>(n)));
     record(*dispatch, {out->range()});
     return Outputs{out};
   }
@@ -613,17 +622,18 @@ class ShaderBackend : public backend::Backend {
     const ir::TensorMeta& values = inputs[2].meta;
     const std::optional<Combine> combine = combine_of(typed.update, x.dtype);
     const auto along = static_cast<uint64_t>(values.shape[static_cast<std::size_t>(typed.dim)]);
-    if (!combine || static_cast<uint64_t>(x.shape.num_elements()) * along > kMaxUpdateReads ||
-        !takes_indexed(op, inputs, typed.dim, static_cast<uint64_t>(x.shape.num_elements()),
-                       x.shape.rank() + along + 1, values))
+    const auto x_elements = static_cast<uint64_t>(x.shape.num_elements());
+    if (!combine ||
+        update_turns(values.shape, typed.dim) > self().index_copy_.limits().max_dispatch_turns ||
+        !copies(x.dtype, x.shape.rank(), x_elements, x.shape.rank(), {x}) ||
+        !takes_indexed(op, inputs, typed.dim, static_cast<uint64_t>(values.shape.num_elements()),
+                       values.shape.rank() + along + 1, values))
       return std::nullopt;
     auto out = allocate(outputs[0]);
     const Range from = range_of(inputs[0].buffer);
-    if (values.shape.num_elements() == 0) {
-      // Nothing to update (and no values to bind): x as it is.
-      record(contiguous_copy(x.shape).dispatch(x.dtype), {from, out->range()});
-      return Outputs{out};
-    }
+    record(contiguous_copy(x.shape).dispatch(x.dtype), {from, out->range()});
+    // Nothing to update (and no values to bind): x as it is.
+    if (values.shape.num_elements() == 0) return Outputs{out};
     record(update_dispatch(x.shape, values.shape, typed.dim, x.dtype, indices.dtype, *combine,
                            std::is_same_v<Op, ir::SelectAssign>),
            {from, range_of(inputs[1].buffer), range_of(inputs[2].buffer), out->range()});
@@ -664,10 +674,13 @@ class ShaderBackend : public backend::Backend {
 
   /// Throws ndarray's InvalidArgument when an element of indices lies outside [0, size) of dim:
   /// a kernel finds the first, and waits for it (an index error belongs to its op's call); the
-  /// message is ndarray's own, from the indices read back.
+  /// message is ndarray's own, from the indices read back. No kernel and no wait where the host
+  /// knows the indices' range (an upload's, an arange's) and it lies inside.
   void check_indices(const ir::Op& op, const Operand& indices, int64_t dim, int64_t size) {
     const auto n = static_cast<uint64_t>(indices.meta.shape.num_elements());
     if (n == 0) return;
+    if (const auto& known = buffer_of(indices.buffer).index_range(); known && known->within(size))
+      return;
     auto flag = allocate(sizeof(uint32_t));
     Range word = flag->range();
     word.bytes = sizeof(uint32_t);

@@ -77,6 +77,9 @@ CommandStream::CommandStream(std::shared_ptr<Context> context) : context_(std::m
   // A staging page goes back only once no submitted batch can still read it.
   staging_pages_ = std::make_shared<DevicePages>(context_, true, [this] { sync(); });
   staging_ = std::make_shared<pools::MemoryManager>(staging_pages_, context_->name() + " staging");
+  if (context_->features().timestamp_period > 0)
+    profile_ =
+        KernelProfile::from_environment(context_->name(), context_->features().timestamp_period);
 }
 
 CommandStream::~CommandStream() {
@@ -91,6 +94,7 @@ CommandStream::~CommandStream() {
     for (VkDescriptorPool pool : batch.descriptor_pools)
       vkDestroyDescriptorPool(device, pool, nullptr);
     vkDestroyFence(device, batch.fence, nullptr);
+    vkDestroyQueryPool(device, batch.timestamps, nullptr);
     batch.kept.clear();
   };
   if (current_) destroy(*current_);
@@ -112,6 +116,13 @@ CommandStream::Batch CommandStream::fresh_batch() {
   VkFenceCreateInfo fence{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   context_->check(vkCreateFence(context_->device(), &fence, nullptr, &batch.fence),
                   "vkCreateFence");
+  if (profile_) {
+    VkQueryPoolCreateInfo queries{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    queries.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    queries.queryCount = kMaxCommands + 1;
+    context_->check(vkCreateQueryPool(context_->device(), &queries, nullptr, &batch.timestamps),
+                    "vkCreateQueryPool");
+  }
   return batch;
 }
 
@@ -128,12 +139,16 @@ CommandStream::Batch& CommandStream::current() {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   context_->check(vkBeginCommandBuffer(batch.commands, &begin), "vkBeginCommandBuffer");
+  if (profile_) {
+    vkCmdResetQueryPool(batch.commands, batch.timestamps, 0, kMaxCommands + 1);
+    vkCmdWriteTimestamp(batch.commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch.timestamps, 0);
+  }
   batch.serial = next_serial_++;
   current_ = std::move(batch);
   return *current_;
 }
 
-void CommandStream::recorded(Batch& batch, bool read_by_host) {
+void CommandStream::recorded(Batch& batch, std::string_view label, bool read_by_host) {
   // Each command's writes are visible to the next command (a stream's order, as CUDA's). Only a
   // copy into staging memory that the host reads also makes its writes visible to the host: that
   // barrier asks the driver to flush the device's caches for the host, work a dispatch whose
@@ -150,7 +165,14 @@ void CommandStream::recorded(Batch& batch, bool read_by_host) {
   vkCmdPipelineBarrier(batch.commands,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, next,
                        0, 1, &barrier, 0, nullptr, 0, nullptr);
-  if (++batch.recorded >= kMaxCommands) submit_locked();
+  ++batch.recorded;
+  if (profile_) {
+    vkCmdWriteTimestamp(batch.commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch.timestamps,
+                        static_cast<uint32_t>(batch.recorded));
+    batch.labels.emplace_back(label);
+    profile_->add_host(batch.labels.back());
+  }
+  if (batch.recorded >= kMaxCommands) submit_locked();
 }
 
 VkDescriptorSet CommandStream::allocate_set(Batch& batch, VkDescriptorSetLayout layout) {
@@ -208,7 +230,7 @@ void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> pa
                           0, nullptr);
   vkCmdDispatch(batch.commands, groups_x, groups_y, groups_z);
   batch.kept.push_back(std::move(block));
-  recorded(batch);
+  recorded(batch, kernel.label);
 }
 
 void CommandStream::copy(const BufferRange& from, const BufferRange& to) {
@@ -217,7 +239,7 @@ void CommandStream::copy(const BufferRange& from, const BufferRange& to) {
   Batch& batch = current();
   const VkBufferCopy region{from.offset, to.offset, to.bytes};
   vkCmdCopyBuffer(batch.commands, from.buffer, to.buffer, 1, &region);
-  recorded(batch);
+  recorded(batch, "(copy between buffers)");
 }
 
 void CommandStream::fill_zero(const BufferRange& to) {
@@ -225,7 +247,7 @@ void CommandStream::fill_zero(const BufferRange& to) {
   const std::lock_guard lock(mutex_);
   Batch& batch = current();
   vkCmdFillBuffer(batch.commands, to.buffer, to.offset, to.bytes, 0);
-  recorded(batch);
+  recorded(batch, "(zero fill)");
 }
 
 void CommandStream::upload(std::span<const std::byte> bytes, const BufferRange& to) {
@@ -237,7 +259,7 @@ void CommandStream::upload(std::span<const std::byte> bytes, const BufferRange& 
   const VkBufferCopy region{block->range().offset, to.offset, bytes.size()};
   vkCmdCopyBuffer(batch.commands, block->range().buffer, to.buffer, 1, &region);
   batch.kept.push_back(std::move(block));
-  recorded(batch);
+  recorded(batch, "(upload)");
 }
 
 void CommandStream::download(const BufferRange& from, std::span<std::byte> bytes) {
@@ -248,7 +270,7 @@ void CommandStream::download(const BufferRange& from, std::span<std::byte> bytes
   const VkBufferCopy region{from.offset, block->range().offset, bytes.size()};
   vkCmdCopyBuffer(batch.commands, from.buffer, block->range().buffer, 1, &region);
   const uint64_t serial = batch.serial;
-  recorded(batch, true);
+  recorded(batch, "(download)", true);
   if (current_ && current_->serial == serial) submit_locked();
   wait_for_locked(serial);
   std::memcpy(bytes.data(), block->range().mapped, bytes.size());
@@ -262,7 +284,9 @@ void CommandStream::submit_locked() {
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &batch.commands;
+  const auto submitting = KernelProfile::Clock::now();
   const VkResult result = vkQueueSubmit(context_->queue(), 1, &submit, batch.fence);
+  if (profile_) profile_->add_submit(KernelProfile::Clock::now() - submitting);
   if (result != VK_SUCCESS) {
     recycle(std::move(batch));
     context_->check_fatal(result, "vkQueueSubmit");
@@ -289,6 +313,7 @@ void CommandStream::recycle(Batch batch) {
     vkResetDescriptorPool(device, pool, 0);
   batch.pools_used = 0;
   batch.kept.clear();
+  batch.labels.clear();
   batch.recorded = 0;
   spare_.push_back(std::move(batch));
 }
@@ -297,11 +322,27 @@ void CommandStream::wait_for_locked(uint64_t serial) {
   while (!in_flight_.empty() && in_flight_.front().serial <= serial) {
     Batch batch = std::move(in_flight_.front());
     in_flight_.pop_front();
+    const auto waiting = KernelProfile::Clock::now();
     const VkResult waited =
         vkWaitForFences(context_->device(), 1, &batch.fence, VK_TRUE, UINT64_MAX);
+    if (profile_) profile_->add_wait(KernelProfile::Clock::now() - waiting);
+    if (waited == VK_SUCCESS && profile_) profile_batch(batch);
     recycle(std::move(batch));
     context_->check_fatal(waited, "vkWaitForFences");
   }
+}
+
+void CommandStream::profile_batch(const Batch& batch) {
+  std::vector<uint64_t> ticks(static_cast<std::size_t>(batch.recorded) + 1);
+  const VkResult read = vkGetQueryPoolResults(
+      context_->device(), batch.timestamps, 0, static_cast<uint32_t>(ticks.size()),
+      ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT);
+  if (read != VK_SUCCESS) return;  // a diagnostic: a batch missing from it is no error
+  if (profiled_end_ != 0 && ticks.front() > profiled_end_)
+    profile_->add_idle(ticks.front() - profiled_end_);
+  for (std::size_t i = 1; i < ticks.size(); ++i)
+    profile_->add_command(batch.labels[i - 1], ticks[i] - std::min(ticks[i], ticks[i - 1]));
+  profiled_end_ = ticks.back();
 }
 
 void CommandStream::wait_for(uint64_t serial) {
@@ -321,6 +362,7 @@ void CommandStream::sync() {
   context_->check_usable();
   submit_locked();
   wait_for_locked(next_serial_);
+  if (profile_) profile_->write();
 }
 
 std::shared_ptr<backend::DeviceTimestamp> CommandStream::timestamp() {

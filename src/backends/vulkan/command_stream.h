@@ -16,11 +16,14 @@
 #include <mutex>
 #include <optional>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/backend.h"
 #include "backends/pools/memory_manager.h"
 #include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/kernel_profile.h"
 #include "backends/vulkan/vulkan_context.h"
 
 namespace ember::vulkan {
@@ -32,6 +35,7 @@ struct Kernel {
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
   uint32_t tensors = 0;  ///< storage buffers after the parameter block
+  std::string label;     ///< KernelProfile::label_of its source
 };
 
 class CommandStream : public std::enable_shared_from_this<CommandStream> {
@@ -78,15 +82,21 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
     std::vector<std::shared_ptr<const void>> kept;  ///< until the fence signals
     uint64_t serial = 0;
     int recorded = 0;
+    // Where the profile is on: a timestamp at the start and after each command, and the
+    // commands' labels.
+    VkQueryPool timestamps = VK_NULL_HANDLE;
+    std::vector<std::string> labels;
   };
   class StagingBlock;
   friend class VulkanTimestamp;
 
   /// The batch being recorded (begun on first use). Called with mutex_ held.
   Batch& current();
-  /// A barrier after a command (for the host's reads too where read_by_host: a download into
-  /// staging memory); counts it, and flushes a full batch.
-  void recorded(Batch& batch, bool read_by_host = false);
+  /// A barrier after a command of label (for the host's reads too where read_by_host: a
+  /// download into staging memory); counts it, and flushes a full batch.
+  void recorded(Batch& batch, std::string_view label, bool read_by_host = false);
+  /// Where the profile is on: the batch's commands' device time, given to profile_.
+  void profile_batch(const Batch& batch);
   VkDescriptorSet allocate_set(Batch& batch, VkDescriptorSetLayout layout);
   std::shared_ptr<StagingBlock> staging_block(std::size_t bytes);
   void submit_locked();
@@ -105,6 +115,8 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
   std::deque<Batch> in_flight_;
   std::vector<Batch> spare_;
   uint64_t next_serial_ = 1;
+  std::unique_ptr<KernelProfile> profile_;  ///< nullptr unless EMBER_VULKAN_PROFILE is set
+  uint64_t profiled_end_ = 0;               ///< the last profiled batch's final timestamp
   // Last, so destroyed first: a staging page given back then syncs the stream, still whole.
   std::shared_ptr<DevicePages> staging_pages_;
   std::shared_ptr<pools::MemoryManager> staging_;

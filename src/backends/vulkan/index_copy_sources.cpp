@@ -102,28 +102,36 @@ std::string update_source(const IndexCopyKey& key) {
   text += R"(void main() {
   const uint n = p[0];
   const uint dim = p[2];
+  const uint lane = p[3];
+  const uint index_step = p[24u + dim];
+  const uint value_step = p[32u + dim];
   for (uint t = gl_GlobalInvocationID.x; t < n; t += gl_NumWorkGroups.x * 256u) {
     uint rest = t;
-    uint slot = 0u;
+    uint k = 0u;
+    uint write_at = 0u;
     uint at = 0u;
     uint read_at = 0u;
-    bool inside = true;
-    for (uint k = p[1]; k > 0u; --k) {
-      const uint c = rest % p[7u + k];
-      rest /= p[7u + k];
-      if (k - 1u == dim) {
-        slot = c;
+    for (uint r = p[1]; r > 0u; --r) {
+      const uint c = rest % p[7u + r];
+      rest /= p[7u + r];
+      if (r - 1u == dim) {
+        k = c;
       } else {
-        inside = inside && c < p[15u + k];
-        at += c * p[23u + k];
-        read_at += c * p[31u + k];
+        write_at += c * p[15u + r];
+        at += c * p[23u + r];
+        read_at += c * p[31u + r];
       }
     }
-    E value = load_x(t);
-    for (uint k = 0u; inside && k < p[3]; ++k) {
-      if (index_at(at + k * p[24u + dim]) == slot) value = combine(value, load_v(read_at + k * p[32u + dim]));
+    const uint slot = index_at(at + k * index_step);
+    bool first = true;
+    for (uint j = 0u; first && j < k; ++j) first = index_at(at + j * index_step) != slot;
+    if (!first) continue;
+    write_at += slot * p[16u + dim];
+    E value = load_x(write_at);
+    for (uint j = k; j < lane; ++j) {
+      if (index_at(at + j * index_step) == slot) value = combine(value, load_v(read_at + j * value_step));
     }
-    store(t, value);
+    store(write_at, value);
   }
 }
 )";

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/vulkan/kernel_profile.h"
 #include "ember/error.h"
 
 namespace ember::vulkan {
@@ -44,7 +45,9 @@ KernelCache::~KernelCache() {
 const Kernel& KernelCache::kernel(const std::string& source, uint32_t tensors) {
   const std::lock_guard lock(mutex_);
   if (const auto found = kernels_.find(source); found != kernels_.end()) return found->second;
-  return kernels_.emplace(source, make(spirv(source), tensors)).first->second;
+  Kernel made = make(spirv(source), tensors);
+  made.label = KernelProfile::label_of(source);
+  return kernels_.emplace(source, std::move(made)).first->second;
 }
 
 int KernelCache::compilations() const {

@@ -14,12 +14,13 @@ namespace ember::vulkan {
 using KernelRunner = shader::KernelRunner<KernelCache, CommandStream, BufferRange>;
 
 /// The limits of a physical device: those of its features, and the loop turns of a CPU device
-/// (lavapipe) or of a GPU by its type.
+/// (lavapipe) or of a GPU by its type, and the turns of a dispatch.
 inline shader::DeviceLimits device_limits(const PhysicalDevice& physical) {
   const Features& features = physical.features;
-  return {features.max_storage_range, features.max_groups_x, features.max_shared_bytes,
-          features.max_storage_buffers,
-          shader::loop_turns_on(physical.kind.type() == DeviceKind::Type::Cpu)};
+  const bool cpu_device = physical.kind.type() == DeviceKind::Type::Cpu;
+  return {features.max_storage_range,        features.max_groups_x,
+          features.max_shared_bytes,         features.max_storage_buffers,
+          shader::loop_turns_on(cpu_device), shader::dispatch_turns_on(cpu_device)};
 }
 
 }  // namespace ember::vulkan

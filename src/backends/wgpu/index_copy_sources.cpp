@@ -105,30 +105,42 @@ std::string update_source(const IndexCopyKey& key) {
           store(key.element_bytes) + combine(key.combine) + kMain;
   text += R"(  let n = p[0];
   let dim = p[2];
+  let lane = p[3];
+  let index_step = p[24u + dim];
+  let value_step = p[32u + dim];
   for (var t = gid.x; t < n; t += groups.x * 256u) {
     var rest = t;
-    var slot = 0u;
+    var k = 0u;
+    var write_at = 0u;
     var at = 0u;
     var read_at = 0u;
-    var inside = true;
-    for (var k = p[1]; k > 0u; k--) {
-      let c = rest % p[7u + k];
-      rest /= p[7u + k];
-      if (k - 1u == dim) {
-        slot = c;
+    for (var r = p[1]; r > 0u; r--) {
+      let c = rest % p[7u + r];
+      rest /= p[7u + r];
+      if (r - 1u == dim) {
+        k = c;
       } else {
-        inside = inside && c < p[15u + k];
-        at += c * p[23u + k];
-        read_at += c * p[31u + k];
+        write_at += c * p[15u + r];
+        at += c * p[23u + r];
+        read_at += c * p[31u + r];
       }
     }
-    var value = load_x(t);
-    for (var k = 0u; inside && k < p[3]; k++) {
-      if (index_at(at + k * p[24u + dim]) == slot) {
-        value = combine(value, load_v(read_at + k * p[32u + dim]));
+    let slot = index_at(at + k * index_step);
+    var first = true;
+    for (var j = 0u; first && j < k; j++) {
+      first = index_at(at + j * index_step) != slot;
+    }
+    if (!first) {
+      continue;
+    }
+    write_at += slot * p[16u + dim];
+    var value = load_x(write_at);
+    for (var j = k; j < lane; j++) {
+      if (index_at(at + j * index_step) == slot) {
+        value = combine(value, load_v(read_at + j * value_step));
       }
     }
-    store(t, value);
+    store(write_at, value);
   }
 }
 )";

@@ -13,12 +13,16 @@ namespace ember::wgpu {
 
 using KernelRunner = shader::KernelRunner<KernelCache, CommandStream, BufferRange>;
 
-/// The limits of adapter, and the loop turns of a CPU adapter (lavapipe) or of a GPU by its type.
+/// The limits of adapter, and the loop turns of an invocation and of a dispatch on a CPU adapter
+/// (lavapipe) or on a GPU, by its type.
 inline shader::DeviceLimits device_limits(const Adapter& adapter) {
-  return {
-      adapter.limits.maxStorageBufferBindingSize, adapter.limits.maxComputeWorkgroupsPerDimension,
-      adapter.limits.maxComputeWorkgroupStorageSize, adapter.limits.maxStorageBuffersPerShaderStage,
-      shader::loop_turns_on(adapter.kind.type() == DeviceKind::Type::Cpu)};
+  const bool cpu_device = adapter.kind.type() == DeviceKind::Type::Cpu;
+  return {adapter.limits.maxStorageBufferBindingSize,
+          adapter.limits.maxComputeWorkgroupsPerDimension,
+          adapter.limits.maxComputeWorkgroupStorageSize,
+          adapter.limits.maxStorageBuffersPerShaderStage,
+          shader::loop_turns_on(cpu_device),
+          shader::dispatch_turns_on(cpu_device)};
 }
 
 }  // namespace ember::wgpu
