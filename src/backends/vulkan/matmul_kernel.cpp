@@ -17,6 +17,24 @@ constexpr uint64_t kMaxGroups = 65535;
 
 }  // namespace
 
+MatmulKernel::MatmulKernel(const KernelRunner& runner, const Features& features)
+    : features_(features),
+      runner_(runner),
+      tiled_f32_(tiled_matmul_source(DType::F32)),
+      tiled_f64_(tiled_matmul_source(DType::F64)),
+      tiled_f16_(tiled_matmul_source(DType::F16)) {
+  if (features_.cooperative_f16) {
+    cooperative_aligned_ = cooperative_matmul_source(*features_.cooperative_f16, true);
+    cooperative_unaligned_ = cooperative_matmul_source(*features_.cooperative_f16, false);
+  }
+}
+
+const std::string& MatmulKernel::source(DType dtype, uint64_t k, uint64_t n) const {
+  if (dtype == DType::F16 && features_.cooperative_f16)
+    return cooperative_aligned(k, n) ? cooperative_aligned_ : cooperative_unaligned_;
+  return dtype == DType::F64 ? tiled_f64_ : dtype == DType::F16 ? tiled_f16_ : tiled_f32_;
+}
+
 uint64_t MatmulKernel::tile(DType dtype) const {
   // The cooperative kernel's tiles are square: its shape has m == n (vulkan_context.cpp).
   if (dtype == DType::F16 && features_.cooperative_f16)
@@ -47,13 +65,9 @@ void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferR
   shader::record_matmul(
       g, [&] { runner_.stream().fill_zero(c); },
       [&](const std::vector<uint32_t>& words, const std::array<uint32_t, 3>& groups) {
-        const std::string source = cooperative
-                                       ? cooperative_matmul_source(*features_.cooperative_f16,
-                                                                   cooperative_aligned(g.k, g.n))
-                                       : tiled_matmul_source(lhs.dtype);
         const BufferRange tensors[] = {a, b, c};
-        runner_.dispatch(source, std::as_bytes(std::span(words)), tensors, groups[0], groups[1],
-                         groups[2]);
+        runner_.dispatch(source(lhs.dtype, g.k, g.n), std::as_bytes(std::span(words)), tensors,
+                         groups[0], groups[1], groups[2]);
         ++(cooperative ? shader::matmul_runs().cooperative : shader::matmul_runs().tiled);
       },
       tile(lhs.dtype));

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "backends/shader/matmul_geometry.h"
 #include "backends/vulkan/device_pages.h"
@@ -18,8 +19,7 @@ namespace ember::vulkan {
 class MatmulKernel {
  public:
   /// features: the dtypes the device computes and its cooperative matrices.
-  MatmulKernel(const KernelRunner& runner, const Features& features)
-      : features_(features), runner_(runner) {}
+  MatmulKernel(const KernelRunner& runner, const Features& features);
 
   /// Whether run takes the product of lhs and rhs (ir::infer's operands of a Matmul, result out):
   /// a float dtype the device computes (bf16 never), and shader::matmul_geometry's limits.
@@ -35,8 +35,14 @@ class MatmulKernel {
                                                  const ir::TensorMeta& rhs,
                                                  const ir::TensorMeta& out) const;
 
+  /// The source of the kernel a product of dtype runs (the cooperative one of k and n).
+  const std::string& source(DType dtype, uint64_t k, uint64_t n) const;
+
   Features features_;
   KernelRunner runner_;
+  // Each source written once (a product's dispatch would otherwise write it again every call).
+  std::string tiled_f32_, tiled_f64_, tiled_f16_;
+  std::string cooperative_aligned_, cooperative_unaligned_;
 };
 
 }  // namespace ember::vulkan

@@ -155,8 +155,8 @@ void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferR
         // Packed f16 results are or-ed into their words: zero them first.
         if (lhs.dtype == DType::F16) runner_.stream().fill_zero(c);
         const BufferRange tensors[] = {a, b, c};
-        runner_.dispatch(matmul_source(lhs.dtype), std::as_bytes(std::span(words)), tensors,
-                         groups[0], groups[1], groups[2]);
+        runner_.dispatch(lhs.dtype == DType::F16 ? f16_ : f32_, std::as_bytes(std::span(words)),
+                         tensors, groups[0], groups[1], groups[2]);
         ++shader::matmul_runs().tiled;
       });
 }

@@ -20,7 +20,8 @@ std::string matmul_source(DType dtype);
 
 class MatmulKernel {
  public:
-  explicit MatmulKernel(const KernelRunner& runner) : runner_(runner) {}
+  explicit MatmulKernel(const KernelRunner& runner)
+      : runner_(runner), f32_(matmul_source(DType::F32)), f16_(matmul_source(DType::F16)) {}
 
   /// Whether run takes lhs @ rhs -> out: f32 or f16, and shader::matmul_geometry's limits.
   bool takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out) const;
@@ -34,6 +35,8 @@ class MatmulKernel {
                                                  const ir::TensorMeta& out) const;
 
   KernelRunner runner_;
+  // Each source written once (a product's dispatch would otherwise write it again every call).
+  std::string f32_, f16_;
 };
 
 }  // namespace ember::wgpu
