@@ -254,6 +254,11 @@ void expect_matmul_kernel_takes_every_float_case(const Device& device) {
     // reused), a partial last step, read 16 bytes at a time and element by element.
     on_device(expect_same_product<3>(device, dtype, {2, 136, 200}, {2, 200, 264}));
     on_device(expect_same_product<2>(device, dtype, {130, 101}, {101, 67}));
+    // One tile and a long k: on f32 and f64, k split into chunks (the device's workgroups are
+    // too few otherwise), each chunk's partial product summed in order by a second kernel.
+    const uint64_t splits = shader::matmul_runs().split;
+    on_device(expect_same_product<3>(device, dtype, {1, 64, 1000}, {1, 1000, 64}));
+    EXPECT_EQ(shader::matmul_runs().split > splits, dtype != DType::F16 && !f64_on_host) << dtype;
     // Partly broadcast batches: each side's size-1 dims against the other's (strides of 0), and
     // a batch broadcast at the first, middle and last batch dim.
     on_device(expect_same_product<4>(device, dtype, {2, 1, 5, 7}, {1, 3, 7, 6}));

@@ -81,8 +81,8 @@ TEST(SoftmaxPasses, ShortLanesAreAnInvocationEachAndLongOnesAWorkgroupWithinTheL
   EXPECT_EQ(rows.turns(max_groups), uint64_t{1 + 3 * 16 + 16});
   // A lane of 2^23 elements would loop past the limit: the host takes it.
   const ir::TensorMeta huge{Shape{1, int64_t{1} << 23}, DType::F32};
-  DeviceLimits limits{uint64_t{1} << 31,      max_groups, 16384, 8, kCpuDeviceLoopTurns,
-                      dispatch_turns_on(true)};
+  DeviceLimits limits{uint64_t{1} << 31,       max_groups,          16384, 8, kCpuDeviceLoopTurns,
+                      dispatch_turns_on(true), fill_groups_on(true)};
   EXPECT_FALSE(softmax_passes_take(ir::Softmax{1}, huge, limits));
   EXPECT_TRUE(softmax_passes_take(ir::Softmax{1}, {Shape{256, 4096}, DType::F32}, limits));
   // A GPU's loops have no such limit: the device takes it.

@@ -21,6 +21,9 @@ struct DeviceLimits {
   /// whose work grows as a product of their tensors' sizes (the indexed updates'): past it, the
   /// host's one pass is the faster.
   uint64_t max_dispatch_turns = 0;
+  /// The workgroups a kernel should spread over to fill the device (fill_groups_on gives it):
+  /// a matmul whose output tiles are fewer splits its k (shader/matmul_geometry.h).
+  uint64_t fill_groups = 0;
 };
 
 /// Whether a kernel of tensors storage buffers, after its parameter block's, binds within limits
@@ -50,6 +53,13 @@ constexpr uint64_t loop_turns_on(bool cpu_device) {
 /// turns of a few instructions each is some milliseconds.
 constexpr uint64_t dispatch_turns_on(bool cpu_device) {
   return cpu_device ? uint64_t{1} << 26 : uint64_t{1} << 36;
+}
+
+/// The workgroups that fill a device, by whether it is a CPU device: a few for lavapipe's
+/// threads; on a GPU, two for each multiprocessor of a large one (an H100 has 132), whose
+/// 256-invocation workgroups then hide each other's latency.
+constexpr uint64_t fill_groups_on(bool cpu_device) {
+  return cpu_device ? 4 : 264;
 }
 
 }  // namespace ember::shader

@@ -16,7 +16,7 @@
 //   memory_      shared_ptr to the pools' MemoryManager over them
 //   programs_    its ProgramKernels: runs(program, n, bytes), run(program, input ranges,
 //                MergedDims, output ranges, constants, n)
-//   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out)
+//   matmul_      takes(lhs, rhs, out), run(a, b, c, lhs, rhs, out, scratch)
 //   reduce_      takes(reduce, x, out), run(reduce, x, x_meta, out, out_meta)
 //   softmax_     takes(softmax, x), run(softmax, x, x_meta, out)
 //   sort_        takes(sort, x), run(sort, x, x_meta, values, positions)
@@ -305,7 +305,7 @@ class ShaderBackend : public backend::Backend {
     if (!self().matmul_.takes(inputs[0].meta, inputs[1].meta, outputs[0])) return std::nullopt;
     auto out = allocate(outputs[0]);
     self().matmul_.run(range_of(inputs[0].buffer), range_of(inputs[1].buffer), out->range(),
-                       inputs[0].meta, inputs[1].meta, outputs[0]);
+                       inputs[0].meta, inputs[1].meta, outputs[0], scratch());
     return Outputs{out};
   }
 

@@ -20,7 +20,8 @@ inline shader::DeviceLimits device_limits(const PhysicalDevice& physical) {
   const bool cpu_device = physical.kind.type() == DeviceKind::Type::Cpu;
   return {features.max_storage_range,        features.max_groups_x,
           features.max_shared_bytes,         features.max_storage_buffers,
-          shader::loop_turns_on(cpu_device), shader::dispatch_turns_on(cpu_device)};
+          shader::loop_turns_on(cpu_device), shader::dispatch_turns_on(cpu_device),
+          shader::fill_groups_on(cpu_device)};
 }
 
 }  // namespace ember::vulkan

@@ -1,6 +1,8 @@
 // The vulkan backend's matmul: the tiled kernel (64 x 64 output tiles, 4 x 4 blocks an invocation,
 // k through shared memory 16 at a time, products accumulated by fma in order along k) on f32, f64
-// (where the device has doubles) and f16 (in f32, rounded once at the store), and on f16 the
+// (where the device has doubles) and f16 (in f32, rounded once at the store; f32 and f64 with k
+// split into chunks where the output tiles are too few to fill the device, the chunks' partial
+// results then added in order by a second kernel), and on f16 the
 // kernel of cooperative matrices where the driver offers them (Features::cooperative_f16). The
 // geometry (which products, batch offsets with broadcasts, parameter words, grid) is shared with
 // wgpu (backends/shader/matmul_geometry.h); the sources are matmul_sources.h's.
@@ -9,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "backends/shader/kernel_runner.h"
 #include "backends/shader/matmul_geometry.h"
 #include "backends/vulkan/device_pages.h"
 #include "backends/vulkan/kernel_runner.h"
@@ -25,8 +28,10 @@ class MatmulKernel {
   /// a float dtype the device computes (bf16 never), and shader::matmul_geometry's limits.
   bool takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out) const;
   /// Records the product of a (lhs) and b (rhs) into c (out, contiguous). takes() holds.
+  /// scratch: the partial results' buffer where k is split.
   void run(const BufferRange& a, const BufferRange& b, const BufferRange& c,
-           const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out);
+           const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out,
+           const shader::Scratch<BufferRange>& scratch);
 
  private:
   /// The output tile's side of the kernel run takes for dtype.
@@ -43,6 +48,7 @@ class MatmulKernel {
   // Each source written once (a product's dispatch would otherwise write it again every call).
   std::string tiled_f32_, tiled_f64_, tiled_f16_;
   std::string cooperative_aligned_, cooperative_unaligned_;
+  std::string sum_f32_, sum_f64_;
 };
 
 }  // namespace ember::vulkan

@@ -25,8 +25,12 @@ Types types_of(DType dtype) {
 }
 
 // The batch entry's offsets into each operand, from the parameter words of
-// shader/matmul_geometry.h (4 batch dims, outermost first); 4 loop turns.
-constexpr const char* kBatchOffsets = R"(  uint entry = gl_WorkGroupID.z;
+// shader/matmul_geometry.h (4 batch dims, outermost first; workgroup z is the entry's chunk of
+// k, of p[15] chunks of p[16] elements: k0 to k1); 4 loop turns. c0: the workgroup's output
+// plane (a partial result's where k is split).
+constexpr const char* kBatchOffsets = R"(  uint entry = gl_WorkGroupID.z / p[15];
+  const uint k0 = (gl_WorkGroupID.z % p[15]) * p[16];
+  const uint k1 = min(k, k0 + p[16]);
   uint a0 = 0u;
   uint b0 = 0u;
   for (int d = 3; d >= 0; --d) {
@@ -43,7 +47,7 @@ constexpr const char* kBatchOffsets = R"(  uint entry = gl_WorkGroupID.z;
 // lhs_tile[j][r / 4] holds rows r.. r+3 of the tile at k step j, rhs_tile[j][c / 4] columns c..
 // c+3. Zeros pad both sides only where k runs out (so an inf or NaN never meets a padding zero
 // in a stored output) and where the tile passes m or n (outputs not stored). Loop turns: 4, then
-// 17 a step of 16 along k, then 20: k + k / 16 + 24 at most.
+// 17 a step of 16 along the chunk of k, then 20: k + k / 16 + 24 at most.
 constexpr const char* kTiledBody = R"(  const uint tid = gl_LocalInvocationIndex;
   const uint row0 = gl_WorkGroupID.y * 64u;
   const uint col0 = gl_WorkGroupID.x * 64u;
@@ -56,13 +60,13 @@ constexpr const char* kTiledBody = R"(  const uint tid = gl_LocalInvocationIndex
   const bool lhs_row = row0 + lhs_r < m;
   const uint lhs_at = a0 + (row0 + lhs_r) * k;
   precise VEC acc[4] = VEC[4](VEC(ZERO), VEC(ZERO), VEC(ZERO), VEC(ZERO));
-  for (uint t = 0u; t < k; t += 16u) {
+  for (uint t = k0; t < k1; t += 16u) {
     const uint j = t + lhs_j;
-    lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j < k ? load_a(lhs_at + j) : SCALAR(ZERO);
-    lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 1u < k ? load_a(lhs_at + j + 1u) : SCALAR(ZERO);
-    lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 2u < k ? load_a(lhs_at + j + 2u) : SCALAR(ZERO);
-    lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 3u < k ? load_a(lhs_at + j + 3u) : SCALAR(ZERO);
-    const bool rhs_row = t + rhs_j < k;
+    lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j < k1 ? load_a(lhs_at + j) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 1u < k1 ? load_a(lhs_at + j + 1u) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 2u < k1 ? load_a(lhs_at + j + 2u) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 3u < k1 ? load_a(lhs_at + j + 3u) : SCALAR(ZERO);
+    const bool rhs_row = t + rhs_j < k1;
     const uint rhs_at = b0 + (t + rhs_j) * n + rhs_c;
     rhs_tile[rhs_j][tx] = VEC(rhs_row && rhs_c < n ? load_b(rhs_at) : SCALAR(ZERO),
                               rhs_row && rhs_c + 1u < n ? load_b(rhs_at + 1u) : SCALAR(ZERO),
@@ -307,6 +311,30 @@ std::string tiled_matmul_source(DType dtype) {
   text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
   text += kBatchOffsets;
   return text + kTiledBody;
+}
+
+std::string matmul_partials_sum_source(DType dtype) {
+  const Types t = types_of(dtype);
+  if (dtype == DType::F16)
+    throw InvalidArgument("[matmul] the vulkan matmul splits no f16 product's k");
+  return "#version 450\n// ember's vulkan matmul's sum of k's chunks "
+         "(src/backends/vulkan/matmul_sources.cpp)\n#define SCALAR " +
+         t.scalar + "\nlayout(local_size_x = 256) in;\n" +
+         R"(layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Partials { SCALAR a[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Out { SCALAR c[]; };
+void main() {
+  const uint n = p[0];
+  const uint splits = p[1];
+  const uint plane = p[2];
+  for (uint e = gl_GlobalInvocationID.x; e < n; e += gl_NumWorkGroups.x * 256u) {
+    const uint first = (e / plane) * splits * plane + e % plane;
+    SCALAR total = a[first];
+    for (uint q = 1u; q < splits; ++q) total += a[first + q * plane];
+    c[e] = total;
+  }
+}
+)";
 }
 
 std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligned) {

@@ -18,6 +18,11 @@ namespace ember::vulkan {
 /// store to nearest even, as ndarray's f16 matmul).
 std::string tiled_matmul_source(DType dtype);
 
+/// The sum of a split product's partial results (binding 1, as shader/matmul_geometry.h lays them
+/// out) into its result (binding 2), each element's partials added in order of k's chunks, on
+/// F32 or F64 (no f16 product is split).
+std::string matmul_partials_sum_source(DType dtype);
+
 /// The f16 kernel on cooperative matrices of shape: 4 subgroups a workgroup in 2 x 2, each 4 x 4
 /// cooperative tiles of the workgroup's output tile (128 x 128 for 16 x 16 matrices), k staged
 /// through two shared buffers 2 shape.k at a time (zero-padded at the edges; the next step read

@@ -22,7 +22,8 @@ inline shader::DeviceLimits device_limits(const Adapter& adapter) {
           adapter.limits.maxComputeWorkgroupStorageSize,
           adapter.limits.maxStorageBuffersPerShaderStage,
           shader::loop_turns_on(cpu_device),
-          shader::dispatch_turns_on(cpu_device)};
+          shader::dispatch_turns_on(cpu_device),
+          shader::fill_groups_on(cpu_device)};
 }
 
 }  // namespace ember::wgpu

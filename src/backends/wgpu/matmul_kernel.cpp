@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -14,11 +15,15 @@ namespace ember::wgpu {
 namespace {
 
 // The batch entry's offsets into each operand, from the parameter words of
-// shader/matmul_geometry.h (4 batch dims, outermost first); 4 loop turns.
+// shader/matmul_geometry.h (4 batch dims, outermost first; workgroup z is the entry's chunk of
+// k, of p[15] chunks of p[16] elements: k0 to k1); 4 loop turns. c0: the workgroup's output
+// plane (a partial result's where k is split).
 constexpr const char* kBatchOffsets = R"(  let m = p[0];
   let n = p[1];
   let k = p[2];
-  var entry = group.z;
+  var entry = group.z / p[15];
+  let k0 = (group.z % p[15]) * p[16];
+  let k1 = min(k, k0 + p[16]);
   var a0 = 0u;
   var b0 = 0u;
   for (var d = 3i; d >= 0i; d--) {
@@ -35,7 +40,7 @@ constexpr const char* kBatchOffsets = R"(  let m = p[0];
 // rows r.. r+3 at k step j, rhs_tile[j][c / 4] columns c.. c+3. Zeros pad both sides only where
 // k runs out (so an inf or NaN never meets a padding zero in a stored output) and where the tile
 // passes m or n (outputs not stored). The parameters come from a read-only buffer, so the loop
-// around the barriers is uniform. Loop turns: 4, 17 a step of 16 along k, 20.
+// around the barriers is uniform. Loop turns: 4, 17 a step of 16 along k's chunk, 20.
 constexpr const char* kBody = R"(  let tid = local_index;
   let row0 = group.y * 64u;
   let col0 = group.x * 64u;
@@ -48,18 +53,18 @@ constexpr const char* kBody = R"(  let tid = local_index;
   let lhs_row = row0 + lhs_r < m;
   let lhs_at = a0 + (row0 + lhs_r) * k;
   var acc = array<vec4<f32>, 4>(vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>());
-  for (var t = 0u; t < k; t += 16u) {
+  for (var t = k0; t < k1; t += 16u) {
     let j = t + lhs_j;
     var l = vec4<f32>();
-    if (lhs_row && j < k) { l.x = load_a(lhs_at + j); }
-    if (lhs_row && j + 1u < k) { l.y = load_a(lhs_at + j + 1u); }
-    if (lhs_row && j + 2u < k) { l.z = load_a(lhs_at + j + 2u); }
-    if (lhs_row && j + 3u < k) { l.w = load_a(lhs_at + j + 3u); }
+    if (lhs_row && j < k1) { l.x = load_a(lhs_at + j); }
+    if (lhs_row && j + 1u < k1) { l.y = load_a(lhs_at + j + 1u); }
+    if (lhs_row && j + 2u < k1) { l.z = load_a(lhs_at + j + 2u); }
+    if (lhs_row && j + 3u < k1) { l.w = load_a(lhs_at + j + 3u); }
     lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = l.x;
     lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = l.y;
     lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = l.z;
     lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = l.w;
-    let rhs_row = t + rhs_j < k;
+    let rhs_row = t + rhs_j < k1;
     let rhs_at = b0 + (t + rhs_j) * n + rhs_c;
     var r = vec4<f32>();
     if (rhs_row && rhs_c < n) { r.x = load_b(rhs_at); }
@@ -130,6 +135,28 @@ std::string matmul_source(DType dtype) {
   return text + kBody;
 }
 
+std::string matmul_partials_sum_source() {
+  return R"(// ember's wgpu matmul's sum of k's chunks (src/backends/wgpu/matmul_kernel.cpp)
+@group(0) @binding(0) var<storage, read> p: array<u32>;
+@group(0) @binding(1) var<storage, read_write> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+  let n = p[0];
+  let splits = p[1];
+  let plane = p[2];
+  for (var e = gid.x; e < n; e += groups.x * 256u) {
+    let first = (e / plane) * splits * plane + e % plane;
+    var total = a[first];
+    for (var q = 1u; q < splits; q++) {
+      total += a[first + q * plane];
+    }
+    c[e] = total;
+  }
+}
+)";
+}
+
 std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMeta& lhs,
                                                              const ir::TensorMeta& rhs,
                                                              const ir::TensorMeta& out) const {
@@ -137,8 +164,11 @@ std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMet
     return std::nullopt;
   // A tensor's binding covers its whole words (padded): 2-byte elements are counted as 4 so
   // that the padding of an odd count is inside the limit too.
+  // f16 is not split: its partials would round to f16.
+  const uint64_t fill = lhs.dtype == DType::F16 ? 0 : runner_.limits().fill_groups;
   return shader::matmul_geometry(lhs, rhs, out, 4, runner_.limits().max_binding,
-                                 runner_.limits().max_groups, runner_.limits().max_loop_turns);
+                                 runner_.limits().max_groups, runner_.limits().max_loop_turns,
+                                 shader::kMatmulTile, fill);
 }
 
 bool MatmulKernel::takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
@@ -148,16 +178,27 @@ bool MatmulKernel::takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
 
 void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferRange& c,
                        const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
-                       const ir::TensorMeta& out) {
+                       const ir::TensorMeta& out, const shader::Scratch<BufferRange>& scratch) {
+  const shader::MatmulGeometry g = *geometry(lhs, rhs, out);
+  BufferRange partials{};
+  const std::shared_ptr<const void> held =
+      g.splits > 1 ? scratch(g.partial_elements() * sizeof(float), &partials) : nullptr;
   shader::record_matmul(
-      *geometry(lhs, rhs, out), [&] { runner_.stream().fill_zero(c); },
+      g, [&] { runner_.stream().fill_zero(c); },
       [&](const std::vector<uint32_t>& words, const std::array<uint32_t, 3>& groups) {
         // Packed f16 results are or-ed into their words: zero them first.
         if (lhs.dtype == DType::F16) runner_.stream().fill_zero(c);
-        const BufferRange tensors[] = {a, b, c};
+        const BufferRange tensors[] = {a, b, g.splits > 1 ? partials : c};
         runner_.dispatch(lhs.dtype == DType::F16 ? f16_ : f32_, std::as_bytes(std::span(words)),
                          tensors, groups[0], groups[1], groups[2]);
         ++shader::matmul_runs().tiled;
+      },
+      [&] {
+        const std::vector<uint32_t> words = g.sum_words();
+        const BufferRange tensors[] = {partials, c};
+        runner_.dispatch(sum_, std::as_bytes(std::span(words)), tensors,
+                         g.sum_groups(runner_.limits().max_groups));
+        ++shader::matmul_runs().split;
       });
 }
 
