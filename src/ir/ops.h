@@ -181,6 +181,17 @@ struct Reshape {
 /// inputs: (x). axes is a permutation of 0..rank-1; output dim i = input dim axes[i].
 struct Permute {
   std::vector<int64_t> axes;
+  /// Whether it swaps the last two axes and keeps the others (a matrix transpose of each batch
+  /// entry): rank 2 or more.
+  bool swaps_last_two() const {
+    const std::size_t rank = axes.size();
+    if (rank < 2 || axes[rank - 2] != static_cast<int64_t>(rank - 1) ||
+        axes[rank - 1] != static_cast<int64_t>(rank - 2))
+      return false;
+    for (std::size_t d = 0; d + 2 < rank; ++d)
+      if (axes[d] != static_cast<int64_t>(d)) return false;
+    return true;
+  }
 };
 /// inputs: (x). Reverses each listed axis (distinct, < rank).
 struct Flip {

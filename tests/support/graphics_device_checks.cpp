@@ -239,6 +239,37 @@ void expect_sorted_as_ndarray(const Tensor<3, K>& x, int64_t dim, bool descendin
 
 }  // namespace
 
+void expect_products_read_transposes_as_they_are(const Device& device) {
+  const auto make = [](const std::vector<int64_t>& dims, const Device& on, int seed) {
+    return patterned_as<3>(dims, DType::F32, on, seed, 0);
+  };
+  const auto same = [](const Tensor<3>& actual, const Tensor<3>& expected, const char* what) {
+    std::string why;
+    EXPECT_TRUE(actual.into_data().approx_equal(expected.into_data(), Tolerance{0, 0}, &why))
+        << what << ": " << why;
+  };
+  // [2, 70, 33] @ [2, 33, 45] from transposes of [2, 33, 70] and [2, 45, 33].
+  const auto cases = [&](const Device& on) {
+    const Tensor<3> lhs_t = make({2, 33, 70}, on, 1).transpose();
+    const Tensor<3> rhs_t = make({2, 45, 33}, on, 2).transpose();
+    const Tensor<3> lhs = make({2, 70, 33}, on, 1);
+    const Tensor<3> rhs = make({2, 33, 45}, on, 2);
+    return std::vector<Tensor<3>>{lhs_t.matmul(rhs), lhs.matmul(rhs_t), lhs_t.matmul(rhs_t),
+                                  // the transposes read by others after a product read them
+                                  lhs_t + 1.0f, rhs_t.reshape(std::array<int64_t, 3>{2, 45, 33}),
+                                  rhs_t.transpose().transpose()};
+  };
+  const uint64_t before = shader::matmul_runs().transposed;
+  const std::vector<Tensor<3>> actual = cases(device);
+  const std::vector<Tensor<3>> expected = cases(Device::ndarray());
+  const char* what[] = {
+      "lhs^T @ rhs", "lhs @ rhs^T", "lhs^T @ rhs^T", "lhs^T + 1 (after)", "rhs^T reshaped (after)",
+      "rhs^T^T^T"};
+  for (std::size_t i = 0; i < actual.size(); ++i)
+    same(actual[i], expected[i], what[i]);
+  EXPECT_EQ(shader::matmul_runs().transposed - before, 4u);
+}
+
 void expect_matmul_kernel_takes_every_float_case(const Device& device) {
   for (const DType dtype : {DType::F32, DType::F16, DType::F64}) {
     if (!device.supports_dtype(dtype)) continue;

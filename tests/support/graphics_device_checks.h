@@ -49,6 +49,11 @@ void expect_matmul_matches_ndarray(const Device& device);
 /// k up to the loop limit (one longer and batch dims that do not merge: the host), each equal to
 /// ndarray's product value for value.
 void expect_matmul_kernel_takes_every_float_case(const Device& device);
+/// Products of transposes (either operand, both, batched, as autodiff and Linear make them) read
+/// the transposed tensors as they are, never copied (f32, and f16 off cooperative matrices); the
+/// same transposes read by anything else (an add, a reshape, a transpose back) are written
+/// first. Every value ndarray's.
+void expect_products_read_transposes_as_they_are(const Device& device);
 /// The sort kernels against ndarray, bit for bit, none sent to the host: lanes along every dim,
 /// of up to 2048 elements (the longest a workgroup sorts) and longer ones (2049, 3000, 5000,
 /// 70000: blocks merged in passes), ties kept in order in both directions, NaN (largest),

@@ -147,6 +147,11 @@ TEST(VulkanDevice, MatmulKernelTakesEveryFloatDtypeBroadcastAndEdge) {
   expect_matmul_kernel_takes_every_float_case(*device);
 }
 
+TEST(VulkanDevice, ProductsReadTransposesAsTheyAre) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_products_read_transposes_as_they_are(*device);
+}
+
 TEST(VulkanDevice, CooperativeF16MatmulMatchesNdarrayWhereTheDriverOffersIt) {
   const vulkan::PhysicalDevice* offering = nullptr;
   for (const vulkan::PhysicalDevice& physical : vulkan::physical_devices())

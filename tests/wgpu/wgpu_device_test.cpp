@@ -147,6 +147,11 @@ TEST(WgpuDevice, MatmulKernelTakesEveryFloatDtypeBroadcastAndEdge) {
   expect_matmul_kernel_takes_every_float_case(*device);
 }
 
+TEST(WgpuDevice, ProductsReadTransposesAsTheyAre) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_products_read_transposes_as_they_are(*device);
+}
+
 TEST(WgpuDevice, SortKernelIsNdarraysStableSortBitForBit) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   expect_sort_matches_ndarray(*device);

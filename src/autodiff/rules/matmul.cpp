@@ -18,13 +18,7 @@ namespace {
 bool is_transpose(const BackwardArgs& args, std::size_t input) {
   if (input >= args.input_sources.size() || args.input_sources[input] == nullptr) return false;
   const auto* permute = std::get_if<ir::Permute>(args.input_sources[input]);
-  if (permute == nullptr) return false;
-  const std::size_t rank = permute->axes.size();
-  for (std::size_t d = 0; d + 2 < rank; ++d) {
-    if (permute->axes[d] != static_cast<int64_t>(d)) return false;
-  }
-  return rank >= 2 && permute->axes[rank - 2] == static_cast<int64_t>(rank - 1) &&
-         permute->axes[rank - 1] == static_cast<int64_t>(rank - 2);
+  return permute != nullptr && permute->swaps_last_two();
 }
 
 /// lhs @ rhs, or (rhs^T @ lhs^T)^T (the same values) when the result should be transposed.

@@ -104,6 +104,15 @@ inline void split_k(MatmulGeometry& g, uint64_t target_groups, uint64_t tile) {
   g.splits = (g.k + g.chunk - 1) / g.chunk;
 }
 
+/// A product's operand as its kernel reads it: its range, and whether that holds the operand's
+/// transpose (a [..., k, m] tensor for lhs, [..., n, k] for rhs: a transpose not yet written,
+/// ShaderBackend's deferred one, read as it is).
+template <typename Range>
+struct ProductOperand {
+  Range range;
+  bool transposed = false;
+};
+
 namespace detail {
 
 /// The batch dims of lhs, rhs (the result's rank) and out, the ones of size 1 dropped and

@@ -11,6 +11,7 @@ struct MatmulRuns {
   std::atomic<uint64_t> tiled{0};        ///< the tiled kernel (every backend, every float dtype)
   std::atomic<uint64_t> cooperative{0};  ///< vulkan's f16 kernel on cooperative matrices
   std::atomic<uint64_t> split{0};        ///< products whose k was split (their partials summed)
+  std::atomic<uint64_t> transposed{0};   ///< operands read transposed (a transpose never copied)
 };
 
 /// The process's counts (every device's together).

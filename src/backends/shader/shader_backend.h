@@ -41,11 +41,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -204,8 +206,21 @@ class ShaderBackend : public backend::Backend {
   static const Buffer& buffer_of(const backend::BufferPtr& buffer) {
     return static_cast<const Buffer&>(*buffer);
   }
-  static const Range& range_of(const backend::BufferPtr& buffer) {
-    return buffer_of(buffer).range();
+  /// The range a kernel reads buffer's bytes at; a deferred transpose's bytes written first.
+  const Range& range_of(const backend::BufferPtr& buffer) {
+    const Buffer& held = buffer_of(buffer);
+    held.write_deferred([&](const typename Buffer::Deferred& deferred) {
+      write_transpose(deferred, held.range());
+    });
+    return held.range();
+  }
+  /// A product's operand: the range its kernel reads, and whether that is the operand's
+  /// transpose (its buffer a deferred transpose of a tensor, read as it is).
+  std::pair<Range, bool> product_operand(const Operand& operand) {
+    const std::optional<typename Buffer::Deferred> deferred = buffer_of(operand.buffer).deferred();
+    if (deferred && deferred->meta.shape == operand.meta.shape)
+      return {range_of(deferred->source), true};
+    return {range_of(operand.buffer), false};
   }
 
  private:
@@ -304,8 +319,10 @@ class ShaderBackend : public backend::Backend {
                              std::span<const ir::TensorMeta> outputs) {
     if (!self().matmul_.takes(inputs[0].meta, inputs[1].meta, outputs[0])) return std::nullopt;
     auto out = allocate(outputs[0]);
-    self().matmul_.run(range_of(inputs[0].buffer), range_of(inputs[1].buffer), out->range(),
-                       inputs[0].meta, inputs[1].meta, outputs[0], scratch());
+    const auto [a, a_transposed] = product_operand(inputs[0]);
+    const auto [b, b_transposed] = product_operand(inputs[1]);
+    self().matmul_.run({a, a_transposed}, {b, b_transposed}, out->range(), inputs[0].meta,
+                       inputs[1].meta, outputs[0], scratch());
     return Outputs{out};
   }
 
@@ -342,34 +359,54 @@ class ShaderBackend : public backend::Backend {
   template <typename Op>
   requires(std::is_same_v<Op, ir::Permute> || std::is_same_v<Op, ir::Flip> ||
            std::is_same_v<Op, ir::Expand> || std::is_same_v<Op, ir::Slice>)
-      std::optional<Outputs> run(const Op& /*typed*/, const ir::Op& op,
-                                 std::span<const Operand> inputs,
+      std::optional<Outputs> run(const Op& typed, const ir::Op& op, std::span<const Operand> inputs,
                                  std::span<const ir::TensorMeta> outputs) {
     const std::optional<codegen::LayoutView> view =
         codegen::layout_view(op, inputs[0].meta.shape, outputs[0].shape);
-    if (!view) return std::nullopt;
-    return copied_view(inputs[0], *view, outputs[0]);
+    const ir::Program* program = view ? view_program(inputs[0].meta, outputs[0]) : nullptr;
+    if (program == nullptr) return std::nullopt;
+    auto out = allocate(outputs[0]);
+    if constexpr (std::is_same_v<Op, ir::Permute>) {
+      // A transpose a product reads as it is (the matmul kernels read either layout): its copy
+      // waits until anything else needs the bytes (range_of), most often forever.
+      if (typed.swaps_last_two() && self().matmul_.reads_transposed(inputs[0].meta.dtype)) {
+        out->defer({inputs[0].buffer, inputs[0].meta, outputs[0]});
+        return Outputs{out};
+      }
+    }
+    // A rearrangement of the same elements (an expand, a permute, a slice): a superset's range.
+    out->set_index_range(buffer_of(inputs[0].buffer).index_range());
+    record_view(*program, range_of(inputs[0].buffer), *view, outputs[0], out->range());
+    return Outputs{out};
   }
 
-  /// output (of input's dtype) made of input's elements read through view; nullopt where the
-  /// program kernels do not take it (a dtype the device's kernels cannot hold, a tensor past one
-  /// binding's range).
-  std::optional<Outputs> copied_view(const Operand& input, const codegen::LayoutView& view,
-                                     const ir::TensorMeta& output) {
-    const ir::TensorMeta as_output{output.shape, input.meta.dtype};
-    const ir::Program& program = lone_program(ir::Cast{input.meta.dtype}, {&as_output, 1}, output);
+  /// The program kernel that copies a view of a tensor of input into one of output (input's
+  /// dtype), or nullptr where the program kernels do not take it (a dtype the device's kernels
+  /// cannot hold, a tensor past one binding's range).
+  const ir::Program* view_program(const ir::TensorMeta& input, const ir::TensorMeta& output) {
+    const ir::TensorMeta as_output{output.shape, input.dtype};
+    const ir::Program& program = lone_program(ir::Cast{input.dtype}, {&as_output, 1}, output);
     const auto n = static_cast<uint64_t>(output.shape.num_elements());
-    if (!self().programs_.runs(program, n, std::max(bytes_of(input.meta), bytes_of(output))))
-      return std::nullopt;
-    auto out = allocate(output);
-    // A rearrangement of the same elements (an expand, a permute, a slice): a superset's range.
-    out->set_index_range(buffer_of(input.buffer).index_range());
+    return self().programs_.runs(program, n, std::max(bytes_of(input), bytes_of(output))) ? &program
+                                                                                          : nullptr;
+  }
+  /// Records program (view_program's) copying from through view into to (of output).
+  void record_view(const ir::Program& program, const Range& from, const codegen::LayoutView& view,
+                   const ir::TensorMeta& output, const Range& to) {
     const codegen::MergedDims dims =
         codegen::merge_dims(output.shape.dims(), {view.strides}, std::vector<int64_t>{view.offset});
-    const Range from = range_of(input.buffer);
-    const Range to = out->range();
-    self().programs_.run(program, {&from, 1}, dims, {&to, 1}, {}, n);
-    return Outputs{out};
+    self().programs_.run(program, {&from, 1}, dims, {&to, 1}, {},
+                         static_cast<uint64_t>(output.shape.num_elements()));
+  }
+  /// Records the copy of a deferred transpose into to (its buffer's range).
+  void write_transpose(const typename Buffer::Deferred& deferred, const Range& to) {
+    std::vector<int64_t> axes(deferred.meta.shape.rank());
+    std::iota(axes.begin(), axes.end(), int64_t{0});
+    std::swap(axes[axes.size() - 2], axes.back());
+    const ir::Op permute = ir::Permute{std::move(axes)};
+    record_view(*view_program(deferred.source_meta, deferred.meta), range_of(deferred.source),
+                *codegen::layout_view(permute, deferred.source_meta.shape, deferred.meta.shape),
+                deferred.meta, to);
   }
 
   std::optional<Outputs> run(const ir::Softmax& softmax, const ir::Op& /*op*/,
@@ -469,7 +506,7 @@ class ShaderBackend : public backend::Backend {
   }
   /// The mask's range (inputs[3]), its bytes rounded up to whole words (the kernels read a Bool
   /// mask's bytes from words); q's where there is none (bound, never read).
-  static Range mask_range(std::span<const Operand> inputs, bool has_mask) {
+  Range mask_range(std::span<const Operand> inputs, bool has_mask) {
     if (!has_mask) return range_of(inputs[0].buffer);
     Range mask = range_of(inputs[3].buffer);
     mask.bytes = (mask.bytes + 3) / 4 * 4;

@@ -8,6 +8,7 @@
 // wgpu (backends/shader/matmul_geometry.h); the sources are matmul_sources.h's.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -27,10 +28,16 @@ class MatmulKernel {
   /// Whether run takes the product of lhs and rhs (ir::infer's operands of a Matmul, result out):
   /// a float dtype the device computes (bf16 never), and shader::matmul_geometry's limits.
   bool takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out) const;
-  /// Records the product of a (lhs) and b (rhs) into c (out, contiguous). takes() holds.
-  /// scratch: the partial results' buffer where k is split.
-  void run(const BufferRange& a, const BufferRange& b, const BufferRange& c,
-           const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out,
+  using Operand = shader::ProductOperand<BufferRange>;
+
+  /// Whether run reads an operand of dtype transposed as it is (the tiled kernel; not the
+  /// cooperative one).
+  bool reads_transposed(DType dtype) const;
+  /// Records the product of a (lhs) and b (rhs) into c (out, contiguous). takes() holds, and
+  /// reads_transposed where an operand is transposed. scratch: the partial results' buffer where
+  /// k is split.
+  void run(const Operand& a, const Operand& b, const BufferRange& c, const ir::TensorMeta& lhs,
+           const ir::TensorMeta& rhs, const ir::TensorMeta& out,
            const shader::Scratch<BufferRange>& scratch);
 
  private:
@@ -40,13 +47,16 @@ class MatmulKernel {
                                                  const ir::TensorMeta& rhs,
                                                  const ir::TensorMeta& out) const;
 
+  /// Whether a product of dtype runs on the cooperative kernel.
+  bool cooperative(DType dtype) const;
   /// The source of the kernel a product of dtype runs (the cooperative one of k and n).
-  const std::string& source(DType dtype, uint64_t k, uint64_t n) const;
+  const std::string& source(DType dtype, uint64_t k, uint64_t n, bool lhs_transposed,
+                            bool rhs_transposed) const;
 
   Features features_;
   KernelRunner runner_;
   // Each source written once (a product's dispatch would otherwise write it again every call).
-  std::string tiled_f32_, tiled_f64_, tiled_f16_;
+  std::array<std::string, 12> tiled_;  ///< f32, f64, f16, each of 4 operand layouts
   std::string cooperative_aligned_, cooperative_unaligned_;
   std::string sum_f32_, sum_f64_;
 };

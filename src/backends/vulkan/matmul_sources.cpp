@@ -57,21 +57,21 @@ constexpr const char* kTiledBody = R"(  const uint tid = gl_LocalInvocationIndex
   const uint lhs_j = (tid & 3u) * 4u;
   const uint rhs_j = tid >> 4u;
   const uint rhs_c = col0 + tx * 4u;
-  const bool lhs_row = row0 + lhs_r < m;
-  const uint lhs_at = a0 + (row0 + lhs_r) * k;
+  const uint lhs_i = row0 + lhs_r;
+  const bool lhs_row = lhs_i < m;
   precise VEC acc[4] = VEC[4](VEC(ZERO), VEC(ZERO), VEC(ZERO), VEC(ZERO));
   for (uint t = k0; t < k1; t += 16u) {
     const uint j = t + lhs_j;
-    lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j < k1 ? load_a(lhs_at + j) : SCALAR(ZERO);
-    lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 1u < k1 ? load_a(lhs_at + j + 1u) : SCALAR(ZERO);
-    lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 2u < k1 ? load_a(lhs_at + j + 2u) : SCALAR(ZERO);
-    lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 3u < k1 ? load_a(lhs_at + j + 3u) : SCALAR(ZERO);
-    const bool rhs_row = t + rhs_j < k1;
-    const uint rhs_at = b0 + (t + rhs_j) * n + rhs_c;
-    rhs_tile[rhs_j][tx] = VEC(rhs_row && rhs_c < n ? load_b(rhs_at) : SCALAR(ZERO),
-                              rhs_row && rhs_c + 1u < n ? load_b(rhs_at + 1u) : SCALAR(ZERO),
-                              rhs_row && rhs_c + 2u < n ? load_b(rhs_at + 2u) : SCALAR(ZERO),
-                              rhs_row && rhs_c + 3u < n ? load_b(rhs_at + 3u) : SCALAR(ZERO));
+    lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j < k1 ? load_a(A_AT(lhs_i, j)) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 1u < k1 ? load_a(A_AT(lhs_i, j + 1u)) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 2u < k1 ? load_a(A_AT(lhs_i, j + 2u)) : SCALAR(ZERO);
+    lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = lhs_row && j + 3u < k1 ? load_a(A_AT(lhs_i, j + 3u)) : SCALAR(ZERO);
+    const uint rhs_k = t + rhs_j;
+    const bool rhs_row = rhs_k < k1;
+    rhs_tile[rhs_j][tx] = VEC(rhs_row && rhs_c < n ? load_b(B_AT(rhs_k, rhs_c)) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 1u < n ? load_b(B_AT(rhs_k, rhs_c + 1u)) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 2u < n ? load_b(B_AT(rhs_k, rhs_c + 2u)) : SCALAR(ZERO),
+                              rhs_row && rhs_c + 3u < n ? load_b(B_AT(rhs_k, rhs_c + 3u)) : SCALAR(ZERO));
     barrier();
     for (uint s = 0u; s < 16u; ++s) {
       const VEC l = lhs_tile[s][ty];
@@ -288,7 +288,7 @@ shared float out_s[SUBGROUPS * M * N];
 
 }  // namespace
 
-std::string tiled_matmul_source(DType dtype) {
+std::string tiled_matmul_source(DType dtype, bool lhs_transposed, bool rhs_transposed) {
   const Types t = types_of(dtype);
   const bool half = dtype == DType::F16;
   std::string text =
@@ -297,6 +297,11 @@ std::string tiled_matmul_source(DType dtype) {
   text += "#define SCALAR " + t.scalar + "\n#define VEC " + t.vector + "\n#define ZERO " + t.zero +
           "\n";
   text += "layout(local_size_x = 256) in;\n";
+  // Where an operand's element (row r, column j) lies: row-major, or its transpose's.
+  text += lhs_transposed ? "#define A_AT(r, j) (a0 + (j) * m + (r))\n"
+                         : "#define A_AT(r, j) (a0 + (r) * k + (j))\n";
+  text += rhs_transposed ? "#define B_AT(r, j) (b0 + (j) * k + (r))\n"
+                         : "#define B_AT(r, j) (b0 + (r) * n + (j))\n";
   text += buffers(t.storage, t.storage);
   text += "shared VEC lhs_tile[16][16];\nshared VEC rhs_tile[16][16];\n";
   if (half) {

@@ -15,8 +15,10 @@ namespace ember::vulkan {
 /// The tiled kernel on dtype (F32, F64 or F16): 256 invocations a workgroup, each a 4 x 4 block
 /// of the workgroup's 64 x 64 output tile in registers, k staged through shared memory 16 at a
 /// time, every product accumulated by fma in order along k (f16 in f32, rounded once at the
-/// store to nearest even, as ndarray's f16 matmul).
-std::string tiled_matmul_source(DType dtype);
+/// store to nearest even, as ndarray's f16 matmul). lhs_transposed, rhs_transposed: that operand's
+/// buffer holds its transpose ([..., k, m], [..., n, k]), read as it is.
+std::string tiled_matmul_source(DType dtype, bool lhs_transposed = false,
+                                bool rhs_transposed = false);
 
 /// The sum of a split product's partial results (binding 1, as shader/matmul_geometry.h lays them
 /// out) into its result (binding 2), each element's partials added in order of k's chunks, on

@@ -50,27 +50,27 @@ constexpr const char* kBody = R"(  let tid = local_index;
   let lhs_j = (tid & 3u) * 4u;
   let rhs_j = tid >> 4u;
   let rhs_c = col0 + tx * 4u;
-  let lhs_row = row0 + lhs_r < m;
-  let lhs_at = a0 + (row0 + lhs_r) * k;
+  let lhs_i = row0 + lhs_r;
+  let lhs_row = lhs_i < m;
   var acc = array<vec4<f32>, 4>(vec4<f32>(), vec4<f32>(), vec4<f32>(), vec4<f32>());
   for (var t = k0; t < k1; t += 16u) {
     let j = t + lhs_j;
     var l = vec4<f32>();
-    if (lhs_row && j < k1) { l.x = load_a(lhs_at + j); }
-    if (lhs_row && j + 1u < k1) { l.y = load_a(lhs_at + j + 1u); }
-    if (lhs_row && j + 2u < k1) { l.z = load_a(lhs_at + j + 2u); }
-    if (lhs_row && j + 3u < k1) { l.w = load_a(lhs_at + j + 3u); }
+    if (lhs_row && j < k1) { l.x = load_a(a_at(lhs_i, j, a0, m, k)); }
+    if (lhs_row && j + 1u < k1) { l.y = load_a(a_at(lhs_i, j + 1u, a0, m, k)); }
+    if (lhs_row && j + 2u < k1) { l.z = load_a(a_at(lhs_i, j + 2u, a0, m, k)); }
+    if (lhs_row && j + 3u < k1) { l.w = load_a(a_at(lhs_i, j + 3u, a0, m, k)); }
     lhs_tile[lhs_j][lhs_r >> 2u][lhs_r & 3u] = l.x;
     lhs_tile[lhs_j + 1u][lhs_r >> 2u][lhs_r & 3u] = l.y;
     lhs_tile[lhs_j + 2u][lhs_r >> 2u][lhs_r & 3u] = l.z;
     lhs_tile[lhs_j + 3u][lhs_r >> 2u][lhs_r & 3u] = l.w;
-    let rhs_row = t + rhs_j < k1;
-    let rhs_at = b0 + (t + rhs_j) * n + rhs_c;
+    let rhs_k = t + rhs_j;
+    let rhs_row = rhs_k < k1;
     var r = vec4<f32>();
-    if (rhs_row && rhs_c < n) { r.x = load_b(rhs_at); }
-    if (rhs_row && rhs_c + 1u < n) { r.y = load_b(rhs_at + 1u); }
-    if (rhs_row && rhs_c + 2u < n) { r.z = load_b(rhs_at + 2u); }
-    if (rhs_row && rhs_c + 3u < n) { r.w = load_b(rhs_at + 3u); }
+    if (rhs_row && rhs_c < n) { r.x = load_b(b_at(rhs_k, rhs_c, b0, n, k)); }
+    if (rhs_row && rhs_c + 1u < n) { r.y = load_b(b_at(rhs_k, rhs_c + 1u, b0, n, k)); }
+    if (rhs_row && rhs_c + 2u < n) { r.z = load_b(b_at(rhs_k, rhs_c + 2u, b0, n, k)); }
+    if (rhs_row && rhs_c + 3u < n) { r.w = load_b(b_at(rhs_k, rhs_c + 3u, b0, n, k)); }
     rhs_tile[rhs_j][tx] = r;
     workgroupBarrier();
     for (var s = 0u; s < 16u; s++) {
@@ -113,7 +113,7 @@ fn store(i: u32, v: f32) { atomicOr(&c[i >> 1u], ember_f16_bits(v) << ((i & 1u) 
 
 }  // namespace
 
-std::string matmul_source(DType dtype) {
+std::string matmul_source(DType dtype, bool lhs_transposed, bool rhs_transposed) {
   if (dtype != DType::F32 && dtype != DType::F16)
     throw InvalidArgument("[matmul] the wgpu matmul kernel takes no " +
                           std::string(dtype_name(dtype)));
@@ -125,6 +125,15 @@ std::string matmul_source(DType dtype) {
   } else {
     text += kF32Access;
   }
+  // Where an operand's element (row r, column j) lies: row-major, or its transpose's.
+  text +=
+      lhs_transposed
+          ? "fn a_at(r: u32, j: u32, a0: u32, m: u32, k: u32) -> u32 { return a0 + j * m + r; }\n"
+          : "fn a_at(r: u32, j: u32, a0: u32, m: u32, k: u32) -> u32 { return a0 + r * k + j; }\n";
+  text +=
+      rhs_transposed
+          ? "fn b_at(r: u32, j: u32, b0: u32, n: u32, k: u32) -> u32 { return b0 + j * k + r; }\n"
+          : "fn b_at(r: u32, j: u32, b0: u32, n: u32, k: u32) -> u32 { return b0 + r * n + j; }\n";
   text += "var<workgroup> lhs_tile: array<array<vec4<f32>, 16>, 16>;\n";
   text += "var<workgroup> rhs_tile: array<array<vec4<f32>, 16>, 16>;\n";
   text += "@compute @workgroup_size(256)\n";
@@ -157,6 +166,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 )";
 }
 
+MatmulKernel::MatmulKernel(const KernelRunner& runner)
+    : runner_(runner), sum_(matmul_partials_sum_source()) {
+  for (std::size_t layout = 0; layout < 4; ++layout) {
+    f32_[layout] = matmul_source(DType::F32, layout >= 2, layout % 2 == 1);
+    f16_[layout] = matmul_source(DType::F16, layout >= 2, layout % 2 == 1);
+  }
+}
+
 std::optional<shader::MatmulGeometry> MatmulKernel::geometry(const ir::TensorMeta& lhs,
                                                              const ir::TensorMeta& rhs,
                                                              const ir::TensorMeta& out) const {
@@ -176,7 +193,7 @@ bool MatmulKernel::takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
   return geometry(lhs, rhs, out).has_value();
 }
 
-void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferRange& c,
+void MatmulKernel::run(const Operand& a, const Operand& b, const BufferRange& c,
                        const ir::TensorMeta& lhs, const ir::TensorMeta& rhs,
                        const ir::TensorMeta& out, const shader::Scratch<BufferRange>& scratch) {
   const shader::MatmulGeometry g = *geometry(lhs, rhs, out);
@@ -188,9 +205,11 @@ void MatmulKernel::run(const BufferRange& a, const BufferRange& b, const BufferR
       [&](const std::vector<uint32_t>& words, const std::array<uint32_t, 3>& groups) {
         // Packed f16 results are or-ed into their words: zero them first.
         if (lhs.dtype == DType::F16) runner_.stream().fill_zero(c);
-        const BufferRange tensors[] = {a, b, g.splits > 1 ? partials : c};
-        runner_.dispatch(lhs.dtype == DType::F16 ? f16_ : f32_, std::as_bytes(std::span(words)),
-                         tensors, groups[0], groups[1], groups[2]);
+        const BufferRange tensors[] = {a.range, b.range, g.splits > 1 ? partials : c};
+        shader::matmul_runs().transposed += (a.transposed ? 1 : 0) + (b.transposed ? 1 : 0);
+        const std::size_t layout = (a.transposed ? 2 : 0) + (b.transposed ? 1 : 0);
+        runner_.dispatch(lhs.dtype == DType::F16 ? f16_[layout] : f32_[layout],
+                         std::as_bytes(std::span(words)), tensors, groups[0], groups[1], groups[2]);
         ++shader::matmul_runs().tiled;
       },
       [&] {

@@ -7,6 +7,7 @@
 // vulkan (backends/shader/matmul_geometry.h).
 #pragma once
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -19,24 +20,27 @@
 namespace ember::wgpu {
 
 /// The WGSL of the kernel on dtype (F32 or F16), apart from the device for tests.
-std::string matmul_source(DType dtype);
+/// lhs_transposed, rhs_transposed: that operand's buffer holds its transpose ([..., k, m],
+/// [..., n, k]), read as it is.
+std::string matmul_source(DType dtype, bool lhs_transposed = false, bool rhs_transposed = false);
 /// The WGSL of the sum of a split f32 product's partials (binding 1, as shader/matmul_geometry.h
 /// lays them out) into its result (binding 2), each element's added in order of k's chunks.
 std::string matmul_partials_sum_source();
 
 class MatmulKernel {
  public:
-  explicit MatmulKernel(const KernelRunner& runner)
-      : runner_(runner),
-        f32_(matmul_source(DType::F32)),
-        f16_(matmul_source(DType::F16)),
-        sum_(matmul_partials_sum_source()) {}
+  explicit MatmulKernel(const KernelRunner& runner);
 
   /// Whether run takes lhs @ rhs -> out: f32 or f16, and shader::matmul_geometry's limits.
   bool takes(const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out) const;
-  /// Records c = a @ b (takes holds); scratch: the partial results' buffer where k is split.
-  void run(const BufferRange& a, const BufferRange& b, const BufferRange& c,
-           const ir::TensorMeta& lhs, const ir::TensorMeta& rhs, const ir::TensorMeta& out,
+  using Operand = shader::ProductOperand<BufferRange>;
+
+  /// Whether run reads an operand of dtype transposed as it is: f32 and f16.
+  static bool reads_transposed(DType dtype) { return dtype == DType::F32 || dtype == DType::F16; }
+  /// Records c = a @ b (takes holds; an operand read transposed where it says so); scratch: the
+  /// partial results' buffer where k is split.
+  void run(const Operand& a, const Operand& b, const BufferRange& c, const ir::TensorMeta& lhs,
+           const ir::TensorMeta& rhs, const ir::TensorMeta& out,
            const shader::Scratch<BufferRange>& scratch);
 
  private:
@@ -46,7 +50,9 @@ class MatmulKernel {
 
   KernelRunner runner_;
   // Each source written once (a product's dispatch would otherwise write it again every call).
-  std::string f32_, f16_, sum_;
+  // By operand layout: (lhs transposed) * 2 + (rhs transposed).
+  std::array<std::string, 4> f32_, f16_;
+  std::string sum_;
 };
 
 }  // namespace ember::wgpu
