@@ -148,23 +148,32 @@ CommandStream::Batch& CommandStream::current() {
   return *current_;
 }
 
-void CommandStream::recorded(Batch& batch, std::string_view label, bool read_by_host) {
-  // Each command's writes are visible to the next command (a stream's order, as CUDA's). Only a
-  // copy into staging memory that the host reads also makes its writes visible to the host: that
-  // barrier asks the driver to flush the device's caches for the host, work a dispatch whose
-  // result stays on the device does not need.
+void CommandStream::order(Batch& batch, std::span<const Access> accesses) {
+  if (batch.hazards.must_wait(accesses)) barrier(batch);
+  batch.hazards.add(accesses);
+}
+
+void CommandStream::barrier(Batch& batch, bool for_host) {
+  // Only a copy into staging memory that the host reads makes its writes visible to the host:
+  // that barrier asks the driver to flush the device's caches for the host, work a dispatch
+  // whose result stays on the device does not need.
   VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   barrier.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
                           VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
   VkPipelineStageFlags next = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
-  if (read_by_host) {
+  if (for_host) {
     barrier.dstAccessMask |= VK_ACCESS_HOST_READ_BIT;
     next |= VK_PIPELINE_STAGE_HOST_BIT;
   }
   vkCmdPipelineBarrier(batch.commands,
                        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT, next,
                        0, 1, &barrier, 0, nullptr, 0, nullptr);
+  batch.hazards.clear();
+  ++barriers_;
+}
+
+void CommandStream::recorded(Batch& batch, std::string_view label) {
   ++batch.recorded;
   if (profile_) {
     vkCmdWriteTimestamp(batch.commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, batch.timestamps,
@@ -225,6 +234,11 @@ void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> pa
   write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
   write.pBufferInfo = buffers.data();
   vkUpdateDescriptorSets(context_->device(), 1, &write, 0, nullptr);
+  std::vector<Access> accesses;
+  accesses.reserve(tensors.size());
+  for (std::size_t t = 0; t < tensors.size(); ++t)
+    accesses.push_back({tensors[t], t >= kernel.writes.size() || kernel.writes[t]});
+  order(batch, accesses);
   vkCmdBindPipeline(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline);
   vkCmdBindDescriptorSets(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout, 0, 1, &set,
                           0, nullptr);
@@ -237,6 +251,8 @@ void CommandStream::copy(const BufferRange& from, const BufferRange& to) {
   if (to.bytes == 0) return;
   const std::lock_guard lock(mutex_);
   Batch& batch = current();
+  const Access accesses[] = {{from, false}, {to, true}};
+  order(batch, accesses);
   const VkBufferCopy region{from.offset, to.offset, to.bytes};
   vkCmdCopyBuffer(batch.commands, from.buffer, to.buffer, 1, &region);
   recorded(batch, "(copy between buffers)");
@@ -246,6 +262,8 @@ void CommandStream::fill_zero(const BufferRange& to) {
   if (to.bytes == 0) return;
   const std::lock_guard lock(mutex_);
   Batch& batch = current();
+  const Access access{to, true};
+  order(batch, std::span(&access, 1));
   vkCmdFillBuffer(batch.commands, to.buffer, to.offset, to.bytes, 0);
   recorded(batch, "(zero fill)");
 }
@@ -256,6 +274,8 @@ void CommandStream::upload(std::span<const std::byte> bytes, const BufferRange& 
   auto block = staging_block(bytes.size());
   std::memcpy(block->range().mapped, bytes.data(), bytes.size());
   Batch& batch = current();
+  const Access access{to, true};
+  order(batch, std::span(&access, 1));
   const VkBufferCopy region{block->range().offset, to.offset, bytes.size()};
   vkCmdCopyBuffer(batch.commands, block->range().buffer, to.buffer, 1, &region);
   batch.kept.push_back(std::move(block));
@@ -267,10 +287,13 @@ void CommandStream::download(const BufferRange& from, std::span<std::byte> bytes
   const std::lock_guard lock(mutex_);
   auto block = staging_block(bytes.size());
   Batch& batch = current();
+  const Access access{from, false};
+  order(batch, std::span(&access, 1));
   const VkBufferCopy region{from.offset, block->range().offset, bytes.size()};
   vkCmdCopyBuffer(batch.commands, from.buffer, block->range().buffer, 1, &region);
+  barrier(batch, true);
   const uint64_t serial = batch.serial;
-  recorded(batch, "(download)", true);
+  recorded(batch, "(download)");
   if (current_ && current_->serial == serial) submit_locked();
   wait_for_locked(serial);
   std::memcpy(bytes.data(), block->range().mapped, bytes.size());
@@ -280,6 +303,7 @@ void CommandStream::submit_locked() {
   if (!current_) return;
   Batch batch = std::move(*current_);
   current_.reset();
+  if (!batch.hazards.empty()) barrier(batch);
   context_->check_fatal(vkEndCommandBuffer(batch.commands), "vkEndCommandBuffer");
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
@@ -315,6 +339,7 @@ void CommandStream::recycle(Batch batch) {
   batch.kept.clear();
   batch.labels.clear();
   batch.recorded = 0;
+  batch.hazards.clear();
   spare_.push_back(std::move(batch));
 }
 

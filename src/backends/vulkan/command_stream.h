@@ -1,10 +1,12 @@
 // CommandStream: the device's one queue, fed in batches. Every copy and kernel dispatch is
-// recorded into the current command buffer, followed by a barrier that orders it before whatever
-// comes next (tensors are immutable once written, but a freed slice is reused by later work);
-// flush submits the batch (also every kMaxCommands commands, so the device starts while the host
-// records more), sync waits for every submitted batch. A batch keeps what the host wrote for it
-// (staging blocks: uploads, kernel parameters) until its fence signals. A failed submission or
-// wait, a lost device among them, poisons the context (vulkan_context.h).
+// recorded into the current command buffer, after a barrier where it touches a slice that a
+// command since the last barrier touched and one of the two writes (hazards.h: a freed slice is
+// reused by later work, and most commands read what the one before wrote), and a batch ends with
+// one, so that the next batch's commands come after all of its own; flush submits the batch (also
+// every kMaxCommands commands, so the device starts while the host records more), sync waits for
+// every submitted batch. A batch keeps what the host wrote for it (staging blocks: uploads, kernel
+// parameters) until its fence signals. A failed submission or wait, a lost device among them,
+// poisons the context (vulkan_context.h).
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -23,6 +25,7 @@
 #include "backends/backend.h"
 #include "backends/pools/memory_manager.h"
 #include "backends/vulkan/device_pages.h"
+#include "backends/vulkan/hazards.h"
 #include "backends/vulkan/kernel_profile.h"
 #include "backends/vulkan/vulkan_context.h"
 
@@ -34,8 +37,9 @@ struct Kernel {
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
-  uint32_t tensors = 0;  ///< storage buffers after the parameter block
-  std::string label;     ///< KernelProfile::label_of its source
+  uint32_t tensors = 0;      ///< storage buffers after the parameter block
+  std::vector<bool> writes;  ///< per tensor, whether the kernel may write it (written_tensors)
+  std::string label;         ///< KernelProfile::label_of its source
 };
 
 class CommandStream : public std::enable_shared_from_this<CommandStream> {
@@ -68,6 +72,9 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
   /// no timestamps.
   std::shared_ptr<backend::DeviceTimestamp> timestamp();
 
+  /// The barriers recorded so far (tests count them: hazards.h's elision).
+  int barriers() const { return barriers_; }
+
   /// The staging pools: what they hold is not the device's memory report.
   pools::MemoryManager& staging() { return *staging_; }
 
@@ -82,6 +89,7 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
     std::vector<std::shared_ptr<const void>> kept;  ///< until the fence signals
     uint64_t serial = 0;
     int recorded = 0;
+    HazardTracker hazards;  ///< the slices touched since the last barrier
     // Where the profile is on: a timestamp at the start and after each command, and the
     // commands' labels.
     VkQueryPool timestamps = VK_NULL_HANDLE;
@@ -92,9 +100,14 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
 
   /// The batch being recorded (begun on first use). Called with mutex_ held.
   Batch& current();
-  /// A barrier after a command of label (for the host's reads too where read_by_host: a
-  /// download into staging memory); counts it, and flushes a full batch.
-  void recorded(Batch& batch, std::string_view label, bool read_by_host = false);
+  /// Records a barrier before a command making accesses where it has to wait for an earlier
+  /// one of the batch (hazards.h), and counts them among the batch's.
+  void order(Batch& batch, std::span<const Access> accesses);
+  /// A barrier ordering every command recorded before it before every one after it (and the
+  /// host's reads too where for_host: a download into staging memory).
+  void barrier(Batch& batch, bool for_host = false);
+  /// Counts a command of label, and flushes a full batch.
+  void recorded(Batch& batch, std::string_view label);
   /// Where the profile is on: the batch's commands' device time, given to profile_.
   void profile_batch(const Batch& batch);
   VkDescriptorSet allocate_set(Batch& batch, VkDescriptorSetLayout layout);
@@ -115,6 +128,7 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
   std::deque<Batch> in_flight_;
   std::vector<Batch> spare_;
   uint64_t next_serial_ = 1;
+  int barriers_ = 0;
   std::unique_ptr<KernelProfile> profile_;  ///< nullptr unless EMBER_VULKAN_PROFILE is set
   uint64_t profiled_end_ = 0;               ///< the last profiled batch's final timestamp
   // Last, so destroyed first: a staging page given back then syncs the stream, still whole.

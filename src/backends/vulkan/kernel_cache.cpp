@@ -46,6 +46,7 @@ const Kernel& KernelCache::kernel(const std::string& source, uint32_t tensors) {
   const std::lock_guard lock(mutex_);
   if (const auto found = kernels_.find(source); found != kernels_.end()) return found->second;
   Kernel made = make(spirv(source), tensors);
+  made.writes = written_tensors(source, tensors);
   made.label = KernelProfile::label_of(source);
   return kernels_.emplace(source, std::move(made)).first->second;
 }

@@ -51,8 +51,10 @@ Features features_of(VkPhysicalDevice device, uint32_t family) {
   f.float64 = all.features.shaderFloat64 == VK_TRUE;
   f.int64 = all.features.shaderInt64 == VK_TRUE;
   f.float16 = v12.shaderFloat16 == VK_TRUE;
-  f.storage8 = v12.storageBuffer8BitAccess == VK_TRUE;
-  f.storage16 = v11.storageBuffer16BitAccess == VK_TRUE;
+  // Kernels convert 8- and 16-bit elements in registers too (uint16_t(bits)): SPIR-V's Int8 and
+  // Int16 capabilities, which need shaderInt8 and shaderInt16 beside the storage features.
+  f.storage8 = v12.storageBuffer8BitAccess == VK_TRUE && v12.shaderInt8 == VK_TRUE;
+  f.storage16 = v11.storageBuffer16BitAccess == VK_TRUE && all.features.shaderInt16 == VK_TRUE;
   f.max_storage_range = properties.limits.maxStorageBufferRange;
   f.max_groups_x = properties.limits.maxComputeWorkGroupCount[0];
   f.max_shared_bytes = properties.limits.maxComputeSharedMemorySize;
@@ -175,7 +177,9 @@ Context::Context(const PhysicalDevice& physical, std::string name)
   enabled.features.shaderInt64 = f.int64 ? VK_TRUE : VK_FALSE;
   v12.shaderFloat16 = f.float16 ? VK_TRUE : VK_FALSE;
   v12.storageBuffer8BitAccess = f.storage8 ? VK_TRUE : VK_FALSE;
+  v12.shaderInt8 = f.storage8 ? VK_TRUE : VK_FALSE;
   v11.storageBuffer16BitAccess = f.storage16 ? VK_TRUE : VK_FALSE;
+  enabled.features.shaderInt16 = f.storage16 ? VK_TRUE : VK_FALSE;
   // The f16 matmul's cooperative matrices, only where cooperative_f16_shape found all it needs:
   // any other device is made with exactly the extensions and features above.
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative{

@@ -33,8 +33,8 @@ struct Features {
   bool float64 = false;    ///< shaderFloat64
   bool int64 = false;      ///< shaderInt64
   bool float16 = false;    ///< shaderFloat16
-  bool storage8 = false;   ///< storageBuffer8BitAccess (Bool, i8, u8 elements in kernels)
-  bool storage16 = false;  ///< storageBuffer16BitAccess (f16, i16, u16 elements in kernels)
+  bool storage8 = false;   ///< storageBuffer8BitAccess and shaderInt8 (Bool, i8, u8 elements)
+  bool storage16 = false;  ///< storageBuffer16BitAccess and shaderInt16 (f16, i16, u16 elements)
   /// The largest range one storage-buffer descriptor may cover: larger tensors run on the host.
   uint32_t max_storage_range = 0;
   uint32_t max_groups_x = 0;         ///< maxComputeWorkGroupCount[0]
