@@ -14,6 +14,8 @@ namespace {
 
 /// Commands recorded before the batch is submitted without being asked.
 constexpr int kBatch = 64;
+/// The size of a batch's parameter buffer: some 64 blocks of a few hundred bytes.
+constexpr uint64_t kParameterBytes = 64 * 1024;
 
 void on_mapped(WGPUMapAsyncStatus status, WGPUStringView /*message*/, void* result,
                void* /*unused*/) {
@@ -26,6 +28,7 @@ CommandStream::CommandStream(std::shared_ptr<Context> context) : context_(std::m
 
 CommandStream::~CommandStream() {
   if (encoder_ != nullptr) wgpuCommandEncoderRelease(encoder_);
+  if (parameters_ != nullptr) wgpuBufferRelease(parameters_);
   if (staging_ != nullptr) wgpuBufferRelease(staging_);
 }
 
@@ -35,22 +38,37 @@ WGPUCommandEncoder CommandStream::encoder() {
   return encoder_;
 }
 
+uint64_t CommandStream::parameter_offset(uint64_t bytes) {
+  const uint64_t alignment =
+      std::max<uint64_t>(context_->adapter().limits.minStorageBufferOffsetAlignment, 4);
+  uint64_t offset = (parameter_bytes_.size() + alignment - 1) / alignment * alignment;
+  if (parameters_ != nullptr && offset + bytes > kParameterBytes) {
+    flush();
+    offset = 0;
+  }
+  if (parameters_ == nullptr) {
+    WGPUBufferDescriptor descriptor = WGPU_BUFFER_DESCRIPTOR_INIT;
+    descriptor.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopyDst;
+    descriptor.size = std::max(kParameterBytes, bytes);
+    parameters_ = wgpuDeviceCreateBuffer(context_->device(), &descriptor);
+  }
+  parameter_bytes_.resize(offset + bytes);
+  return offset;
+}
+
 void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> parameters,
                              std::span<const BufferRange> tensors, uint32_t groups_x,
                              uint32_t groups_y, uint32_t groups_z) {
+  const uint64_t block_bytes = padded(std::max<uint64_t>(parameters.size(), 4));
+  const uint64_t offset = parameter_offset(block_bytes);
+  std::copy(parameters.begin(), parameters.end(),
+            parameter_bytes_.begin() + static_cast<std::ptrdiff_t>(offset));
   const WGPUCommandEncoder recording = encoder();
-  WGPUBufferDescriptor descriptor = WGPU_BUFFER_DESCRIPTOR_INIT;
-  descriptor.usage = WGPUBufferUsage_Storage;
-  descriptor.size = padded(std::max<uint64_t>(parameters.size(), 4));
-  descriptor.mappedAtCreation = true;
-  const WGPUBuffer block = wgpuDeviceCreateBuffer(context_->device(), &descriptor);
-  std::memcpy(wgpuBufferGetMappedRange(block, 0, descriptor.size), parameters.data(),
-              parameters.size());
-  wgpuBufferUnmap(block);
   std::vector<WGPUBindGroupEntry> entries(tensors.size() + 1, WGPU_BIND_GROUP_ENTRY_INIT);
   entries[0].binding = 0;
-  entries[0].buffer = block;
-  entries[0].size = descriptor.size;
+  entries[0].buffer = parameters_;
+  entries[0].offset = offset;
+  entries[0].size = block_bytes;
   for (std::size_t k = 0; k < tensors.size(); ++k) {
     entries[k + 1].binding = static_cast<uint32_t>(k + 1);
     entries[k + 1].buffer = tensors[k].buffer;
@@ -70,7 +88,6 @@ void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> pa
   wgpuComputePassEncoderRelease(pass);
   // wgpu keeps what recorded work uses alive until it has run.
   wgpuBindGroupRelease(bindings);
-  wgpuBufferRelease(block);
   if (++commands_ >= kBatch) flush();
 }
 
@@ -151,6 +168,15 @@ void CommandStream::read_mapped(WGPUBuffer target, std::span<std::byte> out) {
 
 void CommandStream::flush() {
   if (encoder_ == nullptr) return;
+  if (parameters_ != nullptr) {
+    // A queue write lands before the next submission: the batch's blocks, then its commands.
+    parameter_bytes_.resize(padded(parameter_bytes_.size()));
+    wgpuQueueWriteBuffer(context_->queue(), parameters_, 0, parameter_bytes_.data(),
+                         parameter_bytes_.size());
+    wgpuBufferRelease(parameters_);  // wgpu keeps it while the batch uses it
+    parameters_ = nullptr;
+    parameter_bytes_.clear();
+  }
   const WGPUCommandBuffer commands = wgpuCommandEncoderFinish(encoder_, nullptr);
   wgpuCommandEncoderRelease(encoder_);
   encoder_ = nullptr;

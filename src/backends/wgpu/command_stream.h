@@ -3,7 +3,10 @@
 // buffers itself); flush submits it (also every 64 commands), sync waits for the queue. An upload
 // goes through wgpuQueueWriteBuffer after a flush (a queue write lands before the next
 // submission, so the work recorded before it must be submitted first: it may read the slice the
-// upload fills); a download copies into a mapped staging buffer and waits. After each submission
+// upload fills); a download copies into a mapped staging buffer and waits. The batch's kernels'
+// parameter blocks lie in one buffer, written by one queue write just before the batch is
+// submitted (a buffer made for each dispatch cost the host a device allocation per kernel).
+// After each submission
 // and wait the context is checked: an error poisons it (wgpu_context.h).
 #pragma once
 
@@ -13,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "backends/wgpu/device_pages.h"
 #include "backends/wgpu/kernel_cache.h"
@@ -58,8 +62,14 @@ class CommandStream {
   /// A staging buffer for downloads of at least bytes.
   WGPUBuffer staging(uint64_t bytes);
 
+  /// Where the next parameter block of size bytes goes in the batch's parameter buffer (made on
+  /// the batch's first dispatch); submits the batch first when the buffer is full.
+  uint64_t parameter_offset(uint64_t bytes);
+
   std::shared_ptr<Context> context_;
   WGPUCommandEncoder encoder_ = nullptr;
+  WGPUBuffer parameters_ = nullptr;  ///< the batch's parameter blocks (none: no dispatch yet)
+  std::vector<std::byte> parameter_bytes_;  ///< their contents, written at flush
   int commands_ = 0;
   WGPUBuffer staging_ = nullptr;
   uint64_t staging_bytes_ = 0;
