@@ -524,7 +524,17 @@ TEST(ServerSecurity, RefusesConnectionsOverItsLimitAndReapsThoseThatEnded) {
   };
   for (int again = 0; again < 20; ++again)
     EXPECT_TRUE(connects_within_a_second());
-  expect_serving(server);
+  // The last probes' threads may hold both places a moment after they closed (a loaded CI
+  // machine refused the session here once): served within a second all the same.
+  for (int wait = 0;; ++wait) {
+    try {
+      expect_serving(server);
+      break;
+    } catch (const ConfigError&) {
+      if (wait == 100) throw;
+      std::this_thread::sleep_for(10ms);
+    }
+  }
 }
 
 }  // namespace

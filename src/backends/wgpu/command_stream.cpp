@@ -27,6 +27,7 @@ void on_mapped(WGPUMapAsyncStatus status, WGPUStringView /*message*/, void* resu
 CommandStream::CommandStream(std::shared_ptr<Context> context) : context_(std::move(context)) {}
 
 CommandStream::~CommandStream() {
+  if (pass_ != nullptr) wgpuComputePassEncoderRelease(pass_);
   if (encoder_ != nullptr) wgpuCommandEncoderRelease(encoder_);
   if (parameters_ != nullptr) wgpuBufferRelease(parameters_);
   if (staging_ != nullptr) wgpuBufferRelease(staging_);
@@ -34,8 +35,21 @@ CommandStream::~CommandStream() {
 
 WGPUCommandEncoder CommandStream::encoder() {
   context_->check_usable();
+  end_compute_pass();
   if (encoder_ == nullptr) encoder_ = wgpuDeviceCreateCommandEncoder(context_->device(), nullptr);
   return encoder_;
+}
+
+WGPUComputePassEncoder CommandStream::compute_pass() {
+  if (pass_ == nullptr) pass_ = wgpuCommandEncoderBeginComputePass(encoder(), nullptr);
+  return pass_;
+}
+
+void CommandStream::end_compute_pass() {
+  if (pass_ == nullptr) return;
+  wgpuComputePassEncoderEnd(pass_);
+  wgpuComputePassEncoderRelease(pass_);
+  pass_ = nullptr;
 }
 
 uint64_t CommandStream::parameter_offset(uint64_t bytes) {
@@ -59,11 +73,11 @@ uint64_t CommandStream::parameter_offset(uint64_t bytes) {
 void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> parameters,
                              std::span<const BufferRange> tensors, uint32_t groups_x,
                              uint32_t groups_y, uint32_t groups_z) {
+  context_->check_usable();
   const uint64_t block_bytes = padded(std::max<uint64_t>(parameters.size(), 4));
   const uint64_t offset = parameter_offset(block_bytes);
   std::copy(parameters.begin(), parameters.end(),
             parameter_bytes_.begin() + static_cast<std::ptrdiff_t>(offset));
-  const WGPUCommandEncoder recording = encoder();
   std::vector<WGPUBindGroupEntry> entries(tensors.size() + 1, WGPU_BIND_GROUP_ENTRY_INIT);
   entries[0].binding = 0;
   entries[0].buffer = parameters_;
@@ -80,12 +94,10 @@ void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> pa
   group.entryCount = entries.size();
   group.entries = entries.data();
   const WGPUBindGroup bindings = wgpuDeviceCreateBindGroup(context_->device(), &group);
-  const WGPUComputePassEncoder pass = wgpuCommandEncoderBeginComputePass(recording, nullptr);
+  const WGPUComputePassEncoder pass = compute_pass();
   wgpuComputePassEncoderSetPipeline(pass, kernel.pipeline);
   wgpuComputePassEncoderSetBindGroup(pass, 0, bindings, 0, nullptr);
   wgpuComputePassEncoderDispatchWorkgroups(pass, groups_x, groups_y, groups_z);
-  wgpuComputePassEncoderEnd(pass);
-  wgpuComputePassEncoderRelease(pass);
   // wgpu keeps what recorded work uses alive until it has run.
   wgpuBindGroupRelease(bindings);
   if (++commands_ >= kBatch) flush();
@@ -168,6 +180,7 @@ void CommandStream::read_mapped(WGPUBuffer target, std::span<std::byte> out) {
 
 void CommandStream::flush() {
   if (encoder_ == nullptr) return;
+  end_compute_pass();
   if (parameters_ != nullptr) {
     // A queue write lands before the next submission: the batch's blocks, then its commands.
     parameter_bytes_.resize(padded(parameter_bytes_.size()));

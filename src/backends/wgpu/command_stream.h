@@ -52,7 +52,8 @@ class CommandStream {
   void copy_to_readable(WGPUBuffer source, uint64_t offset, WGPUBuffer target, uint64_t bytes);
   /// Copies target's first out.size() bytes (target a MapRead buffer whose copy has run) to out.
   void read_mapped(WGPUBuffer target, std::span<std::byte> out);
-  /// The encoder recording the current batch (made on first use).
+  /// The encoder recording the current batch (made on first use), for a command of its own (a
+  /// copy, a timestamp): the batch's compute pass, if open, is ended first.
   WGPUCommandEncoder encoder();
 
   void flush();
@@ -67,7 +68,13 @@ class CommandStream {
   uint64_t parameter_offset(uint64_t bytes);
 
   std::shared_ptr<Context> context_;
+  /// The compute pass the batch's consecutive dispatches share (one pass each cost wgpu a pass's
+  /// validation and resource tracking per kernel; it orders the dispatches inside a pass too).
+  WGPUComputePassEncoder compute_pass();
+  void end_compute_pass();
+
   WGPUCommandEncoder encoder_ = nullptr;
+  WGPUComputePassEncoder pass_ = nullptr;
   WGPUBuffer parameters_ = nullptr;  ///< the batch's parameter blocks (none: no dispatch yet)
   std::vector<std::byte> parameter_bytes_;  ///< their contents, written at flush
   int commands_ = 0;
