@@ -85,7 +85,10 @@ struct ErfcRational {
 template <class M>
 Value<M> erfc_rational(const M& m, Value<M> z) {
   using C = ErfcRational;
-  auto w = m.min(m.abs(z), m.constant(C::kMaxW));
+  // A select, not min: a GPU's min(NaN, c) is c (IEEE minNum: NVIDIA's gave erf(NaN) = 1), and
+  // NaN must come out NaN.
+  auto w = m.abs(z);
+  w = m.select(m.gt(w, m.constant(C::kMaxW)), m.constant(C::kMaxW), w);
   auto t = m.div(m.constant(1), m.mul_add(m.constant(0.5), w, m.constant(1)));
   auto poly = m.constant(C::kPolyStart);
   for (const float c : C::kPoly)

@@ -23,11 +23,6 @@ void expect_sparse_updates_of_a_large_table_on_the_device(const Device& device);
 /// select by indices from the host (their range known: no check on the device, one dispatch)
 /// and by indices computed on the device (checked by a kernel first: two), both ndarray's bits.
 void expect_indices_from_the_host_are_not_checked_again(const Device& device);
-/// Copies of contiguous bytes: cat's parts that each land as one run of the output (along dim 0,
-/// along dim 1 after a dim of 1, u8 parts of odd sizes), then one that does not (two rows), and
-/// the copy of x that slice_assign and select_assign start from; ndarray's bits, nothing on the
-/// host. Returns the index-copy kernels they dispatched (the stream's buffer copies are none).
-uint64_t expect_runs_of_bytes_match_ndarray(const Device& device);
 /// An index out of range of select, gather, select_assign or scatter: ndarray's InvalidArgument
 /// (the same message), and the device works afterwards.
 void expect_index_out_of_range_is_ndarrays_error(const Device& device);

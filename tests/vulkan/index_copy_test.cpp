@@ -24,13 +24,6 @@ TEST(VulkanIndexCopy, IndicesFromTheHostAreNotCheckedOnTheDevice) {
   expect_indices_from_the_host_are_not_checked_again(*device);
 }
 
-TEST(VulkanIndexCopy, RunsOfBytesAreBufferCopies) {
-  EMBER_SKIP_WITHOUT_VULKAN(device);
-  // Kernels only for cat's two rows (a part each), slice_assign's slice and select_assign's
-  // update: vkCmdCopyBuffer copies between any two slices.
-  EXPECT_EQ(expect_runs_of_bytes_match_ndarray(*device), 4u);
-}
-
 TEST(VulkanIndexCopy, AnIndexOutOfRangeIsNdarraysErrorAndTheDeviceGoesOn) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_index_out_of_range_is_ndarrays_error(*device);

@@ -562,20 +562,6 @@ class ShaderBackend : public backend::Backend {
   // ---- data movement and indexing: the index-copy kernels (backends/shader/index_copy.h) ----
 
   /// dispatch recorded on tensors by the backend's index-copy kernel; nothing for no elements.
-  /// Records a copy of the contiguous tensor meta from from into to, at bytes into it, by the
-  /// stream (no kernel: Vulkan's and WebGPU's buffer copies run at the copy engines' rate) where
-  /// the stream takes the two slices; false where it declines (wgpu's rules), nothing recorded.
-  bool stream_copied(const ir::TensorMeta& meta, const Range& from, const Range& to, uint64_t at) {
-    const auto bytes = static_cast<uint64_t>(meta.shape.num_elements()) *
-                       static_cast<uint64_t>(dtype_size(meta.dtype));
-    Range source = from;
-    source.bytes = bytes;
-    Range target = to;
-    target.offset += at;
-    target.bytes = bytes;
-    return self().stream_->try_copy(source, target);
-  }
-
   void record(const IndexCopyDispatch& dispatch, std::initializer_list<Range> tensors) {
     if (dispatch.elements == 0) return;
     index_copy_dispatches().fetch_add(1, std::memory_order_relaxed);
@@ -623,20 +609,11 @@ class ShaderBackend : public backend::Backend {
                   {part.meta, meta}))
         return std::nullopt;
     auto out = allocate(meta);
-    const auto dim = static_cast<std::size_t>(cat.dim);
-    // Where every dim before dim is 1, each part is one run of the output's bytes.
-    const bool runs = std::all_of(meta.shape.dims().begin(), meta.shape.dims().begin() + cat.dim,
-                                  [](int64_t size) { return size == 1; });
-    const auto step = static_cast<uint64_t>(meta.shape.contiguous_strides()[dim]) *
-                      static_cast<uint64_t>(dtype_size(meta.dtype));
     int64_t position = 0;  // where along dim the next part starts
     for (const Operand& part : inputs) {
-      const Range from = range_of(part.buffer);
-      if (!runs ||
-          !stream_copied(part.meta, from, out->range(), static_cast<uint64_t>(position) * step))
-        record(cat_copy(part.meta.shape, meta.shape, cat.dim, position).dispatch(meta.dtype),
-               {from, out->range()});
-      position += part.meta.shape[dim];
+      record(cat_copy(part.meta.shape, meta.shape, cat.dim, position).dispatch(meta.dtype),
+             {range_of(part.buffer), out->range()});
+      position += part.meta.shape[static_cast<std::size_t>(cat.dim)];
     }
     return Outputs{out};
   }
@@ -649,9 +626,8 @@ class ShaderBackend : public backend::Backend {
                 meta.shape.rank() + 1, {meta}))
       return std::nullopt;
     auto out = allocate(meta);
-    const Range from = range_of(inputs[0].buffer);
-    if (!stream_copied(meta, from, out->range(), 0))
-      record(contiguous_copy(meta.shape).dispatch(meta.dtype), {from, out->range()});
+    record(contiguous_copy(meta.shape).dispatch(meta.dtype),
+           {range_of(inputs[0].buffer), out->range()});
     record(slice_assign_copy(inputs[1].meta.shape, meta.shape, assign.ranges).dispatch(meta.dtype),
            {range_of(inputs[1].buffer), out->range()});
     return Outputs{out};
@@ -692,8 +668,7 @@ class ShaderBackend : public backend::Backend {
       return std::nullopt;
     auto out = allocate(outputs[0]);
     const Range from = range_of(inputs[0].buffer);
-    if (!stream_copied(x, from, out->range(), 0))
-      record(contiguous_copy(x.shape).dispatch(x.dtype), {from, out->range()});
+    record(contiguous_copy(x.shape).dispatch(x.dtype), {from, out->range()});
     // Nothing to update (and no values to bind): x as it is.
     if (values.shape.num_elements() == 0) return Outputs{out};
     record(update_dispatch(x.shape, values.shape, typed.dim, x.dtype, indices.dtype, *combine,

@@ -247,8 +247,8 @@ void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> pa
   recorded(batch, kernel.label);
 }
 
-bool CommandStream::try_copy(const BufferRange& from, const BufferRange& to) {
-  if (to.bytes == 0) return true;
+void CommandStream::copy(const BufferRange& from, const BufferRange& to) {
+  if (to.bytes == 0) return;
   const std::lock_guard lock(mutex_);
   Batch& batch = current();
   const Access accesses[] = {{from, false}, {to, true}};
@@ -256,7 +256,6 @@ bool CommandStream::try_copy(const BufferRange& from, const BufferRange& to) {
   const VkBufferCopy region{from.offset, to.offset, to.bytes};
   vkCmdCopyBuffer(batch.commands, from.buffer, to.buffer, 1, &region);
   recorded(batch, "(copy between buffers)");
-  return true;
 }
 
 void CommandStream::fill_zero(const BufferRange& to) {

@@ -103,16 +103,6 @@ void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> pa
   if (++commands_ >= kBatch) flush();
 }
 
-bool CommandStream::try_copy(const BufferRange& from, const BufferRange& to) {
-  if (from.buffer == to.buffer || from.offset % 4 != 0 || to.offset % 4 != 0 || to.bytes % 4 != 0)
-    return false;
-  if (to.bytes == 0) return true;
-  wgpuCommandEncoderCopyBufferToBuffer(encoder(), from.buffer, from.offset, to.buffer, to.offset,
-                                       to.bytes);
-  if (++commands_ >= kBatch) flush();
-  return true;
-}
-
 void CommandStream::fill_zero(const BufferRange& range) {
   wgpuCommandEncoderClearBuffer(encoder(), range.buffer, range.offset, padded(range.bytes));
   if (++commands_ >= kBatch) flush();

@@ -37,9 +37,6 @@ class CommandStream {
   void dispatch(const Kernel& kernel, std::span<const std::byte> parameters,
                 std::span<const BufferRange> tensors, uint32_t groups_x, uint32_t groups_y = 1,
                 uint32_t groups_z = 1);
-  /// Records a copy of from's first to.bytes bytes into to, where WebGPU allows it: offsets and
-  /// size whole words, two different buffers (false: declined, nothing recorded).
-  bool try_copy(const BufferRange& from, const BufferRange& to);
   /// Records zeroing range's bytes (rounded up to 4).
   void fill_zero(const BufferRange& range);
   /// Writes bytes at range (after the work recorded so far).
