@@ -234,11 +234,10 @@ void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> pa
   write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
   write.pBufferInfo = buffers.data();
   vkUpdateDescriptorSets(context_->device(), 1, &write, 0, nullptr);
-  std::vector<Access> accesses;
-  accesses.reserve(tensors.size());
+  accesses_.clear();
   for (std::size_t t = 0; t < tensors.size(); ++t)
-    accesses.push_back({tensors[t], t >= kernel.writes.size() || kernel.writes[t]});
-  order(batch, accesses);
+    accesses_.push_back({tensors[t], t >= kernel.writes.size() || kernel.writes[t]});
+  order(batch, accesses_);
   vkCmdBindPipeline(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.pipeline);
   vkCmdBindDescriptorSets(batch.commands, VK_PIPELINE_BIND_POINT_COMPUTE, kernel.layout, 0, 1, &set,
                           0, nullptr);

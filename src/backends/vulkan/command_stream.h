@@ -129,6 +129,7 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
   std::vector<Batch> spare_;
   uint64_t next_serial_ = 1;
   int barriers_ = 0;
+  std::vector<Access> accesses_;            ///< dispatch's, kept so that a dispatch allocates none
   std::unique_ptr<KernelProfile> profile_;  ///< nullptr unless EMBER_VULKAN_PROFILE is set
   uint64_t profiled_end_ = 0;               ///< the last profiled batch's final timestamp
   // Last, so destroyed first: a staging page given back then syncs the stream, still whole.

@@ -6,8 +6,7 @@
 // upload fills); a download copies into a mapped staging buffer and waits. The batch's kernels'
 // parameter blocks lie in one buffer, written by one queue write just before the batch is
 // submitted (a buffer made for each dispatch cost the host a device allocation per kernel).
-// After each submission
-// and wait the context is checked: an error poisons it (wgpu_context.h).
+// After each submission and wait the context is checked: an error poisons it (wgpu_context.h).
 #pragma once
 
 #include <webgpu.h>
@@ -64,12 +63,12 @@ class CommandStream {
   /// the batch's first dispatch); submits the batch first when the buffer is full.
   uint64_t parameter_offset(uint64_t bytes);
 
-  std::shared_ptr<Context> context_;
   /// The compute pass the batch's consecutive dispatches share (one pass each cost wgpu a pass's
   /// validation and resource tracking per kernel; it orders the dispatches inside a pass too).
   WGPUComputePassEncoder compute_pass();
   void end_compute_pass();
 
+  std::shared_ptr<Context> context_;
   WGPUCommandEncoder encoder_ = nullptr;
   WGPUComputePassEncoder pass_ = nullptr;
   WGPUBuffer parameters_ = nullptr;  ///< the batch's parameter blocks (none: no dispatch yet)
