@@ -1,10 +1,14 @@
 #include "backends/vulkan/cooperative_matrix.h"
 
+#include <charconv>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "backends/vulkan/matmul_sources.h"
+#include "ember/error.h"
 
 namespace ember::vulkan {
 namespace {
@@ -76,7 +80,41 @@ bool fits(const CooperativeShape& shape, const VkPhysicalDeviceLimits& limits) {
          cooperative_workgroup(shape) <= limits.maxComputeWorkGroupSize[0];
 }
 
+/// The layout the environment names, or the default.
+CooperativeLayout configured_layout() {
+  const char* text = std::getenv(kCooperativeLayoutVariable);
+  return text == nullptr ? CooperativeLayout{} : parse_cooperative_layout(text);
+}
+
 }  // namespace
+
+CooperativeLayout parse_cooperative_layout(std::string_view text) {
+  const auto refuse = [&](const std::string& why) {
+    return ConfigError(std::string("[vulkan] ") + kCooperativeLayoutVariable + "=\"" +
+                       std::string(text) + "\": " + why);
+  };
+  uint32_t values[6] = {};
+  const char* at = text.data();
+  const char* const end = text.data() + text.size();
+  for (int i = 0; i < 6; ++i) {
+    if (i > 0 && (at == end || *at++ != ','))
+      throw refuse(
+          "six numbers separated by commas are expected "
+          "(subgroup_rows,subgroup_cols,tile_rows,tile_cols,k_steps,shared_buffers)");
+    const auto [next, error] = std::from_chars(at, end, values[i]);
+    if (error != std::errc() || values[i] == 0 || values[i] > 16)
+      throw refuse("each number is from 1 to 16");
+    at = next;
+  }
+  if (at != end) throw refuse("text after the sixth number");
+  const CooperativeLayout layout{values[0], values[1], values[2], values[3], values[4], values[5]};
+  if (layout.shared_buffers > 2) throw refuse("shared_buffers is 1 or 2");
+  if (layout.subgroup_rows * layout.tile_rows != layout.subgroup_cols * layout.tile_cols)
+    throw refuse(
+        "the output tile must be square: subgroup_rows * tile_rows == subgroup_cols * "
+        "tile_cols");
+  return layout;
+}
 
 std::optional<CooperativeShape> cooperative_f16_shape(VkInstance instance,
                                                       VkPhysicalDevice device) {
@@ -86,9 +124,11 @@ std::optional<CooperativeShape> cooperative_f16_shape(VkInstance instance,
   if (subgroup_size == 0) return std::nullopt;
   VkPhysicalDeviceProperties properties;
   vkGetPhysicalDeviceProperties(device, &properties);
+  const CooperativeLayout layout = configured_layout();
   std::optional<CooperativeShape> chosen;
   for (const VkCooperativeMatrixPropertiesNV& reported : f16_shapes(instance, device)) {
-    const CooperativeShape shape{reported.MSize, reported.NSize, reported.KSize, subgroup_size};
+    const CooperativeShape shape{reported.MSize, reported.NSize, reported.KSize, subgroup_size,
+                                 layout};
     if (!fits(shape, properties.limits)) continue;
     const bool preferred = shape.m == 16 && shape.k == 16;
     if (!chosen || preferred) chosen = shape;

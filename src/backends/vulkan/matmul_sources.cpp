@@ -1,5 +1,6 @@
 #include "backends/vulkan/matmul_sources.h"
 
+#include <algorithm>
 #include <string>
 
 #include "codegen/glsl_program.h"
@@ -104,47 +105,76 @@ std::string buffers(const std::string& in, const std::string& out) {
          buffer(2, "readonly", "Rhs", in, "b") + buffer(3, "writeonly", "Out", out, "c");
 }
 
-// The cooperative kernel's layout: kSubgroupRows x kSubgroupCols subgroups a workgroup, each
-// kTileRows x kTileCols cooperative tiles of M x N: a 128 x 128 output tile for 16 x 16 matrices,
-// 4 subgroups of 4 x 4 accumulators (16 products for 8 operand loads at each K). k is staged 2 K
-// at a time through two shared buffers: the next step's operands are read from memory into
-// registers before this step's products and stored after them, so one barrier a step suffices
-// and the loads' latency hides behind the products.
-constexpr uint32_t kSubgroupRows = 2;
-constexpr uint32_t kSubgroupCols = 2;
-constexpr uint32_t kTileRows = 4;
-constexpr uint32_t kTileCols = 4;
-constexpr uint32_t kSubgroups = kSubgroupRows * kSubgroupCols;
-// The shared rows are padded by one 16-byte word, so that the 8 rows of 16 bytes a subgroup
-// reads at once for an operand fall in different banks (unpadded, the rows of either operand
-// are a multiple of 64 bytes apart: 4 to 8 of them share a bank).
+// The cooperative kernel's shared rows are padded by one 16-byte word, so that the 8 rows of 16
+// bytes a subgroup reads at once for an operand fall in different banks (unpadded, the rows of
+// either operand are a multiple of 64 bytes apart: 4 to 8 of them share a bank).
 constexpr uint32_t kRowPadWords = 1;
+
+uint64_t subgroups(const CooperativeLayout& layout) {
+  return uint64_t{layout.subgroup_rows} * layout.subgroup_cols;
+}
+
+/// The k of one staged step: layout.k_steps matrices deep.
+uint64_t step_k(const CooperativeShape& shape) {
+  return uint64_t{shape.layout.k_steps} * shape.k;
+}
 
 /// The staging words (uvec4: 8 f16) of one buffer of each operand: a TM x TK lhs and a TK x TN
 /// rhs, their rows padded.
 uint64_t lhs_stage_words(const CooperativeShape& shape) {
-  return cooperative_tile_rows(shape) * (2 * uint64_t{shape.k} / 8 + kRowPadWords);
+  return cooperative_tile_rows(shape) * (step_k(shape) / 8 + kRowPadWords);
 }
 uint64_t rhs_stage_words(const CooperativeShape& shape) {
-  return 2 * uint64_t{shape.k} * (cooperative_tile_cols(shape) / 8 + kRowPadWords);
+  return step_k(shape) * (cooperative_tile_cols(shape) / 8 + kRowPadWords);
+}
+
+/// The words lhs_s declares: its buffers, and at least every subgroup's M x N f32 accumulator,
+/// which the results pass through after the last step (the operands' stages are free then).
+uint64_t lhs_shared_words(const CooperativeShape& shape) {
+  const uint64_t results = subgroups(shape.layout) * shape.m * shape.n / 4;
+  return std::max(shape.layout.shared_buffers * lhs_stage_words(shape), results);
+}
+
+/// The name of the accumulator of cooperative tile (i, j) of a subgroup.
+std::string acc(uint32_t i, uint32_t j) {
+  return "acc" + std::to_string(i) + "_" + std::to_string(j);
+}
+
+/// The cooperative kernel's products of one staged step, from the buffers at lhs_at and rhs_at.
+std::string cooperative_products(const CooperativeLayout& layout) {
+  std::string text = "    [[unroll]] for (uint kk = 0u; kk < TK; kk += K) {\n";
+  for (uint32_t i = 0; i < layout.tile_rows; ++i)
+    text += "      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l" + std::to_string(i) +
+            ";\n      coopMatLoadNV(l" + std::to_string(i) + ", lhs_s, lhs_at + (wr + " +
+            std::to_string(i) + "u * M) * LHS_STRIDE + kk / 8u, LHS_STRIDE, false);\n";
+  for (uint32_t j = 0; j < layout.tile_cols; ++j)
+    text += "      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r" + std::to_string(j) +
+            ";\n      coopMatLoadNV(r" + std::to_string(j) +
+            ", rhs_s, rhs_at + kk * RHS_STRIDE + (wc + " + std::to_string(j) +
+            "u * N) / 8u, RHS_STRIDE, false);\n";
+  for (uint32_t i = 0; i < layout.tile_rows; ++i)
+    for (uint32_t j = 0; j < layout.tile_cols; ++j)
+      text += "      " + acc(i, j) + " = coopMatMulAddNV(l" + std::to_string(i) + ", r" +
+              std::to_string(j) + ", " + acc(i, j) + ");\n";
+  return text + "    }\n";
 }
 
 /// The cooperative kernel's main after the batch offsets. The operands are staged zero-padded
-/// (k runs out on both sides at once, as in the tiled kernel); each accumulator goes through its
+/// (k runs out on both sides at once, as in the tiled kernel); the next step's operands are read
+/// from memory into registers before this step's products and stored after them, so that the
+/// loads' latency hides behind the products: into the other buffer (two buffers, one barrier a
+/// step) or, after a barrier, into the same one. Each accumulator then goes through its
 /// subgroup's M x N of shared memory, rounded from there and stored where it is inside the
 /// result, so every edge is exact. Written out tile by tile (no arrays of cooperative matrices).
-std::string cooperative_body() {
-  const auto acc = [](uint32_t i, uint32_t j) {
-    return "acc" + std::to_string(i) + std::to_string(j);
-  };
+std::string cooperative_body(const CooperativeLayout& layout) {
   std::string text = R"(  const uint tid = gl_LocalInvocationIndex;
   const uint row0 = gl_WorkGroupID.y * TM;
   const uint col0 = gl_WorkGroupID.x * TN;
   const uint wr = (gl_SubgroupID / SUBGROUP_COLS) * TILE_ROWS * M;
   const uint wc = (gl_SubgroupID % SUBGROUP_COLS) * TILE_COLS * N;
 )";
-  for (uint32_t i = 0; i < kTileRows; ++i)
-    for (uint32_t j = 0; j < kTileCols; ++j)
+  for (uint32_t i = 0; i < layout.tile_rows; ++i)
+    for (uint32_t j = 0; j < layout.tile_cols; ++j)
       text += "  fcoopmatNV<32, gl_ScopeSubgroup, M, N> " + acc(i, j) +
               " = fcoopmatNV<32, gl_ScopeSubgroup, M, N>(0.0);\n";
   text += R"(  fetch(0u, m, n, k, a0, b0, row0, col0, tid);
@@ -155,40 +185,29 @@ std::string cooperative_body() {
   for (uint t = 0u; t < k; t += TK) {
     const bool more = t + TK < k;
     if (more) fetch(t + TK, m, n, k, a0, b0, row0, col0, tid);
-    [[unroll]] for (uint kk = 0u; kk < TK; kk += K) {
 )";
-  for (uint32_t i = 0; i < kTileRows; ++i)
-    text += "      fcoopmatNV<16, gl_ScopeSubgroup, M, K> l" + std::to_string(i) +
-            ";\n      coopMatLoadNV(l" + std::to_string(i) + ", lhs_s, lhs_at + (wr + " +
-            std::to_string(i) + "u * M) * LHS_STRIDE + kk / 8u, LHS_STRIDE, false);\n";
-  for (uint32_t j = 0; j < kTileCols; ++j)
-    text += "      fcoopmatNV<16, gl_ScopeSubgroup, K, N> r" + std::to_string(j) +
-            ";\n      coopMatLoadNV(r" + std::to_string(j) +
-            ", rhs_s, rhs_at + kk * RHS_STRIDE + (wc + " + std::to_string(j) +
-            "u * N) / 8u, RHS_STRIDE, false);\n";
-  for (uint32_t i = 0; i < kTileRows; ++i)
-    for (uint32_t j = 0; j < kTileCols; ++j)
-      text += "      " + acc(i, j) + " = coopMatMulAddNV(l" + std::to_string(i) + ", r" +
-              std::to_string(j) + ", " + acc(i, j) + ");\n";
-  text += R"(    }
-    lhs_at = LHS_WORDS - lhs_at;
+  text += cooperative_products(layout);
+  text += layout.shared_buffers == 2 ? R"(    lhs_at = LHS_WORDS - lhs_at;
     rhs_at = RHS_WORDS - rhs_at;
-    if (more) put(lhs_at, rhs_at, tid);
+)"
+                                     : "    barrier();\n";
+  text += R"(    if (more) put(lhs_at, rhs_at, tid);
     barrier();
   }
   const uint staged = gl_SubgroupID * M * N;
 )";
-  for (uint32_t i = 0; i < kTileRows; ++i)
-    for (uint32_t j = 0; j < kTileCols; ++j)
-      text += "  coopMatStoreNV(" + acc(i, j) + ", out_s, staged, N, false);\n  store_tile(wr + " +
-              std::to_string(i) + "u * M, wc + " + std::to_string(j) +
+  for (uint32_t i = 0; i < layout.tile_rows; ++i)
+    for (uint32_t j = 0; j < layout.tile_cols; ++j)
+      text += "  coopMatStoreNV(" + acc(i, j) + ", lhs_s, staged / 4u, N / 4u, false);\n" +
+              "  store_tile(wr + " + std::to_string(i) + "u * M, wc + " + std::to_string(j) +
               "u * N, row0, col0, m, n, c0, staged);\n";
   return text + "}\n";
 }
 
-// One subgroup's accumulator, staged at out_s[staged..], rounded to f16 and stored where it lies
-// inside the result (rows r.., columns q.. of the workgroup's tile). The barriers order the
-// subgroup's store before its reads, and its reads before the next tile's store.
+// One subgroup's accumulator, staged as f32 from float staged of lhs_s on, rounded to f16 and
+// stored where it lies inside the result (rows r.., columns q.. of the workgroup's tile). The
+// barriers order the subgroup's store before its reads, and its reads before the next tile's
+// store.
 constexpr const char* kStoreTile =
     R"(void store_tile(uint r, uint q, uint row0, uint col0, uint m, uint n, uint c0, uint staged) {
   subgroupMemoryBarrierShared();
@@ -196,7 +215,8 @@ constexpr const char* kStoreTile =
   for (uint e = gl_SubgroupInvocationID; e < M * N; e += SG) {
     const uint row = row0 + r + e / N;
     const uint col = col0 + q + e % N;
-    if (row < m && col < n) c[c0 + row * n + col] = uint16_t(ember_f16_bits(out_s[staged + e]));
+    const float v = uintBitsToFloat(lhs_s[(staged + e) / 4u][(staged + e) % 4u]);
+    if (row < m && col < n) c[c0 + row * n + col] = uint16_t(ember_f16_bits(v));
   }
   subgroupBarrier();
 }
@@ -281,9 +301,8 @@ constexpr const char* kCooperativeHeader = R"(#version 450
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_control_flow_attributes : require
 )";
-constexpr const char* kCooperativeShared = R"(shared uvec4 lhs_s[2 * LHS_WORDS];
-shared uvec4 rhs_s[2 * RHS_WORDS];
-shared float out_s[SUBGROUPS * M * N];
+constexpr const char* kCooperativeShared = R"(shared uvec4 lhs_s[LHS_SHARED];
+shared uvec4 rhs_s[BUFFERS * RHS_WORDS];
 )";
 
 }  // namespace
@@ -346,16 +365,19 @@ std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligne
   const auto define = [](const char* name, uint64_t value) {
     return "#define " + std::string(name) + " " + std::to_string(value) + "\n";
   };
-  const uint64_t tk = 2 * uint64_t{shape.k};
+  const CooperativeLayout& layout = shape.layout;
   std::string text = kCooperativeHeader;
   text += define("SG", shape.subgroup_size) + define("M", shape.m) + define("N", shape.n) +
           define("K", shape.k) + define("TM", cooperative_tile_rows(shape)) +
-          define("TN", cooperative_tile_cols(shape)) + define("TK", tk) +
-          define("SUBGROUPS", kSubgroups) + define("WG", cooperative_workgroup(shape)) +
-          define("SUBGROUP_COLS", kSubgroupCols) + define("TILE_ROWS", kTileRows) +
-          define("TILE_COLS", kTileCols) + define("LHS_STRIDE", tk / 8 + kRowPadWords) +
+          define("TN", cooperative_tile_cols(shape)) + define("TK", step_k(shape)) +
+          define("WG", cooperative_workgroup(shape)) +
+          define("SUBGROUP_COLS", layout.subgroup_cols) + define("TILE_ROWS", layout.tile_rows) +
+          define("TILE_COLS", layout.tile_cols) + define("BUFFERS", layout.shared_buffers) +
+          define("LHS_STRIDE", step_k(shape) / 8 + kRowPadWords) +
           define("RHS_STRIDE", cooperative_tile_cols(shape) / 8 + kRowPadWords) +
-          define("LHS_WORDS", lhs_stage_words(shape)) + define("RHS_WORDS", rhs_stage_words(shape));
+          define("LHS_WORDS", lhs_stage_words(shape)) +
+          define("RHS_WORDS", rhs_stage_words(shape)) +
+          define("LHS_SHARED", lhs_shared_words(shape));
   text += "layout(local_size_x = WG) in;\n";
   text += buffers(aligned ? "uvec4" : "float16_t", "uint16_t");
   text += kCooperativeShared;
@@ -365,24 +387,23 @@ std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligne
   text += kStoreTile;
   text += "void main() {\n  const uint m = p[0];\n  const uint n = p[1];\n  const uint k = p[2];\n";
   text += kBatchOffsets;
-  return text + cooperative_body();
+  return text + cooperative_body(layout);
 }
 
 uint64_t cooperative_tile_rows(const CooperativeShape& shape) {
-  return uint64_t{kSubgroupRows} * kTileRows * shape.m;
+  return uint64_t{shape.layout.subgroup_rows} * shape.layout.tile_rows * shape.m;
 }
 
 uint64_t cooperative_tile_cols(const CooperativeShape& shape) {
-  return uint64_t{kSubgroupCols} * kTileCols * shape.n;
+  return uint64_t{shape.layout.subgroup_cols} * shape.layout.tile_cols * shape.n;
 }
 
 uint64_t cooperative_workgroup(const CooperativeShape& shape) {
-  return uint64_t{kSubgroups} * shape.subgroup_size;
+  return subgroups(shape.layout) * shape.subgroup_size;
 }
 
 uint64_t cooperative_shared_bytes(const CooperativeShape& shape) {
-  const uint64_t stages = 2 * (lhs_stage_words(shape) + rhs_stage_words(shape)) * 16;
-  return stages + uint64_t{kSubgroups} * shape.m * shape.n * 4;
+  return (lhs_shared_words(shape) + shape.layout.shared_buffers * rhs_stage_words(shape)) * 16;
 }
 
 }  // namespace ember::vulkan

@@ -25,12 +25,13 @@ std::string tiled_matmul_source(DType dtype, bool lhs_transposed = false,
 /// F32 or F64 (no f16 product is split).
 std::string matmul_partials_sum_source(DType dtype);
 
-/// The f16 kernel on cooperative matrices of shape: 4 subgroups a workgroup in 2 x 2, each 4 x 4
-/// cooperative tiles of the workgroup's output tile (128 x 128 for 16 x 16 matrices), k staged
-/// through two shared buffers 2 shape.k at a time (zero-padded at the edges; the next step read
-/// into registers during this one's products), f32 accumulators rounded once at the store to
-/// nearest even. aligned: the operands are read 8 elements (16 bytes) at a time, for products
-/// whose k and n are multiples of 8 (cooperative_aligned).
+/// The f16 kernel on cooperative matrices of shape, laid out as shape.layout says (by default 4
+/// subgroups a workgroup in 2 x 2, each 4 x 4 cooperative tiles of the workgroup's output tile,
+/// 128 x 128 for 16 x 16 matrices, k staged through two shared buffers 2 shape.k at a time):
+/// zero-padded at the edges, the next step read into registers during this one's products, f32
+/// accumulators rounded once at the store to nearest even. aligned: the operands are read 8
+/// elements (16 bytes) at a time, for products whose k and n are multiples of 8
+/// (cooperative_aligned).
 std::string cooperative_matmul_source(const CooperativeShape& shape, bool aligned);
 
 /// The rows and columns of the output tile of cooperative_matmul_source(shape), its invocations

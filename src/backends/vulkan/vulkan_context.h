@@ -18,13 +18,30 @@
 
 namespace ember::vulkan {
 
+/// How the f16 matmul on cooperative matrices (matmul_sources.h) divides a workgroup's work: a
+/// grid of subgroup_rows x subgroup_cols subgroups, each holding tile_rows x tile_cols
+/// accumulators of the output tile; k staged k_steps matrices deep at a time through
+/// shared_buffers shared buffers (2: the next step stored while this one multiplies, one barrier
+/// a step; 1: half the shared memory, two barriers a step). The output tile is square
+/// (subgroup_rows * tile_rows == subgroup_cols * tile_cols), as the product's geometry takes it.
+struct CooperativeLayout {
+  uint32_t subgroup_rows = 2;
+  uint32_t subgroup_cols = 2;
+  uint32_t tile_rows = 4;
+  uint32_t tile_cols = 4;
+  uint32_t k_steps = 2;
+  uint32_t shared_buffers = 2;
+};
+
 /// One shape of cooperative matrix the driver multiplies (VK_NV_cooperative_matrix): (m x k) f16
-/// times (k x n) f16 accumulated into (m x n) f32, in a subgroup of subgroup_size invocations.
+/// times (k x n) f16 accumulated into (m x n) f32, in a subgroup of subgroup_size invocations;
+/// and the layout of the kernel ember runs on it.
 struct CooperativeShape {
   uint32_t m = 0;
   uint32_t n = 0;
   uint32_t k = 0;
   uint32_t subgroup_size = 0;
+  CooperativeLayout layout{};
 };
 
 /// What a physical device offers that decides what ember runs on it (and which dtypes it
