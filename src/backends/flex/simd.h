@@ -124,10 +124,20 @@ void softmax(const double* x, double* out, int64_t n, bool log, double* scratch,
 /// Rows a softmax across rows folds at once into its running maxima and sums: one rescaling
 /// exponential per column and group.
 inline constexpr int64_t kSoftmaxGroupRows = 8;
-/// The scratch elements softmax_columns needs for rows of n columns: the exponentials, a maximum
-/// per group of kSoftmaxGroupRows rows, and four values per column.
+/// Elements a softmax across rows stores its exponentials' rows apart beyond their n: a block's
+/// n is often a power of two, and rows a power of two apart share the caches' sets with each
+/// other and with the input's rows (along dim 0 of [16, 1024, 1024], 4096 columns: 25 ms unpadded,
+/// 12.7 ms padded on a Zen 3 VM).
+inline constexpr int64_t kSoftmaxRowPad = 16;
+/// The scratch elements softmax_columns needs per column of rows rows: an exponential per row, a
+/// maximum per group of kSoftmaxGroupRows rows, and four values.
+inline int64_t softmax_column_scratch(int64_t rows) {
+  return rows + (rows + kSoftmaxGroupRows - 1) / kSoftmaxGroupRows + 4;
+}
+/// The scratch elements softmax_columns needs for rows of n columns: softmax_column_scratch per
+/// column, and the exponentials' rows padded by kSoftmaxRowPad.
 inline int64_t softmax_columns_scratch(int64_t rows, int64_t n) {
-  return (rows + (rows + kSoftmaxGroupRows - 1) / kSoftmaxGroupRows + 4) * n;
+  return softmax_column_scratch(rows) * n + rows * kSoftmaxRowPad;
 }
 /// Softmax (or log-softmax) of each column i < n across rows >= 1 rows, row k holding
 /// first[k * stride + i], into out of the same layout: the same values as softmax's along

@@ -756,6 +756,7 @@ void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch, const T* next)
 }
 
 using simd::kSoftmaxGroupRows;
+using simd::kSoftmaxRowPad;
 
 /// Where a softmax across rows keeps its state in scratch (softmax_columns_scratch's elements):
 /// per column the running maximum, the sum (then its inverse or log), what its compensated
@@ -812,7 +813,7 @@ void OnlineColumnStats(const T* first, int64_t stride, int64_t rows, const Colum
       auto group_sum = poison;  // 0, or NaN
       for (int64_t g = 0; g < group; ++g) {
         const auto v = ExpNonPositive(d, hn::Sub(hn::LoadU(d, row + g * stride + i), raised));
-        if (s.e != nullptr) hn::StoreU(v, d, s.e + (k0 + g) * n + i);
+        if (s.e != nullptr) hn::StoreU(v, d, s.e + (k0 + g) * (n + kSoftmaxRowPad) + i);
         group_sum = hn::Add(group_sum, v);
       }
       // The running sum, rescaled, plus the group's, compensated (Kahan: lost keeps what each
@@ -940,7 +941,7 @@ void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_
           [&](int64_t i) { return x[i] - max[i] - sum[i]; });
     } else {
       if (k % kSoftmaxGroupRows == 0) GroupFactors(s.group_max + k / kSoftmaxGroupRows * n, s, n);
-      const T* ek = s.e + k * n;
+      const T* ek = s.e + k * (n + kSoftmaxRowPad);
       const auto lane = [&](int64_t i) {
         return std::isnan(factor[i]) ? std::exp(x[i] - max[i]) * sum[i] : ek[i] * factor[i];
       };
