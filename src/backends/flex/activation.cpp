@@ -131,12 +131,12 @@ View softmax_across_rows(const ir::Softmax& op, const View& contiguous_x, const 
   OutputTensor result(contiguous_x.meta());
   const T* src = contiguous_x.data<T>();
   T* dst = result.data<T>();
-  const ColumnBlocks blocks(
-      lanes, static_cast<int64_t>(sizeof(T)) * simd::softmax_column_scratch(lanes.size));
+  const ColumnBlocks blocks(lanes, static_cast<int64_t>(sizeof(T)) *
+                                       (simd::softmax_column_state(lanes.size) + lanes.size));
   const bool streaming = streams<T>(contiguous_x);
   parallel_for(blocks.count(), blocks.grain(), [&](int64_t begin, int64_t end) {
     T* scratch = thread_buffer<struct SoftmaxColumnsScratch, T>(
-        simd::softmax_columns_scratch(lanes.size, blocks.width));
+        simd::softmax_columns_scratch<T>(lanes.size, blocks.width));
     for (int64_t t = begin; t < end; ++t) {
       // The chunk's next block is fetched while this one computes.
       const bool last = t + 1 == end;

@@ -124,25 +124,32 @@ void softmax(const double* x, double* out, int64_t n, bool log, double* scratch,
 /// Rows a softmax across rows folds at once into its running maxima and sums: one rescaling
 /// exponential per column and group.
 inline constexpr int64_t kSoftmaxGroupRows = 8;
-/// Elements a softmax across rows stores its exponentials' rows apart beyond their n: a block's
-/// n is often a power of two, and rows a power of two apart share the caches' sets with each
-/// other and with the input's rows (along dim 0 of [16, 1024, 1024], 4096 columns: 25 ms unpadded,
-/// 12.7 ms padded on a Zen 3 VM).
-inline constexpr int64_t kSoftmaxRowPad = 16;
-/// The scratch elements softmax_columns needs per column of rows rows: an exponential per row, a
-/// maximum per group of kSoftmaxGroupRows rows, and four values.
-inline int64_t softmax_column_scratch(int64_t rows) {
-  return rows + (rows + kSoftmaxGroupRows - 1) / kSoftmaxGroupRows + 4;
+/// Elements apart a softmax across rows stores its exponentials' rows of n: n rounded up to whole
+/// 64-byte lines, and a line more where those are even in number. A block's n is often a power of
+/// two, and rows an even number of lines apart share the caches' sets with each other and with
+/// the input's rows (along dim 0 of [16, 1024, 1024], 4096 columns: 25 ms unpadded, 12.7 ms
+/// padded on a Zen 3 VM).
+template <typename T>
+int64_t softmax_exponentials_stride(int64_t n) {
+  constexpr auto per_line = static_cast<int64_t>(64 / sizeof(T));
+  const int64_t lines = (n + per_line - 1) / per_line;
+  return (lines % 2 == 0 ? lines + 1 : lines) * per_line;
 }
-/// The scratch elements softmax_columns needs for rows of n columns: softmax_column_scratch per
-/// column, and the exponentials' rows padded by kSoftmaxRowPad.
-inline int64_t softmax_columns_scratch(int64_t rows, int64_t n) {
-  return softmax_column_scratch(rows) * n + rows * kSoftmaxRowPad;
+/// The scratch elements softmax_columns needs per column of rows rows, besides the exponentials:
+/// a maximum per group of kSoftmaxGroupRows rows, and four values.
+inline int64_t softmax_column_state(int64_t rows) {
+  return (rows + kSoftmaxGroupRows - 1) / kSoftmaxGroupRows + 4;
+}
+/// The scratch elements of T softmax_columns needs for rows of n columns: its state per column and
+/// the exponentials' rows, softmax_exponentials_stride apart.
+template <typename T>
+int64_t softmax_columns_scratch(int64_t rows, int64_t n) {
+  return softmax_column_state(rows) * n + rows * softmax_exponentials_stride<T>(n);
 }
 /// Softmax (or log-softmax) of each column i < n across rows >= 1 rows, row k holding
 /// first[k * stride + i], into out of the same layout: the same values as softmax's along
 /// contiguous rows, with the input read from memory once if its rows * n values stay in cache
-/// (its maxima and sums online, then the result). scratch holds softmax_columns_scratch(rows, n)
+/// (its maxima and sums online, then the result). scratch holds softmax_columns_scratch<T>(rows, n)
 /// elements; with stream, out is written with streaming stores
 /// (call hwy::FlushStream() before another thread reads it). next (null: none) is the block the
 /// caller reads next, next_n columns of the same rows and stride: fetched toward L2 meanwhile.

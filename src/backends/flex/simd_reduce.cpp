@@ -756,12 +756,11 @@ void Softmax(const T* x, T* out, int64_t n, bool log, T* scratch, const T* next)
 }
 
 using simd::kSoftmaxGroupRows;
-using simd::kSoftmaxRowPad;
 
 /// Where a softmax across rows keeps its state in scratch (softmax_columns_scratch's elements):
 /// per column the running maximum, the sum (then its inverse or log), what its compensated
 /// additions lost, and the current group's factor; per group of kSoftmaxGroupRows rows its maximum;
-/// and, for softmax, every row's exponentials (log-softmax needs only their sums).
+/// and, for softmax, every row's exponentials, e_stride apart (log-softmax needs only their sums).
 template <typename T>
 struct ColumnScratch {
   T* max;
@@ -770,6 +769,7 @@ struct ColumnScratch {
   T* lost;
   T* group_max;
   T* e;
+  int64_t e_stride;
 
   ColumnScratch(T* scratch, int64_t rows, int64_t n, bool log)
       : max(scratch),
@@ -777,7 +777,8 @@ struct ColumnScratch {
         factor(sum + n),
         lost(factor + n),
         group_max(lost + n),
-        e(log ? nullptr : group_max + ceil_div(rows, kSoftmaxGroupRows) * n) {}
+        e(log ? nullptr : group_max + ceil_div(rows, kSoftmaxGroupRows) * n),
+        e_stride(simd::softmax_exponentials_stride<T>(n)) {}
 };
 
 /// Pass 1 of a softmax across rows, online, in one read of the rows: for each column i < n of the
@@ -813,7 +814,7 @@ void OnlineColumnStats(const T* first, int64_t stride, int64_t rows, const Colum
       auto group_sum = poison;  // 0, or NaN
       for (int64_t g = 0; g < group; ++g) {
         const auto v = ExpNonPositive(d, hn::Sub(hn::LoadU(d, row + g * stride + i), raised));
-        if (s.e != nullptr) hn::StoreU(v, d, s.e + (k0 + g) * (n + kSoftmaxRowPad) + i);
+        if (s.e != nullptr) hn::StoreU(v, d, s.e + (k0 + g) * s.e_stride + i);
         group_sum = hn::Add(group_sum, v);
       }
       // The running sum, rescaled, plus the group's, compensated (Kahan: lost keeps what each
@@ -941,7 +942,7 @@ void SoftmaxColumns(const T* first, int64_t stride, int64_t rows, T* out, int64_
           [&](int64_t i) { return x[i] - max[i] - sum[i]; });
     } else {
       if (k % kSoftmaxGroupRows == 0) GroupFactors(s.group_max + k / kSoftmaxGroupRows * n, s, n);
-      const T* ek = s.e + k * (n + kSoftmaxRowPad);
+      const T* ek = s.e + k * s.e_stride;
       const auto lane = [&](int64_t i) {
         return std::isnan(factor[i]) ? std::exp(x[i] - max[i]) * sum[i] : ek[i] * factor[i];
       };
