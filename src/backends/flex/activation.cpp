@@ -43,17 +43,19 @@ std::optional<View> run(const ir::Activation& op, Views in, Outputs out) {
 
 namespace {
 
-/// Bytes a softmax across rows keeps per block of columns in a core's L2 (1 MiB on Zen 4, 2 MiB
-/// on Emerald Rapids) between its passes: the exponentials of every row (softmax) or the rows
-/// themselves (log-softmax), and the columns' running state (simd::softmax_columns_scratch).
-/// On Zen 3 (512 KiB of L2) half of this ran softmax along dim 0 of [16, 1024, 1024] 1.15x as
-/// fast, but log-softmax along dim 1 0.75x: one size for all.
-constexpr int64_t kColumnBlockBytes = int64_t{512} << 10;
+/// Bytes a softmax across rows keeps per block of columns between its passes: the exponentials of
+/// every row (softmax) or the rows themselves (log-softmax), and the columns' running state
+/// (simd::softmax_column_state). Twice a Zen 3 core's L2 (512 KiB): along dim 1 of [16, 1024,
+/// 1024] (1024 rows, so 224 columns rather than 112: runs of 896 bytes of each row, 4 KiB apart,
+/// which the prefetchers follow further), log-softmax and softmax's gradient ran 1.1-1.15x as fast
+/// as with 512 KiB, softmax as fast (the second pass finds the block in L3); half of it ran dim 1
+/// 0.75-0.9x as fast. Along dim 0 kMaxColumns bounds the block first.
+constexpr int64_t kColumnBlockBytes = int64_t{1} << 20;
 /// Columns of a block: a multiple of the widest vector (16 f32), at most this many: runs of 4 KiB
 /// of each f32 row. Along dim 0 of [16, 1024, 1024] on a Zen 3 VM (512 KiB of L2), 1024 columns
 /// ran softmax 1.3x, log-softmax 1.3x and softmax's gradient 1.15x as fast as 2048 or 4096 (a
 /// block's rows, its exponentials and the next block fetched meanwhile then fit in L2 together;
-/// 512 and 256 ran as 1024); along dim 1 (1024 rows) the block is 112 columns either way.
+/// 512 and 256 ran as 1024); along dim 1 (1024 rows) kColumnBlockBytes bounds it first.
 constexpr int64_t kColumnAlign = 16;
 constexpr int64_t kMaxColumns = 1024;
 
