@@ -259,6 +259,9 @@ std::string Glsl::comparand(const Value& x) const {
 }
 Glsl::Mask Glsl::is_nan(const Value& x) const {
   if (integer()) return define_mask("false");
+  // f32 from the bits, as WGSL's: a driver may assume no NaN and fold isnan (x != x) away.
+  if (compute_ == DType::F32)
+    return define_mask("(floatBitsToUint(" + x + ") & 0x7fffffffu) > 0x7f800000u");
   return define_mask("isnan(" + x + ")");
 }
 

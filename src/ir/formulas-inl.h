@@ -85,8 +85,6 @@ struct ErfcRational {
 template <class M>
 Value<M> erfc_rational(const M& m, Value<M> z) {
   using C = ErfcRational;
-  // A select, not min: a GPU's min(NaN, c) is c (IEEE minNum: NVIDIA's gave erf(NaN) = 1), and
-  // NaN must come out NaN.
   auto w = m.abs(z);
   w = m.select(m.gt(w, m.constant(C::kMaxW)), m.constant(C::kMaxW), w);
   auto t = m.div(m.constant(1), m.mul_add(m.constant(0.5), w, m.constant(1)));
@@ -96,7 +94,11 @@ Value<M> erfc_rational(const M& m, Value<M> z) {
   auto w_squared = m.mul(w, w);
   w = m.constant(0);  // dead: its registers go
   auto erfc_w = m.mul(std::move(t), m.exp(m.sub(std::move(poly), std::move(w_squared))));
-  return m.select(m.lt(z, m.constant(0)), m.sub(m.constant(2), erfc_w), erfc_w);
+  auto erfc_z = m.select(m.lt(z, m.constant(0)), m.sub(m.constant(2), erfc_w), erfc_w);
+  // NaN comes out NaN on every target: a GPU compiler may assume no NaN and take the clamp above
+  // for min, whose NaN operand NVIDIA's drops (erf(NaN) was 1 through vulkan and wgpu on an
+  // H100, select and all); is_nan reads the bits where a compiler could fold x != x.
+  return m.select(m.is_nan(z), z, std::move(erfc_z));
 }
 
 /// erf(x) for targets without an erf of their own, from erfc_rational (so fit for f32 only):

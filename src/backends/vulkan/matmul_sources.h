@@ -25,8 +25,8 @@ std::string tiled_matmul_source(DType dtype, bool lhs_transposed = false,
 /// F32 or F64 (no f16 product is split).
 std::string matmul_partials_sum_source(DType dtype);
 
-/// The f16 kernel on cooperative matrices of shape, laid out as shape.layout says (by default 4
-/// subgroups a workgroup in 2 x 2, each 4 x 4 cooperative tiles of the workgroup's output tile,
+/// The f16 kernel on cooperative matrices of shape, laid out as shape.layout says (by default 8
+/// subgroups a workgroup in 2 x 4, each 4 x 2 cooperative tiles of the workgroup's output tile,
 /// 128 x 128 for 16 x 16 matrices, k staged through two shared buffers 2 shape.k at a time):
 /// zero-padded at the edges, the next step read into registers during this one's products, f32
 /// accumulators rounded once at the store to nearest even. aligned: the operands are read 8

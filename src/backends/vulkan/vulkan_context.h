@@ -24,11 +24,14 @@ namespace ember::vulkan {
 /// shared_buffers shared buffers (2: the next step stored while this one multiplies, one barrier
 /// a step; 1: half the shared memory, two barriers a step). The output tile is square
 /// (subgroup_rows * tile_rows == subgroup_cols * tile_cols), as the product's geometry takes it.
+/// The default, 8 subgroups of 4 x 2 accumulators for a 128 x 128 tile, ran the 4096 f16 product
+/// fastest of the sweep on an H100 (159 TFLOP/s; 4 subgroups of 4 x 4: 118;
+/// bench/results/gpu_backends.md).
 struct CooperativeLayout {
   uint32_t subgroup_rows = 2;
-  uint32_t subgroup_cols = 2;
+  uint32_t subgroup_cols = 4;
   uint32_t tile_rows = 4;
-  uint32_t tile_cols = 4;
+  uint32_t tile_cols = 2;
   uint32_t k_steps = 2;
   uint32_t shared_buffers = 2;
 };
