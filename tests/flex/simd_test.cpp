@@ -259,10 +259,11 @@ TEST(FlexSimd, SoftmaxOfRowsOffTheVectorWidthsWithInfinitiesAndNaNMatchesTheRefe
 }
 
 TEST(FlexSimd, SoftmaxAcrossRowsOfSeveralOuterIndicesAndBlocksMatchesTheReference) {
-  // Along dim 1 of [3, 700, 201] activation.cpp cuts each outer index's 201 columns into a block
-  // of 176 and one of 25 (scratch for 702 rows), and each block fetches the next one, across the
-  // outer indices too; the sums' logarithms are taken a vector at a time, odd columns after them.
-  const TensorData x = varied_data({3, 700, 201});
+  // Along dim 1 of [3, 700, 401] activation.cpp cuts each outer index's 401 columns into a block
+  // of 320 and one of 81 (the columns of 700 rows that fit kColumnBlockBytes), and each block
+  // fetches the next one, across the outer indices too; the sums' logarithms are taken a vector at
+  // a time, odd columns after them.
+  const TensorData x = varied_data({3, 700, 401});
   for (const bool log : {false, true}) {
     expect_backends_agree(ir::Softmax{1, log}, {x},
                           log ? "log_softmax along dim 1" : "softmax along dim 1");
@@ -420,7 +421,7 @@ TEST(FlexSimd, ExponentialsMatchTheReferenceOnEveryVectorTarget) {
 TEST(FlexSimd, SoftmaxLargerThanTheCachesStreamsItsResultAndMatchesTheReference) {
   // 2 x 4.2M f32 values: more than kStreamingBytes, so the rows go through scratch and
   // streaming stores; rows of 1025 start off the vector alignment. Across the 4097 rows, blocks
-  // of 16 columns and a last one of 1.
+  // of 48 columns and a last one of 17.
   const TensorData x = varied_data({4097, 1025});
   for (const bool log : {false, true}) {
     for (const int64_t dim : {0, 1}) {
