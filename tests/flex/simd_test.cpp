@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/flex/simd.h"
 #include "flex_test_util.h"
 
 namespace ember::flex::test {
@@ -342,6 +343,26 @@ TEST(FlexSimd, SoftmaxAcrossRowsWithRisingMaximaSpecialsAndOddSizesMatchesTheRef
         },
         log ? "log_softmax of a transposed input" : "softmax of a transposed input");
   }
+}
+
+TEST(FlexSimd, SoftmaxExponentialsRowsLieAnOddNumberOfCacheLinesApart) {
+  // Rows an even number of 64-byte lines apart share cache sets (a power of two apart, all of
+  // them): the stride holds the row, in whole lines, and an odd number of them.
+  const auto check = [](auto element, int64_t n) {
+    using T = decltype(element);
+    const int64_t stride = simd::softmax_exponentials_stride<T>(n);
+    const auto bytes = stride * static_cast<int64_t>(sizeof(T));
+    EXPECT_GE(stride, n) << n;
+    EXPECT_LT(stride, n + 2 * 64 / static_cast<int64_t>(sizeof(T))) << n;
+    EXPECT_EQ(bytes % 64, 0) << n;
+    EXPECT_EQ(bytes / 64 % 2, 1) << n;
+  };
+  for (const int64_t n : {1, 15, 16, 17, 112, 128, 1000, 1024, 4096}) {
+    check(float{}, n);
+    check(double{}, n);
+  }
+  EXPECT_EQ(simd::softmax_exponentials_stride<float>(112), 112);    // 7 lines: as it is
+  EXPECT_EQ(simd::softmax_exponentials_stride<float>(1024), 1040);  // 64 lines: one more
 }
 
 TEST(FlexSimd, SoftmaxAcrossManyRowsKeepsItsSumsWithinF32Tolerance) {
