@@ -246,17 +246,6 @@ void CommandStream::dispatch(const Kernel& kernel, std::span<const std::byte> pa
   recorded(batch, kernel.label);
 }
 
-void CommandStream::copy(const BufferRange& from, const BufferRange& to) {
-  if (to.bytes == 0) return;
-  const std::lock_guard lock(mutex_);
-  Batch& batch = current();
-  const Access accesses[] = {{from, false}, {to, true}};
-  order(batch, accesses);
-  const VkBufferCopy region{from.offset, to.offset, to.bytes};
-  vkCmdCopyBuffer(batch.commands, from.buffer, to.buffer, 1, &region);
-  recorded(batch, "(copy between buffers)");
-}
-
 void CommandStream::fill_zero(const BufferRange& to) {
   if (to.bytes == 0) return;
   const std::lock_guard lock(mutex_);

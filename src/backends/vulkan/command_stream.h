@@ -54,8 +54,6 @@ class CommandStream : public std::enable_shared_from_this<CommandStream> {
   void dispatch(const Kernel& kernel, std::span<const std::byte> params,
                 std::span<const BufferRange> tensors, uint32_t groups_x, uint32_t groups_y = 1,
                 uint32_t groups_z = 1);
-  /// Records a copy of bytes (to.bytes of them) between two slices.
-  void copy(const BufferRange& from, const BufferRange& to);
   /// Records zeros over to (its size a multiple of 4 bytes, or up to the end of its buffer).
   void fill_zero(const BufferRange& to);
   /// Records a copy of bytes into to, through a staging block.
