@@ -68,10 +68,32 @@ fn ember_ipow_u32(base: u32, exponent: u32) -> u32 {
 }
 )";
 
+// add() is one step of Neumaier's sum: sum and the error of its additions so far (c); an
+// infinite or NaN sum is the sum itself (its error is meaningless). The new sum passes through
+// an OR with opaque_zero, so that no compiler that treats f32 addition as associative can fold
+// the error term (total.sum - s) + v to 0: WGSL has no `precise`, and on an H100's Vulkan driver
+// the sums came out 1e-5 off ndarray's, as uncompensated ones would.
+constexpr std::string_view kCompensatedSum = R"(var<private> opaque_zero: u32;
+struct Sum { sum: f32, c: f32 }
+fn add(total: Sum, v: f32) -> Sum {
+  let s = bitcast<f32>(bitcast<u32>(total.sum + v) | opaque_zero);
+  let c = select((v - s) + total.sum, (total.sum - s) + v, abs(total.sum) >= abs(v));
+  return Sum(s, total.c + c);
+}
+fn sum_value(total: Sum) -> f32 {
+  let finite = (bitcast<u32>(total.sum) & 0x7f800000u) != 0x7f800000u;
+  return select(total.sum, total.sum + total.c, finite);
+}
+)";
+
 }  // namespace
 
 std::string_view wgsl_f16_bits_helper() {
   return kHalfHelper;
+}
+
+std::string_view wgsl_compensated_sum_helper() {
+  return kCompensatedSum;
 }
 
 namespace {

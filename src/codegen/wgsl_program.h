@@ -43,4 +43,10 @@ std::string wgsl_program_kernel(const ir::Program& program);
 /// own that store f16 (the shader backends' matmul).
 std::string_view wgsl_f16_bits_helper();
 
+/// WGSL's compensated f32 sum, for kernels that add long runs of f32 (WGSL has no f64):
+/// `var total = Sum(0.0f, 0.0f); total = add(total, v); ... sum_value(total)` is Neumaier's sum.
+/// It declares `var<private> opaque_zero: u32`, which the kernel must set, before its first add,
+/// to a word that is 0 but that the compiler cannot know is (a count below 2^31, shifted right 31).
+std::string_view wgsl_compensated_sum_helper();
+
 }  // namespace ember::codegen

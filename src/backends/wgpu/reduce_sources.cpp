@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backends/shader/reduce_passes.h"
+#include "codegen/wgsl_program.h"
 
 namespace ember::wgpu {
 namespace {
@@ -14,30 +15,17 @@ using ir::ReduceOp;
 /// index, a truth, or Var's chunk mean and sum of squared deviations.
 constexpr uint64_t kPartialBytes = 8;
 
-// add() is one step of Neumaier's sum: sum and the error of its additions so far (c); an
-// infinite or NaN sum is the sum itself (its error is meaningless). The new sum passes through
-// an OR with a word the compiler cannot know is 0 (opaque_zero: the outputs' count, below 2^31,
-// shifted right 31), so that no compiler that treats f32 addition as associative can fold the
-// error term (total.sum - s) + v to 0: WGSL has no `precise`, and on an H100's Vulkan driver the
-// sums came out 1e-5 off ndarray's, as uncompensated ones would. Every binding is read_write
-// (docs/backends/wgpu.md) and holds words: elements are read through load().
-constexpr const char* kCommon =
-    R"(// ember's wgpu reductions (src/backends/wgpu/reduce_sources.cpp)
-@group(0) @binding(0) var<storage, read> p: array<u32>;
-@group(0) @binding(1) var<storage, read_write> src: array<u32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
-var<private> opaque_zero: u32;
-struct Sum { sum: f32, c: f32 }
-fn add(total: Sum, v: f32) -> Sum {
-  let s = bitcast<f32>(bitcast<u32>(total.sum + v) | opaque_zero);
-  let c = select((v - s) + total.sum, (total.sum - s) + v, abs(total.sum) >= abs(v));
-  return Sum(s, total.c + c);
+// Every binding is read_write (docs/backends/wgpu.md) and holds words: elements are read through
+// load(). Sums are codegen::wgsl_compensated_sum_helper()'s; each entry sets its opaque_zero from
+// the outputs' count (below 2^31).
+std::string common() {
+  return std::string(
+             "// ember's wgpu reductions (src/backends/wgpu/reduce_sources.cpp)\n"
+             "@group(0) @binding(0) var<storage, read> p: array<u32>;\n"
+             "@group(0) @binding(1) var<storage, read_write> src: array<u32>;\n"
+             "@group(0) @binding(2) var<storage, read_write> dst: array<u32>;\n") +
+         std::string(codegen::wgsl_compensated_sum_helper());
 }
-fn value(total: Sum) -> f32 {
-  let finite = (bitcast<u32>(total.sum) & 0x7f800000u) != 0x7f800000u;
-  return select(total.sum, total.sum + total.c, finite);
-}
-)";
 
 /// The WGSL type x's elements compute in (Bool: u32, 0 or 1).
 std::string wgsl_type(DType x) {
@@ -104,11 +92,12 @@ std::string chunk_body(ReduceOp op) {
       return "var total = Sum(0.0f, 0.0f);\n"
              " for (var t = begin; t < n; t += step) { total = add(total, load(first + t * "
              "inner)); }\n"
-             " let mean = value(total) / f32((n - begin + step - 1u) / step);\n var q = Sum(0.0f, "
+             " let mean = sum_value(total) / f32((n - begin + step - 1u) / step);\n var q = "
+             "Sum(0.0f, "
              "0.0f);\n"
              " for (var t = begin; t < n; t += step) {\n"
              "  let d = load(first + t * inner) - mean;\n  q = add(q, d * d);\n }\n"
-             " a = bitcast<u32>(mean);\n b = bitcast<u32>(value(q));\n";
+             " a = bitcast<u32>(mean);\n b = bitcast<u32>(sum_value(q));\n";
   }
   return "";
 }
@@ -117,7 +106,7 @@ std::string chunk_body(ReduceOp op) {
 /// neighbouring invocations read neighbouring elements) reduced in order into dst[2w],
 /// dst[2w + 1].
 std::string partial_source(ReduceOp op, DType x) {
-  std::string text = std::string(kCommon) + helpers(op, x);
+  std::string text = common() + helpers(op, x);
   text += R"(@compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
   let outputs = p[0];
@@ -150,8 +139,8 @@ std::string lane_function(ReduceOp op) {
           " var total = Sum(0.0f, 0.0f);\n for (var k = k0; k < k0 + chunks; k++) {\n"
           "  total = add(total, bitcast<f32>(src[2u * k]));\n"
           "  total = add(total, bitcast<f32>(src[2u * k + 1u]));\n }\n";
-      return text + (op == ReduceOp::Mean ? " return bitcast<u32>(value(total) / f32(n));\n}\n"
-                                          : " return bitcast<u32>(value(total));\n}\n");
+      return text + (op == ReduceOp::Mean ? " return bitcast<u32>(sum_value(total) / f32(n));\n}\n"
+                                          : " return bitcast<u32>(sum_value(total));\n}\n");
     case ReduceOp::Prod:
       return text +
              " var s = 1.0f;\n for (var k = k0; k < k0 + chunks; k++) { s = s * "
@@ -188,7 +177,7 @@ std::string lane_function(ReduceOp op) {
   count = total;
  }
  if (p[4] >= n) { return 0x7fc00000u; }
- return bitcast<u32>(value(m2) / f32(n - p[4]));
+ return bitcast<u32>(sum_value(m2) / f32(n - p[4]));
 }
 )";
   }
@@ -212,7 +201,7 @@ std::string output_loop(ReduceOp op, DType out) {
 
 /// The second pass: each lane's chunks combined in order into its result.
 std::string finish_source(ReduceOp op, DType x, DType out) {
-  std::string text = std::string(kCommon) + helpers(op, x) + lane_function(op);
+  std::string text = common() + helpers(op, x) + lane_function(op);
   text += R"(@compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
   let outputs = p[0];
