@@ -395,20 +395,25 @@ extern "C" __global__ void ember_softmax_warp_rows(const x_t* __restrict__ x, x_
 #pragma unroll
   for (int i = 0; i < EMBER_PER_LANE; ++i) m = ember_max(m, shifted[i]);
   for (int offset = 16; offset > 0; offset /= 2) m = ember_max(m, __shfl_xor_sync(0xffffffffu, m, offset));
+  // Each element's exponential is computed once: softmax keeps it in place of the shifted value
+  // (EMBER_SOFTMAX_KEPT), log-softmax the shifted value; a reciprocal multiplies the row.
   C sum = 0;
 #pragma unroll
   for (int i = 0; i < EMBER_PER_LANE; ++i) {
     shifted[i] -= m;
-    if ((lane + 32 * (i / EMBER_VEC)) * EMBER_VEC < count) sum += exp(shifted[i]);
+    const C e = exp(shifted[i]);
+    if ((lane + 32 * (i / EMBER_VEC)) * EMBER_VEC < count) sum += e;
+    shifted[i] = EMBER_SOFTMAX_KEPT(shifted[i], e);
   }
   for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  const C log_sum = log(sum);
+  const C log_sum = log(sum), inverse = (C)1 / sum;
 #pragma unroll
   for (int j = 0; j < kVectors; ++j) {
     if ((lane + 32 * j) * EMBER_VEC >= count) continue;
     ember_softmax_vec result;
 #pragma unroll
-    for (int e = 0; e < EMBER_VEC; ++e) result.v[e] = x_store(EMBER_SOFTMAX(shifted[j * EMBER_VEC + e]));
+    for (int e = 0; e < EMBER_VEC; ++e)
+      result.v[e] = x_store(EMBER_SOFTMAX_FROM_KEPT(shifted[j * EMBER_VEC + e]));
     lane_out[lane + 32 * j] = result;
   }
 }
@@ -1081,7 +1086,11 @@ std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane, int
   source += std::string("typedef ") + (dtype == DType::F64 ? "double" : "float") + " C;\n";
   source += "#define EMBER_VEC " + std::to_string(vector) + "\n";
   source += op.log ? "#define EMBER_SOFTMAX(s) ((s) - log_sum)\n"
-                   : "#define EMBER_SOFTMAX(s) (exp(s) / sum)\n";
+                     "#define EMBER_SOFTMAX_KEPT(s, e) (s)\n"
+                     "#define EMBER_SOFTMAX_FROM_KEPT(k) ((k) - log_sum)\n"
+                   : "#define EMBER_SOFTMAX(s) (exp(s) / sum)\n"
+                     "#define EMBER_SOFTMAX_KEPT(s, e) (e)\n"
+                     "#define EMBER_SOFTMAX_FROM_KEPT(k) ((k) * inverse)\n";
   source += kSoftmaxKernels;
   return source;
 }
