@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/flex/exp_table.h"
 #include "backends/flex/fetch_toward_l2.h"
 #include "backends/flex/highway_exp.h"
 #include "backends/flex/simd.h"
@@ -529,41 +530,45 @@ double SquaredDeviations(const T* x, int64_t n, double mean) {
   return total;
 }
 
-/// p * 2^k for k = shifted - 1.5 * 2^23, an integer in [-126, 0] (see ExpNonPositive): AVX-512's
-/// vscalefps in one instruction; elsewhere 2^k built from shifted's bits (0x4B400000 + k, so that
-/// 2^k's exponent field is k + 127) and multiplied in. The same value either way: 2^k is exact.
-template <class D>
-HWY_INLINE hn::Vec<D> TimesPowerOfTwo(D d, hn::Vec<D> p, hn::Vec<D> k, hn::Vec<D> shifted) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-  if constexpr (std::is_same_v<hn::Vec<D>, hn::Vec512<float>>) {
-    (void)d;
-    (void)shifted;
-    return hn::Vec512<float>{_mm512_scalef_ps(p.raw, k.raw)};
-  }
-#endif
-  (void)k;
-  const hn::RebindToSigned<D> di;
-  const auto biased = hn::Add(hn::BitCast(di, shifted), hn::Set(di, 127 - 0x4B400000));
-  return hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(biased)));
-}
-
-/// exp(x) for x in [-inf, 0] (no NaN): f32 by the constants of Highway's Exp (highway_exp.h:
-/// the same reduction by ln 2 and degree-7 polynomial, by Horner's scheme) but with the exponent
-/// built in one step, which x <= 0 allows. k = round(x / ln 2) comes from adding 1.5 * 2^23, which
-/// leaves k in the low bits of the sum (round to nearest even, as hn::Round), so no float-to-int
-/// conversion is needed (AVX-512's saturating one is five instructions). With kFlush, results
-/// below 2^-126 (x < -87.34, subnormal) are flushed to 0, an error under 1.2e-38 that no softmax
-/// tolerance sees; without, such x give about 2^-126 instead, for sums that hold exp(0) = 1 (a
-/// row's maximum) and so cannot show it, two instructions fewer. Fewer operations than hn::Exp,
-/// whose full range softmax does not need. f64: hn::Exp.
+/// exp(x) for x in [-inf, 0] (no NaN) in f32, fewer operations than hn::Exp, whose full range
+/// softmax does not need; f64: hn::Exp. The rounding of x / ln 2 (or 8 x / ln 2) comes from adding
+/// 1.5 * 2^23, which leaves it in the low bits of the sum (round to nearest even, as hn::Round), so
+/// no float-to-int conversion is needed (AVX-512's saturating one is five instructions), and the
+/// power of two is added to the result's exponent field, which x <= 0 allows. With kFlush, results
+/// below the smallest x taken are flushed to 0, an error under 2.4e-38 that no softmax tolerance
+/// sees; without, such x give that x's exponential instead, for sums that hold exp(0) = 1 (a row's
+/// maximum) and so cannot show it, two instructions fewer.
+/// - Vectors of 8 lanes or more: exp_table.h's table of 2^(j / 8) and cubic.
+/// - Fewer lanes (SSE4 and older): Highway's Exp's constants (highway_exp.h: the same reduction by
+///   ln 2 and degree-7 polynomial, by Horner's scheme).
 template <bool kFlush = true, class D>
 HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
+  constexpr float kShifter = 12582912.0f;  // 1.5 * 2^23
   if constexpr (sizeof(hn::TFromD<D>) == 8) {
     return hn::Exp(d, x);
+  } else if constexpr (hn::MaxLanes(d) >= 8) {
+    namespace t = exp_table;
+    const hn::RebindToSigned<D> di;
+    const auto lowest = hn::Set(d, t::kLowest);
+    const auto clamped = hn::Max(x, lowest);
+    const auto shifted = hn::MulAdd(clamped, hn::Set(d, t::kEightOverLn2), hn::Set(d, kShifter));
+    const auto m = hn::Sub(shifted, hn::Set(d, kShifter));
+    auto r = hn::MulAdd(m, hn::Set(d, t::kLn2Over8Part0), clamped);
+    r = hn::MulAdd(m, hn::Set(d, t::kLn2Over8Part1), r);
+    const auto q =
+        hn::MulAdd(hn::MulAdd(hn::Set(d, t::kC3), r, hn::Set(d, t::kC2)), r, hn::Set(d, 1.0f));
+    const auto m_bits = hn::BitCast(di, shifted);  // 0x4B400000 + m, m in [-1000, 0]
+    const auto power = hn::TableLookupLanes(hn::Load(d, t::kPowers),
+                                            hn::IndicesFromVec(d, hn::And(m_bits, hn::Set(di, 7))));
+    const auto fraction = hn::MulAdd(power, hn::Mul(q, r), power);  // 2^(j/8) exp(r), in [0.95, 2)
+    // floor(m / 8) << 23: m's low 12 bits (|m| < 2^11) moved to the top, below the exponent's.
+    const auto exponent = hn::And(hn::ShiftLeft<20>(m_bits), hn::Set(di, int32_t{-0x800000}));
+    const auto result = hn::BitCast(d, hn::Add(hn::BitCast(di, fraction), exponent));
+    if constexpr (!kFlush) return result;
+    return hn::IfThenZeroElse(hn::Lt(x, lowest), result);
   } else {
     namespace e = highway_exp;
     const auto lowest = hn::Set(d, -87.33654475f);  // ln(2^-126)
-    constexpr float kShifter = 12582912.0f;         // 1.5 * 2^23
     const auto clamped = hn::Max(x, lowest);
     const auto shifted = hn::MulAdd(clamped, hn::Set(d, e::kOneOverLn2), hn::Set(d, kShifter));
     const auto k = hn::Sub(shifted, hn::Set(d, kShifter));
@@ -573,7 +578,10 @@ HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
     for (int j = 4; j >= 0; --j)
       q = hn::MulAdd(q, r, hn::Set(d, e::kPoly[j]));
     const auto p = hn::MulAdd(hn::Mul(r, r), q, hn::Add(r, hn::Set(d, 1.0f)));
-    const auto result = TimesPowerOfTwo(d, p, k, shifted);
+    // 2^k from shifted's bits (0x4B400000 + k, so that 2^k's exponent field is k + 127).
+    const hn::RebindToSigned<D> di;
+    const auto biased = hn::Add(hn::BitCast(di, shifted), hn::Set(di, 127 - 0x4B400000));
+    const auto result = hn::Mul(p, hn::BitCast(d, hn::ShiftLeft<23>(biased)));
     if constexpr (!kFlush) return result;
     return hn::IfThenZeroElse(hn::Lt(x, lowest), result);
   }
