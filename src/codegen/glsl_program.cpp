@@ -201,20 +201,32 @@ std::string preamble(const ir::Program& program) {
   return text;
 }
 
-std::string buffers(const ir::Program& program) {
+/// The vector of four elements of a 4-byte dtype (has_flat_program_kernel): the flat kernel's
+/// buffers hold these, so that each load and store moves 16 bytes.
+std::string_view vector_type(DType dtype) {
+  if (dtype == DType::F32) return "vec4";
+  if (dtype == DType::I32) return "ivec4";
+  return "uvec4";
+}
+
+/// The buffers' declarations: arrays of the dtypes' storage types, or of vector_type for the
+/// flat kernel.
+std::string buffers(const ir::Program& program, bool flat) {
+  const auto element = [&](DType dtype) {
+    return std::string(flat ? vector_type(dtype) : storage_type(dtype));
+  };
   std::string text =
       "layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };\n";
   uint32_t binding = 1;
   for (std::size_t k = 0; k < program.inputs.size(); ++k)
     text += "layout(std430, set = 0, binding = " + std::to_string(binding++) +
             ") readonly buffer Input" + std::to_string(k) + " { " +
-            std::string(storage_type(program.inputs[k].dtype)) + " in" + std::to_string(k) +
-            "[]; };\n";
+            element(program.inputs[k].dtype) + " in" + std::to_string(k) + "[]; };\n";
   for (std::size_t k = 0; k < program.outputs.size(); ++k)
     text += "layout(std430, set = 0, binding = " + std::to_string(binding++) +
             ") writeonly buffer Output" + std::to_string(k) + " { " +
-            std::string(storage_type(program.instructions[program.outputs[k]].dtype)) + " out" +
-            std::to_string(k) + "[]; };\n";
+            element(program.instructions[program.outputs[k]].dtype) + " out" + std::to_string(k) +
+            "[]; };\n";
   return text;
 }
 
@@ -353,6 +365,105 @@ std::string element_loop(const ir::Program& program, const ProgramBody& body, DT
   return text + "  }\n";
 }
 
+/// The flat kernel's loop (has_flat_program_kernel, flat_program_runs): invocation j's turn takes
+/// elements 4j to 4j + 3 as one vector of every tensor (in<k>[j] from a contiguous input's first
+/// vector, its offset a multiple of 4; a broadcast input's one element in every lane) and computes
+/// the lanes one after another with the scalar body, each lane in a block of its own. The last,
+/// partial vector is loaded and stored lane by lane, so that no access passes n (the bindings are
+/// the tensors' exact bytes). The same dispatch covers n as the general kernel's: one vector an
+/// invocation a turn, the invocations' count apart.
+std::string flat_loop(const ir::Program& program, const ProgramBody& body, DType compute) {
+  const std::size_t inputs = program.inputs.size();
+  const std::string lanes = "xyzw";
+  const auto lane = [&](const std::string& vector, std::size_t e) {
+    return vector + "." + lanes[e];
+  };
+  std::string text =
+      "  const uint threads = gl_NumWorkGroups.x * " + std::to_string(kGlslWorkgroupSize) + "u;\n";
+  text += "  const uint vectors = (n + 3u) / 4u;\n";
+  // Per input, from the parameter block: whether it is contiguous (stride 1, else 0: broadcast),
+  // its first vector, and its element at its offset (the broadcast value; the kernel runs with
+  // n >= 1, so the element exists either way).
+  const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
+  for (std::size_t k = 0; k < inputs; ++k) {
+    const std::string index = std::to_string(k);
+    const std::string offset = "p[" + std::to_string(first_offset + k) + "]";
+    text += "  const bool contiguous" + index + " = p[" +
+            std::to_string(kStridesWord + kProgramMaxRank * k) + "] != 0u;\n";
+    text += "  const uint base" + index + " = " + offset + " / 4u;\n";
+    text += "  const " + std::string(loaded_type(program.inputs[k].dtype)) + " one" + index +
+            " = in" + index + "[" + offset + " / 4u][" + offset + " % 4u];\n";
+  }
+  text += "  for (uint j = gl_GlobalInvocationID.x; j < vectors; j += threads) {\n";
+  text += "    const bool whole = 4u * j + 4u <= n;\n";
+  // The lanes from lane e on exist where 4j + e < n (lane 0 always does).
+  const auto partial = [](const std::string& indent, const std::string& assignment, std::size_t e) {
+    if (e == 0) return indent + assignment + "\n";
+    return indent + "if (4u * j + " + std::to_string(e) + "u < n) " + assignment + "\n";
+  };
+  for (std::size_t k = 0; k < inputs; ++k) {
+    const std::string a = "a" + std::to_string(k), in = "in" + std::to_string(k);
+    const std::string at = in + "[base" + std::to_string(k) + " + j]";
+    const std::string type(vector_type(program.inputs[k].dtype));
+    text += "    " + type + " " + a + " = " + type + "(one" + std::to_string(k) + ");\n";
+    text += "    if (contiguous" + std::to_string(k) + ") {\n";
+    text += "      if (whole) {\n        " + a + " = " + at + ";\n      } else {\n";
+    for (std::size_t e = 0; e + 1 < 4; ++e)
+      text += partial("        ", lane(a, e) + " = " + lane(at, e) + ";", e);
+    text += "      }\n    }\n";
+  }
+  for (std::size_t k = 0; k < program.outputs.size(); ++k)
+    text += "    " + std::string(vector_type(program.instructions[program.outputs[k]].dtype)) +
+            " r" + std::to_string(k) + ";\n";
+  for (std::size_t e = 0; e < 4; ++e) {
+    text += "    {\n";
+    for (std::size_t k = 0; k < inputs; ++k)
+      text += "      const " + std::string(loaded_type(program.inputs[k].dtype)) + " x" +
+              std::to_string(k) + " = " + lane("a" + std::to_string(k), e) + ";\n";
+    text += body.statements;
+    for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+      const uint32_t result = program.outputs[k];
+      text += "      " + lane("r" + std::to_string(k), e) + " = " +
+              Glsl(compute).store(program.instructions[result].dtype, body.results[result]) + ";\n";
+    }
+    text += "    }\n";
+  }
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const std::string r = "r" + std::to_string(k), at = "out" + std::to_string(k) + "[j]";
+    text += "    if (whole) {\n      " + at + " = " + r + ";\n    } else {\n";
+    for (std::size_t e = 0; e + 1 < 4; ++e)
+      text += partial("      ", lane(at, e) + " = " + lane(r, e) + ";", e);
+    text += "    }\n";
+  }
+  return text + "  }\n";
+}
+
+/// The source of program's general kernel, or of its flat kernel (flat): the same preamble,
+/// scalars and body, around element_loop or flat_loop.
+std::string kernel_source(const ir::Program& program, const GlslFeatures& features, bool flat) {
+  const std::string name = flat ? "glsl_flat_program_kernel" : "glsl_program_kernel";
+  if (const std::string why = glsl_program_refusal(program, features); !why.empty())
+    throw InvalidArgument("[" + name + "] " + why + ", in the program " + program.describe());
+  if (flat && !has_flat_program_kernel(program))
+    throw InvalidArgument("[" + name + "] the program " + program.describe() +
+                          " has a tensor whose elements are not of 4 bytes");
+  const DType compute = compute_of(program);
+  std::vector<std::string> elements;
+  for (std::size_t k = 0; k < program.inputs.size(); ++k)
+    elements.push_back("x" + std::to_string(k));
+  const ProgramBody body = program_body(Glsl(compute, "      "), program, elements);
+  std::string source = std::string("// the ") + (flat ? "flat kernel of the " : "") +
+                       "fused program " + program.describe() +
+                       ", written by ember's GLSL emitter (src/codegen) from ir/formulas.h\n";
+  source += preamble(program);
+  source += buffers(program, flat);
+  source += "void main() {\n  const uint n = p[0];\n";
+  if (!flat) source += "  const uint rank = p[1];\n";
+  source += scalar_declarations(program, compute);
+  source += flat ? flat_loop(program, body, compute) : element_loop(program, body, compute);
+  return source + "}\n";
+}
+
 }  // namespace
 
 std::string glsl_program_refusal(const ir::Program& program, const GlslFeatures& features) {
@@ -384,22 +495,29 @@ std::string glsl_program_refusal(const ir::Program& program, const GlslFeatures&
 }
 
 std::string glsl_program_kernel(const ir::Program& program, const GlslFeatures& features) {
-  if (const std::string why = glsl_program_refusal(program, features); !why.empty())
-    throw InvalidArgument("[glsl_program_kernel] " + why + ", in the program " +
-                          program.describe());
-  const DType compute = compute_of(program);
-  std::vector<std::string> elements;
-  for (std::size_t k = 0; k < program.inputs.size(); ++k)
-    elements.push_back("x" + std::to_string(k));
-  const ProgramBody body = program_body(Glsl(compute, "      "), program, elements);
-  std::string source = "// the fused program " + program.describe() +
-                       ", written by ember's GLSL emitter (src/codegen) from ir/formulas.h\n";
-  source += preamble(program);
-  source += buffers(program);
-  source += "void main() {\n  const uint n = p[0];\n  const uint rank = p[1];\n";
-  source += scalar_declarations(program, compute);
-  source += element_loop(program, body, compute);
-  return source + "}\n";
+  return kernel_source(program, features, false);
+}
+
+bool has_flat_program_kernel(const ir::Program& program) {
+  for (const ir::ProgramInput& input : program.inputs)
+    if (dtype_size(input.dtype) != 4) return false;
+  for (const uint32_t result : program.outputs)
+    if (dtype_size(program.instructions[result].dtype) != 4) return false;
+  return true;
+}
+
+bool flat_program_runs(const ir::Program& program, const MergedDims& dims) {
+  if (!has_flat_program_kernel(program) || dims.sizes.size() > 1) return false;
+  for (std::size_t k = 0; k < program.inputs.size(); ++k) {
+    const int64_t stride = dims.sizes.empty() ? 0 : dims.strides[k][0];
+    const int64_t offset = k < dims.offsets.size() ? dims.offsets[k] : 0;
+    if (stride != 0 && (stride != 1 || offset % 4 != 0)) return false;
+  }
+  return true;
+}
+
+std::string glsl_flat_program_kernel(const ir::Program& program, const GlslFeatures& features) {
+  return kernel_source(program, features, true);
 }
 
 std::vector<uint32_t> glsl_program_parameters(const ir::Program& program,

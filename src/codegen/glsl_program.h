@@ -47,6 +47,27 @@ std::string glsl_program_refusal(const ir::Program& program, const GlslFeatures&
 /// them (f16 in float, rounded to f16 after each instruction), with GLSL's precision (glsl.h).
 std::string glsl_program_kernel(const ir::Program& program, const GlslFeatures& features);
 
+/// Whether program has a flat kernel (glsl_flat_program_kernel, wgsl_flat_program_kernel): every
+/// input and output of a 4-byte dtype (f32, i32, u32), which a vector of four moves 16 bytes at a
+/// time, as a memory-bound kernel needs on a GPU (one 4-byte element at a time, an H100's program
+/// kernels ran at 75% to 86% of its copy rate).
+bool has_flat_program_kernel(const ir::Program& program);
+
+/// Whether the flat kernel runs program over dims (merged_dims', as glsl_program_parameters takes
+/// them): has_flat_program_kernel, at most one dim, and each input contiguous (stride 1) from an
+/// offset that is a multiple of 4 elements, or one element broadcast (stride 0, any offset). The
+/// caller also needs every tensor's binding to start at a multiple of 16 bytes.
+bool flat_program_runs(const ir::Program& program, const MergedDims& dims);
+
+/// The GLSL source of program's flat kernel (glsl_program_refusal empty and
+/// has_flat_program_kernel, else InvalidArgument): glsl_program_kernel's bindings and parameter
+/// block, its buffers arrays of vec4, ivec4 or uvec4, for the executions flat_program_runs takes.
+/// Invocation j of the dispatch computes elements 4j to 4j + 3 (vector j of each output and of
+/// each contiguous input), then those the dispatch's invocations' count of vectors on, any number
+/// of workgroups; the last vector's elements past n are neither loaded nor stored. The values are
+/// glsl_program_kernel's, bit for bit: each lane runs the same statements.
+std::string glsl_flat_program_kernel(const ir::Program& program, const GlslFeatures& features);
+
 /// The parameter block of an execution of program's kernel over dims (merged_dims of the output
 /// and the inputs' shapes, or any strides and offsets that stay inside the inputs; n elements,
 /// n < 2^31) with constants (execute_fused's): n, the rank, the sizes (8 words), each input's

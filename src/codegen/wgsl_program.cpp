@@ -98,18 +98,27 @@ std::string_view wgsl_compensated_sum_helper() {
 
 namespace {
 
-std::string buffers(const ir::Program& program) {
+/// The vector of four elements of a 4-byte dtype, the flat kernel's buffers' element.
+std::string vector_type(DType dtype) {
+  return "vec4<" + std::string(element_type(dtype)) + ">";
+}
+
+/// The buffers' declarations: arrays of element_type (atomic words for the packed outputs), or
+/// of vector_type for the flat kernel.
+std::string buffers(const ir::Program& program, bool flat) {
+  const auto element = [&](DType dtype) {
+    return flat ? vector_type(dtype) : std::string(element_type(dtype));
+  };
   std::string text = "@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
   std::size_t binding = 1;
   for (std::size_t k = 0; k < program.inputs.size(); ++k)
     text += "@group(0) @binding(" + std::to_string(binding++) + ") var<storage, read_write> in" +
-            std::to_string(k) + ": array<" + std::string(element_type(program.inputs[k].dtype)) +
-            ">;\n";
+            std::to_string(k) + ": array<" + element(program.inputs[k].dtype) + ">;\n";
   for (std::size_t k = 0; k < program.outputs.size(); ++k) {
     const DType dtype = program.instructions[program.outputs[k]].dtype;
-    const std::string element = packed(dtype) ? "atomic<u32>" : std::string(element_type(dtype));
+    const std::string element_of_output = packed(dtype) ? "atomic<u32>" : element(dtype);
     text += "@group(0) @binding(" + std::to_string(binding++) + ") var<storage, read_write> out" +
-            std::to_string(k) + ": array<" + element + ">;\n";
+            std::to_string(k) + ": array<" + element_of_output + ">;\n";
   }
   return text;
 }
@@ -229,6 +238,102 @@ std::string element_loop(const ir::Program& program, const ProgramBody& body) {
   return text + "  }\n";
 }
 
+/// The flat kernel's loop, as the GLSL emitter's flat_loop writes it: invocation j's turn takes
+/// elements 4j to 4j + 3 as one vector of every tensor and computes the lanes one after another
+/// with the scalar body. The last, partial vector is loaded and stored lane by lane; its binding
+/// still covers the whole vector (ProgramEmitter::flat_bound): the array's length counts whole
+/// vectors, and WGSL lets an access past it land anywhere inside (naga clamps the index).
+std::string flat_loop(const ir::Program& program, const ProgramBody& body) {
+  const std::size_t inputs = program.inputs.size();
+  const std::string lanes = "xyzw";
+  const auto lane = [&](const std::string& vector, std::size_t e) {
+    return vector + "." + lanes[e];
+  };
+  const auto partial = [](const std::string& indent, const std::string& assignment, std::size_t e) {
+    if (e == 0) return indent + assignment + "\n";
+    return indent + "if (4u * j + " + std::to_string(e) + "u < n) { " + assignment + " }\n";
+  };
+  std::string text = "  let threads = groups.x * " + std::to_string(kWgslWorkgroupSize) + "u;\n";
+  text += "  let vectors = (n + 3u) / 4u;\n";
+  // Per input: whether it is contiguous (stride 1, else 0: broadcast), its first vector, and its
+  // element at its offset (the broadcast value; it exists, as the kernel runs with n >= 1).
+  const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
+  for (std::size_t k = 0; k < inputs; ++k) {
+    const std::string index = std::to_string(k);
+    const std::string offset = "p[" + std::to_string(first_offset + k) + "]";
+    text += "  let contiguous" + index + " = p[" +
+            std::to_string(kStridesWord + kProgramMaxRank * k) + "] != 0u;\n";
+    text += "  let base" + index + " = " + offset + " / 4u;\n";
+    text += "  let one" + index + " = in" + index + "[" + offset + " / 4u][" + offset + " % 4u];\n";
+  }
+  text += "  for (var j = gid.x; j < vectors; j += threads) {\n";
+  text += "    let whole = 4u * j + 4u <= n;\n";
+  for (std::size_t k = 0; k < inputs; ++k) {
+    const std::string a = "a" + std::to_string(k);
+    const std::string at = "in" + std::to_string(k) + "[base" + std::to_string(k) + " + j]";
+    text += "    var " + a + " = " + vector_type(program.inputs[k].dtype) + "(one" +
+            std::to_string(k) + ");\n";
+    text += "    if (contiguous" + std::to_string(k) + ") {\n";
+    text += "      if (whole) {\n        " + a + " = " + at + ";\n      } else {\n";
+    for (std::size_t e = 0; e + 1 < 4; ++e)
+      text += partial("        ", lane(a, e) + " = " + lane(at, e) + ";", e);
+    text += "      }\n    }\n";
+  }
+  for (std::size_t k = 0; k < program.outputs.size(); ++k)
+    text += "    var r" + std::to_string(k) + ": " +
+            vector_type(program.instructions[program.outputs[k]].dtype) + ";\n";
+  for (std::size_t e = 0; e < 4; ++e) {
+    text += "    {\n";
+    for (std::size_t k = 0; k < inputs; ++k)
+      text += "      let x" + std::to_string(k) + " = " + lane("a" + std::to_string(k), e) + ";\n";
+    text += body.statements;
+    for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+      const uint32_t result = program.outputs[k];
+      text += "      " + lane("r" + std::to_string(k), e) + " = " +
+              Wgsl(DType::F32).store(program.instructions[result].dtype, body.results[result]) +
+              ";\n";
+    }
+    text += "    }\n";
+  }
+  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
+    const std::string r = "r" + std::to_string(k), at = "out" + std::to_string(k) + "[j]";
+    text += "    if (whole) {\n      " + at + " = " + r + ";\n    } else {\n";
+    for (std::size_t e = 0; e + 1 < 4; ++e)
+      text += partial("      ", lane(at, e) + " = " + lane(r, e) + ";", e);
+    text += "    }\n";
+  }
+  return text + "  }\n";
+}
+
+/// The source of program's general kernel, or of its flat kernel (flat): the same buffers'
+/// bindings, helpers, scalars and body, around element_loop or flat_loop.
+std::string kernel_source(const ir::Program& program, bool flat) {
+  const std::string name = flat ? "wgsl_flat_program_kernel" : "wgsl_program_kernel";
+  if (const std::string why = wgsl_program_refusal(program); !why.empty())
+    throw InvalidArgument("[" + name + "] " + why + ", in the program " + program.describe());
+  if (flat && !has_flat_program_kernel(program))
+    throw InvalidArgument("[" + name + "] the program " + program.describe() +
+                          " has a tensor whose elements are not of 4 bytes");
+  std::vector<std::string> elements;
+  for (std::size_t k = 0; k < program.inputs.size(); ++k)
+    elements.push_back("x" + std::to_string(k));
+  const ProgramBody body = program_body(Wgsl(DType::F32, "      "), program, elements);
+  std::string source = std::string("// the ") + (flat ? "flat kernel of the " : "") +
+                       "fused program " + program.describe() +
+                       ", written by ember's WGSL emitter (src/codegen) from ir/formulas.h\n";
+  source += buffers(program, flat);
+  source += kHalfHelper;
+  source += kHelpers;
+  source += "@compute @workgroup_size(" + std::to_string(kWgslWorkgroupSize) + ")\n";
+  source +=
+      "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
+      "@builtin(num_workgroups) groups: vec3<u32>) {\n  let n = p[0];\n";
+  if (!flat) source += "  let rank = p[1];\n";
+  source += scalar_declarations(program);
+  source += flat ? flat_loop(program, body) : element_loop(program, body);
+  return source + "}\n";
+}
+
 }  // namespace
 
 std::string wgsl_program_refusal(const ir::Program& program) {
@@ -239,25 +344,11 @@ std::string wgsl_program_refusal(const ir::Program& program) {
 }
 
 std::string wgsl_program_kernel(const ir::Program& program) {
-  if (const std::string why = wgsl_program_refusal(program); !why.empty())
-    throw InvalidArgument("[wgsl_program_kernel] " + why + ", in the program " +
-                          program.describe());
-  std::vector<std::string> elements;
-  for (std::size_t k = 0; k < program.inputs.size(); ++k)
-    elements.push_back("x" + std::to_string(k));
-  const ProgramBody body = program_body(Wgsl(DType::F32, "      "), program, elements);
-  std::string source = "// the fused program " + program.describe() +
-                       ", written by ember's WGSL emitter (src/codegen) from ir/formulas.h\n";
-  source += buffers(program);
-  source += kHalfHelper;
-  source += kHelpers;
-  source += "@compute @workgroup_size(" + std::to_string(kWgslWorkgroupSize) + ")\n";
-  source +=
-      "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
-      "@builtin(num_workgroups) groups: vec3<u32>) {\n  let n = p[0];\n  let rank = p[1];\n";
-  source += scalar_declarations(program);
-  source += element_loop(program, body);
-  return source + "}\n";
+  return kernel_source(program, false);
+}
+
+std::string wgsl_flat_program_kernel(const ir::Program& program) {
+  return kernel_source(program, true);
 }
 
 }  // namespace ember::codegen

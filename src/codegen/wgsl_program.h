@@ -38,6 +38,15 @@ std::string wgsl_program_refusal(const ir::Program& program);
 /// instruction by ember_f16_bits, round to nearest even).
 std::string wgsl_program_kernel(const ir::Program& program);
 
+/// The WGSL source of program's flat kernel (wgsl_program_refusal empty and
+/// has_flat_program_kernel, glsl_program.h, else InvalidArgument): wgsl_program_kernel's bindings
+/// and parameter block, its buffers array<vec4<f32>>, array<vec4<i32>> or array<vec4<u32>>, for
+/// the executions flat_program_runs takes, as glsl_flat_program_kernel computes them. Each
+/// tensor's binding must cover the whole vectors its elements lie in (its bytes rounded up to 16):
+/// the last, partial vector is read and written lane by lane, but the array's length counts whole
+/// vectors, and WGSL lets an access past it land anywhere inside (naga clamps the index).
+std::string wgsl_flat_program_kernel(const ir::Program& program);
+
 /// The WGSL function ember_f16_bits(f32) -> the f16 bits of f rounded to nearest, ties to even
 /// (the language's own packing leaves the rounding to the implementation): for kernels of their
 /// own that store f16 (the shader backends' matmul).

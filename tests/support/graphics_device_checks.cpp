@@ -12,6 +12,7 @@
 #include "backends/shader/device_limits.h"
 #include "backends/shader/host_runs.h"
 #include "backends/shader/matmul_runs.h"
+#include "ember/activation_functions.h"
 #include "ember/devices.h"
 #include "ember/error.h"
 #include "ember/tensor_ops.h"
@@ -154,6 +155,42 @@ void expect_erf_on_the_device_within_f32(const Device& device) {
     EXPECT_LE(std::abs(y[i] - expected), 3e-7 * std::abs(expected))
         << "erf(" << x[i] << ") = " << y[i] << ", not " << expected;
     EXPECT_EQ(std::signbit(y[i]), std::signbit(expected)) << "erf(" << x[i] << ")";
+  }
+}
+
+void expect_flat_programs_match_ndarray(const Device& device) {
+  for (const int64_t n : {1, 3, 4, 5, 1023, 4099}) {
+    // Multiples of 1/16 of both signs (every sum exact in f32), 8 more than n, for slices of n
+    // elements from each offset.
+    std::vector<double> values;
+    for (int64_t i = 0; i < n + 8; ++i)
+      values.push_back(static_cast<double>((i * 37) % 101 - 50) / 16.0);
+    const auto source = [&](const Device& on) {
+      return Tensor<1>::from_floats(values, on).cast(DType::F32);
+    };
+    const Tensor<1> here = source(device), there = source(Device::ndarray());
+    const Tensor<1> one = Tensor<1>::from_floats({0.75}, device).cast(DType::F32);
+    const Tensor<1> one_there = Tensor<1>::from_floats({0.75}, Device::ndarray()).cast(DType::F32);
+    for (const int64_t offset : {0, 1, 2, 4, 8}) {
+      const std::string what = "n " + std::to_string(n) + ", offset " + std::to_string(offset);
+      const Tensor<1> x = here.narrow(0, offset, n), x_there = there.narrow(0, offset, n);
+      const Tensor<1> y = here.narrow(0, 8 - offset, n), y_there = there.narrow(0, 8 - offset, n);
+      const auto same = [&](const TensorData& actual, const TensorData& expected,
+                            const std::string& op) {
+        EXPECT_TRUE(same_bits_or_both_nan(actual, expected)) << op << ", " << what;
+      };
+      same(x.into_data(), x_there.into_data(), "copy");
+      same((x + y).into_data(), (x_there + y_there).into_data(), "add");
+      same((x + one).into_data(), (x_there + one_there).into_data(), "add of one element");
+      const auto i32 = [](const Tensor<1>& t) { return t.to_int().cast(DType::I32); };
+      same((i32(x) * i32(y)).into_data(), (i32(x_there) * i32(y_there)).into_data(), "i32 mul");
+      const Tolerance tolerance = Tolerance::for_dtype(DType::F32);
+      EXPECT_TRUE(x.exp().into_data().approx_equal(x_there.exp().into_data(), tolerance))
+          << "exp, " << what;
+      EXPECT_TRUE(activation::gelu(x).into_data().approx_equal(
+          activation::gelu(x_there).into_data(), tolerance))
+          << "gelu, " << what;
+    }
   }
 }
 

@@ -38,6 +38,12 @@ void expect_flush_and_sync_finish_the_work(const Device& device);
 /// erf of f32 runs on the device's kernels, within 3e-7 of the C library's (relative), keeping
 /// signed zeros, +-1 at the infinities and NaN.
 void expect_erf_on_the_device_within_f32(const Device& device);
+/// The program kernels' flat kernel (16 bytes a load and a store: contiguous 4-byte tensors from
+/// offsets of whole vectors) and the general one beside it against ndarray: f32 tensors of 1, 3,
+/// 4, 5, 1023 and 4099 elements (partial last vectors), sliced from offsets that are multiples of
+/// 4 elements (the flat kernel's copy) and others (the general kernel's); their copies, sums, sums
+/// with one element broadcast and i32 sums bit for bit, exp and gelu within f32's tolerance.
+void expect_flat_programs_match_ndarray(const Device& device);
 /// A fused program of more tensors than the device binds to one kernel runs (op by op) and gives
 /// every result.
 void expect_a_program_past_the_bindings_runs(const Device& device);

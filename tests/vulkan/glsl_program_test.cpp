@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,27 @@ ir::Program lone(const ir::Op& op, std::vector<DType> dtypes) {
   for (const DType dtype : dtypes)
     metas.push_back({Shape{4}, dtype});
   return ir::lone_op_program(op, metas, ir::infer(op, metas)[0]);
+}
+
+/// x + y (y one element broadcast), times a scalar: its exp and its gelu, two outputs (a fused
+/// program the flat kernels take).
+ir::Program flat_fused_program() {
+  using Ref = ir::ProgramRef;
+  ir::Program program;
+  program.inputs = {{DType::F32, {false}}, {DType::F32, {true}}};
+  const auto instruction = [&](const ir::Op& op, std::vector<Ref> args,
+                               std::optional<uint32_t> constant = std::nullopt) {
+    program.instructions.push_back({op, std::move(args), DType::F32, constant});
+    return Ref{Ref::Kind::Instruction, static_cast<uint32_t>(program.instructions.size() - 1)};
+  };
+  const Ref sum =
+      instruction(ir::Binary{ir::BinaryOp::Add}, {{Ref::Kind::Input, 0}, {Ref::Kind::Input, 1}});
+  const Ref scaled = instruction(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(0.5)}, {sum}, 0);
+  const Ref exp = instruction(ir::Unary{ir::UnaryOp::Exp}, {scaled});
+  const Ref gelu = instruction(ir::Activation{ir::ActivationOp::Gelu}, {scaled});
+  program.outputs = {exp.index, gelu.index};
+  program.slots = ir::plan_slots(program);
+  return program;
 }
 
 TEST(GlslTarget, ConstantsAreWrittenFromTheirBits) {
@@ -126,6 +148,70 @@ TEST(GlslProgram, EveryLoneOpItWritesCompiles) {
     ++compiled;
   }
   EXPECT_GT(compiled, 60);
+}
+
+TEST(GlslProgram, TheFlatKernelTakesContiguousAlignedFourByteTensorsOnly) {
+  const ir::Program add = lone(ir::Binary{ir::BinaryOp::Add}, {DType::F32, DType::F32});
+  ASSERT_TRUE(codegen::has_flat_program_kernel(add));
+  const auto dims = [](std::vector<int64_t> sizes, std::vector<std::vector<int64_t>> strides,
+                       std::vector<int64_t> offsets) {
+    return codegen::MergedDims{std::move(sizes), std::move(strides), std::move(offsets)};
+  };
+  // Contiguous inputs from offsets that are multiples of 4 elements, a broadcast element at any
+  // offset, and a single element (no dims left).
+  EXPECT_TRUE(codegen::flat_program_runs(add, dims({4099}, {{1}, {1}}, {0, 0})));
+  EXPECT_TRUE(codegen::flat_program_runs(add, dims({7}, {{1}, {1}}, {4, 8})));
+  EXPECT_TRUE(codegen::flat_program_runs(add, dims({7}, {{1}, {0}}, {0, 3})));
+  EXPECT_TRUE(codegen::flat_program_runs(add, dims({}, {{}, {}}, {5, 2})));
+  // A contiguous input from a misaligned offset, a stepped input, two dims: the general kernel.
+  EXPECT_FALSE(codegen::flat_program_runs(add, dims({7}, {{1}, {1}}, {0, 1})));
+  EXPECT_FALSE(codegen::flat_program_runs(add, dims({7}, {{1}, {2}}, {0, 0})));
+  EXPECT_FALSE(codegen::flat_program_runs(add, dims({3, 4}, {{4, 1}, {0, 1}}, {0, 0})));
+  // i32 and u32 are 4 bytes too; f16, f64, and a Bool output are not.
+  EXPECT_TRUE(codegen::has_flat_program_kernel(lone(ir::Unary{ir::UnaryOp::Neg}, {DType::I32})));
+  EXPECT_TRUE(codegen::has_flat_program_kernel(lone(ir::Cast{DType::U32}, {DType::F32})));
+  const ir::Program half = lone(ir::Unary{ir::UnaryOp::Exp}, {DType::F16});
+  EXPECT_FALSE(codegen::has_flat_program_kernel(half));
+  EXPECT_FALSE(codegen::flat_program_runs(half, dims({8}, {{1}}, {0})));
+  EXPECT_FALSE(codegen::has_flat_program_kernel(lone(ir::Unary{ir::UnaryOp::Neg}, {DType::F64})));
+  EXPECT_FALSE(codegen::has_flat_program_kernel(
+      lone(ir::Compare{ir::CompareOp::Lower}, {DType::F32, DType::F32})));
+  EXPECT_THROW(codegen::glsl_flat_program_kernel(half, kEverything), InvalidArgument);
+}
+
+TEST(GlslProgram, EveryFlatKernelItWritesCompiles) {
+  // Every lone op on the 4-byte dtypes whose tensors are all 4 bytes, and a fused program of two
+  // outputs (a broadcast input, a scalar, exp and gelu).
+  std::vector<ir::Program> programs;
+  const auto add = [&](const ir::Op& op, std::vector<DType> dtypes) {
+    try {
+      ir::Program program = lone(op, std::move(dtypes));
+      if (codegen::has_flat_program_kernel(program) &&
+          codegen::glsl_program_refusal(program, kNothing).empty())
+        programs.push_back(std::move(program));
+    } catch (const InvalidArgument&) {
+    }
+  };
+  for (const DType dtype : {DType::F32, DType::I32, DType::U32}) {
+    for (const ir::UnaryOp op : ir::all_ops<ir::UnaryOp>())
+      add(ir::Unary{op}, {dtype});
+    for (const ir::BinaryOp op : ir::all_ops<ir::BinaryOp>())
+      add(ir::Binary{op}, {dtype, dtype});
+    for (const ir::ActivationOp op : ir::all_ops<ir::ActivationOp>())
+      add(ir::Activation{op}, {dtype});
+    for (const DType to : {DType::F32, DType::I32, DType::U32})
+      add(ir::Cast{to}, {dtype});
+    add(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(int64_t{-3})}, {dtype});
+  }
+  programs.push_back(flat_fused_program());
+  int compiled = 0;
+  for (const ir::Program& program : programs) {
+    const std::string source = codegen::glsl_flat_program_kernel(program, kNothing);
+    EXPECT_NE(source.find("vec4 "), std::string::npos) << source;
+    EXPECT_EQ(compile_errors(source), "") << program.describe() << "\n" << source;
+    ++compiled;
+  }
+  EXPECT_GT(compiled, 40);
 }
 
 TEST(GlslProgram, TheParameterBlockHoldsTheShapeStridesAndScalars) {

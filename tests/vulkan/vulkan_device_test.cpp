@@ -137,6 +137,11 @@ TEST(VulkanDevice, AFusedProgramPastTheBindingsRunsOpByOp) {
   expect_a_program_past_the_bindings_runs(*device);
 }
 
+TEST(VulkanDevice, FlatProgramKernelsMatchNdarrayAtEveryLengthAndOffset) {
+  EMBER_SKIP_WITHOUT_VULKAN(device);
+  expect_flat_programs_match_ndarray(*device);
+}
+
 TEST(VulkanDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   EMBER_SKIP_WITHOUT_VULKAN(device);
   expect_matmul_matches_ndarray(*device);

@@ -137,6 +137,11 @@ TEST(WgpuDevice, AFusedProgramPastTheBindingsRunsOpByOp) {
   expect_a_program_past_the_bindings_runs(*device);
 }
 
+TEST(WgpuDevice, FlatProgramKernelsMatchNdarrayAtEveryLengthAndOffset) {
+  EMBER_SKIP_WITHOUT_WGPU(device);
+  expect_flat_programs_match_ndarray(*device);
+}
+
 TEST(WgpuDevice, MatmulKernelMatchesNdarrayAcrossTilesBatchesAndBroadcasts) {
   EMBER_SKIP_WITHOUT_WGPU(device);
   expect_matmul_matches_ndarray(*device);

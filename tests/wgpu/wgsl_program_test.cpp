@@ -14,6 +14,7 @@
 #include "backends/wgpu/command_stream.h"
 #include "backends/wgpu/kernel_cache.h"
 #include "backends/wgpu/wgpu_context.h"
+#include "codegen/glsl_program.h"
 #include "codegen/wgsl.h"
 #include "codegen/wgsl_program.h"
 #include "ember/error.h"
@@ -119,6 +120,45 @@ TEST(WgslProgram, EveryLoneOpItWritesIsAShaderWgpuNativeAccepts) {
     ++written;
   }
   EXPECT_GT(written, 60u);
+  EXPECT_FALSE(context->poisoned());
+}
+
+TEST(WgslProgram, EveryFlatKernelItWritesIsAShaderWgpuNativeAccepts) {
+  const std::shared_ptr<wgpu::Context> context = first_context();
+  if (context == nullptr) GTEST_SKIP() << "no WebGPU adapter (install mesa-vulkan-drivers)";
+  wgpu::KernelCache kernels(context);
+  std::size_t written = 0;
+  const auto add = [&](const ir::Op& op, std::vector<DType> dtypes) {
+    ir::Program program;
+    try {
+      program = lone_program(op, std::move(dtypes));
+    } catch (const InvalidArgument&) {
+      return;  // an op ir does not take on these dtypes
+    }
+    if (!codegen::has_flat_program_kernel(program) ||
+        !codegen::wgsl_program_refusal(program).empty())
+      return;
+    const std::string source = codegen::wgsl_flat_program_kernel(program);
+    EXPECT_NE(source.find("array<vec4<"), std::string::npos) << source;
+    EXPECT_NO_THROW(kernels.kernel(source)) << program.describe() << "\n" << source;
+    ++written;
+  };
+  // Every lone op whose tensors are all of 4 bytes (f16's is refused, naming why).
+  for (const DType dtype : {DType::F32, DType::I32, DType::U32}) {
+    for (const ir::UnaryOp op : ir::all_ops<ir::UnaryOp>())
+      add(ir::Unary{op}, {dtype});
+    for (const ir::BinaryOp op : ir::all_ops<ir::BinaryOp>())
+      add(ir::Binary{op}, {dtype, dtype});
+    for (const ir::ActivationOp op : ir::all_ops<ir::ActivationOp>())
+      add(ir::Activation{op}, {dtype});
+    for (const DType to : {DType::F32, DType::I32, DType::U32})
+      add(ir::Cast{to}, {dtype});
+    add(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(int64_t{-3})}, {dtype});
+  }
+  EXPECT_GT(written, 40u);
+  EXPECT_THROW(
+      codegen::wgsl_flat_program_kernel(lone_program(ir::Unary{ir::UnaryOp::Neg}, {DType::F16})),
+      InvalidArgument);
   EXPECT_FALSE(context->poisoned());
 }
 

@@ -25,10 +25,10 @@ DevicePages::~DevicePages() {
 
 std::byte* DevicePages::take(std::size_t bytes, std::size_t /*alignment*/) {
   context_->check_usable();
-  if (bytes > context_->adapter().limits.maxBufferSize) throw std::bad_alloc();
+  if (vector_padded(bytes) > context_->adapter().limits.maxBufferSize) throw std::bad_alloc();
   WGPUBufferDescriptor descriptor = WGPU_BUFFER_DESCRIPTOR_INIT;
   descriptor.usage = WGPUBufferUsage_Storage | WGPUBufferUsage_CopySrc | WGPUBufferUsage_CopyDst;
-  descriptor.size = padded(bytes);
+  descriptor.size = vector_padded(bytes);
   // Out of memory is an error of the scope, not of the device (which it would poison).
   wgpuDevicePushErrorScope(context_->device(), WGPUErrorFilter_OutOfMemory);
   const WGPUBuffer buffer = wgpuDeviceCreateBuffer(context_->device(), &descriptor);

@@ -16,8 +16,12 @@ shader::ProgramEmitter wgsl_emitter() {
           [](const ir::Program& program, const codegen::GlslFeatures& /*features*/) {
             return codegen::wgsl_program_kernel(program);
           },
+          [](const ir::Program& program, const codegen::GlslFeatures& /*features*/) {
+            return codegen::wgsl_flat_program_kernel(program);
+          },
           codegen::GlslFeatures{},
           padded,
+          vector_padded,
           true,
           uint64_t{codegen::kWgslWorkgroupSize} * codegen::kWgslElementsPerInvocation};
 }

@@ -9,7 +9,7 @@
 namespace ember::wgpu {
 
 /// The WGSL emitter: 8- and 16-bit elements packed in words (narrow outputs or-ed into zeroed
-/// words), bindings rounded up to words.
+/// words), bindings rounded up to words (to whole vectors of 16 bytes for the flat kernel).
 shader::ProgramEmitter wgsl_emitter();
 
 using ProgramKernels = shader::ProgramKernels<KernelRunner>;
