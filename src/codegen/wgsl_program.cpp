@@ -242,7 +242,8 @@ std::string element_loop(const ir::Program& program, const ProgramBody& body) {
 /// elements 4j to 4j + 3 as one vector of every tensor and computes the lanes one after another
 /// with the scalar body. The last, partial vector is loaded and stored lane by lane; its binding
 /// still covers the whole vector (ProgramEmitter::flat_bound): the array's length counts whole
-/// vectors, and WGSL lets an access past it land anywhere inside (naga clamps the index).
+/// vectors, and an access past it is not defined (ember's kernels are trusted modules: naga adds
+/// no clamp).
 std::string flat_loop(const ir::Program& program, const ProgramBody& body) {
   const std::size_t inputs = program.inputs.size();
   const std::string lanes = "xyzw";

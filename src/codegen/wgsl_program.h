@@ -44,7 +44,7 @@ std::string wgsl_program_kernel(const ir::Program& program);
 /// the executions flat_program_runs takes, as glsl_flat_program_kernel computes them. Each
 /// tensor's binding must cover the whole vectors its elements lie in (its bytes rounded up to 16):
 /// the last, partial vector is read and written lane by lane, but the array's length counts whole
-/// vectors, and WGSL lets an access past it land anywhere inside (naga clamps the index).
+/// vectors, and an access past it is not defined (the kernels are trusted modules, unclamped).
 std::string wgsl_flat_program_kernel(const ir::Program& program);
 
 /// The WGSL function ember_f16_bits(f32) -> the f16 bits of f rounded to nearest, ties to even
