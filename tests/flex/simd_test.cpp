@@ -400,7 +400,7 @@ TEST(FlexSimd, SoftmaxAcrossManyRowsKeepsItsSumsWithinF32Tolerance) {
 }
 
 TEST(FlexSimd, CrossEntropyOfRowsWithFarAndInfiniteLogitsMatchesTheReference) {
-  // softmax_rows's rows: the log-sum-exp's sum takes exponentials below 2^-126 as about 2^-126
+  // softmax_rows's rows: the log-sum-exp's sum takes exponentials below 2^-125 as about 2^-125
   // rather than 0 (logits far below the row's maximum, -inf), which a sum of at least 1 must not
   // show; all -inf, NaN and +inf rows go through the standard library.
   for (const DType dtype : {DType::F32, DType::F64}) {
@@ -418,8 +418,8 @@ TEST(FlexSimd, CrossEntropyOfRowsWithFarAndInfiniteLogitsMatchesTheReference) {
 }
 
 TEST(FlexSimd, ExponentialsMatchTheReferenceOnEveryVectorTarget) {
-  // The exponential of softmax and cross_entropy applies its power of two by vscalefps on
-  // AVX-512 and from the bits of its rounding elsewhere: every target this CPU runs, on
+  // The exponential of softmax and cross_entropy is a table and a cubic on vectors of 8 lanes or
+  // more and Highway's polynomial on narrower ones: every target this CPU runs, on
   // softmax_rows's special values, along rows, across them, and in cross_entropy.
   const TensorData x = softmax_rows(37, DType::F32);
   std::vector<int64_t> targets;

@@ -1,5 +1,5 @@
 // The constants of the f32 exponential that softmax, log_softmax and cross_entropy take of
-// values at most 0 (simd_reduce.cpp's ExpNonPositive on vectors of 8 lanes or more): exp(x) =
+// values at most 0 (simd_reduce.cpp's ExpNonPositive on vectors of 8 to 16 lanes): exp(x) =
 // 2^(m / 8) exp(r), m = round(8 x / ln 2), |r| <= ln 2 / 16, with 2^(j / 8) from a table of 8
 // (one lane permutation: vpermps), exp(r) - 1 = r (1 + c2 r + c3 r^2), and the result rounded
 // once, as 2^(j/8) + 2^(j/8) (exp(r) - 1) in an fma, before its exponent gains m's floor(m / 8).

@@ -534,19 +534,19 @@ double SquaredDeviations(const T* x, int64_t n, double mean) {
 /// softmax does not need; f64: hn::Exp. The rounding of x / ln 2 (or 8 x / ln 2) comes from adding
 /// 1.5 * 2^23, which leaves it in the low bits of the sum (round to nearest even, as hn::Round), so
 /// no float-to-int conversion is needed (AVX-512's saturating one is five instructions), and the
-/// power of two is added to the result's exponent field, which x <= 0 allows. With kFlush, results
+/// power of two is built from those bits, which x <= 0 allows. With kFlush, results
 /// below the smallest x taken are flushed to 0, an error under 2.4e-38 that no softmax tolerance
 /// sees; without, such x give that x's exponential instead, for sums that hold exp(0) = 1 (a row's
 /// maximum) and so cannot show it, two instructions fewer.
-/// - Vectors of 8 lanes or more: exp_table.h's table of 2^(j / 8) and cubic.
-/// - Fewer lanes (SSE4 and older): Highway's Exp's constants (highway_exp.h: the same reduction by
-///   ln 2 and degree-7 polynomial, by Horner's scheme).
+/// - Vectors of 8 to 16 lanes (AVX2, AVX-512): exp_table.h's table of 2^(j / 8) and cubic.
+/// - Other vectors (SSE4 and older; scalable ones): Highway's Exp's constants (highway_exp.h: the
+///   same reduction by ln 2 and degree-7 polynomial, by Horner's scheme).
 template <bool kFlush = true, class D>
 HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
   constexpr float kShifter = 12582912.0f;  // 1.5 * 2^23
   if constexpr (sizeof(hn::TFromD<D>) == 8) {
     return hn::Exp(d, x);
-  } else if constexpr (hn::MaxLanes(d) >= 8) {
+  } else if constexpr (hn::MaxLanes(d) >= 8 && hn::MaxLanes(d) <= 16) {  // the table's 16
     namespace t = exp_table;
     const hn::RebindToSigned<D> di;
     const auto lowest = hn::Set(d, t::kLowest);
@@ -589,7 +589,7 @@ HWY_INLINE hn::Vec<D> ExpNonPositive(D d, hn::Vec<D> x) {
 
 /// dst[i] = exp(x[i] - shift) (kStore; else not stored), returning the sum of the exponentials. A
 /// finite shift, x's maximum, leaves every shifted value in [-inf, 0], where Exp is valid (below
-/// its lower bound, -inf included, it gives 0, or about 2^-126 where nothing is stored); any other
+/// its lower bound, -inf included, it gives 0, or about 2^-125 where nothing is stored); any other
 /// shift (a row with NaN or +inf, or all -inf) goes through the standard library, which gives the
 /// reference's NaN.
 template <bool kStore, typename T>
