@@ -29,8 +29,8 @@ inline uint64_t padded(uint64_t bytes) {
 }
 
 /// bytes rounded up to whole vectors of 16 bytes: what the flat program kernels bind (their last
-/// vector whole: WGSL lets an access past an array's whole vectors land inside them), and so
-/// what every page holds (a slice starts at a multiple of 64 bytes, so has room for them too).
+/// vector whole: an array's length counts whole vectors, and an access past them is not defined),
+/// and so what every page holds (a slice starts at a multiple of 64 bytes, so has room for them).
 inline uint64_t vector_padded(uint64_t bytes) {
   return (bytes + 15) / 16 * 16;
 }
