@@ -32,7 +32,7 @@ struct TensorMeta {
 
 /// The metadata of an op's outputs: held inline for up to two outputs (every op but a few has
 /// one), so that inferring them allocates nothing beyond their shapes.
-using OutputMetas = detail::InlineVector<TensorMeta, 2>;
+using OutputMetas = ember::detail::InlineVector<TensorMeta, 2>;
 
 /// A scalar operand (the public ember::Scalar).
 using Scalar = ember::Scalar;
