@@ -339,7 +339,7 @@ class GlslLoops final : public ShaderLoopSyntax {
 };
 
 /// The source of program's general kernel, or of its flat kernel (flat): the same preamble,
-/// scalars and body, around element_loop or flat_loop.
+/// scalars and body, around shader_element_loop or shader_flat_loop.
 std::string kernel_source(const ir::Program& program, const GlslFeatures& features, bool flat) {
   const std::string name = flat ? "glsl_flat_program_kernel" : "glsl_program_kernel";
   if (const std::string why = glsl_program_refusal(program, features); !why.empty())
@@ -361,7 +361,8 @@ std::string kernel_source(const ir::Program& program, const GlslFeatures& featur
   if (!flat) source += "  const uint rank = p[1];\n";
   source += scalar_declarations(program, compute);
   const GlslLoops loops(compute);
-  source += flat ? flat_loop(program, body, loops) : element_loop(program, body, loops);
+  source +=
+      flat ? shader_flat_loop(program, body, loops) : shader_element_loop(program, body, loops);
   return source + "}\n";
 }
 

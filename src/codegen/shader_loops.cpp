@@ -191,8 +191,8 @@ std::string vector_stores(const ir::Program& program, const ShaderLoopSyntax& s)
 // computes and stores its outputs. An invocation's loads are so in flight together, as a
 // memory-bound kernel needs on a GPU (one at a time, an H100 read 60% of its copy rate); a
 // compiler does not move a load above the stores before it by itself.
-std::string element_loop(const ir::Program& program, const ProgramBody& body,
-                         const ShaderLoopSyntax& syntax) {
+std::string shader_element_loop(const ir::Program& program, const ProgramBody& body,
+                                const ShaderLoopSyntax& syntax) {
   const std::string_view uint = syntax.held_type(DType::U32);
   const uint32_t elements = syntax.elements_per_invocation();
   std::string text = "  " + syntax.constant(uint, "threads", syntax.invocations()) + ";\n";
@@ -214,10 +214,10 @@ std::string element_loop(const ir::Program& program, const ProgramBody& body,
 // every lane), so that each load and store moves 16 bytes, and computes the lanes one after
 // another with the scalar body. The last, partial vector is loaded and stored lane by lane, so
 // that no element past n is read or written (what its binding must cover is each language's:
-// glsl_program.h, wgsl_program.h). The same dispatch covers n as the general kernel's: one vector
-// an invocation a turn, the invocations' count apart.
-std::string flat_loop(const ir::Program& program, const ProgramBody& body,
-                      const ShaderLoopSyntax& syntax) {
+// GlslLoops in glsl_program.cpp, WgslLoops in wgsl_program.cpp). The same dispatch covers n as
+// the general kernel's: one vector an invocation a turn, the invocations' count apart.
+std::string shader_flat_loop(const ir::Program& program, const ProgramBody& body,
+                             const ShaderLoopSyntax& syntax) {
   const std::string_view uint = syntax.held_type(DType::U32);
   std::string text = "  " + syntax.constant(uint, "threads", syntax.invocations()) + ";\n";
   text += "  " + syntax.constant(uint, "vectors", "(n + 3u) / 4u") + ";\n";

@@ -59,15 +59,18 @@ class ShaderLoopSyntax {
   virtual std::string store(DType dtype, std::size_t k, const std::string& element) const = 0;
 };
 
-/// The general kernel's loop over elements i in [0, n) of program, whose body (over the inputs'
-/// elements x<k>) computes the outputs: kernel variables n and rank, parameter words p (the
-/// strides and offsets), buffers in<k> and out<k> of the dtypes' storage.
-std::string element_loop(const ir::Program& program, const ProgramBody& body,
-                         const ShaderLoopSyntax& syntax);
+/// The general kernel's loop over elements i in [0, n) of program: syntax.elements_per_invocation
+/// elements an invocation a turn, their inputs' elements loaded first (through each input's
+/// strides and offset), then body (over the elements x<k>) and the stores of each. It reads the
+/// kernel's n, rank, parameter words p (glsl_program_parameters'), and buffers in<k> and out<k>
+/// of the dtypes' storage.
+std::string shader_element_loop(const ir::Program& program, const ProgramBody& body,
+                                const ShaderLoopSyntax& syntax);
 
-/// The flat kernel's loop (has_flat_program_kernel, flat_program_runs): element_loop's over
-/// buffers of vector_type, every input contiguous from a multiple of 4 elements or broadcast.
-std::string flat_loop(const ir::Program& program, const ProgramBody& body,
-                      const ShaderLoopSyntax& syntax);
+/// The flat kernel's loop (has_flat_program_kernel, flat_program_runs): one vector of four
+/// elements of each tensor an invocation a turn, body run on each lane. It reads the kernel's n,
+/// p, and buffers in<k> and out<k> of syntax.vector_type.
+std::string shader_flat_loop(const ir::Program& program, const ProgramBody& body,
+                             const ShaderLoopSyntax& syntax);
 
 }  // namespace ember::codegen

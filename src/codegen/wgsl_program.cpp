@@ -209,7 +209,7 @@ class WgslLoops final : public ShaderLoopSyntax {
 };
 
 /// The source of program's general kernel, or of its flat kernel (flat): the same buffers'
-/// bindings, helpers, scalars and body, around element_loop or flat_loop.
+/// bindings, helpers, scalars and body, around shader_element_loop or shader_flat_loop.
 std::string kernel_source(const ir::Program& program, bool flat) {
   const std::string name = flat ? "wgsl_flat_program_kernel" : "wgsl_program_kernel";
   if (const std::string why = wgsl_program_refusal(program); !why.empty())
@@ -234,7 +234,8 @@ std::string kernel_source(const ir::Program& program, bool flat) {
   if (!flat) source += "  let rank = p[1];\n";
   source += scalar_declarations(program);
   const WgslLoops loops;
-  source += flat ? flat_loop(program, body, loops) : element_loop(program, body, loops);
+  source +=
+      flat ? shader_flat_loop(program, body, loops) : shader_element_loop(program, body, loops);
   return source + "}\n";
 }
 
