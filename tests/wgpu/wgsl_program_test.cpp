@@ -81,30 +81,8 @@ TEST(WgslProgram, EveryLoneOpItWritesIsAShaderWgpuNativeAccepts) {
   const std::shared_ptr<wgpu::Context> context = first_context();
   if (context == nullptr) GTEST_SKIP() << "no WebGPU adapter (install mesa-vulkan-drivers)";
   wgpu::KernelCache kernels(context);
-  std::vector<ir::Program> programs;
-  const auto add = [&](const ir::Op& op, std::vector<DType> dtypes) {
-    try {
-      programs.push_back(lone_program(op, std::move(dtypes)));
-    } catch (const InvalidArgument&) {
-      // An op ir does not take on these dtypes.
-    }
-  };
   // The dtypes whose spelling differs most: f16's rounding, 8-bit wrapping, packed 16-bit words.
-  for (const DType dtype : {DType::F16, DType::I8, DType::U16}) {
-    for (const ir::UnaryOp op : ir::all_ops<ir::UnaryOp>())
-      add(ir::Unary{op}, {dtype});
-    for (const ir::BinaryOp op : ir::all_ops<ir::BinaryOp>())
-      add(ir::Binary{op}, {dtype, dtype});
-    for (const ir::CompareOp op : ir::all_ops<ir::CompareOp>())
-      add(ir::Compare{op}, {dtype, dtype});
-    for (const ir::ActivationOp op : ir::all_ops<ir::ActivationOp>())
-      add(ir::Activation{op}, {dtype});
-    for (const DType to : kAllDTypes)
-      add(ir::Cast{to}, {dtype});
-    add(ir::Where{}, {DType::Bool, dtype, dtype});
-    add(ir::MaskFill{Scalar(int64_t{3})}, {dtype, DType::Bool});
-    add(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(int64_t{-3})}, {dtype});
-  }
+  const std::vector<ir::Program> programs = lone_programs({DType::F16, DType::I8, DType::U16});
   std::size_t written = 0;
   for (const ir::Program& program : programs) {
     if (!codegen::wgsl_program_refusal(program).empty()) continue;
