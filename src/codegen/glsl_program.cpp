@@ -1,5 +1,5 @@
 // The GLSL program emitter (glsl_program.h): the checks of a program against a device's features,
-// the shader, and its parameter block.
+// the shader (its loops in GLSL's spelling of shader_loops.h), and its parameter block.
 #include "codegen/glsl_program.h"
 
 #include <cstddef>
@@ -12,6 +12,7 @@
 #include "codegen/emitted_ops.h"
 #include "codegen/kernel_scalars.h"
 #include "codegen/op_formulas.h"
+#include "codegen/shader_loops.h"
 #include "ember/error.h"
 #include "ir/formulas.h"
 
@@ -20,10 +21,6 @@ namespace {
 
 /// How the kernel declares an instruction's scalar.
 enum class ScalarKind : uint8_t { Float, Double, Int, Uint, Int64, Uint64 };
-
-/// Where the parameter block's parts begin (words).
-constexpr uint32_t kSizesWord = 2;
-constexpr uint32_t kStridesWord = kSizesWord + kProgramMaxRank;
 
 std::vector<DType> operand_dtypes(const ir::Program& program, const ir::Instruction& instruction) {
   std::vector<DType> args;
@@ -235,7 +232,7 @@ std::string scalar_declarations(const ir::Program& program, DType compute) {
   std::string text;
   // After the strides, one offset per input.
   uint32_t word =
-      kStridesWord + (kProgramMaxRank + 1) * static_cast<uint32_t>(program.inputs.size());
+      kProgramStridesWord + (kProgramMaxRank + 1) * static_cast<uint32_t>(program.inputs.size());
   for (std::size_t j = 0; j < program.instructions.size(); ++j) {
     const ir::Instruction& instruction = program.instructions[j];
     if (std::holds_alternative<ir::Activation>(instruction.op) || !ir::scalar_of(instruction.op))
@@ -292,154 +289,57 @@ std::string_view loaded_type(DType dtype) {
   return storage_type(dtype);
 }
 
-/// Each input's offset (offset<k>) of element index (a uint named index) from its coordinates:
-/// no division at rank 1 (every contiguous program, merged).
-std::string offsets_of(std::size_t inputs, const std::string& index) {
-  const auto stride = [](std::size_t k, const std::string& d) {
-    return "p[" + std::to_string(kStridesWord + kProgramMaxRank * k) + "u + " + d + "]";
-  };
-  // Each input's element [0, ..., 0], then its strides (two's complement in uint: a negative
-  // stride wraps to the right element, as the offset it ends at lies in the buffer).
-  const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
-  std::string text;
-  for (std::size_t k = 0; k < inputs; ++k)
-    text += "      uint offset" + std::to_string(k) + " = p[" + std::to_string(first_offset + k) +
-            "];\n";
-  text += "      if (rank == 1u) {\n";
-  for (std::size_t k = 0; k < inputs; ++k)
-    text += "        offset" + std::to_string(k) + " += " + index + " * " + stride(k, "0u") + ";\n";
-  text += "      } else {\n        uint rest = " + index + ";\n";
-  text += "        for (int d = int(rank) - 1; d >= 0; --d) {\n";
-  text += "          const uint size = p[" + std::to_string(kSizesWord) + "u + uint(d)];\n";
-  text += "          const uint coordinate = rest % size;\n          rest /= size;\n";
-  for (std::size_t k = 0; k < inputs; ++k)
-    text +=
-        "          offset" + std::to_string(k) + " += coordinate * " + stride(k, "uint(d)") + ";\n";
-  text += "        }\n      }\n";
-  return text;
-}
+/// The GLSL spelling of the program loops (shader_loops.h): the general kernel's buffers hold
+/// storage_type, its elements held as loaded_type; the flat kernel's hold vector_type. The last
+/// vector of a flat kernel's tensor is read and written lane by lane, so its binding is the
+/// tensor's exact bytes.
+class GlslLoops final : public ShaderLoopSyntax {
+ public:
+  explicit GlslLoops(DType compute) : compute_(compute) {}
 
-/// The loop over the elements, kGlslElementsPerInvocation of them a turn, the invocations'
-/// count apart: first every input element of the turn is loaded (x<k>_<e>, held as loaded_type),
-/// then each element's body computes and stores its outputs. An invocation's loads are so in
-/// flight together, as a memory-bound kernel needs on a GPU (one at a time, an H100 read 60% of
-/// its copy rate); a compiler does not move a load above the stores before it by itself.
-std::string element_loop(const ir::Program& program, const ProgramBody& body, DType compute) {
-  const std::size_t inputs = program.inputs.size();
-  const auto indexed = [](const std::string& name, uint32_t e) {
-    return name + "_" + std::to_string(e);
-  };
-  std::string text =
-      "  const uint threads = gl_NumWorkGroups.x * " + std::to_string(kGlslWorkgroupSize) + "u;\n";
-  text += "  for (uint first = gl_GlobalInvocationID.x; first < n; first += " +
-          std::to_string(kGlslElementsPerInvocation) + "u * threads) {\n";
-  for (uint32_t e = 0; e < kGlslElementsPerInvocation; ++e) {
-    text +=
-        "    const uint " + indexed("i", e) + " = first + " + std::to_string(e) + "u * threads;\n";
-    for (std::size_t k = 0; k < inputs; ++k) {
-      const std::string type(loaded_type(program.inputs[k].dtype));
-      text += "    " + type + " " + indexed("x" + std::to_string(k), e) + " = " + type + "(0);\n";
-    }
-    if (inputs == 0) continue;
-    text += "    if (" + indexed("i", e) + " < n) {\n" + offsets_of(inputs, indexed("i", e));
-    for (std::size_t k = 0; k < inputs; ++k)
-      text += "      " + indexed("x" + std::to_string(k), e) + " = " +
-              std::string(loaded_type(program.inputs[k].dtype)) + "(in" + std::to_string(k) +
-              "[offset" + std::to_string(k) + "]);\n";
-    text += "    }\n";
+  std::string constant(std::string_view type, const std::string& name,
+                       const std::string& value) const override {
+    return "const " + variable(type, name, value);
   }
-  for (uint32_t e = 0; e < kGlslElementsPerInvocation; ++e) {
-    text +=
-        "    if (" + indexed("i", e) + " < n) {\n      const uint i = " + indexed("i", e) + ";\n";
-    for (std::size_t k = 0; k < inputs; ++k)
-      text += "      const " + std::string(loaded_type(program.inputs[k].dtype)) + " x" +
-              std::to_string(k) + " = " + indexed("x" + std::to_string(k), e) + ";\n";
-    text += body.statements;
-    for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-      const uint32_t result = program.outputs[k];
-      text += "      out" + std::to_string(k) + "[i] = " +
-              Glsl(compute).store(program.instructions[result].dtype, body.results[result]) + ";\n";
-    }
-    text += "    }\n";
+  std::string variable(std::string_view type, const std::string& name,
+                       const std::string& value) const override {
+    return declaration(type, name) + " = " + value;
   }
-  return text + "  }\n";
-}
+  std::string declaration(std::string_view type, const std::string& name) const override {
+    return std::string(type) + " " + name;
+  }
+  std::string if_then(const std::string& condition, const std::string& statement) const override {
+    return "if (" + condition + ") " + statement;
+  }
+  std::string count_down(const std::string& name, const std::string& count) const override {
+    return "for (int " + name + " = int(" + count + ") - 1; " + name + " >= 0; --" + name + ")";
+  }
+  std::string invocations() const override {
+    return "gl_NumWorkGroups.x * " + std::to_string(kGlslWorkgroupSize) + "u";
+  }
+  std::string invocation() const override { return "gl_GlobalInvocationID.x"; }
+  uint32_t elements_per_invocation() const override { return kGlslElementsPerInvocation; }
+  std::string_view held_type(DType dtype) const override { return loaded_type(dtype); }
+  std::string vector_type(DType dtype) const override {
+    return std::string(codegen::vector_type(dtype));
+  }
+  std::string load(DType dtype, std::size_t k) const override {
+    return std::string(loaded_type(dtype)) + "(in" + std::to_string(k) + "[offset" +
+           std::to_string(k) + "])";
+  }
+  std::string stored(DType dtype, const std::string& value) const override {
+    return Glsl(compute_).store(dtype, value);
+  }
+  std::string store(DType /*dtype*/, std::size_t k, const std::string& element) const override {
+    return "out" + std::to_string(k) + "[i] = " + element;
+  }
 
-/// The flat kernel's loop (has_flat_program_kernel, flat_program_runs): invocation j's turn takes
-/// elements 4j to 4j + 3 as one vector of every tensor (in<k>[j] from a contiguous input's first
-/// vector, its offset a multiple of 4; a broadcast input's one element in every lane) and computes
-/// the lanes one after another with the scalar body, each lane in a block of its own. The last,
-/// partial vector is loaded and stored lane by lane, so that no access passes n (the bindings are
-/// the tensors' exact bytes). The same dispatch covers n as the general kernel's: one vector an
-/// invocation a turn, the invocations' count apart.
-std::string flat_loop(const ir::Program& program, const ProgramBody& body, DType compute) {
-  const std::size_t inputs = program.inputs.size();
-  const std::string lanes = "xyzw";
-  const auto lane = [&](const std::string& vector, std::size_t e) {
-    return vector + "." + lanes[e];
-  };
-  std::string text =
-      "  const uint threads = gl_NumWorkGroups.x * " + std::to_string(kGlslWorkgroupSize) + "u;\n";
-  text += "  const uint vectors = (n + 3u) / 4u;\n";
-  // Per input, from the parameter block: whether it is contiguous (stride 1, else 0: broadcast),
-  // its first vector, and its element at its offset (the broadcast value; the kernel runs with
-  // n >= 1, so the element exists either way).
-  const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
-  for (std::size_t k = 0; k < inputs; ++k) {
-    const std::string index = std::to_string(k);
-    const std::string offset = "p[" + std::to_string(first_offset + k) + "]";
-    text += "  const bool contiguous" + index + " = p[" +
-            std::to_string(kStridesWord + kProgramMaxRank * k) + "] != 0u;\n";
-    text += "  const uint base" + index + " = " + offset + " / 4u;\n";
-    text += "  const " + std::string(loaded_type(program.inputs[k].dtype)) + " one" + index +
-            " = in" + index + "[" + offset + " / 4u][" + offset + " % 4u];\n";
-  }
-  text += "  for (uint j = gl_GlobalInvocationID.x; j < vectors; j += threads) {\n";
-  text += "    const bool whole = 4u * j + 4u <= n;\n";
-  // The lanes from lane e on exist where 4j + e < n (lane 0 always does).
-  const auto partial = [](const std::string& indent, const std::string& assignment, std::size_t e) {
-    if (e == 0) return indent + assignment + "\n";
-    return indent + "if (4u * j + " + std::to_string(e) + "u < n) " + assignment + "\n";
-  };
-  for (std::size_t k = 0; k < inputs; ++k) {
-    const std::string a = "a" + std::to_string(k), in = "in" + std::to_string(k);
-    const std::string at = in + "[base" + std::to_string(k) + " + j]";
-    const std::string type(vector_type(program.inputs[k].dtype));
-    text += "    " + type + " " + a + " = " + type + "(one" + std::to_string(k) + ");\n";
-    text += "    if (contiguous" + std::to_string(k) + ") {\n";
-    text += "      if (whole) {\n        " + a + " = " + at + ";\n      } else {\n";
-    for (std::size_t e = 0; e + 1 < 4; ++e)
-      text += partial("        ", lane(a, e) + " = " + lane(at, e) + ";", e);
-    text += "      }\n    }\n";
-  }
-  for (std::size_t k = 0; k < program.outputs.size(); ++k)
-    text += "    " + std::string(vector_type(program.instructions[program.outputs[k]].dtype)) +
-            " r" + std::to_string(k) + ";\n";
-  for (std::size_t e = 0; e < 4; ++e) {
-    text += "    {\n";
-    for (std::size_t k = 0; k < inputs; ++k)
-      text += "      const " + std::string(loaded_type(program.inputs[k].dtype)) + " x" +
-              std::to_string(k) + " = " + lane("a" + std::to_string(k), e) + ";\n";
-    text += body.statements;
-    for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-      const uint32_t result = program.outputs[k];
-      text += "      " + lane("r" + std::to_string(k), e) + " = " +
-              Glsl(compute).store(program.instructions[result].dtype, body.results[result]) + ";\n";
-    }
-    text += "    }\n";
-  }
-  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-    const std::string r = "r" + std::to_string(k), at = "out" + std::to_string(k) + "[j]";
-    text += "    if (whole) {\n      " + at + " = " + r + ";\n    } else {\n";
-    for (std::size_t e = 0; e + 1 < 4; ++e)
-      text += partial("      ", lane(at, e) + " = " + lane(r, e) + ";", e);
-    text += "    }\n";
-  }
-  return text + "  }\n";
-}
+ private:
+  DType compute_;
+};
 
 /// The source of program's general kernel, or of its flat kernel (flat): the same preamble,
-/// scalars and body, around element_loop or flat_loop.
+/// scalars and body, around shader_element_loop or shader_flat_loop.
 std::string kernel_source(const ir::Program& program, const GlslFeatures& features, bool flat) {
   const std::string name = flat ? "glsl_flat_program_kernel" : "glsl_program_kernel";
   if (const std::string why = glsl_program_refusal(program, features); !why.empty())
@@ -460,7 +360,9 @@ std::string kernel_source(const ir::Program& program, const GlslFeatures& featur
   source += "void main() {\n  const uint n = p[0];\n";
   if (!flat) source += "  const uint rank = p[1];\n";
   source += scalar_declarations(program, compute);
-  source += flat ? flat_loop(program, body, compute) : element_loop(program, body, compute);
+  const GlslLoops loops(compute);
+  source +=
+      flat ? shader_flat_loop(program, body, loops) : shader_element_loop(program, body, loops);
   return source + "}\n";
 }
 
@@ -524,16 +426,18 @@ std::vector<uint32_t> glsl_program_parameters(const ir::Program& program,
                                               const GlslFeatures& /*features*/,
                                               const MergedDims& dims, uint64_t n,
                                               std::span<const Scalar> constants) {
-  std::vector<uint32_t> words(kStridesWord + (kProgramMaxRank + 1) * program.inputs.size(), 0);
+  std::vector<uint32_t> words(kProgramStridesWord + (kProgramMaxRank + 1) * program.inputs.size(),
+                              0);
   words[0] = static_cast<uint32_t>(n);
   words[1] = static_cast<uint32_t>(dims.sizes.size());
   for (std::size_t d = 0; d < dims.sizes.size(); ++d) {
-    words[kSizesWord + d] = static_cast<uint32_t>(dims.sizes[d]);
+    words[kProgramSizesWord + d] = static_cast<uint32_t>(dims.sizes[d]);
     for (std::size_t k = 0; k < program.inputs.size(); ++k)
-      words[kStridesWord + kProgramMaxRank * k + d] = static_cast<uint32_t>(dims.strides[k][d]);
+      words[kProgramStridesWord + kProgramMaxRank * k + d] =
+          static_cast<uint32_t>(dims.strides[k][d]);
   }
   for (std::size_t k = 0; k < program.inputs.size() && k < dims.offsets.size(); ++k)
-    words[kStridesWord + kProgramMaxRank * program.inputs.size() + k] =
+    words[kProgramStridesWord + kProgramMaxRank * program.inputs.size() + k] =
         static_cast<uint32_t>(dims.offsets[k]);
   const DType compute = compute_of(program);
   const std::vector<KernelScalar> scalars = program_scalars(program, constants);

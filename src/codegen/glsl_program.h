@@ -1,8 +1,9 @@
 // The GLSL program emitter: one compute shader computing a whole ir::Program (the elementwise
 // chain the fusion decorator hands to execute_fused, or a lone op as a one-instruction program),
 // each instruction by its formula over the Glsl target (glsl.h, op_formulas.h), every input read
-// once per element through strides that broadcast it, only the program's outputs stored. The
-// vulkan backend compiles it to SPIR-V (shaderc) and binds its buffers in the order below.
+// once per element through strides that broadcast it, only the program's outputs stored; its loops
+// are the WGSL emitter's too (shader_loops.h). The vulkan backend compiles it to SPIR-V (shaderc)
+// and binds its buffers in the order below.
 #pragma once
 
 #include <cstdint>

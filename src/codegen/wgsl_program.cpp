@@ -1,5 +1,5 @@
 // The WGSL program emitter (wgsl_program.h): the refusals (the GLSL emitter's, on WGSL's types),
-// the buffers of each dtype, the scalars and the element loop.
+// the buffers of each dtype, the scalars, and the WGSL spelling of the loops (shader_loops.h).
 #include "codegen/wgsl_program.h"
 
 #include <cstddef>
@@ -14,15 +14,12 @@
 #include "codegen/kernel_dims.h"
 #include "codegen/kernel_scalars.h"
 #include "codegen/op_formulas.h"
+#include "codegen/shader_loops.h"
 #include "codegen/wgsl.h"
 #include "ember/error.h"
 
 namespace ember::codegen {
 namespace {
-
-/// Where the parameter block's parts begin (words): glsl_program_parameters' layout.
-constexpr std::size_t kSizesWord = 2;
-constexpr std::size_t kStridesWord = kSizesWord + kProgramMaxRank;
 
 /// Whether dtype's elements are packed in u32 words (1 or 2 bytes).
 bool packed(DType dtype) {
@@ -127,7 +124,7 @@ std::string buffers(const ir::Program& program, bool flat) {
 /// integer instruction's in its dtype's type, the others' as f32 bits (glsl_program_parameters).
 std::string scalar_declarations(const ir::Program& program) {
   std::string text;
-  std::size_t word = kStridesWord + (kProgramMaxRank + 1) * program.inputs.size();
+  std::size_t word = kProgramStridesWord + (kProgramMaxRank + 1) * program.inputs.size();
   for (std::size_t j = 0; j < program.instructions.size(); ++j) {
     const ir::Instruction& instruction = program.instructions[j];
     if (std::holds_alternative<ir::Activation>(instruction.op) || !ir::scalar_of(instruction.op))
@@ -160,154 +157,59 @@ std::string element_of(DType dtype, std::size_t k) {
          within + ") * " + width + ")) & " + mask + ")";
 }
 
-/// The statement storing value (store's expression) as element i of output k.
+/// The statement storing value (store's expression) as element i of output k: or-ed into its
+/// word for the packed dtypes.
 std::string store_statement(DType dtype, std::size_t k, const std::string& value) {
   const std::string buffer = "out" + std::to_string(k);
-  if (!packed(dtype)) return "      " + buffer + "[i] = " + value + ";\n";
+  if (!packed(dtype)) return buffer + "[i] = " + value;
   const bool bytes = dtype_size(dtype) == 1;
-  return "      atomicOr(&" + buffer + "[i >> " + (bytes ? "2u" : "1u") + "], " + value +
-         " << ((i & " + (bytes ? "3u" : "1u") + ") * " + (bytes ? "8u" : "16u") + "));\n";
+  return "atomicOr(&" + buffer + "[i >> " + (bytes ? "2u" : "1u") + "], " + value + " << ((i & " +
+         (bytes ? "3u" : "1u") + ") * " + (bytes ? "8u" : "16u") + "))";
 }
 
-/// Each input's offset (offset<k>) of element index (a u32 named index) from its coordinates:
-/// no division at rank 1 (every contiguous program, merged).
-std::string offsets_of(std::size_t inputs, const std::string& index) {
-  const auto stride = [](std::size_t k, const std::string& d) {
-    return "p[" + std::to_string(kStridesWord + kProgramMaxRank * k) + "u + " + d + "]";
-  };
-  // Each input's element [0, ..., 0], then its strides (two's complement in u32: a negative
-  // stride wraps to the right element, as the offset it ends at lies in the buffer).
-  const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
-  std::string text;
-  for (std::size_t k = 0; k < inputs; ++k)
-    text += "      var offset" + std::to_string(k) + " = p[" + std::to_string(first_offset + k) +
-            "];\n";
-  text += "      if (rank == 1u) {\n";
-  for (std::size_t k = 0; k < inputs; ++k)
-    text += "        offset" + std::to_string(k) + " += " + index + " * " + stride(k, "0u") + ";\n";
-  text += "      } else {\n        var rest = " + index + ";\n";
-  text += "        for (var d = i32(rank) - 1i; d >= 0i; d--) {\n";
-  text += "          let size = p[" + std::to_string(kSizesWord) + "u + u32(d)];\n";
-  text += "          let coordinate = rest % size;\n          rest /= size;\n";
-  for (std::size_t k = 0; k < inputs; ++k)
-    text +=
-        "          offset" + std::to_string(k) + " += coordinate * " + stride(k, "u32(d)") + ";\n";
-  text += "        }\n      }\n";
-  return text;
-}
-
-/// The loop over the elements, kWgslElementsPerInvocation of them a turn, the invocations'
-/// count apart: first every input element of the turn is loaded (x<k>_<e>, held as its buffer's
-/// element type, or its bits in a u32 for the packed dtypes), then each element's body computes
-/// and stores its outputs: an invocation's loads are in flight together, as a memory-bound kernel
-/// needs on a GPU (the GLSL emitter's element_loop does the same).
-std::string element_loop(const ir::Program& program, const ProgramBody& body) {
-  const std::size_t inputs = program.inputs.size();
-  const auto indexed = [](const std::string& name, uint32_t e) {
-    return name + "_" + std::to_string(e);
-  };
-  std::string text = "  let threads = groups.x * " + std::to_string(kWgslWorkgroupSize) + "u;\n";
-  text += "  for (var first = gid.x; first < n; first += " +
-          std::to_string(kWgslElementsPerInvocation) + "u * threads) {\n";
-  for (uint32_t e = 0; e < kWgslElementsPerInvocation; ++e) {
-    text += "    let " + indexed("i", e) + " = first + " + std::to_string(e) + "u * threads;\n";
-    for (std::size_t k = 0; k < inputs; ++k) {
-      const std::string type(element_type(program.inputs[k].dtype));
-      text += "    var " + indexed("x" + std::to_string(k), e) + " = " + type + "(0);\n";
-    }
-    if (inputs == 0) continue;
-    text += "    if (" + indexed("i", e) + " < n) {\n" + offsets_of(inputs, indexed("i", e));
-    for (std::size_t k = 0; k < inputs; ++k)
-      text += "      " + indexed("x" + std::to_string(k), e) + " = " +
-              element_of(program.inputs[k].dtype, k) + ";\n";
-    text += "    }\n";
+/// The WGSL spelling of the program loops (shader_loops.h): the general kernel's buffers hold
+/// element_type (words for the packed dtypes, their elements held as their bits in a u32); the
+/// flat kernel's hold vector_type. The last vector of a flat kernel's tensor is read and written
+/// lane by lane, but its binding still covers the whole vector (ProgramEmitter::flat_bound): the
+/// array's length counts whole vectors, and an access past it is not defined (ember's kernels
+/// are trusted modules: naga adds no clamp).
+class WgslLoops final : public ShaderLoopSyntax {
+ public:
+  std::string constant(std::string_view /*type*/, const std::string& name,
+                       const std::string& value) const override {
+    return "let " + name + " = " + value;
   }
-  for (uint32_t e = 0; e < kWgslElementsPerInvocation; ++e) {
-    text += "    if (" + indexed("i", e) + " < n) {\n      let i = " + indexed("i", e) + ";\n";
-    for (std::size_t k = 0; k < inputs; ++k)
-      text +=
-          "      let x" + std::to_string(k) + " = " + indexed("x" + std::to_string(k), e) + ";\n";
-    text += body.statements;
-    for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-      const uint32_t result = program.outputs[k];
-      const DType dtype = program.instructions[result].dtype;
-      text += store_statement(dtype, k, Wgsl(DType::F32).store(dtype, body.results[result]));
-    }
-    text += "    }\n";
+  std::string variable(std::string_view /*type*/, const std::string& name,
+                       const std::string& value) const override {
+    return "var " + name + " = " + value;
   }
-  return text + "  }\n";
-}
-
-/// The flat kernel's loop, as the GLSL emitter's flat_loop writes it: invocation j's turn takes
-/// elements 4j to 4j + 3 as one vector of every tensor and computes the lanes one after another
-/// with the scalar body. The last, partial vector is loaded and stored lane by lane; its binding
-/// still covers the whole vector (ProgramEmitter::flat_bound): the array's length counts whole
-/// vectors, and an access past it is not defined (ember's kernels are trusted modules: naga adds
-/// no clamp).
-std::string flat_loop(const ir::Program& program, const ProgramBody& body) {
-  const std::size_t inputs = program.inputs.size();
-  const std::string lanes = "xyzw";
-  const auto lane = [&](const std::string& vector, std::size_t e) {
-    return vector + "." + lanes[e];
-  };
-  const auto partial = [](const std::string& indent, const std::string& assignment, std::size_t e) {
-    if (e == 0) return indent + assignment + "\n";
-    return indent + "if (4u * j + " + std::to_string(e) + "u < n) { " + assignment + " }\n";
-  };
-  std::string text = "  let threads = groups.x * " + std::to_string(kWgslWorkgroupSize) + "u;\n";
-  text += "  let vectors = (n + 3u) / 4u;\n";
-  // Per input: whether it is contiguous (stride 1, else 0: broadcast), its first vector, and its
-  // element at its offset (the broadcast value; it exists, as the kernel runs with n >= 1).
-  const std::size_t first_offset = kStridesWord + kProgramMaxRank * inputs;
-  for (std::size_t k = 0; k < inputs; ++k) {
-    const std::string index = std::to_string(k);
-    const std::string offset = "p[" + std::to_string(first_offset + k) + "]";
-    text += "  let contiguous" + index + " = p[" +
-            std::to_string(kStridesWord + kProgramMaxRank * k) + "] != 0u;\n";
-    text += "  let base" + index + " = " + offset + " / 4u;\n";
-    text += "  let one" + index + " = in" + index + "[" + offset + " / 4u][" + offset + " % 4u];\n";
+  std::string declaration(std::string_view type, const std::string& name) const override {
+    return "var " + name + ": " + std::string(type);
   }
-  text += "  for (var j = gid.x; j < vectors; j += threads) {\n";
-  text += "    let whole = 4u * j + 4u <= n;\n";
-  for (std::size_t k = 0; k < inputs; ++k) {
-    const std::string a = "a" + std::to_string(k);
-    const std::string at = "in" + std::to_string(k) + "[base" + std::to_string(k) + " + j]";
-    text += "    var " + a + " = " + vector_type(program.inputs[k].dtype) + "(one" +
-            std::to_string(k) + ");\n";
-    text += "    if (contiguous" + std::to_string(k) + ") {\n";
-    text += "      if (whole) {\n        " + a + " = " + at + ";\n      } else {\n";
-    for (std::size_t e = 0; e + 1 < 4; ++e)
-      text += partial("        ", lane(a, e) + " = " + lane(at, e) + ";", e);
-    text += "      }\n    }\n";
+  std::string if_then(const std::string& condition, const std::string& statement) const override {
+    return "if (" + condition + ") { " + statement + " }";
   }
-  for (std::size_t k = 0; k < program.outputs.size(); ++k)
-    text += "    var r" + std::to_string(k) + ": " +
-            vector_type(program.instructions[program.outputs[k]].dtype) + ";\n";
-  for (std::size_t e = 0; e < 4; ++e) {
-    text += "    {\n";
-    for (std::size_t k = 0; k < inputs; ++k)
-      text += "      let x" + std::to_string(k) + " = " + lane("a" + std::to_string(k), e) + ";\n";
-    text += body.statements;
-    for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-      const uint32_t result = program.outputs[k];
-      text += "      " + lane("r" + std::to_string(k), e) + " = " +
-              Wgsl(DType::F32).store(program.instructions[result].dtype, body.results[result]) +
-              ";\n";
-    }
-    text += "    }\n";
+  std::string count_down(const std::string& name, const std::string& count) const override {
+    return "for (var " + name + " = i32(" + count + ") - 1i; " + name + " >= 0i; " + name + "--)";
   }
-  for (std::size_t k = 0; k < program.outputs.size(); ++k) {
-    const std::string r = "r" + std::to_string(k), at = "out" + std::to_string(k) + "[j]";
-    text += "    if (whole) {\n      " + at + " = " + r + ";\n    } else {\n";
-    for (std::size_t e = 0; e + 1 < 4; ++e)
-      text += partial("      ", lane(at, e) + " = " + lane(r, e) + ";", e);
-    text += "    }\n";
+  std::string invocations() const override {
+    return "groups.x * " + std::to_string(kWgslWorkgroupSize) + "u";
   }
-  return text + "  }\n";
-}
+  std::string invocation() const override { return "gid.x"; }
+  uint32_t elements_per_invocation() const override { return kWgslElementsPerInvocation; }
+  std::string_view held_type(DType dtype) const override { return element_type(dtype); }
+  std::string vector_type(DType dtype) const override { return codegen::vector_type(dtype); }
+  std::string load(DType dtype, std::size_t k) const override { return element_of(dtype, k); }
+  std::string stored(DType dtype, const std::string& value) const override {
+    return Wgsl(DType::F32).store(dtype, value);
+  }
+  std::string store(DType dtype, std::size_t k, const std::string& element) const override {
+    return store_statement(dtype, k, element);
+  }
+};
 
 /// The source of program's general kernel, or of its flat kernel (flat): the same buffers'
-/// bindings, helpers, scalars and body, around element_loop or flat_loop.
+/// bindings, helpers, scalars and body, around shader_element_loop or shader_flat_loop.
 std::string kernel_source(const ir::Program& program, bool flat) {
   const std::string name = flat ? "wgsl_flat_program_kernel" : "wgsl_program_kernel";
   if (const std::string why = wgsl_program_refusal(program); !why.empty())
@@ -331,7 +233,9 @@ std::string kernel_source(const ir::Program& program, bool flat) {
       "@builtin(num_workgroups) groups: vec3<u32>) {\n  let n = p[0];\n";
   if (!flat) source += "  let rank = p[1];\n";
   source += scalar_declarations(program);
-  source += flat ? flat_loop(program, body) : element_loop(program, body);
+  const WgslLoops loops;
+  source +=
+      flat ? shader_flat_loop(program, body, loops) : shader_element_loop(program, body, loops);
   return source + "}\n";
 }
 

@@ -1,8 +1,9 @@
 // The WGSL program emitter: one compute shader computing a whole ir::Program (a fused elementwise
 // chain, or a lone op as a one-instruction program), each instruction by its formula over the
 // Wgsl target (wgsl.h, op_formulas.h), as the GLSL program emitter writes it (glsl_program.h): the
-// same element loop, strides, parameter block (glsl_program_parameters) and refusals, spelled in
-// WGSL. The wgpu backend hands it to wgpu-native and binds its buffers in the order below.
+// same loops (shader_loops.h), strides, parameter block (glsl_program_parameters) and refusals,
+// spelled in WGSL. The wgpu backend hands it to wgpu-native and binds its buffers in the order
+// below.
 #pragma once
 
 #include <string>

@@ -18,6 +18,7 @@
 #include "ember/error.h"
 #include "ir/ops.h"
 #include "ir/program.h"
+#include "support/lone_programs.h"
 #include "vulkan/shaderc_compile.h"
 
 namespace ember::test {
@@ -28,14 +29,6 @@ using codegen::GlslFeatures;
 
 constexpr GlslFeatures kEverything{true, true, true, true};
 constexpr GlslFeatures kNothing{false, false, false, false};
-
-/// op alone, on inputs of dtype and shape {4}.
-ir::Program lone(const ir::Op& op, std::vector<DType> dtypes) {
-  std::vector<ir::TensorMeta> metas;
-  for (const DType dtype : dtypes)
-    metas.push_back({Shape{4}, dtype});
-  return ir::lone_op_program(op, metas, ir::infer(op, metas)[0]);
-}
 
 /// x + y (y one element broadcast), times a scalar: its exp and its gelu, two outputs (a fused
 /// program the flat kernels take).
@@ -83,7 +76,7 @@ TEST(GlslTarget, IntegersAreTheDTypesValuesAndWrapToItsWidth) {
 
 TEST(GlslProgram, WritesWhatGlslComputesWellAndRefusesTheRestNamingWhy) {
   const auto written = [](const ir::Op& op, std::vector<DType> dtypes, GlslFeatures features) {
-    return codegen::glsl_program_refusal(lone(op, std::move(dtypes)), features);
+    return codegen::glsl_program_refusal(lone_program(op, std::move(dtypes)), features);
   };
   EXPECT_EQ(written(ir::Unary{ir::UnaryOp::Exp}, {DType::F32}, kNothing), "");
   EXPECT_EQ(written(ir::Binary{ir::BinaryOp::Add}, {DType::F64, DType::F64}, kEverything), "");
@@ -109,37 +102,16 @@ TEST(GlslProgram, WritesWhatGlslComputesWellAndRefusesTheRestNamingWhy) {
   EXPECT_EQ(written(ir::Unary{ir::UnaryOp::Neg}, {DType::I64}, kEverything), "");
   // The CUDA C emitter's host-only cases stay on the host here too.
   EXPECT_NE(written(ir::Binary{ir::BinaryOp::Div}, {DType::I32, DType::I32}, kEverything), "");
-  EXPECT_THROW(
-      codegen::glsl_program_kernel(lone(ir::Unary{ir::UnaryOp::Exp}, {DType::F64}), kEverything),
-      InvalidArgument);
+  EXPECT_THROW(codegen::glsl_program_kernel(lone_program(ir::Unary{ir::UnaryOp::Exp}, {DType::F64}),
+                                            kEverything),
+               InvalidArgument);
 }
 
 TEST(GlslProgram, EveryLoneOpItWritesCompiles) {
-  std::vector<ir::Program> programs;
-  // Every op on every dtype that ir accepts it on.
-  const auto add = [&](const ir::Op& op, std::vector<DType> dtypes) {
-    try {
-      programs.push_back(lone(op, std::move(dtypes)));
-    } catch (const InvalidArgument&) {
-    }
-  };
-  // The dtypes whose spelling differs most from C (f16's rounding helper, 8-bit wrapping); the
-  // conformance suite compiles every op on every dtype on lavapipe.
-  for (const DType dtype : {DType::F16, DType::I8}) {
-    for (const ir::UnaryOp op : ir::all_ops<ir::UnaryOp>())
-      add(ir::Unary{op}, {dtype});
-    for (const ir::BinaryOp op : ir::all_ops<ir::BinaryOp>())
-      add(ir::Binary{op}, {dtype, dtype});
-    for (const ir::CompareOp op : ir::all_ops<ir::CompareOp>())
-      add(ir::CompareScalar{op, Scalar(2.5)}, {dtype});
-    for (const ir::ActivationOp op : ir::all_ops<ir::ActivationOp>())
-      add(ir::Activation{op}, {dtype});
-    for (const DType to : kAllDTypes)
-      add(ir::Cast{to}, {dtype});
-    add(ir::Where{}, {DType::Bool, dtype, dtype});
-    add(ir::MaskFill{Scalar(int64_t{3})}, {dtype, DType::Bool});
-    add(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(int64_t{-3})}, {dtype});
-  }
+  // Every op on every dtype that ir accepts it on, for the dtypes whose spelling differs most
+  // from C (f16's rounding helper, 8-bit wrapping); the conformance suite compiles every op on
+  // every dtype on lavapipe.
+  const std::vector<ir::Program> programs = lone_programs({DType::F16, DType::I8});
   int compiled = 0;
   for (const ir::Program& program : programs) {
     if (!codegen::glsl_program_refusal(program, kEverything).empty()) continue;
@@ -151,7 +123,7 @@ TEST(GlslProgram, EveryLoneOpItWritesCompiles) {
 }
 
 TEST(GlslProgram, TheFlatKernelTakesContiguousAlignedFourByteTensorsOnly) {
-  const ir::Program add = lone(ir::Binary{ir::BinaryOp::Add}, {DType::F32, DType::F32});
+  const ir::Program add = lone_program(ir::Binary{ir::BinaryOp::Add}, {DType::F32, DType::F32});
   ASSERT_TRUE(codegen::has_flat_program_kernel(add));
   const auto dims = [](std::vector<int64_t> sizes, std::vector<std::vector<int64_t>> strides,
                        std::vector<int64_t> offsets) {
@@ -168,41 +140,26 @@ TEST(GlslProgram, TheFlatKernelTakesContiguousAlignedFourByteTensorsOnly) {
   EXPECT_FALSE(codegen::flat_program_runs(add, dims({7}, {{1}, {2}}, {0, 0})));
   EXPECT_FALSE(codegen::flat_program_runs(add, dims({3, 4}, {{4, 1}, {0, 1}}, {0, 0})));
   // i32 and u32 are 4 bytes too; f16, f64, and a Bool output are not.
-  EXPECT_TRUE(codegen::has_flat_program_kernel(lone(ir::Unary{ir::UnaryOp::Neg}, {DType::I32})));
-  EXPECT_TRUE(codegen::has_flat_program_kernel(lone(ir::Cast{DType::U32}, {DType::F32})));
-  const ir::Program half = lone(ir::Unary{ir::UnaryOp::Exp}, {DType::F16});
+  EXPECT_TRUE(
+      codegen::has_flat_program_kernel(lone_program(ir::Unary{ir::UnaryOp::Neg}, {DType::I32})));
+  EXPECT_TRUE(codegen::has_flat_program_kernel(lone_program(ir::Cast{DType::U32}, {DType::F32})));
+  const ir::Program half = lone_program(ir::Unary{ir::UnaryOp::Exp}, {DType::F16});
   EXPECT_FALSE(codegen::has_flat_program_kernel(half));
   EXPECT_FALSE(codegen::flat_program_runs(half, dims({8}, {{1}}, {0})));
-  EXPECT_FALSE(codegen::has_flat_program_kernel(lone(ir::Unary{ir::UnaryOp::Neg}, {DType::F64})));
+  EXPECT_FALSE(
+      codegen::has_flat_program_kernel(lone_program(ir::Unary{ir::UnaryOp::Neg}, {DType::F64})));
   EXPECT_FALSE(codegen::has_flat_program_kernel(
-      lone(ir::Compare{ir::CompareOp::Lower}, {DType::F32, DType::F32})));
+      lone_program(ir::Compare{ir::CompareOp::Lower}, {DType::F32, DType::F32})));
   EXPECT_THROW(codegen::glsl_flat_program_kernel(half, kEverything), InvalidArgument);
 }
 
 TEST(GlslProgram, EveryFlatKernelItWritesCompiles) {
-  // Every lone op on the 4-byte dtypes whose tensors are all 4 bytes, and a fused program of two
-  // outputs (a broadcast input, a scalar, exp and gelu).
+  // Every lone op whose tensors are all 4 bytes that the emitter writes, and a fused program of
+  // two outputs (a broadcast input, a scalar, exp and gelu).
   std::vector<ir::Program> programs;
-  const auto add = [&](const ir::Op& op, std::vector<DType> dtypes) {
-    try {
-      ir::Program program = lone(op, std::move(dtypes));
-      if (codegen::has_flat_program_kernel(program) &&
-          codegen::glsl_program_refusal(program, kNothing).empty())
-        programs.push_back(std::move(program));
-    } catch (const InvalidArgument&) {
-    }
-  };
-  for (const DType dtype : {DType::F32, DType::I32, DType::U32}) {
-    for (const ir::UnaryOp op : ir::all_ops<ir::UnaryOp>())
-      add(ir::Unary{op}, {dtype});
-    for (const ir::BinaryOp op : ir::all_ops<ir::BinaryOp>())
-      add(ir::Binary{op}, {dtype, dtype});
-    for (const ir::ActivationOp op : ir::all_ops<ir::ActivationOp>())
-      add(ir::Activation{op}, {dtype});
-    for (const DType to : {DType::F32, DType::I32, DType::U32})
-      add(ir::Cast{to}, {dtype});
-    add(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(int64_t{-3})}, {dtype});
-  }
+  for (ir::Program& program : flat_lone_programs())
+    if (codegen::glsl_program_refusal(program, kNothing).empty())
+      programs.push_back(std::move(program));
   programs.push_back(flat_fused_program());
   int compiled = 0;
   for (const ir::Program& program : programs) {

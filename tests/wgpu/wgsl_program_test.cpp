@@ -20,19 +20,12 @@
 #include "ember/error.h"
 #include "ir/ops.h"
 #include "ir/program.h"
+#include "support/lone_programs.h"
 
 namespace ember::test {
 namespace {
 
 using codegen::Wgsl;
-
-/// op alone, on inputs of dtype and shape {4}.
-ir::Program lone_program(const ir::Op& op, std::vector<DType> dtypes) {
-  std::vector<ir::TensorMeta> metas;
-  for (const DType dtype : dtypes)
-    metas.push_back({Shape{4}, dtype});
-  return ir::lone_op_program(op, metas, ir::infer(op, metas)[0]);
-}
 
 /// A context on the first adapter, or nullptr where there is none.
 std::shared_ptr<wgpu::Context> first_context() {
@@ -88,30 +81,8 @@ TEST(WgslProgram, EveryLoneOpItWritesIsAShaderWgpuNativeAccepts) {
   const std::shared_ptr<wgpu::Context> context = first_context();
   if (context == nullptr) GTEST_SKIP() << "no WebGPU adapter (install mesa-vulkan-drivers)";
   wgpu::KernelCache kernels(context);
-  std::vector<ir::Program> programs;
-  const auto add = [&](const ir::Op& op, std::vector<DType> dtypes) {
-    try {
-      programs.push_back(lone_program(op, std::move(dtypes)));
-    } catch (const InvalidArgument&) {
-      // An op ir does not take on these dtypes.
-    }
-  };
   // The dtypes whose spelling differs most: f16's rounding, 8-bit wrapping, packed 16-bit words.
-  for (const DType dtype : {DType::F16, DType::I8, DType::U16}) {
-    for (const ir::UnaryOp op : ir::all_ops<ir::UnaryOp>())
-      add(ir::Unary{op}, {dtype});
-    for (const ir::BinaryOp op : ir::all_ops<ir::BinaryOp>())
-      add(ir::Binary{op}, {dtype, dtype});
-    for (const ir::CompareOp op : ir::all_ops<ir::CompareOp>())
-      add(ir::Compare{op}, {dtype, dtype});
-    for (const ir::ActivationOp op : ir::all_ops<ir::ActivationOp>())
-      add(ir::Activation{op}, {dtype});
-    for (const DType to : kAllDTypes)
-      add(ir::Cast{to}, {dtype});
-    add(ir::Where{}, {DType::Bool, dtype, dtype});
-    add(ir::MaskFill{Scalar(int64_t{3})}, {dtype, DType::Bool});
-    add(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(int64_t{-3})}, {dtype});
-  }
+  const std::vector<ir::Program> programs = lone_programs({DType::F16, DType::I8, DType::U16});
   std::size_t written = 0;
   for (const ir::Program& program : programs) {
     if (!codegen::wgsl_program_refusal(program).empty()) continue;
@@ -128,32 +99,13 @@ TEST(WgslProgram, EveryFlatKernelItWritesIsAShaderWgpuNativeAccepts) {
   if (context == nullptr) GTEST_SKIP() << "no WebGPU adapter (install mesa-vulkan-drivers)";
   wgpu::KernelCache kernels(context);
   std::size_t written = 0;
-  const auto add = [&](const ir::Op& op, std::vector<DType> dtypes) {
-    ir::Program program;
-    try {
-      program = lone_program(op, std::move(dtypes));
-    } catch (const InvalidArgument&) {
-      return;  // an op ir does not take on these dtypes
-    }
-    if (!codegen::has_flat_program_kernel(program) ||
-        !codegen::wgsl_program_refusal(program).empty())
-      return;
+  // Every lone op whose tensors are all of 4 bytes (f16's is refused, naming why).
+  for (const ir::Program& program : flat_lone_programs()) {
+    if (!codegen::wgsl_program_refusal(program).empty()) continue;
     const std::string source = codegen::wgsl_flat_program_kernel(program);
     EXPECT_NE(source.find("array<vec4<"), std::string::npos) << source;
     EXPECT_NO_THROW(kernels.kernel(source)) << program.describe() << "\n" << source;
     ++written;
-  };
-  // Every lone op whose tensors are all of 4 bytes (f16's is refused, naming why).
-  for (const DType dtype : {DType::F32, DType::I32, DType::U32}) {
-    for (const ir::UnaryOp op : ir::all_ops<ir::UnaryOp>())
-      add(ir::Unary{op}, {dtype});
-    for (const ir::BinaryOp op : ir::all_ops<ir::BinaryOp>())
-      add(ir::Binary{op}, {dtype, dtype});
-    for (const ir::ActivationOp op : ir::all_ops<ir::ActivationOp>())
-      add(ir::Activation{op}, {dtype});
-    for (const DType to : {DType::F32, DType::I32, DType::U32})
-      add(ir::Cast{to}, {dtype});
-    add(ir::BinaryScalar{ir::BinaryOp::Mul, Scalar(int64_t{-3})}, {dtype});
   }
   EXPECT_GT(written, 40u);
   EXPECT_THROW(
