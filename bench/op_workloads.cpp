@@ -200,6 +200,20 @@ Step attention(const OpSpec& spec, const Device& device) {
   return [attend, q, g] { return *ops::backward(ops::sum(ops::mul(attend(), g))).get(q); };
 }
 
+/// A fresh tensor of spec.shape in spec.dtype per step, each with the next key of the device's
+/// stream: random (the default distribution, u on [0, 1)), uniform (on [-3, 5)), normal (0, 1),
+/// bernoulli (p = 0.9, dropout's mask for p = 0.1).
+Step random_tensor(const OpSpec& spec, const Device& device) {
+  const std::string& op = spec.op;
+  const Distribution d = op == "uniform"     ? Distribution::uniform(-3.0, 5.0)
+                         : op == "normal"    ? Distribution::normal(0.0, 1.0)
+                         : op == "bernoulli" ? Distribution::bernoulli(0.9)
+                                             : Distribution::Default;
+  const Shape shape(spec.shape);
+  const TensorCreationOptions options = TensorCreationOptions(device).with_dtype(spec.dtype);
+  return [shape, d, options] { return ops::random(shape, d, options, TensorKind::Float); };
+}
+
 }  // namespace
 
 Step make_step(const OpSpec& spec, const Device& device) {
@@ -209,6 +223,8 @@ Step make_step(const OpSpec& spec, const Device& device) {
     return elementwise(spec, device);
   if (is_along_dim(op)) return along_dim(spec, device);
   if (op == "matmul") return matmul(spec, device);
+  if (op == "random" || op == "uniform" || op == "normal" || op == "bernoulli")
+    return random_tensor(spec, device);
   if (op == "conv2d" || op == "max_pool2d") return spatial(spec, device);
   if (op == "attention" || op == "attention_backward") return attention(spec, device);
   if (op == "mlp_train") {

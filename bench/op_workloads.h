@@ -25,7 +25,9 @@ struct OpSpec {
   /// conv2d (input shape [N, C, H, W], out_channels, a square kernel, padding, no bias),
   /// max_pool2d (input shape, a square kernel and stride), mlp_train (shape [batch, in, hidden1,
   /// hidden2, out]: one SGD step of a 3-layer relu MLP), attention and attention_backward (q, k
-  /// and v of shape [B, H, L, E]: scaled_dot_product_attention, and with its backward).
+  /// and v of shape [B, H, L, E]: scaled_dot_product_attention, and with its backward), random
+  /// uniform normal bernoulli (a new random tensor of shape: u on [0, 1), uniform on [-3, 5),
+  /// normal(0, 1), bernoulli(0.9); ember only, a PyTorch peer draws other values).
   std::string op;
   std::vector<int64_t> shape;
   int64_t dim = -1;
