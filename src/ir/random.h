@@ -4,6 +4,7 @@
 // docs/random.md defines the stream, for a backend that implements it in a kernel of its own.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -127,6 +128,26 @@ inline double standard_normal(double u1, double u2) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
+/// fma(scale, x, offset): a uniform draw from x = u, a normal one from x = z, with the
+/// distribution's parameters rounded to T once (high - low taken in double).
+template <typename T>
+struct AffineDraw {
+  T scale;
+  T offset;
+};
+template <typename T>
+AffineDraw<T> affine_draw(const Distribution& d) {
+  if (d.kind == Distribution::Kind::Normal) return {static_cast<T>(d.b), static_cast<T>(d.a)};
+  return {static_cast<T>(d.b - d.a), static_cast<T>(d.a)};
+}
+
+/// Bernoulli(p) in f32 without doubles, for a kernel: uniform01<float>(hi, lo) < p exactly when
+/// (hi >> 8) < bernoulli_threshold_f32(p), since u = k 2^-24 < p for the integer k exactly when
+/// k < ceil(p 2^24) (the product is exact). 0 for p <= 0 or NaN, 2^24 (always) for p >= 1.
+inline uint32_t bernoulli_threshold_f32(double p) {
+  return p > 0 ? static_cast<uint32_t>(std::min(std::ceil(p * 0x1p24), 0x1p24)) : 0;
+}
+
 /// Element index of a tensor drawn from d with the stream key, computed in T (float or double).
 /// Uniform draws and the normal's radius use words 0 and 1, the normal's angle words 2 and 3.
 template <typename T>
@@ -136,12 +157,15 @@ T random_value(const Distribution& d, uint64_t key, uint64_t index) {
   switch (d.kind) {
     case Distribution::Kind::Default:
       return u;
-    case Distribution::Kind::Uniform:
-      return std::fma(static_cast<T>(d.b - d.a), u, static_cast<T>(d.a));
+    case Distribution::Kind::Uniform: {
+      const AffineDraw<T> affine = affine_draw<T>(d);
+      return std::fma(affine.scale, u, affine.offset);
+    }
     case Distribution::Kind::Normal: {
       // 1 - u is exact and in (0, 1]: the log is finite.
       const T z = standard_normal(T{1} - u, uniform01<T>(words[2], words[3]));
-      return std::fma(static_cast<T>(d.b), z, static_cast<T>(d.a));
+      const AffineDraw<T> affine = affine_draw<T>(d);
+      return std::fma(affine.scale, z, affine.offset);
     }
     case Distribution::Kind::Bernoulli:
       return u < d.a ? T{1} : T{0};

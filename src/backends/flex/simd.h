@@ -62,6 +62,11 @@ void narrow(const float* src, Half* dst, int64_t n);
 void round_to_bfloat16(float* x, int64_t n);
 void round_to_half(float* x, int64_t n);
 
+/// out[i] = ir::random_element<float>(d, key, first + i), i < n, bit for bit (simd_random.cpp):
+/// Philox4x32-10 on a vector of elements at once for the default, uniform and Bernoulli
+/// distributions (the uniform where the CPU has FMA), the scalar formulas for the rest.
+void random(const Distribution& d, uint64_t key, uint64_t first, float* out, int64_t n);
+
 /// out[i] = op(x[i]), computed by its formula (ir/formulas.h) in the element type, as ndarray does
 /// (every activation).
 void activation(const ir::Activation& op, const float* x, float* out, int64_t n);

@@ -8,16 +8,15 @@
 // shader cannot count on (lavapipe computes GLSL's fma as a product and a sum): they are drawn on
 // the host (parameter initialisation, not a training step's work).
 // Parameter words: n, key low, key high, threshold (Bernoulli: 1 where u < p, u = k 2^-24, that
-// is where k < ceil(p 2^24); the default distribution: 2^24 + 1, never reached by k, and the
-// kernel writes u).
+// is where k < ceil(p 2^24), ir::bernoulli_threshold_f32; the default distribution: 2^24 + 1,
+// never reached by k, and the kernel writes u).
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
 #include "ir/ops.h"
+#include "ir/random.h"
 
 namespace ember::shader {
 
@@ -35,10 +34,9 @@ inline bool random_kernels_take(const ir::Random& op, uint64_t max_binding) {
 /// The kernels' parameter words for op (random_kernels_take holds).
 inline std::vector<uint32_t> random_parameters(const ir::Random& op) {
   const Distribution& d = op.distribution;
-  const uint32_t threshold =
-      d.kind == Distribution::Kind::Bernoulli
-          ? static_cast<uint32_t>(std::clamp(std::ceil(d.a * 0x1p24), 0.0, 0x1p24))
-          : (uint32_t{1} << 24) + 1;
+  const uint32_t threshold = d.kind == Distribution::Kind::Bernoulli
+                                 ? ir::bernoulli_threshold_f32(d.a)
+                                 : (uint32_t{1} << 24) + 1;
   return {static_cast<uint32_t>(op.shape.num_elements()), static_cast<uint32_t>(op.key),
           static_cast<uint32_t>(op.key >> 32), threshold};
 }
