@@ -1,12 +1,16 @@
 // flex's random tensors drawn a vector of elements at a time (simd_random.cpp) against the
 // scalar stream of ir/random.h, bit for bit, on every vector target this CPU runs: whole tensors
-// against ndarray (lengths around the vector widths, and several chunks of the pool), and
-// simd::random itself at element indices past 2^32, where the counter's high word is in play.
+// against ndarray (lengths around the vector widths, and several chunks of the pool),
+// simd::random itself at element indices past 2^32, where the counter's high word is in play, and
+// the vector normals for every uniform.
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -17,8 +21,8 @@
 namespace ember::flex::test {
 namespace {
 
-/// The distributions simd::random draws on vectors, and the normal, which it draws by the scalar
-/// formulas.
+/// The distributions of each path of simd::random (the uniform and the normal fall back to the
+/// scalar formulas on targets without FMA).
 const std::vector<Distribution>& distributions() {
   static const std::vector<Distribution> all = {
       Distribution::Default,        Distribution::uniform(-3.0, 5.0),
@@ -32,6 +36,19 @@ constexpr uint64_t kKeys[] = {0, 0x0123456789ABCDEFull, ir::mix64(7)};
 std::string describe(const Distribution& d, uint64_t key) {
   return "distribution " + std::to_string(static_cast<int>(d.kind)) + " (" + std::to_string(d.a) +
          ", " + std::to_string(d.b) + "), key " + std::to_string(key);
+}
+
+/// "" where actual holds expected's bits (-0 is not 0), else the first index that differs and
+/// both values there.
+std::string difference(const std::vector<float>& actual, const std::vector<float>& expected) {
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (std::bit_cast<uint32_t>(actual[i]) != std::bit_cast<uint32_t>(expected[i])) {
+      std::ostringstream out;
+      out << "element " << i << ": " << std::hexfloat << actual[i] << " instead of " << expected[i];
+      return out.str();
+    }
+  }
+  return "";
 }
 
 /// Calls body() once per vector target this CPU runs, each selected in turn.
@@ -88,10 +105,33 @@ TEST(FlexRandom, VectorDrawsCarryTheIndexIntoTheCountersHighWord) {
         on_every_target([&] {
           std::vector<float> actual(kRun);
           simd::random(d, key, first, actual.data(), kRun);
-          EXPECT_EQ(actual, expected) << describe(d, key) << ", from element " << first;
+          EXPECT_EQ(difference(actual, expected), "")
+              << describe(d, key) << ", from element " << first;
         });
       }
     }
+  }
+}
+
+TEST(FlexRandom, VectorNormalsEqualTheScalarOnesForEveryUniform) {
+  // Every one of the 2^24 radii 1 - u and angles v an f32 draw can have, each once, paired by a
+  // bijection of the 24 bits so that all of log_f32's and cos_turns_f32's paths and the angle's
+  // ties (v = (2j + 1) / 8, where the quarter turns round to even) meet varied partners.
+  constexpr int64_t kUniforms = int64_t{1} << 24;
+  constexpr int64_t kBlock = int64_t{1} << 20;
+  std::vector<float> radius(kBlock), angle(kBlock), expected(kBlock), actual(kBlock);
+  for (int64_t start = 0; start < kUniforms; start += kBlock) {
+    for (int64_t j = 0; j < kBlock; ++j) {
+      const auto k = static_cast<uint32_t>(start + j);
+      const auto at = static_cast<std::size_t>(j);
+      radius[at] = 1.0f - ir::uniform01<float>(k << 8, 0);
+      angle[at] = ir::uniform01<float>((k * 0x9E3779u) << 8, 0);  // odd: a bijection mod 2^24
+      expected[at] = ir::standard_normal(radius[at], angle[at]);
+    }
+    on_every_target([&] {
+      simd::standard_normal(radius.data(), angle.data(), actual.data(), kBlock);
+      EXPECT_EQ(difference(actual, expected), "") << "uniforms from " << start;
+    });
   }
 }
 

@@ -63,9 +63,14 @@ void round_to_bfloat16(float* x, int64_t n);
 void round_to_half(float* x, int64_t n);
 
 /// out[i] = ir::random_element<float>(d, key, first + i), i < n, bit for bit (simd_random.cpp):
-/// Philox4x32-10 on a vector of elements at once for the default, uniform and Bernoulli
-/// distributions (the uniform where the CPU has FMA), the scalar formulas for the rest.
+/// Philox4x32-10 on a vector of elements at once, then the distribution's formula on the vector:
+/// the default and Bernoulli everywhere, the uniform and the normal where the CPU has FMA (their
+/// formulas round fused multiply-adds once); the scalar formulas elsewhere.
 void random(const Distribution& d, uint64_t key, uint64_t first, float* out, int64_t n);
+/// z[i] = ir::standard_normal(radius[i], angle[i]) (f32), i < n: random's normals from their
+/// uniforms, on vectors where the CPU has FMA, so that a test can compare them with the scalar
+/// function for every input.
+void standard_normal(const float* radius, const float* angle, float* z, int64_t n);
 
 /// out[i] = op(x[i]), computed by its formula (ir/formulas.h) in the element type, as ndarray does
 /// (every activation).

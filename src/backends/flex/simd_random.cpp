@@ -1,8 +1,11 @@
 // Highway kernel of simd.h's random: f32 draws of ir/random.h's stream a vector of elements at a
 // time, bit for bit ir::random_element<float> (tests/flex/random_test.cpp). It exists because the
-// scalar path runs one Philox4x32-10 block per element through 64-bit multiplies, and dropout's
-// masks drawn that way took about a fifth of a small transformer's CPU training step. Here each
-// u32 lane carries one element's counter through the ten rounds.
+// scalar path runs one Philox4x32-10 block per element through 64-bit multiplies (about 24 ns an
+// element on a Zen VM, and 85 ns for a normal), and dropout's masks drawn that way took about a
+// fifth of a small transformer's CPU training step. Here each u32 lane carries one element's
+// counter through the ten rounds, and the distributions' formulas (ir::random_value's, with
+// log_f32 and cos_turns_f32 for the normal) are transcribed operation for operation on the
+// lanes.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/flex/simd_random.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -12,6 +15,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <numbers>
 
 #include "backends/flex/simd.h"
 #include "ir/random.h"
@@ -132,41 +136,131 @@ HWY_INLINE void Draw(uint64_t key, uint64_t first, float* out, int64_t n, const 
   std::copy(rest, rest + (n - i), out + i);
 }
 
-/// The uniform and Bernoulli draws: ir::random_value<float>'s formulas on vectors. Whether it
-/// drew d (false: the normal, and the uniform where MulAdd is a product and a sum, rounded twice).
-bool DrawUniform(const Distribution& d, uint64_t key, uint64_t first, float* out, int64_t n) {
+/// ir::detail::polynomial on vectors: c[0] + x (c[1] + x (c[2] + ...)) by Horner's rule in
+/// fused multiply-adds.
+template <std::size_t N>
+HWY_INLINE Vf Polynomial(Vf x, const std::array<float, N>& c) {
   const Df df;
+  Vf sum = hn::Set(df, c[N - 1]);
+  for (std::size_t k = N - 1; k-- > 0;)
+    sum = hn::MulAdd(sum, x, hn::Set(df, c[k]));
+  return sum;
+}
+
+/// ir::log_f32 of lanes of positive normal floats, operation for operation; frexp from the bits.
+HWY_INLINE Vf LogF32(Vf x) {
+  const Du du;
+  const Di di;
+  const Df df;
+  // x = m 2^e with m in [1/2, 1): e is the exponent field less 126, m takes the exponent of 1/2.
+  const Vu bits = hn::BitCast(du, x);
+  const Vf half_to_one =
+      hn::BitCast(df, hn::Or(hn::And(bits, hn::Set(du, 0x007FFFFFu)), hn::Set(du, 0x3F000000u)));
+  const auto below = half_to_one < hn::Set(df, std::numbers::sqrt2_v<float> / 2);
+  const Vf m = hn::IfThenElse(below, hn::Add(half_to_one, half_to_one), half_to_one);
+  const auto exponent =
+      hn::Sub(hn::BitCast(di, hn::ShiftRight<23>(bits)),
+              hn::IfThenElse(hn::RebindMask(di, below), hn::Set(di, 127), hn::Set(di, 126)));
+  const Vf f = hn::Sub(m, hn::Set(df, 1.0f));
+  const Vf log_m = hn::MulAdd(hn::Mul(f, f), Polynomial(f, ir::detail::kLogCoefficients), f);
+  const Vf e = hn::ConvertTo(df, exponent);
+  return hn::MulAdd(e, hn::Set(df, ir::detail::kLn2High),
+                    hn::MulAdd(e, hn::Set(df, ir::detail::kLn2Low), log_m));
+}
+
+/// ir::cos_turns_f32 of lanes u in [0, 1), operation for operation.
+HWY_INLINE Vf CosTurnsF32(Vf u) {
+  const Di di;
+  const Df df;
+  const Vf quarters = hn::Round(hn::Mul(hn::Set(df, 4.0f), u));  // to nearest, ties to even
+  const Vf t = hn::Sub(u, hn::Mul(hn::Set(df, 0.25f), quarters));
+  const Vf x = hn::Mul(t, t);
+  const auto quadrant = hn::And(hn::ConvertTo(di, quarters), hn::Set(di, 3));
+  const Vf cos = hn::MulAdd(x, Polynomial(x, ir::detail::kCosTurnsCoefficients), hn::Set(df, 1.0f));
+  // ir::detail::sin_turns_f32.
+  const Vf tail = hn::MulAdd(x, Polynomial(x, ir::detail::kSinTurnsCoefficients),
+                             hn::Set(df, ir::detail::kTwoPiLow));
+  const Vf sin = hn::MulAdd(t, hn::Set(df, ir::detail::kTwoPiHigh), hn::Mul(t, tail));
+  const auto odd = hn::RebindMask(df, hn::Eq(hn::And(quadrant, hn::Set(di, 1)), hn::Set(di, 1)));
+  const Vf value = hn::IfThenElse(odd, sin, cos);
+  // Quadrants 1 and 2 negate: those where quadrant + 1 has bit 1 set.
+  const auto negate = hn::RebindMask(
+      df, hn::Eq(hn::And(hn::Add(quadrant, hn::Set(di, 1)), hn::Set(di, 2)), hn::Set(di, 2)));
+  return hn::IfThenElse(negate, hn::Neg(value), value);
+}
+
+/// ir::standard_normal (f32) of lanes: the radius in (0, 1], the angle in [0, 1).
+HWY_INLINE Vf StandardNormal(Vf radius, Vf angle) {
+  const Vf r = hn::Sqrt(hn::Mul(hn::Set(Df(), -2.0f), LogF32(radius)));
+  return hn::Mul(r, CosTurnsF32(angle));
+}
+
+/// Draws fma(scale, x(words), offset) with ir::affine_draw's parameters of d (the uniform's x is
+/// u, the normal's z). Whether it drew: not where MulAdd is a product and a sum, rounded twice.
+template <class X>
+HWY_INLINE bool DrawAffine(const Distribution& d, uint64_t key, uint64_t first, float* out,
+                           int64_t n, const X& x) {
+  if constexpr (!HWY_NATIVE_FMA) {
+    return false;
+  } else {
+    const Df df;
+    const ir::AffineDraw<float> affine = ir::affine_draw<float>(d);
+    const Vf scale = hn::Set(df, affine.scale);
+    const Vf offset = hn::Set(df, affine.offset);
+    Draw(key, first, out, n,
+         [&](const Words& w) HWY_ATTR { return hn::MulAdd(scale, x(w), offset); });
+    return true;
+  }
+}
+
+/// Draws Bernoulli(p): 1 where the top 24 bits of word 0 are below ir::bernoulli_threshold_f32(p).
+HWY_INLINE void DrawBernoulli(double p, uint64_t key, uint64_t first, float* out, int64_t n) {
+  const Df df;
+  const auto threshold = hn::Set(Di(), static_cast<int32_t>(ir::bernoulli_threshold_f32(p)));
+  const Vf one = hn::Set(df, 1.0f);
+  Draw(key, first, out, n, [&](const Words& w) HWY_ATTR {
+    return hn::IfThenElseZero(hn::RebindMask(df, Top24(w.w0) < threshold), one);
+  });
+}
+
+/// ir::random_value<float>'s formulas on vectors. Whether it drew d (not the uniform and the
+/// normal where there is no fused multiply-add).
+bool DrawOnVectors(const Distribution& d, uint64_t key, uint64_t first, float* out, int64_t n) {
   switch (d.kind) {
     case Distribution::Kind::Default:
       Draw(key, first, out, n, [](const Words& w) HWY_ATTR { return Uniform01(w.w0); });
       return true;
-    case Distribution::Kind::Uniform: {
-      if constexpr (!HWY_NATIVE_FMA) return false;
-      const ir::AffineDraw<float> affine = ir::affine_draw<float>(d);
-      const Vf scale = hn::Set(df, affine.scale);
-      const Vf offset = hn::Set(df, affine.offset);
-      Draw(key, first, out, n,
-           [&](const Words& w) HWY_ATTR { return hn::MulAdd(scale, Uniform01(w.w0), offset); });
-      return true;
-    }
-    case Distribution::Kind::Bernoulli: {
-      const auto threshold = hn::Set(Di(), static_cast<int32_t>(ir::bernoulli_threshold_f32(d.a)));
-      const Vf one = hn::Set(df, 1.0f);
-      Draw(key, first, out, n, [&](const Words& w) HWY_ATTR {
-        return hn::IfThenElseZero(hn::RebindMask(df, Top24(w.w0) < threshold), one);
-      });
-      return true;
-    }
+    case Distribution::Kind::Uniform:
+      return DrawAffine(d, key, first, out, n,
+                        [](const Words& w) HWY_ATTR { return Uniform01(w.w0); });
     case Distribution::Kind::Normal:
-      return false;
+      // The radius's 1 - u is exact and in (0, 1]; the angle takes words 2 and 3.
+      return DrawAffine(d, key, first, out, n, [](const Words& w) HWY_ATTR {
+        return StandardNormal(hn::Sub(hn::Set(Df(), 1.0f), Uniform01(w.w0)), Uniform01(w.w2));
+      });
+    case Distribution::Kind::Bernoulli:
+      DrawBernoulli(d.a, key, first, out, n);
+      return true;
   }
   return false;
 }
 
 void RandomF32(const Distribution& d, uint64_t key, uint64_t first, float* out, int64_t n) {
-  if (DrawUniform(d, key, first, out, n)) return;
+  if (DrawOnVectors(d, key, first, out, n)) return;
   for (int64_t i = 0; i < n; ++i)
     out[i] = ir::random_element<float>(d, key, first + static_cast<uint64_t>(i));
+}
+
+void StandardNormalF32(const float* radius, const float* angle, float* z, int64_t n) {
+  int64_t i = 0;
+  if constexpr (HWY_NATIVE_FMA) {
+    const Df df;
+    const auto lanes = static_cast<int64_t>(hn::Lanes(df));
+    for (; i + lanes <= n; i += lanes)
+      hn::StoreU(StandardNormal(hn::LoadU(df, radius + i), hn::LoadU(df, angle + i)), df, z + i);
+  }
+  for (; i < n; ++i)
+    z[i] = ir::standard_normal(radius[i], angle[i]);
 }
 
 }  // namespace ember::flex::HWY_NAMESPACE
@@ -176,9 +270,13 @@ HWY_AFTER_NAMESPACE();
 namespace ember::flex::simd {
 
 HWY_EXPORT(RandomF32);
+HWY_EXPORT(StandardNormalF32);
 
 void random(const Distribution& d, uint64_t key, uint64_t first, float* out, int64_t n) {
   HWY_DYNAMIC_DISPATCH(RandomF32)(d, key, first, out, n);
+}
+void standard_normal(const float* radius, const float* angle, float* z, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(StandardNormalF32)(radius, angle, z, n);
 }
 
 }  // namespace ember::flex::simd
