@@ -1,7 +1,7 @@
 // Highway kernel of simd.h's random: f32 draws of ir/random.h's stream a vector of elements at a
 // time, bit for bit ir::random_element<float> (tests/flex/random_test.cpp). It exists because the
-// scalar path runs one Philox4x32-10 block per element through 64-bit multiplies (about 24 ns an
-// element on a Zen VM, and 85 ns for a normal), and dropout's masks drawn that way took about a
+// scalar path runs one Philox4x32-10 block per element through 64-bit multiplies (22-27 ns an
+// element on a Zen VM, 100 ns for a normal), and dropout's masks drawn that way took about a
 // fifth of a small transformer's CPU training step. Here each u32 lane carries one element's
 // counter through the ten rounds, and the distributions' formulas (ir::random_value's, with
 // log_f32 and cos_turns_f32 for the normal) are transcribed operation for operation on the
