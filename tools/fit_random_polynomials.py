@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Fits the f32 polynomials of src/ir/random.h: ln(1 + f) and cos/sin(2 pi t) on their reduced
-ranges, the coefficients of the normal distribution's Box-Muller (docs/random.md), and the
-constants (ln 2, 2 pi) split into two f32s.
+"""Fits the f32 polynomials of src/ir/random_polynomials.h: ln(1 + f) and cos/sin(2 pi t) on
+their reduced ranges, the coefficients of the normal distribution's Box-Muller (docs/random.md),
+and the constants (ln 2, 2 pi) split into two f32s.
 
 Run once, from anywhere (Python 3 with mpmath, Debian's python3-mpmath):
 
     python3 tools/fit_random_polynomials.py
 
-It prints the C++ constants to paste into src/ir/random.h and, for each polynomial, its error
-relative to the function in units of 2^-24 (one f32 ulp of a value in [1, 2)): with exact
+It prints the C++ constants to paste into src/ir/random_polynomials.h and, for each polynomial,
+its error relative to the function in units of 2^-24 (one f32 ulp of a value in [1, 2)): with exact
 coefficients, and with the f32 coefficients actually used, evaluated exactly. The f32
 evaluation adds its own roundings; tests/ir/random_test.cpp measures the end result.
 

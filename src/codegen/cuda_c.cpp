@@ -93,6 +93,14 @@ std::string CudaC::call(std::string_view function, const Value& a, const Value& 
   return define(std::string(function) + (f64_ ? "" : "f") + "(" + a + ", " + b + ")");
 }
 
+// frexp writes the exponent through a pointer: a lambda called in place keeps it one expression.
+CudaC::Value CudaC::frexp(const Value& x, const std::string& result) const {
+  if (integer()) float_only("frexp");
+  const std::string t(type());
+  return define("[](" + t + " v) { int e; const " + t + " f = frexp" + (f64_ ? "" : "f") +
+                "(v, &e); return " + result + "; }(" + x + ")");
+}
+
 CudaC::Value CudaC::define(std::string_view expression) const {
   return statements_.append("const " + std::string(type()), expression);
 }
@@ -234,6 +242,12 @@ CudaC::Value CudaC::ceil(const Value& x) const {
 }
 CudaC::Value CudaC::round(const Value& x) const {
   return call("rint", x);
+}
+CudaC::Value CudaC::frexp_fraction(const Value& x) const {
+  return frexp(x, "f");
+}
+CudaC::Value CudaC::frexp_exponent(const Value& x) const {
+  return frexp(x, "(" + std::string(type()) + ")e");
 }
 CudaC::Value CudaC::exp(const Value& x) const {
   return call("exp", x);

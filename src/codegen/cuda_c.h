@@ -103,6 +103,9 @@ class CudaC {
   Value floor(const Value& x) const;
   Value ceil(const Value& x) const;
   Value round(const Value& x) const;  ///< rintf: half to even
+  /// frexpf's fraction, and its exponent as a value of the compute type (a float compute type).
+  Value frexp_fraction(const Value& x) const;
+  Value frexp_exponent(const Value& x) const;
   Value exp(const Value& x) const;
   Value expm1(const Value& x) const;
   Value log(const Value& x) const;
@@ -142,6 +145,8 @@ class CudaC {
   /// The math library's function of that name for the compute type ("expf", or "exp" for f64).
   std::string call(std::string_view function, const Value& x) const;
   std::string call(std::string_view function, const Value& a, const Value& b) const;
+  /// A new variable holding result, an expression of frexp's fraction f and exponent e of x.
+  Value frexp(const Value& x, const std::string& result) const;
 
   DType compute_;
   bool f64_;

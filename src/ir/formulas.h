@@ -2,7 +2,7 @@
 // float unary and binary op, the comparisons, the Bool ops, where, mask_fill and the casts
 // between a float and Bool are formulas over a small set of primitives, and each target
 // implements the primitives once. A Bool value is a target's Mask. The targets:
-//   - ndarray's reference loop (backends/ndarray/scalar_math.h): a value is one float;
+//   - ndarray's reference loop (ir/scalar_math.h): a value is one float;
 //   - flex's Highway loops (backends/flex/simd_math-inl.h): a value is a vector;
 //   - the CUDA C emitter (codegen/cuda_c.h): a value is a variable of the kernel's source text;
 //   - the libtorch backend (backends/libtorch/elementwise.cpp): a value is an at::Tensor.
@@ -19,6 +19,11 @@
 //   min(a, b), max(a, b)            b < a ? b : a and a < b ? b : a: a NaN in a propagates (the
 //                                   formulas clamp their variable, a, by a constant, b)
 //   neg abs sqrt floor ceil         IEEE; round: half to even
+//   frexp_fraction(x), frexp_exponent(x)   C's frexp: x = fraction 2^exponent, the fraction in
+//                                   [1/2, 1), the exponent an integer-valued Value; used by the
+//                                   normal of random_formulas-inl.h alone, so implemented by its
+//                                   targets alone (ScalarMath, flex's HwyMath, CudaC), for
+//                                   finite nonzero x (HwyMath: normal x)
 //   exp expm1 log log1p sin cos tan tanh erf erfc (x)   each within a few ulp
 //   pow(a, b), fmod(a, b)           C's powf/pow and fmod
 //   lt le gt ge eq (a, b) -> Mask   C++'s comparisons: false where either is NaN
@@ -58,7 +63,7 @@ namespace ember::formula {
 #define EMBER_FORMULA_PRIMITIVES(X)                                                            \
   X(constant) X(lowest)                                                                        \
   X(add) X(sub) X(mul) X(div) X(mul_add) X(min) X(max) X(pow) X(fmod)                          \
-  X(neg) X(abs) X(sqrt) X(floor) X(ceil) X(round)                                              \
+  X(neg) X(abs) X(sqrt) X(floor) X(ceil) X(round) X(frexp_fraction) X(frexp_exponent)          \
   X(exp) X(expm1) X(log) X(log1p) X(sin) X(cos) X(tan) X(tanh) X(erf) X(erfc)                  \
   X(lt) X(le) X(gt) X(ge) X(eq) X(ne) X(is_nan)                                                \
   X(mask_and) X(mask_or) X(mask_xor) X(mask_not) X(select)

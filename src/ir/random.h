@@ -14,6 +14,12 @@
 
 #include "ember/distribution.h"
 #include "ir/philox.h"
+#include "ir/random_polynomials.h"
+#include "ir/scalar_math.h"
+
+namespace ember::formula {
+#include "ir/random_formulas-inl.h"
+}  // namespace ember::formula
 
 namespace ember::ir {
 
@@ -45,84 +51,21 @@ T uniform01(uint32_t hi, uint32_t lo) {
   }
 }
 
-namespace detail {
-
-// The f32 polynomials of log_f32 and cos_turns_f32, fitted by tools/fit_random_polynomials.py
-// (minimax relative error, coefficients rounded to f32). Their own relative errors: 0.10 x 2^-24
-// (log), 0.18 x 2^-24 (cos), 0.12 x 2^-24 (sin).
-
-/// ln(1 + f) = f + f^2 (c0 + c1 f + ... + c8 f^8) for 1 + f in [sqrt(1/2), sqrt(2)).
-inline constexpr std::array<float, 9> kLogCoefficients{
-    -0x1.fffff8p-2f, 0x1.55555p-2f,   -0x1.000426p-2f, 0x1.99a3fap-3f, -0x1.54275cp-3f,
-    0x1.22712p-3f,   -0x1.0f375ep-3f, 0x1.084b12p-3f,  -0x1.38368ep-4f};
-/// cos(2 pi t) = 1 + x (c0 + c1 x + c2 x^2 + c3 x^3) for x = t^2, |t| <= 1/8.
-inline constexpr std::array<float, 4> kCosTurnsCoefficients{-0x1.3bd3ccp+4f, 0x1.03c1dep+6f,
-                                                            -0x1.55c5ep+6f, 0x1.d9d57ep+5f};
-/// sin(2 pi t) = 2 pi t + t x (c0 + c1 x + c2 x^2) for x = t^2, |t| <= 1/8.
-inline constexpr std::array<float, 3> kSinTurnsCoefficients{-0x1.4abbbep+5f, 0x1.466004p+6f,
-                                                            -0x1.2dc84cp+6f};
-// ln 2 and 2 pi as sums of two floats, to twice f32's precision.
-inline constexpr float kLn2High = 0x1.62e43p-1f;
-inline constexpr float kLn2Low = -0x1.05c61p-29f;
-inline constexpr float kTwoPiHigh = 0x1.921fb6p+2f;
-inline constexpr float kTwoPiLow = -0x1.777a5cp-23f;
-
-/// c[0] + x (c[1] + x (c[2] + ...)) by Horner's rule in fused multiply-adds.
-template <std::size_t N>
-float polynomial(float x, const std::array<float, N>& c) {
-  float sum = c[N - 1];
-  for (std::size_t k = N - 1; k-- > 0;)
-    sum = std::fma(sum, x, c[k]);
-  return sum;
-}
-
-/// sin(2 pi t) for |t| <= 1/8 and x = t^2, with 2 pi in two parts: its f32 rounding alone would
-/// be an error of 0.47 x 2^-24.
-inline float sin_turns_f32(float t, float x) {
-  const float tail = std::fma(x, polynomial(x, kSinTurnsCoefficients), kTwoPiLow);
-  return std::fma(t, kTwoPiHigh, t * tail);
-}
-
-}  // namespace detail
-
-// log_f32 and cos_turns_f32 use only correctly rounded f32 operations (+, -, *, sqrt, fma,
-// frexp, round to integer), never libm's log or cos, whose last bits differ between libraries
-// and GPUs: every IEEE-754 target with FMA gives the same bits. Every product that is added to
-// something is an explicit fma or exact, so contracting a * b + c (nvcc does) changes nothing.
-
-/// ln(x) for a positive normal float. Max error 1 ulp (tests/ir/random_test.cpp).
+/// ln(x) for a positive normal float (random_formulas-inl.h's log_f32 on scalars).
 inline float log_f32(float x) {
-  int exponent = 0;
-  float m = std::frexp(x, &exponent);  // x = m 2^exponent, m in [1/2, 1): exact
-  if (m < std::numbers::sqrt2_v<float> / 2) {
-    m *= 2;
-    --exponent;
-  }
-  // m in [sqrt(1/2), sqrt(2)): the polynomial's range, and f = m - 1 is exact (Sterbenz).
-  const float f = m - 1.0f;
-  const float log_m = std::fma(f * f, detail::polynomial(f, detail::kLogCoefficients), f);
-  const auto e = static_cast<float>(exponent);
-  return std::fma(e, detail::kLn2High, std::fma(e, detail::kLn2Low, log_m));
+  return formula::log_f32(formula::ScalarMath<float>{}, x);
 }
 
-/// cos(2 pi u) for u in turns, |u| < 2^29. Max error 1 ulp (tests/ir/random_test.cpp).
+/// cos(2 pi u) for u in turns, |u| < 2^29 (random_formulas-inl.h's cos_turns_f32 on scalars).
 inline float cos_turns_f32(float u) {
-  // Turns reduce exactly, without pi: t = u minus the nearest quarter turn (ties to even).
-  const float quarters = std::nearbyint(4.0f * u);
-  const float t = u - 0.25f * quarters;  // exact, |t| <= 1/8
-  const float x = t * t;
-  const int quadrant = static_cast<int>(quarters) & 3;
-  const float value = quadrant % 2 == 0
-                          ? std::fma(x, detail::polynomial(x, detail::kCosTurnsCoefficients), 1.0f)
-                          : detail::sin_turns_f32(t, x);
-  return quadrant == 1 || quadrant == 2 ? -value : value;
+  return formula::cos_turns_f32(formula::ScalarMath<float>{}, u);
 }
 
 /// A standard normal by Box-Muller from u1 in (0, 1] (the radius) and u2 in [0, 1) (the angle).
 /// The float one is the same on every device; the double one uses libm's log and cos, whose last
 /// bit may differ between libraries.
 inline float standard_normal(float u1, float u2) {
-  return std::sqrt(-2.0f * log_f32(u1)) * cos_turns_f32(u2);
+  return formula::standard_normal_f32(formula::ScalarMath<float>{}, u1, u2);
 }
 inline double standard_normal(double u1, double u2) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);

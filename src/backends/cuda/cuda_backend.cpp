@@ -46,6 +46,7 @@
 #include "fusion/op_by_op.h"
 #include "ir/fused_rows.h"
 #include "ir/program.h"
+#include "ir/random.h"
 #include "ir/slice_range.h"
 
 namespace ember::cuda {
@@ -1371,14 +1372,14 @@ class CudaBackend final : public backend::Backend {
     const int64_t n = outputs[0].shape.num_elements();
     if (n == 0) return Outputs{out};
     const Distribution& d = random.distribution;
-    const bool uniform = d.kind == Distribution::Kind::Uniform;
+    const ir::AffineDraw<float> affine = ir::affine_draw<float>(d);
     LaunchArguments arguments;
     arguments.add(out->address());
     arguments.add(static_cast<long long>(n));
     arguments.add(static_cast<unsigned long long>(random.key));
-    arguments.add(static_cast<float>(uniform ? d.b - d.a : d.b));
-    arguments.add(static_cast<float>(d.a));
-    arguments.add(d.a);
+    arguments.add(affine.scale);
+    arguments.add(affine.offset);
+    arguments.add(static_cast<unsigned int>(ir::bernoulli_threshold_f32(d.a)));
     launch(kernels_.function(random_source, "ember_random", d.kind, random.dtype), grid_for(n),
            kThreads, arguments);
     return Outputs{out};

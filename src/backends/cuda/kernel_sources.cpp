@@ -5,9 +5,11 @@
 #include <string_view>
 #include <utility>
 
+#include "codegen/cuda_c.h"
 #include "codegen/cuda_ops.h"
 #include "codegen/cuda_program.h"
 #include "ember/error.h"
+#include "ir/random.h"
 
 namespace ember::cuda {
 namespace {
@@ -437,9 +439,9 @@ extern "C" __global__ void ember_softmax_columns(const x_t* x, x_t* out, long lo
 }
 )";
 
-// ir/philox.h and ir/random.h on the GPU: Philox4x32-10 (Random123's rounds and key schedule),
-// the top 24 bits of word 0 as a uniform float, and the normal's Box-Muller through log_f32 and
-// cos_turns_f32, with their polynomials' coefficients as ir/random.h's (hex float literals).
+// ir/philox.h and ir/random.h on the GPU: Philox4x32-10 (Random123's rounds and key schedule)
+// and the top 24 bits of word 0 as a uniform float. The normal's function is written out from
+// random_formulas-inl.h (normal_function).
 constexpr std::string_view kRandomFunctions = R"(
 __device__ __forceinline__ void ember_philox(unsigned int c[4], unsigned int k0, unsigned int k1) {
   for (int round = 0; round < 10; ++round) {
@@ -460,52 +462,16 @@ __device__ __forceinline__ void ember_philox(unsigned int c[4], unsigned int k0,
 __device__ __forceinline__ float ember_uniform01(unsigned int hi) {
   return (float)(hi >> 8) * 0x1p-24f;
 }
-
-__device__ float ember_log_f32(float x) {
-  int exponent = 0;
-  float m = frexpf(x, &exponent);
-  if (m < 0x1.6a09e6p-1f) {  // sqrt(2) / 2 rounded to float, as std::numbers::sqrt2_v<float> / 2
-    m *= 2.0f;
-    --exponent;
-  }
-  const float f = m - 1.0f;
-  float p = -0x1.38368ep-4f;
-  p = fmaf(p, f, 0x1.084b12p-3f);
-  p = fmaf(p, f, -0x1.0f375ep-3f);
-  p = fmaf(p, f, 0x1.22712p-3f);
-  p = fmaf(p, f, -0x1.54275cp-3f);
-  p = fmaf(p, f, 0x1.99a3fap-3f);
-  p = fmaf(p, f, -0x1.000426p-2f);
-  p = fmaf(p, f, 0x1.55555p-2f);
-  p = fmaf(p, f, -0x1.fffff8p-2f);
-  const float f2 = __fmul_rn(f, f);
-  const float log_m = fmaf(f2, p, f);
-  const float e = (float)exponent;
-  return fmaf(e, 0x1.62e43p-1f, fmaf(e, -0x1.05c61p-29f, log_m));
-}
-
-__device__ float ember_cos_turns_f32(float u) {
-  const float quarters = rintf(__fmul_rn(4.0f, u));
-  const float t = __fsub_rn(u, __fmul_rn(0.25f, quarters));
-  const float x = __fmul_rn(t, t);
-  const int quadrant = (int)quarters & 3;
-  float value;
-  if (quadrant % 2 == 0) {
-    float p = 0x1.d9d57ep+5f;
-    p = fmaf(p, x, -0x1.55c5ep+6f);
-    p = fmaf(p, x, 0x1.03c1dep+6f);
-    p = fmaf(p, x, -0x1.3bd3ccp+4f);
-    value = fmaf(x, p, 1.0f);
-  } else {
-    float p = -0x1.2dc84cp+6f;
-    p = fmaf(p, x, 0x1.466004p+6f);
-    p = fmaf(p, x, -0x1.4abbbep+5f);
-    const float tail = fmaf(x, p, -0x1.777a5cp-23f);
-    value = fmaf(t, 0x1.921fb6p+2f, __fmul_rn(t, tail));
-  }
-  return quadrant == 1 || quadrant == 2 ? -value : value;
-}
 )";
+
+/// ember_standard_normal(radius, angle): ir::standard_normal (f32), random_formulas-inl.h's
+/// formula written out by the CUDA C target of the formulas.
+std::string normal_function() {
+  const codegen::CudaC c(DType::F32, "  ");
+  const std::string z = formula::standard_normal_f32(c, std::string("radius"), "angle");
+  return "__device__ float ember_standard_normal(float radius, float angle) {\n" + c.statements() +
+         "  return " + z + ";\n}\n";
+}
 
 std::string threads_definition() {
   return "#define EMBER_THREADS " + std::to_string(kRowThreads) + "\n";
@@ -869,19 +835,19 @@ std::string random_source(Distribution::Kind kind, DType dtype) {
       value = "fmaf(scale, u, shift)";
       break;
     case Distribution::Kind::Normal:
+      source += normal_function();
       value =
-          "fmaf(scale, __fmul_rn(sqrtf(__fmul_rn(-2.0f, ember_log_f32(__fsub_rn(1.0f, u)))), "
-          "ember_cos_turns_f32(ember_uniform01(c[2]))), shift)";
+          "fmaf(scale, ember_standard_normal(__fsub_rn(1.0f, u), ember_uniform01(c[2])), shift)";
       break;
     case Distribution::Kind::Bernoulli:
-      value = "((double)u < probability ? 1.0f : 0.0f)";
+      value = "((c[0] >> 8) < threshold ? 1.0f : 0.0f)";
       break;
   }
   const std::string store = dtype == DType::F32   ? "v"
                             : dtype == DType::F16 ? "ember_store_f16(v)"
                                                   : "ember_store_bf16(v)";
   source += R"(extern "C" __global__ void ember_random(T* out, long long n, unsigned long long key,
-                                        float scale, float shift, double probability) {
+                                        float scale, float shift, unsigned int threshold) {
   )";
   source += kGridStride;
   source += R"( {

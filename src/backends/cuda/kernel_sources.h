@@ -95,10 +95,11 @@ std::string softmax_source(const ir::Softmax& op, DType dtype, int per_lane = 1,
 bool draws_on_gpu(DType dtype);
 
 /// ember_random(T* out, long long n, unsigned long long key, float scale, float shift,
-///              double probability)
+///              unsigned int threshold)
 /// element i = ir::random_element<float>(d, key, i) (docs/random.md) of distribution's kind,
-/// stored as dtype (draws_on_gpu): scale and shift are (float)(d.b - d.a), (float)d.a for Uniform,
-/// (float)d.b, (float)d.a for Normal; probability is d.a for Bernoulli.
+/// stored as dtype (draws_on_gpu): scale and shift are ir::affine_draw<float>(d)'s (the uniform
+/// and the normal), threshold is ir::bernoulli_threshold_f32(d.a) (Bernoulli). The normal is
+/// random_formulas-inl.h's formula, written out by the CUDA C target (codegen/cuda_c.h).
 std::string random_source(Distribution::Kind kind, DType dtype);
 
 /// The C type of an integer dtype's element ("long long", "unsigned char", ...).

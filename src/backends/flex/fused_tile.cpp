@@ -6,9 +6,9 @@
 #include "backends/flex/simd.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
-#include "backends/ndarray/scalar_math.h"
 #include "ember/error.h"
 #include "ir/formulas.h"
+#include "ir/scalar_math.h"
 
 namespace ember::flex {
 namespace {
@@ -43,7 +43,7 @@ void map_tile(const TileArg& x, std::byte* out, int64_t n, F f) {
 /// The formulas' reference target (ir/formulas.h): the Bool ops, where, mask_fill and the casts
 /// of a tile are its formulas, element by element.
 template <typename T>
-constexpr ndarray::ScalarMath<T> kMath{};
+constexpr ::ember::formula::ScalarMath<T> kMath{};
 
 bool is_logical(ir::BinaryOp op) {
   return !formula::is_float_binary(op);

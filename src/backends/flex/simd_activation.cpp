@@ -8,8 +8,8 @@
 
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_math-inl.h"
-#include "backends/ndarray/scalar_math.h"
 #include "ir/formulas.h"
+#include "ir/scalar_math.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
@@ -29,7 +29,8 @@ void Activation(const ir::Activation& op, const T* x, T* out, int64_t n) {
         },
         [parameter](T v) {
           const auto scalar_parameter = [parameter] { return parameter; };
-          return ::ember::formula::activation<kOp>(ndarray::ScalarMath<T>{}, v, scalar_parameter);
+          return ::ember::formula::activation<kOp>(::ember::formula::ScalarMath<T>{}, v,
+                                                   scalar_parameter);
         });
   });
 }

@@ -16,8 +16,8 @@
 #include "backends/flex/simd.h"
 #include "backends/flex/simd_map-inl.h"
 #include "backends/flex/simd_math-inl.h"
-#include "backends/ndarray/scalar_math.h"
 #include "ir/formulas.h"
+#include "ir/scalar_math.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
@@ -35,7 +35,7 @@ void Unary(UnaryOp op, const T* x, T* out, int64_t n) {
     constexpr UnaryOp kOp = decltype(kind)::value;
     MapFormula(
         x, out, n, [](const auto& m, auto v) HWY_ATTR { return formula::unary<kOp>(m, v); },
-        [](T v) { return ::ember::formula::unary<kOp>(ndarray::ScalarMath<T>{}, v); });
+        [](T v) { return ::ember::formula::unary<kOp>(::ember::formula::ScalarMath<T>{}, v); });
   });
 }
 
@@ -49,7 +49,7 @@ void Binary(BinaryOp op, const T* a, int64_t a_step, const T* b, int64_t b_step,
     constexpr BinaryOp kOp = decltype(kind)::value;
     if constexpr (formula::is_float_binary(kOp)) {
       const auto scalar = [&](int64_t i) {
-        return ::ember::formula::binary<kOp>(ndarray::ScalarMath<T>{}, a[i * a_step],
+        return ::ember::formula::binary<kOp>(::ember::formula::ScalarMath<T>{}, a[i * a_step],
                                              b[i * b_step]);
       };
       Zip(
@@ -86,7 +86,7 @@ void Compare(CompareOp op, const T* a, int64_t a_step, const T* b, int64_t b_ste
             out[i + static_cast<int64_t>(j)] = ((bits[j / 8] >> (j % 8)) & 1) != 0;
         },
         [&](int64_t i) {
-          out[i] = ::ember::formula::compare<kOp>(ndarray::ScalarMath<T>{}, a[i * a_step],
+          out[i] = ::ember::formula::compare<kOp>(::ember::formula::ScalarMath<T>{}, a[i * a_step],
                                                   b[i * b_step]);
         });
   });

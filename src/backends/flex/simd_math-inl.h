@@ -161,6 +161,27 @@ struct HwyMath {
   HWY_INLINE Value round(Value x) const {
     return hn::Round(x);
   }  // half to even
+  /// frexp from the bits, on normal lanes (the others flagged): the fraction keeps x's sign and
+  /// mantissa under the exponent of 1/2, the exponent is the biased one less the bias's and 1.
+  HWY_INLINE Value frexp_fraction(Value x) const {
+    keep_normal(x);
+    const hn::RebindToUnsigned<D> du;
+    const auto kept = hn::Set(du, hwy::SignMask<T>() | hwy::MantissaMask<T>());
+    return hn::BitCast(
+        d, hn::Or(hn::And(hn::BitCast(du, x), kept), hn::BitCast(du, hn::Set(d, T(0.5)))));
+  }
+  HWY_INLINE Value frexp_exponent(Value x) const {
+    keep_normal(x);
+    const hn::RebindToUnsigned<D> du;
+    const hn::RebindToSigned<D> di;
+    const auto biased =
+        hn::And(hn::ShiftRight<hwy::MantissaBits<T>()>(hn::BitCast(du, x)),
+                hn::Set(du, static_cast<hwy::MakeUnsigned<T>>(hwy::MaxExponentField<T>())));
+    // The bias (127 for f32) less 1: frexp's fraction is in [1/2, 1), not [1, 2).
+    const auto exponent =
+        hn::Sub(hn::BitCast(di, biased), hn::Set(di, hwy::MaxExponentField<T>() / 2 - 1));
+    return hn::ConvertTo(d, exponent);
+  }
   // Exp and Expm1 give 0 and -1 from -inf (below their lower bound): only NaN and what exceeds
   // kExpMax are left to the reference.
   HWY_INLINE Value exp(Value x) const {
@@ -259,6 +280,11 @@ struct HwyMath {
   /// Keeps valid only the lanes of x inside [lo, hi] (not NaN).
   HWY_INLINE void keep_inside(Value x, T lo, T hi) const {
     keep(hn::And(hn::Ge(x, hn::Set(d, lo)), hn::Le(x, hn::Set(d, hi))));
+  }
+  /// Keeps valid only the lanes of x that are normal floats (neither zero, subnormal, infinite
+  /// nor NaN).
+  HWY_INLINE void keep_normal(Value x) const {
+    keep_inside(hn::Abs(x), std::numeric_limits<T>::min(), hwy::HighestValue<T>());
   }
   /// f of each lane (the primitives Highway lacks: the standard library's, a lane at a time).
   template <class F>

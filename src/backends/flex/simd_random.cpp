@@ -3,9 +3,8 @@
 // scalar path runs one Philox4x32-10 block per element through 64-bit multiplies (22-27 ns an
 // element on a Zen VM, 100 ns for a normal), and dropout's masks drawn that way took about a
 // fifth of a small transformer's CPU training step. Here each u32 lane carries one element's
-// counter through the ten rounds, and the distributions' formulas (ir::random_value's, with
-// log_f32 and cos_turns_f32 for the normal) are transcribed operation for operation on the
-// lanes.
+// counter through the ten rounds, and the distributions' formulas are ir::random_value's on the
+// lanes: the normal's is random_formulas-inl.h's, evaluated on HwyMath's vectors.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "backends/flex/simd_random.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -18,11 +17,18 @@
 #include <numbers>
 
 #include "backends/flex/simd.h"
+#include "backends/flex/simd_math-inl.h"
 #include "ir/random.h"
+#include "ir/random_polynomials.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace ember::flex::HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+
+// The normal's formula compiled for this target's instructions, beside formulas-inl.h's.
+namespace formula {
+#include "ir/random_formulas-inl.h"
+}  // namespace formula
 
 using Du = hn::ScalableTag<uint32_t>;
 using Di = hn::RebindToSigned<Du>;
@@ -136,63 +142,11 @@ HWY_INLINE void Draw(uint64_t key, uint64_t first, float* out, int64_t n, const 
   std::copy(rest, rest + (n - i), out + i);
 }
 
-/// ir::detail::polynomial on vectors: c[0] + x (c[1] + x (c[2] + ...)) by Horner's rule in
-/// fused multiply-adds.
-template <std::size_t N>
-HWY_INLINE Vf Polynomial(Vf x, const std::array<float, N>& c) {
-  const Df df;
-  Vf sum = hn::Set(df, c[N - 1]);
-  for (std::size_t k = N - 1; k-- > 0;)
-    sum = hn::MulAdd(sum, x, hn::Set(df, c[k]));
-  return sum;
-}
-
-/// ir::log_f32 of lanes of positive normal floats, operation for operation; frexp from the bits.
-HWY_INLINE Vf LogF32(Vf x) {
-  const Du du;
-  const Di di;
-  const Df df;
-  // x = m 2^e with m in [1/2, 1): e is the exponent field less 126, m takes the exponent of 1/2.
-  const Vu bits = hn::BitCast(du, x);
-  const Vf half_to_one =
-      hn::BitCast(df, hn::Or(hn::And(bits, hn::Set(du, 0x007FFFFFu)), hn::Set(du, 0x3F000000u)));
-  const auto below = half_to_one < hn::Set(df, std::numbers::sqrt2_v<float> / 2);
-  const Vf m = hn::IfThenElse(below, hn::Add(half_to_one, half_to_one), half_to_one);
-  const auto exponent =
-      hn::Sub(hn::BitCast(di, hn::ShiftRight<23>(bits)),
-              hn::IfThenElse(hn::RebindMask(di, below), hn::Set(di, 127), hn::Set(di, 126)));
-  const Vf f = hn::Sub(m, hn::Set(df, 1.0f));
-  const Vf log_m = hn::MulAdd(hn::Mul(f, f), Polynomial(f, ir::detail::kLogCoefficients), f);
-  const Vf e = hn::ConvertTo(df, exponent);
-  return hn::MulAdd(e, hn::Set(df, ir::detail::kLn2High),
-                    hn::MulAdd(e, hn::Set(df, ir::detail::kLn2Low), log_m));
-}
-
-/// ir::cos_turns_f32 of lanes u in [0, 1), operation for operation.
-HWY_INLINE Vf CosTurnsF32(Vf u) {
-  const Di di;
-  const Df df;
-  const Vf quarters = hn::Round(hn::Mul(hn::Set(df, 4.0f), u));  // to nearest, ties to even
-  const Vf t = hn::Sub(u, hn::Mul(hn::Set(df, 0.25f), quarters));
-  const Vf x = hn::Mul(t, t);
-  const auto quadrant = hn::And(hn::ConvertTo(di, quarters), hn::Set(di, 3));
-  const Vf cos = hn::MulAdd(x, Polynomial(x, ir::detail::kCosTurnsCoefficients), hn::Set(df, 1.0f));
-  // ir::detail::sin_turns_f32.
-  const Vf tail = hn::MulAdd(x, Polynomial(x, ir::detail::kSinTurnsCoefficients),
-                             hn::Set(df, ir::detail::kTwoPiLow));
-  const Vf sin = hn::MulAdd(t, hn::Set(df, ir::detail::kTwoPiHigh), hn::Mul(t, tail));
-  const auto odd = hn::RebindMask(df, hn::Eq(hn::And(quadrant, hn::Set(di, 1)), hn::Set(di, 1)));
-  const Vf value = hn::IfThenElse(odd, sin, cos);
-  // Quadrants 1 and 2 negate: those where quadrant + 1 has bit 1 set.
-  const auto negate = hn::RebindMask(
-      df, hn::Eq(hn::And(hn::Add(quadrant, hn::Set(di, 1)), hn::Set(di, 2)), hn::Set(di, 2)));
-  return hn::IfThenElse(negate, hn::Neg(value), value);
-}
-
-/// ir::standard_normal (f32) of lanes: the radius in (0, 1], the angle in [0, 1).
+/// ir::standard_normal (f32) of lanes: the radius in (0, 1], the angle in [0, 1): the formula of
+/// random_formulas-inl.h on vectors. Its inputs are normal floats, which HwyMath's frexp computes
+/// (its valid flags are not needed).
 HWY_INLINE Vf StandardNormal(Vf radius, Vf angle) {
-  const Vf r = hn::Sqrt(hn::Mul(hn::Set(Df(), -2.0f), LogF32(radius)));
-  return hn::Mul(r, CosTurnsF32(angle));
+  return formula::standard_normal_f32(HwyMath<Df>(Df()), radius, angle);
 }
 
 /// Draws fma(scale, x(words), offset) with ir::affine_draw's parameters of d (the uniform's x is

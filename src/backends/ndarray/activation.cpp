@@ -7,9 +7,9 @@
 
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
-#include "backends/ndarray/scalar_math.h"
 #include "backends/ndarray/strided_index.h"
 #include "ir/formulas.h"
+#include "ir/scalar_math.h"
 
 namespace ember::ndarray {
 namespace {
@@ -18,7 +18,7 @@ namespace {
 template <typename F>
 F activation(const ir::Activation& op, F x) {
   const auto parameter = [&] { return static_cast<F>(ir::parameter_of(op)); };
-  return formula::activation(ScalarMath<F>{}, op.op, x, parameter);
+  return formula::activation(formula::ScalarMath<F>{}, op.op, x, parameter);
 }
 
 /// The maximum of lane (NaN when the lane holds one), in compute_t.

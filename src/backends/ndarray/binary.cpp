@@ -8,8 +8,8 @@
 #include "backends/ndarray/broadcast_map.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
-#include "backends/ndarray/scalar_math.h"
 #include "ir/formulas.h"
+#include "ir/scalar_math.h"
 
 namespace ember::ndarray {
 namespace {
@@ -19,7 +19,7 @@ using ir::BinaryOp;
 template <typename F>
 F float_binary(const ir::Op& op, BinaryOp kind, F a, F b, DType dtype) {
   if (!formula::is_float_binary(kind)) throw_unsupported(op, dtype);
-  return formula::binary(ScalarMath<F>{}, kind, a, b);
+  return formula::binary(formula::ScalarMath<F>{}, kind, a, b);
 }
 
 template <typename I>
@@ -56,7 +56,7 @@ I int_binary(const ir::Op& op, BinaryOp kind, I a, I b) {
 /// And, Or and Xor by their formula (formula::logical); the other ops take no Bool values.
 bool bool_binary(const ir::Op& op, BinaryOp kind, bool a, bool b) {
   if (formula::is_float_binary(kind)) throw_unsupported(op, DType::Bool);
-  return formula::logical(ScalarMath<float>{}, kind, a, b);
+  return formula::logical(formula::ScalarMath<float>{}, kind, a, b);
 }
 
 /// a op b for one element of T; op is the whole op, for error messages.

@@ -6,8 +6,8 @@
 #include "backends/ndarray/arithmetic.h"
 #include "backends/ndarray/element.h"
 #include "backends/ndarray/kernels.h"
-#include "backends/ndarray/scalar_math.h"
 #include "ir/formulas.h"
+#include "ir/scalar_math.h"
 
 namespace ember::ndarray {
 namespace {
@@ -17,7 +17,7 @@ using ir::UnaryOp;
 template <typename F>
 F float_unary(const ir::Unary& op, F x, DType dtype) {
   if (!formula::is_float_unary(op.op)) throw_unsupported(op, dtype);
-  return formula::unary(ScalarMath<F>{}, op.op, x);
+  return formula::unary(formula::ScalarMath<F>{}, op.op, x);
 }
 
 /// The formulas' integer target: the ops that take integers (neg, abs, sign: the op table's
@@ -82,7 +82,7 @@ T unary_element(const ir::Unary& op, T x) {
     return store<T>(float_unary(op, load(x), dtype_of<T>()));
   } else if constexpr (is_bool_v<T>) {
     if (op.op != UnaryOp::Not) throw_unsupported(op, DType::Bool);
-    return formula::bool_not(ScalarMath<float>{}, x);
+    return formula::bool_not(formula::ScalarMath<float>{}, x);
   } else {
     return int_unary(op, x);
   }
@@ -96,7 +96,7 @@ template <typename T>
 bool predicate_element(const ir::Unary& op, T x) {
   if constexpr (is_float_v<T>) {
     using F = decltype(load(x));
-    return formula::float_predicate(ScalarMath<F>{}, op.op, load(x));
+    return formula::float_predicate(formula::ScalarMath<F>{}, op.op, load(x));
   } else {
     throw_unsupported(op, dtype_of<T>());
   }

@@ -1,12 +1,12 @@
-// The reference target of the formulas (ir/formulas.h): a value is one float of type F, and each
-// primitive is the C++ standard library's, so ndarray's results are the formulas evaluated with
-// libm's accuracy.
+// The reference target of the formulas (ir/formulas.h, ir/random_formulas-inl.h): a value is one
+// float of type F, and each primitive is the C++ standard library's, so ndarray's results are the
+// formulas evaluated with libm's accuracy, and ir/random.h's normals are its formulas in scalars.
 #pragma once
 
 #include <cmath>
 #include <limits>
 
-namespace ember::ndarray {
+namespace ember::formula {
 
 template <typename F>
 struct ScalarMath {
@@ -32,6 +32,15 @@ struct ScalarMath {
   static F floor(F x) { return std::floor(x); }
   static F ceil(F x) { return std::ceil(x); }
   static F round(F x) { return std::nearbyint(x); }  // half to even in the default rounding mode
+  static F frexp_fraction(F x) {
+    int exponent = 0;
+    return std::frexp(x, &exponent);
+  }
+  static F frexp_exponent(F x) {
+    int exponent = 0;
+    std::frexp(x, &exponent);
+    return static_cast<F>(exponent);
+  }
   static F exp(F x) { return std::exp(x); }
   static F expm1(F x) { return std::expm1(x); }
   static F log(F x) { return std::log(x); }
@@ -57,4 +66,4 @@ struct ScalarMath {
   static F select(bool m, F a, F b) { return m ? a : b; }
 };
 
-}  // namespace ember::ndarray
+}  // namespace ember::formula
