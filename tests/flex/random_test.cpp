@@ -7,6 +7,7 @@
 #include <hwy/targets.h>
 
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -133,6 +134,27 @@ TEST(FlexRandom, VectorNormalsEqualTheScalarOnesForEveryUniform) {
       EXPECT_EQ(difference(actual, expected), "") << "uniforms from " << start;
     });
   }
+}
+
+TEST(FlexRandom, VectorNormalsEqualTheScalarOnesForRadiiOfEveryExponent) {
+  // The vectors' frexp reads the exponent from the bits: radii m 2^-k for every exponent of a
+  // normal float in (0, 1] (k up to 125) and mantissas m across [1, 2), each against an angle
+  // of each quadrant, beyond the radii down to 2^-24 that draws produce.
+  std::vector<float> radius, angle;
+  for (int k = 0; k <= 125; ++k) {
+    for (int j = 0; j < 16; ++j) {
+      radius.push_back(std::ldexp(1.0f + static_cast<float>(j) / 16.0f, -k - (j > 0 ? 1 : 0)));
+      angle.push_back(static_cast<float>((k * 16 + j) % 97) / 97.0f);
+    }
+  }
+  std::vector<float> expected(radius.size()), actual(radius.size());
+  for (std::size_t i = 0; i < radius.size(); ++i)
+    expected[i] = ir::standard_normal(radius[i], angle[i]);
+  on_every_target([&] {
+    simd::standard_normal(radius.data(), angle.data(), actual.data(),
+                          static_cast<int64_t>(radius.size()));
+    EXPECT_EQ(difference(actual, expected), "");
+  });
 }
 
 TEST(FlexRandom, BernoulliThresholdIsTheDoubleComparison) {
