@@ -13,6 +13,7 @@
 #include "codegen/kernel_scalars.h"
 #include "codegen/op_formulas.h"
 #include "codegen/shader_loops.h"
+#include "codegen/shader_syntax.h"
 #include "ember/error.h"
 #include "ir/formulas.h"
 
@@ -293,23 +294,12 @@ std::string_view loaded_type(DType dtype) {
 /// storage_type, its elements held as loaded_type; the flat kernel's hold vector_type. The last
 /// vector of a flat kernel's tensor is read and written lane by lane, so its binding is the
 /// tensor's exact bytes.
-class GlslLoops final : public ShaderLoopSyntax {
+class GlslLoops final : public GlslSyntax<ShaderLoopSyntax> {
  public:
   explicit GlslLoops(DType compute) : compute_(compute) {}
 
-  std::string constant(std::string_view type, const std::string& name,
-                       const std::string& value) const override {
-    return "const " + variable(type, name, value);
-  }
-  std::string variable(std::string_view type, const std::string& name,
-                       const std::string& value) const override {
-    return declaration(type, name) + " = " + value;
-  }
   std::string declaration(std::string_view type, const std::string& name) const override {
     return std::string(type) + " " + name;
-  }
-  std::string if_then(const std::string& condition, const std::string& statement) const override {
-    return "if (" + condition + ") " + statement;
   }
   std::string count_down(const std::string& name, const std::string& count) const override {
     return "for (int " + name + " = int(" + count + ") - 1; " + name + " >= 0; --" + name + ")";
@@ -317,7 +307,6 @@ class GlslLoops final : public ShaderLoopSyntax {
   std::string invocations() const override {
     return "gl_NumWorkGroups.x * " + std::to_string(kGlslWorkgroupSize) + "u";
   }
-  std::string invocation() const override { return "gl_GlobalInvocationID.x"; }
   uint32_t elements_per_invocation() const override { return kGlslElementsPerInvocation; }
   std::string_view held_type(DType dtype) const override { return loaded_type(dtype); }
   std::string vector_type(DType dtype) const override {

@@ -12,6 +12,7 @@
 
 #include "codegen/kernel_dims.h"
 #include "codegen/op_formulas.h"
+#include "codegen/shader_syntax.h"
 #include "ember/dtype.h"
 #include "ir/program.h"
 
@@ -22,29 +23,15 @@ namespace ember::codegen {
 inline constexpr uint32_t kProgramSizesWord = 2;
 inline constexpr uint32_t kProgramStridesWord = kProgramSizesWord + kProgramMaxRank;
 
-/// How a shading language spells what the program loops write. Declarations come without indent,
-/// ";" or newline.
-class ShaderLoopSyntax {
+/// How a shading language spells what the program loops write, beyond ShaderSyntax's statements.
+/// Declarations come without indent, ";" or newline.
+class ShaderLoopSyntax : public ShaderSyntax {
  public:
-  virtual ~ShaderLoopSyntax() = default;
-
-  /// A constant of type: "const uint i = value" (GLSL), "let i = value" (WGSL infers the type).
-  virtual std::string constant(std::string_view type, const std::string& name,
-                               const std::string& value) const = 0;
-  /// A variable of type assigned again later: "uint i = value", "var i = value".
-  virtual std::string variable(std::string_view type, const std::string& name,
-                               const std::string& value) const = 0;
   /// A variable of type whose every part is assigned before it is read: "vec4 r",
   /// "var r: vec4<f32>".
   virtual std::string declaration(std::string_view type, const std::string& name) const = 0;
-  /// statement (whole, with its ";") run where condition holds: GLSL takes it alone, WGSL only
-  /// in braces.
-  virtual std::string if_then(const std::string& condition, const std::string& statement) const = 0;
   /// The head of a loop of a signed integer name from count (unsigned) - 1 down to 0.
   virtual std::string count_down(const std::string& name, const std::string& count) const = 0;
-  /// The dispatch's count of invocations, and this invocation's index among them.
-  virtual std::string invocations() const = 0;
-  virtual std::string invocation() const = 0;
   /// The elements an invocation of the general kernel loads together in a turn of its loop.
   virtual uint32_t elements_per_invocation() const = 0;
   /// The type a kernel holds an element of dtype in once loaded (U32's is the index type).

@@ -15,6 +15,7 @@
 #include "codegen/kernel_scalars.h"
 #include "codegen/op_formulas.h"
 #include "codegen/shader_loops.h"
+#include "codegen/shader_syntax.h"
 #include "codegen/wgsl.h"
 #include "ember/error.h"
 
@@ -173,21 +174,10 @@ std::string store_statement(DType dtype, std::size_t k, const std::string& value
 /// lane by lane, but its binding still covers the whole vector (ProgramEmitter::flat_bound): the
 /// array's length counts whole vectors, and an access past it is not defined (ember's kernels
 /// are trusted modules: naga adds no clamp).
-class WgslLoops final : public ShaderLoopSyntax {
+class WgslLoops final : public WgslSyntax<ShaderLoopSyntax> {
  public:
-  std::string constant(std::string_view /*type*/, const std::string& name,
-                       const std::string& value) const override {
-    return "let " + name + " = " + value;
-  }
-  std::string variable(std::string_view /*type*/, const std::string& name,
-                       const std::string& value) const override {
-    return "var " + name + " = " + value;
-  }
   std::string declaration(std::string_view type, const std::string& name) const override {
     return "var " + name + ": " + std::string(type);
-  }
-  std::string if_then(const std::string& condition, const std::string& statement) const override {
-    return "if (" + condition + ") { " + statement + " }";
   }
   std::string count_down(const std::string& name, const std::string& count) const override {
     return "for (var " + name + " = i32(" + count + ") - 1i; " + name + " >= 0i; " + name + "--)";
@@ -195,7 +185,6 @@ class WgslLoops final : public ShaderLoopSyntax {
   std::string invocations() const override {
     return "groups.x * " + std::to_string(kWgslWorkgroupSize) + "u";
   }
-  std::string invocation() const override { return "gid.x"; }
   uint32_t elements_per_invocation() const override { return kWgslElementsPerInvocation; }
   std::string_view held_type(DType dtype) const override { return element_type(dtype); }
   std::string vector_type(DType dtype) const override { return codegen::vector_type(dtype); }

@@ -1,9 +1,10 @@
 // The wgpu backend's kernel sources of data movement and indexing (full, cat, slice_assign, select,
-// gather, select_assign, scatter): the WGSL of backends/shader/index_copy.h's kernels (what each
-// computes, its parameter words and dispatches are written there, shared with vulkan), run by
-// shader::IndexCopyKernel (backends/shader/index_copy_kernels.h). Tensors are bound as arrays of
-// 32-bit words; 1- and 2-byte elements are parts of words, written by atomicAnd and atomicOr into
-// an array of atomic words.
+// gather, select_assign, scatter): backends/shader/index_copy.h's kernels (what each computes, its
+// parameter words and dispatches are written there, shared with vulkan), their text written once
+// in backends/shader/index_copy_text.h and spelled in WGSL here, run by shader::IndexCopyKernel
+// (backends/shader/index_copy_kernels.h). Tensors are bound as arrays of 32-bit words; 1- and
+// 2-byte elements are parts of words, written by atomicAnd and atomicOr into an array of atomic
+// words.
 #pragma once
 
 #include "backends/shader/index_copy.h"
