@@ -2,32 +2,26 @@
 // written once for both shader backends: which buffers each binds, its helpers (an element's
 // load and store as parts of 32-bit words, the index's low word, Update's combination) and its
 // loops. What GLSL and WGSL spell differently comes from an IndexCopySyntax, which each backend
-// supplies (vulkan's and wgpu's index_copy_sources.cpp) over codegen's GlslSyntax and WgslSyntax,
-// as the program loops' ShaderLoopSyntax does for the emitters (codegen/shader_loops.h).
+// supplies (vulkan's and wgpu's index_copy_sources.cpp) over kernel_syntax.h's GlslKernelSyntax
+// and WgslKernelSyntax, as the program loops' ShaderLoopSyntax does for the emitters
+// (codegen/shader_loops.h).
 #pragma once
 
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 #include <string_view>
 
 #include "backends/shader/index_copy.h"
-#include "codegen/shader_syntax.h"
+#include "backends/shader/kernel_syntax.h"
 
 namespace ember::shader {
 
-/// How a shading language spells what the index-copy kernels write, beyond ShaderSyntax's
-/// statements. Expressions and statements come without indent or newline, statements without
-/// their ";" unless said; whole lines (the declarations of buffers and aliases, the header, the
-/// entry point) end in their newline.
-class IndexCopySyntax : public codegen::ShaderSyntax {
+/// How a shading language spells what the index-copy kernels write, beyond KernelSyntax's
+/// statements, words, helpers and casts. Expressions and statements come without indent or
+/// newline, statements without their ";" unless said; whole lines (the declarations of buffers
+/// and aliases, the header, the entry point) end in their newline.
+class IndexCopySyntax : public KernelSyntax {
  public:
-  /// A parameter of a helper function.
-  struct Parameter {
-    std::string_view type;
-    std::string_view name;
-  };
-
   /// The source's first lines: what the language declares before the buffers (GLSL's version and
   /// workgroup size), then the parameter words p, read only, at binding 0.
   virtual std::string header() const = 0;
@@ -39,14 +33,10 @@ class IndexCopySyntax : public codegen::ShaderSyntax {
   /// and the builtins invocation and invocations read.
   virtual std::string entry() const = 0;
 
-  /// The type of a 32-bit word, and of a pair of them (an 8-byte element).
-  virtual std::string_view word_type() const = 0;
+  /// The type of a pair of words (an 8-byte element).
   virtual std::string_view pair_type() const = 0;
   /// name as another name of type, for the helpers that follow.
   virtual std::string alias(const std::string& name, std::string_view type) const = 0;
-  /// The head of a function (before its " {") of name, returning result (empty: nothing).
-  virtual std::string function(std::string_view result, const std::string& name,
-                               std::initializer_list<Parameter> parameters) const = 0;
 
   /// The statement adding 1 to, or taking 1 from, the variable name.
   virtual std::string increment(const std::string& name) const = 0;
@@ -66,8 +56,7 @@ class IndexCopySyntax : public codegen::ShaderSyntax {
   /// What an atomic function takes for word, an element of an array of words: GLSL the word
   /// itself, WGSL its address.
   virtual std::string atomic_word(const std::string& word) const = 0;
-  /// The f32 whose bits are the word bits, and the word of the bits of the f32 value.
-  virtual std::string float_of_bits(const std::string& bits) const = 0;
+  /// The word of the bits of the f32 value.
   virtual std::string bits_of_float(const std::string& value) const = 0;
   /// The word of word's sign bit repeated (an arithmetic shift right by 31: the high word of the
   /// 64-bit integer whose low word is word).

@@ -1,19 +1,18 @@
 #include "backends/vulkan/index_copy_sources.h"
 
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 #include <string_view>
 
 #include "backends/shader/index_copy_text.h"
-#include "codegen/shader_syntax.h"
+#include "backends/shader/kernel_syntax.h"
 
 namespace ember::vulkan {
 namespace {
 
 /// The GLSL spelling of the index-copy kernels (shader/index_copy_text.h). Every buffer is an
 /// array of uint (GLSL's atomics take any of its words); E is a macro.
-class GlslIndexCopy final : public codegen::GlslSyntax<shader::IndexCopySyntax> {
+class GlslIndexCopy final : public shader::GlslKernelSyntax<shader::IndexCopySyntax> {
  public:
   std::string header() const override {
     return "#version 450\n"
@@ -29,19 +28,9 @@ class GlslIndexCopy final : public codegen::GlslSyntax<shader::IndexCopySyntax> 
   }
   std::string entry() const override { return "void main() {\n"; }
 
-  std::string_view word_type() const override { return "uint"; }
   std::string_view pair_type() const override { return "uvec2"; }
   std::string alias(const std::string& name, std::string_view type) const override {
     return "#define " + name + " " + std::string(type) + "\n";
-  }
-  std::string function(std::string_view result, const std::string& name,
-                       std::initializer_list<Parameter> parameters) const override {
-    std::string text = std::string(result.empty() ? "void" : result) + " " + name + "(";
-    for (const Parameter& parameter : parameters) {
-      if (&parameter != parameters.begin()) text += ", ";
-      text += std::string(parameter.type) + " " + std::string(parameter.name);
-    }
-    return text + ")";
   }
 
   std::string increment(const std::string& name) const override { return "++" + name; }
@@ -61,9 +50,6 @@ class GlslIndexCopy final : public codegen::GlslSyntax<shader::IndexCopySyntax> 
     return "bitfieldExtract(" + word + ", int(" + offset + "), " + std::to_string(bits) + ")";
   }
   std::string atomic_word(const std::string& word) const override { return word; }
-  std::string float_of_bits(const std::string& bits) const override {
-    return "uintBitsToFloat(" + bits + ")";
-  }
   std::string bits_of_float(const std::string& value) const override {
     return "floatBitsToUint(" + value + ")";
   }

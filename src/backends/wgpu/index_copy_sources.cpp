@@ -1,19 +1,18 @@
 #include "backends/wgpu/index_copy_sources.h"
 
 #include <cstdint>
-#include <initializer_list>
 #include <string>
 #include <string_view>
 
 #include "backends/shader/index_copy_text.h"
-#include "codegen/shader_syntax.h"
+#include "backends/shader/kernel_syntax.h"
 
 namespace ember::wgpu {
 namespace {
 
 /// The WGSL spelling of the index-copy kernels (shader/index_copy_text.h). A buffer written in
 /// parts is an array of atomic<u32>, the others of u32; E is an alias.
-class WgslIndexCopy final : public codegen::WgslSyntax<shader::IndexCopySyntax> {
+class WgslIndexCopy final : public shader::WgslKernelSyntax<shader::IndexCopySyntax> {
  public:
   std::string header() const override {
     return "// ember's wgpu data movement (src/backends/wgpu/index_copy_sources.cpp)\n"
@@ -30,19 +29,9 @@ class WgslIndexCopy final : public codegen::WgslSyntax<shader::IndexCopySyntax> 
            "@builtin(num_workgroups) groups: vec3<u32>) {\n";
   }
 
-  std::string_view word_type() const override { return "u32"; }
   std::string_view pair_type() const override { return "vec2<u32>"; }
   std::string alias(const std::string& name, std::string_view type) const override {
     return "alias " + name + " = " + std::string(type) + ";\n";
-  }
-  std::string function(std::string_view result, const std::string& name,
-                       std::initializer_list<Parameter> parameters) const override {
-    std::string text = "fn " + name + "(";
-    for (const Parameter& parameter : parameters) {
-      if (&parameter != parameters.begin()) text += ", ";
-      text += std::string(parameter.name) + ": " + std::string(parameter.type);
-    }
-    return text + ")" + (result.empty() ? "" : " -> " + std::string(result));
   }
 
   std::string increment(const std::string& name) const override { return name + "++"; }
@@ -62,9 +51,6 @@ class WgslIndexCopy final : public codegen::WgslSyntax<shader::IndexCopySyntax> 
     return "extractBits(" + word + ", " + offset + ", " + std::to_string(bits) + "u)";
   }
   std::string atomic_word(const std::string& word) const override { return "&" + word; }
-  std::string float_of_bits(const std::string& bits) const override {
-    return "bitcast<f32>(" + bits + ")";
-  }
   std::string bits_of_float(const std::string& value) const override {
     return "bitcast<u32>(" + value + ")";
   }
