@@ -14,12 +14,6 @@ std::string pair(const IndexCopySyntax& s, const std::string& low, const std::st
   return std::string(s.pair_type()) + "(" + low + ", " + high + ")";
 }
 
-/// A loop's head: init, condition and step of its variable.
-std::string for_loop(const std::string& init, const std::string& condition,
-                     const std::string& step) {
-  return "for (" + init + "; " + condition + "; " + step + ")";
-}
-
 /// The entry point's first line: n, the count its loop covers (parameter word 0).
 std::string count_line(const IndexCopySyntax& s) {
   return "  " + s.constant(s.word_type(), "n", "p[0]") + ";\n";

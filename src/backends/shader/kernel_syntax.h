@@ -1,7 +1,8 @@
 // What the shader backends' kernels written once (index_copy_text.h, sort_text.h) spell alike
 // beyond codegen's ShaderSyntax: the 32-bit word's type, a helper function's head, a word's bits
-// as an f32. KernelSyntax declares them for each family's syntax to build on; GlslKernelSyntax
-// and WgslKernelSyntax spell them once for every family, over codegen's GlslSyntax and WgslSyntax.
+// as an f32, a loop's head. KernelSyntax declares them for each family's syntax to build on;
+// GlslKernelSyntax and WgslKernelSyntax spell them once for every family, over codegen's
+// GlslSyntax and WgslSyntax.
 #pragma once
 
 #include <initializer_list>
@@ -30,6 +31,12 @@ class KernelSyntax : public codegen::ShaderSyntax {
   /// The f32 whose bits are the word bits.
   virtual std::string float_of_bits(const std::string& bits) const = 0;
 };
+
+/// A loop's head: init, condition and step of its variable (GLSL and WGSL spell it alike).
+inline std::string for_loop(const std::string& init, const std::string& condition,
+                            const std::string& step) {
+  return "for (" + init + "; " + condition + "; " + step + ")";
+}
 
 /// GLSL's spelling of KernelSyntax's words, helpers and casts, for a kernel family's syntax Base
 /// derived from it.

@@ -14,12 +14,6 @@ namespace sort_text {
 
 using Access = SortSyntax::Access;
 
-/// A loop's head: init, condition and step of its variable.
-std::string for_loop(const std::string& init, const std::string& condition,
-                     const std::string& step) {
-  return "for (" + init + "; " + condition + "; " + step + ")";
-}
-
 /// The lines (at indent) of constants of type, each a name and its value.
 std::string constants(const SortSyntax& s, const std::string& indent, std::string_view type,
                       const std::vector<std::pair<std::string, std::string>>& named) {
