@@ -1,13 +1,16 @@
-// What the shader backends' kernels written once (index_copy_text.h, sort_text.h) spell alike
-// beyond codegen's ShaderSyntax: the 32-bit word's type, a helper function's head, a word's bits
-// as an f32, a loop's head. KernelSyntax declares them for each family's syntax to build on;
-// GlslKernelSyntax and WgslKernelSyntax spell them once for every family, over codegen's
-// GlslSyntax and WgslSyntax.
+// What the shader backends' kernels written once (index_copy_text.h, sort_text.h, row_text.h)
+// spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper function's head, a
+// word's bits as an f32, a loop's head, the f32 and i32 types, a select, a step of a counter, the
+// workgroups and their barrier, a run of constants. KernelSyntax declares
+// them for each family's syntax to build on; GlslKernelSyntax and WgslKernelSyntax spell them once
+// for every family, over codegen's GlslSyntax and WgslSyntax.
 #pragma once
 
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "codegen/shader_syntax.h"
 
@@ -30,6 +33,25 @@ class KernelSyntax : public codegen::ShaderSyntax {
                                std::initializer_list<Parameter> parameters) const = 0;
   /// The f32 whose bits are the word bits.
   virtual std::string float_of_bits(const std::string& bits) const = 0;
+
+  /// The types of an f32 and of an i32.
+  virtual std::string_view float_type() const = 0;
+  virtual std::string_view int_type() const = 0;
+  /// if_true where condition holds, else if_false (both evaluated: WGSL's select), as an
+  /// expression of its own (a constant's value, an if's condition); select_term the same as a
+  /// term of a larger expression (GLSL's conditional in parentheses).
+  virtual std::string select(const std::string& if_false, const std::string& if_true,
+                             const std::string& condition) const = 0;
+  virtual std::string select_term(const std::string& if_false, const std::string& if_true,
+                                  const std::string& condition) const = 0;
+  /// The statement adding 1 to, or taking 1 from, the variable name.
+  virtual std::string increment(const std::string& name) const = 0;
+  virtual std::string decrement(const std::string& name) const = 0;
+  /// The workgroup's index in the dispatch and the dispatch's count of workgroups.
+  virtual std::string workgroup() const = 0;
+  virtual std::string workgroups() const = 0;
+  /// A workgroup's barrier on its shared memory (a statement).
+  virtual std::string barrier() const = 0;
 };
 
 /// A loop's head: init, condition and step of its variable (GLSL and WGSL spell it alike).
@@ -58,6 +80,22 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
   std::string float_of_bits(const std::string& bits) const override {
     return "uintBitsToFloat(" + bits + ")";
   }
+
+  std::string_view float_type() const override { return "float"; }
+  std::string_view int_type() const override { return "int"; }
+  std::string select(const std::string& if_false, const std::string& if_true,
+                     const std::string& condition) const override {
+    return condition + " ? " + if_true + " : " + if_false;
+  }
+  std::string select_term(const std::string& if_false, const std::string& if_true,
+                          const std::string& condition) const override {
+    return "(" + select(if_false, if_true, condition) + ")";
+  }
+  std::string increment(const std::string& name) const override { return "++" + name; }
+  std::string decrement(const std::string& name) const override { return "--" + name; }
+  std::string workgroup() const override { return "gl_WorkGroupID.x"; }
+  std::string workgroups() const override { return "gl_NumWorkGroups.x"; }
+  std::string barrier() const override { return "barrier()"; }
 };
 
 /// WGSL's spelling of KernelSyntax's words, helpers and casts, as GlslKernelSyntax.
@@ -79,6 +117,32 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
   std::string float_of_bits(const std::string& bits) const override {
     return "bitcast<f32>(" + bits + ")";
   }
+
+  std::string_view float_type() const override { return "f32"; }
+  std::string_view int_type() const override { return "i32"; }
+  std::string select(const std::string& if_false, const std::string& if_true,
+                     const std::string& condition) const override {
+    return "select(" + if_false + ", " + if_true + ", " + condition + ")";
+  }
+  std::string select_term(const std::string& if_false, const std::string& if_true,
+                          const std::string& condition) const override {
+    return select(if_false, if_true, condition);
+  }
+  std::string increment(const std::string& name) const override { return name + "++"; }
+  std::string decrement(const std::string& name) const override { return name + "--"; }
+  std::string workgroup() const override { return "group.x"; }
+  std::string workgroups() const override { return "groups.x"; }
+  std::string barrier() const override { return "workgroupBarrier()"; }
 };
+
+/// The lines (at indent) of constants of type, each a name and its value.
+inline std::string constants(const codegen::ShaderSyntax& s, const std::string& indent,
+                             std::string_view type,
+                             const std::vector<std::pair<std::string, std::string>>& named) {
+  std::string text;
+  for (const auto& [name, value] : named)
+    text += indent + s.constant(type, name, value) + ";\n";
+  return text;
+}
 
 }  // namespace ember::shader

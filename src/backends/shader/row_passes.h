@@ -84,11 +84,11 @@ inline std::vector<RowBinding> row_kernel_bindings(RowKernel kernel) {
 
 /// A backend's texts of the row kernels, in its shading language.
 struct RowSources {
-  const char* header;     ///< what precedes the tensors' bindings (the parameter words' binding)
-  const char* trees;      ///< tree_sum and tree_max over the workgroup, and larger (NaN wins)
-  const char* target_of;  ///< target_of(r): row r's class, -1 if ignored, -2 if bad (binding t)
-  const char* main;       ///< the start of main: the parameter words every kernel reads by name
-  std::array<const char*, kRowKernels> bodies;  ///< the rest of each kernel's main, by RowKernel
+  std::string header;     ///< what precedes the tensors' bindings (the parameter words' binding)
+  std::string trees;      ///< tree_sum and tree_max over the workgroup, and larger (NaN wins)
+  std::string target_of;  ///< target_of(r): row r's class, -1 if ignored, -2 if bad (binding t)
+  std::string main;       ///< the start of main: the parameter words every kernel reads by name
+  std::array<std::string, kRowKernels> bodies;  ///< the rest of each kernel's main, by RowKernel
 };
 
 /// kernel's source from sources, each tensor it binds declared by declare(binding, RowBinding)

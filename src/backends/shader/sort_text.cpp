@@ -14,15 +14,6 @@ namespace sort_text {
 
 using Access = SortSyntax::Access;
 
-/// The lines (at indent) of constants of type, each a name and its value.
-std::string constants(const SortSyntax& s, const std::string& indent, std::string_view type,
-                      const std::vector<std::pair<std::string, std::string>>& named) {
-  std::string text;
-  for (const auto& [name, value] : named)
-    text += indent + s.constant(type, name, value) + ";\n";
-  return text;
-}
-
 /// The loop's step over the elements of a block, every invocation of the workgroup one a turn.
 std::string block_step() {
   return "t += " + std::to_string(kSortWorkgroup) + "u";

@@ -44,26 +44,12 @@ class SortSyntax : public KernelSyntax {
   /// The network's line naming local, its invocation's index in the workgroup, where the entry
   /// point does not (GLSL's builtin); empty where it does (WGSL's parameter).
   virtual std::string local_line() const = 0;
-  /// The network's invocation's index in its workgroup, the workgroup's index in the dispatch and
-  /// the dispatch's count of workgroups.
+  /// The network's invocation's index in its workgroup.
   virtual std::string local() const = 0;
-  virtual std::string workgroup() const = 0;
-  virtual std::string workgroups() const = 0;
-  /// A workgroup's barrier on its shared memory (a statement).
-  virtual std::string barrier() const = 0;
 
-  /// The types of a key of f32 and of i32, and the i32 whose bits are the word bits.
-  virtual std::string_view float_type() const = 0;
-  virtual std::string_view int_type() const = 0;
+  /// The i32 whose bits are the word bits.
   virtual std::string int_of_bits(const std::string& bits) const = 0;
 
-  /// if_true where condition holds, else if_false (both evaluated: WGSL's select), as an
-  /// expression of its own (a constant's value, an if's condition); select_term the same as a
-  /// term of a larger expression (GLSL's conditional in parentheses).
-  virtual std::string select(const std::string& if_false, const std::string& if_true,
-                             const std::string& condition) const = 0;
-  virtual std::string select_term(const std::string& if_false, const std::string& if_true,
-                                  const std::string& condition) const = 0;
   /// The lines (at indent) running statement where condition holds, else otherwise (both whole,
   /// with their ";"): GLSL's on the if's and the else's lines, WGSL's braced.
   virtual std::string if_else(const std::string& indent, const std::string& condition,

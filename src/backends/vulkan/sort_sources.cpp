@@ -38,22 +38,9 @@ class GlslSort final : public shader::GlslKernelSyntax<shader::SortSyntax> {
     return "  " + constant(word_type(), "local", "gl_LocalInvocationID.x") + ";\n";
   }
   std::string local() const override { return "local"; }
-  std::string workgroup() const override { return "gl_WorkGroupID.x"; }
-  std::string workgroups() const override { return "gl_NumWorkGroups.x"; }
-  std::string barrier() const override { return "barrier()"; }
 
-  std::string_view float_type() const override { return "float"; }
-  std::string_view int_type() const override { return "int"; }
   std::string int_of_bits(const std::string& bits) const override { return "int(" + bits + ")"; }
 
-  std::string select(const std::string& if_false, const std::string& if_true,
-                     const std::string& condition) const override {
-    return condition + " ? " + if_true + " : " + if_false;
-  }
-  std::string select_term(const std::string& if_false, const std::string& if_true,
-                          const std::string& condition) const override {
-    return "(" + select(if_false, if_true, condition) + ")";
-  }
   std::string if_else(const std::string& indent, const std::string& condition,
                       const std::string& statement, const std::string& otherwise) const override {
     return indent + if_then(condition, statement) + "\n" + indent + "else " + otherwise + "\n";

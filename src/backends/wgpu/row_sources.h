@@ -1,8 +1,9 @@
 // The wgpu backend's fused row ops on f32 (layer_norm and rms_norm, cross_entropy, their gradients,
-// softmax's backward): the WGSL of backends/shader/row_passes.h's kernels, which says what each
-// computes, its parameter words, bindings and dispatch (shared with vulkan). f64 (WGSL has no
-// doubles) and f16 keep the public functions' composites. shader::RowKernels
-// (backends/shader/row_kernels.h) runs them.
+// softmax's backward): the WGSL spelling of backends/shader/row_text.h's kernels, whose text is
+// written once for both languages; backends/shader/row_passes.h says what each computes, its
+// parameter words, bindings and dispatch (shared with vulkan). f64 (WGSL has no doubles) and f16
+// keep the public functions' composites. shader::RowKernels (backends/shader/row_kernels.h) runs
+// them.
 #pragma once
 
 #include <cstdint>

@@ -41,24 +41,11 @@ class WgslSort final : public shader::WgslKernelSyntax<shader::SortSyntax> {
   }
   std::string local_line() const override { return {}; }
   std::string local() const override { return "local.x"; }
-  std::string workgroup() const override { return "group.x"; }
-  std::string workgroups() const override { return "groups.x"; }
-  std::string barrier() const override { return "workgroupBarrier()"; }
 
-  std::string_view float_type() const override { return "f32"; }
-  std::string_view int_type() const override { return "i32"; }
   std::string int_of_bits(const std::string& bits) const override {
     return "bitcast<i32>(" + bits + ")";
   }
 
-  std::string select(const std::string& if_false, const std::string& if_true,
-                     const std::string& condition) const override {
-    return "select(" + if_false + ", " + if_true + ", " + condition + ")";
-  }
-  std::string select_term(const std::string& if_false, const std::string& if_true,
-                          const std::string& condition) const override {
-    return select(if_false, if_true, condition);
-  }
   std::string if_else(const std::string& indent, const std::string& condition,
                       const std::string& statement, const std::string& otherwise) const override {
     return indent + "if (" + condition + ") {\n" + indent + "  " + statement + "\n" + indent +
