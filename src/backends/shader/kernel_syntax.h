@@ -1,11 +1,13 @@
-// What the shader backends' kernels written once (index_copy_text.h, sort_text.h, row_text.h)
-// spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper function's head, a
-// word's bits as an f32, a loop's head, the f32 and i32 types, a select, a step of a counter, the
-// workgroups and their barrier, a run of constants. KernelSyntax declares
-// them for each family's syntax to build on; GlslKernelSyntax and WgslKernelSyntax spell them once
-// for every family, over codegen's GlslSyntax and WgslSyntax.
+// What the shader backends' kernels written once (index_copy_text.h, sort_text.h, row_text.h,
+// reduce_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
+// function's head, a word's bits as an f32, a loop's head, the f32 and i32 types, a select, a
+// step of a counter, the workgroups and their barrier, a run of constants, a source's first lines
+// (its comment and the parameter words) and WGSL's entry point of the invocations' builtins.
+// KernelSyntax declares them for each family's syntax to build on; GlslKernelSyntax and
+// WgslKernelSyntax spell them once for every family, over codegen's GlslSyntax and WgslSyntax.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -96,6 +98,16 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
   std::string workgroup() const override { return "gl_WorkGroupID.x"; }
   std::string workgroups() const override { return "gl_NumWorkGroups.x"; }
   std::string barrier() const override { return "barrier()"; }
+
+ protected:
+  /// A source's first lines: its version, comment (a line of its own), the workgroup's size, then
+  /// the parameter words p, read only, at binding 0.
+  static std::string parameters_header(const std::string& comment, uint64_t workgroup_size) {
+    return "#version 450\n// " + comment +
+           "\nlayout(local_size_x = " + std::to_string(workgroup_size) +
+           ") in;\n"
+           "layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };\n";
+  }
 };
 
 /// WGSL's spelling of KernelSyntax's words, helpers and casts, as GlslKernelSyntax.
@@ -133,6 +145,20 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
   std::string workgroup() const override { return "group.x"; }
   std::string workgroups() const override { return "groups.x"; }
   std::string barrier() const override { return "workgroupBarrier()"; }
+
+ protected:
+  /// A source's first lines, as GlslKernelSyntax's (the workgroup's size is the entry point's).
+  static std::string parameters_header(const std::string& comment) {
+    return "// " + comment + "\n@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
+  }
+  /// The head of an entry point of workgroup_size invocations a workgroup, through its "{",
+  /// naming the builtins invocation and invocations read (gid, groups).
+  static std::string invocations_entry(uint64_t workgroup_size) {
+    return "@compute @workgroup_size(" + std::to_string(workgroup_size) +
+           ")\n"
+           "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
+           "@builtin(num_workgroups) groups: vec3<u32>) {\n";
+  }
 };
 
 /// The lines (at indent) of constants of type, each a name and its value.

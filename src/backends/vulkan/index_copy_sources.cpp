@@ -15,12 +15,9 @@ namespace {
 class GlslIndexCopy final : public shader::GlslKernelSyntax<shader::IndexCopySyntax> {
  public:
   std::string header() const override {
-    return "#version 450\n"
-           "// ember's vulkan data movement (src/backends/vulkan/index_copy_sources.cpp)\n"
-           "layout(local_size_x = " +
-           std::to_string(shader::kIndexCopyWorkgroup) +
-           ") in;\n"
-           "layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };\n";
+    return parameters_header(
+        "ember's vulkan data movement (src/backends/vulkan/index_copy_sources.cpp)",
+        shader::kIndexCopyWorkgroup);
   }
   std::string words(int binding, const std::string& name, bool /*atomic*/) const override {
     return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") buffer B" + name +

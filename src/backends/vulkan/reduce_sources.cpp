@@ -2,8 +2,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "backends/shader/kernel_syntax.h"
 #include "backends/shader/reduce_passes.h"
+#include "backends/shader/reduce_text.h"
 
 namespace ember::vulkan {
 namespace {
@@ -22,99 +25,7 @@ std::string glsl_type(DType dtype) {
   return dtype == DType::Bool ? "uint8_t" : "float";
 }
 
-/// The shader's version, extensions, workgroup and parameter block, and the NaN test of x's type
-/// (none on integers: comparisons then stand alone).
-std::string header(DType x, DType out) {
-  std::string text =
-      "#version 450\n// ember's vulkan reductions (src/backends/vulkan/reduce_sources.cpp)\n";
-  if (x == DType::Bool || out == DType::Bool)
-    text += "#extension GL_EXT_shader_8bit_storage : require\n";
-  text += R"(layout(local_size_x = 256) in;
-layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
-)";
-  const bool floating = x == DType::F32 || x == DType::F64;
-  text += floating ? "bool is_nan(double v) { return isnan(v); }\n"
-                   : "bool is_nan(double v) { return false; }\n";
-  return text;
-}
-
-/// Whether b (at index ib) replaces a (at ia) as the lane's extreme so far: the first NaN, else a
-/// greater (smaller) value, the first index of equal ones (ndarray's extreme_index).
-std::string replaces(ReduceOp op) {
-  const std::string order = op == ReduceOp::Max || op == ReduceOp::ArgMax ? ">" : "<";
-  return "bool replaces(double b, double ib, double a, double ia) {\n"
-         "  return is_nan(a) ? is_nan(b) && ib < ia : is_nan(b) || b " +
-         order + " a || (b == a && ib < ia);\n}\n";
-}
-
-/// The body that reduces x's elements first + t * inner, t = begin, begin + step, ... below n,
-/// into a and b.
-std::string chunk_body(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Mean:
-      return "precise double s = 0.0lf;\n for (uint t = begin; t < n; t += step) s += load(first + "
-             "t * inner);\n a = s;\n";
-    case ReduceOp::Prod:
-      return "precise double s = 1.0lf;\n for (uint t = begin; t < n; t += step) s *= load(first + "
-             "t * inner);\n a = s;\n";
-    case ReduceOp::Max:
-    case ReduceOp::Min:
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin:
-      return "a = load(first + begin * inner);\n b = double(begin);\n"
-             " for (uint t = begin + step; t < n && !is_nan(a); t += step) {\n"
-             "  const double v = load(first + t * inner);\n"
-             "  if (replaces(v, double(t), a, b)) { a = v; b = double(t); }\n }\n";
-    case ReduceOp::Any:
-    case ReduceOp::All:
-      return "const bool any_op = " + std::string(op == ReduceOp::Any ? "true" : "false") +
-             ";\n a = any_op ? 0.0lf : 1.0lf;\n"
-             " for (uint t = begin; t < n; t += step)\n"
-             "  if ((is_nan(load(first + t * inner)) || load(first + t * inner) != 0.0lf) == "
-             "any_op) { a = any_op ? 1.0lf : "
-             "0.0lf; break; }\n";
-    case ReduceOp::Var:
-      // ndarray's two passes over the chunk, in double: its mean, then the squared deviations.
-      return "precise double s = 0.0lf;\n for (uint t = begin; t < n; t += step) s += load(first + "
-             "t * inner);\n a = s / double((n - begin + step - 1u) / step);\n precise double q = "
-             "0.0lf;\n"
-             " for (uint t = begin; t < n; t += step) {\n"
-             "  const double d = load(first + t * inner) - a;\n  q += d * d;\n }\n b = q;\n";
-  }
-  return "";
-}
-
-/// The first pass: each chunk of each lane (chunk c: its elements c, c + chunks, ..., so that
-/// neighbouring invocations read neighbouring elements) reduced in order into partial[2w],
-/// partial[2w + 1].
-std::string partial_source(ReduceOp op, DType x) {
-  std::string text = header(x, x) + replaces(op);
-  text += "layout(std430, set = 0, binding = 1) readonly buffer X { " + glsl_type(x) + " x[]; };\n";
-  // uint8_t converts to the other integers only.
-  text += x == DType::Bool ? "double load(uint i) { return double(uint(x[i])); }\n"
-                           : "double load(uint i) { return double(x[i]); }\n";
-  text += R"(layout(std430, set = 0, binding = 2) writeonly buffer Partial { double partial[]; };
-void main() {
-  const uint outputs = p[0];
-  const uint n = p[1];
-  const uint inner = p[2];
-  const uint chunks = p[3];
-  for (uint w = gl_GlobalInvocationID.x; w < outputs * chunks; w += gl_NumWorkGroups.x * 256u) {
-    const uint o = w / chunks;
-    const uint begin = w - o * chunks;
-    const uint step = chunks;
-    const uint row = o / inner;
-    const uint first = row * n * inner + (o - row * inner);
-    double a = 0.0lf;
-    double b = 0.0lf;
-)";
-  text += chunk_body(op);
-  text += "    partial[2u * w] = a;\n    partial[2u * w + 1u] = b;\n  }\n}\n";
-  return text;
-}
-
-/// The combination of chunk c (its a, b, count) into the lane's a, b (count: the lane's so far).
+/// The combination of chunk c (its ca, cb, ccount) into the lane's a, b (count: the lane's so far).
 std::string combine(ReduceOp op) {
   switch (op) {
     case ReduceOp::Sum:
@@ -166,16 +77,85 @@ std::string result(ReduceOp op, DType x, DType out) {
   return "";
 }
 
-/// The second pass: each lane's chunks combined in order into its result.
-std::string finish_source(ReduceOp op, DType x, DType out) {
-  const bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
-  const std::string out_type = arg ? "uint" : glsl_type(out);
-  std::string text = header(x, out) + replaces(op);
-  text += "layout(std430, set = 0, binding = 1) readonly buffer Partial { double partial[]; };\n";
-  text += "layout(std430, set = 0, binding = 2) writeonly buffer Out { " + out_type + " y[]; };\n";
-  text += R"(void main() {
-  const uint outputs = p[0];
-  const uint n = p[1];
+/// The sum of a chunk's elements into s, in double (Sum's, Mean's and Var's first).
+constexpr const char* kChunkSum =
+    "precise double s = 0.0lf;\n for (uint t = begin; t < n; t += step) s += load(first + t * "
+    "inner);\n";
+
+/// The GLSL spelling of the reductions (shader/reduce_text.h): chunks reduced in double, their
+/// partial results two doubles; each buffer declares how the kernel uses it and holds x's
+/// elements as they are (8-bit storage for a Bool).
+class GlslReduce final : public shader::GlslKernelSyntax<shader::ReduceSyntax> {
+ public:
+  /// The version, extensions, workgroup and parameter block, and the NaN test of x's type (none on
+  /// integers: comparisons then stand alone).
+  std::string declarations(DType x, DType out) const override {
+    std::string text =
+        "#version 450\n// ember's vulkan reductions (src/backends/vulkan/reduce_sources.cpp)\n";
+    if (x == DType::Bool || out == DType::Bool)
+      text += "#extension GL_EXT_shader_8bit_storage : require\n";
+    text += R"(layout(local_size_x = 256) in;
+layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
+)";
+    const bool floating = x == DType::F32 || x == DType::F64;
+    return text + (floating ? "bool is_nan(double v) { return isnan(v); }\n"
+                            : "bool is_nan(double v) { return false; }\n");
+  }
+  std::string_view value_type() const override { return "double"; }
+  std::string_view index_type() const override { return "double"; }
+  std::string return_either(const std::string& indent, const std::string& condition,
+                            const std::string& value, const std::string& otherwise) const override {
+    return indent + "return " + select(otherwise, value, condition) + ";\n";
+  }
+  std::string partial_declarations(DType x) const override {
+    std::string text =
+        "layout(std430, set = 0, binding = 1) readonly buffer X { " + glsl_type(x) + " x[]; };\n";
+    // uint8_t converts to the other integers only.
+    text += x == DType::Bool ? "double load(uint i) { return double(uint(x[i])); }\n"
+                             : "double load(uint i) { return double(x[i]); }\n";
+    return text +
+           "layout(std430, set = 0, binding = 2) writeonly buffer Partial { double partial[]; };\n";
+  }
+  std::string finish_declarations(ReduceOp op, DType out) const override {
+    const bool arg = op == ReduceOp::ArgMax || op == ReduceOp::ArgMin;
+    return "layout(std430, set = 0, binding = 1) readonly buffer Partial { double partial[]; };\n"
+           "layout(std430, set = 0, binding = 2) writeonly buffer Out { " +
+           (arg ? "uint" : glsl_type(out)) + " y[]; };\n";
+  }
+
+  std::string entry() const override { return "void main() {\n"; }
+  std::string after_outputs() const override { return {}; }
+
+  std::string_view partial_type() const override { return "double"; }
+  std::string partial_zero() const override { return "0.0lf"; }
+  std::string partials() const override { return "partial"; }
+  std::string sum_chunk() const override { return std::string(kChunkSum) + " a = s;\n"; }
+  std::string product_chunk() const override {
+    return "precise double s = 1.0lf;\n for (uint t = begin; t < n; t += step) s *= load(first + "
+           "t * inner);\n a = s;\n";
+  }
+  std::string extreme_chunk() const override {
+    return "a = load(first + begin * inner);\n b = double(begin);\n"
+           " for (uint t = begin + step; t < n && !is_nan(a); t += step) {\n"
+           "  const double v = load(first + t * inner);\n"
+           "  if (replaces(v, double(t), a, b)) { a = v; b = double(t); }\n }\n";
+  }
+  std::string truth_chunk() const override {
+    return " a = any_op ? 0.0lf : 1.0lf;\n"
+           " for (uint t = begin; t < n; t += step)\n"
+           "  if ((is_nan(load(first + t * inner)) || load(first + t * inner) != 0.0lf) == "
+           "any_op) { a = any_op ? 1.0lf : 0.0lf; break; }\n";
+  }
+  /// ndarray's two passes over the chunk, in double: its mean, then the squared deviations.
+  std::string variance_chunk() const override {
+    return std::string(kChunkSum) +
+           " a = s / double((n - begin + step - 1u) / step);\n precise double q = 0.0lf;\n"
+           " for (uint t = begin; t < n; t += step) {\n"
+           "  const double d = load(first + t * inner) - a;\n  q += d * d;\n }\n b = q;\n";
+  }
+  /// Each lane's chunks in order from the first's a, b, its count of elements so far.
+  std::string finish_lanes(ReduceOp op, DType x, DType out) const override {
+    std::string text = R"(  const uint n = p[1];
   const uint chunks = p[3];
   for (uint o = gl_GlobalInvocationID.x; o < outputs; o += gl_NumWorkGroups.x * 256u) {
     double a = partial[2u * o * chunks];
@@ -186,12 +166,10 @@ std::string finish_source(ReduceOp op, DType x, DType out) {
       const double cb = partial[2u * (o * chunks + c) + 1u];
       const double ccount = double((n - c + chunks - 1u) / chunks);
 )";
-  text += combine(op);
-  text += "      count += ccount;\n    }\n";
-  text += result(op, x, out);
-  text += "  }\n}\n";
-  return text;
-}
+    text += combine(op) + "      count += ccount;\n    }\n";
+    return text + result(op, x, out) + "  }\n";
+  }
+};
 
 /// Whether the kernels hold x's dtype for op (doubles hold every value they take exactly; a Bool
 /// needs 8-bit storage).
@@ -210,7 +188,7 @@ shader::ReduceSources reduce_sources(const Features& features) {
     const bool truth = op == ReduceOp::Any || op == ReduceOp::All;
     return features.float64 && (!truth || features.storage8) && takes_dtype(op, x, features);
   };
-  return {kPartialBytes, false, takes, partial_source, finish_source};
+  return shader::reduce_sources_of<GlslReduce>(kPartialBytes, false, takes);
 }
 
 }  // namespace ember::vulkan

@@ -6,9 +6,11 @@
 // (the first extreme, the first NaN winning, as ndarray) of those and i32, u32; Any and All of
 // those and Bool. A lane of one chunk is ndarray's result bit for bit; longer ones differ by the
 // rounding of the chunks' (max, min and their indices, any and all: exact). A device without
-// doubles, and the other dtypes, run on the host. The lanes, chunks and the two dispatches are
-// shared with wgpu (backends/shader/reduce_passes.h). shader::ReduceKernel
-// (backends/shader/reduce_kernels.h) runs them.
+// doubles, and the other dtypes, run on the host. The kernels are the GLSL spelling of
+// backends/shader/reduce_text.h's, whose text is written once for both languages where they are
+// alike; the lanes, chunks and the two dispatches are shared with wgpu
+// (backends/shader/reduce_passes.h). shader::ReduceKernel (backends/shader/reduce_kernels.h) runs
+// them.
 #pragma once
 
 #include "backends/shader/reduce_kernels.h"

@@ -25,12 +25,8 @@ namespace {
 class GlslRow final : public shader::GlslKernelSyntax<shader::RowSyntax> {
  public:
   std::string header() const override {
-    return "#version 450\n"
-           "// ember's vulkan fused row ops (src/backends/vulkan/row_sources.cpp)\n"
-           "layout(local_size_x = " +
-           std::to_string(shader::kRowWorkgroup) +
-           ") in;\n"
-           "layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };\n";
+    return parameters_header("ember's vulkan fused row ops (src/backends/vulkan/row_sources.cpp)",
+                             shader::kRowWorkgroup);
   }
   std::string shared_array(std::string_view type, const std::string& name,
                            uint64_t count) const override {

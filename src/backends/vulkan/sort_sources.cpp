@@ -15,12 +15,8 @@ namespace {
 class GlslSort final : public shader::GlslKernelSyntax<shader::SortSyntax> {
  public:
   std::string header() const override {
-    return "#version 450\n"
-           "// ember's vulkan sort (src/backends/vulkan/sort_sources.cpp)\n"
-           "layout(local_size_x = " +
-           std::to_string(shader::kSortWorkgroup) +
-           ") in;\n"
-           "layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };\n";
+    return parameters_header("ember's vulkan sort (src/backends/vulkan/sort_sources.cpp)",
+                             shader::kSortWorkgroup);
   }
   std::string buffer(int binding, std::string_view block, const std::string& name,
                      Access access) const override {

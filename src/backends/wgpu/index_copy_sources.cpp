@@ -15,19 +15,14 @@ namespace {
 class WgslIndexCopy final : public shader::WgslKernelSyntax<shader::IndexCopySyntax> {
  public:
   std::string header() const override {
-    return "// ember's wgpu data movement (src/backends/wgpu/index_copy_sources.cpp)\n"
-           "@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
+    return parameters_header(
+        "ember's wgpu data movement (src/backends/wgpu/index_copy_sources.cpp)");
   }
   std::string words(int binding, const std::string& name, bool atomic) const override {
     return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " + name +
            ": array<" + (atomic ? "atomic<u32>" : "u32") + ">;\n";
   }
-  std::string entry() const override {
-    return "@compute @workgroup_size(" + std::to_string(shader::kIndexCopyWorkgroup) +
-           ")\n"
-           "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
-           "@builtin(num_workgroups) groups: vec3<u32>) {\n";
-  }
+  std::string entry() const override { return invocations_entry(shader::kIndexCopyWorkgroup); }
 
   std::string_view pair_type() const override { return "vec2<u32>"; }
   std::string alias(const std::string& name, std::string_view type) const override {

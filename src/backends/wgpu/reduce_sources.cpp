@@ -2,8 +2,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
+#include "backends/shader/kernel_syntax.h"
 #include "backends/shader/reduce_passes.h"
+#include "backends/shader/reduce_text.h"
 #include "codegen/wgsl_program.h"
 
 namespace ember::wgpu {
@@ -15,116 +18,10 @@ using ir::ReduceOp;
 /// index, a truth, or Var's chunk mean and sum of squared deviations.
 constexpr uint64_t kPartialBytes = 8;
 
-// Every binding is read_write (docs/backends/wgpu.md) and holds words: elements are read through
-// load(). Sums are codegen::wgsl_compensated_sum_helper()'s; each entry sets its opaque_zero from
-// the outputs' count (below 2^31).
-std::string common() {
-  return std::string(
-             "// ember's wgpu reductions (src/backends/wgpu/reduce_sources.cpp)\n"
-             "@group(0) @binding(0) var<storage, read> p: array<u32>;\n"
-             "@group(0) @binding(1) var<storage, read_write> src: array<u32>;\n"
-             "@group(0) @binding(2) var<storage, read_write> dst: array<u32>;\n") +
-         std::string(codegen::wgsl_compensated_sum_helper());
-}
-
 /// The WGSL type x's elements compute in (Bool: u32, 0 or 1).
 std::string wgsl_type(DType x) {
   if (x == DType::I32) return "i32";
   return x == DType::U32 || x == DType::Bool ? "u32" : "f32";
-}
-
-/// The helpers of x's type T: load(i) (element i of src; a Bool is one byte of a word), is_nan
-/// and nonzero (bit tests on f32: the compiler may assume no NaN of a comparison, and a NaN is
-/// nonzero), and replaces(b, ib, a, ia): whether b (at index ib) replaces a (at ia) as the lane's
-/// extreme so far (the first NaN, else a value beyond, the first index of equal ones: ndarray's
-/// extreme_index).
-std::string helpers(ReduceOp op, DType x) {
-  const std::string type = wgsl_type(x);
-  std::string text = "alias T = " + type + ";\n";
-  text += x == DType::Bool ? "fn load(i: u32) -> T { return (src[i >> 2u] >> ((i & 3u) * 8u)) & "
-                             "0xffu; }\n"
-                           : "fn load(i: u32) -> T { return bitcast<T>(src[i]); }\n";
-  text += x == DType::F32 ? "fn is_nan(v: T) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > "
-                            "0x7f800000u; }\nfn nonzero(v: T) -> bool { return (bitcast<u32>(v) & "
-                            "0x7fffffffu) != 0u; }\n"
-                          : "fn is_nan(v: T) -> bool { return false; }\nfn nonzero(v: T) -> bool "
-                            "{ return v != T(0); }\n";
-  const std::string order = op == ReduceOp::Max || op == ReduceOp::ArgMax ? ">" : "<";
-  text +=
-      "fn replaces(b: T, ib: u32, a: T, ia: u32) -> bool {\n"
-      "  if (is_nan(a)) { return is_nan(b) && ib < ia; }\n"
-      "  return is_nan(b) || b " +
-      order + " a || (b == a && ib < ia);\n}\n";
-  return text;
-}
-
-/// The body that reduces x's elements first + t * inner, t = begin, begin + step, ... below n,
-/// into words a, b.
-std::string chunk_body(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::Sum:
-    case ReduceOp::Mean:
-      return "var total = Sum(0.0f, 0.0f);\n"
-             " for (var t = begin; t < n; t += step) { total = add(total, load(first + t * "
-             "inner)); }\n"
-             " a = bitcast<u32>(total.sum);\n b = bitcast<u32>(total.c);\n";
-    case ReduceOp::Prod:
-      return "var s = 1.0f;\n for (var t = begin; t < n; t += step) { s = s * load(first + t * "
-             "inner); }\n a = bitcast<u32>(s);\n";
-    case ReduceOp::Max:
-    case ReduceOp::Min:
-    case ReduceOp::ArgMax:
-    case ReduceOp::ArgMin:
-      return "var v = load(first + begin * inner);\n b = begin;\n"
-             " for (var t = begin + step; t < n && !is_nan(v); t += step) {\n"
-             "  let u = load(first + t * inner);\n"
-             "  if (replaces(u, t, v, b)) { v = u; b = t; }\n }\n a = bitcast<u32>(v);\n";
-    case ReduceOp::Any:
-    case ReduceOp::All:
-      return "let any_op = " + std::string(op == ReduceOp::Any ? "true" : "false") +
-             ";\n var r = !any_op;\n"
-             " for (var t = begin; t < n; t += step) {\n"
-             "  if (nonzero(load(first + t * inner)) == any_op) { r = any_op; break; }\n }\n"
-             " a = select(0u, 1u, r);\n";
-    case ReduceOp::Var:
-      // ndarray's two passes over the chunk (compensated in f32): its mean, then the squared
-      // deviations.
-      return "var total = Sum(0.0f, 0.0f);\n"
-             " for (var t = begin; t < n; t += step) { total = add(total, load(first + t * "
-             "inner)); }\n"
-             " let mean = sum_value(total) / f32((n - begin + step - 1u) / step);\n var q = "
-             "Sum(0.0f, "
-             "0.0f);\n"
-             " for (var t = begin; t < n; t += step) {\n"
-             "  let d = load(first + t * inner) - mean;\n  q = add(q, d * d);\n }\n"
-             " a = bitcast<u32>(mean);\n b = bitcast<u32>(sum_value(q));\n";
-  }
-  return "";
-}
-
-/// The first pass: each chunk of each lane (chunk c: its elements c, c + chunks, ..., so that
-/// neighbouring invocations read neighbouring elements) reduced in order into dst[2w],
-/// dst[2w + 1].
-std::string partial_source(ReduceOp op, DType x) {
-  std::string text = common() + helpers(op, x);
-  text += R"(@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-  let outputs = p[0];
-  opaque_zero = outputs >> 31u;
-  let n = p[1];
-  let inner = p[2];
-  let chunks = p[3];
-  for (var w = gid.x; w < outputs * chunks; w += groups.x * 256u) {
-    let o = w / chunks;
-    let begin = w - o * chunks;
-    let step = chunks;
-    let row = o / inner;
-    let first = row * n * inner + (o - row * inner);
-    var a = 0u;
-    var b = 0u;
-)";
-  text += chunk_body(op);
-  return text + "    dst[2u * w] = a;\n    dst[2u * w + 1u] = b;\n  }\n}\n";
 }
 
 /// lane(o): the result's word of lane o from its chunks' words src[2k], src[2k + 1] in order.
@@ -199,16 +96,87 @@ std::string output_loop(ReduceOp op, DType out) {
   return "  for (var o = gid.x; o < outputs; o += groups.x * 256u) {\n    " + store + "\n  }\n";
 }
 
-/// The second pass: each lane's chunks combined in order into its result.
-std::string finish_source(ReduceOp op, DType x, DType out) {
-  std::string text = common() + helpers(op, x) + lane_function(op);
-  text += R"(@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-  let outputs = p[0];
-  opaque_zero = outputs >> 31u;
-)";
-  return text + output_loop(op, out) + "}\n";
-}
+/// The compensated sum of a chunk's elements into total (Sum's, Mean's and Var's first).
+constexpr const char* kChunkSum =
+    "var total = Sum(0.0f, 0.0f);\n"
+    " for (var t = begin; t < n; t += step) { total = add(total, load(first + t * inner)); }\n";
+
+/// The WGSL spelling of the reductions (shader/reduce_text.h). Every binding is read_write
+/// (docs/backends/wgpu.md) and holds words: elements are read through load(), and a chunk's
+/// partial results are two words. Sums are codegen::wgsl_compensated_sum_helper()'s; each entry
+/// sets its opaque_zero from the outputs' count (below 2^31).
+class WgslReduce final : public shader::WgslKernelSyntax<shader::ReduceSyntax> {
+ public:
+  /// The bindings, the compensated sum and the helpers of x's type T: load(i) (element i of src;
+  /// a Bool is one byte of a word), is_nan and nonzero (bit tests on f32: the compiler may assume
+  /// no NaN of a comparison, and a NaN is nonzero).
+  std::string declarations(DType x, DType /*out*/) const override {
+    std::string text =
+        parameters_header("ember's wgpu reductions (src/backends/wgpu/reduce_sources.cpp)") +
+        "@group(0) @binding(1) var<storage, read_write> src: array<u32>;\n"
+        "@group(0) @binding(2) var<storage, read_write> dst: array<u32>;\n" +
+        std::string(codegen::wgsl_compensated_sum_helper()) + "alias T = " + wgsl_type(x) + ";\n";
+    text += x == DType::Bool ? "fn load(i: u32) -> T { return (src[i >> 2u] >> ((i & 3u) * 8u)) & "
+                               "0xffu; }\n"
+                             : "fn load(i: u32) -> T { return bitcast<T>(src[i]); }\n";
+    return text + (x == DType::F32
+                       ? "fn is_nan(v: T) -> bool { return (bitcast<u32>(v) & 0x7fffffffu) > "
+                         "0x7f800000u; }\nfn nonzero(v: T) -> bool { return (bitcast<u32>(v) & "
+                         "0x7fffffffu) != 0u; }\n"
+                       : "fn is_nan(v: T) -> bool { return false; }\nfn nonzero(v: T) -> bool "
+                         "{ return v != T(0); }\n");
+  }
+  std::string_view value_type() const override { return "T"; }
+  std::string_view index_type() const override { return word_type(); }
+  std::string return_either(const std::string& indent, const std::string& condition,
+                            const std::string& value, const std::string& otherwise) const override {
+    return indent + if_then(condition, "return " + value + ";") + "\n" + indent + "return " +
+           otherwise + ";\n";
+  }
+  std::string partial_declarations(DType /*x*/) const override { return {}; }
+  std::string finish_declarations(ReduceOp op, DType /*out*/) const override {
+    return lane_function(op);
+  }
+
+  std::string entry() const override { return invocations_entry(shader::kReduceWorkgroup); }
+  std::string after_outputs() const override { return "  opaque_zero = outputs >> 31u;\n"; }
+
+  std::string_view partial_type() const override { return word_type(); }
+  std::string partial_zero() const override { return "0u"; }
+  std::string partials() const override { return "dst"; }
+  std::string sum_chunk() const override {
+    return std::string(kChunkSum) + " a = bitcast<u32>(total.sum);\n b = bitcast<u32>(total.c);\n";
+  }
+  std::string product_chunk() const override {
+    return "var s = 1.0f;\n for (var t = begin; t < n; t += step) { s = s * load(first + t * "
+           "inner); }\n a = bitcast<u32>(s);\n";
+  }
+  std::string extreme_chunk() const override {
+    return "var v = load(first + begin * inner);\n b = begin;\n"
+           " for (var t = begin + step; t < n && !is_nan(v); t += step) {\n"
+           "  let u = load(first + t * inner);\n"
+           "  if (replaces(u, t, v, b)) { v = u; b = t; }\n }\n a = bitcast<u32>(v);\n";
+  }
+  std::string truth_chunk() const override {
+    return " var r = !any_op;\n"
+           " for (var t = begin; t < n; t += step) {\n"
+           "  if (nonzero(load(first + t * inner)) == any_op) { r = any_op; break; }\n }\n"
+           " a = select(0u, 1u, r);\n";
+  }
+  /// ndarray's two passes over the chunk (compensated in f32): its mean, then the squared
+  /// deviations.
+  std::string variance_chunk() const override {
+    return std::string(kChunkSum) +
+           " let mean = sum_value(total) / f32((n - begin + step - 1u) / step);\n"
+           " var q = Sum(0.0f, 0.0f);\n"
+           " for (var t = begin; t < n; t += step) {\n"
+           "  let d = load(first + t * inner) - mean;\n  q = add(q, d * d);\n }\n"
+           " a = bitcast<u32>(mean);\n b = bitcast<u32>(sum_value(q));\n";
+  }
+  std::string finish_lanes(ReduceOp op, DType /*x*/, DType out) const override {
+    return output_loop(op, out);
+  }
+};
 
 /// Whether the kernels hold x's dtype for op.
 bool takes_dtype(ReduceOp op, DType x) {
@@ -219,7 +187,7 @@ bool takes_dtype(ReduceOp op, DType x) {
 }  // namespace
 
 shader::ReduceSources reduce_sources() {
-  return {kPartialBytes, true, takes_dtype, partial_source, finish_source};
+  return shader::reduce_sources_of<WgslReduce>(kPartialBytes, true, takes_dtype);
 }
 
 }  // namespace ember::wgpu

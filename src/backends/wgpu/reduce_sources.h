@@ -6,9 +6,11 @@
 // (Neumaier's compensated sum, a second f32) and Var merges the chunks' means and squared
 // deviations (Chan et al.): within about one f32 rounding of ndarray's, not bit for bit. Max, Min,
 // ArgMax, ArgMin (the first extreme, the first NaN winning, as ndarray) of f32, i32, u32 and Any,
-// All of those and Bool: exact. The other dtypes run on the host. The lanes, chunks and the two
-// dispatches are shared with vulkan (backends/shader/reduce_passes.h). shader::ReduceKernel
-// (backends/shader/reduce_kernels.h) runs them.
+// All of those and Bool: exact. The other dtypes run on the host. The WGSL spelling of
+// backends/shader/reduce_text.h's kernels, whose text is written once for both languages where
+// they are alike; the lanes, chunks and the two dispatches are shared with vulkan
+// (backends/shader/reduce_passes.h). shader::ReduceKernel (backends/shader/reduce_kernels.h) runs
+// them.
 #pragma once
 
 #include "backends/shader/reduce_kernels.h"

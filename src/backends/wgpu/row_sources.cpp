@@ -26,8 +26,7 @@ namespace {
 class WgslRow final : public shader::WgslKernelSyntax<shader::RowSyntax> {
  public:
   std::string header() const override {
-    return "// ember's wgpu fused row ops (src/backends/wgpu/row_sources.cpp)\n"
-           "@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
+    return parameters_header("ember's wgpu fused row ops (src/backends/wgpu/row_sources.cpp)");
   }
   std::string shared_array(std::string_view type, const std::string& name,
                            uint64_t count) const override {

@@ -15,8 +15,7 @@ namespace {
 class WgslSort final : public shader::WgslKernelSyntax<shader::SortSyntax> {
  public:
   std::string header() const override {
-    return "// ember's wgpu sort (src/backends/wgpu/sort_sources.cpp)\n"
-           "@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
+    return parameters_header("ember's wgpu sort (src/backends/wgpu/sort_sources.cpp)");
   }
   std::string buffer(int binding, std::string_view /*block*/, const std::string& name,
                      Access /*access*/) const override {
@@ -29,16 +28,13 @@ class WgslSort final : public shader::WgslKernelSyntax<shader::SortSyntax> {
   }
 
   std::string network_entry() const override {
-    return workgroup_size() +
+    return "@compute @workgroup_size(" + std::to_string(shader::kSortWorkgroup) +
+           ")\n"
            "fn main(@builtin(workgroup_id) group: vec3<u32>, "
            "@builtin(num_workgroups) groups: vec3<u32>,\n"
            "        @builtin(local_invocation_id) local: vec3<u32>) {\n";
   }
-  std::string entry() const override {
-    return workgroup_size() +
-           "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
-           "@builtin(num_workgroups) groups: vec3<u32>) {\n";
-  }
+  std::string entry() const override { return invocations_entry(shader::kSortWorkgroup); }
   std::string local_line() const override { return {}; }
   std::string local() const override { return "local.x"; }
 
@@ -61,12 +57,6 @@ class WgslSort final : public shader::WgslKernelSyntax<shader::SortSyntax> {
                            const std::string& condition, const std::string& value) const override {
     return indent + variable(word_type(), "word", "0u") + ";\n" + indent +
            if_then(condition, "word = " + value + ";") + "\n" + indent + target + " = word;\n";
-  }
-
- private:
-  /// The entry points' first line.
-  static std::string workgroup_size() {
-    return "@compute @workgroup_size(" + std::to_string(shader::kSortWorkgroup) + ")\n";
   }
 };
 
