@@ -1,7 +1,8 @@
 // What the shader backends' kernels written once (index_copy_text.h, sort_text.h, row_text.h,
 // reduce_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
 // function's head, a word's bits as an f32, a loop's head, the f32 and i32 types, a select, a
-// step of a counter, the workgroups and their barrier, a run of constants, a source's first lines
+// step of a counter, the workgroups and their barrier, an f32 literal, a NaN test, a one-statement
+// loop or if, the invocation's index in its workgroup, a run of constants, a source's first lines
 // (its comment and the parameter words) and WGSL's entry point of the invocations' builtins.
 // KernelSyntax declares them for each family's syntax to build on; GlslKernelSyntax and
 // WgslKernelSyntax spell them once for every family, over codegen's GlslSyntax and WgslSyntax.
@@ -54,6 +55,18 @@ class KernelSyntax : public codegen::ShaderSyntax {
   virtual std::string workgroups() const = 0;
   /// A workgroup's barrier on its shared memory (a statement).
   virtual std::string barrier() const = 0;
+  /// literal (digits with a point) as an f32 whose type is inferred.
+  virtual std::string float_literal(const std::string& literal) const = 0;
+  /// The lines defining the function name(v), whether the f32 v is a NaN by its bits, where the
+  /// language has no test a compiler must keep (WGSL's may assume no NaN); empty where it has one.
+  virtual std::string nan_function(const std::string& name) const = 0;
+  /// Whether the f32 value is a NaN: GLSL's isnan, WGSL's the function nan_function named name.
+  virtual std::string is_nan(const std::string& name, const std::string& value) const = 0;
+  /// A loop's or an if's head over one statement (whole, with its ";") on the head's line: GLSL's
+  /// bare, WGSL's braced.
+  virtual std::string headed(const std::string& head, const std::string& statement) const = 0;
+  /// This invocation's index in its workgroup (WGSL's: the entry point's parameter local).
+  virtual std::string local_invocation() const = 0;
 };
 
 /// A loop's head: init, condition and step of its variable (GLSL and WGSL spell it alike).
@@ -98,6 +111,15 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
   std::string workgroup() const override { return "gl_WorkGroupID.x"; }
   std::string workgroups() const override { return "gl_NumWorkGroups.x"; }
   std::string barrier() const override { return "barrier()"; }
+  std::string float_literal(const std::string& literal) const override { return literal; }
+  std::string nan_function(const std::string& /*name*/) const override { return {}; }
+  std::string is_nan(const std::string& /*name*/, const std::string& value) const override {
+    return "isnan(" + value + ")";
+  }
+  std::string headed(const std::string& head, const std::string& statement) const override {
+    return head + " " + statement;
+  }
+  std::string local_invocation() const override { return "gl_LocalInvocationID.x"; }
 
  protected:
   /// A source's first lines: its version, comment (a line of its own), the workgroup's size, then
@@ -145,6 +167,18 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
   std::string workgroup() const override { return "group.x"; }
   std::string workgroups() const override { return "groups.x"; }
   std::string barrier() const override { return "workgroupBarrier()"; }
+  std::string float_literal(const std::string& literal) const override { return literal + "f"; }
+  std::string nan_function(const std::string& name) const override {
+    return this->function("bool", name, {{"f32", "v"}}) +
+           " { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }\n";
+  }
+  std::string is_nan(const std::string& name, const std::string& value) const override {
+    return name + "(" + value + ")";
+  }
+  std::string headed(const std::string& head, const std::string& statement) const override {
+    return head + " { " + statement + " }";
+  }
+  std::string local_invocation() const override { return "local.x"; }
 
  protected:
   /// A source's first lines, as GlslKernelSyntax's (the workgroup's size is the entry point's).
@@ -162,7 +196,7 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
 };
 
 /// The lines (at indent) of constants of type, each a name and its value.
-inline std::string constants(const codegen::ShaderSyntax& s, const std::string& indent,
+inline std::string constants(const KernelSyntax& s, const std::string& indent,
                              std::string_view type,
                              const std::vector<std::pair<std::string, std::string>>& named) {
   std::string text;

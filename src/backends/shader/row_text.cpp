@@ -101,9 +101,11 @@ std::string trees(const RowSyntax& s) {
   const std::string_view f32 = s.float_type();
   const std::string larger =
       s.function(f32, "larger", {{f32, "a"}, {f32, "b"}}) + " { return " +
-      s.select("b", "a", s.is_nan("a") + " || (!" + s.is_nan("b") + " && a >= b)") + "; }\n";
-  return s.shared_array(s.vector_type(), "part", kRowWorkgroup) + s.nan_function() + larger +
-         tree(s, s.vector_type(), "tree_sum", "", "part[id] += part[id + half_size];") +
+      s.select("b", "a",
+               s.is_nan("is_nan", "a") + " || (!" + s.is_nan("is_nan", "b") + " && a >= b)") +
+      "; }\n";
+  return s.shared_array(s.vector_type(), "part", kRowWorkgroup) + s.nan_function("is_nan") +
+         larger + tree(s, s.vector_type(), "tree_sum", "", "part[id] += part[id + half_size];") +
          tree(s, f32, "tree_max", ".x", "part[id].x = larger(part[id].x, part[id + half_size].x);");
 }
 
@@ -126,7 +128,8 @@ std::string main_start(const RowSyntax& s) {
                                            {{"weighted", flag_test(kRowFlagWeight)},
                                             {"biased", flag_test(kRowFlagBias)},
                                             {"rms", flag_test(kRowFlagRms)}});
-  return s.main_start(constants(s, "  ", s.word_type(), {{"id", s.local()}}), parameters);
+  return s.main_start(constants(s, "  ", s.word_type(), {{"id", s.local_invocation()}}),
+                      parameters);
 }
 
 /// mean and variance from sums shifted by the row's first element (no mean for rms; no shift by
@@ -207,7 +210,7 @@ std::string cross_entropy(const RowSyntax& s) {
   const std::string_view f32 = s.float_type();
   std::string text = smoothing_line(s) + rows_loop(s, "r") + first_line(s);
   text += "    " + s.variable(f32, "m", s.float_of_bits("0xff800000u")) + ";\n";
-  text += "    " + s.one_line(elements_loop(s), "m = larger(m, x[first + k]);") + "\n";
+  text += "    " + s.headed(elements_loop(s), "m = larger(m, x[first + k]);") + "\n";
   text += "    m = " + s.tree_call("tree_max", "m") + ";\n" + sums_line(s);
   text += "    " + elements_loop(s) + " {\n";
   text += constants(s, "      ", f32, {{"shifted", "x[first + k] - m"}, {"wk", weight(s, "k")}});
@@ -233,7 +236,7 @@ std::string cross_entropy_grad(const RowSyntax& s) {
   const std::string_view f32 = s.float_type();
   std::string text = smoothing_line(s) + rows_loop(s, "r") + first_line(s);
   text += "    " + s.variable(f32, "w_share", zero(s)) + ";\n";
-  text += "    " + s.one_line(elements_loop(s), "w_share += " + weight(s, "k") + ";") + "\n";
+  text += "    " + s.headed(elements_loop(s), "w_share += " + weight(s, "k") + ";") + "\n";
   text += constants(s, "    ", f32,
                     {{"w_sum", s.tree_call("tree_sum", vector_of(s, "w_share")) + ".x"}});
   text += target_lines(s, "    ", "c == -2 && id == 0u");

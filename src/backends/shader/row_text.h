@@ -40,8 +40,6 @@ class RowSyntax : public KernelSyntax {
   /// WGSL's first.
   virtual std::string main_start(const std::string& id_line,
                                  const std::string& parameters) const = 0;
-  /// The invocation's index in its workgroup (the builtin).
-  virtual std::string local() const = 0;
 
   /// The head of a tree's function name over the workgroup, through its "{" and the line naming
   /// id, taking v of type and returning its type: GLSL's id a constant of the builtin, WGSL's a
@@ -52,19 +50,13 @@ class RowSyntax : public KernelSyntax {
   /// The tree's step: the variable name halved.
   virtual std::string halve(const std::string& name) const = 0;
 
-  /// The type of the trees' vector of four f32, the literal of an f32 of digits (GLSL's as
-  /// written, WGSL's suffixed).
+  /// The type of the trees' vector of four f32.
   virtual std::string_view vector_type() const = 0;
-  virtual std::string float_literal(const std::string& digits) const = 0;
   /// The statement adding parts (two or three f32) to the leading components of the vector name.
   virtual std::string add_to_vector(const std::string& name,
                                     std::initializer_list<std::string> parts) const = 0;
 
-  /// The lines declaring is_nan(v) of an f32 before the trees' helpers, where the language has no
-  /// builtin of its own (WGSL's: a bit test, as its compiler may assume no NaN of a comparison).
-  virtual std::string nan_function() const = 0;
-  /// Whether the f32 value is a NaN, an infinity, -infinity.
-  virtual std::string is_nan(const std::string& value) const = 0;
+  /// Whether the f32 value is an infinity, -infinity.
   virtual std::string is_inf(const std::string& value) const = 0;
   virtual std::string is_negative_infinity(const std::string& value) const = 0;
 
@@ -76,9 +68,6 @@ class RowSyntax : public KernelSyntax {
   /// statement alone on the next line (its terms in place), WGSL's braced.
   virtual std::string loop_over(const std::string& indent, const std::string& head,
                                 const std::string& lines) const = 0;
-  /// A loop's or an if's head and its one statement (whole, with its ";") on one line: GLSL's
-  /// statement alone, WGSL's braced.
-  virtual std::string one_line(const std::string& head, const std::string& statement) const = 0;
 
   /// The int class as an index: GLSL's indexes with it, WGSL converts it to a word. eager_index
   /// the same where a select reads the index whatever the class (WGSL's select evaluates both: a
@@ -92,6 +81,15 @@ class RowSyntax : public KernelSyntax {
   /// Each column's invocation steps by the dispatch's count of invocations.
   std::string invocations() const final {
     return workgroups() + " * " + std::to_string(kRowWorkgroup) + "u";
+  }
+
+ protected:
+  /// parts, separated by commas: a vector's components.
+  static std::string components(std::initializer_list<std::string> parts) {
+    std::string text;
+    for (const std::string& part : parts)
+      text += (text.empty() ? "" : ", ") + part;
+    return text;
   }
 };
 

@@ -20,8 +20,8 @@ std::string declare_row_tensor(uint32_t binding, const shader::RowBinding& tenso
 
 namespace {
 
-/// The GLSL spelling of the row kernels (shader/row_text.h): GLSL's builtins, its tests of NaN and
-/// infinity, its vectors of two and three f32 added to the sums' leading components.
+/// The GLSL spelling of the row kernels (shader/row_text.h): GLSL's builtins, its test of infinity,
+/// its vectors of two and three f32 added to the sums' leading components.
 class GlslRow final : public shader::GlslKernelSyntax<shader::RowSyntax> {
  public:
   std::string header() const override {
@@ -35,11 +35,10 @@ class GlslRow final : public shader::GlslKernelSyntax<shader::RowSyntax> {
   std::string main_start(const std::string& id_line, const std::string& parameters) const override {
     return "void main() {\n" + parameters + id_line;
   }
-  std::string local() const override { return "gl_LocalInvocationID.x"; }
 
   std::string tree_function(std::string_view type, const std::string& name) const override {
-    return function(type, name, {{type, "v"}}) + " {\n  " + constant(word_type(), "id", local()) +
-           ";\n";
+    return function(type, name, {{type, "v"}}) + " {\n  " +
+           constant(word_type(), "id", local_invocation()) + ";\n";
   }
   std::string tree_call(const std::string& name, const std::string& value) const override {
     return name + "(" + value + ")";
@@ -47,18 +46,12 @@ class GlslRow final : public shader::GlslKernelSyntax<shader::RowSyntax> {
   std::string halve(const std::string& name) const override { return name + " >>= 1u"; }
 
   std::string_view vector_type() const override { return "vec4"; }
-  std::string float_literal(const std::string& digits) const override { return digits; }
   std::string add_to_vector(const std::string& name,
                             std::initializer_list<std::string> parts) const override {
-    std::string joined;
-    for (const std::string& part : parts)
-      joined += (joined.empty() ? "" : ", ") + part;
     return name + "." + std::string("xyzw").substr(0, parts.size()) + " += vec" +
-           std::to_string(parts.size()) + "(" + joined + ")";
+           std::to_string(parts.size()) + "(" + components(parts) + ")";
   }
 
-  std::string nan_function() const override { return {}; }
-  std::string is_nan(const std::string& value) const override { return "isnan(" + value + ")"; }
   std::string is_inf(const std::string& value) const override { return "isinf(" + value + ")"; }
   std::string is_negative_infinity(const std::string& value) const override {
     return is_inf(value) + " && " + value + " < 0.0";
@@ -71,9 +64,6 @@ class GlslRow final : public shader::GlslKernelSyntax<shader::RowSyntax> {
   std::string loop_over(const std::string& indent, const std::string& head,
                         const std::string& lines) const override {
     return indent + head + "\n" + lines;
-  }
-  std::string one_line(const std::string& head, const std::string& statement) const override {
-    return head + " " + statement;
   }
 
   std::string class_index(const std::string& name) const override { return name; }

@@ -21,7 +21,7 @@ std::string declare_row_tensor(uint32_t binding, const shader::RowBinding& tenso
 namespace {
 
 /// The WGSL spelling of the row kernels (shader/row_text.h): the builtins are main's parameters
-/// (the trees take id), NaN and infinity are bit tests (the compiler may assume no NaN of a
+/// (the trees take id), infinities are bit tests (the compiler may assume no NaN or infinity of a
 /// comparison), and a term that a select or a bit test makes long is named on a line of its own.
 class WgslRow final : public shader::WgslKernelSyntax<shader::RowSyntax> {
  public:
@@ -42,7 +42,6 @@ class WgslRow final : public shader::WgslKernelSyntax<shader::RowSyntax> {
            "        @builtin(num_workgroups) groups: vec3<u32>) {\n" +
            id_line + parameters;
   }
-  std::string local() const override { return "local.x"; }
   std::string invocation() const override { return "global.x"; }
 
   std::string tree_function(std::string_view type, const std::string& name) const override {
@@ -56,25 +55,16 @@ class WgslRow final : public shader::WgslKernelSyntax<shader::RowSyntax> {
   }
 
   std::string_view vector_type() const override { return "vec4<f32>"; }
-  std::string float_literal(const std::string& digits) const override { return digits + "f"; }
   std::string add_to_vector(const std::string& name,
                             std::initializer_list<std::string> parts) const override {
-    std::string joined;
-    for (const std::string& part : parts)
-      joined += part + ", ";
+    std::string zeros;
     for (std::size_t rest = parts.size(); rest < 4; ++rest)
-      joined += float_literal("0.0") + ", ";
-    return name + " += " + std::string(vector_type()) + "(" + joined.substr(0, joined.size() - 2) +
-           ")";
+      zeros += ", " + float_literal("0.0");
+    return name + " += " + std::string(vector_type()) + "(" + components(parts) + zeros + ")";
   }
 
-  std::string nan_function() const override {
-    return function("bool", "is_nan", {{float_type(), "v"}}) + " { return " + magnitude_bits("v") +
-           " > 0x7f800000u; }\n";
-  }
-  std::string is_nan(const std::string& value) const override { return "is_nan(" + value + ")"; }
   std::string is_inf(const std::string& value) const override {
-    return magnitude_bits(value) + " == 0x7f800000u";
+    return "(bitcast<u32>(" + value + ") & 0x7fffffffu) == 0x7f800000u";
   }
   std::string is_negative_infinity(const std::string& value) const override {
     return "bitcast<u32>(" + value + ") == 0xff800000u";
@@ -88,9 +78,6 @@ class WgslRow final : public shader::WgslKernelSyntax<shader::RowSyntax> {
                         const std::string& lines) const override {
     return indent + head + " {\n" + lines + indent + "}\n";
   }
-  std::string one_line(const std::string& head, const std::string& statement) const override {
-    return head + " { " + statement + " }";
-  }
 
   std::string class_index(const std::string& name) const override {
     return std::string(word_type()) + "(" + name + ")";
@@ -100,12 +87,6 @@ class WgslRow final : public shader::WgslKernelSyntax<shader::RowSyntax> {
   }
   std::string column_flag(const std::string& name, const std::string& /*test*/) const override {
     return name;
-  }
-
- private:
-  /// The bits of the f32 value but its sign.
-  static std::string magnitude_bits(const std::string& value) {
-    return "(bitcast<u32>(" + value + ") & 0x7fffffffu)";
   }
 };
 
