@@ -1,13 +1,18 @@
-// What the shader backends' kernels written once (index_copy_text.h, sort_text.h) spell alike
-// beyond codegen's ShaderSyntax: the 32-bit word's type, a helper function's head, a word's bits
-// as an f32, a loop's head. KernelSyntax declares them for each family's syntax to build on;
+// What the shader backends' kernels written once (index_copy_text.h, sort_text.h,
+// softmax_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
+// function's head, a word's bits as an f32, a loop's head, lines of constants; a buffer's binding,
+// the f32's type and literals, a select, a NaN test, a one-statement loop or if, the workgroup's
+// builtins and barrier. KernelSyntax declares them for each family's syntax to build on;
 // GlslKernelSyntax and WgslKernelSyntax spell them once for every family, over codegen's
 // GlslSyntax and WgslSyntax.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "codegen/shader_syntax.h"
 
@@ -30,6 +35,35 @@ class KernelSyntax : public codegen::ShaderSyntax {
                                std::initializer_list<Parameter> parameters) const = 0;
   /// The f32 whose bits are the word bits.
   virtual std::string float_of_bits(const std::string& bits) const = 0;
+
+  /// How a kernel uses a buffer: GLSL declares it; WGSL binds every buffer but the parameters
+  /// read_write, whatever the kernel does with it (slices of one page may be bound together).
+  enum class Access : uint8_t { Read, Write, ReadWrite };
+  /// The binding of an array of type named name, its block (GLSL's) named block; a whole line.
+  virtual std::string buffer(int binding, std::string_view block, const std::string& name,
+                             std::string_view type, Access access) const = 0;
+  /// The type of an f32, and literal (digits with a point) as an f32 whose type is inferred.
+  virtual std::string_view float_type() const = 0;
+  virtual std::string float_literal(const std::string& literal) const = 0;
+  /// if_true where condition holds, else if_false (both evaluated: WGSL's select), as an
+  /// expression of its own (a constant's value, an if's condition, a function's result).
+  virtual std::string select(const std::string& if_false, const std::string& if_true,
+                             const std::string& condition) const = 0;
+  /// The lines defining the function name(v), whether the f32 v is a NaN by its bits, where the
+  /// language has no test a compiler must keep (WGSL's may assume no NaN); empty where it has one.
+  virtual std::string nan_function(const std::string& name) const = 0;
+  /// Whether the f32 value is a NaN: GLSL's isnan, WGSL's the function nan_function named name.
+  virtual std::string is_nan(const std::string& name, const std::string& value) const = 0;
+  /// A loop's or an if's head over one statement (whole, with its ";") on the head's line: GLSL's
+  /// bare, WGSL's braced.
+  virtual std::string headed(const std::string& head, const std::string& statement) const = 0;
+  /// This invocation's index in its workgroup, its workgroup's index in the dispatch and the
+  /// dispatch's count of workgroups (WGSL's: the entry points' parameters local, group, groups).
+  virtual std::string local_invocation() const = 0;
+  virtual std::string workgroup() const = 0;
+  virtual std::string workgroups() const = 0;
+  /// A workgroup's barrier on its shared memory (a statement).
+  virtual std::string barrier() const = 0;
 };
 
 /// A loop's head: init, condition and step of its variable (GLSL and WGSL spell it alike).
@@ -58,6 +92,35 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
   std::string float_of_bits(const std::string& bits) const override {
     return "uintBitsToFloat(" + bits + ")";
   }
+
+  using Access = KernelSyntax::Access;
+
+  std::string buffer(int binding, std::string_view block, const std::string& name,
+                     std::string_view type, Access access) const override {
+    const std::string_view qualifier = access == Access::Read    ? "readonly "
+                                       : access == Access::Write ? "writeonly "
+                                                                 : "";
+    return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " +
+           std::string(qualifier) + "buffer " + std::string(block) + " { " + std::string(type) +
+           " " + name + "[]; };\n";
+  }
+  std::string_view float_type() const override { return "float"; }
+  std::string float_literal(const std::string& literal) const override { return literal; }
+  std::string select(const std::string& if_false, const std::string& if_true,
+                     const std::string& condition) const override {
+    return condition + " ? " + if_true + " : " + if_false;
+  }
+  std::string nan_function(const std::string& /*name*/) const override { return {}; }
+  std::string is_nan(const std::string& /*name*/, const std::string& value) const override {
+    return "isnan(" + value + ")";
+  }
+  std::string headed(const std::string& head, const std::string& statement) const override {
+    return head + " " + statement;
+  }
+  std::string local_invocation() const override { return "gl_LocalInvocationID.x"; }
+  std::string workgroup() const override { return "gl_WorkGroupID.x"; }
+  std::string workgroups() const override { return "gl_NumWorkGroups.x"; }
+  std::string barrier() const override { return "barrier()"; }
 };
 
 /// WGSL's spelling of KernelSyntax's words, helpers and casts, as GlslKernelSyntax.
@@ -79,6 +142,44 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
   std::string float_of_bits(const std::string& bits) const override {
     return "bitcast<f32>(" + bits + ")";
   }
+
+  using Access = KernelSyntax::Access;
+
+  std::string buffer(int binding, std::string_view /*block*/, const std::string& name,
+                     std::string_view type, Access /*access*/) const override {
+    return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " + name +
+           ": array<" + std::string(type) + ">;\n";
+  }
+  std::string_view float_type() const override { return "f32"; }
+  std::string float_literal(const std::string& literal) const override { return literal + "f"; }
+  std::string select(const std::string& if_false, const std::string& if_true,
+                     const std::string& condition) const override {
+    return "select(" + if_false + ", " + if_true + ", " + condition + ")";
+  }
+  std::string nan_function(const std::string& name) const override {
+    return this->function("bool", name, {{"f32", "v"}}) +
+           " { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }\n";
+  }
+  std::string is_nan(const std::string& name, const std::string& value) const override {
+    return name + "(" + value + ")";
+  }
+  std::string headed(const std::string& head, const std::string& statement) const override {
+    return head + " { " + statement + " }";
+  }
+  std::string local_invocation() const override { return "local.x"; }
+  std::string workgroup() const override { return "group.x"; }
+  std::string workgroups() const override { return "groups.x"; }
+  std::string barrier() const override { return "workgroupBarrier()"; }
 };
+
+/// The lines (at indent) of constants of type, each a name and its value.
+inline std::string constants(const KernelSyntax& s, const std::string& indent,
+                             std::string_view type,
+                             const std::vector<std::pair<std::string, std::string>>& named) {
+  std::string text;
+  for (const auto& [name, value] : named)
+    text += indent + s.constant(type, name, value) + ";\n";
+  return text;
+}
 
 }  // namespace ember::shader

@@ -17,21 +17,15 @@
 namespace ember::shader {
 
 /// How a shading language spells what the sort kernels write, beyond KernelSyntax's statements,
-/// words, helpers and casts. Expressions and statements come without indent or newline,
-/// statements without their ";" unless said; whole lines (the header, the declarations of
+/// words, helpers, casts, buffers and workgroups. Expressions and statements come without indent or
+/// newline, statements without their ";" unless said; whole lines (the header, the declarations of
 /// buffers and shared arrays, the entry points, the statements given an indent) end in their
 /// newline.
 class SortSyntax : public KernelSyntax {
  public:
-  /// How a kernel uses a buffer: GLSL declares it, WGSL binds every buffer but p read_write.
-  enum class Access : uint8_t { Read, Write };
-
   /// The source's first lines: what the language declares before the buffers (GLSL's version and
   /// workgroup size, kSortWorkgroup), then the parameter words p, read only, at binding 0.
   virtual std::string header() const = 0;
-  /// The binding of an array of 32-bit words named name, its block (GLSL's) named block.
-  virtual std::string buffer(int binding, std::string_view block, const std::string& name,
-                             Access access) const = 0;
   /// An array of kMaxSortLane words named name, shared by a workgroup's invocations.
   virtual std::string shared_words(const std::string& name) const = 0;
 
@@ -44,24 +38,15 @@ class SortSyntax : public KernelSyntax {
   /// The network's line naming local, its invocation's index in the workgroup, where the entry
   /// point does not (GLSL's builtin); empty where it does (WGSL's parameter).
   virtual std::string local_line() const = 0;
-  /// The network's invocation's index in its workgroup, the workgroup's index in the dispatch and
-  /// the dispatch's count of workgroups.
+  /// The network's invocation's index in its workgroup.
   virtual std::string local() const = 0;
-  virtual std::string workgroup() const = 0;
-  virtual std::string workgroups() const = 0;
-  /// A workgroup's barrier on its shared memory (a statement).
-  virtual std::string barrier() const = 0;
 
-  /// The types of a key of f32 and of i32, and the i32 whose bits are the word bits.
-  virtual std::string_view float_type() const = 0;
+  /// The type of a key of i32, and the i32 whose bits are the word bits (a key of f32 is of
+  /// float_type).
   virtual std::string_view int_type() const = 0;
   virtual std::string int_of_bits(const std::string& bits) const = 0;
 
-  /// if_true where condition holds, else if_false (both evaluated: WGSL's select), as an
-  /// expression of its own (a constant's value, an if's condition); select_term the same as a
-  /// term of a larger expression (GLSL's conditional in parentheses).
-  virtual std::string select(const std::string& if_false, const std::string& if_true,
-                             const std::string& condition) const = 0;
+  /// select's choice as a term of a larger expression (GLSL's conditional in parentheses).
   virtual std::string select_term(const std::string& if_false, const std::string& if_true,
                                   const std::string& condition) const = 0;
   /// The lines (at indent) running statement where condition holds, else otherwise (both whole,

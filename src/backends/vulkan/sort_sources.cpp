@@ -22,12 +22,6 @@ class GlslSort final : public shader::GlslKernelSyntax<shader::SortSyntax> {
            ") in;\n"
            "layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };\n";
   }
-  std::string buffer(int binding, std::string_view block, const std::string& name,
-                     Access access) const override {
-    return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " +
-           (access == Access::Read ? "readonly" : "writeonly") + " buffer " + std::string(block) +
-           " { uint " + name + "[]; };\n";
-  }
   std::string shared_words(const std::string& name) const override {
     return "shared uint " + name + "[" + std::to_string(shader::kMaxSortLane) + "];\n";
   }
@@ -35,21 +29,13 @@ class GlslSort final : public shader::GlslKernelSyntax<shader::SortSyntax> {
   std::string network_entry() const override { return entry(); }
   std::string entry() const override { return "void main() {\n"; }
   std::string local_line() const override {
-    return "  " + constant(word_type(), "local", "gl_LocalInvocationID.x") + ";\n";
+    return "  " + constant(word_type(), "local", local_invocation()) + ";\n";
   }
   std::string local() const override { return "local"; }
-  std::string workgroup() const override { return "gl_WorkGroupID.x"; }
-  std::string workgroups() const override { return "gl_NumWorkGroups.x"; }
-  std::string barrier() const override { return "barrier()"; }
 
-  std::string_view float_type() const override { return "float"; }
   std::string_view int_type() const override { return "int"; }
   std::string int_of_bits(const std::string& bits) const override { return "int(" + bits + ")"; }
 
-  std::string select(const std::string& if_false, const std::string& if_true,
-                     const std::string& condition) const override {
-    return condition + " ? " + if_true + " : " + if_false;
-  }
   std::string select_term(const std::string& if_false, const std::string& if_true,
                           const std::string& condition) const override {
     return "(" + select(if_false, if_true, condition) + ")";

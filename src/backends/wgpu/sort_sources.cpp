@@ -18,11 +18,6 @@ class WgslSort final : public shader::WgslKernelSyntax<shader::SortSyntax> {
     return "// ember's wgpu sort (src/backends/wgpu/sort_sources.cpp)\n"
            "@group(0) @binding(0) var<storage, read> p: array<u32>;\n";
   }
-  std::string buffer(int binding, std::string_view /*block*/, const std::string& name,
-                     Access /*access*/) const override {
-    return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " + name +
-           ": array<u32>;\n";
-  }
   std::string shared_words(const std::string& name) const override {
     return "var<workgroup> " + name + ": array<u32, " + std::to_string(shader::kMaxSortLane) +
            ">;\n";
@@ -41,20 +36,12 @@ class WgslSort final : public shader::WgslKernelSyntax<shader::SortSyntax> {
   }
   std::string local_line() const override { return {}; }
   std::string local() const override { return "local.x"; }
-  std::string workgroup() const override { return "group.x"; }
-  std::string workgroups() const override { return "groups.x"; }
-  std::string barrier() const override { return "workgroupBarrier()"; }
 
-  std::string_view float_type() const override { return "f32"; }
   std::string_view int_type() const override { return "i32"; }
   std::string int_of_bits(const std::string& bits) const override {
     return "bitcast<i32>(" + bits + ")";
   }
 
-  std::string select(const std::string& if_false, const std::string& if_true,
-                     const std::string& condition) const override {
-    return "select(" + if_false + ", " + if_true + ", " + condition + ")";
-  }
   std::string select_term(const std::string& if_false, const std::string& if_true,
                           const std::string& condition) const override {
     return select(if_false, if_true, condition);
