@@ -38,9 +38,6 @@ class IndexCopySyntax : public KernelSyntax {
   /// name as another name of type, for the helpers that follow.
   virtual std::string alias(const std::string& name, std::string_view type) const = 0;
 
-  /// The statement adding 1 to, or taking 1 from, the variable name.
-  virtual std::string increment(const std::string& name) const = 0;
-  virtual std::string decrement(const std::string& name) const = 0;
   /// The lines of a loop's or an if's head (at indent) over one statement (whole, with its ";"):
   /// GLSL's on the head's line, WGSL's braced on a line of its own.
   virtual std::string governing(const std::string& indent, const std::string& head,

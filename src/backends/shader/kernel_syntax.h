@@ -1,9 +1,9 @@
-// What the shader backends' kernels written once (index_copy_text.h, sort_text.h,
-// softmax_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
+// What the shader backends' kernels written once (index_copy_text.h, sort_text.h, softmax_text.h,
+// cumulative_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
 // function's head, a word's bits as an f32, a loop's head, lines of constants; a buffer's binding,
 // the f32's type and literals, a select, a NaN test, a one-statement loop or if, the workgroup's
-// builtins and barrier. KernelSyntax declares them for each family's syntax to build on;
-// GlslKernelSyntax and WgslKernelSyntax spell them once for every family, over codegen's
+// builtins and barrier, a step up or down. KernelSyntax declares them for each family's syntax to
+// build on; GlslKernelSyntax and WgslKernelSyntax spell them once for every family, over codegen's
 // GlslSyntax and WgslSyntax.
 #pragma once
 
@@ -64,6 +64,9 @@ class KernelSyntax : public codegen::ShaderSyntax {
   virtual std::string workgroups() const = 0;
   /// A workgroup's barrier on its shared memory (a statement).
   virtual std::string barrier() const = 0;
+  /// The statement adding 1 to, or taking 1 from, the variable name.
+  virtual std::string increment(const std::string& name) const = 0;
+  virtual std::string decrement(const std::string& name) const = 0;
 };
 
 /// A loop's head: init, condition and step of its variable (GLSL and WGSL spell it alike).
@@ -121,6 +124,8 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
   std::string workgroup() const override { return "gl_WorkGroupID.x"; }
   std::string workgroups() const override { return "gl_NumWorkGroups.x"; }
   std::string barrier() const override { return "barrier()"; }
+  std::string increment(const std::string& name) const override { return "++" + name; }
+  std::string decrement(const std::string& name) const override { return "--" + name; }
 };
 
 /// WGSL's spelling of KernelSyntax's words, helpers and casts, as GlslKernelSyntax.
@@ -170,6 +175,8 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
   std::string workgroup() const override { return "group.x"; }
   std::string workgroups() const override { return "groups.x"; }
   std::string barrier() const override { return "workgroupBarrier()"; }
+  std::string increment(const std::string& name) const override { return name + "++"; }
+  std::string decrement(const std::string& name) const override { return name + "--"; }
 };
 
 /// The lines (at indent) of constants of type, each a name and its value.

@@ -33,8 +33,6 @@ class GlslIndexCopy final : public shader::GlslKernelSyntax<shader::IndexCopySyn
     return "#define " + name + " " + std::string(type) + "\n";
   }
 
-  std::string increment(const std::string& name) const override { return "++" + name; }
-  std::string decrement(const std::string& name) const override { return "--" + name; }
   std::string governing(const std::string& indent, const std::string& head,
                         const std::string& statement) const override {
     return indent + head + " " + statement + "\n";

@@ -34,8 +34,6 @@ class WgslIndexCopy final : public shader::WgslKernelSyntax<shader::IndexCopySyn
     return "alias " + name + " = " + std::string(type) + ";\n";
   }
 
-  std::string increment(const std::string& name) const override { return name + "++"; }
-  std::string decrement(const std::string& name) const override { return name + "--"; }
   std::string governing(const std::string& indent, const std::string& head,
                         const std::string& statement) const override {
     return indent + head + " {\n" + indent + "  " + statement + "\n" + indent + "}\n";
