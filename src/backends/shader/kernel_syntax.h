@@ -1,10 +1,10 @@
 // What the shader backends' kernels written once (index_copy_text.h, sort_text.h, softmax_text.h,
-// cumulative_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
-// function's head, a word's bits as an f32, a loop's head, lines of constants; a buffer's binding,
-// the f32's type and literals, a select, a NaN test, a one-statement loop or if, the workgroup's
-// builtins and barrier, a step up or down. KernelSyntax declares them for each family's syntax to
-// build on; GlslKernelSyntax and WgslKernelSyntax spell them once for every family, over codegen's
-// GlslSyntax and WgslSyntax.
+// cumulative_text.h, attention_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's
+// type, a helper function's head, a word's bits as an f32 and back, a loop's head, lines of
+// constants; a buffer's binding, the f32's type and literals, a select, a NaN test, a one-statement
+// loop or if, the workgroup's builtins and barrier, a step up or down. KernelSyntax declares them
+// for each family's syntax to build on; GlslKernelSyntax and WgslKernelSyntax spell them once for
+// every family, over codegen's GlslSyntax and WgslSyntax.
 #pragma once
 
 #include <cstdint>
@@ -67,6 +67,8 @@ class KernelSyntax : public codegen::ShaderSyntax {
   /// The statement adding 1 to, or taking 1 from, the variable name.
   virtual std::string increment(const std::string& name) const = 0;
   virtual std::string decrement(const std::string& name) const = 0;
+  /// The word of the bits of the f32 value.
+  virtual std::string bits_of_float(const std::string& value) const = 0;
 };
 
 /// A loop's head: init, condition and step of its variable (GLSL and WGSL spell it alike).
@@ -126,6 +128,9 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
   std::string barrier() const override { return "barrier()"; }
   std::string increment(const std::string& name) const override { return "++" + name; }
   std::string decrement(const std::string& name) const override { return "--" + name; }
+  std::string bits_of_float(const std::string& value) const override {
+    return "floatBitsToUint(" + value + ")";
+  }
 };
 
 /// WGSL's spelling of KernelSyntax's words, helpers and casts, as GlslKernelSyntax.
@@ -177,6 +182,9 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
   std::string barrier() const override { return "workgroupBarrier()"; }
   std::string increment(const std::string& name) const override { return name + "++"; }
   std::string decrement(const std::string& name) const override { return name + "--"; }
+  std::string bits_of_float(const std::string& value) const override {
+    return "bitcast<u32>(" + value + ")";
+  }
 };
 
 /// The lines (at indent) of constants of type, each a name and its value.
