@@ -53,8 +53,6 @@ class IndexCopySyntax : public KernelSyntax {
   /// What an atomic function takes for word, an element of an array of words: GLSL the word
   /// itself, WGSL its address.
   virtual std::string atomic_word(const std::string& word) const = 0;
-  /// The word of the bits of the f32 value.
-  virtual std::string bits_of_float(const std::string& value) const = 0;
   /// The word of word's sign bit repeated (an arithmetic shift right by 31: the high word of the
   /// 64-bit integer whose low word is word).
   virtual std::string sign_word(const std::string& word) const = 0;

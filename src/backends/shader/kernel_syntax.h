@@ -1,11 +1,12 @@
 // What the shader backends' kernels written once (index_copy_text.h, sort_text.h, row_text.h,
-// reduce_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
-// function's head, a word's bits as an f32, a loop's head, the f32 and i32 types, a select, a
-// step of a counter, the workgroups and their barrier, an f32 literal, a NaN test, a one-statement
-// loop or if, the invocation's index in its workgroup, a run of constants, a source's first lines
-// (its comment and the parameter words) and WGSL's entry point of the invocations' builtins.
-// KernelSyntax declares them for each family's syntax to build on; GlslKernelSyntax and
-// WgslKernelSyntax spell them once for every family, over codegen's GlslSyntax and WgslSyntax.
+// reduce_text.h, softmax_text.h, cumulative_text.h, attention_text.h) spell alike beyond codegen's
+// ShaderSyntax: the 32-bit word's type, a helper function's head, a word's bits as an f32 and back,
+// a loop's head, a buffer's binding, the f32 and i32 types, an f32 literal, a select, a step of a
+// counter up or down, the workgroups and their barrier, a NaN test, a one-statement loop or if,
+// the invocation's index in its workgroup, a run of constants, a source's first lines (its comment
+// and the parameter words) and WGSL's entry point of the invocations' builtins. KernelSyntax
+// declares them for each family's syntax to build on; GlslKernelSyntax and WgslKernelSyntax spell
+// them once for every family, over codegen's GlslSyntax and WgslSyntax.
 #pragma once
 
 #include <cstdint>
@@ -36,13 +37,21 @@ class KernelSyntax : public codegen::ShaderSyntax {
                                std::initializer_list<Parameter> parameters) const = 0;
   /// The f32 whose bits are the word bits.
   virtual std::string float_of_bits(const std::string& bits) const = 0;
+  /// The word of the bits of the f32 value.
+  virtual std::string bits_of_float(const std::string& value) const = 0;
 
+  /// How a kernel uses a buffer: GLSL declares it; WGSL binds every buffer but the parameters
+  /// read_write, whatever the kernel does with it (slices of one page may be bound together).
+  enum class Access : uint8_t { Read, Write, ReadWrite };
+  /// The binding of an array of type named name, its block (GLSL's) named block; a whole line.
+  virtual std::string buffer(int binding, std::string_view block, const std::string& name,
+                             std::string_view type, Access access) const = 0;
   /// The types of an f32 and of an i32.
   virtual std::string_view float_type() const = 0;
   virtual std::string_view int_type() const = 0;
   /// if_true where condition holds, else if_false (both evaluated: WGSL's select), as an
-  /// expression of its own (a constant's value, an if's condition); select_term the same as a
-  /// term of a larger expression (GLSL's conditional in parentheses).
+  /// expression of its own (a constant's value, an if's condition, a function's result);
+  /// select_term the same as a term of a larger expression (GLSL's conditional in parentheses).
   virtual std::string select(const std::string& if_false, const std::string& if_true,
                              const std::string& condition) const = 0;
   virtual std::string select_term(const std::string& if_false, const std::string& if_true,
@@ -50,7 +59,8 @@ class KernelSyntax : public codegen::ShaderSyntax {
   /// The statement adding 1 to, or taking 1 from, the variable name.
   virtual std::string increment(const std::string& name) const = 0;
   virtual std::string decrement(const std::string& name) const = 0;
-  /// The workgroup's index in the dispatch and the dispatch's count of workgroups.
+  /// The workgroup's index in the dispatch and the dispatch's count of workgroups (WGSL's: the
+  /// entry points' parameters group, groups).
   virtual std::string workgroup() const = 0;
   virtual std::string workgroups() const = 0;
   /// A workgroup's barrier on its shared memory (a statement).
@@ -95,7 +105,21 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
   std::string float_of_bits(const std::string& bits) const override {
     return "uintBitsToFloat(" + bits + ")";
   }
+  std::string bits_of_float(const std::string& value) const override {
+    return "floatBitsToUint(" + value + ")";
+  }
 
+  using Access = KernelSyntax::Access;
+
+  std::string buffer(int binding, std::string_view block, const std::string& name,
+                     std::string_view type, Access access) const override {
+    const std::string_view qualifier = access == Access::Read    ? "readonly "
+                                       : access == Access::Write ? "writeonly "
+                                                                 : "";
+    return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " +
+           std::string(qualifier) + "buffer " + std::string(block) + " { " + std::string(type) +
+           " " + name + "[]; };\n";
+  }
   std::string_view float_type() const override { return "float"; }
   std::string_view int_type() const override { return "int"; }
   std::string select(const std::string& if_false, const std::string& if_true,
@@ -151,7 +175,17 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
   std::string float_of_bits(const std::string& bits) const override {
     return "bitcast<f32>(" + bits + ")";
   }
+  std::string bits_of_float(const std::string& value) const override {
+    return "bitcast<u32>(" + value + ")";
+  }
 
+  using Access = KernelSyntax::Access;
+
+  std::string buffer(int binding, std::string_view /*block*/, const std::string& name,
+                     std::string_view type, Access /*access*/) const override {
+    return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " + name +
+           ": array<" + std::string(type) + ">;\n";
+  }
   std::string_view float_type() const override { return "f32"; }
   std::string_view int_type() const override { return "i32"; }
   std::string select(const std::string& if_false, const std::string& if_true,

@@ -3,8 +3,6 @@
 
 #include <string>
 #include <string_view>
-#include <utility>
-#include <vector>
 
 #include "backends/shader/sort_passes.h"
 
@@ -108,9 +106,9 @@ std::string network(const SortSyntax& s, DType dtype, const std::string& write) 
 /// A lane of at most kMaxSortLane elements, sorted by one workgroup into values (read from x
 /// again: every bit) and positions.
 std::string whole_source(const SortSyntax& s, DType dtype) {
-  return s.header() + s.buffer(1, "X", "x", Access::Read) +
-         s.buffer(2, "Values", "values", Access::Write) +
-         s.buffer(3, "Positions", "positions", Access::Write) +
+  return s.header() + s.buffer(1, "X", "x", s.word_type(), Access::Read) +
+         s.buffer(2, "Values", "values", s.word_type(), Access::Write) +
+         s.buffer(3, "Positions", "positions", s.word_type(), Access::Write) +
          network(s, dtype,
                  constants(s, "      ", s.word_type(),
                            {{"dest", "base + t * inner"}, {"at", "where_[t]"}}) +
@@ -120,8 +118,8 @@ std::string whole_source(const SortSyntax& s, DType dtype) {
 /// Each block of a long lane sorted by one workgroup into (key, position) pairs, the lane's
 /// pairs contiguous.
 std::string blocks_source(const SortSyntax& s, DType dtype) {
-  return s.header() + s.buffer(1, "X", "x", Access::Read) +
-         s.buffer(2, "Pairs", "pairs", Access::Write) +
+  return s.header() + s.buffer(1, "X", "x", s.word_type(), Access::Read) +
+         s.buffer(2, "Pairs", "pairs", s.word_type(), Access::Write) +
          network(s, dtype,
                  constants(s, "      ", s.word_type(), {{"to", "2u * (lane * n + origin + t)"}}) +
                      "      pairs[to] = words[t];\n      pairs[to + 1u] = where_[t];\n");
@@ -140,9 +138,9 @@ std::string pairs_loop(const SortSyntax& s) {
 /// the count of the other run's pairs before it (a binary search).
 std::string merge_source(const SortSyntax& s, DType dtype) {
   const std::string_view word = s.word_type();
-  std::string text = s.header() + s.buffer(1, "From", "from_", Access::Read) +
-                     s.buffer(2, "To", "to_", Access::Write) + before_function(s, dtype) +
-                     s.entry();
+  std::string text = s.header() + s.buffer(1, "From", "from_", s.word_type(), Access::Read) +
+                     s.buffer(2, "To", "to_", s.word_type(), Access::Write) +
+                     before_function(s, dtype) + s.entry();
   text += constants(s, "  ", word, {{"n", "p[1]"}});
   text += constants(s, "  ", "bool", {{"descending", "p[4] != 0u"}});
   text += constants(s, "  ", word, {{"width", "p[6]"}, {"total", "p[0] * n"}}) + pairs_loop(s);
@@ -173,9 +171,10 @@ std::string merge_source(const SortSyntax& s, DType dtype) {
 /// The sorted pairs of long lanes into values (the keys: x's words) and positions.
 std::string gather_source(const SortSyntax& s) {
   const std::string_view word = s.word_type();
-  std::string text = s.header() + s.buffer(1, "Pairs", "pairs", Access::Read) +
-                     s.buffer(2, "Values", "values", Access::Write) +
-                     s.buffer(3, "Positions", "positions", Access::Write) + s.entry();
+  std::string text = s.header() + s.buffer(1, "Pairs", "pairs", s.word_type(), Access::Read) +
+                     s.buffer(2, "Values", "values", s.word_type(), Access::Write) +
+                     s.buffer(3, "Positions", "positions", s.word_type(), Access::Write) +
+                     s.entry();
   text += constants(s, "  ", word, {{"n", "p[1]"}, {"inner", "p[2]"}});
   text += constants(s, "  ", "bool", {{"wide", "p[5] != 0u"}});
   text += constants(s, "  ", word, {{"total", "p[0] * n"}}) + pairs_loop(s);

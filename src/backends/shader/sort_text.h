@@ -17,21 +17,15 @@
 namespace ember::shader {
 
 /// How a shading language spells what the sort kernels write, beyond KernelSyntax's statements,
-/// words, helpers and casts. Expressions and statements come without indent or newline,
-/// statements without their ";" unless said; whole lines (the header, the declarations of
+/// words, helpers, casts, buffers and workgroups. Expressions and statements come without indent or
+/// newline, statements without their ";" unless said; whole lines (the header, the declarations of
 /// buffers and shared arrays, the entry points, the statements given an indent) end in their
 /// newline.
 class SortSyntax : public KernelSyntax {
  public:
-  /// How a kernel uses a buffer: GLSL declares it, WGSL binds every buffer but p read_write.
-  enum class Access : uint8_t { Read, Write };
-
   /// The source's first lines: what the language declares before the buffers (GLSL's version and
   /// workgroup size, kSortWorkgroup), then the parameter words p, read only, at binding 0.
   virtual std::string header() const = 0;
-  /// The binding of an array of 32-bit words named name, its block (GLSL's) named block.
-  virtual std::string buffer(int binding, std::string_view block, const std::string& name,
-                             Access access) const = 0;
   /// An array of kMaxSortLane words named name, shared by a workgroup's invocations.
   virtual std::string shared_words(const std::string& name) const = 0;
 

@@ -45,9 +45,6 @@ class GlslIndexCopy final : public shader::GlslKernelSyntax<shader::IndexCopySyn
     return "bitfieldExtract(" + word + ", int(" + offset + "), " + std::to_string(bits) + ")";
   }
   std::string atomic_word(const std::string& word) const override { return word; }
-  std::string bits_of_float(const std::string& value) const override {
-    return "floatBitsToUint(" + value + ")";
-  }
   std::string sign_word(const std::string& word) const override {
     return "uint(int(" + word + ") >> 31)";
   }

@@ -18,12 +18,6 @@ class GlslSort final : public shader::GlslKernelSyntax<shader::SortSyntax> {
     return parameters_header("ember's vulkan sort (src/backends/vulkan/sort_sources.cpp)",
                              shader::kSortWorkgroup);
   }
-  std::string buffer(int binding, std::string_view block, const std::string& name,
-                     Access access) const override {
-    return "layout(std430, set = 0, binding = " + std::to_string(binding) + ") " +
-           (access == Access::Read ? "readonly" : "writeonly") + " buffer " + std::string(block) +
-           " { uint " + name + "[]; };\n";
-  }
   std::string shared_words(const std::string& name) const override {
     return "shared uint " + name + "[" + std::to_string(shader::kMaxSortLane) + "];\n";
   }
@@ -31,7 +25,7 @@ class GlslSort final : public shader::GlslKernelSyntax<shader::SortSyntax> {
   std::string network_entry() const override { return entry(); }
   std::string entry() const override { return "void main() {\n"; }
   std::string local_line() const override {
-    return "  " + constant(word_type(), "local", "gl_LocalInvocationID.x") + ";\n";
+    return "  " + constant(word_type(), "local", local_invocation()) + ";\n";
   }
   std::string local() const override { return "local"; }
 

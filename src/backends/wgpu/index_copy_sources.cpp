@@ -44,9 +44,6 @@ class WgslIndexCopy final : public shader::WgslKernelSyntax<shader::IndexCopySyn
     return "extractBits(" + word + ", " + offset + ", " + std::to_string(bits) + "u)";
   }
   std::string atomic_word(const std::string& word) const override { return "&" + word; }
-  std::string bits_of_float(const std::string& value) const override {
-    return "bitcast<u32>(" + value + ")";
-  }
   std::string sign_word(const std::string& word) const override {
     return "bitcast<u32>(bitcast<i32>(" + word + ") >> 31u)";
   }

@@ -17,11 +17,6 @@ class WgslSort final : public shader::WgslKernelSyntax<shader::SortSyntax> {
   std::string header() const override {
     return parameters_header("ember's wgpu sort (src/backends/wgpu/sort_sources.cpp)");
   }
-  std::string buffer(int binding, std::string_view /*block*/, const std::string& name,
-                     Access /*access*/) const override {
-    return "@group(0) @binding(" + std::to_string(binding) + ") var<storage, read_write> " + name +
-           ": array<u32>;\n";
-  }
   std::string shared_words(const std::string& name) const override {
     return "var<workgroup> " + name + ": array<u32, " + std::to_string(shader::kMaxSortLane) +
            ">;\n";
