@@ -14,10 +14,17 @@ namespace ember::ir {
 using PhiloxCounter = std::array<uint32_t, 4>;
 using PhiloxKey = std::array<uint32_t, 2>;
 
+/// Philox4x32-10's rounds, the multipliers of a round's two products (of counter words 0 and 2)
+/// and the Weyl increments of the key's two words between rounds: Random123's, named here for
+/// the shader kernels that spell them as literals (backends/shader/random_text.h).
+inline constexpr int kPhiloxRounds = 10;
+inline constexpr std::array<uint32_t, 2> kPhiloxMultipliers = {PHILOX_M4x32_0, PHILOX_M4x32_1};
+inline constexpr std::array<uint32_t, 2> kPhiloxKeySteps = {PHILOX_W32_0, PHILOX_W32_1};
+
 /// The 128-bit block Philox4x32-10 maps counter to under key, words in Random123's order (the
 /// order of its known-answer vectors).
 inline std::array<uint32_t, 4> philox4x32_10(const PhiloxCounter& counter, const PhiloxKey& key) {
-  using Philox = r123::Philox4x32_R<10>;
+  using Philox = r123::Philox4x32_R<kPhiloxRounds>;
   const Philox::ctr_type block =
       Philox{}(Philox::ctr_type{{counter[0], counter[1], counter[2], counter[3]}},
                Philox::key_type{{key[0], key[1]}});

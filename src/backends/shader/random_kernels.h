@@ -34,7 +34,7 @@ class RandomKernel {
   void run(const ir::Random& op, const Range& out) {
     const std::vector<uint32_t> words = random_parameters(op);
     if (words[0] == 0) return;
-    const uint64_t groups = (uint64_t{words[0]} + 255) / 256;
+    const uint64_t groups = (uint64_t{words[0]} + kRandomWorkgroup - 1) / kRandomWorkgroup;
     runner_.dispatch(
         source_, std::as_bytes(std::span(words)), {&out, 1},
         static_cast<uint32_t>(std::min<uint64_t>(groups, runner_.limits().max_groups)));

@@ -20,6 +20,10 @@
 
 namespace ember::shader {
 
+/// The random kernel's invocations a workgroup, each drawing elements a dispatch's invocations
+/// apart.
+inline constexpr uint32_t kRandomWorkgroup = 256;
+
 /// Whether the random kernels take op on a device whose kernels bind at most max_binding bytes:
 /// f32 of the default distribution or Bernoulli, fewer than 2^31 elements (the counter's low
 /// word is the index), within one binding.

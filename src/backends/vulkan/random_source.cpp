@@ -2,44 +2,50 @@
 
 #include <string>
 
+#include "backends/shader/kernel_syntax.h"
+#include "backends/shader/random_passes.h"
+#include "backends/shader/random_text.h"
+
 namespace ember::vulkan {
 namespace {
 
-/// ir/philox.h's rounds (umulExtended: the high and low words of each product), then each
-/// element: u from word 0's top 24 bits, or Bernoulli's 1 or 0 by those bits against p[3].
-constexpr const char* kSource = R"(#version 450
-// ember's vulkan random tensors (src/backends/vulkan/random_source.cpp)
-layout(local_size_x = 256) in;
-layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Out { float y[]; };
-uvec4 philox(uvec4 c, uint k0, uint k1) {
-  for (int turn = 0; turn < 10; ++turn) {
-    if (turn > 0) {
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
-    }
-    uint hi0, lo0, hi1, lo1;
-    umulExtended(0xD2511F53u, c.x, hi0, lo0);
-    umulExtended(0xCD9E8D57u, c.z, hi1, lo1);
-    c = uvec4(hi1 ^ c.y ^ k0, lo1, hi0 ^ c.w ^ k1, lo0);
+/// The GLSL spelling of the random kernel (shader/random_text.h): umulExtended writes a
+/// product's high and low words into variables declared first; philox steps its parameters.
+class GlslRandom final : public shader::GlslKernelSyntax<shader::RandomSyntax> {
+ public:
+  std::string header() const override {
+    return parameters_header(
+        "ember's vulkan random tensors (src/backends/vulkan/random_source.cpp)",
+        shader::kRandomWorkgroup);
   }
-  return c;
-}
-void main() {
-  const uint n = p[0];
-  const uint threshold = p[3];
-  for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * 256u) {
-    const uint k = philox(uvec4(i, 0u, 0u, 0u), p[1], p[2]).x >> 8;
-    y[i] = threshold > 0x1000000u ? float(k) * uintBitsToFloat(0x33800000u)
-                                  : (k < threshold ? 1.0 : 0.0);
+  std::string_view block_type() const override { return "uvec4"; }
+  std::string product_function() const override { return {}; }
+  std::string philox_head() const override {
+    return function(block_type(), "philox",
+                    {{block_type(), "c"}, {word_type(), "k0"}, {word_type(), "k1"}}) +
+           " {\n";
   }
-}
-)";
+  std::string product_words() const override { return "    uint hi0, lo0, hi1, lo1;\n"; }
+  std::string product(int index, const std::string& multiplier,
+                      const std::string& word) const override {
+    return "umulExtended(" + multiplier + ", " + word + ", " + high(index) + ", " + low(index) +
+           ")";
+  }
+  std::string high(int index) const override { return "hi" + std::to_string(index); }
+  std::string low(int index) const override { return "lo" + std::to_string(index); }
+  std::string shift_count(int bits) const override { return std::to_string(bits); }
+  std::string entry() const override { return "void main() {\n"; }
+  std::string select_over_lines(const std::string& if_false, const std::string& if_true,
+                                const std::string& condition, size_t column) const override {
+    return condition + " ? " + if_true + "\n" + std::string(column + condition.size() + 1, ' ') +
+           ": " + if_false;
+  }
+};
 
 }  // namespace
 
 std::string random_source() {
-  return kSource;
+  return shader::random_source_of(GlslRandom());
 }
 
 }  // namespace ember::vulkan

@@ -1,7 +1,8 @@
 // The wgpu backend's random tensors: a WGSL kernel of ir/random.h's stream (Philox4x32-10), for f32
 // draws of the default distribution and Bernoulli (dropout's masks), bit for bit as every device
 // draws them; what it takes and its parameters are shared with vulkan
-// (backends/shader/random_passes.h). Other distributions and dtypes are drawn on the host.
+// (backends/shader/random_passes.h), and its text, written once for both, is
+// backends/shader/random_text.h's. Other distributions and dtypes are drawn on the host.
 // shader::RandomKernel (backends/shader/random_kernels.h) runs it.
 #pragma once
 
