@@ -1,12 +1,13 @@
 // What the shader backends' kernels written once (index_copy_text.h, sort_text.h, row_text.h,
-// reduce_text.h, softmax_text.h, cumulative_text.h, attention_text.h, random_text.h) spell alike
-// beyond codegen's ShaderSyntax: the 32-bit word's type, a helper function's head, a word's bits as
-// an f32 and back, a loop's head, a buffer's binding, the f32 and i32 types, an f32 literal, a
-// select, a step of a counter up or down, the workgroups and their barrier, a NaN test, a
-// one-statement loop or if, the invocation's index in its workgroup, a run of constants, a source's
-// first lines (its comment and the parameter words) and WGSL's entry point of the invocations'
-// builtins. KernelSyntax declares them for each family's syntax to build on; GlslKernelSyntax and
-// WgslKernelSyntax spell them once for every family, over codegen's GlslSyntax and WgslSyntax.
+// reduce_text.h, softmax_text.h, cumulative_text.h, attention_text.h, random_text.h,
+// interpolate_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
+// function's head, a word's bits as an f32 and back, a loop's head, a buffer's binding, the f32
+// and i32 types, an f32 literal, a select, a step of a counter up or down, the workgroups and
+// their barrier, a NaN test, a one-statement loop or if, the invocation's index in its workgroup,
+// a run of constants, a source's first lines (its comment and the parameter words) and WGSL's
+// entry point of the invocations' builtins. KernelSyntax declares them for each family's syntax
+// to build on; GlslKernelSyntax and WgslKernelSyntax spell them once for every family, over
+// codegen's GlslSyntax and WgslSyntax.
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,10 @@
 // The vulkan backend's interpolation kernels: shader::InterpolateKernels (the cases, words and
-// dispatches, shared with wgpu: shader/interpolate_passes.h) over GLSL sources. f32, f64 where
-// the device has shaderFloat64, f16 where it has shaderFloat16 and 16-bit storage; coordinates
-// and weights in ndarray's compute type (f32 for f16; its operations in its order, each rounded
-// on its own), the products summed in double where the device has it (as ndarray sums them) and
-// rounded once to x's dtype.
+// dispatches, shared with wgpu: shader/interpolate_passes.h) over GLSL sources, whose text is
+// written once for both in shader/interpolate_text.h. f32, f64 where the device has
+// shaderFloat64, f16 where it has shaderFloat16 and 16-bit storage; coordinates and weights in
+// ndarray's compute type (f32 for f16; its operations in its order, each rounded on its own), the
+// products summed in double where the device has it (as ndarray sums them) and rounded once to
+// x's dtype.
 #pragma once
 
 #include "backends/shader/interpolate_passes.h"

@@ -1,8 +1,9 @@
 // The wgpu backend's interpolation kernels: shader::InterpolateKernels (the cases, words and
-// dispatches, shared with vulkan: shader/interpolate_passes.h) over WGSL sources. f32 and f16
-// (WGSL has no f64; f16 read and written two to a u32 word, an invocation a word): coordinates
-// and weights in f32 as ndarray's, the products summed in f32 where ndarray sums in double, so
-// within the rounding of at most 16 terms (f16 then rounded once more, to nearest even).
+// dispatches, shared with vulkan: shader/interpolate_passes.h) over WGSL sources, whose text is
+// written once for both in shader/interpolate_text.h. f32 and f16 (WGSL has no f64; f16 read and
+// written two to a u32 word, an invocation a word): coordinates and weights in f32 as ndarray's,
+// the products summed in f32 where ndarray sums in double, so within the rounding of at most 16
+// terms (f16 then rounded once more, to nearest even).
 #pragma once
 
 #include "backends/shader/interpolate_passes.h"
