@@ -1,13 +1,13 @@
 // What the shader backends' kernels written once (index_copy_text.h, sort_text.h, row_text.h,
 // reduce_text.h, softmax_text.h, cumulative_text.h, attention_text.h, random_text.h,
-// interpolate_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit word's type, a helper
-// function's head, a word's bits as an f32 and back, a loop's head, a buffer's binding, the f32
-// and i32 types, an f32 literal, a select, a step of a counter up or down, the workgroups and
-// their barrier, a NaN test, a one-statement loop or if, the invocation's index in its workgroup,
-// a run of constants, a source's first lines (its comment and the parameter words) and WGSL's
-// entry point of the invocations' builtins. KernelSyntax declares them for each family's syntax
-// to build on; GlslKernelSyntax and WgslKernelSyntax spell them once for every family, over
-// codegen's GlslSyntax and WgslSyntax.
+// interpolate_text.h, conv_pool_text.h) spell alike beyond codegen's ShaderSyntax: the 32-bit
+// word's type, a helper function's head, a word's bits as an f32 and back, a loop's head, a
+// buffer's binding, the f32 and i32 types, an f32 literal, a select, a step of a counter up or
+// down, the workgroups and their barrier, a NaN test, a one-statement loop or if, the invocation's
+// index in its workgroup, a run of constants, a source's first lines (its comment and the
+// parameter words), WGSL's entry point of the invocations' builtins and a tree's halving step.
+// KernelSyntax declares them for each family's syntax to build on; GlslKernelSyntax and
+// WgslKernelSyntax spell them once for every family, over codegen's GlslSyntax and WgslSyntax.
 #pragma once
 
 #include <cstdint>
@@ -78,6 +78,10 @@ class KernelSyntax : public codegen::ShaderSyntax {
   virtual std::string headed(const std::string& head, const std::string& statement) const = 0;
   /// This invocation's index in its workgroup (WGSL's: the entry point's parameter local).
   virtual std::string local_invocation() const = 0;
+
+  // The step of a tree over shared memory, which the row, softmax and convolution kernels spell.
+  /// The statement halving the variable name (a tree's loop step).
+  virtual std::string halve(const std::string& name) const = 0;
 };
 
 /// A loop's head: init, condition and step of its variable (GLSL and WGSL spell it alike).
@@ -155,6 +159,10 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
            ") in;\n"
            "layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };\n";
   }
+
+ public:
+  // A tree's step (KernelSyntax's last block).
+  std::string halve(const std::string& name) const override { return name + " >>= 1u"; }
 };
 
 /// WGSL's spelling of KernelSyntax's words, helpers and casts, as GlslKernelSyntax.
@@ -227,6 +235,12 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
            ")\n"
            "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
            "@builtin(num_workgroups) groups: vec3<u32>) {\n";
+  }
+
+ public:
+  // A tree's step (KernelSyntax's last block).
+  std::string halve(const std::string& name) const override {
+    return name + " = " + name + " >> 1u";
   }
 };
 

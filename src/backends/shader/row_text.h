@@ -47,8 +47,6 @@ class RowSyntax : public KernelSyntax {
   virtual std::string tree_function(std::string_view type, const std::string& name) const = 0;
   /// The call of the tree's function name on value, from main (WGSL's passes id).
   virtual std::string tree_call(const std::string& name, const std::string& value) const = 0;
-  /// The tree's step: the variable name halved.
-  virtual std::string halve(const std::string& name) const = 0;
 
   /// The type of the trees' vector of four f32.
   virtual std::string_view vector_type() const = 0;

@@ -44,8 +44,6 @@ class SoftmaxSyntax : public KernelSyntax {
   /// The tree's step (at 4 spaces' indent): where id < half_size, part[id] combined with
   /// part[id + half_size] by larger or addition, as max_op says.
   virtual std::string tree_step() const = 0;
-  /// The statement halving the variable name (the tree's loop step).
-  virtual std::string halve(const std::string& name) const = 0;
 
   /// Each invocation of the short lanes' kernel steps by the dispatch's count of invocations.
   std::string invocations() const final {

@@ -1,10 +1,12 @@
 #include "backends/vulkan/conv_pool_kernels.h"
 
-#include <cstddef>
-#include <cstdint>
+#include <initializer_list>
 #include <memory>
-#include <span>
 #include <string>
+#include <string_view>
+
+#include "backends/shader/conv_pool_text.h"
+#include "backends/shader/kernel_syntax.h"
 
 namespace ember::vulkan {
 
@@ -42,266 +44,102 @@ std::string spatial_buffer(int binding, const std::string& access, const std::st
 
 namespace {
 
+/// The tensors' type of dtype.
 std::string type_of(DType dtype) {
   return dtype == DType::F64 ? "double" : "float";
 }
 
-// Conv (words: conv_passes.h). tap() is ndarray's conv_plan.h: along dim a, output o meets input
-// i = o s - p + k d (transposed: o = i s - p + k d, i = (o + p - k d) / s where exact).
-constexpr const char* kConvTap = R"(
-// The geometry, read from the parameters once (load_geometry) rather than at every tap.
-ivec3 stride_of, padding_of, dilation_of, extent_of;
-bool transposed_conv;
-void load_geometry() {
-  stride_of = ivec3(p[15], p[16], p[17]);
-  padding_of = ivec3(p[18], p[19], p[20]);
-  dilation_of = ivec3(p[21], p[22], p[23]);
-  extent_of = ivec3(p[6], p[7], p[8]);
-  transposed_conv = p[1] != 0u;
-}
-int tap(uint a, int o, int k) {
-  const int stride = stride_of[a];
-  const int padding = padding_of[a];
-  const int dilation = dilation_of[a];
-  const int extent = extent_of[a];
-  if (!transposed_conv) {
-    const int i = o * stride - padding + k * dilation;
-    return i >= 0 && i < extent ? i : -1;
-  }
-  const int shifted = o - k * dilation + padding;
-  if (shifted < 0 || shifted % stride != 0 || shifted / stride >= extent) return -1;
-  return shifted / stride;
-}
-// Where the terms of output channel oc of group g of sample n start: x0 in x (then in_volume on
-// for each input channel), w0 in the weight (then w_step on).
-struct Terms {
-  uint x0;
-  uint in_volume;
-  uint w0;
-  uint w_step;
-};
-Terms terms_of(uint n, uint g, uint oc) {
-  const uint ipg = p[4];
-  const uint opg = p[5];
-  const uint in_volume = p[6] * p[7] * p[8];
-  const uint kernel_volume = p[12] * p[13] * p[14];
-  const uint x0 = (n * p[3] + g) * ipg * in_volume;
-  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
-  if (transposed_conv)
-    return Terms(x0, in_volume, (g * ipg * opg + oc) * kernel_volume, opg * kernel_volume);
-  return Terms(x0, in_volume, (g * opg + oc) * ipg * kernel_volume, kernel_volume);
-}
-// y[e]: acc, plus output channel c's bias where there is one, rounded to T.
-void store(uint e, uint c, A acc) {
-#ifdef BIAS
-  y[e] = T(A(b[c]) + acc);
-#else
-  y[e] = T(acc);
-#endif
-}
-)";
+/// The GLSL spelling of the convolution and pooling kernels (shader/conv_pool_text.h): the
+/// tensors' type T and the accumulator's A are the header's defines, and a source chooses the
+/// bias, the maximum or the average and double's NaN test by the preprocessor.
+class GlslConvPool final : public shader::GlslKernelSyntax<shader::ConvPoolSyntax> {
+ public:
+  explicit GlslConvPool(bool doubles) : doubles_(doubles) {}
 
-// The direct Conv kernel: an invocation an output element.
-constexpr const char* kDirectConv = R"(
-void main() {
-  const uint e = element();
-  if (e >= p[0]) return;
-  load_geometry();
-  uint t;
-  const ivec3 o = split(e, 9u, t);
-  const uint groups = p[3];
-  const uint ipg = p[4];
-  const uint opg = p[5];
-  const uint c = t % (groups * opg);
-  const uint n = t / (groups * opg);
-  const uint g = c / opg;
-  const uint oc = c - g * opg;
-  const Terms terms = terms_of(n, g, oc);
-  const ivec3 kernel = ivec3(p[12], p[13], p[14]);
-  A acc = A(0);
-  for (int kd = 0; kd < kernel.x; ++kd) {
-    const int id = tap(0u, o.x, kd);
-    if (id < 0) continue;
-    for (int kh = 0; kh < kernel.y; ++kh) {
-      const int ih = tap(1u, o.y, kh);
-      if (ih < 0) continue;
-      for (int kw = 0; kw < kernel.z; ++kw) {
-        const int iw = tap(2u, o.z, kw);
-        if (iw < 0) continue;
-        uint xi = terms.x0 + uint((id * extent_of.y + ih) * extent_of.z + iw);
-        uint wi = terms.w0 + uint((kd * kernel.y + kh) * kernel.z + kw);
-        for (uint ic = 0u; ic < ipg; ++ic) {
-          acc = fma(A(x[xi]), A(w[wi]), acc);
-          xi += terms.in_volume;
-          wi += terms.w_step;
-        }
-      }
-    }
+  std::string header(DType dtype, bool averages, bool tiled) const override {
+    // Averages add in double where the device has it, as ndarray's do.
+    return spatial_header(type_of(dtype), averages && doubles_ ? "double" : type_of(dtype),
+                          tiled ? "local_size_x = 16, local_size_y = 16" : "local_size_x = 256");
   }
-  store(e, c, acc);
-}
-)";
+  std::string tensor_type(DType dtype) const override { return type_of(dtype); }
+  std::string_view value_type() const override { return "T"; }
+  std::string_view accumulator_type() const override { return "A"; }
+  std::string converted(std::string_view type, const std::string& value) const override {
+    return std::string(type) + "(" + value + ")";
+  }
+  std::string zero(std::string_view type) const override { return converted(type, "0"); }
+  bool doubles() const override { return doubles_; }
+  std::string flag(const std::string& name) const override { return "#define " + name + " 1\n"; }
+  std::string either(bool /*max*/, const std::string& max_lines,
+                     const std::string& average_lines) const override {
+    return "#ifdef MAX\n" + max_lines + "#else\n" + average_lines + "#endif\n";
+  }
 
-// The tiled Conv kernel: a workgroup of 16 x 16 writes 16 output channels (rows, y) of a group at
-// 16 output positions (columns, x). For each kernel position, each invocation finds its column's
-// tap once (a tap in the padding is skipped, as ndarray skips it, not multiplied by 0); then the
-// weight's and the gathered patch's terms of 16 input channels at a time are staged through
-// shared memory.
-constexpr const char* kTiledConv = R"(
-shared A weight_tile[16][16];
-shared A patch_tile[16][16];
-void main() {
-  const uint groups = p[3];
-  const uint ipg = p[4];
-  const uint opg = p[5];
-  const uint positions = p[24];
-  const uint position_tiles = p[25];
-  const uint channel_tiles = p[26];
-  const uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  if (tile >= groups * channel_tiles * position_tiles) return;  // the whole workgroup
-  load_geometry();
-  const uint g = tile / position_tiles / channel_tiles;
-  const uint lx = gl_LocalInvocationID.x;
-  const uint ly = gl_LocalInvocationID.y;
-  const uint oc = (tile / position_tiles % channel_tiles) * 16u + ly;
-  const uint position = tile % position_tiles * 16u + lx;
-  uint n;
-  const ivec3 o = split(position, 9u, n);
-  const Terms terms = terms_of(n, g, oc);
-  const uint kh_kw = p[13] * p[14];
-  const uint kernel_volume = p[12] * kh_kw;
-  A acc = A(0);
-  for (uint k = 0u; k < kernel_volume; ++k) {
-    // The tap of this invocation's position (its column's) at kernel position k, if inside x.
-    int at = -1;
-    if (position < positions) {
-      const int id = tap(0u, o.x, int(k / kh_kw));
-      const int ih = tap(1u, o.y, int(k / p[14] % p[13]));
-      const int iw = tap(2u, o.z, int(k % p[14]));
-      if (id >= 0 && ih >= 0 && iw >= 0) at = int((uint(id) * p[7] + uint(ih)) * p[8] + uint(iw));
-    }
-    for (uint c0 = 0u; c0 < ipg; c0 += 16u) {
-      weight_tile[ly][lx] =
-          oc < opg && c0 + lx < ipg ? A(w[terms.w0 + (c0 + lx) * terms.w_step + k]) : A(0);
-      patch_tile[ly][lx] =
-          at >= 0 && c0 + ly < ipg ? A(x[terms.x0 + (c0 + ly) * terms.in_volume + uint(at)]) : A(0);
-      memoryBarrierShared();
-      barrier();
-      if (at >= 0) {
-        const uint steps = min(16u, ipg - c0);
-        for (uint j = 0u; j < steps; ++j) acc = fma(weight_tile[ly][j], patch_tile[j][lx], acc);
-      }
-      memoryBarrierShared();
-      barrier();
-    }
+  std::string int_vector_type(int size) const override { return "ivec" + std::to_string(size); }
+  std::string int_vector_of_words(const std::string& a, const std::string& b,
+                                  const std::string& c) const override {
+    return int_vector_type(3) + "(" + a + ", " + b + ", " + c + ")";
   }
-  if (oc >= opg || position >= positions) return;
-  const uint c = g * opg + oc;
-  const uint out_volume = p[9] * p[10] * p[11];
-  store((n * groups * opg + c) * out_volume + position % out_volume, c, acc);
-}
-)";
+  std::string private_variables(std::string_view type,
+                                std::initializer_list<std::string_view> names) const override {
+    std::string text = std::string(type);
+    for (const std::string_view& name : names)
+      text += (&name == names.begin() ? " " : ", ") + std::string(name);
+    return text + ";\n";
+  }
+  std::string structure(const std::string& name, std::initializer_list<Parameter> fields,
+                        bool wrapped) const override {
+    const std::string space = wrapped ? "\n  " : " ";
+    std::string text = "struct " + name + " {";
+    for (const Parameter& field : fields)
+      text += space + std::string(field.type) + " " + std::string(field.name) + ";";
+    return text + (wrapped ? "\n" : " ") + "};\n";
+  }
+  std::string shared_array(const std::string& name,
+                           std::initializer_list<int> sizes) const override {
+    std::string text = "shared A " + name;
+    for (const int size : sizes)
+      text += "[" + std::to_string(size) + "]";
+    return text + ";\n";
+  }
+  std::string section_break() const override { return "\n"; }
+  std::string entry(const std::string& /*size*/) const override { return "void main() {\n"; }
 
-// ConvWeightGrad (words: conv_passes.h): a workgroup a weight element, its lanes each adding
-// rows of (sample, near d, near h) along near w, then the lanes' sums in shared memory.
-constexpr const char* kConvWeightGrad = R"(
-shared A partial[256];
-void main() {
-  const uint wi = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-  if (wi >= p[0]) return;  // the whole workgroup: the barriers stay uniform
-  const bool transposed = p[1] != 0u;
-  const uint groups = p[3];
-  const uint ipg = p[4];
-  const uint opg = p[5];
-  const uint kh_kw = p[13] * p[14];
-  const uint kernel_volume = p[12] * kh_kw;
-  const uint k = wi % kernel_volume;
-  const uint pair = wi / kernel_volume;
-  // weight [C_out, C_in / groups, *kernel]; transposed [C_in, C_out / groups, *kernel]
-  const uint second = transposed ? opg : ipg;
-  const uint first = pair / second;
-  const uint g = first / (transposed ? ipg : opg);
-  const uint ic = transposed ? first % ipg : pair % second;
-  const uint oc = transposed ? pair % second : first % opg;
-  // Near position q meets far position q s - p + k d (ndarray's kernel_taps): far = near s + shift.
-  const ivec3 stride = ivec3(p[15], p[16], p[17]);
-  const ivec3 kernel = ivec3(int(k / kh_kw), int(k / p[14] % p[13]), int(k % p[14]));
-  const ivec3 shift = kernel * ivec3(p[21], p[22], p[23]) - ivec3(p[18], p[19], p[20]);
-  // The near side: the output's positions (x's, transposed); the far side the other.
-  const ivec3 in_extent = ivec3(p[6], p[7], p[8]);
-  const ivec3 out_extent = ivec3(p[9], p[10], p[11]);
-  const ivec3 near = transposed ? in_extent : out_extent;
-  const ivec3 far = transposed ? out_extent : in_extent;
-  const uint in_volume = uint(in_extent.x * in_extent.y * in_extent.z);
-  const uint out_volume = uint(out_extent.x * out_extent.y * out_extent.z);
-  // A lane takes rows (sample, near d, near h) and walks each along w.
-  const uint rows = p[2] * uint(near.x * near.y);
-  const uint lane = gl_LocalInvocationID.x;
-  A acc = A(0);
-  for (uint r = lane; r < rows; r += 256u) {
-    const int nh = int(r % uint(near.y));
-    const uint t = r / uint(near.y);
-    const int nd = int(t % uint(near.x));
-    const uint n = t / uint(near.x);
-    const int fd = nd * stride.x + shift.x;
-    const int fh = nh * stride.y + shift.y;
-    if (fd < 0 || fd >= far.x || fh < 0 || fh >= far.y) continue;
-    const uint near_row = uint((nd * near.y + nh) * near.z);
-    const uint far_row = uint((fd * far.y + fh) * far.z);
-    const uint x_row =
-        ((n * groups + g) * ipg + ic) * in_volume + (transposed ? near_row : far_row);
-    const uint g_row =
-        ((n * groups + g) * opg + oc) * out_volume + (transposed ? far_row : near_row);
-    for (int nw = 0; nw < near.z; ++nw) {
-      const int fw = nw * stride.z + shift.z;
-      if (fw < 0 || fw >= far.z) continue;
-      acc = fma(A(x[x_row + uint(transposed ? nw : fw)]), A(dy[g_row + uint(transposed ? fw : nw)]),
-                acc);
-    }
+  std::string split(const std::string& element, const std::string& at, const std::string& position,
+                    const std::string& rest, bool /*named_position*/) const override {
+    return "  uint " + rest + ";\n  const ivec3 " + position + " = split(" + element + ", " + at +
+           ", " + rest + ");\n";
   }
-  partial[lane] = acc;
-  memoryBarrierShared();
-  barrier();
-  for (uint s = 128u; s > 0u; s >>= 1u) {
-    if (lane < s) partial[lane] += partial[lane + s];
-    memoryBarrierShared();
-    barrier();
+  std::string split_position(const std::string& position) const override { return position; }
+  std::string element_index() const override { return "element()"; }
+  std::string group_count() const override { return "groups"; }
+  std::string workgroup_row() const override { return "gl_WorkGroupID.y"; }
+  std::string local_row() const override { return "gl_LocalInvocationID.y"; }
+  std::string shared_barrier(const std::string& indent) const override {
+    return indent + "memoryBarrierShared();\n" + indent + barrier() + ";\n";
   }
-  if (lane == 0u) dw[wi] = T(partial[0]);
-}
-)";
+  std::string guarded(const std::string& indent, const std::string& condition,
+                      const std::string& statement) const override {
+    return indent + "if (" + condition + ")\n" + indent + "  " + statement + "\n";
+  }
 
-// The windows of pooling (words: pool_passes.h), as ndarray's pool_windows.cpp makes them.
-constexpr const char* kWindows = R"(
-struct Window { int first; int count; int padded; int step; };
-Window window(uint a, int o) {
-  const int extent = int(p[5u + a]);
-  if (p[1] != 0u) {
-    const int out_extent = int(p[8u + a]);
-    const int start = o * extent / out_extent;
-    const int end = ((o + 1) * extent + out_extent - 1) / out_extent;
-    return Window(start, end - start, end - start, 1);
+  std::string staged(const std::string& tile, const std::string& /*name*/,
+                     const std::string& condition, const std::string& value) const override {
+    return "      " + tile + " =\n          " +
+           select(zero("A"), converted("A", value), condition) + ";\n";
   }
-  const int kernel = int(p[11u + a]);
-  const int stride = int(p[14u + a]);
-  const int padding = int(p[17u + a]);
-  const int dilation = int(p[20u + a]);
-  const int start = o * stride - padding;
-  const int skipped = start < 0 ? (dilation - 1 - start) / dilation : 0;
-  const int before_end = (extent - start + dilation - 1) / dilation;
-  return Window(start + skipped * dilation, min(kernel, before_end) - skipped,
-                min(kernel, extent + padding - start), dilation);
-}
-A divisor(Window a, Window b, Window c) {
-  if (p[3] != 0u) return A(p[3]);
-  if (p[2] != 0u) return A(a.padded) * A(b.padded) * A(c.padded);
-  return A(a.count) * A(b.count) * A(c.count);
-}
-)";
-
-// Pool and AdaptivePool: the first maximum (a NaN replaces any value) or the average of a window.
-constexpr const char* kPool = R"(
-bool is_nan(float v) { return (floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u; }
+  bool volume_first() const override { return false; }
+  std::string store_function() const override {
+    return "// y[e]: acc, plus output channel c's bias where there is one, rounded to T.\n"
+           "void store(uint e, uint c, A acc) {\n#ifdef BIAS\n  y[e] = T(A(b[c]) + acc);\n"
+           "#else\n  y[e] = T(acc);\n#endif\n}\n";
+  }
+  std::string store(const std::string& element, bool /*bias*/) const override {
+    return "  store(" + (element.empty() ? std::string("e") : element) + ", c, acc);\n}\n";
+  }
+  std::string windows_nan_function() const override { return {}; }
+  std::string pool_nan_functions() const override {
+    return R"(bool is_nan(float v) { return (floatBitsToUint(v) & 0x7fffffffu) > 0x7f800000u; }
 #ifdef DOUBLES
 bool is_nan(double v) {
   const uvec2 u = unpackDouble2x32(v);
@@ -309,133 +147,10 @@ bool is_nan(double v) {
   return high > 0x7ff00000u || (high == 0x7ff00000u && u.x != 0u);
 }
 #endif
-void main() {
-  const uint e = element();
-  if (e >= p[0]) return;
-  uint plane;
-  const ivec3 o = split(e, 8u, plane);
-  const Window a = window(0u, o.x);
-  const Window b = window(1u, o.y);
-  const Window c = window(2u, o.z);
-  const uint base = plane * p[5] * p[6] * p[7];
-  int best = -1;
-  T best_value = T(0);
-  A sum = A(0);
-  for (int j = 0; j < a.count * b.count * c.count; ++j) {
-    const int i0 = j / (b.count * c.count);
-    const int i1 = j / c.count % b.count;
-    const int i2 = j % c.count;
-    const int at = ((a.first + i0 * a.step) * int(p[6]) + b.first + i1 * b.step) * int(p[7]) +
-                   c.first + i2 * c.step;
-    const T v = x[base + uint(at)];
-#ifdef MAX
-    if (best < 0 || is_nan(v) || v > best_value) {
-      best = at;
-      best_value = v;
-    }
-#else
-    sum += A(v);
-#endif
-  }
-#ifdef MAX
-  y[e] = best_value;
-  if (p[4] == 2u) {
-    index[2u * e] = uint(best);
-    index[2u * e + 1u] = 0u;
-  } else {
-    index[e] = uint(best);
-  }
-#else
-  y[e] = T(sum / divisor(a, b, c));
-#endif
-}
 )";
-
-// AvgPoolGrad and AdaptiveAvgPoolGrad: an input element gathers the shares of the windows that
-// hold it, in their row-major order.
-constexpr const char* kAvgPoolGrad = R"(
-ivec2 candidates(uint a, int i) {
-  const int extent = int(p[5u + a]);
-  const int out_extent = int(p[8u + a]);
-  if (p[1] != 0u)
-    return ivec2(i * out_extent / extent, min(out_extent - 1, ((i + 1) * out_extent - 1) / extent));
-  const int padding = int(p[17u + a]);
-  const int stride = int(p[14u + a]);
-  const int reach = i + padding - (int(p[11u + a]) - 1) * int(p[20u + a]);
-  const int first = reach <= 0 ? 0 : (reach + stride - 1) / stride;
-  return ivec2(first, min(out_extent - 1, (i + padding) / stride));
-}
-bool holds(Window w, int i) {
-  const int offset = i - w.first;
-  return offset >= 0 && offset % w.step == 0 && offset / w.step < w.count;
-}
-void main() {
-  const uint e = element();
-  if (e >= p[0]) return;
-  uint plane;
-  const ivec3 i = split(e, 5u, plane);
-  const ivec2 ra = candidates(0u, i.x);
-  const ivec2 rb = candidates(1u, i.y);
-  const ivec2 rc = candidates(2u, i.z);
-  const int na = max(ra.y - ra.x + 1, 0);
-  const int nb = max(rb.y - rb.x + 1, 0);
-  const int nc = max(rc.y - rc.x + 1, 0);
-  const uint base = plane * p[8] * p[9] * p[10];
-  A sum = A(0);
-  for (int j = 0; j < na * nb * nc; ++j) {
-    const int o0 = ra.x + j / (nb * nc);
-    const int o1 = rb.x + j / nc % nb;
-    const int o2 = rc.x + j % nc;
-    const Window a = window(0u, o0);
-    const Window b = window(1u, o1);
-    const Window c = window(2u, o2);
-    if (!holds(a, i.x) || !holds(b, i.y) || !holds(c, i.z)) continue;
-    sum += A(dy[base + uint((o0 * int(p[9]) + o1) * int(p[10]) + o2)]) / divisor(a, b, c);
-  }
-  dx[e] = T(sum);
-}
-)";
-
-class GlslSources final : public shader::ConvPoolSources {
- public:
-  explicit GlslSources(bool doubles) : doubles_(doubles) {}
-
-  std::string conv(DType dtype, bool bias, bool tiled) const override {
-    const std::string type = type_of(dtype);
-    const char* workgroup = tiled ? "local_size_x = 16, local_size_y = 16" : "local_size_x = 256";
-    std::string text = spatial_header(type, type, workgroup) +
-                       spatial_buffer(1, "readonly", type, "x") +
-                       spatial_buffer(2, "readonly", type, "w");
-    if (bias) text += "#define BIAS 1\n" + spatial_buffer(3, "readonly", type, "b");
-    return text + spatial_buffer(bias ? 4 : 3, "writeonly", type, "y") + kConvTap +
-           (tiled ? kTiledConv : kDirectConv);
-  }
-  std::string conv_weight_grad(DType dtype) const override {
-    const std::string type = type_of(dtype);
-    return spatial_header(type, type) + spatial_buffer(1, "readonly", type, "x") +
-           spatial_buffer(2, "readonly", type, "dy") + spatial_buffer(3, "writeonly", type, "dw") +
-           kConvWeightGrad;
-  }
-  std::string pool(DType dtype, ir::PoolOp op) const override {
-    const std::string type = type_of(dtype);
-    std::string text = spatial_header(type, average_type(dtype)) +
-                       spatial_buffer(1, "readonly", type, "x") +
-                       spatial_buffer(2, "writeonly", type, "y");
-    if (doubles_) text += "#define DOUBLES 1\n";
-    if (op == ir::PoolOp::Max)
-      text += "#define MAX 1\n" + spatial_buffer(3, "writeonly", "uint", "index");
-    return text + kWindows + kPool;
-  }
-  std::string avg_pool_grad(DType dtype) const override {
-    const std::string type = type_of(dtype);
-    return spatial_header(type, average_type(dtype)) + spatial_buffer(1, "readonly", type, "dy") +
-           spatial_buffer(2, "writeonly", type, "dx") + kWindows + kAvgPoolGrad;
   }
 
  private:
-  /// Averages add in double where the device has it, as ndarray's do.
-  std::string average_type(DType dtype) const { return doubles_ ? "double" : type_of(dtype); }
-
   bool doubles_;
 };
 
@@ -453,9 +168,10 @@ shader::SpatialLimits spatial_limits(const PhysicalDevice& physical,
 }
 
 ConvPoolKernels make_conv_pool_kernels(const PhysicalDevice& physical, const KernelRunner& runner) {
-  return ConvPoolKernels(spatial_limits(physical, runner.limits()),
-                         std::make_unique<GlslSources>(physical.features.float64),
-                         shader::spatial_dispatch<BufferRange>(runner));
+  return ConvPoolKernels(
+      spatial_limits(physical, runner.limits()),
+      shader::conv_pool_sources_of(std::make_unique<GlslConvPool>(physical.features.float64)),
+      shader::spatial_dispatch<BufferRange>(runner));
 }
 
 }  // namespace ember::vulkan

@@ -1,8 +1,9 @@
 // The vulkan backend's convolution and pooling kernels: shader::ConvPoolKernels (the cases, words
-// and dispatches, shared with wgpu) over GLSL sources. f32, and f64 where the device has
-// shaderFloat64; convolutions accumulate by fma in x's dtype (ndarray's f32 sums are float too),
-// average pooling and its gradient in double where the device has it (ndarray's are double), so
-// that the average of a window and its gradient are ndarray's bit for bit there.
+// and dispatches, shared with wgpu) over GLSL sources (their text shader/conv_pool_text.h's). f32,
+// and f64 where the device has shaderFloat64; convolutions accumulate by fma in x's dtype
+// (ndarray's f32 sums are float too), average pooling and its gradient in double where the device
+// has it (ndarray's are double), so that the average of a window and its gradient are ndarray's bit
+// for bit there.
 #pragma once
 
 #include <string>

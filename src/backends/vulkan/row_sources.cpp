@@ -43,7 +43,6 @@ class GlslRow final : public shader::GlslKernelSyntax<shader::RowSyntax> {
   std::string tree_call(const std::string& name, const std::string& value) const override {
     return name + "(" + value + ")";
   }
-  std::string halve(const std::string& name) const override { return name + " >>= 1u"; }
 
   std::string_view vector_type() const override { return "vec4"; }
   std::string add_to_vector(const std::string& name,

@@ -36,7 +36,6 @@ class GlslSoftmax final : public shader::GlslKernelSyntax<shader::SoftmaxSyntax>
                   "max_op") +
            ";\n";
   }
-  std::string halve(const std::string& name) const override { return name + " >>= 1u"; }
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // The wgpu backend's convolution and pooling kernels: shader::ConvPoolKernels (the cases, words
-// and dispatches, shared with vulkan) over WGSL sources. f32 only (WGSL has no f64): convolutions
-// accumulate by fma in f32 as ndarray's do; average pooling and its gradient add in f32 where
-// ndarray adds in double, so they are ndarray's within the rounding of a window's few additions.
+// and dispatches, shared with vulkan) over WGSL sources (their text shader/conv_pool_text.h's). f32
+// only (WGSL has no f64): convolutions accumulate by fma in f32 as ndarray's do; average pooling
+// and its gradient add in f32 where ndarray adds in double, so they are ndarray's within the
+// rounding of a window's few additions.
 #pragma once
 
 #include <string>

@@ -50,9 +50,6 @@ class WgslRow final : public shader::WgslKernelSyntax<shader::RowSyntax> {
   std::string tree_call(const std::string& name, const std::string& value) const override {
     return name + "(id, " + value + ")";
   }
-  std::string halve(const std::string& name) const override {
-    return name + " = " + name + " >> 1u";
-  }
 
   std::string_view vector_type() const override { return "vec4<f32>"; }
   std::string add_to_vector(const std::string& name,

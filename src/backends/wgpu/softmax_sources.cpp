@@ -47,9 +47,6 @@ class WgslSoftmax final : public shader::WgslKernelSyntax<shader::SoftmaxSyntax>
                              {{"a", "part[id]"}, {"b", "part[id + half_size]"}}) +
            "      part[id] = " + select("a + b", "larger(a, b)", "max_op") + ";\n    }\n";
   }
-  std::string halve(const std::string& name) const override {
-    return name + " = " + name + " >> 1u";
-  }
 
  private:
   /// The entry points' first line.
