@@ -1,10 +1,10 @@
-// Convolutions through cuDNN's legacy convolution API (libcudnn.so.9, opened at run time:
-// cudnn_api.h), on the device's one stream. The cuda backend maps ember's ops onto its three
-// calls, and runs its own column path (im2col and cuBLASLt) wherever cuDNN is absent or refuses.
-// f32 runs in full f32 (CUDNN_FMA_MATH) unless TF32 is allowed, f64 in f64, f16 and bf16 with
-// f32 accumulation. The algorithm of each call and shape is asked of cuDNN's heuristic once and
-// kept; in full f32 and f64 only the direct and GEMM-like algorithms are taken (FFT and Winograd
-// round their transforms, a larger error than the column path's products).
+// Convolutions through cuDNN's graph API (libcudnn.so.9, opened at run time: cudnn_api.h), on the
+// device's one stream. The cuda backend maps ember's ops onto its three convolution operations,
+// and runs its own column path (im2col and cuBLASLt) wherever cuDNN is absent or refuses. f32 runs
+// in full f32 unless TF32 is allowed, f64 in f64, f16 and bf16 with f32 accumulation. The plan of
+// each call and shape is built once and kept: the first engine cuDNN's heuristics suggest whose
+// numerical notes the dtype allows (in full f32 and f64 no FFT or Winograd, whose transforms round
+// more than the column path's products; in f32 no tensor cores unless TF32 is allowed).
 #pragma once
 
 #include <cstdint>

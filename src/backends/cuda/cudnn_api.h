@@ -16,39 +16,23 @@ namespace ember::cuda {
 #ifdef EMBER_WITH_CUDNN
 
 // The entry points, each listed once: CudnnApi's members and its loader are written from this
-// list. The legacy convolution API (deprecated in cuDNN 9, still in its libcudnn_cnn; the shim
-// libcudnn.so.9 exports every entry point and opens its sub-libraries on first use).
+// list. The graph ("backend") API, cuDNN 9's own, whose engine heuristics choose among every
+// engine (the legacy convolution API's algorithms reach only some of them); the shim
+// libcudnn.so.9 exports every entry point and opens its sub-libraries on first use.
 // Laid out by hand, as cuda_api.h's lists.
 // clang-format off
-#define EMBER_CUDNN_FUNCTIONS(X)                        \
-  X(cudnnGetVersion)                                    \
-  X(cudnnGetErrorString)                                \
-  X(cudnnCreate)                                        \
-  X(cudnnDestroy)                                       \
-  X(cudnnSetStream)                                     \
-  X(cudnnCreateTensorDescriptor)                        \
-  X(cudnnSetTensorNdDescriptor)                         \
-  X(cudnnDestroyTensorDescriptor)                       \
-  X(cudnnCreateFilterDescriptor)                        \
-  X(cudnnSetFilterNdDescriptor)                         \
-  X(cudnnDestroyFilterDescriptor)                       \
-  X(cudnnCreateConvolutionDescriptor)                   \
-  X(cudnnSetConvolutionNdDescriptor)                    \
-  X(cudnnSetConvolutionGroupCount)                      \
-  X(cudnnSetConvolutionMathType)                        \
-  X(cudnnDestroyConvolutionDescriptor)                  \
-  X(cudnnGetConvolutionForwardAlgorithmMaxCount)        \
-  X(cudnnGetConvolutionForwardAlgorithm_v7)             \
-  X(cudnnGetConvolutionForwardWorkspaceSize)            \
-  X(cudnnConvolutionForward)                            \
-  X(cudnnGetConvolutionBackwardDataAlgorithmMaxCount)   \
-  X(cudnnGetConvolutionBackwardDataAlgorithm_v7)        \
-  X(cudnnGetConvolutionBackwardDataWorkspaceSize)       \
-  X(cudnnConvolutionBackwardData)                       \
-  X(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount) \
-  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7)      \
-  X(cudnnGetConvolutionBackwardFilterWorkspaceSize)     \
-  X(cudnnConvolutionBackwardFilter)
+#define EMBER_CUDNN_FUNCTIONS(X)       \
+  X(cudnnGetVersion)                   \
+  X(cudnnGetErrorString)               \
+  X(cudnnCreate)                       \
+  X(cudnnDestroy)                      \
+  X(cudnnSetStream)                    \
+  X(cudnnBackendCreateDescriptor)      \
+  X(cudnnBackendDestroyDescriptor)     \
+  X(cudnnBackendSetAttribute)          \
+  X(cudnnBackendGetAttribute)          \
+  X(cudnnBackendFinalize)              \
+  X(cudnnBackendExecute)
 // clang-format on
 
 struct CudnnApi {
