@@ -61,10 +61,10 @@ class WgslRow final : public shader::WgslKernelSyntax<shader::RowSyntax> {
   }
 
   std::string is_inf(const std::string& value) const override {
-    return "(bitcast<u32>(" + value + ") & 0x7fffffffu) == 0x7f800000u";
+    return "(" + bits_of_float(value) + " & 0x7fffffffu) == 0x7f800000u";
   }
   std::string is_negative_infinity(const std::string& value) const override {
-    return "bitcast<u32>(" + value + ") == 0xff800000u";
+    return bits_of_float(value) + " == 0xff800000u";
   }
 
   Term term(const std::string& indent, std::string_view type, const std::string& name,
