@@ -107,9 +107,10 @@ int64_t element_count(const std::vector<int64_t>& dims) {
 }
 
 /// s in cuDNN's dims; nullopt, with the reason in why, when it does not fit them: a tensor past
-/// INT_MAX elements (cuDNN's convolution engines take no larger), or y not the size of the
-/// convolution of x (ember's transposed convolution allows an output_padding up to the dilation,
-/// past the stride, which no cuDNN convolution produces).
+/// INT_MAX elements (the legacy API's limit, kept: no larger tensor has been tried on an engine,
+/// and the column path takes it), or y not the size of the convolution of x (ember's transposed
+/// convolution allows an output_padding up to the dilation, past the stride, which no cuDNN
+/// convolution produces).
 std::optional<CudnnDims> cudnn_dims(const ConvShape& s, std::string& why) {
   const std::size_t rank = s.x.size();
   const std::size_t spatial = rank - 2;
@@ -255,10 +256,11 @@ class GraphBuilder {
   /// A new descriptor of type with attributes set by fill, finalized; nullptr after a failure.
   template <typename Fill>
   cudnnBackendDescriptor_t finalized(cudnnBackendDescriptorType_t type, const Fill& fill) {
+    if (failure_) return nullptr;
     cudnnBackendDescriptor_t d = nullptr;
     if (!step(descriptors_.make(type, &d), "cudnnBackendCreateDescriptor")) return nullptr;
     fill(d);
-    if (!step(api_.cudnnBackendFinalize(d), "cudnnBackendFinalize")) return nullptr;
+    if (failure_ || !step(api_.cudnnBackendFinalize(d), "cudnnBackendFinalize")) return nullptr;
     return d;
   }
 
@@ -266,6 +268,7 @@ class GraphBuilder {
   template <typename T>
   void set(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t attribute,
            cudnnBackendAttributeType_t type, int64_t count, const T* values) {
+    if (failure_) return;
     step(api_.cudnnBackendSetAttribute(d, attribute, type, count, values),
          "cudnnBackendSetAttribute");
   }

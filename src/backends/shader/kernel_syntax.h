@@ -78,9 +78,7 @@ class KernelSyntax : public codegen::ShaderSyntax {
   virtual std::string headed(const std::string& head, const std::string& statement) const = 0;
   /// This invocation's index in its workgroup (WGSL's: the entry point's parameter local).
   virtual std::string local_invocation() const = 0;
-
-  // The step of a tree over shared memory, which the row, softmax and convolution kernels spell.
-  /// The statement halving the variable name (a tree's loop step).
+  /// The statement halving the variable name (the loop step of a tree over shared memory).
   virtual std::string halve(const std::string& name) const = 0;
 };
 
@@ -149,6 +147,7 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
     return head + " " + statement;
   }
   std::string local_invocation() const override { return "gl_LocalInvocationID.x"; }
+  std::string halve(const std::string& name) const override { return name + " >>= 1u"; }
 
  protected:
   /// A source's first lines: its version, comment (a line of its own), the workgroup's size, then
@@ -159,10 +158,6 @@ class GlslKernelSyntax : public codegen::GlslSyntax<Base> {
            ") in;\n"
            "layout(std430, set = 0, binding = 0) readonly buffer Parameters { uint p[]; };\n";
   }
-
- public:
-  // A tree's step (KernelSyntax's last block).
-  std::string halve(const std::string& name) const override { return name + " >>= 1u"; }
 };
 
 /// WGSL's spelling of KernelSyntax's words, helpers and casts, as GlslKernelSyntax.
@@ -212,8 +207,8 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
   std::string barrier() const override { return "workgroupBarrier()"; }
   std::string float_literal(const std::string& literal) const override { return literal + "f"; }
   std::string nan_function(const std::string& name) const override {
-    return this->function("bool", name, {{"f32", "v"}}) +
-           " { return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u; }\n";
+    return this->function("bool", name, {{"f32", "v"}}) + " { return (" + bits_of_float("v") +
+           " & 0x7fffffffu) > 0x7f800000u; }\n";
   }
   std::string is_nan(const std::string& name, const std::string& value) const override {
     return name + "(" + value + ")";
@@ -222,6 +217,9 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
     return head + " { " + statement + " }";
   }
   std::string local_invocation() const override { return "local.x"; }
+  std::string halve(const std::string& name) const override {
+    return name + " = " + name + " >> 1u";
+  }
 
  protected:
   /// A source's first lines, as GlslKernelSyntax's (the workgroup's size is the entry point's).
@@ -235,12 +233,6 @@ class WgslKernelSyntax : public codegen::WgslSyntax<Base> {
            ")\n"
            "fn main(@builtin(global_invocation_id) gid: vec3<u32>, "
            "@builtin(num_workgroups) groups: vec3<u32>) {\n";
-  }
-
- public:
-  // A tree's step (KernelSyntax's last block).
-  std::string halve(const std::string& name) const override {
-    return name + " = " + name + " >> 1u";
   }
 };
 
