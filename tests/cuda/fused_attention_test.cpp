@@ -3,7 +3,7 @@
 // hold (dtypes, head dims, masks whose batch dims reduce to two strides) and refuses the rest, and
 // on a GPU the fused kernels (forward and backward, through autodiff) match the composite of matmul
 // and softmax run on the same GPU in f32 from the same rounded inputs, in f32, f16 and bf16, causal
-// and masked, across several 32-row tiles.
+// and masked, across several key tiles and query blocks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -97,7 +97,7 @@ TEST(CudaAttentionShape, HalfFloatsWithHeadDimsOfWholeFragmentsRunOnTensorCores)
   EXPECT_FALSE(backward(128, 64));
   EXPECT_FALSE(backward(64, 128));
   const AttentionShape half = *attention_shape(op, qkv({2}, 5, 5, 64, 64, DType::BF16));
-  EXPECT_EQ(attention_forward_grid(half).rows, 64);
+  EXPECT_EQ(attention_forward_grid(half).rows, 128);
   EXPECT_EQ(attention_backward_grid(half).rows, 64);
   const AttentionShape single = *attention_shape(op, qkv({2}, 5, 5, 64, 64));
   EXPECT_EQ(attention_backward_grid(single).rows, kAttentionRows);
@@ -191,6 +191,8 @@ INSTANTIATE_TEST_SUITE_P(
         AttentionCase{"small", {2, 3}, 5, 7, 4, 6},
         AttentionCase{"tiles_head64", {2, 2}, 100, 150, 64, 64},
         AttentionCase{"causal_head128", {1, 2}, 70, 70, 128, 128, true},
+        AttentionCase{"causal_query_blocks", {2}, 300, 260, 64, 64, true},
+        AttentionCase{"query_blocks_head48", {2}, 200, 330, 48, 80},
         AttentionCase{"causal_more_queries", {2}, 80, 33, 16, 24, true},
         AttentionCase{"key_padding", {2, 3}, 40, 50, 32, 32, false, MaskKind::Bool, {2, 1, 1, 50}},
         AttentionCase{"float_mask", {2, 3}, 40, 50, 32, 48, false, MaskKind::Float, {40, 50}},

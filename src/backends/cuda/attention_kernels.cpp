@@ -309,19 +309,21 @@ extern "C" __global__ void __launch_bounds__(256)
 )";
 
 // What the tensor-core kernels share (f16, bf16): mma.sync.m16n8k16 with f32 accumulation in
-// FlashAttention-2's register layout. A warp takes 16 rows (queries, or keys); a thread (g = lane
-// / 4, t = lane % 4) holds rows g and g + 8: its A fragments of those rows stay in registers, and
-// an accumulator tile of 8 columns gives it columns 2t and 2t + 1 of both rows. The other side
-// passes through shared memory 32 rows at a time, as it is (a B fragment of X^T is two
-// consecutive elements of a row of X) or transposed (the same for X); rows are padded by 8
-// elements so that the 8 rows a fragment load touches fall in distinct banks. An accumulator tile
-// of scores, rounded to the dtype, is the A operand of the next product as it lies.
+// FlashAttention-2's register layout. A warp takes 16 rows (queries, or keys) of a block's MROWS
+// (mma_prelude's); a thread (g = lane / 4, t = lane % 4) holds rows g and g + 8: its A fragments
+// of those rows stay in registers, and an accumulator tile of 8 columns gives it columns 2t and
+// 2t + 1 of both rows. The other side passes through shared memory a tile of rows at a time, as
+// the rows lie (padded by 8 elements, so that the 8 rows an ldmatrix phase reads fall in distinct
+// banks), double-buffered: cp.async copies the next tile while the block computes on this one
+// (ember_pipeline). B fragments come through ldmatrix: as the rows lie for a product with X^T,
+// transposed for one with X. An accumulator tile of scores, rounded to the dtype, is the A operand
+// of the next product as it lies. Scores are kept in base 2 (log2(e) folded into the scale: one
+// ex2 an element); only tiles that hold a mask, the causal diagonal or an end test each score.
 constexpr std::string_view kMmaCommon = R"(
-#define MROWS 64
-#define KEYS 32
+#define LOG2E 1.4426950408889634f
+#define LN2 0.6931471805599453f
 #define KP (E_ + 8)
 #define VP (EV_ + 8)
-#define TP (KEYS + 8)
 
 __device__ __forceinline__ void ember_mma(float (&c)[4], const unsigned (&a)[4], unsigned b0,
                                           unsigned b1) {
@@ -359,39 +361,138 @@ __device__ __forceinline__ void ember_fragments(unsigned (&a)[WIDTH / 16][4], co
   }
 }
 
-// Rows [r0, r0 + KEYS) of x [n, WIDTH] from row `first` into tile: rows of PITCH elements, or
-// transposed (column c at c * TP); zeros past n.
-template <int WIDTH, int PITCH, bool TRANSPOSED>
-__device__ __forceinline__ void ember_stage(x_t* tile, const x_t* x, long long first, long long r0,
-                                            long long n) {
-  for (int at = threadIdx.x; at < KEYS * WIDTH; at += blockDim.x) {
-    const int j = at / WIDTH;
-    const int c = at % WIDTH;
-    tile[TRANSPOSED ? c * TP + j : j * PITCH + c] =
-        r0 + j < n ? x[(first + r0 + j) * WIDTH + c] : (x_t)0;
-  }
+__device__ __forceinline__ unsigned ember_shared_address(const void* p) {
+  return (unsigned)__cvta_generic_to_shared(p);
 }
 
-// acc[n] += a B_n for the accumulator tiles n: B_n^T is rows 8n .. 8n + 7 of the shared tile
-// (rows of PITCH elements), K_STEPS times 16 of their elements.
-template <int N, int K_STEPS, int PITCH>
-__device__ __forceinline__ void ember_product(float (&acc)[N][4], const unsigned (&a)[K_STEPS][4],
-                                              const x_t* tile, int g, int t) {
-#pragma unroll
-  for (int n = 0; n < N; ++n) {
-#pragma unroll
-    for (int kk = 0; kk < K_STEPS; ++kk) {
-      const x_t* b = tile + (n * 8 + g) * PITCH + kk * 16 + 2 * t;
-      ember_mma(acc[n], a[kk], *(const unsigned*)b, *(const unsigned*)(b + 8));
+// Rows [r0, r0 + TILE) of x [n, WIDTH] from row `first` into tile (rows of WIDTH + 8 elements),
+// 16 bytes a copy (cp.async, not committed); zeros past n.
+template <int WIDTH, int TILE>
+__device__ __forceinline__ void ember_copy_rows(x_t* tile, const x_t* x, long long first,
+                                                long long r0, long long n) {
+  constexpr int CHUNKS = WIDTH / 8;
+  for (int at = threadIdx.x; at < TILE * CHUNKS; at += blockDim.x) {
+    const int j = at / CHUNKS;
+    const int c = at % CHUNKS * 8;
+    x_t* to = tile + j * (WIDTH + 8) + c;
+    if (r0 + j < n) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(ember_shared_address(to)),
+                   "l"(x + (first + r0 + j) * WIDTH + c)
+                   : "memory");
+    } else {
+      *(uint4*)to = make_uint4(0u, 0u, 0u, 0u);
     }
   }
 }
 
-// The accumulator tiles of a 16 x KEYS product as A fragments (rounded to the dtype).
-__device__ __forceinline__ void ember_as_fragments(unsigned (&a)[KEYS / 16][4],
-                                                   const float (&acc)[KEYS / 8][4]) {
+// Elements [r0, r0 + TILE) of the f32 vector x [n] from `first` into tile, 4 bytes a copy
+// (cp.async, not committed); zeros past n.
+template <int TILE>
+__device__ __forceinline__ void ember_copy_floats(float* tile, const float* x, long long first,
+                                                  long long r0, long long n) {
+  for (int j = threadIdx.x; j < TILE; j += blockDim.x) {
+    if (r0 + j < n) {
+      asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
+                       ember_shared_address(tile + j)),
+                   "l"(x + first + r0 + j)
+                   : "memory");
+    } else {
+      tile[j] = 0.0f;
+    }
+  }
+}
+
+__device__ __forceinline__ void ember_commit_copies() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most N groups of this thread's copies are in flight.
+template <int N>
+__device__ __forceinline__ void ember_copies_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// Tiles [start, end) of TILE rows: stage(r0, buffer) issues (and commits) the copies of tile r0
+// into a buffer (0 or 1), compute(r0, buffer) runs once every thread's copies of it have landed.
+// Tile r0 + TILE's copies fly while tile r0 is computed on; the block leaves a buffer before it
+// is refilled.
+template <int TILE, typename Stage, typename Compute>
+__device__ __forceinline__ void ember_pipeline(long long start, long long end, Stage stage,
+                                               Compute compute) {
+  stage(start, 0);
+  for (long long r0 = start; r0 < end; r0 += TILE) {
+    const int buffer = (int)((r0 - start) / TILE % 2);
+    if (r0 + TILE < end) {
+      stage(r0 + TILE, 1 - buffer);
+      ember_copies_wait<1>();
+    } else {
+      ember_copies_wait<0>();
+    }
+    __syncthreads();
+    compute(r0, buffer);
+    __syncthreads();
+  }
+}
+
+// Four 8x8 matrices of shared memory: lane l gives the address of row l % 8 of matrix l / 8 and
+// receives elements 2t, 2t + 1 of row g of each (of column g with TRANSPOSED).
+template <bool TRANSPOSED>
+__device__ __forceinline__ void ember_ldmatrix(unsigned (&r)[4], const x_t* row) {
+  if (TRANSPOSED) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(ember_shared_address(row)));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(ember_shared_address(row)));
+  }
+}
+
+// acc[n] += a X_n^T for the accumulator tiles n, X_n rows 8n .. 8n + 7 of tile (rows of PITCH
+// elements), K_STEPS times 16 of their elements: one ldmatrix gives tiles n and n + 1 a step.
+template <int N, int K_STEPS, int PITCH>
+__device__ __forceinline__ void ember_product_by_rows(float (&acc)[N][4],
+                                                      const unsigned (&a)[K_STEPS][4],
+                                                      const x_t* tile, int lane) {
+  const int m = lane / 8;
 #pragma unroll
-  for (int kk = 0; kk < KEYS / 16; ++kk) {
+  for (int n = 0; n < N; n += 2) {
+#pragma unroll
+    for (int kk = 0; kk < K_STEPS; ++kk) {
+      unsigned b[4];
+      ember_ldmatrix<false>(b, tile + (8 * (n + m / 2) + lane % 8) * PITCH + 16 * kk + 8 * (m % 2));
+      ember_mma(acc[n], a[kk], b[0], b[1]);
+      ember_mma(acc[n + 1], a[kk], b[2], b[3]);
+    }
+  }
+}
+
+// acc[n] += a X_n for the accumulator tiles n, X_n columns 8n .. 8n + 7 of tile (rows of PITCH
+// elements), K_STEPS times 16 of its rows: one transposing ldmatrix gives tiles n and n + 1 a step.
+template <int N, int K_STEPS, int PITCH>
+__device__ __forceinline__ void ember_product_by_columns(float (&acc)[N][4],
+                                                         const unsigned (&a)[K_STEPS][4],
+                                                         const x_t* tile, int lane) {
+  const int m = lane / 8;
+#pragma unroll
+  for (int n = 0; n < N; n += 2) {
+#pragma unroll
+    for (int kk = 0; kk < K_STEPS; ++kk) {
+      unsigned b[4];
+      ember_ldmatrix<true>(b, tile + (16 * kk + 8 * (m % 2) + lane % 8) * PITCH + 8 * (n + m / 2));
+      ember_mma(acc[n], a[kk], b[0], b[1]);
+      ember_mma(acc[n + 1], a[kk], b[2], b[3]);
+    }
+  }
+}
+
+// The accumulator tiles of a 16 x 16N product as A fragments (rounded to the dtype).
+template <int N>
+__device__ __forceinline__ void ember_as_fragments(unsigned (&a)[N][4],
+                                                   const float (&acc)[2 * N][4]) {
+#pragma unroll
+  for (int kk = 0; kk < N; ++kk) {
 #pragma unroll
     for (int f = 0; f < 4; ++f) {
       const float(&c)[4] = acc[2 * kk + f / 2];
@@ -424,10 +525,10 @@ __device__ __forceinline__ float ember_quad_sum(float x) {
 }
 
 // Where a warp's thread stands in a block of MROWS rows of n: batch entry b, the block's first row
-// r0, the thread's rows row (and row + 8), g and t.
+// r0, the thread's rows row (and row + 8), its lane, g and t.
 struct ember_warp {
   long long b, r0, row, base;
-  int g, t;
+  int lane, g, t;
 };
 
 __device__ __forceinline__ ember_warp ember_warp_of(const ember_attention& p, long long n) {
@@ -435,58 +536,77 @@ __device__ __forceinline__ ember_warp ember_warp_of(const ember_attention& p, lo
   ember_warp at;
   at.b = blockIdx.x / tiles;
   at.r0 = (blockIdx.x % tiles) * MROWS;
-  at.g = (threadIdx.x % 32) / 4;
-  at.t = threadIdx.x % 4;
+  at.lane = threadIdx.x % 32;
+  at.g = at.lane / 4;
+  at.t = at.lane % 4;
   at.row = at.r0 + threadIdx.x / 32 * 16 + at.g;
   at.base = ember_mask_base(p, at.b);
   return at;
 }
+
+// Whether the scores of queries [i0, i0 + rows) and keys [j0, j0 + cols) need testing (a mask,
+// the causal diagonal, or an end inside them); elsewhere each is the product times the scale.
+__device__ __forceinline__ bool ember_tested(const ember_attention& p, long long i0, long long rows,
+                                             long long j0, long long cols) {
+  return MASK_KIND != 0 || (CAUSAL && j0 + cols > i0 + 1) || i0 + rows > p.l || j0 + cols > p.s;
+}
+
+// The score of query i and key j from their product, in base 2 (-inf where masked out or past
+// an end).
+__device__ __forceinline__ float ember_score2(float dot, bool tested, const void* mask,
+                                              const ember_attention& p, long long base,
+                                              long long i, long long j) {
+  if (!tested) return dot * ((float)p.scale * LOG2E);
+  return ember_score(dot, mask, p, base, i, j, i < p.l && j < p.s) * LOG2E;
+}
 )";
 
-// The tensor-core forward: a block of 4 warps takes 64 query rows; S = Q K^T in accumulators, the
-// online softmax per row across its quad, O += P V with P rounded to the dtype. K is staged as it
-// is, V transposed.
+// The forward: a block of 8 warps takes 128 query rows, K and V tiles of FKEYS keys. S = Q K^T,
+// the online softmax per row across its quad, O += P V with P rounded to the dtype.
 constexpr std::string_view kForwardMma = R"(
-extern "C" __global__ void __launch_bounds__(128)
+#define FKEYS (E_ > 64 || EV_ > 64 ? 32 : 64)
+
+extern "C" __global__ void __launch_bounds__(256, E_ > 64 || EV_ > 64 ? 1 : 2)
     ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask, x_t* out,
                             float* lse, ember_attention p) {
-  alignas(16) __shared__ x_t ks[KEYS * KP];
-  alignas(16) __shared__ x_t vt[EV_ * TP];
+  alignas(16) __shared__ x_t ks[2][FKEYS * KP];
+  alignas(16) __shared__ x_t vs[2][FKEYS * VP];
   const ember_warp at = ember_warp_of(p, p.l);
   unsigned qa[E_ / 16][4];
   ember_fragments<E_>(qa, q + at.b * p.l * E_, at.row, p.l, at.t);
   float o[EV_ / 8][4];
   ember_clear(o);
+  // The rows' running maximum (base 2) and their sums over this thread's columns.
   float m[2] = {NEG_INF, NEG_INF};
   float sum[2] = {0.0f, 0.0f};
-  const long long keys = ember_keys(p, at.r0, MROWS);
-  for (long long j0 = 0; j0 < keys; j0 += KEYS) {
-    __syncthreads();
-    ember_stage<E_, KP, false>(ks, k, at.b * p.s, j0, p.s);
-    ember_stage<EV_, 0, true>(vt, v, at.b * p.s, j0, p.s);
-    __syncthreads();
-    float s[KEYS / 8][4];
+  const long long first = at.b * p.s;
+  const auto stage = [&](long long j0, int buffer) {
+    ember_copy_rows<E_, FKEYS>(ks[buffer], k, first, j0, p.s);
+    ember_copy_rows<EV_, FKEYS>(vs[buffer], v, first, j0, p.s);
+    ember_commit_copies();
+  };
+  const auto compute = [&](long long j0, int buffer) {
+    float s[FKEYS / 8][4];
     ember_clear(s);
-    ember_product<KEYS / 8, E_ / 16, KP>(s, qa, ks, at.g, at.t);
+    ember_product_by_rows<FKEYS / 8, E_ / 16, KP>(s, qa, ks[buffer], at.lane);
+    const bool tested = ember_tested(p, at.r0, MROWS, j0, FKEYS);
     float shift[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
-      const long long i = at.row + 8 * r;
       float tile_max = NEG_INF;
 #pragma unroll
-      for (int n = 0; n < KEYS / 8; ++n) {
+      for (int n = 0; n < FKEYS / 8; ++n) {
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
-          const long long j = j0 + n * 8 + 2 * at.t + c;
           float& x = s[n][2 * r + c];
-          x = ember_score(x, mask, p, at.base, i, j, i < p.l && j < p.s);
+          x = ember_score2(x, tested, mask, p, at.base, at.row + 8 * r, j0 + n * 8 + 2 * at.t + c);
           tile_max = fmaxf(tile_max, x);
         }
       }
       const float m_new = fmaxf(m[r], ember_quad_max(tile_max));
       // Nothing to attend yet: exponents from 0 keep every weight 0 instead of NaN.
       shift[r] = m_new == NEG_INF ? 0.0f : m_new;
-      const float rescale = expf(m[r] - shift[r]);
+      const float rescale = exp2f(m[r] - shift[r]);
       sum[r] *= rescale;
 #pragma unroll
       for (int n = 0; n < EV_ / 8; ++n) {
@@ -496,17 +616,18 @@ extern "C" __global__ void __launch_bounds__(128)
       m[r] = m_new;
     }
 #pragma unroll
-    for (int n = 0; n < KEYS / 8; ++n) {
+    for (int n = 0; n < FKEYS / 8; ++n) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        s[n][e] = expf(s[n][e] - shift[e / 2]);
+        s[n][e] = exp2f(s[n][e] - shift[e / 2]);
         sum[e / 2] += s[n][e];
       }
     }
-    unsigned pa[KEYS / 16][4];
+    unsigned pa[FKEYS / 16][4];
     ember_as_fragments(pa, s);
-    ember_product<EV_ / 8, KEYS / 16, TP>(o, pa, vt, at.g, at.t);
-  }
+    ember_product_by_columns<EV_ / 8, FKEYS / 16, VP>(o, pa, vs[buffer], at.lane);
+  };
+  ember_pipeline<FKEYS>(0, ember_keys(p, at.r0, MROWS), stage, compute);
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const float total = ember_quad_sum(sum[r]);
@@ -514,32 +635,32 @@ extern "C" __global__ void __launch_bounds__(128)
     const long long row = at.b * p.l + at.row + 8 * r;
     // total == 0 (nothing attended): 0 * inf is NaN, as the composite's softmax; lse is -inf.
     ember_store_row<EV_>(out, row, o, r, 1.0f / total, at.t);
-    if (at.t == 0) lse[row] = m[r] + logf(total);
+    if (at.t == 0) lse[row] = (m[r] + log2f(total)) * LN2;
   }
 }
 )";
 
-// The tensor-core backward (E and Ev multiples of 16, up to 64: what its registers hold).
-// ember_attention_dq: a block of 4 warps takes 64 query rows; per key tile S = Q K^T and
-// dP = dO V^T in accumulators, dS = P (dP - D) with P = exp(S - lse), dQ += dS K (K staged as it
-// is for S, transposed for dQ; V as it is). It writes D = rowsum(dO out) first.
-// ember_attention_dkdv: a block of 4 warps takes 64 keys; per query tile S^T = K Q^T and
-// dP^T = V dO^T, dV += P^T dO and dK += dS^T Q (Q and dO staged as they are and transposed, with
-// their rows' lse and D).
+// The backward (E and Ev up to 64: what its registers hold), blocks of 4 warps, tiles of 32 rows.
+// ember_attention_dq: a block takes 64 query rows; per key tile S = Q K^T and dP = dO V^T in
+// accumulators, dS = P (dP - D) with P = exp(S - lse), dQ += dS K. It writes D = rowsum(dO out)
+// first.
+// ember_attention_dkdv: a block takes 64 keys; per query tile (with its rows' lse and D) S^T = K
+// Q^T and dP^T = V dO^T, dV += P^T dO and dK += dS^T Q.
 constexpr std::string_view kBackwardMma = R"(
+#define BKEYS 32
+
 extern "C" __global__ void __launch_bounds__(128)
     ember_attention_dq(const x_t* q, const x_t* k, const x_t* v, const void* mask, const x_t* out,
                        const float* lse, const x_t* grad, x_t* dq, float* delta,
                        ember_attention p) {
-  alignas(16) __shared__ x_t ks[KEYS * KP];
-  alignas(16) __shared__ x_t kt[E_ * TP];
-  alignas(16) __shared__ x_t vs[KEYS * VP];
+  alignas(16) __shared__ x_t ks[2][BKEYS * KP];
+  alignas(16) __shared__ x_t vs[2][BKEYS * VP];
   const ember_warp at = ember_warp_of(p, p.l);
   unsigned qa[E_ / 16][4];
   ember_fragments<E_>(qa, q + at.b * p.l * E_, at.row, p.l, at.t);
   unsigned ga[EV_ / 16][4];
   ember_fragments<EV_>(ga, grad + at.b * p.l * EV_, at.row, p.l, at.t);
-  float row_lse[2];
+  float lse2[2];  // base 2
   float d[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -553,38 +674,40 @@ extern "C" __global__ void __launch_bounds__(128)
       }
     }
     d[r] = ember_quad_sum(part);
-    row_lse[r] = i < p.l ? lse[row] : 0.0f;
+    lse2[r] = i < p.l ? lse[row] * LOG2E : 0.0f;
     if (i < p.l && at.t == 0) delta[row] = d[r];
   }
   float acc[E_ / 8][4];
   ember_clear(acc);
-  const long long keys = ember_keys(p, at.r0, MROWS);
-  for (long long j0 = 0; j0 < keys; j0 += KEYS) {
-    __syncthreads();
-    ember_stage<E_, KP, false>(ks, k, at.b * p.s, j0, p.s);
-    ember_stage<E_, 0, true>(kt, k, at.b * p.s, j0, p.s);
-    ember_stage<EV_, VP, false>(vs, v, at.b * p.s, j0, p.s);
-    __syncthreads();
-    float s[KEYS / 8][4];
+  const long long first = at.b * p.s;
+  const auto stage = [&](long long j0, int buffer) {
+    ember_copy_rows<E_, BKEYS>(ks[buffer], k, first, j0, p.s);
+    ember_copy_rows<EV_, BKEYS>(vs[buffer], v, first, j0, p.s);
+    ember_commit_copies();
+  };
+  const auto compute = [&](long long j0, int buffer) {
+    float s[BKEYS / 8][4];
     ember_clear(s);
-    ember_product<KEYS / 8, E_ / 16, KP>(s, qa, ks, at.g, at.t);
-    float dp[KEYS / 8][4];
+    ember_product_by_rows<BKEYS / 8, E_ / 16, KP>(s, qa, ks[buffer], at.lane);
+    float dp[BKEYS / 8][4];
     ember_clear(dp);
-    ember_product<KEYS / 8, EV_ / 16, VP>(dp, ga, vs, at.g, at.t);
+    ember_product_by_rows<BKEYS / 8, EV_ / 16, VP>(dp, ga, vs[buffer], at.lane);
+    const bool tested = ember_tested(p, at.r0, MROWS, j0, BKEYS);
 #pragma unroll
-    for (int n = 0; n < KEYS / 8; ++n) {
+    for (int n = 0; n < BKEYS / 8; ++n) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const long long i = at.row + 8 * (e / 2);
         const long long j = j0 + n * 8 + 2 * at.t + e % 2;
-        const float score = ember_score(s[n][e], mask, p, at.base, i, j, i < p.l && j < p.s);
-        s[n][e] = expf(score - row_lse[e / 2]) * (dp[n][e] - d[e / 2]);
+        const float score = ember_score2(s[n][e], tested, mask, p, at.base, i, j);
+        s[n][e] = exp2f(score - lse2[e / 2]) * (dp[n][e] - d[e / 2]);
       }
     }
-    unsigned da[KEYS / 16][4];
+    unsigned da[BKEYS / 16][4];
     ember_as_fragments(da, s);
-    ember_product<E_ / 8, KEYS / 16, TP>(acc, da, kt, at.g, at.t);
-  }
+    ember_product_by_columns<E_ / 8, BKEYS / 16, KP>(acc, da, ks[buffer], at.lane);
+  };
+  ember_pipeline<BKEYS>(0, ember_keys(p, at.r0, MROWS), stage, compute);
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     if (at.row + 8 * r >= p.l) continue;
@@ -597,12 +720,10 @@ extern "C" __global__ void __launch_bounds__(128)
     ember_attention_dkdv(const x_t* q, const x_t* k, const x_t* v, const void* mask,
                          const float* lse, const x_t* grad, const float* delta, x_t* dk, x_t* dv,
                          ember_attention p) {
-  alignas(16) __shared__ x_t qs[KEYS * KP];
-  alignas(16) __shared__ x_t qt[E_ * TP];
-  alignas(16) __shared__ x_t gs[KEYS * VP];
-  alignas(16) __shared__ x_t gt[EV_ * TP];
-  __shared__ float lses[KEYS];
-  __shared__ float deltas[KEYS];
+  alignas(16) __shared__ x_t qs[2][BKEYS * KP];
+  alignas(16) __shared__ x_t gs[2][BKEYS * VP];
+  __shared__ float lses[2][BKEYS];
+  __shared__ float deltas[2][BKEYS];
   const ember_warp at = ember_warp_of(p, p.s);
   unsigned ka[E_ / 16][4];
   ember_fragments<E_>(ka, k + at.b * p.s * E_, at.row, p.s, at.t);
@@ -612,49 +733,43 @@ extern "C" __global__ void __launch_bounds__(128)
   ember_clear(dka);
   float dva[EV_ / 8][4];
   ember_clear(dva);
-#if CAUSAL
-  const long long first = at.r0;  // queries before the block's first key attend none of its keys
-#else
-  const long long first = 0;
-#endif
-  for (long long i0 = first; i0 < p.l; i0 += KEYS) {
-    __syncthreads();
-    ember_stage<E_, KP, false>(qs, q, at.b * p.l, i0, p.l);
-    ember_stage<E_, 0, true>(qt, q, at.b * p.l, i0, p.l);
-    ember_stage<EV_, VP, false>(gs, grad, at.b * p.l, i0, p.l);
-    ember_stage<EV_, 0, true>(gt, grad, at.b * p.l, i0, p.l);
-    if (threadIdx.x < KEYS) {
-      const long long i = i0 + threadIdx.x;
-      // A query past the end weighs exp(-inf - 0) = 0.
-      lses[threadIdx.x] = i < p.l ? lse[at.b * p.l + i] : 0.0f;
-      deltas[threadIdx.x] = i < p.l ? delta[at.b * p.l + i] : 0.0f;
-    }
-    __syncthreads();
-    float s[KEYS / 8][4];
+  const long long first = at.b * p.l;
+  const auto stage = [&](long long i0, int buffer) {
+    ember_copy_rows<E_, BKEYS>(qs[buffer], q, first, i0, p.l);
+    ember_copy_rows<EV_, BKEYS>(gs[buffer], grad, first, i0, p.l);
+    // A query past the end weighs exp2(-inf - 0) = 0.
+    ember_copy_floats<BKEYS>(lses[buffer], lse, first, i0, p.l);
+    ember_copy_floats<BKEYS>(deltas[buffer], delta, first, i0, p.l);
+    ember_commit_copies();
+  };
+  const auto compute = [&](long long i0, int buffer) {
+    float s[BKEYS / 8][4];
     ember_clear(s);
-    ember_product<KEYS / 8, E_ / 16, KP>(s, ka, qs, at.g, at.t);
-    float dp[KEYS / 8][4];
+    ember_product_by_rows<BKEYS / 8, E_ / 16, KP>(s, ka, qs[buffer], at.lane);
+    float dp[BKEYS / 8][4];
     ember_clear(dp);
-    ember_product<KEYS / 8, EV_ / 16, VP>(dp, va, gs, at.g, at.t);
-    float ds[KEYS / 8][4];
+    ember_product_by_rows<BKEYS / 8, EV_ / 16, VP>(dp, va, gs[buffer], at.lane);
+    const bool tested = ember_tested(p, i0, BKEYS, at.r0, MROWS);
+    float ds[BKEYS / 8][4];
 #pragma unroll
-    for (int n = 0; n < KEYS / 8; ++n) {
+    for (int n = 0; n < BKEYS / 8; ++n) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const long long j = at.row + 8 * (e / 2);
         const int ii = n * 8 + 2 * at.t + e % 2;
-        const long long i = i0 + ii;
-        const float score = ember_score(s[n][e], mask, p, at.base, i, j, i < p.l && j < p.s);
-        s[n][e] = expf(score - lses[ii]);
-        ds[n][e] = s[n][e] * (dp[n][e] - deltas[ii]);
+        const float score = ember_score2(s[n][e], tested, mask, p, at.base, i0 + ii, j);
+        s[n][e] = exp2f(score - lses[buffer][ii] * LOG2E);
+        ds[n][e] = s[n][e] * (dp[n][e] - deltas[buffer][ii]);
       }
     }
-    unsigned pa[KEYS / 16][4];
+    unsigned pa[BKEYS / 16][4];
     ember_as_fragments(pa, s);
-    ember_product<EV_ / 8, KEYS / 16, TP>(dva, pa, gt, at.g, at.t);
+    ember_product_by_columns<EV_ / 8, BKEYS / 16, VP>(dva, pa, gs[buffer], at.lane);
     ember_as_fragments(pa, ds);
-    ember_product<E_ / 8, KEYS / 16, TP>(dka, pa, qt, at.g, at.t);
-  }
+    ember_product_by_columns<E_ / 8, BKEYS / 16, KP>(dka, pa, qs[buffer], at.lane);
+  };
+  // Under CAUSAL, queries before the block's first key attend none of its keys.
+  ember_pipeline<BKEYS>(CAUSAL ? at.r0 : 0, p.l, stage, compute);
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     if (at.row + 8 * r >= p.s) continue;
@@ -676,10 +791,11 @@ std::string prelude(const AttentionShape& shape) {
   return source;
 }
 
-/// prelude, then the tensor-core kernels' helpers for the dtype's mma.sync.
-std::string mma_prelude(const AttentionShape& shape) {
+/// prelude, then the tensor-core kernels' helpers for the dtype's mma.sync and blocks of grid.
+std::string mma_prelude(const AttentionShape& shape, AttentionGrid grid) {
   const bool f16 = shape.dtype == DType::F16;
   std::string source = prelude(shape);
+  source += "#define MROWS " + std::to_string(grid.rows) + "\n";
   source += std::string("#define MMA_TYPE \"") + (f16 ? "f16" : "bf16") + "\"\n";
   source +=
       std::string("#define x_store16 ") + (f16 ? "ember_store_f16" : "ember_store_bf16") + "\n";
@@ -733,8 +849,9 @@ constexpr int64_t kMaxBlocks = 2147483647;
 /// head dims up to 64.
 constexpr int64_t kMmaBackwardMaxHeadDim = 64;
 constexpr AttentionGrid kScalarGrid{kAttentionThreads, kAttentionRows};
-/// 4 warps of 16 rows.
-constexpr AttentionGrid kMmaGrid{128, 64};
+/// Warps of 16 rows: 8 for the forward, 4 for the backward (whose kernels hold more registers).
+constexpr AttentionGrid kMmaForwardGrid{256, 128};
+constexpr AttentionGrid kMmaBackwardGrid{128, 64};
 
 bool head_dim_fits(int64_t dim) {
   return dim > 0 && dim <= kAttentionMaxHeadDim;
@@ -781,21 +898,21 @@ bool backward_uses_tensor_cores(const AttentionShape& shape) {
 }
 
 AttentionGrid attention_forward_grid(const AttentionShape& shape) {
-  return uses_tensor_cores(shape) ? kMmaGrid : kScalarGrid;
+  return uses_tensor_cores(shape) ? kMmaForwardGrid : kScalarGrid;
 }
 
 AttentionGrid attention_backward_grid(const AttentionShape& shape) {
-  return backward_uses_tensor_cores(shape) ? kMmaGrid : kScalarGrid;
+  return backward_uses_tensor_cores(shape) ? kMmaBackwardGrid : kScalarGrid;
 }
 
 std::string attention_forward_source(const AttentionShape& shape) {
   if (!uses_tensor_cores(shape)) return prelude(shape) + std::string(kForward);
-  return mma_prelude(shape) + std::string(kForwardMma);
+  return mma_prelude(shape, kMmaForwardGrid) + std::string(kForwardMma);
 }
 
 std::string attention_backward_source(const AttentionShape& shape) {
   if (!backward_uses_tensor_cores(shape)) return prelude(shape) + std::string(kBackward);
-  return mma_prelude(shape) + std::string(kBackwardMma);
+  return mma_prelude(shape, kMmaBackwardGrid) + std::string(kBackwardMma);
 }
 
 }  // namespace ember::cuda

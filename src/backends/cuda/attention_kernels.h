@@ -1,7 +1,8 @@
 // The CUDA C sources of the fused attention (ir::Attention) and its gradient (ir::AttentionGrad),
 // flash-style: no [L, S] matrix is ever stored. The f16 and bf16 kernels (E and Ev multiples of
 // 16; up to 64 for the backward) run on tensor cores: mma.sync m16n8k16 with f32 accumulation, a
-// warp per 16 rows (uses_tensor_cores). The other kernels are scalar: a block takes 32 query rows
+// warp per 16 rows (uses_tensor_cores); the forward's K and V tiles arrive by cp.async, double
+// buffered, and reach the products through ldmatrix (compute capability 8.0 and later). The other kernels are scalar: a block takes 32 query rows
 // (forward, dQ) or 32 keys (dK, dV) of one batch entry; 8 threads share a row, each holding every
 // 8th element of its q, k, v or gradient slices in registers, and the other side's tiles of 32 rows
 // pass through shared memory in f32, every product an f32 fused multiply-add. Scores, the online

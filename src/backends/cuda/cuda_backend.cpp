@@ -1622,6 +1622,12 @@ class CudaBackend final : public backend::Backend {
                              std::span<const ir::TensorMeta> outputs) {
     const std::optional<AttentionShape> shape = attention_shape(attention, metas_of(inputs));
     if (!shape) return std::nullopt;
+    // The tensor-core forward copies q, k and v 16 bytes at a time (the pools align buffers to
+    // 64; this keeps a buffer from elsewhere from faulting).
+    const auto aligned = [](const Operand& x) { return address_of(x) % 16 == 0; };
+    if (uses_tensor_cores(*shape) && !std::all_of(inputs.begin(), inputs.begin() + 3, aligned)) {
+      return std::nullopt;
+    }
     auto out = allocate(outputs[0]);
     auto lse = allocate(outputs[1]);
     launch_attention(attention_forward_source, "ember_attention_forward", *shape, inputs,
