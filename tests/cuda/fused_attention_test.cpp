@@ -100,7 +100,10 @@ TEST(CudaAttentionShape, HalfFloatsWithHeadDimsOfWholeFragmentsRunOnTensorCores)
   EXPECT_EQ(attention_forward_grid(half).rows, 128);
   EXPECT_EQ(attention_backward_grid(half).rows, 64);
   const AttentionShape single = *attention_shape(op, qkv({2}, 5, 5, 64, 64));
+  EXPECT_EQ(attention_forward_grid(single).rows, 64);  // register tiles up to head dim 64
   EXPECT_EQ(attention_backward_grid(single).rows, kAttentionRows);
+  const AttentionShape wide = *attention_shape(op, qkv({2}, 5, 5, 64, 128));
+  EXPECT_EQ(attention_forward_grid(wide).rows, kAttentionRows);
 }
 
 /// The mask strides attention_shape finds for mask over q, k, v of batch [2, 3], L 4, S 5.

@@ -162,6 +162,25 @@ __device__ __forceinline__ long long ember_keys(const ember_attention& p, long l
   return p.s;
 #endif
 }
+
+#define LOG2E 1.4426950408889634f
+#define LN2 0.6931471805599453f
+
+// Whether the scores of queries [i0, i0 + rows) and keys [j0, j0 + cols) need testing (a mask,
+// the causal diagonal, or an end inside them); elsewhere each is the product times the scale.
+__device__ __forceinline__ bool ember_tested(const ember_attention& p, long long i0, long long rows,
+                                             long long j0, long long cols) {
+  return MASK_KIND != 0 || (CAUSAL && j0 + cols > i0 + 1) || i0 + rows > p.l || j0 + cols > p.s;
+}
+
+// The score of query i and key j from their product, in base 2 (-inf where masked out or past
+// an end).
+__device__ __forceinline__ float ember_score2(float dot, bool tested, const void* mask,
+                                              const ember_attention& p, long long base,
+                                              long long i, long long j) {
+  if (!tested) return dot * ((float)p.scale * LOG2E);
+  return ember_score(dot, mask, p, base, i, j, i < p.l && j < p.s) * LOG2E;
+}
 )";
 
 // A block of 32 query rows: K and V tiles through shared memory, the online softmax of each row
@@ -212,6 +231,145 @@ extern "C" __global__ void __launch_bounds__(256)
   // sum == 0 (nothing attended): 0 * inf is NaN, as the composite's softmax; lse is -inf.
   ember_store_slice<EV_, PER_V>(out + row * EV_, acc, 1.0f / sum, at.lane);
   if (at.lane == 0) lse[row] = m + logf(sum);
+}
+)";
+
+// The f32 forward, and f16's and bf16's where tensor cores do not apply, for head dims up to 64:
+// register tiles of a small matrix product. A block of 256 threads takes 64 query rows and key
+// tiles of 32; thread (rg, cg) = (tid / 16, tid % 16) holds rows 4 rg .. 4 rg + 3: their scores
+// with keys cg and cg + 16, and their output columns cg, cg + 16, ... . Q and each K tile lie
+// transposed in shared memory (a step reads a float4 of Q and two floats of K for 8 FMAs), the 16
+// threads of a row group share each row's maximum by shuffles, P passes through shared memory
+// transposed, and V as it lies (a step reads a float4 of P and a float per output column).
+constexpr std::string_view kForwardTiled = R"(
+#define TQ 64
+#define TK 32
+#define QP (TQ + 4)
+#define COLS ((EV_ + 15) / 16)
+
+// The maximum (or sum) over the 16 threads of a row group (consecutive lanes), in every one.
+__device__ __forceinline__ float ember_group16_max(float x) {
+#pragma unroll
+  for (int lanes = 8; lanes > 0; lanes /= 2)
+    x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, lanes));
+  return x;
+}
+__device__ __forceinline__ float ember_group16_sum(float x) {
+#pragma unroll
+  for (int lanes = 8; lanes > 0; lanes /= 2)
+    x += __shfl_xor_sync(0xffffffffu, x, lanes);
+  return x;
+}
+
+extern "C" __global__ void __launch_bounds__(256)
+    ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask, x_t* out,
+                            float* lse, ember_attention p) {
+  __shared__ __align__(16) float qt[E_ * QP];       // qt[e * QP + row]
+  __shared__ float kt[E_ * (TK + 1)];               // kt[e * (TK + 1) + key]
+  __shared__ float vs[TK * COLS * 16];              // vs[key * COLS * 16 + column], zeros past EV_
+  __shared__ __align__(16) float pt[TK * QP];       // pt[key * QP + row]
+  const long long tiles = (p.l + TQ - 1) / TQ;
+  const long long b = blockIdx.x / tiles;
+  const long long r0 = blockIdx.x % tiles * TQ;
+  const long long base = ember_mask_base(p, b);
+  const int rg = threadIdx.x / 16;
+  const int cg = threadIdx.x % 16;
+  for (int at = threadIdx.x; at < TQ * E_; at += blockDim.x) {
+    const int r = at / E_;
+    const int e = at % E_;
+    qt[e * QP + r] = r0 + r < p.l ? x_load(q[(b * p.l + r0 + r) * E_ + e]) : 0.0f;
+  }
+  float o[4][COLS];
+  float m[4];  // the rows' running maximum, base 2
+  float sum[4];  // their sums over this thread's keys
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    m[i] = NEG_INF;
+    sum[i] = 0.0f;
+#pragma unroll
+    for (int c = 0; c < COLS; ++c)
+      o[i][c] = 0.0f;
+  }
+  const long long keys = ember_keys(p, r0, TQ);
+  for (long long j0 = 0; j0 < keys; j0 += TK) {
+    for (int at = threadIdx.x; at < TK * E_; at += blockDim.x) {
+      const int j = at / E_;
+      const int e = at % E_;
+      kt[e * (TK + 1) + j] = j0 + j < p.s ? x_load(k[(b * p.s + j0 + j) * E_ + e]) : 0.0f;
+    }
+    for (int at = threadIdx.x; at < TK * COLS * 16; at += blockDim.x) {
+      const int j = at / (COLS * 16);
+      const int c = at % (COLS * 16);
+      vs[at] = j0 + j < p.s && c < EV_ ? x_load(v[(b * p.s + j0 + j) * EV_ + c]) : 0.0f;
+    }
+    __syncthreads();
+    float s[4][2] = {};
+#pragma unroll 8
+    for (int e = 0; e < E_; ++e) {
+      const float4 qv = *(const float4*)&qt[e * QP + 4 * rg];
+      const float k0 = kt[e * (TK + 1) + cg];
+      const float k1 = kt[e * (TK + 1) + cg + 16];
+      const float qs[4] = {qv.x, qv.y, qv.z, qv.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        s[i][0] = fmaf(qs[i], k0, s[i][0]);
+        s[i][1] = fmaf(qs[i], k1, s[i][1]);
+      }
+    }
+    const bool tested = ember_tested(p, r0, TQ, j0, TK);
+    float weights[2][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const long long row = r0 + 4 * rg + i;
+#pragma unroll
+      for (int c = 0; c < 2; ++c)
+        s[i][c] = ember_score2(s[i][c], tested, mask, p, base, row, j0 + cg + 16 * c);
+      const float m_new = fmaxf(m[i], ember_group16_max(fmaxf(s[i][0], s[i][1])));
+      // Nothing to attend yet: exponents from 0 keep every weight 0 instead of NaN.
+      const float shift = m_new == NEG_INF ? 0.0f : m_new;
+      const float rescale = exp2f(m[i] - shift);
+      m[i] = m_new;
+#pragma unroll
+      for (int c = 0; c < 2; ++c)
+        weights[c][i] = exp2f(s[i][c] - shift);
+      sum[i] = sum[i] * rescale + weights[0][i] + weights[1][i];
+#pragma unroll
+      for (int c = 0; c < COLS; ++c)
+        o[i][c] *= rescale;
+    }
+#pragma unroll
+    for (int c = 0; c < 2; ++c) {
+      *(float4*)&pt[(cg + 16 * c) * QP + 4 * rg] =
+          make_float4(weights[c][0], weights[c][1], weights[c][2], weights[c][3]);
+    }
+    __syncthreads();
+#pragma unroll 4
+    for (int j = 0; j < TK; ++j) {
+      const float4 pv = *(const float4*)&pt[j * QP + 4 * rg];
+      const float ps[4] = {pv.x, pv.y, pv.z, pv.w};
+#pragma unroll
+      for (int c = 0; c < COLS; ++c) {
+        const float x = vs[j * COLS * 16 + cg + 16 * c];
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+          o[i][c] = fmaf(ps[i], x, o[i][c]);
+      }
+    }
+    __syncthreads();  // every thread is done with this tile before the next one's loads
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float total = ember_group16_sum(sum[i]);
+    const long long row = r0 + 4 * rg + i;
+    if (row >= p.l) continue;
+    // total == 0 (nothing attended): 0 * inf is NaN, as the composite's softmax; lse is -inf.
+#pragma unroll
+    for (int c = 0; c < COLS; ++c) {
+      const int column = cg + 16 * c;
+      if (column < EV_) out[(b * p.l + row) * EV_ + column] = x_store((double)(o[i][c] / total));
+    }
+    if (cg == 0) lse[b * p.l + row] = (m[i] + log2f(total)) * LN2;
+  }
 }
 )";
 
@@ -320,8 +478,6 @@ extern "C" __global__ void __launch_bounds__(256)
 // of the next product as it lies. Scores are kept in base 2 (log2(e) folded into the scale: one
 // ex2 an element); only tiles that hold a mask, the causal diagonal or an end test each score.
 constexpr std::string_view kMmaCommon = R"(
-#define LOG2E 1.4426950408889634f
-#define LN2 0.6931471805599453f
 #define KP (E_ + 8)
 #define VP (EV_ + 8)
 
@@ -544,21 +700,6 @@ __device__ __forceinline__ ember_warp ember_warp_of(const ember_attention& p, lo
   return at;
 }
 
-// Whether the scores of queries [i0, i0 + rows) and keys [j0, j0 + cols) need testing (a mask,
-// the causal diagonal, or an end inside them); elsewhere each is the product times the scale.
-__device__ __forceinline__ bool ember_tested(const ember_attention& p, long long i0, long long rows,
-                                             long long j0, long long cols) {
-  return MASK_KIND != 0 || (CAUSAL && j0 + cols > i0 + 1) || i0 + rows > p.l || j0 + cols > p.s;
-}
-
-// The score of query i and key j from their product, in base 2 (-inf where masked out or past
-// an end).
-__device__ __forceinline__ float ember_score2(float dot, bool tested, const void* mask,
-                                              const ember_attention& p, long long base,
-                                              long long i, long long j) {
-  if (!tested) return dot * ((float)p.scale * LOG2E);
-  return ember_score(dot, mask, p, base, i, j, i < p.l && j < p.s) * LOG2E;
-}
 )";
 
 // The forward: a block of 8 warps takes 128 query rows, K and V tiles of FKEYS keys. S = Q K^T,
@@ -852,6 +993,13 @@ constexpr AttentionGrid kScalarGrid{kAttentionThreads, kAttentionRows};
 /// Warps of 16 rows: 8 for the forward, 4 for the backward (whose kernels hold more registers).
 constexpr AttentionGrid kMmaForwardGrid{256, 128};
 constexpr AttentionGrid kMmaBackwardGrid{128, 64};
+/// The register-tiled forward: 256 threads per 64 query rows, head dims up to 64.
+constexpr AttentionGrid kTiledGrid{256, 64};
+constexpr int64_t kTiledMaxHeadDim = 64;
+
+bool uses_tiled_forward(const AttentionShape& shape) {
+  return !uses_tensor_cores(shape) && shape.e <= kTiledMaxHeadDim && shape.ev <= kTiledMaxHeadDim;
+}
 
 bool head_dim_fits(int64_t dim) {
   return dim > 0 && dim <= kAttentionMaxHeadDim;
@@ -898,7 +1046,8 @@ bool backward_uses_tensor_cores(const AttentionShape& shape) {
 }
 
 AttentionGrid attention_forward_grid(const AttentionShape& shape) {
-  return uses_tensor_cores(shape) ? kMmaForwardGrid : kScalarGrid;
+  if (uses_tensor_cores(shape)) return kMmaForwardGrid;
+  return uses_tiled_forward(shape) ? kTiledGrid : kScalarGrid;
 }
 
 AttentionGrid attention_backward_grid(const AttentionShape& shape) {
@@ -906,6 +1055,7 @@ AttentionGrid attention_backward_grid(const AttentionShape& shape) {
 }
 
 std::string attention_forward_source(const AttentionShape& shape) {
+  if (uses_tiled_forward(shape)) return prelude(shape) + std::string(kForwardTiled);
   if (!uses_tensor_cores(shape)) return prelude(shape) + std::string(kForward);
   return mma_prelude(shape, kMmaForwardGrid) + std::string(kForwardMma);
 }

@@ -1,15 +1,18 @@
 // The CUDA C sources of the fused attention (ir::Attention) and its gradient (ir::AttentionGrad),
-// flash-style: no [L, S] matrix is ever stored. The f16 and bf16 kernels (E and Ev multiples of
-// 16; up to 64 for the backward) run on tensor cores: mma.sync m16n8k16 with f32 accumulation, a
-// warp per 16 rows (uses_tensor_cores); the forward's K and V tiles arrive by cp.async, double
-// buffered, and reach the products through ldmatrix (compute capability 8.0 and later). The other kernels are scalar: a block takes 32 query rows
-// (forward, dQ) or 32 keys (dK, dV) of one batch entry; 8 threads share a row, each holding every
-// 8th element of its q, k, v or gradient slices in registers, and the other side's tiles of 32 rows
-// pass through shared memory in f32, every product an f32 fused multiply-add. Scores, the online
-// softmax (running maximum and sum) and every sum are f32 in both. The backward recomputes the
-// probabilities from the forward's log-sum-exp, in two passes: dQ a query row at a time (which
-// also writes D = rowsum(dO out)), then dK and dV a key at a time; no atomics, so the gradients
-// are the same on every run.
+// flash-style: no [L, S] matrix is ever stored. Scores, the online softmax (running maximum and
+// sum) and every sum are f32 in every kernel.
+// - f16 and bf16 with E and Ev multiples of 16 (up to 64 for the backward) run on tensor cores
+//   (uses_tensor_cores): mma.sync m16n8k16 with f32 accumulation, a warp per 16 rows; the other
+//   side's tiles arrive by cp.async, double-buffered, and reach the products through ldmatrix
+//   (compute capability 8.0 and later).
+// - The other forwards with head dims up to 64 (f32 above all) run register tiles: a thread
+//   computes 4 rows by 2 keys of scores and 4 rows of the output with f32 fused multiply-adds.
+// - The rest is scalar: a block takes 32 query rows (forward, dQ) or 32 keys (dK, dV) of one
+//   batch entry; 8 threads share a row, each holding every 8th element of its q, k, v or gradient
+//   slices in registers, and the other side's tiles of 32 rows pass through shared memory in f32.
+// The backward recomputes the probabilities from the forward's log-sum-exp, in two passes: dQ a
+// query block at a time (which also writes D = rowsum(dO out)), then dK and dV a key block at a
+// time; no atomics, so the gradients are the same on every run.
 #pragma once
 
 #include <cstdint>
