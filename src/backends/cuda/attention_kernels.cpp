@@ -264,10 +264,10 @@ __device__ __forceinline__ float ember_group16_sum(float x) {
 extern "C" __global__ void __launch_bounds__(256)
     ember_attention_forward(const x_t* q, const x_t* k, const x_t* v, const void* mask, x_t* out,
                             float* lse, ember_attention p) {
-  __shared__ __align__(16) float qt[E_ * QP];       // qt[e * QP + row]
+  alignas(16) __shared__ float qt[E_ * QP];       // qt[e * QP + row]
   __shared__ float kt[E_ * (TK + 1)];               // kt[e * (TK + 1) + key]
   __shared__ float vs[TK * COLS * 16];              // vs[key * COLS * 16 + column], zeros past EV_
-  __shared__ __align__(16) float pt[TK * QP];       // pt[key * QP + row]
+  alignas(16) __shared__ float pt[TK * QP];       // pt[key * QP + row]
   const long long tiles = (p.l + TQ - 1) / TQ;
   const long long b = blockIdx.x / tiles;
   const long long r0 = blockIdx.x % tiles * TQ;
