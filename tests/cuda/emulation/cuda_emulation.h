@@ -63,19 +63,13 @@ inline void __syncthreads() {
   ember_emulation::block_barrier->arrive_and_wait();
 }
 inline float __uint_as_float(unsigned u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
+  return ember_emulation::float_of(u);
 }
 inline float __int_as_float(int u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
+  return ember_emulation::float_of(static_cast<uint32_t>(u));
 }
 inline unsigned __float_as_uint(float f) {
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  return u;
+  return ember_emulation::bits_of(f);
 }
 /// double to float, rounded toward zero.
 inline float __double2float_rz(double v) {
