@@ -489,9 +489,20 @@ __device__ __forceinline__ void ember_mma(float (&c)[4], const unsigned (&a)[4],
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// lo and hi rounded to the dtype, lo in the low half (the lower column of a fragment pair).
+// lo and hi rounded to the dtype (to nearest even), lo in the low half (the lower column of a
+// fragment pair): one conversion instruction for both.
 __device__ __forceinline__ unsigned ember_pack(float lo, float hi) {
-  return (unsigned)x_store16(lo) | ((unsigned)x_store16(hi) << 16);
+  unsigned packed;
+  asm("cvt.rn." MMA_TYPE "x2.f32 %0, %1, %2;\n" : "=r"(packed) : "f"(hi), "f"(lo));
+  return packed;
+}
+
+// 2^x by the special-function unit (ex2.approx, results below 2^-126 flushed to 0): the
+// probabilities' exponentials, in (0, 1] (0 for -inf) where the rows' maximum is subtracted.
+__device__ __forceinline__ float ember_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
 }
 
 template <int N>
@@ -747,7 +758,7 @@ extern "C" __global__ void __launch_bounds__(256, E_ > 64 || EV_ > 64 ? 1 : 2)
       const float m_new = fmaxf(m[r], ember_quad_max(tile_max));
       // Nothing to attend yet: exponents from 0 keep every weight 0 instead of NaN.
       shift[r] = m_new == NEG_INF ? 0.0f : m_new;
-      const float rescale = exp2f(m[r] - shift[r]);
+      const float rescale = ember_exp2(m[r] - shift[r]);
       sum[r] *= rescale;
 #pragma unroll
       for (int n = 0; n < EV_ / 8; ++n) {
@@ -760,7 +771,7 @@ extern "C" __global__ void __launch_bounds__(256, E_ > 64 || EV_ > 64 ? 1 : 2)
     for (int n = 0; n < FKEYS / 8; ++n) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        s[n][e] = exp2f(s[n][e] - shift[e / 2]);
+        s[n][e] = ember_exp2(s[n][e] - shift[e / 2]);
         sum[e / 2] += s[n][e];
       }
     }
@@ -841,7 +852,7 @@ extern "C" __global__ void __launch_bounds__(128)
         const long long i = at.row + 8 * (e / 2);
         const long long j = j0 + n * 8 + 2 * at.t + e % 2;
         const float score = ember_score2(s[n][e], tested, mask, p, at.base, i, j);
-        s[n][e] = exp2f(score - lse2[e / 2]) * (dp[n][e] - d[e / 2]);
+        s[n][e] = ember_exp2(score - lse2[e / 2]) * (dp[n][e] - d[e / 2]);
       }
     }
     unsigned da[BKEYS / 16][4];
@@ -899,7 +910,7 @@ extern "C" __global__ void __launch_bounds__(128)
         const long long j = at.row + 8 * (e / 2);
         const int ii = n * 8 + 2 * at.t + e % 2;
         const float score = ember_score2(s[n][e], tested, mask, p, at.base, i0 + ii, j);
-        s[n][e] = exp2f(score - lses[buffer][ii] * LOG2E);
+        s[n][e] = ember_exp2(score - lses[buffer][ii] * LOG2E);
         ds[n][e] = s[n][e] * (dp[n][e] - deltas[buffer][ii]);
       }
     }
@@ -938,8 +949,6 @@ std::string mma_prelude(const AttentionShape& shape, AttentionGrid grid) {
   std::string source = prelude(shape);
   source += "#define MROWS " + std::to_string(grid.rows) + "\n";
   source += std::string("#define MMA_TYPE \"") + (f16 ? "f16" : "bf16") + "\"\n";
-  source +=
-      std::string("#define x_store16 ") + (f16 ? "ember_store_f16" : "ember_store_bf16") + "\n";
   return source + std::string(kMmaCommon);
 }
 
