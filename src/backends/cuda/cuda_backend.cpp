@@ -1622,12 +1622,7 @@ class CudaBackend final : public backend::Backend {
                              std::span<const ir::TensorMeta> outputs) {
     const std::optional<AttentionShape> shape = attention_shape(attention, metas_of(inputs));
     if (!shape) return std::nullopt;
-    // The tensor-core forward copies q, k and v 16 bytes at a time (the pools align buffers to
-    // 64; this keeps a buffer from elsewhere from faulting).
-    const auto aligned = [](const Operand& x) { return address_of(x) % 16 == 0; };
-    if (uses_tensor_cores(*shape) && !std::all_of(inputs.begin(), inputs.begin() + 3, aligned)) {
-      return std::nullopt;
-    }
+    if (uses_tensor_cores(*shape) && !copies_aligned(inputs.first(3))) return std::nullopt;
     auto out = allocate(outputs[0]);
     auto lse = allocate(outputs[1]);
     launch_attention(attention_forward_source, "ember_attention_forward", *shape, inputs,
@@ -1653,6 +1648,10 @@ class CudaBackend final : public backend::Backend {
     const std::optional<AttentionShape> shape =
         attention_shape(grad.attention, metas_of(inputs.first(forward_inputs)));
     if (!shape) return std::nullopt;
+    if (backward_uses_tensor_cores(*shape) &&
+        !(copies_aligned(inputs.first(3)) && copies_aligned(inputs.last(1)))) {
+      return std::nullopt;
+    }
     const CUdeviceptr out = address_of(inputs[forward_inputs]);
     const CUdeviceptr lse = address_of(inputs[forward_inputs + 1]);
     const CUdeviceptr grad_out = address_of(inputs[forward_inputs + 2]);
@@ -1669,6 +1668,13 @@ class CudaBackend final : public backend::Backend {
                      {lse, grad_out, delta->address(), dk->address(), dv->address()},
                      shape->parameters.s, grid);
     return Outputs{dq, dk, dv};
+  }
+
+  /// Whether the tensor-core attention kernels may copy these operands 16 bytes at a time
+  /// (cp.async): the pools align buffers to 64, this keeps a buffer from elsewhere from faulting.
+  static bool copies_aligned(std::span<const Operand> operands) {
+    return std::all_of(operands.begin(), operands.end(),
+                       [](const Operand& x) { return address_of(x) % 16 == 0; });
   }
 
   static std::vector<ir::TensorMeta> metas_of(std::span<const Operand> inputs) {
