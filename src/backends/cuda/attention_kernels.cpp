@@ -235,14 +235,14 @@ extern "C" __global__ void __launch_bounds__(256)
 )";
 
 // The f32 forward, and f16's and bf16's where tensor cores do not apply, for head dims up to 64:
-// register tiles of a small matrix product. A block of 256 threads takes 64 query rows and key
-// tiles of 32; thread (rg, cg) = (tid / 16, tid % 16) holds rows 4 rg .. 4 rg + 3: their scores
-// with keys cg and cg + 16, and their output columns cg, cg + 16, ... . Q and each K tile lie
-// transposed in shared memory (a step reads a float4 of Q and two floats of K for 8 FMAs), the 16
-// threads of a row group share each row's maximum by shuffles, P passes through shared memory
-// transposed, and V as it lies (a step reads a float4 of P and a float per output column).
+// register tiles of a small matrix product. A block of 256 threads takes TQ = 64 query rows
+// (kTiledGrid's: 4 per row group of 16 threads) and key tiles of 32; thread (rg, cg) = (tid / 16,
+// tid % 16) holds rows 4 rg .. 4 rg + 3: their scores with keys cg and cg + 16, and their output
+// columns cg, cg + 16, ... . Q and each K tile lie transposed in shared memory (a step reads a
+// float4 of Q and two floats of K for 8 FMAs), the 16 threads of a row group share each row's
+// maximum by shuffles, P passes through shared memory transposed, and V as it lies (a step reads a
+// float4 of P and a float per output column).
 constexpr std::string_view kForwardTiled = R"(
-#define TQ 64
 #define TK 32
 #define QP (TQ + 4)
 #define COLS ((EV_ + 15) / 16)
@@ -1064,7 +1064,10 @@ AttentionGrid attention_backward_grid(const AttentionShape& shape) {
 }
 
 std::string attention_forward_source(const AttentionShape& shape) {
-  if (uses_tiled_forward(shape)) return prelude(shape) + std::string(kForwardTiled);
+  if (uses_tiled_forward(shape)) {
+    return prelude(shape) + "#define TQ " + std::to_string(kTiledGrid.rows) + "\n" +
+           std::string(kForwardTiled);
+  }
   if (!uses_tensor_cores(shape)) return prelude(shape) + std::string(kForward);
   return mma_prelude(shape, kMmaForwardGrid) + std::string(kForwardMma);
 }
