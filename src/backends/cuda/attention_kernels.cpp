@@ -616,38 +616,24 @@ __device__ __forceinline__ void ember_ldmatrix(unsigned (&r)[4], const x_t* row)
   }
 }
 
-// acc[n] += a X_n^T for the accumulator tiles n, X_n rows 8n .. 8n + 7 of tile (rows of PITCH
-// elements), K_STEPS times 16 of their elements: one ldmatrix gives tiles n and n + 1 a step.
-template <int N, int K_STEPS, int PITCH>
-__device__ __forceinline__ void ember_product_by_rows(float (&acc)[N][4],
-                                                      const unsigned (&a)[K_STEPS][4],
-                                                      const x_t* tile, int lane) {
+// acc[n] += a X_n for the accumulator tiles n (8 columns each), K_STEPS steps of 16 terms.
+// BY_COLUMNS false: X_n is the transpose of tile rows 8n .. 8n + 7 (a product by the tile's rows,
+// as q kᵀ); true: tile columns 8n .. 8n + 7 (by its columns, as P v), through a transposing
+// ldmatrix. Tile rows hold PITCH elements; one ldmatrix gives tiles n and n + 1 a step.
+template <bool BY_COLUMNS, int N, int K_STEPS, int PITCH>
+__device__ __forceinline__ void ember_product(float (&acc)[N][4], const unsigned (&a)[K_STEPS][4],
+                                              const x_t* tile, int lane) {
   const int m = lane / 8;
 #pragma unroll
   for (int n = 0; n < N; n += 2) {
 #pragma unroll
     for (int kk = 0; kk < K_STEPS; ++kk) {
+      const int outer = 8 * (n + m / 2);       // the tile's first of the 8 columns of acc[n]
+      const int inner = 16 * kk + 8 * (m % 2);  // the first of its 8 terms
+      const int at = BY_COLUMNS ? (inner + lane % 8) * PITCH + outer
+                                : (outer + lane % 8) * PITCH + inner;
       unsigned b[4];
-      ember_ldmatrix<false>(b, tile + (8 * (n + m / 2) + lane % 8) * PITCH + 16 * kk + 8 * (m % 2));
-      ember_mma(acc[n], a[kk], b[0], b[1]);
-      ember_mma(acc[n + 1], a[kk], b[2], b[3]);
-    }
-  }
-}
-
-// acc[n] += a X_n for the accumulator tiles n, X_n columns 8n .. 8n + 7 of tile (rows of PITCH
-// elements), K_STEPS times 16 of its rows: one transposing ldmatrix gives tiles n and n + 1 a step.
-template <int N, int K_STEPS, int PITCH>
-__device__ __forceinline__ void ember_product_by_columns(float (&acc)[N][4],
-                                                         const unsigned (&a)[K_STEPS][4],
-                                                         const x_t* tile, int lane) {
-  const int m = lane / 8;
-#pragma unroll
-  for (int n = 0; n < N; n += 2) {
-#pragma unroll
-    for (int kk = 0; kk < K_STEPS; ++kk) {
-      unsigned b[4];
-      ember_ldmatrix<true>(b, tile + (16 * kk + 8 * (m % 2) + lane % 8) * PITCH + 8 * (n + m / 2));
+      ember_ldmatrix<BY_COLUMNS>(b, tile + at);
       ember_mma(acc[n], a[kk], b[0], b[1]);
       ember_mma(acc[n + 1], a[kk], b[2], b[3]);
     }
@@ -740,7 +726,7 @@ extern "C" __global__ void __launch_bounds__(256, E_ > 64 || EV_ > 64 ? 1 : 2)
   const auto compute = [&](long long j0, int buffer) {
     float s[FKEYS / 8][4];
     ember_clear(s);
-    ember_product_by_rows<FKEYS / 8, E_ / 16, KP>(s, qa, ks[buffer], at.lane);
+    ember_product<false, FKEYS / 8, E_ / 16, KP>(s, qa, ks[buffer], at.lane);
     const bool tested = ember_tested(p, at.r0, MROWS, j0, FKEYS);
     float shift[2];
 #pragma unroll
@@ -777,7 +763,7 @@ extern "C" __global__ void __launch_bounds__(256, E_ > 64 || EV_ > 64 ? 1 : 2)
     }
     unsigned pa[FKEYS / 16][4];
     ember_as_fragments(pa, s);
-    ember_product_by_columns<EV_ / 8, FKEYS / 16, VP>(o, pa, vs[buffer], at.lane);
+    ember_product<true, EV_ / 8, FKEYS / 16, VP>(o, pa, vs[buffer], at.lane);
   };
   ember_pipeline<FKEYS>(0, ember_keys(p, at.r0, MROWS), stage, compute);
 #pragma unroll
@@ -840,10 +826,10 @@ extern "C" __global__ void __launch_bounds__(128)
   const auto compute = [&](long long j0, int buffer) {
     float s[BKEYS / 8][4];
     ember_clear(s);
-    ember_product_by_rows<BKEYS / 8, E_ / 16, KP>(s, qa, ks[buffer], at.lane);
+    ember_product<false, BKEYS / 8, E_ / 16, KP>(s, qa, ks[buffer], at.lane);
     float dp[BKEYS / 8][4];
     ember_clear(dp);
-    ember_product_by_rows<BKEYS / 8, EV_ / 16, VP>(dp, ga, vs[buffer], at.lane);
+    ember_product<false, BKEYS / 8, EV_ / 16, VP>(dp, ga, vs[buffer], at.lane);
     const bool tested = ember_tested(p, at.r0, MROWS, j0, BKEYS);
 #pragma unroll
     for (int n = 0; n < BKEYS / 8; ++n) {
@@ -857,7 +843,7 @@ extern "C" __global__ void __launch_bounds__(128)
     }
     unsigned da[BKEYS / 16][4];
     ember_as_fragments(da, s);
-    ember_product_by_columns<E_ / 8, BKEYS / 16, KP>(acc, da, ks[buffer], at.lane);
+    ember_product<true, E_ / 8, BKEYS / 16, KP>(acc, da, ks[buffer], at.lane);
   };
   ember_pipeline<BKEYS>(0, ember_keys(p, at.r0, MROWS), stage, compute);
 #pragma unroll
@@ -897,10 +883,10 @@ extern "C" __global__ void __launch_bounds__(128)
   const auto compute = [&](long long i0, int buffer) {
     float s[BKEYS / 8][4];
     ember_clear(s);
-    ember_product_by_rows<BKEYS / 8, E_ / 16, KP>(s, ka, qs[buffer], at.lane);
+    ember_product<false, BKEYS / 8, E_ / 16, KP>(s, ka, qs[buffer], at.lane);
     float dp[BKEYS / 8][4];
     ember_clear(dp);
-    ember_product_by_rows<BKEYS / 8, EV_ / 16, VP>(dp, va, gs[buffer], at.lane);
+    ember_product<false, BKEYS / 8, EV_ / 16, VP>(dp, va, gs[buffer], at.lane);
     const bool tested = ember_tested(p, i0, BKEYS, at.r0, MROWS);
     float ds[BKEYS / 8][4];
 #pragma unroll
@@ -916,9 +902,9 @@ extern "C" __global__ void __launch_bounds__(128)
     }
     unsigned pa[BKEYS / 16][4];
     ember_as_fragments(pa, s);
-    ember_product_by_columns<EV_ / 8, BKEYS / 16, VP>(dva, pa, gs[buffer], at.lane);
+    ember_product<true, EV_ / 8, BKEYS / 16, VP>(dva, pa, gs[buffer], at.lane);
     ember_as_fragments(pa, ds);
-    ember_product_by_columns<E_ / 8, BKEYS / 16, KP>(dka, pa, qs[buffer], at.lane);
+    ember_product<true, E_ / 8, BKEYS / 16, KP>(dka, pa, qs[buffer], at.lane);
   };
   // Under CAUSAL, queries before the block's first key attend none of its keys.
   ember_pipeline<BKEYS>(CAUSAL ? at.r0 : 0, p.l, stage, compute);
